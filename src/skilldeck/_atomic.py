@@ -1,0 +1,55 @@
+"""Atomic file writes and inter-process locks for config, lock and approval files."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+from filelock import FileLock
+
+__all__ = ["atomic_write_bytes", "atomic_write_text", "file_lock"]
+
+
+def atomic_write_bytes(path: str | os.PathLike[str], data: bytes, *, mode: int = 0o644) -> None:
+    """Write ``data`` to ``path`` so readers see the old or the new file, never half.
+
+    A temp file in the same folder is written, fsync'd and renamed over the
+    target; the folder is fsync'd too.
+    """
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    with contextlib.suppress(OSError):
+        dfd = os.open(target.parent, os.O_RDONLY)
+        try:
+            os.fsync(dfd)
+        finally:
+            os.close(dfd)
+
+
+def atomic_write_text(path: str | os.PathLike[str], text: str, *, mode: int = 0o644) -> None:
+    """``atomic_write_bytes`` for UTF-8 text."""
+    atomic_write_bytes(path, text.encode("utf-8"), mode=mode)
+
+
+@contextlib.contextmanager
+def file_lock(path: str | os.PathLike[str], *, timeout: float = 60.0) -> Iterator[None]:
+    """Hold an exclusive lock on ``<path>.lock`` (other processes wait up to ``timeout``)."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with FileLock(str(target) + ".lock", timeout=timeout):
+        yield

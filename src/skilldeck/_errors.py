@@ -1,0 +1,206 @@
+"""The exception tree. Every error skilldeck raises is a ``SkillError``.
+
+::
+
+    SkillError                         code
+    ├── SkillNotFoundError             SKILL_NOT_FOUND
+    ├── SkillUnavailableError          SKILL_UNAVAILABLE
+    ├── ManifestError                  INVALID_SKILL      (carries diagnostics)
+    │   └── SkillRefError              INVALID_SKILL      (reason: not_found, not_directory, ...)
+    ├── FileAccessError
+    │   ├── FileNotFoundInSkillError   FILE_NOT_FOUND
+    │   ├── PathNotAllowedError        PATH_NOT_ALLOWED
+    │   └── FileTooLargeError          FILE_TOO_LARGE
+    ├── InvalidArgumentsError          INVALID_ARGUMENTS  (field=)
+    ├── ToolError
+    │   ├── ToolNotAllowedError        TOOL_NOT_ALLOWED
+    │   ├── ToolPolicyDeniedError      TOOL_POLICY_DENIED
+    │   └── ToolConfirmationRequiredError  TOOL_CONFIRMATION_REQUIRED
+    ├── ExecutionError
+    │   ├── ApprovalRequiredError      APPROVAL_REQUIRED
+    │   ├── ScriptFailedError          SCRIPT_FAILED
+    │   ├── ScriptTimeoutError         SCRIPT_TIMEOUT
+    │   └── SandboxUnavailableError    SANDBOX_UNAVAILABLE
+    ├── ConfigError                    CONFIG_INVALID
+    ├── InstallError                   INSTALL_FAILED
+    └── InternalError                  INTERNAL
+
+Errors carry their context as keyword-only attributes (``skill=``, ``path=``,
+``hint=``) and their message says what to do next. ``code`` is stable: it is
+the ``error.code`` of the tool result envelope.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+if TYPE_CHECKING:
+    from skilldeck._diagnostics import Diagnostic
+
+__all__ = [
+    "ApprovalRequiredError",
+    "ConfigError",
+    "ExecutionError",
+    "FileAccessError",
+    "FileNotFoundInSkillError",
+    "FileTooLargeError",
+    "InstallError",
+    "InternalError",
+    "InvalidArgumentsError",
+    "ManifestError",
+    "PathNotAllowedError",
+    "SandboxUnavailableError",
+    "ScriptFailedError",
+    "ScriptTimeoutError",
+    "SkillError",
+    "SkillNotFoundError",
+    "SkillRefError",
+    "SkillUnavailableError",
+    "ToolConfirmationRequiredError",
+    "ToolError",
+    "ToolNotAllowedError",
+    "ToolPolicyDeniedError",
+]
+
+
+class SkillError(Exception):
+    """Root of every error skilldeck raises."""
+
+    code: ClassVar[str] = "INTERNAL"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        skill: str | None = None,
+        path: str | Path | None = None,
+        hint: str | None = None,
+        **context: Any,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.skill = skill
+        self.path = str(path) if path is not None else None
+        self.hint = hint
+        self.context: dict[str, Any] = context
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``error`` object of the result envelope."""
+        out: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.hint:
+            out["hint"] = self.hint
+        if self.skill:
+            out["skill"] = self.skill
+        for key, value in self.context.items():
+            if isinstance(value, str | int | float | bool) or value is None:
+                out[key] = value
+        return out
+
+
+class SkillNotFoundError(SkillError):
+    code = "SKILL_NOT_FOUND"
+
+
+class SkillUnavailableError(SkillError):
+    code = "SKILL_UNAVAILABLE"
+
+
+class ManifestError(SkillError):
+    """A SKILL.md could not be turned into a manifest; ``diagnostics`` say why."""
+
+    code = "INVALID_SKILL"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        diagnostics: Sequence[Diagnostic] = (),
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(message, **kwargs)
+        self.diagnostics = tuple(diagnostics)
+
+
+class SkillRefError(ManifestError):
+    """A referenced skill folder is unusable; ``reason`` is one of
+    ``not_found``, ``not_directory``, ``missing_skill_md``, ``invalid_frontmatter``."""
+
+    def __init__(self, message: str, *, reason: str, **kwargs: Any) -> None:
+        super().__init__(message, **kwargs)
+        self.reason = reason
+
+
+class FileAccessError(SkillError):
+    code = "FILE_NOT_FOUND"
+
+
+class FileNotFoundInSkillError(FileAccessError):
+    code = "FILE_NOT_FOUND"
+
+
+class PathNotAllowedError(FileAccessError):
+    code = "PATH_NOT_ALLOWED"
+
+
+class FileTooLargeError(FileAccessError):
+    code = "FILE_TOO_LARGE"
+
+
+class InvalidArgumentsError(SkillError):
+    """Tool arguments did not match the schema; ``field`` names the culprit."""
+
+    code = "INVALID_ARGUMENTS"
+
+    def __init__(self, message: str, *, field: str | None = None, **kwargs: Any) -> None:
+        super().__init__(message, field=field, **kwargs)
+        self.field = field
+
+
+class ToolError(SkillError):
+    code = "TOOL_NOT_ALLOWED"
+
+
+class ToolNotAllowedError(ToolError):
+    code = "TOOL_NOT_ALLOWED"
+
+
+class ToolPolicyDeniedError(ToolError):
+    code = "TOOL_POLICY_DENIED"
+
+
+class ToolConfirmationRequiredError(ToolError):
+    code = "TOOL_CONFIRMATION_REQUIRED"
+
+
+class ExecutionError(SkillError):
+    code = "SCRIPT_FAILED"
+
+
+class ApprovalRequiredError(ExecutionError):
+    code = "APPROVAL_REQUIRED"
+
+
+class ScriptFailedError(ExecutionError):
+    code = "SCRIPT_FAILED"
+
+
+class ScriptTimeoutError(ExecutionError):
+    code = "SCRIPT_TIMEOUT"
+
+
+class SandboxUnavailableError(ExecutionError):
+    code = "SANDBOX_UNAVAILABLE"
+
+
+class ConfigError(SkillError):
+    code = "CONFIG_INVALID"
+
+
+class InstallError(SkillError):
+    code = "INSTALL_FAILED"
+
+
+class InternalError(SkillError):
+    code = "INTERNAL"

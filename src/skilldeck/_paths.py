@@ -1,0 +1,126 @@
+"""Where skilldeck keeps things, and path containment checks.
+
+Every location can be moved by an environment variable, which is also how the
+test suite stays hermetic:
+
+- ``SKILLDECK_HOME``: puts config, data and cache under one folder
+  (``config/``, ``data/``, ``cache/``);
+- ``SKILLDECK_CONFIG_DIR``, ``SKILLDECK_DATA_DIR``, ``SKILLDECK_CACHE_DIR``: each one alone.
+
+Otherwise the platform's user directories are used (``platformdirs``).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+import platformdirs
+
+__all__ = [
+    "Dirs",
+    "dirs",
+    "find_project_root",
+    "is_within",
+    "safe_relpath",
+]
+
+APP = "skilldeck"
+PROJECT_DIR = ".skilldeck"
+
+
+@dataclass(frozen=True, slots=True)
+class Dirs:
+    """The user-level folders skilldeck uses."""
+
+    config: Path
+    data: Path
+    cache: Path
+
+    @property
+    def config_file(self) -> Path:
+        return self.config / "config.toml"
+
+    @property
+    def installed(self) -> Path:
+        """User-scope installed skills (``skilldeck install --scope user``)."""
+        return self.data / "skills"
+
+    @property
+    def user_skills(self) -> Path:
+        """skilldeck's own user skills folder."""
+        return self.config / "skills"
+
+
+def dirs() -> Dirs:
+    """The current user-level folders (read from the environment each call)."""
+    home = os.environ.get("SKILLDECK_HOME")
+    base = Path(home).expanduser() if home else None
+
+    def pick(var: str, sub: str, default: str) -> Path:
+        value = os.environ.get(var)
+        if value:
+            return Path(value).expanduser()
+        if base is not None:
+            return base / sub
+        return Path(default)
+
+    return Dirs(
+        config=pick("SKILLDECK_CONFIG_DIR", "config", platformdirs.user_config_dir(APP)),
+        data=pick("SKILLDECK_DATA_DIR", "data", platformdirs.user_data_dir(APP)),
+        cache=pick("SKILLDECK_CACHE_DIR", "cache", platformdirs.user_cache_dir(APP)),
+    )
+
+
+def find_project_root(start: str | os.PathLike[str] | None = None) -> Path | None:
+    """The nearest folder at or above ``start`` holding ``.git`` (the repository root).
+
+    Returns ``None`` outside a repository.
+    """
+    here = Path(start if start is not None else Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        if (folder / ".git").exists():
+            return folder
+    return None
+
+
+def is_within(path: str | os.PathLike[str], root: str | os.PathLike[str]) -> bool:
+    """True when the *real* path of ``path`` lies inside the real path of ``root``."""
+    try:
+        real = Path(path).resolve(strict=False)
+        base = Path(root).resolve(strict=False)
+    except (OSError, RuntimeError):
+        return False
+    return real == base or real.is_relative_to(base)
+
+
+def safe_relpath(relpath: str) -> str | None:
+    """Normalise a skill-relative path given by a model or user, or ``None`` if hostile.
+
+    Refuses empty paths, NUL bytes, backslashes, absolute paths, drive letters,
+    ``..`` segments and percent-encoded traversal. Returns a POSIX path without
+    ``.`` segments.
+    """
+    if not relpath or "\x00" in relpath or "\\" in relpath:
+        return None
+    lowered = relpath.lower()
+    if "%2e" in lowered or "%2f" in lowered or "%5c" in lowered or "%00" in lowered:
+        return None
+    if relpath.startswith(("/", "~")) or (len(relpath) > 1 and relpath[1] == ":"):
+        return None
+    parts = [p for p in relpath.split("/") if p not in ("", ".")]
+    if not parts or any(p == ".." for p in parts):
+        return None
+    if any(ord(ch) < 32 for ch in relpath):
+        return None
+    return "/".join(parts)
+
+
+def is_regular_file(path: str | os.PathLike[str]) -> bool:
+    """True for a regular file (following links); False for devices, fifos, folders."""
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return False

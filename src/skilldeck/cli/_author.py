@@ -1,0 +1,1 @@
+"""Authoring commands: validate, lint, show, new."""

@@ -1,0 +1,367 @@
+"""skilldeck's configuration files: TOML, a user file and a project file.
+
+- user file: ``dirs().config_file`` (``$SKILLDECK_HOME/config/config.toml`` when set);
+- project file: ``<repository root>/.skilldeck/config.toml`` (the working directory's
+  ``.skilldeck/config.toml`` outside a repository).
+
+The project file overrides the user file key by key (tables merge, every other
+value replaces). Paths in either file may use ``~``; relative paths are taken
+from the folder that holds the file's ``.skilldeck`` folder for a project file
+and from the config folder for the user file.
+
+Writes go through :func:`update_config`: read, mutate a ``tomlkit`` document
+(comments and layout kept), validate, write atomically under a file lock.
+Tables and keys are documented in ``docs/configuration.md``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Literal
+
+import tomlkit
+import tomlkit.exceptions
+from tomlkit.toml_document import TOMLDocument
+
+from skilldeck._atomic import atomic_write_text, file_lock
+from skilldeck._errors import ConfigError
+from skilldeck._paths import PROJECT_DIR, dirs, find_project_root
+
+__all__ = [
+    "DEFAULT_SOURCES",
+    "SOURCE_KINDS",
+    "Budget",
+    "Config",
+    "Scope",
+    "config_path",
+    "load_config",
+    "project_base",
+    "update_config",
+]
+
+Scope = Literal["user", "project"]
+
+#: Source kinds a config may order, lowest precedence first.
+SOURCE_KINDS: tuple[str, ...] = ("bundled", "user", "extra", "project", "installed")
+DEFAULT_SOURCES: tuple[str, ...] = SOURCE_KINDS
+
+_CATALOG_KEYS = {
+    "sources",
+    "roots",
+    "recursive",
+    "disabled",
+    "pinned",
+    "budget",
+    "source_roots",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Budget:
+    """A tier-1 size budget: ``limit`` characters, or approximate tokens (4 chars each)."""
+
+    limit: int
+    unit: Literal["chars", "tokens"] = "chars"
+
+    @property
+    def chars(self) -> int:
+        return self.limit * 4 if self.unit == "tokens" else self.limit
+
+    @classmethod
+    def parse(cls, value: object) -> Budget:
+        """``8000`` (characters), ``"8000"``, ``"8000 chars"`` or ``"2000 tokens"``."""
+        if isinstance(value, Budget):
+            return value
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            return cls(value)
+        if isinstance(value, str):
+            m = re.fullmatch(r"\s*(\d+)\s*(chars?|characters?|tokens?|t|c)?\s*", value)
+            if m and int(m.group(1)) > 0:
+                unit = (m.group(2) or "c")[0]
+                return cls(int(m.group(1)), "tokens" if unit == "t" else "chars")
+        raise ValueError(
+            f"invalid budget {value!r}: use a positive number of characters "
+            "or a string like '2000 tokens'"
+        )
+
+
+def project_base(cwd: str | os.PathLike[str] | None = None) -> Path:
+    """The folder whose ``.skilldeck/`` holds the project config: repo root, else cwd."""
+    here = Path(cwd) if cwd is not None else Path.cwd()
+    root = find_project_root(here)
+    return root if root is not None else here.resolve()
+
+
+def config_path(scope: Scope, *, cwd: str | os.PathLike[str] | None = None) -> Path:
+    """Where the config file of ``scope`` lives (it may not exist)."""
+    if scope == "user":
+        return dirs().config_file
+    if scope == "project":
+        return project_base(cwd) / PROJECT_DIR / "config.toml"
+    raise ConfigError(f"unknown config scope {scope!r}", hint="use 'user' or 'project'")
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """The merged view of the user and project config files (project wins key by key).
+
+    ``data`` is the merged content as plain Python values; the typed attributes
+    are the keys other layers use. Paths are absolute.
+    """
+
+    data: Mapping[str, Any] = field(default_factory=dict)
+    user_file: Path | None = None
+    project_file: Path | None = None
+    #: source kinds in precedence order, lowest first
+    sources: tuple[str, ...] = DEFAULT_SOURCES
+    #: extra roots scanned immediately (source ``extra``)
+    roots: tuple[Path, ...] = ()
+    #: extra roots scanned recursively (source ``extra``)
+    recursive_roots: tuple[Path, ...] = ()
+    #: replacement root lists per source kind (``[catalog.source_roots]``)
+    source_roots: Mapping[str, tuple[Path, ...]] = field(default_factory=dict)
+    #: skill names (``NAME`` or ``SOURCE:NAME``) disabled by config
+    disabled: tuple[str, ...] = ()
+    #: skill names listed first in tier 1, whatever the budget
+    pinned: tuple[str, ...] = ()
+    budget: Budget | None = None
+    plugins: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    execution: Mapping[str, Any] = field(default_factory=dict)
+    runtime: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def files(self) -> tuple[Path, ...]:
+        """The config files that exist and were read, user first."""
+        return tuple(p for p in (self.user_file, self.project_file) if p is not None)
+
+    def table(self, name: str) -> Mapping[str, Any]:
+        """A top-level table of the merged config (empty when absent)."""
+        value = self.data.get(name, {})
+        return value if isinstance(value, Mapping) else {}
+
+
+def _plain(value: Any) -> Any:
+    """tomlkit items -> plain Python values (dict, list, str, int, ...)."""
+    if hasattr(value, "unwrap"):
+        return value.unwrap()
+    return value
+
+
+def _line_of(text: str, key: str) -> int | None:
+    """Best-effort 1-based line of ``key =`` (or ``[key]``) in ``text``."""
+    leaf = key.rsplit(".", 1)[-1]
+    pat = re.compile(rf"^\s*(?:{re.escape(leaf)}\s*=|\[\s*{re.escape(key)}\s*\])", re.M)
+    m = pat.search(text)
+    return text.count("\n", 0, m.start()) + 1 if m else None
+
+
+def _read_doc(path: Path) -> tuple[TOMLDocument, str] | None:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            f"{path}: config file is not UTF-8 text", path=path, hint="save it as UTF-8"
+        ) from exc
+    except OSError as exc:
+        raise ConfigError(
+            f"{path}: cannot read config file: {exc.strerror}",
+            path=path,
+            hint="check the file's permissions",
+        ) from exc
+    try:
+        return tomlkit.parse(text), text
+    except tomlkit.exceptions.ParseError as exc:
+        raise ConfigError(
+            f"{path}:{exc.line}:{exc.col}: invalid TOML: {exc}",
+            path=path,
+            line=exc.line,
+            column=exc.col,
+            hint="fix the TOML syntax (strings need quotes, tables are [name])",
+        ) from exc
+
+
+class _Checker:
+    """Validates one file's plain data, raising ``ConfigError`` with a line."""
+
+    def __init__(self, path: Path, text: str, base: Path) -> None:
+        self.file = path
+        self.text = text
+        self.base = base
+
+    def fail(self, key: str, message: str, hint: str) -> ConfigError:
+        line = _line_of(self.text, key)
+        loc = f"{self.file}:{line}" if line else str(self.file)
+        return ConfigError(f"{loc}: {key}: {message}", path=self.file, line=line, hint=hint)
+
+    def table(self, data: Mapping[str, Any], key: str) -> dict[str, Any]:
+        value = data.get(key.rsplit(".", 1)[-1], {})
+        if not isinstance(value, dict):
+            raise self.fail(key, "must be a table", f"write it as [{key}]")
+        return value
+
+    def strings(self, value: Any, key: str) -> list[str]:
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise self.fail(key, "must be a list of strings", f'write {key} = ["...", "..."]')
+        return list(value)
+
+    def abspath(self, raw: str) -> str:
+        p = Path(raw).expanduser()
+        return str(p if p.is_absolute() else (self.base / p))
+
+    def normalise(self, data: dict[str, Any]) -> dict[str, Any]:
+        """Check known keys and make path values absolute (before merging)."""
+        catalog = self.table(data, "catalog")
+        for key in catalog:
+            if key not in _CATALOG_KEYS:
+                raise self.fail(
+                    f"catalog.{key}",
+                    "unknown key",
+                    "known keys: " + ", ".join(sorted(_CATALOG_KEYS)),
+                )
+        if "sources" in catalog:
+            sources = self.strings(catalog["sources"], "catalog.sources")
+            bad = [s for s in sources if s not in SOURCE_KINDS]
+            if bad or len(set(sources)) != len(sources):
+                raise self.fail(
+                    "catalog.sources",
+                    f"unknown or repeated source {', '.join(bad) or 'name'}",
+                    "use each of " + ", ".join(SOURCE_KINDS) + " at most once, lowest first",
+                )
+            catalog["sources"] = sources
+        for key in ("roots", "recursive"):
+            if key in catalog:
+                catalog[key] = [
+                    self.abspath(p) for p in self.strings(catalog[key], f"catalog.{key}")
+                ]
+        for key in ("disabled", "pinned"):
+            if key in catalog:
+                catalog[key] = self.strings(catalog[key], f"catalog.{key}")
+        if "budget" in catalog:
+            try:
+                Budget.parse(catalog["budget"])
+            except ValueError as exc:
+                raise self.fail("catalog.budget", str(exc), "e.g. budget = 8000") from None
+        if "source_roots" in catalog:
+            table = self.table(catalog, "catalog.source_roots")
+            for kind, roots in table.items():
+                if kind not in SOURCE_KINDS:
+                    raise self.fail(
+                        f"catalog.source_roots.{kind}",
+                        "unknown source",
+                        "use one of " + ", ".join(SOURCE_KINDS),
+                    )
+                table[kind] = [
+                    self.abspath(p) for p in self.strings(roots, f"catalog.source_roots.{kind}")
+                ]
+        plugins = self.table(data, "plugins")
+        for name, entry in plugins.items():
+            if not isinstance(entry, dict):
+                raise self.fail(f"plugins.{name}", "must be a table", f"write [plugins.{name}]")
+            if "enabled" in entry and not isinstance(entry["enabled"], bool):
+                raise self.fail(
+                    f"plugins.{name}.enabled", "must be true or false", "enabled = true"
+                )
+            if isinstance(entry.get("path"), str):
+                entry["path"] = self.abspath(entry["path"])
+        self.table(data, "execution")
+        self.table(data, "runtime")
+        return data
+
+
+def _merge(low: dict[str, Any], high: Mapping[str, Any]) -> dict[str, Any]:
+    out = dict(low)
+    for key, value in high.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _merge(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def _freeze(value: Any) -> Any:
+    if isinstance(value, dict):
+        return MappingProxyType({k: _freeze(v) for k, v in value.items()})
+    if isinstance(value, list):
+        return tuple(_freeze(v) for v in value)
+    return value
+
+
+def _load_file(path: Path, base: Path) -> dict[str, Any] | None:
+    read = _read_doc(path)
+    if read is None:
+        return None
+    doc, text = read
+    data = _plain(doc)
+    return _Checker(path, text, base).normalise(data)
+
+
+def load_config(*, cwd: str | os.PathLike[str] | None = None) -> Config:
+    """Read and merge the user and project config files (missing files are fine).
+
+    Raises ``ConfigError`` (with path, line and a hint) for a file that is not
+    valid TOML or holds a wrong value for a known key.
+    """
+    user_path = config_path("user")
+    project_path = config_path("project", cwd=cwd)
+    user = _load_file(user_path, user_path.parent)
+    project = None
+    if project_path.resolve() != user_path.resolve():
+        project = _load_file(project_path, project_path.parent.parent)
+    merged = _merge(user or {}, project or {})
+    catalog = merged.get("catalog", {})
+    budget = catalog.get("budget")
+    return Config(
+        data=_freeze(merged),
+        user_file=user_path if user is not None else None,
+        project_file=project_path if project is not None else None,
+        sources=tuple(catalog.get("sources", DEFAULT_SOURCES)),
+        roots=tuple(Path(p) for p in catalog.get("roots", ())),
+        recursive_roots=tuple(Path(p) for p in catalog.get("recursive", ())),
+        source_roots=MappingProxyType(
+            {k: tuple(Path(p) for p in v) for k, v in catalog.get("source_roots", {}).items()}
+        ),
+        disabled=tuple(catalog.get("disabled", ())),
+        pinned=tuple(catalog.get("pinned", ())),
+        budget=Budget.parse(budget) if budget is not None else None,
+        plugins=_freeze(merged.get("plugins", {})),
+        execution=_freeze(merged.get("execution", {})),
+        runtime=_freeze(merged.get("runtime", {})),
+    )
+
+
+def update_config(
+    scope: Scope,
+    mutate: Callable[[TOMLDocument], None],
+    *,
+    cwd: str | os.PathLike[str] | None = None,
+) -> Path:
+    """Read-modify-write one config file atomically, comments kept; returns its path.
+
+    ``mutate`` edits the ``tomlkit`` document in place. The result is validated
+    before it is written; an invalid result raises ``ConfigError`` and leaves
+    the file as it was.
+    """
+    path = config_path(scope, cwd=cwd)
+    base = path.parent if scope == "user" else path.parent.parent
+    with file_lock(path):
+        read = _read_doc(path)
+        doc = read[0] if read is not None else tomlkit.document()
+        mutate(doc)
+        text = tomlkit.dumps(doc)
+        try:
+            _Checker(path, text, base).normalise(_plain(tomlkit.parse(text)))
+        except tomlkit.exceptions.ParseError as exc:
+            raise ConfigError(
+                f"{path}: the change would produce invalid TOML: {exc}", path=path
+            ) from exc
+        atomic_write_text(path, text)
+    return path

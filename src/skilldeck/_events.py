@@ -1,0 +1,480 @@
+"""Typed events, the bus that delivers them, and the JSONL audit sink.
+
+Every event is a frozen dataclass with a stable ``kind`` (its name in the audit
+log) and common fields ``event_id``, ``created_at`` and ``session_id``.
+``event.to_dict()`` is the JSON-able form; the audit sink writes one such
+object per line.
+
+Delivery: an :class:`EventBus` holds sinks. A sink is any callable taking an
+event, or an object with an ``emit(event)`` method (``EventSink``). A failing
+sink never breaks the tool call that produced the event: the exception is
+logged (``logging``, logger ``skilldeck.events``) and kept in ``bus.errors``,
+unless the bus was built with ``raise_errors=True`` (fail closed: the tool
+call fails with ``INTERNAL``).
+
+The audit sink (:class:`JsonlAuditSink`) is append-only. Each event becomes
+one line written with a single ``write`` on a descriptor opened with
+``O_APPEND``, under an exclusive ``flock`` (plus a thread lock), then flushed
+and ``fsync``'d, so lines from several threads or processes never interleave.
+Values that look like secrets (by key name, or by shape: API keys, bearer
+tokens, private keys, JWTs, URL credentials) are replaced by ``[REDACTED]``
+before anything reaches the disk.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import datetime as _dt
+import json
+import logging
+import os
+import re
+import threading
+import uuid
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar, Protocol, runtime_checkable
+
+try:  # POSIX advisory locks; elsewhere a sidecar lock file is used
+    import fcntl as _fcntl
+except ImportError:  # pragma: no cover - Windows
+    _fcntl = None  # type: ignore[assignment]
+
+__all__ = [
+    "REDACTED",
+    "AllowedToolsPolicyChanged",
+    "ApprovalAsked",
+    "ApprovalDenied",
+    "ApprovalGranted",
+    "Event",
+    "EventBus",
+    "EventSink",
+    "FileRead",
+    "JsonlAuditSink",
+    "ListSink",
+    "ScriptRun",
+    "SearchPerformed",
+    "SkillLoaded",
+    "SkillsInstalled",
+    "SkillsRemoved",
+    "SkillsUpdated",
+    "ToolCallBlocked",
+    "ToolCalled",
+    "event_types",
+    "redact",
+]
+
+_log = logging.getLogger("skilldeck.events")
+
+REDACTED = "[REDACTED]"
+
+
+def _now() -> _dt.datetime:
+    return _dt.datetime.now(_dt.UTC)
+
+
+def _new_id() -> str:
+    return uuid.uuid4().hex
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Event:
+    """Base of every event. ``kind`` names the event in the audit log."""
+
+    kind: ClassVar[str] = "event"
+
+    session_id: str | None = None
+    event_id: str = field(default_factory=_new_id)
+    created_at: _dt.datetime = field(default_factory=_now)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-able dict: ``{"event": kind, ...fields}``, timestamps in ISO 8601."""
+        out: dict[str, Any] = {"event": self.kind}
+        for f in dataclasses.fields(self):
+            out[f.name] = _jsonable(getattr(self, f.name))
+        return out
+
+
+_REGISTRY: dict[str, type[Event]] = {}
+
+
+def _register(cls: type[Event]) -> type[Event]:
+    _REGISTRY[cls.kind] = cls
+    return cls
+
+
+def event_types() -> Mapping[str, type[Event]]:
+    """Every event class by ``kind`` (documentation and tests use it)."""
+    return dict(_REGISTRY)
+
+
+@_register
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SkillLoaded(Event):
+    """A skill's body was disclosed (tier 2) — seed 004's ``SkillExpanded``."""
+
+    kind: ClassVar[str] = "skill_loaded"
+
+    skill: str
+    source: str | None = None
+    digest: str | None = None
+    body_bytes: int = 0
+    body_truncated: bool = False
+
+
+@_register
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FileRead(Event):
+    """A bundled file was read (tier 3)."""
+
+    kind: ClassVar[str] = "file_read"
+
+    skill: str
+    path: str
+    size: int = 0
+    truncated: bool = False
+
+
+@_register
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SearchPerformed(Event):
+    """``skills_search`` ran; ``results`` are the names returned, best first."""
+
+    kind: ClassVar[str] = "search"
+
+    query: str
+    limit: int
+    results: tuple[str, ...] = ()
+
+
+@_register
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ScriptRun(Event):
+    """A bundled script or a body-declared tool ran (or was refused)."""
+
+    kind: ClassVar[str] = "script_run"
+
+    skill: str
+    target: str
+    success: bool
+    exit_code: int | None = None
+    duration_ms: int | None = None
+    error: str | None = None
+
+
+@_register
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolCalled(Event):
+    """Any tool call finished; ``code`` is the envelope's error code when it failed."""
+
+    kind: ClassVar[str] = "tool_called"
+
+    tool: str
+    arguments: Mapping[str, Any] = field(default_factory=dict)
+    ok: bool = True
+    code: str | None = None
+    duration_ms: float = 0.0
+
+
+@_register
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolCallBlocked(Event):
+    """A call was refused by allowed-tools or by the host's governance hook."""
+
+    kind: ClassVar[str] = "tool_call_blocked"
+
+    tool: str
+    code: str
+    reason: str
+    skill: str | None = None
+    arguments: Mapping[str, Any] = field(default_factory=dict)
+
+
+@_register
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AllowedToolsPolicyChanged(Event):
+    """The session's allowed-tools policy was activated, deactivated or ignored.
+
+    ``action`` is ``activated``, ``deactivated`` or ``ignored``; ``reason`` says
+    why it was ignored (``NO_MATCHES``, ``UNTRUSTED_SOURCE``).
+    """
+
+    kind: ClassVar[str] = "skills_allowed_tools_policy_changed"
+
+    action: str
+    skill: str | None = None
+    mode: str = "off"
+    allow_set_count: int = 0
+    patterns: tuple[str, ...] = ()
+    reason: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _ApprovalEvent(Event):
+    skill: str | None = None
+    target: str = ""
+    digest: str | None = None
+    reason: str | None = None
+
+
+@_register
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ApprovalAsked(_ApprovalEvent):
+    """A human (callback) was asked to approve a tool call or a script run."""
+
+    kind: ClassVar[str] = "approval_asked"
+
+
+@_register
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ApprovalGranted(_ApprovalEvent):
+    kind: ClassVar[str] = "approval_granted"
+
+
+@_register
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ApprovalDenied(_ApprovalEvent):
+    kind: ClassVar[str] = "approval_denied"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _InstallEvent(Event):
+    skills: tuple[str, ...] = ()
+    source: str | None = None
+    location: str | None = None
+
+
+@_register
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SkillsInstalled(_InstallEvent):
+    kind: ClassVar[str] = "skills_installed"
+
+
+@_register
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SkillsUpdated(_InstallEvent):
+    kind: ClassVar[str] = "skills_updated"
+
+
+@_register
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SkillsRemoved(_InstallEvent):
+    kind: ClassVar[str] = "skills_removed"
+
+
+# ---------------------------------------------------------------------------
+# delivery
+
+
+@runtime_checkable
+class EventSink(Protocol):
+    """Anything with ``emit(event)``; a database or log pipeline plugs in here."""
+
+    def emit(self, event: Event) -> None: ...
+
+
+SinkLike = EventSink | Callable[[Event], None]
+
+
+class EventBus:
+    """Delivers each event to every sink, in subscription order."""
+
+    def __init__(self, sinks: Sequence[SinkLike] = (), *, raise_errors: bool = False) -> None:
+        self._sinks: list[SinkLike] = list(sinks)
+        self._lock = threading.Lock()
+        self.raise_errors = raise_errors
+        self.errors: list[BaseException] = []
+
+    def subscribe(self, sink: SinkLike) -> Callable[[], None]:
+        """Add a sink; returns a function that removes it again."""
+        with self._lock:
+            self._sinks.append(sink)
+
+        def unsubscribe() -> None:
+            with self._lock, contextlib.suppress(ValueError):
+                self._sinks.remove(sink)
+
+        return unsubscribe
+
+    @property
+    def sinks(self) -> tuple[SinkLike, ...]:
+        return tuple(self._sinks)
+
+    def emit(self, event: Event) -> None:
+        for sink in self.sinks:
+            try:
+                if isinstance(sink, EventSink):
+                    sink.emit(event)
+                else:
+                    sink(event)
+            except Exception as exc:
+                if self.raise_errors:
+                    raise
+                self.errors.append(exc)
+                _log.warning("event sink %r failed on %s: %s", sink, event.kind, exc)
+
+
+class ListSink:
+    """Keeps events in memory (tests, traces, short-lived hosts)."""
+
+    def __init__(self) -> None:
+        self.events: list[Event] = []
+        self._lock = threading.Lock()
+
+    def emit(self, event: Event) -> None:
+        with self._lock:
+            self.events.append(event)
+
+    def kinds(self) -> list[str]:
+        return [e.kind for e in self.events]
+
+    def of(self, cls: type[Event]) -> list[Any]:
+        return [e for e in self.events if isinstance(e, cls)]
+
+
+# ---------------------------------------------------------------------------
+# redaction
+
+_SECRET_KEY = re.compile(
+    r"(pass(word|wd|phrase)?|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key"
+    r"|credential|authorization|(^|[_\-.])auth($|[_\-.])|cookie|session[_-]?key|signature)",
+    re.IGNORECASE,
+)
+_KEY_SUFFIX = re.compile(r"(^|[_\-.])(key|pat|pwd)$", re.IGNORECASE)
+
+_SECRET_VALUE = re.compile(
+    r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(-----END [A-Z ]*PRIVATE KEY-----|\Z)"
+    r"|\b(sk|rk|pk)-(ant-|proj-|live-|test-)?[A-Za-z0-9_\-]{16,}"
+    r"|\bgh[pousr]_[A-Za-z0-9]{20,}"
+    r"|\bgithub_pat_[A-Za-z0-9_]{20,}"
+    r"|\bxox[abposr]-[A-Za-z0-9\-]{10,}"
+    r"|\b(AKIA|ASIA)[0-9A-Z]{16}\b"
+    r"|\bAIza[0-9A-Za-z_\-]{30,}"
+    r"|\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"
+    r"|(?<=[Bb]earer )[A-Za-z0-9._~+/\-]{8,}=*"
+    r"|(?<=://)[^/\s:@]+:[^/\s@]+(?=@)",
+    re.DOTALL,
+)
+_MAX_DEPTH = 20
+
+
+def _is_secret_key(key: str) -> bool:
+    return bool(_SECRET_KEY.search(key) or _KEY_SUFFIX.search(key))
+
+
+def _is_number(value: Any) -> bool:
+    # ``max_tokens: 100`` is a count, not a credential
+    return isinstance(value, bool | int | float)
+
+
+def redact(value: Any, *, _depth: int = 0) -> Any:
+    """A copy of ``value`` with secret-looking entries replaced by ``[REDACTED]``.
+
+    Mapping entries whose key names a secret (``password``, ``api_key``,
+    ``*_TOKEN``, ``Authorization``, ...) are redacted whole; inside other
+    strings, substrings shaped like credentials are replaced.
+    """
+    if _depth > _MAX_DEPTH:
+        return REDACTED
+    if isinstance(value, str):
+        return _SECRET_VALUE.sub(REDACTED, value)
+    if isinstance(value, Mapping):
+        out: dict[str, Any] = {}
+        for k, v in value.items():
+            key = str(k)
+            if _is_secret_key(key) and v not in (None, "", [], {}) and not _is_number(v):
+                out[key] = REDACTED
+            else:
+                out[key] = redact(v, _depth=_depth + 1)
+        return out
+    if isinstance(value, list | tuple):
+        return [redact(v, _depth=_depth + 1) for v in value]
+    return value
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, _dt.datetime):
+        return value.isoformat()
+    if isinstance(value, Path):
+        return str(value)
+    if isinstance(value, Mapping):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple | set | frozenset):
+        return [_jsonable(v) for v in value]
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    return str(value)
+
+
+# ---------------------------------------------------------------------------
+# the audit sink
+
+
+class JsonlAuditSink:
+    """Append-only JSONL audit log; one redacted event per line, durable on return.
+
+    Safe under concurrent writers: threads share a lock, processes an exclusive
+    ``flock`` on the log itself; each line is one ``O_APPEND`` write followed by
+    ``fsync`` (``fsync=False`` trades durability for speed). The file is created
+    with mode 0600. Redaction can be widened with ``extra_redact`` (a callable
+    applied to each event dict after the built-in rules).
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        fsync: bool = True,
+        extra_redact: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+    ) -> None:
+        self.path = Path(path)
+        self.fsync = fsync
+        self._extra = extra_redact
+        self._lock = threading.Lock()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+
+    def emit(self, event: Event) -> None:
+        record = redact(event.to_dict())
+        if self._extra is not None:
+            record = self._extra(record)
+        line = json.dumps(record, ensure_ascii=False, sort_keys=False, separators=(",", ":"))
+        self.write_line(line)
+
+    def write_line(self, line: str) -> None:
+        """Append one already-serialised line (newlines inside are escaped by JSON)."""
+        data = (line.replace("\n", " ") + "\n").encode("utf-8")
+        with self._lock, self._locked_fd() as fd:
+            view = memoryview(data)
+            while view:
+                written = os.write(fd, view)
+                view = view[written:]
+            if self.fsync:
+                os.fsync(fd)
+
+    @contextlib.contextmanager
+    def _locked_fd(self) -> Iterator[int]:
+        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0)
+        fd = os.open(self.path, flags, 0o600)
+        try:
+            if _fcntl is not None:
+                _fcntl.flock(fd, _fcntl.LOCK_EX)
+                try:
+                    yield fd
+                finally:
+                    _fcntl.flock(fd, _fcntl.LOCK_UN)
+            else:  # pragma: no cover - Windows
+                from filelock import FileLock
+
+                with FileLock(str(self.path) + ".lock"):
+                    yield fd
+        finally:
+            os.close(fd)
+
+    def read(self) -> list[dict[str, Any]]:
+        """Every record in the log (for tests and ``skilldeck audit`` style readers)."""
+        if not self.path.exists():
+            return []
+        with self.path.open(encoding="utf-8") as fh:
+            return [json.loads(line) for line in fh if line.strip()]

@@ -1,0 +1,717 @@
+"""The manifest: the frontmatter of a SKILL.md as a checked, frozen value.
+
+``build_manifest`` applies the Agent Skills specification's rules (strict) or
+the lenient reading DESIGN.md describes, reporting each finding as a
+diagnostic. Recognised extension fields (``version``, ``author``, ``tags``,
+``requires``, ``modes``, ``read_only``, ``always_ask``, ``timeout``,
+``network``, ``triggers``) are read at the top level or under ``metadata``;
+the top level wins.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+import shutil
+import unicodedata
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from skilldeck._diagnostics import Diagnostic, Severity
+from skilldeck._format import _codes as C
+
+__all__ = [
+    "EXTENSION_FIELDS",
+    "SPEC_FIELDS",
+    "Manifest",
+    "Requirements",
+    "ToolPattern",
+    "Triggers",
+    "build_manifest",
+    "check_name",
+    "parse_allowed_tools",
+]
+
+SPEC_FIELDS = frozenset(
+    {"name", "description", "license", "compatibility", "allowed-tools", "metadata"}
+)
+EXTENSION_FIELDS = frozenset(
+    {
+        "version",
+        "author",
+        "tags",
+        "requires",
+        "modes",
+        "read_only",
+        "always_ask",
+        "timeout",
+        "network",
+        "triggers",
+    }
+)
+
+NAME_RE = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+MAX_NAME = 64
+MAX_DESCRIPTION = 1024
+MAX_COMPATIBILITY = 500
+
+
+@dataclass(frozen=True, slots=True)
+class ToolPattern:
+    """One ``allowed-tools`` entry: ``Read``, ``Bash(git:*)``, ``mcp__srv__*``.
+
+    ``name`` is the tool-name part (a glob); ``argument`` the part in
+    parentheses, handed to the host policy as a constraint.
+    """
+
+    raw: str
+    name: str
+    argument: str | None = None
+
+    @classmethod
+    def parse(cls, raw: str) -> ToolPattern:
+        text = raw.strip()
+        m = re.fullmatch(r"([^()\s]+)\((.*)\)", text, flags=re.DOTALL)
+        if m:
+            return cls(text, m.group(1), m.group(2).strip())
+        return cls(text, text, None)
+
+    @property
+    def canonical_name(self) -> str:
+        """The name with ``.`` canonicalised to ``_`` (seed 000)."""
+        return self.name.replace(".", "_")
+
+    @property
+    def is_glob(self) -> bool:
+        return any(ch in self.name for ch in "*?[")
+
+    def matches(self, tool_name: str) -> bool:
+        """Does ``tool_name`` fall under this pattern's name part?"""
+        candidate = tool_name.replace(".", "_")
+        return fnmatch.fnmatchcase(candidate, self.canonical_name)
+
+
+@dataclass(frozen=True, slots=True)
+class Requirements:
+    """What a skill needs from the machine (``requires``)."""
+
+    commands: tuple[str, ...] = ()
+    env: tuple[str, ...] = ()
+    other: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def empty(self) -> bool:
+        return not (self.commands or self.env or self.other)
+
+    def missing_commands(self) -> tuple[str, ...]:
+        return tuple(c for c in self.commands if shutil.which(c) is None)
+
+
+@dataclass(frozen=True, slots=True)
+class Triggers:
+    """Seed 001's planned ``triggers``: words and patterns that suggest the skill."""
+
+    keywords: tuple[str, ...] = ()
+    verbs: tuple[str, ...] = ()
+    patterns: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Manifest:
+    """The checked frontmatter of one SKILL.md."""
+
+    name: str
+    description: str
+    license: str | None = None
+    compatibility: str | None = None
+    allowed_tools: tuple[ToolPattern, ...] | None = None
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+    version: str | None = None
+    author: str | None = None
+    tags: tuple[str, ...] = ()
+    requires: Requirements = field(default_factory=Requirements)
+    modes: tuple[str, ...] | None = None
+    read_only: bool = False
+    always_ask: bool = False
+    timeout: int | None = None
+    network: bool = False
+    triggers: Triggers | None = None
+    extra: Mapping[str, Any] = field(default_factory=dict)
+    frontmatter: Mapping[str, Any] = field(default_factory=dict)
+    frontmatter_text: str = ""
+    positions: Mapping[str, tuple[int, int]] = field(default_factory=dict, repr=False)
+
+    def position(self, key: str) -> tuple[int | None, int | None]:
+        """Line and column of a (dotted) frontmatter key, if known."""
+        pos = self.positions.get(key)
+        return (pos[0], pos[1]) if pos else (None, None)
+
+
+def parse_allowed_tools(value: str) -> tuple[list[str], bool]:
+    """Split an ``allowed-tools`` string into entries; report whether commas were used.
+
+    Whitespace and commas separate entries except inside parentheses, so
+    ``Bash(git commit:*)`` stays one entry.
+    """
+    out: list[str] = []
+    buf: list[str] = []
+    depth = 0
+    commas = False
+    for ch in value:
+        if ch == "(":
+            depth += 1
+        elif ch == ")" and depth:
+            depth -= 1
+        if depth == 0 and (ch.isspace() or ch == ","):
+            if ch == ",":
+                commas = True
+            if buf:
+                out.append("".join(buf))
+                buf = []
+            continue
+        buf.append(ch)
+    if buf:
+        out.append("".join(buf))
+    return out, commas
+
+
+def check_name(
+    name: str, *, strict: bool, path: str | None, pos: tuple[int | None, int | None]
+) -> list[Diagnostic]:
+    """The naming rule: ``^[a-z0-9]+(-[a-z0-9]+)*$``, 1-64 characters, after NFKC."""
+    line, col = pos
+    norm = unicodedata.normalize("NFKC", name)
+    diags: list[Diagnostic] = []
+    if not norm or len(norm) > MAX_NAME:
+        diags.append(
+            Diagnostic.make(
+                C.NAME_INVALID,
+                f"name must be 1-{MAX_NAME} characters (it has {len(norm)})",
+                path=path,
+                line=line,
+                column=col,
+                hint="use a short lowercase name such as 'pdf-tools'",
+                severity=_lenient_name_severity(norm, strict),
+            )
+        )
+        return diags
+    if NAME_RE.fullmatch(norm):
+        return diags
+    if _unicode_lower_ok(norm):
+        diags.append(
+            Diagnostic.make(
+                C.NAME_UNICODE,
+                f"name '{name}' uses non-ASCII letters; the specification allows a-z, 0-9 and '-'",
+                path=path,
+                line=line,
+                column=col,
+                hint="use ASCII letters: " + _suggest(norm),
+                severity=Severity.ERROR if strict else Severity.WARNING,
+            )
+        )
+        return diags
+    problems = []
+    if norm != norm.lower():
+        problems.append("uppercase letters")
+    if norm.startswith("-") or norm.endswith("-"):
+        problems.append("a leading or trailing hyphen")
+    if "--" in norm:
+        problems.append("consecutive hyphens")
+    if re.search(r"[^A-Za-z0-9-]", norm):
+        problems.append("characters other than a-z, 0-9 and '-'")
+    diags.append(
+        Diagnostic.make(
+            C.NAME_INVALID,
+            f"name '{name}' has {', '.join(problems) or 'an invalid form'}",
+            path=path,
+            line=line,
+            column=col,
+            hint=f"rename to '{_suggest(norm)}' (and the folder too)",
+            severity=_lenient_name_severity(norm, strict),
+        )
+    )
+    return diags
+
+
+def _unicode_lower_ok(name: str) -> bool:
+    if name.startswith("-") or name.endswith("-") or "--" in name:
+        return False
+    return all(ch == "-" or ch.isdigit() or (ch.isalpha() and ch.islower()) for ch in name)
+
+
+def _lenient_name_severity(name: str, strict: bool) -> Severity:
+    """Lenient mode keeps a rule-breaking name usable unless it could not address a skill."""
+    if strict:
+        return Severity.ERROR
+    usable = (
+        0 < len(name) <= 128
+        and name.strip() == name
+        and not any(ch in name for ch in "/\\:")
+        and name.isprintable()
+    )
+    return Severity.WARNING if usable else Severity.ERROR
+
+
+def _suggest(name: str) -> str:
+    ascii_name = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
+    slug = re.sub(r"[^a-z0-9]+", "-", ascii_name.lower()).strip("-")
+    return slug[:MAX_NAME].strip("-") or "my-skill"
+
+
+class _Ctx:
+    def __init__(
+        self, positions: Mapping[str, tuple[int, int]], path: str | None, strict: bool
+    ) -> None:
+        self.positions = positions
+        self.path = path
+        self.strict = strict
+        self.diags: list[Diagnostic] = []
+
+    def add(
+        self,
+        code: str,
+        message: str,
+        key: str | None,
+        *,
+        hint: str | None = None,
+        severity: Severity | None = None,
+    ) -> None:
+        pos = self.positions.get(key) if key else None
+        line, col = (pos[0], pos[1]) if pos else (None, None)
+        self.diags.append(
+            Diagnostic.make(
+                code, message, path=self.path, line=line, column=col, hint=hint, severity=severity
+            )
+        )
+
+    def mode(self, lenient: Severity = Severity.WARNING) -> Severity:
+        return Severity.ERROR if self.strict else lenient
+
+
+def build_manifest(
+    data: Mapping[str, Any],
+    *,
+    positions: Mapping[str, tuple[int, int]],
+    frontmatter_text: str = "",
+    path: str | None = None,
+    folder_name: str | None = None,
+    strict: bool = False,
+) -> tuple[Manifest | None, list[Diagnostic]]:
+    """Check a frontmatter mapping; ``None`` when name or description is unusable."""
+    ctx = _Ctx(positions, path, strict)
+    name = _name(data, ctx, folder_name)
+    description = _description(data, ctx)
+    license_ = _optional_str(data, "license", ctx)
+    compatibility = _optional_str(data, "compatibility", ctx)
+    if compatibility is not None and not 1 <= len(compatibility) <= MAX_COMPATIBILITY:
+        ctx.add(
+            C.COMPATIBILITY_LENGTH,
+            f"compatibility must be 1-{MAX_COMPATIBILITY} characters (it has {len(compatibility)})",
+            "compatibility",
+            hint="describe the environment needs briefly, or remove the field",
+            severity=ctx.mode(),
+        )
+    metadata = _metadata(data, ctx)
+    allowed = _allowed_tools(data, ctx)
+    extra = _unknown_fields(data, ctx)
+    ext = _Extensions(data, metadata, ctx)
+    if name is None or description is None:
+        return None, ctx.diags
+    manifest = Manifest(
+        name=name,
+        description=description,
+        license=license_,
+        compatibility=compatibility,
+        allowed_tools=allowed,
+        metadata=metadata,
+        version=ext.text("version"),
+        author=ext.text("author"),
+        tags=ext.words("tags"),
+        requires=ext.requires(),
+        modes=ext.modes(),
+        read_only=ext.flag("read_only"),
+        always_ask=ext.flag("always_ask"),
+        timeout=ext.timeout(),
+        network=ext.flag("network"),
+        triggers=ext.triggers(),
+        extra=extra,
+        frontmatter=dict(data),
+        frontmatter_text=frontmatter_text,
+        positions=dict(positions),
+    )
+    return manifest, ctx.diags
+
+
+def _name(data: Mapping[str, Any], ctx: _Ctx, folder_name: str | None) -> str | None:
+    if "name" not in data or data["name"] is None or data["name"] == "":
+        ctx.add(
+            C.NAME_MISSING,
+            "the required field 'name' is missing",
+            "name" if "name" in data else None,
+            hint=f"add 'name: {_suggest(folder_name or 'my-skill')}' to the frontmatter",
+        )
+        return None
+    raw = data["name"]
+    if not isinstance(raw, str):
+        if ctx.strict or isinstance(raw, list | dict | bool):
+            ctx.add(
+                C.WRONG_TYPE,
+                f"'name' must be a string, not {_typename(raw)}",
+                "name",
+                hint="quote the name",
+            )
+            return None
+        raw = str(raw)
+        ctx.add(
+            C.WRONG_TYPE,
+            "'name' is not a string; it is read as text",
+            "name",
+            hint=f'quote it: name: "{raw}"',
+            severity=Severity.WARNING,
+        )
+    pos = ctx.positions.get("name")
+    findings = check_name(
+        raw, strict=ctx.strict, path=ctx.path, pos=(pos[0], pos[1]) if pos else (None, None)
+    )
+    ctx.diags.extend(findings)
+    if any(d.is_error for d in findings):
+        return None
+    same = folder_name is None or unicodedata.normalize("NFKC", raw) == unicodedata.normalize(
+        "NFKC", folder_name
+    )
+    if not same:
+        ctx.add(
+            C.NAME_MISMATCH,
+            f"name '{raw}' differs from its folder '{folder_name}'",
+            "name",
+            hint=f"rename the folder to '{raw}' or set 'name: {folder_name}'",
+            severity=ctx.mode(),
+        )
+    return raw
+
+
+def _description(data: Mapping[str, Any], ctx: _Ctx) -> str | None:
+    raw = data.get("description")
+    if raw is None or (isinstance(raw, str) and not raw.strip()):
+        ctx.add(
+            C.DESCRIPTION_MISSING,
+            "the required field 'description' is missing or empty",
+            "description" if "description" in data else None,
+            hint="add 'description: <what the skill does and when to use it>'",
+        )
+        return None
+    if not isinstance(raw, str):
+        if ctx.strict or isinstance(raw, list | dict):
+            ctx.add(
+                C.WRONG_TYPE,
+                f"'description' must be a string, not {_typename(raw)}",
+                "description",
+                hint="quote the description",
+            )
+            return None
+        raw = str(raw)
+        ctx.add(
+            C.WRONG_TYPE,
+            "'description' is not a string; it is read as text",
+            "description",
+            hint="quote the description",
+            severity=Severity.WARNING,
+        )
+    if len(raw) > MAX_DESCRIPTION:
+        ctx.add(
+            C.DESCRIPTION_TOO_LONG,
+            f"description has {len(raw)} characters; the limit is {MAX_DESCRIPTION}",
+            "description",
+            hint="keep the description to what the skill does and when to use it; "
+            "move details into the body",
+            severity=ctx.mode(),
+        )
+    return raw
+
+
+def _optional_str(data: Mapping[str, Any], key: str, ctx: _Ctx) -> str | None:
+    if key not in data or data[key] is None:
+        return None
+    value = data[key]
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int | float) and not isinstance(value, bool) and not ctx.strict:
+        return str(value)
+    ctx.add(
+        C.WRONG_TYPE,
+        f"'{key}' must be a string, not {_typename(value)}",
+        key,
+        hint=f"quote the value of '{key}'",
+        severity=ctx.mode(),
+    )
+    return None
+
+
+def _metadata(data: Mapping[str, Any], ctx: _Ctx) -> dict[str, Any]:
+    if "metadata" not in data or data["metadata"] is None:
+        return {}
+    value = data["metadata"]
+    if not isinstance(value, dict):
+        ctx.add(
+            C.METADATA_NOT_MAPPING,
+            f"'metadata' must be a mapping, not {_typename(value)}",
+            "metadata",
+            hint="write metadata as indented 'key: value' lines",
+            severity=ctx.mode(),
+        )
+        return {}
+    for key, item in value.items():
+        if not isinstance(item, str):
+            ctx.add(
+                C.METADATA_NOT_STRING,
+                f"metadata value '{key}' is {_typename(item)}; the specification wants strings",
+                f"metadata.{key}" if f"metadata.{key}" in ctx.positions else "metadata",
+                hint=f'quote it: {key}: "{_scalar_text(item)}"',
+                severity=ctx.mode(),
+            )
+    return dict(value)
+
+
+def _allowed_tools(data: Mapping[str, Any], ctx: _Ctx) -> tuple[ToolPattern, ...] | None:
+    key = "allowed-tools"
+    if key not in data and "allowed_tools" in data:
+        key = "allowed_tools"
+        if not ctx.strict:
+            ctx.add(
+                C.ALLOWED_TOOLS_ALIAS,
+                "'allowed_tools' is read as 'allowed-tools'",
+                key,
+                hint="spell it 'allowed-tools' as the specification does",
+            )
+    if key not in data or data[key] is None:
+        return None
+    value = data[key]
+    entries: list[str]
+    if isinstance(value, str):
+        entries, commas = parse_allowed_tools(value)
+        if commas:
+            ctx.add(
+                C.ALLOWED_TOOLS_COMMAS,
+                "'allowed-tools' entries are separated by commas",
+                key,
+                hint="separate entries with spaces: " + " ".join(entries),
+            )
+    elif isinstance(value, list) and all(isinstance(v, str) for v in value):
+        if ctx.strict:
+            ctx.add(
+                C.ALLOWED_TOOLS_TYPE,
+                "'allowed-tools' is a list; the specification wants a space-separated string",
+                key,
+                hint="allowed-tools: " + " ".join(value),
+            )
+        entries = [e for v in value for e in parse_allowed_tools(v)[0]]
+    else:
+        ctx.add(
+            C.ALLOWED_TOOLS_TYPE,
+            f"'allowed-tools' must be a space-separated string, not {_typename(value)}",
+            key,
+            hint="allowed-tools: Read Bash(git:*)",
+            severity=ctx.mode(),
+        )
+        return None
+    return tuple(ToolPattern.parse(e) for e in entries if e)
+
+
+def _unknown_fields(data: Mapping[str, Any], ctx: _Ctx) -> dict[str, Any]:
+    known = SPEC_FIELDS if ctx.strict else SPEC_FIELDS | EXTENSION_FIELDS | {"allowed_tools"}
+    unknown = [k for k in data if k not in known]
+    if not unknown:
+        return {}
+    if ctx.strict:
+        for key in unknown:
+            hint = (
+                f"move it under 'metadata:' as a string ({key}: ...)"
+                if key in EXTENSION_FIELDS or key == "allowed_tools"
+                else "remove it, or move it under 'metadata:'"
+            )
+            ctx.add(
+                C.UNKNOWN_FIELD, f"field '{key}' is not part of the specification", key, hint=hint
+            )
+    else:
+        ctx.add(
+            C.UNKNOWN_FIELD,
+            "field(s) outside the specification kept as extras: " + ", ".join(unknown),
+            unknown[0],
+            hint="move them under 'metadata:' to be specification-conformant",
+            severity=Severity.INFO,
+        )
+    return {k: data[k] for k in unknown if k not in EXTENSION_FIELDS}
+
+
+class _Extensions:
+    """Resolve extension fields from the top level, else from ``metadata``."""
+
+    def __init__(self, data: Mapping[str, Any], metadata: Mapping[str, Any], ctx: _Ctx) -> None:
+        self.data = data
+        self.metadata = metadata
+        self.ctx = ctx
+
+    def _get(self, key: str) -> tuple[Any, str | None]:
+        if key in self.data and self.data[key] is not None:
+            return self.data[key], key
+        if key in self.metadata and self.metadata[key] is not None:
+            return self.metadata[key], f"metadata.{key}"
+        return None, None
+
+    def _bad(self, where: str, message: str, hint: str) -> None:
+        self.ctx.add(C.EXTENSION_INVALID, message, where, hint=hint)
+
+    def text(self, key: str) -> str | None:
+        value, _ = self._get(key)
+        if value is None or isinstance(value, dict | list):
+            return None
+        return _scalar_text(value)
+
+    def words(self, key: str) -> tuple[str, ...]:
+        value, where = self._get(key)
+        if value is None:
+            return ()
+        if isinstance(value, str):
+            return tuple(w for w in re.split(r"[\s,]+", value) if w)
+        if isinstance(value, list) and all(isinstance(v, str | int | float) for v in value):
+            return tuple(_scalar_text(v) for v in value)
+        self._bad(
+            where or key,
+            f"'{key}' must be a list or a space-separated string",
+            f"{key}: [one, two]",
+        )
+        return ()
+
+    def flag(self, key: str) -> bool:
+        value, where = self._get(key)
+        if value is None:
+            return False
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, str) and value.lower() in {"true", "false", "yes", "no"}:
+            return value.lower() in {"true", "yes"}
+        self._bad(where or key, f"'{key}' must be true or false", f"{key}: true")
+        return False
+
+    def timeout(self) -> int | None:
+        value, where = self._get("timeout")
+        if value is None:
+            return None
+        try:
+            seconds = int(str(value).strip().removesuffix("s"))
+        except ValueError:
+            seconds = -1
+        if not 1 <= seconds <= 300:
+            self._bad(
+                where or "timeout", f"timeout must be 1-300 seconds, not {value!r}", "timeout: 30"
+            )
+            return None
+        return seconds
+
+    def modes(self) -> tuple[str, ...] | None:
+        value, where = self._get("modes")
+        if value is None:
+            return None
+        if isinstance(value, str):
+            return tuple(w for w in re.split(r"[\s,]+", value) if w)
+        if isinstance(value, list) and all(isinstance(v, str) for v in value):
+            return tuple(value)
+        self._bad(where or "modes", "'modes' must be a list of mode names", "modes: [Dev, Global]")
+        return None
+
+    def requires(self) -> Requirements:
+        value, where = self._get("requires")
+        if value is None:
+            return Requirements()
+        if isinstance(value, str):
+            return Requirements(commands=tuple(value.split()))
+        if isinstance(value, list) and all(isinstance(v, str) for v in value):
+            return Requirements(commands=tuple(value))
+        if isinstance(value, dict):
+            commands: list[str] = []
+            env: list[str] = []
+            other: dict[str, Any] = {}
+            for key, item in value.items():
+                items = item.split() if isinstance(item, str) else item
+                if not isinstance(items, list) or not all(isinstance(i, str) for i in items):
+                    other[key] = item
+                elif key in {"commands", "bins", "binaries", "cli", "command"}:
+                    commands.extend(items)
+                elif key in {"env", "environment", "env_vars"}:
+                    env.extend(items)
+                else:
+                    other[key] = items
+            return Requirements(tuple(commands), tuple(env), other)
+        self._bad(
+            where or "requires",
+            "'requires' must list commands (space-separated or a "
+            "list) or be a mapping with 'commands' and 'env'",
+            "requires: git gh",
+        )
+        return Requirements()
+
+    def triggers(self) -> Triggers | None:
+        value, where = self._get("triggers")
+        if value is None:
+            return None
+        if not isinstance(value, dict):
+            self._bad(
+                where or "triggers",
+                "'triggers' must be a mapping with keywords, verbs and patterns",
+                "triggers: {keywords: [pdf], verbs: [extract]}",
+            )
+            return None
+        parts: dict[str, tuple[str, ...]] = {}
+        for key in ("keywords", "verbs", "patterns"):
+            item = value.get(key) or []
+            if isinstance(item, str):
+                item = [item]
+            if not isinstance(item, list) or not all(isinstance(i, str) for i in item):
+                self._bad(
+                    where or "triggers",
+                    f"'triggers.{key}' must be a list of strings",
+                    f"{key}: [one, two]",
+                )
+                item = []
+            parts[key] = tuple(item)
+        good_patterns = []
+        for pattern in parts["patterns"]:
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                self._bad(
+                    where or "triggers",
+                    f"trigger pattern {pattern!r} is not a valid regular expression: {exc}",
+                    "escape backslashes in YAML strings",
+                )
+                continue
+            good_patterns.append(pattern)
+        unknown = set(value) - {"keywords", "verbs", "patterns"}
+        if unknown:
+            self._bad(
+                where or "triggers",
+                "unknown trigger kind(s): " + ", ".join(sorted(unknown)),
+                "use keywords, verbs and patterns",
+            )
+        return Triggers(parts["keywords"], parts["verbs"], tuple(good_patterns))
+
+
+def _typename(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int):
+        return "a number"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
+    return type(value).__name__
+
+
+def _scalar_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)

@@ -1,0 +1,168 @@
+"""Validate skill folders: find them, read SKILL.md, apply the specification's rules."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from skilldeck._diagnostics import Diagnostic, Severity
+from skilldeck._format import _codes as C
+from skilldeck._format._manifest import Manifest
+from skilldeck._format._skillmd import DEFAULT_MAX_BYTES, Mode, read_skill_md
+
+__all__ = ["ValidationReport", "find_skill_dirs", "locate_skill_md", "validate_skill"]
+
+SKIP_DIRS = frozenset({".git", "node_modules", "__pycache__", ".venv", "venv", ".hg", ".svn"})
+
+
+@dataclass(frozen=True, slots=True)
+class ValidationReport:
+    """The result of checking one skill folder."""
+
+    path: Path
+    skill_md: Path | None
+    manifest: Manifest | None
+    diagnostics: tuple[Diagnostic, ...]
+    body: str = ""
+    body_line: int = 1
+    body_truncated: bool = False
+    extra: dict[str, object] = field(default_factory=dict, compare=False)
+
+    @property
+    def name(self) -> str | None:
+        return self.manifest.name if self.manifest else None
+
+    @property
+    def valid(self) -> bool:
+        return self.manifest is not None and not any(d.is_error for d in self.diagnostics)
+
+    @property
+    def errors(self) -> int:
+        return sum(1 for d in self.diagnostics if d.severity is Severity.ERROR)
+
+    @property
+    def warnings(self) -> int:
+        return sum(1 for d in self.diagnostics if d.severity is Severity.WARNING)
+
+    def to_dict(self) -> dict[str, object]:
+        """The per-skill object of the CLI's JSON output (a public contract)."""
+        return {
+            "path": str(self.path),
+            "name": self.name,
+            "valid": self.valid,
+            "diagnostics": [
+                {
+                    "code": d.code,
+                    "severity": d.severity.value,
+                    "message": d.message,
+                    "line": d.line,
+                    "column": d.column,
+                    "hint": d.hint,
+                }
+                for d in self.diagnostics
+            ],
+        }
+
+
+def locate_skill_md(folder: Path, *, strict: bool = False) -> tuple[Path | None, list[Diagnostic]]:
+    """Find the SKILL.md of ``folder``: exact name, else a lowercase ``skill.md`` (SK215)."""
+    diags: list[Diagnostic] = []
+    exact = folder / "SKILL.md"
+    if os.path.lexists(exact):
+        return exact, diags
+    lower = folder / "skill.md"
+    if os.path.lexists(lower) and _exact_name_in(folder, "skill.md"):
+        diags.append(
+            Diagnostic.make(
+                C.LOWERCASE_SKILL_MD,
+                "the skill file is named 'skill.md'; the specification requires 'SKILL.md'",
+                path=str(lower),
+                hint=f"rename it: mv {lower} {exact}",
+                severity=Severity.ERROR if strict else Severity.WARNING,
+            )
+        )
+        return lower, diags
+    diags.append(
+        Diagnostic.make(
+            C.NO_SKILL_MD,
+            f"no SKILL.md in {folder}",
+            path=str(folder),
+            hint="create SKILL.md with a frontmatter (skilldeck new NAME scaffolds one)",
+        )
+    )
+    return None, diags
+
+
+def _exact_name_in(folder: Path, name: str) -> bool:
+    try:
+        return name in os.listdir(folder)
+    except OSError:
+        return False
+
+
+def validate_skill(
+    path: str | os.PathLike[str],
+    *,
+    strict: bool = False,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+) -> ValidationReport:
+    """Check one skill (its folder or its SKILL.md). Never raises for bad skills."""
+    mode: Mode = "strict" if strict else "lenient"
+    given = Path(path)
+    folder = (
+        given.parent if given.name in ("SKILL.md", "skill.md") and not given.is_dir() else given
+    )
+    skill_md, diags = locate_skill_md(folder, strict=strict)
+    if skill_md is None:
+        return ValidationReport(folder, None, None, tuple(diags))
+    if skill_md.is_symlink():
+        try:
+            target = skill_md.resolve(strict=True)
+            inside = target.is_relative_to(folder.resolve())
+        except (OSError, RuntimeError):
+            target, inside = None, False
+        if not inside:
+            where = f" to {target}" if target else " that dangles"
+            diags.append(
+                Diagnostic.make(
+                    C.SKILL_MD_ESCAPES,
+                    f"SKILL.md is a link{where}, outside the skill folder; it is not read",
+                    path=str(skill_md),
+                    hint="replace the link with the file itself",
+                )
+            )
+            return ValidationReport(folder, skill_md, None, tuple(diags))
+    parsed = read_skill_md(skill_md, max_bytes=max_bytes, mode=mode, folder_name=folder.name)
+    diags.extend(parsed.diagnostics)
+    return ValidationReport(
+        folder,
+        skill_md,
+        parsed.manifest,
+        tuple(diags),
+        parsed.body,
+        parsed.body_line,
+        parsed.body_truncated,
+    )
+
+
+def find_skill_dirs(path: str | os.PathLike[str]) -> list[Path]:
+    """The skill folders at or beneath ``path`` (a folder, or a SKILL.md file).
+
+    A folder that holds SKILL.md (or skill.md) is a skill; folders beneath it
+    are searched too, for nested skills. Symlinked folders are not descended.
+    """
+    root = Path(path)
+    if root.name in ("SKILL.md", "skill.md") and not root.is_dir():
+        return [root.parent]
+    if not root.is_dir():
+        return []
+    return sorted(_walk(root))
+
+
+def _walk(root: Path) -> Iterator[Path]:
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        dirnames[:] = [d for d in dirnames if d not in SKIP_DIRS]
+        if {"SKILL.md", "skill.md"} & (set(filenames) | set(dirnames)):
+            yield Path(dirpath)

@@ -21,6 +21,7 @@ _OPEN = re.compile(r"---[ \t]*\n")
 _CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*$", re.MULTILINE)
 
 BOM = "\ufeff"
+_LINK_TEXT = re.compile(r"[^\s]*/[^\s]*\.md")
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +102,16 @@ def split_frontmatter(
         if first.rstrip(" \t") == "---":
             diags.append(_unclosed(path, skipped + 1, complete, limit))
             return Split(None, skipped + 2, "", skipped + 2, tuple(diags))
+        hint = (
+            "add a frontmatter block:\n---\nname: my-skill\n"
+            "description: What it does and when to use it.\n---"
+        )
+        if _LINK_TEXT.fullmatch(text.strip()):
+            hint = (
+                f"the file only holds the path '{text.strip()}': it looks like a symbolic link "
+                "checked out as a text file (git core.symlinks=false); recreate the link or "
+                "copy the target file here"
+            )
         diags.append(
             Diagnostic.make(
                 C.MISSING_FRONTMATTER,
@@ -108,8 +119,7 @@ def split_frontmatter(
                 path=path,
                 line=1,
                 column=1,
-                hint="add a frontmatter block:\n---\nname: my-skill\n"
-                "description: What it does and when to use it.\n---",
+                hint=hint,
             )
         )
         return Split(None, 1, text, 1, tuple(diags))

@@ -216,8 +216,8 @@ def _fast_value(raw: str, lines: list[str], i: int, indent: int) -> tuple[bool, 
 
 def _fast_load(text: str, line0: int) -> YamlResult | None:
     """Scan the common frontmatter shape; ``None`` means "use libyaml"."""
-    if "\t" in text:
-        return None
+    if "\t" in text or not text.endswith("\n"):
+        return None  # block scalars' final line break depends on the text's end
     res = YamlResult(data={})
     top: dict[str, Any] = res.data
     seen: set[str] = set()
@@ -301,7 +301,7 @@ def _fast_load(text: str, line0: int) -> YamlResult | None:
             child = top[parent] = {}
         child[key] = value
         res.positions[f"{parent}.{key}"] = (lineno, ind + 1)
-    return res
+    return res if top else None
 
 
 # ---------------------------------------------------------------- full path
@@ -492,6 +492,8 @@ def load_yaml(
     text: str, *, line0: int = 1, path: str | None = None, strict: bool = False
 ) -> YamlResult:
     """Load frontmatter ``text`` whose first line is line ``line0`` of the file."""
+    if not text.endswith("\n"):
+        text += "\n"
     fast = _fast_load(text, line0)
     if fast is not None:
         return fast

@@ -1,1 +1,52 @@
-"""_catalog"""
+"""The catalog: stores, discovery, precedence, status, cache and watching."""
+
+from skilldeck._catalog._budget import Tier1Item, Tier1Plan, plan_tier1
+from skilldeck._catalog._cache import MetadataCache
+from skilldeck._catalog._catalog import Catalog, RootInfo
+from skilldeck._catalog._fs import FileSystemStore
+from skilldeck._catalog._model import (
+    CatalogEntry,
+    Root,
+    Skill,
+    SkillMetadata,
+    SkillStatus,
+    Source,
+    Trust,
+    WhyLine,
+)
+from skilldeck._catalog._sources import bundled_root, default_sources, project_folders
+from skilldeck._catalog._store import (
+    DEFAULT_FILE_LIMIT,
+    FileData,
+    IndexMode,
+    MemoryStore,
+    Scan,
+    Store,
+)
+
+__all__ = [
+    "DEFAULT_FILE_LIMIT",
+    "Catalog",
+    "CatalogEntry",
+    "FileData",
+    "FileSystemStore",
+    "IndexMode",
+    "MemoryStore",
+    "MetadataCache",
+    "Root",
+    "RootInfo",
+    "Scan",
+    "Skill",
+    "SkillMetadata",
+    "SkillStatus",
+    "Source",
+    "Store",
+    "Tier1Item",
+    "Tier1Plan",
+    "Trust",
+    "WhyLine",
+    "bundled_root",
+    "default_sources",
+    "plan_tier1",
+    "project_folders",
+]

@@ -1,1 +1,67 @@
-"""_dist"""
+"""Distribution: install skills from git, folders and archives; pin, update, remove, export.
+
+Public calls (re-exported from ``skilldeck``):
+
+- ``install(source, *, ref, subpath, skills, all_skills, name, scope, force, ...)``
+- ``update(names, *, all_skills, scope, dry_run, ...)``
+- ``remove(name, *, scope)``, ``verify(names, *, scope)``, ``list_installed(*, scope)``
+- ``set_skill_enabled(name, enabled, *, scope)``
+- ``export_skills(skills, to, *, home, scope, force)`` and ``export_target(...)``
+
+Every change to a scope is staged on the same filesystem, checked, swapped in
+with one rename per skill and recorded (lockfile + config) under the scope
+lock; see ``_state`` for the protocol that makes an interrupted operation
+leave the old state, and ``_fsops``/``_archive``/``_git`` for what hostile
+input is refused.
+"""
+
+from ._export import AGENT_HOMES, export_skills, export_target
+from ._install import InstallPlan, PlannedSkill, install
+from ._manage import InstalledInfo, list_installed, remove, set_skill_enabled, update, verify
+from ._model import (
+    ExportedSkill,
+    ExportResult,
+    FileChanges,
+    InstalledSkill,
+    InstallLimits,
+    InstallProgress,
+    InstallResult,
+    LockEntry,
+    RemoveResult,
+    SkillUpdate,
+    SkillVerification,
+    SourceSpec,
+    UpdateResult,
+    VerifyReport,
+)
+from ._source import parse_source
+
+__all__ = [
+    "AGENT_HOMES",
+    "ExportResult",
+    "ExportedSkill",
+    "FileChanges",
+    "InstallLimits",
+    "InstallPlan",
+    "InstallProgress",
+    "InstallResult",
+    "InstalledInfo",
+    "InstalledSkill",
+    "LockEntry",
+    "PlannedSkill",
+    "RemoveResult",
+    "SkillUpdate",
+    "SkillVerification",
+    "SourceSpec",
+    "UpdateResult",
+    "VerifyReport",
+    "export_skills",
+    "export_target",
+    "install",
+    "list_installed",
+    "parse_source",
+    "remove",
+    "set_skill_enabled",
+    "update",
+    "verify",
+]

@@ -221,31 +221,41 @@ def _description(manifest: Manifest, path: str) -> Iterator[Diagnostic]:
 # --- file references -----------------------------------------------------------
 
 
-def _code_lines(lines: Sequence[str]) -> list[bool]:
-    """For each body line: is it inside (or a delimiter of) a fenced code block?"""
-    mask: list[bool] = []
+PROSE, CODE, EXAMPLE = 0, 1, 2
+_EXAMPLE_LANGS = frozenset({"markdown", "md", "text", "txt", "yaml", "yml", "diff"})
+
+
+def _code_lines(lines: Sequence[str]) -> list[int]:
+    """Classify each body line: ``PROSE``, ``CODE`` (a fenced block or its fence) or
+    ``EXAMPLE`` (a fenced Markdown/text/YAML block: sample content, not instructions)."""
+    mask: list[int] = []
     fence: str | None = None
+    kind = PROSE
     for text in lines:
         match = _FENCE.match(text)
         if fence is None:
             if match:
                 fence = match.group(1)[0] * len(match.group(1))
-                mask.append(True)
+                lang = text[match.end() :].strip().split(" ", 1)[0].lower()
+                kind = EXAMPLE if lang in _EXAMPLE_LANGS else CODE
+                mask.append(kind)
             else:
-                mask.append(False)
+                mask.append(PROSE)
         else:
-            mask.append(True)
+            mask.append(kind)
             if match and match.group(1).startswith(fence) and not text.strip(" `~"):
                 fence = None
     return mask
 
 
 def _candidate_refs(
-    lines: Sequence[str], code_mask: Sequence[bool]
+    lines: Sequence[str], code_mask: Sequence[int]
 ) -> Iterator[tuple[int, int, str, bool]]:
     """(body line index, 0-based column, target, is_link) for each file reference."""
     for index, text in enumerate(lines):
-        if code_mask[index]:
+        if code_mask[index] == EXAMPLE:
+            continue
+        if code_mask[index] == CODE:
             if not _FENCE.match(text):
                 for match in _RESOURCE_PATH.finditer(text):
                     yield index, match.start("path"), match.group("path"), False
@@ -262,7 +272,7 @@ def _candidate_refs(
 
 def _references(
     lines: Sequence[str],
-    code_mask: Sequence[bool],
+    code_mask: Sequence[int],
     folder: Path,
     path: str,
     body_line: int,
@@ -362,10 +372,10 @@ def _scripts(body: str, folder: Path, path: str, body_line: int) -> Iterator[Dia
 
 
 def _tool_mentions(
-    lines: Sequence[str], code_mask: Sequence[bool]
+    lines: Sequence[str], code_mask: Sequence[int]
 ) -> Iterator[tuple[int, int, str]]:
     for index, text in enumerate(lines):
-        if code_mask[index]:
+        if code_mask[index] != PROSE:
             continue
         for match in _TOOL_MENTION.finditer(text):
             group = match.lastgroup or "tick"
@@ -378,7 +388,7 @@ def _allowed(name: str, patterns: Sequence[ToolPattern]) -> bool:
 
 def _tools(
     lines: Sequence[str],
-    code_mask: Sequence[bool],
+    code_mask: Sequence[int],
     manifest: Manifest,
     path: str,
     body_line: int,

@@ -1,1 +1,66 @@
-"""_runtime"""
+"""The agent-facing runtime: tools, envelope, policies, events, loop and adapters.
+
+``SkillRuntime`` (``_runtime.py``) over a catalog; ``Session`` (``_session.py``)
+per agent run; the tool surface built by composition (``_tools.py``, the policy
+wrappers in ``_gates.py``); the allowed-tools policy (``_policy.py``) and the
+host's governance hook (``_governance.py``); the envelope (``_envelope.py``),
+argument validation (``_schema.py``); a framework-free tool loop (``_loop.py``)
+and OpenAI / Anthropic adapters (``_adapters.py``). See ``docs/runtime.md``.
+"""
+
+from skilldeck._runtime._adapters import (
+    AnthropicMessagesAdapter,
+    OpenAIChatAdapter,
+    OpenAIResponsesAdapter,
+    provider_name,
+)
+from skilldeck._runtime._envelope import (
+    ENVELOPE_SCHEMA,
+    ERROR_CODES,
+    WARNING_CODES,
+    ToolResult,
+    ToolWarning,
+    error_envelope,
+    ok_envelope,
+)
+from skilldeck._runtime._governance import Decision, GovernanceRequest, Verdict
+from skilldeck._runtime._loop import LoopResult, ModelReply, ToolCallRequest, run_tool_loop
+from skilldeck._runtime._policy import BASELINE_TOOLS, AllowedToolsPolicy
+from skilldeck._runtime._runtime import SEED_002_NAMES, RuntimeOptions, SkillRuntime
+from skilldeck._runtime._schema import validate_arguments
+from skilldeck._runtime._session import LoadedSkill, Session, TraceEntry
+from skilldeck._runtime._tools import HostTool, Tool, ToolCall, ToolSpec
+
+__all__ = [
+    "BASELINE_TOOLS",
+    "ENVELOPE_SCHEMA",
+    "ERROR_CODES",
+    "SEED_002_NAMES",
+    "WARNING_CODES",
+    "AllowedToolsPolicy",
+    "AnthropicMessagesAdapter",
+    "Decision",
+    "GovernanceRequest",
+    "HostTool",
+    "LoadedSkill",
+    "LoopResult",
+    "ModelReply",
+    "OpenAIChatAdapter",
+    "OpenAIResponsesAdapter",
+    "RuntimeOptions",
+    "Session",
+    "SkillRuntime",
+    "Tool",
+    "ToolCall",
+    "ToolCallRequest",
+    "ToolResult",
+    "ToolSpec",
+    "ToolWarning",
+    "TraceEntry",
+    "Verdict",
+    "error_envelope",
+    "ok_envelope",
+    "provider_name",
+    "run_tool_loop",
+    "validate_arguments",
+]

@@ -1,1 +1,363 @@
-"""Authoring commands: validate, lint, show, new."""
+"""Authoring commands: ``validate``, ``lint``, ``show``, ``new``.
+
+``validate`` and ``lint`` accept any mix of skill folders, SKILL.md files and
+folders holding skills anywhere below. Text output is compiler style
+(``path:line:col: CODE severity: message``) with a summary line; ``--format
+json`` prints one object whose shape is a public contract::
+
+    {"skills": [{"path": str, "name": str | null, "valid": bool,
+                 "diagnostics": [{"code", "severity", "message", "line", "column", "hint"}]}],
+     "summary": {"skills": int, "errors": int, "warnings": int}}
+
+Exit status: 0 no errors (warnings allowed), 1 errors found, 2 usage or I/O problem.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import click
+
+import skilldeck
+from skilldeck.cli._app import EXIT_FINDINGS, EXIT_OK, handle_errors, main
+
+Checker = Callable[[Path], "skilldeck.ValidationReport"]
+
+_SEVERITY_COLOUR = {"error": "red", "warning": "yellow", "info": "cyan"}
+
+
+# --- shared plumbing -----------------------------------------------------------
+
+
+def _use_colour() -> bool | None:
+    """None lets click decide (colour only on a terminal); NO_COLOR turns it off."""
+    return False if os.environ.get("NO_COLOR") else None
+
+
+def _skill_dirs(paths: Sequence[str]) -> list[Path]:
+    """Every skill folder named by ``paths``, in order, without repeats.
+
+    A path that does not exist is a usage problem (exit 2). A folder with no skill
+    anywhere below is kept as is, so validation reports its missing SKILL.md.
+    """
+    out: list[Path] = []
+    seen: set[Path] = set()
+    for raw in paths:
+        path = Path(raw)
+        if not os.path.lexists(path):
+            raise click.UsageError(f"{raw}: no such file or folder")
+        try:
+            found = skilldeck.find_skill_dirs(path)
+        except OSError as exc:
+            raise click.FileError(raw, hint=exc.strerror or str(exc)) from exc
+        if not found:
+            if not path.is_dir():
+                raise click.UsageError(f"{raw}: not a skill folder, SKILL.md file or folder")
+            found = [path]
+        for folder in found:
+            key = folder.resolve()
+            if key not in seen:
+                seen.add(key)
+                out.append(folder)
+    return out
+
+
+def _summary(reports: Sequence[skilldeck.ValidationReport]) -> dict[str, int]:
+    diags = [d for r in reports for d in r.diagnostics]
+    return {
+        "skills": len(reports),
+        "errors": sum(d.severity is skilldeck.Severity.ERROR for d in diags),
+        "warnings": sum(d.severity is skilldeck.Severity.WARNING for d in diags),
+    }
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def _format_diagnostic(diag: skilldeck.Diagnostic, fallback_path: str) -> str:
+    loc = diag.path or fallback_path
+    if diag.line is not None:
+        loc += f":{diag.line}"
+        if diag.column is not None:
+            loc += f":{diag.column}"
+    severity = diag.severity.value
+    head = (
+        f"{click.style(loc, bold=True)}: {click.style(diag.code, bold=True)} "
+        f"{click.style(severity, fg=_SEVERITY_COLOUR[severity])}: {diag.message}"
+    )
+    if diag.hint:
+        hint = diag.hint.replace("\n", "\n          ")
+        head += f"\n    {click.style('hint:', fg='green')} {hint}"
+    return head
+
+
+def _render_text(reports: Sequence[skilldeck.ValidationReport], verb: str) -> None:
+    colour = _use_colour()
+    for report in reports:
+        fallback = str(report.skill_md or report.path)
+        for diag in report.diagnostics:
+            click.echo(_format_diagnostic(diag, fallback), color=colour)
+    counts = _summary(reports)
+    infos = sum(d.severity is skilldeck.Severity.INFO for r in reports for d in r.diagnostics)
+    invalid = sum(not r.valid for r in reports)
+    line = (
+        f"{verb} {_plural(counts['skills'], 'skill')}: "
+        f"{_plural(counts['errors'], 'error')}, {_plural(counts['warnings'], 'warning')}"
+    )
+    if infos:
+        line += f", {infos} info"
+    if invalid:
+        line += f" ({invalid} invalid)"
+    style = "red" if counts["errors"] else ("yellow" if counts["warnings"] else "green")
+    click.echo(click.style(line, fg=style, bold=True), color=colour)
+
+
+def _run_checks(paths: Sequence[str], check: Checker, fmt: str, verb: str) -> None:
+    folders = _skill_dirs(paths)
+    reports = [check(folder) for folder in folders]
+    if fmt == "json":
+        payload = {"skills": [r.to_dict() for r in reports], "summary": _summary(reports)}
+        click.echo(json.dumps(payload, ensure_ascii=False, indent=2))
+    else:
+        _render_text(reports, verb)
+    errors = any(d.is_error for r in reports for d in r.diagnostics)
+    sys.exit(EXIT_FINDINGS if errors or not all(r.valid for r in reports) else EXIT_OK)
+
+
+_FORMAT = click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="Output format.",
+)
+_PATHS = click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=str))
+
+
+# --- validate / lint -----------------------------------------------------------
+
+
+@main.command()
+@click.option("--strict", is_flag=True, help="Apply the Agent Skills specification exactly.")
+@_FORMAT
+@_PATHS
+@handle_errors
+def validate(strict: bool, fmt: str, paths: tuple[str, ...]) -> None:
+    """Check skills against the Agent Skills specification.
+
+    PATH is a skill folder, a SKILL.md file, or any folder (every skill below it
+    is checked). Default mode is lenient: what real skills do is accepted and
+    reported as warnings. Exit status: 0 no errors, 1 errors, 2 usage or I/O problem.
+    """
+    _run_checks(paths, lambda p: skilldeck.validate_skill(p, strict=strict), fmt, "validated")
+
+
+@main.command()
+@_FORMAT
+@_PATHS
+@handle_errors
+def lint(fmt: str, paths: tuple[str, ...]) -> None:
+    """Validate skills and check their style and quality.
+
+    Adds lint findings (SK3xx: long bodies, descriptions that do not say when to
+    use the skill, broken file references, unmentioned scripts, tools missing from
+    allowed-tools) to lenient validation. Lint findings never fail the run; only
+    validation errors give exit status 1.
+    """
+    _run_checks(paths, skilldeck.lint_skill, fmt, "linted")
+
+
+# --- show ----------------------------------------------------------------------
+
+
+def _manifest_json(manifest: skilldeck.Manifest) -> dict[str, Any]:
+    requires = manifest.requires
+    return {
+        "name": manifest.name,
+        "description": manifest.description,
+        "license": manifest.license,
+        "compatibility": manifest.compatibility,
+        "allowed_tools": (
+            None if manifest.allowed_tools is None else [t.raw for t in manifest.allowed_tools]
+        ),
+        "metadata": _jsonable(manifest.metadata),
+        "version": manifest.version,
+        "author": manifest.author,
+        "tags": list(manifest.tags),
+        "requires": {
+            "commands": list(requires.commands),
+            "env": list(requires.env),
+            "other": _jsonable(requires.other),
+        },
+        "modes": None if manifest.modes is None else list(manifest.modes),
+        "read_only": manifest.read_only,
+        "always_ask": manifest.always_ask,
+        "timeout": manifest.timeout,
+        "network": manifest.network,
+        "extra": _jsonable(manifest.extra),
+        "frontmatter": _jsonable(manifest.frontmatter),
+    }
+
+
+def _jsonable(value: Any) -> Any:
+    """A JSON-safe copy (YAML may hold values JSON has no form for)."""
+    return json.loads(json.dumps(value, ensure_ascii=False, default=str))
+
+
+def _files(folder: Path) -> list[str]:
+    """The skill's files other than SKILL.md, relative, sorted (no hidden files)."""
+    out: list[str] = []
+    if not folder.is_dir():
+        return out
+    for dirpath, dirnames, filenames in os.walk(folder):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        for name in filenames:
+            rel = Path(dirpath, name).relative_to(folder).as_posix()
+            if not name.startswith(".") and rel not in ("SKILL.md", "skill.md"):
+                out.append(rel)
+    return sorted(out)
+
+
+@main.command()
+@click.argument("path", type=click.Path(path_type=str))
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="Output format.",
+)
+@handle_errors
+def show(path: str, fmt: str) -> None:
+    """Show one skill's parsed properties and its diagnostics.
+
+    PATH is a skill folder or its SKILL.md. Exit status 1 when the skill is invalid.
+    """
+    folders = _skill_dirs([path])
+    if len(folders) != 1:
+        raise click.UsageError(
+            f"{path} holds {len(folders)} skills; name one of them: "
+            + ", ".join(str(f) for f in folders[:5])
+            + (" ..." if len(folders) > 5 else "")
+        )
+    report = skilldeck.validate_skill(folders[0])
+    files = _files(report.path)
+    body = report.body or ""
+    body_lines = len(body.splitlines())
+    if fmt == "json":
+        data = report.to_dict()
+        data["skill_md"] = None if report.skill_md is None else str(report.skill_md)
+        data["manifest"] = None if report.manifest is None else _manifest_json(report.manifest)
+        data["body_lines"] = body_lines
+        data["files"] = files
+        click.echo(json.dumps(data, ensure_ascii=False, indent=2))
+    else:
+        _show_text(report, files, body_lines)
+    sys.exit(EXIT_OK if report.valid else EXIT_FINDINGS)
+
+
+def _show_text(report: skilldeck.ValidationReport, files: list[str], body_lines: int) -> None:
+    colour = _use_colour()
+    rows: list[tuple[str, str]] = [("path", str(report.path))]
+    manifest = report.manifest
+    if manifest is not None:
+        rows += [("name", manifest.name), ("description", manifest.description)]
+        optional: list[tuple[str, Any]] = [
+            ("license", manifest.license),
+            ("compatibility", manifest.compatibility),
+            (
+                "allowed-tools",
+                None
+                if manifest.allowed_tools is None
+                else " ".join(t.raw for t in manifest.allowed_tools),
+            ),
+            ("version", manifest.version),
+            ("author", manifest.author),
+            ("tags", ", ".join(manifest.tags)),
+            ("requires", " ".join((*manifest.requires.commands, *manifest.requires.env))),
+        ]
+        rows += [(k, str(v)) for k, v in optional if v]
+        for key, value in manifest.metadata.items():
+            rows.append((f"metadata.{key}", str(value)))
+        for key, value in manifest.extra.items():
+            rows.append((f"{key} (extra)", str(value)))
+    elif report.name:
+        rows.append(("name", report.name))
+    tokens = skilldeck.estimate_tokens(report.body or "")
+    rows.append(("body", f"{_plural(body_lines, 'line')}, about {tokens:,} tokens"))
+    rows.append(("files", ", ".join(files) if files else "(none)"))
+    rows.append(("valid", "yes" if report.valid else "no"))
+    width = max(len(k) for k, _ in rows) + 1
+    for key, value in rows:
+        label = click.style(f"{key + ':':<{width}}", bold=True)
+        click.echo(f"{label} {value}", color=colour)
+    fallback = str(report.skill_md or report.path)
+    for diag in report.diagnostics:
+        click.echo(_format_diagnostic(diag, fallback), color=colour)
+
+
+# --- new -----------------------------------------------------------------------
+
+
+def _parse_resources(value: str | None) -> tuple[str, ...]:
+    if not value:
+        return ()
+    chosen = [part.strip() for part in value.split(",") if part.strip()]
+    unknown = [part for part in chosen if part not in skilldeck.RESOURCE_FOLDERS]
+    if unknown:
+        raise click.BadParameter(
+            f"unknown resource folder(s): {', '.join(unknown)}; choose from "
+            + ",".join(skilldeck.RESOURCE_FOLDERS),
+            param_hint="--resources",
+        )
+    return tuple(chosen)
+
+
+@main.command()
+@click.argument("name")
+@click.option(
+    "--dir",
+    "directory",
+    type=click.Path(file_okay=False, path_type=str),
+    default=".",
+    show_default=True,
+    help="Folder to create the skill in.",
+)
+@click.option(
+    "--resources",
+    default=None,
+    metavar="LIST",
+    help="Comma-separated resource folders to add: scripts,references,assets.",
+)
+@handle_errors
+def new(name: str, directory: str, resources: str | None) -> None:
+    """Create a new skill folder NAME with a SKILL.md to fill in.
+
+    The scaffold passes `skilldeck validate --strict` and `skilldeck lint` as is.
+    """
+    chosen = _parse_resources(resources)
+    if not name or Path(name).name != name:
+        raise click.BadParameter(
+            "give a bare name; use --dir for the parent folder", param_hint="NAME"
+        )
+    target = Path(directory) / name
+    try:
+        skilldeck.scaffold_skill(target, resources=chosen)
+    except skilldeck.InvalidArgumentsError as exc:
+        raise click.BadParameter(
+            f"{exc.message} ({exc.hint})" if exc.hint else exc.message, param_hint="NAME"
+        ) from exc
+    except skilldeck.InstallError as exc:
+        raise click.UsageError(f"{exc.message}; {exc.hint}") from exc
+    click.echo(f"created {target}")
+    for rel in ["SKILL.md", *_files(target)]:
+        click.echo(f"  {rel}")
+    click.echo(f"next: edit {target / 'SKILL.md'}, then run: skilldeck lint {target}")

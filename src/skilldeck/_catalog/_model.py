@@ -1,0 +1,275 @@
+"""The catalog's values: sources, skill metadata, loaded skills, entries and statuses."""
+
+from __future__ import annotations
+
+import enum
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from skilldeck._diagnostics import Diagnostic
+
+if TYPE_CHECKING:
+    from skilldeck._catalog._store import Store
+    from skilldeck._format import Manifest
+
+__all__ = [
+    "CatalogEntry",
+    "Root",
+    "Skill",
+    "SkillMetadata",
+    "SkillStatus",
+    "Source",
+    "SourceKind",
+    "Trust",
+    "WhyLine",
+]
+
+SourceKind = Literal["bundled", "user", "extra", "project", "installed", "inline", "root"]
+
+
+class SkillStatus(enum.StrEnum):
+    """Why a candidate skill is or is not shown to the model."""
+
+    ENABLED = "enabled"
+    DISABLED = "disabled"  # by config
+    UNAVAILABLE = "unavailable"  # unmet requirements
+    INVALID = "invalid"  # errors in lenient mode
+    SHADOWED = "shadowed"  # a higher-precedence skill has the same name
+
+
+class Trust(enum.StrEnum):
+    """How far a skill's content is trusted (seed 003): approval policies key on it.
+
+    ``bundled``: shipped with skilldeck. ``user``: placed on disk by the user
+    (user, extra, project and explicit roots, inline skills). ``untrusted``:
+    installed from elsewhere (git, archives, folders copied by ``install``).
+    """
+
+    BUNDLED = "bundled"
+    USER = "user"
+    UNTRUSTED = "untrusted"
+
+
+#: The trust level each source kind gets by default.
+TRUST_OF_KIND: Mapping[str, Trust] = {
+    "bundled": Trust.BUNDLED,
+    "user": Trust.USER,
+    "extra": Trust.USER,
+    "project": Trust.USER,
+    "root": Trust.USER,
+    "inline": Trust.USER,
+    "installed": Trust.UNTRUSTED,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Root:
+    """One folder a source scans: ``immediate`` (children are skills) or ``recursive``."""
+
+    path: Path
+    recursive: bool = False
+
+    @property
+    def mode(self) -> str:
+        return "recursive" if self.recursive else "immediate"
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """A named group of roots (or a custom store) at one precedence level.
+
+    Sources are given lowest precedence first; a later source's skill shadows
+    an earlier one of the same name.
+    """
+
+    name: str
+    kind: SourceKind
+    roots: tuple[Root, ...] = ()
+    trust: Trust = Trust.USER
+    store: Store | None = field(default=None, compare=False, repr=False)
+
+    @classmethod
+    def of(
+        cls,
+        name: str,
+        kind: SourceKind,
+        roots: tuple[str | os.PathLike[str] | Root, ...] | list[Any] = (),
+        *,
+        recursive: bool = False,
+        trust: Trust | str | None = None,
+        store: Store | None = None,
+    ) -> Source:
+        """Build a source from plain paths (``trust`` defaults to the kind's)."""
+        rs = tuple(r if isinstance(r, Root) else Root(Path(r), recursive) for r in roots)
+        level = Trust(trust) if trust is not None else TRUST_OF_KIND.get(kind, Trust.USER)
+        return cls(name, kind, rs, level, store)
+
+
+@dataclass(frozen=True, slots=True)
+class SkillMetadata:
+    """What discovery knows about one skill: its frontmatter, not its body.
+
+    ``path`` is the skill folder as found (``None`` for skills without a folder,
+    e.g. from a ``MemoryStore``); ``skill_md`` the SKILL.md in it. ``key`` is
+    what the skill's store accepts in ``load_skill`` / ``read_file``.
+    ``manifest`` is parsed on first use when it came from the cache.
+    """
+
+    name: str
+    description: str
+    path: Path | None
+    skill_md: Path | None = None
+    source: str = ""
+    key: str = ""
+    tags: tuple[str, ...] = ()
+    requires_commands: tuple[str, ...] = ()
+    requires_env: tuple[str, ...] = ()
+    requires_other: tuple[str, ...] = ()
+    diagnostics: tuple[Diagnostic, ...] = ()
+    valid: bool = True
+    _manifest: Manifest | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def location(self) -> str | None:
+        """Absolute path of SKILL.md (tier 1's ``location``), if the skill has one."""
+        return os.path.abspath(self.skill_md) if self.skill_md is not None else None
+
+    @property
+    def manifest(self) -> Manifest | None:
+        """The full manifest (read from SKILL.md on first access when cached)."""
+        if self._manifest is None and self.skill_md is not None and self.valid:
+            from skilldeck._format import read_skill_md
+
+            parsed = read_skill_md(
+                self.skill_md, metadata_only=True, folder_name=_folder_name(self.path)
+            )
+            object.__setattr__(self, "_manifest", parsed.manifest)
+        return self._manifest
+
+    @property
+    def errors(self) -> tuple[Diagnostic, ...]:
+        return tuple(d for d in self.diagnostics if d.is_error)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "description": self.description,
+            "source": self.source,
+            "path": str(self.path) if self.path is not None else None,
+            "location": self.location,
+            "tags": list(self.tags),
+        }
+
+
+def _folder_name(path: Path | None) -> str | None:
+    return path.name if path is not None else None
+
+
+@dataclass(frozen=True, slots=True)
+class Skill:
+    """A loaded skill (tier 2): metadata, manifest, body and bundled-file index."""
+
+    metadata: SkillMetadata
+    manifest: Manifest | None
+    body: str
+    body_truncated: bool = False
+    files: tuple[str, ...] = ()
+    body_line: int = 1
+    diagnostics: tuple[Diagnostic, ...] = ()
+
+    @property
+    def name(self) -> str:
+        return self.metadata.name
+
+    @property
+    def description(self) -> str:
+        return self.metadata.description
+
+    @property
+    def path(self) -> Path | None:
+        return self.metadata.path
+
+    @property
+    def skill_md(self) -> Path | None:
+        return self.metadata.skill_md
+
+    @property
+    def source(self) -> str:
+        return self.metadata.source
+
+    @property
+    def location(self) -> str | None:
+        return self.metadata.location
+
+
+@dataclass(frozen=True, slots=True)
+class CatalogEntry:
+    """One candidate skill in the catalog with its status and the reason for it.
+
+    ``reason`` is a short human text (``None`` for enabled skills);
+    ``shadowed_by`` is the ``SOURCE:NAME`` of the visible skill that hides this
+    one; ``duplicates`` lists byte-identical copies collapsed into this entry.
+    """
+
+    name: str
+    source: str
+    path: Path | None
+    status: SkillStatus
+    metadata: SkillMetadata
+    reason: str | None = None
+    shadowed_by: str | None = None
+    trust: Trust = Trust.USER
+    diagnostics: tuple[Diagnostic, ...] = ()
+    duplicates: tuple[Path, ...] = ()
+
+    @property
+    def address(self) -> str:
+        """``SOURCE:NAME``, which addresses this candidate whatever its status."""
+        return f"{self.source}:{self.name}"
+
+    @property
+    def visible(self) -> bool:
+        return self.status is SkillStatus.ENABLED
+
+    def to_dict(self) -> dict[str, Any]:
+        """The per-skill object of ``skilldeck list --format json`` (a public contract)."""
+        return {
+            "name": self.name,
+            "description": self.metadata.description,
+            "source": self.source,
+            "path": str(self.path) if self.path is not None else None,
+            "status": self.status.value,
+            "reason": self.reason,
+            "shadowed_by": self.shadowed_by,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class WhyLine:
+    """One line of ``why``: a candidate (or a near miss) and why it is (not) visible.
+
+    ``kind`` is stable for programs: ``visible``, ``shadowed``, ``disabled``,
+    ``unavailable``, ``invalid``, ``invalid_name``, ``parse_error``,
+    ``escaped_symlink``, ``dangling_symlink``, ``wrong_depth``, ``over_budget``,
+    ``duplicate``, ``not_found``.
+    """
+
+    kind: str
+    message: str
+    source: str | None = None
+    path: Path | None = None
+    status: SkillStatus | None = None
+    hint: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "message": self.message,
+            "source": self.source,
+            "path": str(self.path) if self.path is not None else None,
+            "status": self.status.value if self.status is not None else None,
+            "hint": self.hint,
+        }

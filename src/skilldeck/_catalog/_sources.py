@@ -1,0 +1,107 @@
+"""The default sources and their roots, lowest precedence first (DESIGN.md).
+
+==========  ===============================================================  =========
+source      roots (lowest first; a later root wins over an earlier one)      trust
+==========  ===============================================================  =========
+bundled     the package's ``_bundled/`` folder                               bundled
+user        ``~/.agents/skills``, ``~/.claude/skills``, ``dirs().user_skills``  user
+extra       ``[catalog] roots`` (immediate) and ``recursive`` (recursive)      user
+project     from the repository root down to the working directory, in each
+            folder ``.claude/skills`` then ``.agents/skills``                 user
+installed   ``dirs().installed``, ``<project>/.skilldeck/skills``, and the
+            ``path`` of each ``[plugins.<name>]`` table                       untrusted
+==========  ===============================================================  =========
+
+``[catalog] sources`` reorders or drops sources; ``[catalog.source_roots]``
+replaces a source's default roots.
+"""
+
+from __future__ import annotations
+
+import os
+from importlib import resources
+from pathlib import Path
+
+from skilldeck._catalog._model import TRUST_OF_KIND, Root, Source, SourceKind
+from skilldeck._config import Config
+from skilldeck._paths import PROJECT_DIR, dirs, find_project_root
+
+__all__ = ["bundled_root", "default_sources", "project_folders"]
+
+
+def bundled_root() -> Path:
+    """The folder of skills shipped inside the package."""
+    found = resources.files("skilldeck").joinpath("_bundled")
+    if isinstance(found, Path):
+        return found
+    return Path(__file__).resolve().parents[1] / "_bundled"  # pragma: no cover
+
+
+def project_folders(cwd: str | os.PathLike[str] | None = None) -> list[Path]:
+    """Folders searched for project skills, repository root first, cwd last.
+
+    Outside a repository only the working directory itself.
+    """
+    here = Path(cwd if cwd is not None else Path.cwd()).resolve()
+    top = find_project_root(here)
+    if top is None:
+        return [here]
+    chain = [here]
+    while chain[-1] != top and chain[-1].parent != chain[-1]:
+        chain.append(chain[-1].parent)
+    return list(reversed(chain))
+
+
+def _home() -> Path:
+    return Path(os.path.expanduser("~"))
+
+
+def _default_roots(kind: str, config: Config, cwd: str | os.PathLike[str] | None) -> list[Root]:
+    if kind == "bundled":
+        return [Root(bundled_root())]
+    if kind == "user":
+        home = _home()
+        return [
+            Root(home / ".agents" / "skills"),
+            Root(home / ".claude" / "skills"),
+            Root(dirs().user_skills),
+        ]
+    if kind == "extra":
+        return [Root(p) for p in config.roots] + [Root(p, True) for p in config.recursive_roots]
+    if kind == "project":
+        roots: list[Root] = []
+        for folder in project_folders(cwd):
+            roots.append(Root(folder / ".claude" / "skills"))
+            roots.append(Root(folder / ".agents" / "skills"))
+        return roots
+    if kind == "installed":
+        here = Path(cwd) if cwd is not None else Path.cwd()
+        base = find_project_root(here) or here.resolve()
+        roots = [Root(dirs().installed), Root(base / PROJECT_DIR / "skills")]
+        covered = [r.path for r in roots]
+        for entry in config.plugins.values():
+            raw = entry.get("path")
+            if not isinstance(raw, str):
+                continue
+            path = Path(raw)
+            if any(path == c or c in path.parents for c in covered):
+                continue  # found by its parent root already
+            roots.append(Root(path))
+        return roots
+    return []
+
+
+def default_sources(
+    config: Config, *, cwd: str | os.PathLike[str] | None = None
+) -> list[Source]:
+    """The configured sources in precedence order, lowest first."""
+    out: list[Source] = []
+    for kind in config.sources:
+        override = config.source_roots.get(kind)
+        if override is not None:
+            roots = [Root(p) for p in override]
+        else:
+            roots = _default_roots(kind, config, cwd)
+        k: SourceKind = kind  # type: ignore[assignment]
+        out.append(Source(kind, k, tuple(roots), TRUST_OF_KIND[kind]))
+    return out

@@ -1,0 +1,254 @@
+"""The Store protocol (seed 000) and the in-memory store.
+
+A store lists skill metadata from a bounded read, loads one skill's body on
+demand and reads one bundled file. ``FileSystemStore`` is the embedded default;
+``MemoryStore`` serves inline skills and tests; a remote or database-backed
+store implements the same three methods.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Literal, Protocol, runtime_checkable
+
+from skilldeck._diagnostics import Diagnostic
+from skilldeck._digest import bytes_digest, digest_of_files
+from skilldeck._errors import (
+    FileNotFoundInSkillError,
+    FileTooLargeError,
+    ManifestError,
+    PathNotAllowedError,
+    SkillNotFoundError,
+)
+from skilldeck._format import ParsedSkillMd, parse_skill_md
+from skilldeck._paths import safe_relpath
+
+from skilldeck._catalog._model import Skill, SkillMetadata
+
+__all__ = [
+    "BUNDLED_DIRS",
+    "DEFAULT_FILE_LIMIT",
+    "FileData",
+    "IndexMode",
+    "MemoryStore",
+    "Scan",
+    "Store",
+    "in_bundled_index",
+]
+
+DEFAULT_FILE_LIMIT = 200_000
+"""Default size limit of a tier-3 file read, in bytes."""
+
+BUNDLED_DIRS = ("scripts", "references", "assets")
+"""The folders whose files form a skill's default file index (one level deep)."""
+
+IndexMode = Literal["bundled", "all"]
+
+
+def in_bundled_index(rel: str) -> bool:
+    """Is ``rel`` a ``scripts/``, ``references/`` or ``assets/`` file one level deep?"""
+    head, sep, tail = rel.partition("/")
+    return bool(sep) and head in BUNDLED_DIRS and bool(tail) and "/" not in tail
+
+
+@dataclass(frozen=True, slots=True)
+class Scan:
+    """Everything one scan of a store found: every candidate (valid or not) and
+    the problems met on the way (roots, links)."""
+
+    skills: tuple[SkillMetadata, ...]
+    diagnostics: tuple[Diagnostic, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class FileData:
+    """The bytes of one bundled file (``truncated``: a prefix of ``size`` bytes)."""
+
+    relpath: str
+    data: bytes
+    size: int
+    truncated: bool = False
+
+
+@runtime_checkable
+class Store(Protocol):
+    """Where skills come from. ``name`` may also be a ``key`` from ``list_skills``."""
+
+    def list_skills(self) -> list[SkillMetadata]:
+        """Metadata of every valid skill, from a bounded read of each SKILL.md."""
+        ...
+
+    def load_skill(self, name: str, *, max_bytes: int | None = None) -> Skill:
+        """One skill with its body (at most ``max_bytes`` of SKILL.md) and file index."""
+        ...
+
+    def read_file(
+        self, name: str, relpath: str, *, max_bytes: int = DEFAULT_FILE_LIMIT
+    ) -> bytes:
+        """One bundled file; ``FileTooLargeError`` when it exceeds ``max_bytes``."""
+        ...
+
+
+def _limit(data: bytes, relpath: str, max_bytes: int, truncate: bool, skill: str) -> FileData:
+    if len(data) <= max_bytes:
+        return FileData(relpath, data, len(data))
+    if truncate:
+        return FileData(relpath, data[:max_bytes], len(data), True)
+    raise FileTooLargeError(
+        f"{relpath} is {len(data)} bytes, over the {max_bytes}-byte limit",
+        skill=skill,
+        hint="ask for a smaller file or raise max_bytes",
+        size=len(data),
+        limit=max_bytes,
+    )
+
+
+@dataclass(slots=True)
+class _MemSkill:
+    meta: SkillMetadata
+    parsed: ParsedSkillMd
+    text: str
+    files: dict[str, bytes] = field(default_factory=dict)
+
+
+class MemoryStore:
+    """Skills held in memory: SKILL.md text plus a mapping of bundled files.
+
+    Used for inline (Python-defined) skills and in tests. Thread-safe.
+    """
+
+    def __init__(self, *, index: IndexMode = "bundled", source: str = "memory") -> None:
+        self._skills: dict[str, _MemSkill] = {}
+        self._lock = threading.Lock()
+        self._index: IndexMode = index
+        self.source = source
+
+    def add(
+        self,
+        skill_md: str,
+        files: Mapping[str, bytes | str] | None = None,
+        *,
+        replace: bool = True,
+    ) -> SkillMetadata:
+        """Add one skill from its SKILL.md text; returns its metadata.
+
+        Raises ``ManifestError`` when the text has errors (lenient rules) and
+        ``InvalidArgumentsError``-like ``PathNotAllowedError`` for a bad file path.
+        """
+        parsed = parse_skill_md(skill_md)
+        if parsed.manifest is None or not parsed.ok:
+            raise ManifestError(
+                "the SKILL.md text has errors",
+                diagnostics=parsed.diagnostics,
+                hint="run skilldeck validate on it, or fix the reported fields",
+            )
+        blobs: dict[str, bytes] = {}
+        for rel, content in (files or {}).items():
+            clean = safe_relpath(rel)
+            if clean is None or clean == "SKILL.md":
+                raise PathNotAllowedError(f"invalid bundled file path {rel!r}", path=rel)
+            blobs[clean] = content.encode("utf-8") if isinstance(content, str) else content
+        m = parsed.manifest
+        meta = SkillMetadata(
+            name=m.name,
+            description=m.description,
+            path=None,
+            source=self.source,
+            key=m.name,
+            tags=m.tags,
+            requires_commands=m.requires.commands,
+            requires_env=m.requires.env,
+            requires_other=tuple(m.requires.other),
+            diagnostics=parsed.diagnostics,
+            _manifest=m,
+        )
+        with self._lock:
+            if not replace and m.name in self._skills:
+                raise ManifestError(f"a skill named {m.name!r} is already in this store")
+            self._skills[m.name] = _MemSkill(meta, parsed, skill_md, blobs)
+        return meta
+
+    def remove(self, name: str) -> None:
+        with self._lock:
+            self._skills.pop(name, None)
+
+    def _get(self, name: str) -> _MemSkill:
+        with self._lock:
+            found = self._skills.get(name)
+        if found is None:
+            raise SkillNotFoundError(f"no skill named {name!r} in this store", skill=name)
+        return found
+
+    def scan(self) -> Scan:
+        with self._lock:
+            metas = tuple(s.meta for s in self._skills.values())
+        return Scan(tuple(sorted(metas, key=lambda m: m.name)))
+
+    def list_skills(self) -> list[SkillMetadata]:
+        return list(self.scan().skills)
+
+    def files(self, name: str, *, index: IndexMode | None = None) -> tuple[str, ...]:
+        mode = index or self._index
+        rels = self._get(name).files
+        return tuple(sorted(r for r in rels if mode == "all" or in_bundled_index(r)))
+
+    def load_skill(self, name: str, *, max_bytes: int | None = None) -> Skill:
+        entry = self._get(name)
+        raw = entry.text.encode("utf-8")
+        truncated = max_bytes is not None and len(raw) > max_bytes
+        parsed = entry.parsed
+        body = parsed.body
+        if truncated and max_bytes is not None:
+            reparsed = parse_skill_md(raw[:max_bytes], complete=False)
+            body = reparsed.body
+        return Skill(
+            entry.meta,
+            parsed.manifest,
+            body,
+            truncated,
+            self.files(name),
+            parsed.body_line,
+            parsed.diagnostics,
+        )
+
+    def read_bundled(
+        self,
+        name: str,
+        relpath: str,
+        *,
+        max_bytes: int = DEFAULT_FILE_LIMIT,
+        truncate: bool = False,
+        index: IndexMode | None = None,
+    ) -> FileData:
+        entry = self._get(name)
+        clean = safe_relpath(relpath)
+        if clean is None:
+            raise PathNotAllowedError(
+                f"path {relpath!r} is not allowed", skill=name, hint="use a relative path"
+            )
+        if clean not in self.files(name, index=index):
+            if clean in entry.files:
+                raise PathNotAllowedError(
+                    f"{clean} is not one of the skill's bundled files",
+                    skill=name,
+                    hint="bundled files live in scripts/, references/ or assets/",
+                )
+            raise FileNotFoundInSkillError(f"no file {clean} in skill {name}", skill=name)
+        return _limit(entry.files[clean], clean, max_bytes, truncate, name)
+
+    def read_file(
+        self, name: str, relpath: str, *, max_bytes: int = DEFAULT_FILE_LIMIT
+    ) -> bytes:
+        return self.read_bundled(name, relpath, max_bytes=max_bytes).data
+
+    def digest(self, name: str) -> str:
+        entry = self._get(name)
+        pairs = {rel: bytes_digest(b) for rel, b in entry.files.items()}
+        pairs["SKILL.md"] = bytes_digest(entry.text.encode("utf-8"))
+        return digest_of_files(pairs)
+
+    def add_many(self, texts: Iterable[str]) -> None:
+        for text in texts:
+            self.add(text)

@@ -1,0 +1,201 @@
+"""Export skills into another agent's skills folder (seed 004's isolated home).
+
+``export_skills(["pdf-tools", Path("skills/review")], "claude", home=tmp_home)``
+copies each skill to ``<home>/.claude/skills/<name>/``: scripts stay
+executable, links that stay inside a skill become plain files, links that leave
+it (and special files) are refused, and each skill appears in one rename. A
+different copy already there is kept unless ``force=True``; an identical one
+is left alone (``unchanged``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import os
+import secrets
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from skilldeck._config import project_base
+from skilldeck._digest import skill_digest
+from skilldeck._errors import InstallError, SkillNotFoundError
+from skilldeck._events import SinkLike, SkillsInstalled
+
+from ._fsops import copy_skill_tree, exchange, remove_tree
+from ._model import ExportedSkill, ExportResult, InstallLimits, Scope
+from ._state import layout
+from ._support import emit, validate
+
+__all__ = ["AGENT_HOMES", "export_skills", "export_target"]
+
+#: Skills folders of other agents, relative to a home (user scope) or a project.
+AGENT_HOMES: dict[str, str] = {
+    "claude": ".claude/skills",
+    "agents": ".agents/skills",
+    "codex": ".codex/skills",
+}
+_TMP_PREFIX = ".skilldeck-tmp-"
+
+
+def export_target(
+    to: str | os.PathLike[str],
+    *,
+    scope: Scope = "user",
+    home: str | os.PathLike[str] | None = None,
+    cwd: str | os.PathLike[str] | None = None,
+) -> Path:
+    """The skills folder for ``to``: ``claude``/``agents``/``codex`` or a folder.
+
+    For an agent name the folder is under ``home`` when given (an isolated
+    agent home), else under the user's home (``scope="user"``) or the project
+    root (``scope="project"``).
+    """
+    key = os.fspath(to)
+    if key in AGENT_HOMES:
+        if home is not None:
+            base = Path(home)
+        elif scope == "project":
+            base = project_base(cwd)
+        else:
+            base = Path.home()
+        return base / AGENT_HOMES[key]
+    path = Path(key).expanduser()
+    if not path.is_absolute():
+        path = (Path(cwd) if cwd is not None else Path.cwd()) / path
+    return path
+
+
+def _resolve(item: str | os.PathLike[str], cwd: Path) -> Path:
+    """A skill folder from a path, or from an installed skill's name."""
+    raw = os.fspath(item)
+    candidate = Path(raw).expanduser()
+    if not candidate.is_absolute():
+        candidate = cwd / candidate
+    if isinstance(item, os.PathLike) or "/" in raw or candidate.is_dir():
+        if candidate.name in ("SKILL.md", "skill.md"):
+            candidate = candidate.parent
+        if not candidate.is_dir():
+            raise SkillNotFoundError(
+                f"no skill folder at {candidate}", path=str(candidate), hint="check the path"
+            )
+        return candidate
+    scopes: tuple[Scope, ...] = ("project", "user")
+    for scope in scopes:
+        folder = layout(scope, cwd=cwd).skill_dir(raw)
+        if folder.is_dir():
+            return folder
+    found = _from_catalog(raw, cwd)
+    if found is not None:
+        return found
+    raise SkillNotFoundError(
+        f"no skill named {raw!r}",
+        skill=raw,
+        hint="give an installed or catalogued skill's name, or a skill folder's path",
+    )
+
+
+def _from_catalog(name: str, cwd: Path) -> Path | None:
+    catalog: Any = getattr(importlib.import_module("skilldeck._catalog"), "Catalog", None)
+    if catalog is None:
+        return None
+    try:
+        meta = catalog.default(cwd=cwd).get(name)
+    except Exception:  # the catalog reports its own problems; here it is only a fallback
+        return None
+    path = getattr(meta, "path", None)
+    return Path(path) if path is not None else None
+
+
+def _clean_leftovers(target_dir: Path) -> None:
+    """Remove temp folders of exports that died (their pid is gone)."""
+    if not target_dir.is_dir():
+        return
+    for entry in target_dir.iterdir():
+        if not entry.name.startswith(_TMP_PREFIX):
+            continue
+        try:
+            pid = int(entry.name[len(_TMP_PREFIX) :].split("-", 1)[0])
+            os.kill(pid, 0)
+        except (ValueError, ProcessLookupError):
+            remove_tree(entry)
+        except PermissionError:
+            continue
+
+
+def export_skills(
+    skills: Sequence[str | os.PathLike[str]],
+    to: str | os.PathLike[str],
+    *,
+    scope: Scope = "user",
+    home: str | os.PathLike[str] | None = None,
+    force: bool = False,
+    cwd: str | os.PathLike[str] | None = None,
+    limits: InstallLimits | None = None,
+    events: SinkLike | None = None,
+) -> ExportResult:
+    """Copy skills (names or folders) into ``to`` (see ``export_target``).
+
+    Every skill is validated first (an invalid one stops the export before
+    anything is copied); then each is copied under the install rules and
+    swapped in atomically. Emits ``SkillsInstalled`` listing the exported
+    skills, with ``location`` the target folder.
+    """
+    lim = limits or InstallLimits()
+    here = Path(cwd) if cwd is not None else Path.cwd()
+    target_dir = export_target(to, scope=scope, home=home, cwd=here)
+    plan: list[tuple[str, Path]] = []
+    for item in skills:
+        folder = _resolve(item, here)
+        report = validate(folder)
+        if not report.valid or not report.name:
+            errs = [d for d in report.diagnostics if d.is_error]
+            detail = "; ".join(f"{d.code} {d.message}" for d in errs[:3])
+            raise InstallError(
+                f"cannot export {folder}: invalid SKILL.md: {detail or 'no manifest'}",
+                path=str(folder),
+                hint="fix the skill first (`skilldeck validate`)",
+            )
+        if any(report.name == n for n, _ in plan):
+            raise InstallError(f"skill {report.name!r} given twice", skill=report.name)
+        plan.append((report.name, folder))
+    target_dir.mkdir(parents=True, exist_ok=True)
+    _clean_leftovers(target_dir)
+    done: list[ExportedSkill] = []
+    for name, folder in plan:
+        done.append(_export_one(name, folder, target_dir, lim, force=force))
+    result = ExportResult(skills_dir=str(target_dir), skills=tuple(done))
+    emit(events, SkillsInstalled(skills=result.names, source="export", location=str(target_dir)))
+    return result
+
+
+def _export_one(
+    name: str, folder: Path, target_dir: Path, lim: InstallLimits, *, force: bool
+) -> ExportedSkill:
+    dest = target_dir / name
+    tmp = target_dir / f"{_TMP_PREFIX}{os.getpid()}-{secrets.token_hex(4)}"
+    try:
+        copy_skill_tree(folder, tmp, lim)
+        digest = skill_digest(tmp)
+        if os.path.lexists(dest):
+            if dest.is_dir() and not dest.is_symlink() and skill_digest(dest) == digest:
+                return ExportedSkill(name, str(dest), digest, "unchanged")
+            if not force:
+                raise InstallError(
+                    f"{dest} already exists and differs from {folder}",
+                    skill=name,
+                    path=str(dest),
+                    hint="pass --force to replace it",
+                )
+            if not exchange(tmp, dest):
+                old = target_dir / f"{_TMP_PREFIX}{os.getpid()}-old-{secrets.token_hex(4)}"
+                os.rename(dest, old)
+                os.rename(tmp, dest)
+                tmp = old
+            return ExportedSkill(name, str(dest), digest, "replaced")
+        os.rename(tmp, dest)
+        return ExportedSkill(name, str(dest), digest, "exported")
+    finally:
+        with contextlib.suppress(OSError):
+            remove_tree(tmp)

@@ -1,0 +1,183 @@
+"""Fetch one commit of a git repository with the system ``git``, safely.
+
+- no shell: argv lists only; the URL and ref are validated and passed after
+  options;
+- shallow: ``git fetch --depth 1 <url> <ref>`` works for branches, tags and
+  full commit ids (protocol v2); an abbreviated commit falls back to a full
+  fetch followed by ``rev-parse``;
+- hooks never run (``core.hooksPath=/dev/null``, an empty template folder),
+  submodules are not fetched, LFS smudging is skipped;
+- no prompts (``GIT_TERMINAL_PROMPT=0``, ssh ``BatchMode``), transports
+  restricted to https/ssh/file (``GIT_ALLOW_PROTOCOL``, ``protocol.ext.allow=never``);
+- a timeout bounds every git process.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from pathlib import Path
+
+from skilldeck._errors import InstallError
+
+from ._model import InstallProgress, ProgressCallback
+
+__all__ = ["fetch_commit", "git_available"]
+
+_SAFE_CONFIG = (
+    "core.hooksPath=/dev/null",
+    "protocol.ext.allow=never",
+    "protocol.allow=user",
+    "submodule.recurse=false",
+    "fetch.recurseSubmodules=false",
+    "core.fsmonitor=false",
+    "core.symlinks=true",
+    "advice.detachedHead=false",
+    "init.defaultBranch=main",
+    "transfer.fsckObjects=true",
+    "credential.interactive=never",
+)
+_HEX = re.compile(r"^[0-9a-f]{4,40}$")
+
+
+def git_available() -> bool:
+    try:
+        subprocess.run(["git", "--version"], capture_output=True, check=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return True
+
+
+def _env() -> dict[str, str]:
+    env = dict(os.environ)
+    for key in list(env):
+        # Variables that would redirect git at another repository or run commands.
+        if key in {
+            "GIT_DIR",
+            "GIT_WORK_TREE",
+            "GIT_INDEX_FILE",
+            "GIT_OBJECT_DIRECTORY",
+            "GIT_EXEC_PATH",
+            "GIT_TEMPLATE_DIR",
+            "GIT_CONFIG_PARAMETERS",
+            "GIT_CONFIG_COUNT",
+            "GIT_EXTERNAL_DIFF",
+            "GIT_PROXY_COMMAND",
+        }:
+            del env[key]
+    env.update(
+        {
+            "GIT_TERMINAL_PROMPT": "0",
+            "GIT_ASKPASS": "",
+            "SSH_ASKPASS": "",
+            "GIT_ALLOW_PROTOCOL": "https:ssh:file",
+            "GIT_LFS_SKIP_SMUDGE": "1",
+            "GIT_CONFIG_NOSYSTEM": "1",
+            "LC_ALL": "C",
+        }
+    )
+    env.setdefault("GIT_SSH_COMMAND", "ssh -o BatchMode=yes")
+    return env
+
+
+def _git(args: list[str], *, cwd: Path, timeout: float, url: str) -> str:
+    argv = ["git"]
+    for item in _SAFE_CONFIG:
+        argv += ["-c", item]
+    argv += args
+    try:
+        proc = subprocess.run(
+            argv,
+            cwd=cwd,
+            env=_env(),
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=timeout,
+            check=False,
+        )
+    except FileNotFoundError as exc:
+        raise InstallError(
+            "git is not installed", hint="install git, or install from a folder or archive"
+        ) from exc
+    except subprocess.TimeoutExpired as exc:
+        raise InstallError(
+            f"git timed out after {timeout:g}s fetching {url}",
+            hint="check the network, or raise the timeout (InstallLimits.git_timeout)",
+        ) from exc
+    if proc.returncode != 0:
+        err = proc.stderr.decode("utf-8", "replace").strip()
+        last = err.splitlines()[-1] if err else f"exit status {proc.returncode}"
+        raise InstallError(
+            f"git failed for {url}: {last}",
+            hint="check the URL, the ref and your access to the repository",
+            detail=err[-2000:],
+        )
+    return proc.stdout.decode("utf-8", "replace").strip()
+
+
+def fetch_commit(
+    url: str,
+    ref: str | None,
+    dest: Path,
+    *,
+    timeout: float = 300.0,
+    on_progress: ProgressCallback | None = None,
+    checkpoint: object = None,
+) -> str:
+    """Fetch ``ref`` (default: the remote HEAD) of ``url`` into a new repo at ``dest``
+    and check it out. Returns the full commit id.
+    """
+    if url.startswith("-"):
+        raise InstallError(f"invalid git URL {url!r}")
+    dest.mkdir(parents=True)
+    template = dest.parent / (dest.name + ".template")
+    template.mkdir()
+    _git(["init", "-q", f"--template={template}", str(dest)], cwd=dest.parent, timeout=60, url=url)
+    template.rmdir()
+    if on_progress:
+        on_progress(InstallProgress("fetch", f"fetching {ref or 'HEAD'} from {url}"))
+    target = ref or "HEAD"
+    try:
+        _git(
+            ["fetch", "-q", "--no-tags", "--depth", "1", "--", url, target],
+            cwd=dest,
+            timeout=timeout,
+            url=url,
+        )
+        rev = "FETCH_HEAD"
+    except InstallError:
+        if ref is None or not _HEX.match(ref.lower()):
+            raise
+        # An abbreviated commit id cannot be fetched by name: fetch everything.
+        _git(
+            [
+                "fetch",
+                "-q",
+                "--tags",
+                "--",
+                url,
+                "+refs/heads/*:refs/remotes/origin/*",
+            ],
+            cwd=dest,
+            timeout=timeout,
+            url=url,
+        )
+        rev = ref
+    try:
+        commit = _git(
+            ["rev-parse", "--verify", "--end-of-options", f"{rev}^{{commit}}"],
+            cwd=dest,
+            timeout=60,
+            url=url,
+        )
+    except InstallError as exc:
+        raise InstallError(
+            f"no commit {ref!r} in {url}", hint="check the branch, tag or commit name"
+        ) from exc
+    if callable(checkpoint):
+        checkpoint("clone")
+    if on_progress:
+        on_progress(InstallProgress("fetch", f"checking out {commit[:12]}"))
+    _git(["checkout", "-q", "--detach", commit], cwd=dest, timeout=timeout, url=url)
+    return commit

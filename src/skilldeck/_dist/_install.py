@@ -1,0 +1,433 @@
+"""``install``: fetch a source, pick its skills, stage and check them, swap them in."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from skilldeck._diagnostics import Diagnostic, Severity
+from skilldeck._digest import digest_of_files, skill_file_digests
+from skilldeck._errors import InstallError, ManifestError
+from skilldeck._events import SinkLike, SkillsInstalled
+
+from . import _record  # noqa: F401  (registers the config writer)
+from ._archive import extract_archive
+from ._fsops import copy_skill_tree
+from ._git import fetch_commit
+from ._model import (
+    InstalledSkill,
+    InstallLimits,
+    InstallProgress,
+    InstallResult,
+    LockEntry,
+    ProgressCallback,
+    Scope,
+    SourceSpec,
+)
+from ._source import parse_source
+from ._state import Layout, Stage, apply_ops, checkpoint, layout, now_iso, swap_in
+from ._support import emit, revoke_approvals, validate
+
+__all__ = ["InstallPlan", "PlannedSkill", "discover_skills", "install"]
+
+_NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+_SKIP = frozenset({".git", "node_modules", "__pycache__", ".venv", "venv"})
+_MAX_DISCOVERY_DIRS = 20_000
+
+
+@dataclass(frozen=True, slots=True)
+class PlannedSkill:
+    """A skill about to be installed (shown to a ``confirm`` callback)."""
+
+    name: str
+    skill_path: str
+    replaces: bool
+    file_count: int
+    warnings: tuple[Diagnostic, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class InstallPlan:
+    source: SourceSpec
+    commit: str | None
+    scope: Scope
+    skills: tuple[PlannedSkill, ...]
+
+
+ConfirmCallback = Callable[[InstallPlan], bool]
+
+
+@dataclass(frozen=True, slots=True)
+class Staged:
+    name: str
+    path: Path
+    skill_path: str
+    files: dict[str, str]
+    digest: str
+    warnings: tuple[Diagnostic, ...]
+
+
+def fetch_source(
+    spec: SourceSpec,
+    stage: Stage,
+    limits: InstallLimits,
+    on_progress: ProgressCallback | None,
+    *,
+    slot: str = "src",
+    use_subpath: bool = True,
+) -> tuple[Path, Path, str | None]:
+    """Materialise ``spec`` inside the stage.
+
+    Returns (the source's root, the folder to search for skills, commit).
+    """
+    dest = stage.path / slot
+    commit: str | None = None
+    if spec.kind == "git":
+        commit = fetch_commit(
+            spec.url,
+            spec.ref,
+            dest,
+            timeout=limits.git_timeout,
+            on_progress=on_progress,
+            checkpoint=checkpoint,
+        )
+        tree = dest
+    elif spec.kind == "archive":
+        extract_archive(Path(spec.url), dest, limits, on_progress=on_progress)
+        checkpoint("clone")
+        tree = dest
+    else:
+        tree = Path(spec.url)
+        if not tree.is_dir():
+            raise InstallError(f"source folder not found: {spec.url}", path=spec.url)
+        checkpoint("clone")
+    if spec.subpath and use_subpath:
+        sub = tree / spec.subpath
+        real_tree = os.path.realpath(tree)
+        real_sub = os.path.realpath(sub)
+        if not (real_sub == real_tree or real_sub.startswith(real_tree + os.sep)):
+            raise InstallError(
+                f"sub-folder {spec.subpath} leaves the source", hint="give a folder inside it"
+            )
+        if not sub.is_dir():
+            raise InstallError(
+                f"no folder {spec.subpath} in {spec.display or spec.url}",
+                hint="check the #SUBDIR / --path value",
+            )
+        return tree, sub, commit
+    return tree, tree, commit
+
+
+def discover_skills(root: Path) -> list[Path]:
+    """Skill folders at or below ``root`` (a skill's own sub-folders are not searched)."""
+    found: list[Path] = []
+    seen = 0
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        seen += 1
+        if seen > _MAX_DISCOVERY_DIRS:
+            raise InstallError(
+                f"source has more than {_MAX_DISCOVERY_DIRS} folders",
+                hint="select the skill's folder with #SUBDIR or --path",
+            )
+        names = set(filenames) | {d for d in dirnames if os.path.islink(os.path.join(dirpath, d))}
+        if "SKILL.md" in names or "skill.md" in names:
+            found.append(Path(dirpath))
+            dirnames[:] = []
+            continue
+        dirnames[:] = sorted(d for d in dirnames if d not in _SKIP)
+    return sorted(found)
+
+
+def _rel(path: Path, tree: Path) -> str:
+    rel = path.relative_to(tree).as_posix()
+    return "" if rel == "." else rel
+
+
+def _errors(diags: Sequence[Diagnostic]) -> list[Diagnostic]:
+    return [d for d in diags if d.severity is Severity.ERROR]
+
+
+def _invalid(where: str, diags: Sequence[Diagnostic]) -> ManifestError:
+    errs = _errors(diags)
+    first = "; ".join(f"{d.code} {d.message}" for d in errs[:3])
+    return ManifestError(
+        f"{where}: invalid SKILL.md: {first or 'no manifest'}",
+        diagnostics=diags,
+        hint="fix the skill (see `skilldeck validate`); nothing was installed",
+    )
+
+
+def rename_in_frontmatter(skill_md: Path, name: str) -> None:
+    """Set ``name:`` in a SKILL.md's frontmatter (for ``--name``)."""
+    data = skill_md.read_bytes()
+    text = data.decode("utf-8-sig", errors="strict")
+    lines = text.splitlines(keepends=True)
+    if not lines or lines[0].strip() != "---":
+        raise InstallError(f"{skill_md}: no frontmatter to rename", path=str(skill_md))
+    eol = "\r\n" if lines[0].endswith("\r\n") else "\n"
+    for i in range(1, len(lines)):
+        if lines[i].strip() == "---":
+            lines.insert(1, f"name: {name}{eol}")
+            break
+        if re.match(r"^name\s*:", lines[i]):
+            lines[i] = f"name: {name}{eol}"
+            break
+    skill_md.write_text("".join(lines), encoding="utf-8")
+
+
+def stage_skill(
+    src: Path,
+    tree: Path,
+    stage: Stage,
+    limits: InstallLimits,
+    *,
+    name: str | None,
+    on_progress: ProgressCallback | None,
+) -> Staged:
+    """Copy one skill into ``stage/ready/<name>`` under the rules, and validate the copy."""
+    pre = validate(src)
+    if pre.manifest is None or not pre.name:
+        raise _invalid(_rel(src, tree) or src.name, pre.diagnostics)
+    final = name or pre.name
+    if not _NAME.match(final) or len(final) > 64:
+        raise InstallError(
+            f"{final!r} is not a valid skill name",
+            hint="use lowercase letters, digits and single hyphens (at most 64 characters)",
+        )
+    ready = stage.path / "ready"
+    ready.mkdir(exist_ok=True)
+    dest = ready / final
+    if dest.exists():
+        raise InstallError(
+            f"two skills in the source are both named {final!r}",
+            hint="install them one at a time with --skill and --name",
+        )
+    count = copy_skill_tree(src, dest, limits, on_progress=on_progress)
+    if name is not None and name != pre.name:
+        skill_md = dest / "SKILL.md" if (dest / "SKILL.md").exists() else dest / "skill.md"
+        rename_in_frontmatter(skill_md, name)
+    report = validate(dest)
+    if not report.valid:
+        raise _invalid(_rel(src, tree) or final, report.diagnostics)
+    files = skill_file_digests(dest)
+    if on_progress:
+        on_progress(InstallProgress("validate", f"{final}: {count} files checked"))
+    warnings = tuple(d for d in report.diagnostics if d.severity is Severity.WARNING)
+    return Staged(final, dest, _rel(src, tree), files, digest_of_files(files), warnings)
+
+
+def select_skills(
+    found: list[Path],
+    tree: Path,
+    *,
+    skills: Sequence[str] | None,
+    all_skills: bool,
+    display: str,
+) -> list[Path]:
+    if not found:
+        raise InstallError(
+            f"no SKILL.md found in {display}",
+            hint="point at a folder holding SKILL.md (use #SUBDIR or --path)",
+        )
+    if skills:
+        by_name: dict[str, Path] = {}
+        for folder in found:
+            by_name.setdefault(folder.name, folder)
+            report = validate(folder)
+            if report.name:
+                by_name.setdefault(report.name, folder)
+            by_name.setdefault(_rel(folder, tree), folder)
+        missing = [s for s in skills if s not in by_name]
+        if missing:
+            raise InstallError(
+                f"no skill named {', '.join(missing)} in {display}",
+                hint="available: " + ", ".join(_rel(f, tree) or f.name for f in found),
+            )
+        picked: list[Path] = []
+        for s in skills:
+            if by_name[s] not in picked:
+                picked.append(by_name[s])
+        return picked
+    if all_skills or len(found) == 1:
+        return found
+    raise InstallError(
+        f"{display} holds {len(found)} skills: "
+        + ", ".join(_rel(f, tree) or f.name for f in found),
+        hint="choose with --skill NAME (repeatable) or install them all with --all",
+        available=len(found),
+    )
+
+
+def lock_entry(spec: SourceSpec, staged: Staged, commit: str | None, when: str) -> LockEntry:
+    return LockEntry(
+        name=staged.name,
+        kind=spec.kind,
+        url=spec.url,
+        ref=spec.ref,
+        subpath=spec.subpath,
+        skill_path=_join(spec.subpath, staged.skill_path),
+        commit=commit,
+        digest=staged.digest,
+        files=staged.files,
+        installed_at=when,
+        updated_at=when,
+    )
+
+
+def _join(sub: str | None, rel: str) -> str:
+    return "/".join(p for p in (sub or "", rel) if p)
+
+
+def commit_staged(
+    lay: Layout,
+    stage: Stage,
+    items: list[tuple[Staged, LockEntry]],
+    *,
+    keep_installed_at: bool = False,
+) -> list[bool]:
+    """Swap staged skills in and record them (call under the scope lock).
+
+    Returns, per skill, whether an installed copy was replaced.
+    """
+    from ._record import plugin_table
+
+    ops: list[dict[str, Any]] = []
+    for staged, entry in items:
+        data = entry.to_json()
+        ops.append(
+            {
+                "op": "install",
+                "name": staged.name,
+                "entry": data,
+                "plugin": plugin_table(data, name=staged.name, installed_at=entry.installed_at),
+                "old": f"old/{staged.name}",
+                "keep_installed_at": keep_installed_at,
+            }
+        )
+    stage.write_intent(ops)
+    checkpoint("swap")
+    (stage.path / "old").mkdir(exist_ok=True)
+    replaced = [
+        swap_in(lay, staged.path, staged.name, stage.path / "old" / staged.name)
+        for staged, _ in items
+    ]
+    apply_ops(lay, ops)
+    return replaced
+
+
+def install(
+    source: str,
+    *,
+    ref: str | None = None,
+    subpath: str | None = None,
+    skills: Sequence[str] | None = None,
+    all_skills: bool = False,
+    name: str | None = None,
+    scope: Scope = "user",
+    force: bool = False,
+    cwd: str | os.PathLike[str] | None = None,
+    limits: InstallLimits | None = None,
+    on_progress: ProgressCallback | None = None,
+    confirm: ConfirmCallback | None = None,
+    events: SinkLike | None = None,
+) -> InstallResult:
+    """Install skills from a git URL, ``owner/repo``, a local folder or an archive.
+
+    The source is fetched and each chosen skill copied into a private staging
+    folder, checked (valid SKILL.md, limits, no escaping links or special
+    files), renamed to its manifest name (or ``name``), then swapped into the
+    scope's skills folder with one rename each and recorded in the lockfile and
+    config. On any failure nothing visible changes. A source holding several
+    skills needs ``skills=[...]`` or ``all_skills=True``. An installed skill of
+    the same name is replaced only with ``force=True``. ``confirm`` sees the
+    plan (names, warnings, replacements) and may return False to cancel.
+    """
+    lim = limits or InstallLimits()
+    spec = parse_source(source, ref=ref, subpath=subpath, cwd=cwd)
+    lay = layout(scope, cwd=cwd)
+    if name is not None and (all_skills or (skills and len(skills) > 1)):
+        raise InstallError("--name applies to one skill only", hint="install them one at a time")
+    with Stage(lay) as stage:
+        _root, tree, commit = fetch_source(spec, stage, lim, on_progress)
+        found = discover_skills(tree)
+        picked = select_skills(
+            found, tree, skills=skills, all_skills=all_skills, display=spec.display or spec.url
+        )
+        if name is not None and len(picked) > 1:
+            raise InstallError(
+                "--name applies to one skill only", hint="pick one skill with --skill"
+            )
+        staged = [
+            stage_skill(p, tree, stage, lim, name=name, on_progress=on_progress) for p in picked
+        ]
+        checkpoint("staging")
+        if confirm is not None:
+            plan = InstallPlan(
+                spec,
+                commit,
+                scope,
+                tuple(
+                    PlannedSkill(
+                        s.name,
+                        s.skill_path,
+                        os.path.lexists(lay.skill_dir(s.name)),
+                        len(s.files),
+                        s.warnings,
+                    )
+                    for s in staged
+                ),
+            )
+            if not confirm(plan):
+                raise InstallError("install cancelled; nothing was changed")
+        when = now_iso()
+        with lay.locked():
+            entries = lay.read_lock()
+            for s in staged:
+                if os.path.lexists(lay.skill_dir(s.name)) and not force:
+                    prev = entries.get(s.name)
+                    origin = f" from {prev.source_display}" if prev else ""
+                    raise InstallError(
+                        f"a skill named {s.name!r} is already installed{origin} "
+                        f"({lay.skill_dir(s.name)})",
+                        skill=s.name,
+                        hint=f"use --force to replace it, --name to install under another "
+                        f"name, or `skilldeck update {s.name}`",
+                    )
+            items = [(s, lock_entry(spec, s, commit, when)) for s in staged]
+            replaced = commit_staged(lay, stage, items)
+            for s, was_replaced in zip(staged, replaced, strict=True):
+                prev = entries.get(s.name)
+                if was_replaced and (prev is None or prev.digest != s.digest):
+                    revoke_approvals(s.name, lay.skill_dir(s.name))
+    result = InstallResult(
+        scope=scope,
+        source=spec,
+        commit=commit,
+        skills=tuple(
+            InstalledSkill(
+                name=s.name,
+                path=str(lay.skill_dir(s.name)),
+                digest=s.digest,
+                source=spec.display or spec.url,
+                commit=commit,
+                skill_path=entry.skill_path,
+                replaced=r,
+                file_count=len(s.files),
+                warnings=s.warnings,
+            )
+            for (s, entry), r in zip(items, replaced, strict=True)
+        ),
+        installed_dir=str(lay.installed),
+        available=tuple(_rel(f, tree) or f.name for f in found),
+    )
+    emit(
+        events,
+        SkillsInstalled(
+            skills=result.names, source=spec.display or spec.url, location=str(lay.installed)
+        ),
+    )
+    return result

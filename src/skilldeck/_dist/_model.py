@@ -1,0 +1,283 @@
+"""Values of the distribution layer: sources, limits, progress, results, events."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from skilldeck._diagnostics import Diagnostic
+
+__all__ = [
+    "ExportResult",
+    "ExportedSkill",
+    "FileChanges",
+    "InstallLimits",
+    "InstallProgress",
+    "InstallResult",
+    "InstalledSkill",
+    "LockEntry",
+    "ProgressCallback",
+    "RemoveResult",
+    "Scope",
+    "SkillUpdate",
+    "SkillVerification",
+    "SourceKind",
+    "SourceSpec",
+    "UpdateResult",
+    "VerifyReport",
+]
+
+Scope = Literal["user", "project"]
+SourceKind = Literal["git", "local", "archive"]
+
+MiB = 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class InstallLimits:
+    """Caps applied to every skill installed or exported, and to archives.
+
+    The per-skill defaults (512 files, 16 MiB) are those of the MCP Skills
+    extension. Archive caps bound what an archive may expand to before any
+    skill inside it is looked at (archive bombs).
+    """
+
+    max_files: int = 512
+    max_bytes: int = 16 * MiB
+    archive_max_members: int = 10_000
+    archive_max_bytes: int = 64 * MiB
+    git_timeout: float = 300.0
+
+
+@dataclass(frozen=True, slots=True)
+class SourceSpec:
+    """Where skills come from, parsed from the ``SOURCE`` argument.
+
+    ``url`` is a git URL for ``git`` (local repositories become ``file://``),
+    an absolute path for ``local`` and ``archive``. ``subpath`` selects a
+    folder inside the source (``REPO#SUBDIR`` or ``--path``).
+    """
+
+    kind: SourceKind
+    url: str
+    ref: str | None = None
+    subpath: str | None = None
+    display: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class InstallProgress:
+    """One progress report. ``done``/``total`` are set when countable."""
+
+    stage: str
+    message: str
+    done: int | None = None
+    total: int | None = None
+
+
+ProgressCallback = Callable[[InstallProgress], None]
+
+
+@dataclass(frozen=True, slots=True)
+class LockEntry:
+    """What the lockfile records about one installed skill."""
+
+    name: str
+    kind: SourceKind
+    url: str
+    ref: str | None
+    subpath: str | None
+    skill_path: str
+    commit: str | None
+    digest: str
+    files: dict[str, str]
+    trust: str = "untrusted"
+    installed_at: str = ""
+    updated_at: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "source": {
+                "kind": self.kind,
+                "url": self.url,
+                "ref": self.ref,
+                "path": self.subpath,
+                "skill_path": self.skill_path,
+            },
+            "commit": self.commit,
+            "digest": self.digest,
+            "files": dict(sorted(self.files.items())),
+            "trust": self.trust,
+            "installed_at": self.installed_at,
+            "updated_at": self.updated_at,
+        }
+
+    @classmethod
+    def from_json(cls, name: str, data: dict[str, Any]) -> LockEntry:
+        src = data.get("source") or {}
+        kind = src.get("kind", "git")
+        if kind not in ("git", "local", "archive"):
+            raise ValueError(f"unknown source kind {kind!r}")
+        files = data.get("files") or {}
+        if not isinstance(files, dict):
+            raise ValueError("files must be a table")
+        return cls(
+            name=name,
+            kind=kind,
+            url=str(src["url"]),
+            ref=src.get("ref"),
+            subpath=src.get("path"),
+            skill_path=str(src.get("skill_path", "")),
+            commit=data.get("commit"),
+            digest=str(data["digest"]),
+            files={str(k): str(v) for k, v in files.items()},
+            trust=str(data.get("trust", "untrusted")),
+            installed_at=str(data.get("installed_at", "")),
+            updated_at=str(data.get("updated_at", "")),
+        )
+
+    @property
+    def source_display(self) -> str:
+        text = self.url
+        if self.subpath:
+            text += f"#{self.subpath}"
+        if self.ref:
+            text += f"@{self.ref}"
+        return text
+
+
+@dataclass(frozen=True, slots=True)
+class InstalledSkill:
+    """One skill an install put in place."""
+
+    name: str
+    path: str
+    digest: str
+    source: str
+    commit: str | None
+    skill_path: str
+    replaced: bool
+    file_count: int
+    warnings: tuple[Diagnostic, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class InstallResult:
+    """The outcome of ``install``: what is now installed, and where."""
+
+    scope: Scope
+    source: SourceSpec
+    commit: str | None
+    skills: tuple[InstalledSkill, ...]
+    installed_dir: str
+    available: tuple[str, ...] = ()
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(s.name for s in self.skills)
+
+
+@dataclass(frozen=True, slots=True)
+class FileChanges:
+    """Relative paths added, removed and modified between two versions of a skill."""
+
+    added: tuple[str, ...] = ()
+    removed: tuple[str, ...] = ()
+    modified: tuple[str, ...] = ()
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.added or self.removed or self.modified)
+
+    @classmethod
+    def between(cls, old: dict[str, str], new: dict[str, str]) -> FileChanges:
+        return cls(
+            added=tuple(sorted(set(new) - set(old))),
+            removed=tuple(sorted(set(old) - set(new))),
+            modified=tuple(sorted(k for k in set(old) & set(new) if old[k] != new[k])),
+        )
+
+    def to_json(self) -> dict[str, list[str]]:
+        return {
+            "added": list(self.added),
+            "removed": list(self.removed),
+            "modified": list(self.modified),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class SkillUpdate:
+    """One skill's update: ``status`` is ``updated``, ``unchanged``, ``would-update``
+    (dry run) or ``failed`` (``error`` says why; other skills still update)."""
+
+    name: str
+    status: Literal["updated", "unchanged", "would-update", "failed"]
+    old_digest: str
+    new_digest: str | None
+    old_commit: str | None
+    new_commit: str | None
+    changes: FileChanges = field(default_factory=FileChanges)
+    approvals_revoked: bool = False
+    error: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class UpdateResult:
+    scope: Scope
+    dry_run: bool
+    skills: tuple[SkillUpdate, ...]
+
+    @property
+    def ok(self) -> bool:
+        return all(s.status != "failed" for s in self.skills)
+
+
+@dataclass(frozen=True, slots=True)
+class RemoveResult:
+    scope: Scope
+    name: str
+    path: str
+
+
+@dataclass(frozen=True, slots=True)
+class SkillVerification:
+    """One installed skill checked against the lockfile."""
+
+    name: str
+    ok: bool
+    expected: str
+    actual: str | None
+    changes: FileChanges = field(default_factory=FileChanges)
+    problem: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class VerifyReport:
+    scope: Scope
+    skills: tuple[SkillVerification, ...]
+    untracked: tuple[str, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return all(s.ok for s in self.skills)
+
+
+@dataclass(frozen=True, slots=True)
+class ExportedSkill:
+    """``status``: ``exported`` (new), ``replaced`` (``force``) or ``unchanged``."""
+
+    name: str
+    path: str
+    digest: str
+    status: Literal["exported", "replaced", "unchanged"]
+
+
+@dataclass(frozen=True, slots=True)
+class ExportResult:
+    skills_dir: str
+    skills: tuple[ExportedSkill, ...]
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(s.name for s in self.skills)

@@ -1,0 +1,85 @@
+"""Record installed sources in the config file (``[plugins.<name>]``, seed 001's schema).
+
+One table per installed skill::
+
+    [plugins.pdf-tools]
+    url = "https://github.com/acme/skills.git"   # git sources
+    path = "/home/me/skills/pdf.zip"              # local folders and archives
+    ref = "v1.2"                                  # when one was asked for
+    subdir = "skills/pdf-tools"                   # the skill's folder in the source
+    name = "pdf-tools"
+    enabled = true
+    installed_at = "2026-11-22T00:30:00Z"
+
+The table is written in the config file of the scope the skill was installed
+into; comments and layout elsewhere in the file are kept (tomlkit).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import tomlkit
+from tomlkit.items import Table
+from tomlkit.toml_document import TOMLDocument
+
+from skilldeck._config import update_config
+
+from ._state import Layout, set_config_writer
+
+__all__ = ["plugin_table", "write_ops"]
+
+
+def plugin_table(entry: dict[str, Any], *, name: str, installed_at: str) -> dict[str, Any]:
+    """The ``[plugins.<name>]`` values for a lockfile entry (JSON form)."""
+    src = entry["source"]
+    out: dict[str, Any] = {}
+    if src["kind"] == "git":
+        out["url"] = src["url"]
+    else:
+        out["path"] = src["url"]
+    if src.get("ref"):
+        out["ref"] = src["ref"]
+    if src.get("skill_path"):
+        out["subdir"] = src["skill_path"]
+    out["name"] = name
+    out["enabled"] = True
+    out["installed_at"] = installed_at
+    return out
+
+
+def _plugins(doc: TOMLDocument) -> Table:
+    table = doc.get("plugins")
+    if not isinstance(table, Table):
+        table = tomlkit.table(is_super_table=True)
+        doc["plugins"] = table
+    return table
+
+
+def write_ops(lay: Layout, ops: list[dict[str, Any]]) -> None:
+    """Apply install/remove ops to the scope's config file (one atomic write)."""
+
+    def mutate(doc: TOMLDocument) -> None:
+        plugins = _plugins(doc)
+        for op in ops:
+            name = op["name"]
+            if op["op"] == "install":
+                old = plugins.get(name)
+                values = dict(op["plugin"])
+                if isinstance(old, Table) and old.get("enabled") is False:
+                    values["enabled"] = False  # an update keeps a disabled skill disabled
+                if isinstance(old, Table) and op.get("keep_installed_at") and "installed_at" in old:
+                    values["installed_at"] = old["installed_at"]
+                table = tomlkit.table()
+                for key, value in values.items():
+                    table[key] = value
+                plugins[name] = table
+            elif op["op"] == "remove" and name in plugins:
+                del plugins[name]
+        if not plugins:
+            del doc["plugins"]
+
+    update_config(lay.scope, mutate, cwd=lay.cwd)
+
+
+set_config_writer(write_ops)

@@ -1,0 +1,153 @@
+"""Parse the ``SOURCE`` argument of ``install`` into a ``SourceSpec``.
+
+Accepted forms:
+
+- a git URL: ``https://...``, ``ssh://...``, ``git@host:owner/repo``, ``file://...``;
+- ``owner/repo``: shorthand for ``https://github.com/owner/repo.git``;
+- a local folder (a git repository is fetched with git, so its commit is
+  recorded; any other folder is copied as it is);
+- a local archive: ``.zip``, ``.skill`` (a zip), ``.tar.gz``/``.tgz``;
+- any of these with ``#SUBDIR`` to select a folder inside.
+
+Transports that run commands (``ext::`` and every other ``<helper>::``
+form), plain ``http://`` and ``git://`` are refused.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+from skilldeck._errors import InstallError
+from skilldeck._paths import safe_relpath
+
+from ._model import SourceSpec
+
+__all__ = ["ARCHIVE_SUFFIXES", "archive_kind", "parse_source", "validate_ref"]
+
+ARCHIVE_SUFFIXES = (".zip", ".skill", ".tar.gz", ".tgz")
+_SHORTHAND = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
+_SCP_LIKE = re.compile(r"^[A-Za-z0-9_.-]+@[A-Za-z0-9_.-]+:[^/].*$")
+_REF = re.compile(r"^[A-Za-z0-9._/@+-]+$")
+_HELPER = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*::")
+
+
+def archive_kind(path: str | Path) -> str | None:
+    """``"zip"`` or ``"tar"`` for an archive file name, else ``None``."""
+    name = str(path).lower()
+    if name.endswith((".zip", ".skill")):
+        return "zip"
+    if name.endswith((".tar.gz", ".tgz")):
+        return "tar"
+    return None
+
+
+def validate_ref(ref: str) -> str:
+    """A branch, tag or commit name safe to hand to git as one argument."""
+    if not ref or ref.startswith("-") or not _REF.match(ref) or ".." in ref:
+        raise InstallError(
+            f"invalid git ref {ref!r}",
+            hint="give a branch, tag or commit (letters, digits, '.', '_', '-', '/')",
+        )
+    return ref
+
+
+def _clean_subpath(sub: str | None) -> str | None:
+    if sub is None or sub.strip("/") == "":
+        return None
+    clean = safe_relpath(sub.strip("/"))
+    if clean is None:
+        raise InstallError(
+            f"invalid sub-folder {sub!r}",
+            hint="give a relative folder inside the source, without '..'",
+        )
+    return clean
+
+
+def parse_source(
+    source: str,
+    *,
+    ref: str | None = None,
+    subpath: str | None = None,
+    cwd: str | os.PathLike[str] | None = None,
+) -> SourceSpec:
+    """Turn ``SOURCE`` (plus ``--ref``/``--path``) into a ``SourceSpec``.
+
+    Raises ``InstallError`` for anything unusable or unsafe.
+    """
+    text = source.strip()
+    if not text or "\x00" in text or any(ord(c) < 32 for c in text):
+        raise InstallError("empty or malformed source", hint="give a git URL, folder or archive")
+    if text.startswith("-"):
+        raise InstallError(f"invalid source {source!r}", hint="a source never starts with '-'")
+    if _HELPER.match(text):
+        raise InstallError(
+            f"refusing transport in {source!r}: '<helper>::' URLs (such as ext::) run commands",
+            hint="use an https://, ssh:// or file:// URL, or a local folder",
+        )
+    base_dir = Path(cwd) if cwd is not None else Path.cwd()
+
+    fragment: str | None = None
+    whole = base_dir / Path(text).expanduser()
+    if "#" in text and not whole.exists():
+        text, fragment = text.split("#", 1)
+    if fragment is not None and subpath is not None and fragment.strip("/") != subpath.strip("/"):
+        raise InstallError(
+            f"two different sub-folders given: #{fragment} and --path {subpath}",
+            hint="give the sub-folder once",
+        )
+    sub = _clean_subpath(subpath if subpath is not None else fragment)
+    if ref is not None:
+        validate_ref(ref)
+
+    lowered = text.lower()
+    if lowered.startswith(("http://", "git://")):
+        raise InstallError(
+            f"refusing unauthenticated transport in {source!r}",
+            hint="use https:// (or ssh://) instead",
+        )
+    if lowered.startswith(("https://", "ssh://", "file://")) or _SCP_LIKE.match(text):
+        if lowered.startswith("https://") and archive_kind(lowered):
+            raise InstallError(
+                "installing an archive from a URL is not supported",
+                hint="download the archive, then install the local file",
+            )
+        if lowered.startswith("file://"):
+            local = Path(text[len("file://") :])
+            if archive_kind(local):
+                return _local(local, ref=ref, sub=sub, display=source)
+        return SourceSpec(kind="git", url=text, ref=ref, subpath=sub, display=source)
+
+    local = Path(text).expanduser()
+    if not local.is_absolute():
+        local = base_dir / local
+    if local.exists():
+        return _local(local, ref=ref, sub=sub, display=source)
+    if _SHORTHAND.match(text) and not text.startswith("."):
+        url = f"https://github.com/{text.removesuffix('.git')}.git"
+        return SourceSpec(kind="git", url=url, ref=ref, subpath=sub, display=source)
+    raise InstallError(
+        f"source not found: {source}",
+        hint="give a git URL, owner/repo, an existing folder or a .zip/.skill/.tar.gz file",
+    )
+
+
+def _local(path: Path, *, ref: str | None, sub: str | None, display: str) -> SourceSpec:
+    path = path.resolve()
+    if path.is_file():
+        if archive_kind(path) is None:
+            raise InstallError(
+                f"not an archive or folder: {path}",
+                hint="archives must end in .zip, .skill, .tar.gz or .tgz",
+            )
+        if ref is not None:
+            raise InstallError("--ref applies to git sources only", hint="drop --ref")
+        return SourceSpec(kind="archive", url=str(path), subpath=sub, display=display)
+    if not path.is_dir():
+        raise InstallError(f"source not found: {path}", hint="check the path")
+    if (path / ".git").exists():
+        return SourceSpec(kind="git", url=path.as_uri(), ref=ref, subpath=sub, display=display)
+    if ref is not None:
+        raise InstallError(f"--ref given but {path} is not a git repository", hint="drop --ref")
+    return SourceSpec(kind="local", url=str(path), subpath=sub, display=display)

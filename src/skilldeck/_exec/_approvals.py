@@ -1,0 +1,149 @@
+"""Approvals: a user's yes for one skill, bound to that skill's content digest.
+
+Stored as JSON in ``dirs().data / "approvals.json"`` (mode 0600), written
+atomically under a file lock::
+
+    {"version": 1, "approvals": {"NAME": {"digest": "sha256:...", "trust": "user",
+     "path": "/abs/skill/folder", "approved_at": "2026-01-01T00:00:00Z"}}}
+
+An approval counts only while the skill's digest (every file of the folder, see
+``skilldeck._digest``) equals the stored one; any edit voids it. The store is a
+small protocol (:class:`ApprovalStore`) so a host can keep approvals elsewhere.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+from skilldeck._atomic import atomic_write_text, file_lock
+from skilldeck._errors import ConfigError
+from skilldeck._paths import dirs
+
+__all__ = ["Approval", "ApprovalStore", "FileApprovalStore", "MemoryApprovalStore"]
+
+
+@dataclass(frozen=True, slots=True)
+class Approval:
+    """A stored approval."""
+
+    name: str
+    digest: str
+    trust: str | None = None
+    path: str | None = None
+    approved_at: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@runtime_checkable
+class ApprovalStore(Protocol):
+    """Where approvals live. ``get`` returns the stored approval whatever its digest."""
+
+    def get(self, name: str) -> Approval | None: ...
+
+    def grant(
+        self, name: str, digest: str, *, trust: str | None = None, path: str | None = None
+    ) -> Approval: ...
+
+    def revoke(self, name: str) -> bool: ...
+
+    def list(self) -> list[Approval]: ...
+
+
+def _now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+class MemoryApprovalStore:
+    """Approvals kept in memory (tests, one-off sessions)."""
+
+    def __init__(self) -> None:
+        self._items: dict[str, Approval] = {}
+
+    def get(self, name: str) -> Approval | None:
+        return self._items.get(name)
+
+    def grant(
+        self, name: str, digest: str, *, trust: str | None = None, path: str | None = None
+    ) -> Approval:
+        approval = Approval(name, digest, trust, path, _now())
+        self._items[name] = approval
+        return approval
+
+    def revoke(self, name: str) -> bool:
+        return self._items.pop(name, None) is not None
+
+    def list(self) -> list[Approval]:
+        return sorted(self._items.values(), key=lambda a: a.name)
+
+
+class FileApprovalStore:
+    """Approvals in a JSON file (default ``dirs().data / "approvals.json"``)."""
+
+    def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
+        self.path = Path(path) if path is not None else dirs().data / "approvals.json"
+
+    def _read(self) -> dict[str, Approval]:
+        try:
+            text = self.path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return {}
+        try:
+            data = json.loads(text)
+            items = data["approvals"]
+            return {
+                name: Approval(
+                    name,
+                    str(entry["digest"]),
+                    entry.get("trust"),
+                    entry.get("path"),
+                    entry.get("approved_at"),
+                )
+                for name, entry in items.items()
+            }
+        except (ValueError, KeyError, TypeError, AttributeError):
+            raise ConfigError(
+                f"the approvals file {self.path} is damaged",
+                path=self.path,
+                hint="fix or delete it; deleting it only means skills are asked about again",
+            ) from None
+
+    def _write(self, items: dict[str, Approval]) -> None:
+        payload = {
+            "version": 1,
+            "approvals": {
+                name: {k: v for k, v in a.to_dict().items() if k != "name" and v is not None}
+                for name, a in sorted(items.items())
+            },
+        }
+        atomic_write_text(self.path, json.dumps(payload, indent=2) + "\n", mode=0o600)
+
+    def get(self, name: str) -> Approval | None:
+        return self._read().get(name)
+
+    def grant(
+        self, name: str, digest: str, *, trust: str | None = None, path: str | None = None
+    ) -> Approval:
+        approval = Approval(name, digest, trust, path, _now())
+        with file_lock(self.path):
+            items = self._read()
+            items[name] = approval
+            self._write(items)
+        return approval
+
+    def revoke(self, name: str) -> bool:
+        with file_lock(self.path):
+            items = self._read()
+            if items.pop(name, None) is None:
+                return False
+            self._write(items)
+        return True
+
+    def list(self) -> list[Approval]:
+        return sorted(self._read().values(), key=lambda a: a.name)

@@ -1,0 +1,192 @@
+"""Execution settings: the ``[execution]`` table of the config file, as a value."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, fields, replace
+from typing import Any, Literal
+
+from skilldeck._errors import ConfigError
+
+__all__ = ["ExecConfig", "Limits", "SandboxMode", "WorkdirMode"]
+
+SandboxMode = Literal["auto", "strict", "none"]
+WorkdirMode = Literal["skill", "project", "temp"]
+
+_MIB = 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """Resource limits applied by the launch helper before the program starts.
+
+    ``None`` leaves a limit as inherited. ``cpu_seconds=None`` means "the run's
+    timeout plus the kill grace period". ``processes`` is the number of
+    processes the run may add to its user's count (fork bombs stop there).
+    """
+
+    cpu_seconds: int | None = None
+    memory_bytes: int | None = 4096 * _MIB
+    file_size_bytes: int | None = 1024 * _MIB
+    open_files: int | None = 1024
+    processes: int | None = 256
+    core_dumps: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+@dataclass(frozen=True, slots=True)
+class ExecConfig:
+    """How scripts and declared tools run. Every field has a safe default.
+
+    - ``sandbox``: ``auto`` (bubblewrap when it works, else the always-on layers,
+      reporting the fallback), ``strict`` (refuse to run without bubblewrap:
+      ``SANDBOX_UNAVAILABLE``), ``none`` (always-on layers only);
+    - ``timeout_cap``: upper bound in seconds on any skill's ``timeout``;
+      ``default_timeout`` applies when the skill sets none;
+    - ``kill_grace``: seconds between SIGTERM and SIGKILL on timeout;
+    - ``workdir``: ``skill`` (the skill folder), ``project`` (repository root,
+      else the home folder, as seed 003 has it) or ``temp`` (a fresh folder);
+    - ``output_head`` / ``output_tail``: bytes of output kept from each end;
+    - ``network``: the host grants network to skills that ask (``network: true``);
+      both must agree, and only bubblewrap can actually withhold it;
+    - ``env_allow``: extra variable names or ``PREFIX*`` patterns passed through
+      (deny patterns still win);
+    - ``run_as``: ``(uid, gid)`` the program runs as when skilldeck itself runs
+      as root (default ``nobody``); ``None`` keeps root (not recommended);
+    - ``auto_run_read_only``: trust levels whose ``read_only`` skills run without
+      approval (seed 003: ``bundled``);
+    - ``native_helper``: compile and use the C launch helper when a C compiler
+      exists (the Python helper is the fallback).
+    """
+
+    sandbox: SandboxMode = "auto"
+    timeout_cap: float = 300.0
+    default_timeout: float = 30.0
+    kill_grace: float = 5.0
+    workdir: WorkdirMode = "skill"
+    output_head: int = 2048
+    output_tail: int = 2048
+    network: bool = False
+    env_allow: tuple[str, ...] = ()
+    run_as: tuple[int, int] | None = (65534, 65534)
+    auto_run_read_only: tuple[str, ...] = ("bundled",)
+    limits: Limits = Limits()
+    native_helper: bool = True
+    bwrap_path: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.sandbox not in ("auto", "strict", "none"):
+            raise ConfigError(
+                f"execution.sandbox must be auto, strict or none, not {self.sandbox!r}",
+                hint='sandbox = "auto"',
+            )
+        if self.workdir not in ("skill", "project", "temp"):
+            raise ConfigError(
+                f"execution.workdir must be skill, project or temp, not {self.workdir!r}",
+                hint='workdir = "skill"',
+            )
+        for name in ("timeout_cap", "default_timeout"):
+            value = getattr(self, name)
+            if not 0 < value <= 3600:
+                raise ConfigError(f"execution.{name} must be 0-3600 seconds, not {value!r}")
+        if self.kill_grace < 0 or self.output_head < 0 or self.output_tail < 0:
+            raise ConfigError("execution: kill_grace and output sizes cannot be negative")
+
+    def timeout_for(self, skill_timeout: float | None) -> float:
+        """The effective timeout: the skill's (1-300 s) or the default, capped by the host."""
+        if skill_timeout is None:
+            return min(self.default_timeout, self.timeout_cap)
+        return min(max(float(skill_timeout), 1.0), 300.0, self.timeout_cap)
+
+    def replace(self, **changes: Any) -> ExecConfig:
+        return replace(self, **changes)
+
+    @classmethod
+    def from_mapping(cls, table: Mapping[str, Any]) -> ExecConfig:
+        """Build from an ``[execution]`` table; unknown keys and wrong types raise ``ConfigError``."""
+        known = {
+            "sandbox": str,
+            "timeout_cap": (int, float),
+            "default_timeout": (int, float),
+            "kill_grace": (int, float),
+            "workdir": str,
+            "output_head": int,
+            "output_tail": int,
+            "network": bool,
+            "env_allow": list,
+            "auto_run_read_only": list,
+            "native_helper": bool,
+            "bwrap": str,
+            "run_as": (int, list, str),
+            "limits": Mapping,
+        }
+        kwargs: dict[str, Any] = {}
+        for key, value in table.items():
+            want = known.get(key)
+            if want is None:
+                raise ConfigError(
+                    f"unknown key execution.{key}",
+                    hint="known keys: " + ", ".join(sorted(known)),
+                )
+            if not isinstance(value, want) or (isinstance(value, bool) and want is not bool):
+                raise ConfigError(f"execution.{key} has the wrong type: {value!r}")
+            if key in ("env_allow", "auto_run_read_only"):
+                if not all(isinstance(v, str) for v in value):
+                    raise ConfigError(f"execution.{key} must be a list of strings")
+                kwargs[key] = tuple(value)
+            elif key == "bwrap":
+                kwargs["bwrap_path"] = value
+            elif key == "run_as":
+                kwargs["run_as"] = _run_as(value)
+            elif key == "limits":
+                kwargs["limits"] = _limits(value)
+            else:
+                kwargs[key] = value
+        return cls(**kwargs)
+
+    @classmethod
+    def load(cls, *, cwd: str | os.PathLike[str] | None = None) -> ExecConfig:
+        """The ``[execution]`` table of the user and project config files."""
+        from skilldeck._config import load_config
+
+        return cls.from_mapping(load_config(cwd=cwd).execution)
+
+
+def _run_as(value: Any) -> tuple[int, int] | None:
+    if isinstance(value, str):
+        if value in ("root", "none", ""):
+            return None
+        import pwd
+
+        try:
+            entry = pwd.getpwnam(value)
+        except KeyError:
+            raise ConfigError(f"execution.run_as: no user {value!r}") from None
+        return (entry.pw_uid, entry.pw_gid)
+    if isinstance(value, int):
+        return (value, value)
+    if len(value) == 2 and all(isinstance(v, int) and v > 0 for v in value):
+        return (value[0], value[1])
+    raise ConfigError("execution.run_as must be a user name, a uid or [uid, gid]")
+
+
+def _limits(table: Mapping[str, Any]) -> Limits:
+    names = {f.name for f in fields(Limits)}
+    out: dict[str, Any] = {}
+    for key, value in table.items():
+        if key not in names:
+            raise ConfigError(
+                f"unknown key execution.limits.{key}", hint="known: " + ", ".join(sorted(names))
+            )
+        if key == "core_dumps":
+            if not isinstance(value, bool):
+                raise ConfigError("execution.limits.core_dumps must be true or false")
+        elif value is not None and (
+            isinstance(value, bool) or not isinstance(value, int) or value < 0
+        ):
+            raise ConfigError(f"execution.limits.{key} must be a non-negative integer")
+        out[key] = value
+    return Limits(**out)

@@ -1,0 +1,103 @@
+"""The minimal environment a skill's program sees (allowlist first, deny patterns always).
+
+Passed through: ``PATH``, ``HOME``, ``USER``, ``LOGNAME``, ``LANG``, ``LANGUAGE``,
+``LC_*``, ``TERM``, ``TZ``, plus the host's ``env_allow`` additions. Never passed,
+whatever the allowlist says: ``*_TOKEN``, ``*_KEY``, ``*_SECRET``, ``*PASSWORD*``,
+``*_CREDENTIALS``, ``AWS_*``, ``OPENAI_*``, ``ANTHROPIC_*``, ``GITHUB_*``,
+``LD_*``, ``DYLD_*``, ``PYTHONPATH``/``PYTHONHOME``/``PYTHONSTARTUP``,
+``NODE_OPTIONS``, ``PERL5LIB``, ``RUBYOPT``, ``BASH_ENV``, ``ENV`` and
+``SKILLDECK_*`` (skilldeck sets its own). Injected: ``SKILLDECK_SKILL_NAME``,
+``SKILLDECK_SKILL_DIR``, ``SKILLDECK_WORK_DIR``, ``SKILLDECK_MODE`` (when the
+runtime has one), ``TMPDIR`` (the run's private scratch folder).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Mapping, Sequence
+
+__all__ = ["ALLOW", "DENY", "build_env", "is_denied"]
+
+ALLOW: tuple[str, ...] = (
+    "PATH",
+    "HOME",
+    "USER",
+    "LOGNAME",
+    "LANG",
+    "LANGUAGE",
+    "LC_*",
+    "TERM",
+    "TZ",
+)
+
+DENY: tuple[str, ...] = (
+    "*_TOKEN",
+    "*TOKEN",
+    "*_KEY",
+    "*_KEYS",
+    "*_SECRET",
+    "*SECRET*",
+    "*PASSWORD*",
+    "*PASSWD*",
+    "*_CREDENTIALS",
+    "*_API_KEY*",
+    "AWS_*",
+    "OPENAI_*",
+    "ANTHROPIC_*",
+    "GITHUB_*",
+    "GH_*",
+    "LD_*",
+    "DYLD_*",
+    "PYTHONPATH",
+    "PYTHONHOME",
+    "PYTHONSTARTUP",
+    "PYTHONINSPECT",
+    "NODE_OPTIONS",
+    "NODE_PATH",
+    "PERL5LIB",
+    "PERL5OPT",
+    "RUBYOPT",
+    "RUBYLIB",
+    "BASH_ENV",
+    "ENV",
+    "SHELLOPTS",
+    "IFS",
+    "SKILLDECK_*",
+)
+
+
+def _match(name: str, patterns: Sequence[str]) -> bool:
+    upper = name.upper()
+    return any(fnmatch.fnmatchcase(upper, p.upper()) for p in patterns)
+
+
+def is_denied(name: str) -> bool:
+    """True for a variable that never reaches a skill's program."""
+    return _match(name, DENY)
+
+
+def build_env(
+    parent: Mapping[str, str],
+    *,
+    skill_name: str,
+    skill_dir: str,
+    work_dir: str,
+    scratch_dir: str,
+    mode: str | None = None,
+    extra_allow: Sequence[str] = (),
+    home: str | None = None,
+) -> dict[str, str]:
+    """The environment for one run; ``home`` replaces ``HOME`` (a hidden or foreign home)."""
+    allow = (*ALLOW, *extra_allow)
+    env = {k: v for k, v in parent.items() if _match(k, allow) and not is_denied(k)}
+    env.setdefault("PATH", "/usr/local/bin:/usr/bin:/bin")
+    if home is not None:
+        env["HOME"] = home
+    env["TMPDIR"] = scratch_dir
+    env["SKILLDECK_SKILL_NAME"] = skill_name
+    env["SKILLDECK_SKILL_DIR"] = skill_dir
+    env["SKILLDECK_WORK_DIR"] = work_dir
+    if mode:
+        env["SKILLDECK_MODE"] = mode
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    return env

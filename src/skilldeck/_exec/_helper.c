@@ -1,0 +1,260 @@
+/* skilldeck launch helper: exec'd between the runner and a skill's program.
+ *
+ * Same protocol and behaviour as _helper.py (the portable fallback); see that
+ * file's docstring. argv:
+ *
+ *   helper 1 MODE UID GID GRACE_MS CPU AS FSIZE NOFILE NPROC CORE -- PROGRAM ARGS...
+ *
+ * MODE "exec": apply limits, drop privileges, exec PROGRAM (used inside a PID
+ * namespace, which already contains the process tree).
+ * MODE "supervise": become a child subreaper, fork PROGRAM with the limits and
+ * the dropped privileges, wait; on SIGTERM/SIGINT/SIGHUP send SIGTERM to every
+ * descendant, and after GRACE_MS freeze (SIGSTOP) and SIGKILL them all; when
+ * PROGRAM exits, kill whatever it left behind. Exit with PROGRAM's status.
+ * Numbers are decimal; -1 leaves a value unchanged.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <grp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef PR_SET_CHILD_SUBREAPER
+#define PR_SET_CHILD_SUBREAPER 36
+#endif
+#ifndef PR_SET_NO_NEW_PRIVS
+#define PR_SET_NO_NEW_PRIVS 38
+#endif
+
+static void die(const char *what, const char *arg) {
+    int err = errno;
+    fprintf(stderr, "skilldeck-helper: %s%s%s: %s\n", what, arg ? " " : "", arg ? arg : "",
+            strerror(err));
+    _exit(err == ENOENT ? 127 : 126);
+}
+
+static long num(const char *s) {
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || *end) {
+        fprintf(stderr, "skilldeck-helper: bad number %s\n", s);
+        _exit(125);
+    }
+    return v;
+}
+
+static void limit(int res, long v, long extra) {
+    if (v < 0) return;
+    struct rlimit rl = {(rlim_t)v, (rlim_t)(v + extra)};
+    if (setrlimit(res, &rl) != 0) {
+        rl.rlim_max = rl.rlim_cur;
+        if (setrlimit(res, &rl) != 0) die("setrlimit", NULL);
+    }
+}
+
+struct opts {
+    long uid, gid, cpu, as, fsize, nofile, nproc, core;
+    int pdeath;
+};
+
+static void setup_and_exec(const struct opts *o, char **prog) {
+    umask(077);
+    limit(RLIMIT_CPU, o->cpu, 1);
+    limit(RLIMIT_AS, o->as, 0);
+    limit(RLIMIT_FSIZE, o->fsize, 0);
+    limit(RLIMIT_NOFILE, o->nofile, 0);
+    limit(RLIMIT_NPROC, o->nproc, 0);
+    limit(RLIMIT_CORE, o->core, 0);
+    if (o->uid >= 0) {
+        for (int cap = 0; cap < 64; cap++) {
+            if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno == EINVAL) break;
+        }
+        if (setgroups(0, NULL) != 0) die("setgroups", NULL);
+        if (setresgid((gid_t)o->gid, (gid_t)o->gid, (gid_t)o->gid) != 0) die("setresgid", NULL);
+        if (setresuid((uid_t)o->uid, (uid_t)o->uid, (uid_t)o->uid) != 0) die("setresuid", NULL);
+        if (getuid() != (uid_t)o->uid || geteuid() != (uid_t)o->uid) die("privilege drop", NULL);
+    }
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) die("no_new_privs", NULL);
+    if (o->pdeath) prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+    execv(prog[0], prog);
+    die("cannot execute", prog[0]);
+}
+
+/* ------------------------------------------------------------ the process tree */
+
+struct pidset {
+    pid_t *v;
+    size_t n, cap;
+};
+
+static int has(const struct pidset *s, pid_t p) {
+    for (size_t i = 0; i < s->n; i++)
+        if (s->v[i] == p) return 1;
+    return 0;
+}
+
+static void add(struct pidset *s, pid_t p) {
+    if (s->n == s->cap) {
+        s->cap = s->cap ? s->cap * 2 : 256;
+        pid_t *nv = realloc(s->v, s->cap * sizeof(pid_t));
+        if (!nv) return;
+        s->v = nv;
+    }
+    s->v[s->n++] = p;
+}
+
+/* Every descendant of this process, from /proc/<pid>/stat parent links. */
+static void descendants(struct pidset *out) {
+    struct pidset pids = {0}, parents = {0};
+    DIR *d = opendir("/proc");
+    if (!d) return;
+    struct dirent *e;
+    char path[300], buf[512];
+    while ((e = readdir(d))) {
+        if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+        snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
+        FILE *f = fopen(path, "re");
+        if (!f) continue;
+        size_t len = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        buf[len] = 0;
+        char *close = strrchr(buf, ')');
+        if (!close) continue;
+        char state;
+        int ppid;
+        if (sscanf(close + 1, " %c %d", &state, &ppid) != 2) continue;
+        add(&pids, (pid_t)atoi(e->d_name));
+        add(&parents, (pid_t)ppid);
+    }
+    closedir(d);
+    out->n = 0;
+    pid_t self = getpid();
+    size_t before;
+    do {
+        before = out->n;
+        for (size_t i = 0; i < pids.n; i++) {
+            if ((parents.v[i] == self || has(out, parents.v[i])) && !has(out, pids.v[i]))
+                add(out, pids.v[i]);
+        }
+    } while (out->n != before);
+    free(pids.v);
+    free(parents.v);
+}
+
+static void signal_tree(int sig) {
+    struct pidset all = {0};
+    descendants(&all);
+    for (size_t i = 0; i < all.n; i++) kill(all.v[i], sig);
+    free(all.v);
+}
+
+/* Freeze every descendant (so none can fork), then kill them all. */
+static void kill_tree(void) {
+    struct pidset stopped = {0}, now = {0};
+    for (int round = 0; round < 1000; round++) {
+        descendants(&now);
+        int fresh = 0;
+        for (size_t i = 0; i < now.n; i++) {
+            if (!has(&stopped, now.v[i])) {
+                kill(now.v[i], SIGSTOP);
+                add(&stopped, now.v[i]);
+                fresh++;
+            }
+        }
+        if (!fresh) break;
+    }
+    for (size_t i = 0; i < stopped.n; i++) kill(stopped.v[i], SIGKILL);
+    free(stopped.v);
+    free(now.v);
+}
+
+static long now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
+int main(int argc, char **argv) {
+    if (argc < 14 || strcmp(argv[1], "1") != 0 || strcmp(argv[12], "--") != 0) {
+        fprintf(stderr, "skilldeck-helper: bad arguments (protocol 1)\n");
+        return 125;
+    }
+    int supervise = strcmp(argv[2], "supervise") == 0;
+    struct opts o = {num(argv[3]), num(argv[4]), num(argv[6]), num(argv[7]),
+                     num(argv[8]), num(argv[9]), num(argv[10]), num(argv[11]), supervise};
+    long grace = num(argv[5]);
+    char **prog = argv + 13;
+    if (!supervise) setup_and_exec(&o, prog);
+
+    prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+    sigset_t set, old;
+    sigemptyset(&set);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGHUP);
+    sigaddset(&set, SIGCHLD);
+    sigprocmask(SIG_BLOCK, &set, &old);
+    pid_t main_pid = fork();
+    if (main_pid < 0) die("fork", NULL);
+    if (main_pid == 0) {
+        sigprocmask(SIG_SETMASK, &old, NULL);
+        setup_and_exec(&o, prog);
+    }
+    int status = 0, done = 0, terminating = 0;
+    long deadline = 0;
+    for (;;) {
+        int st;
+        pid_t r;
+        while ((r = waitpid(-1, &st, WNOHANG)) > 0) {
+            if (r == main_pid) {
+                status = st;
+                done = 1;
+            }
+        }
+        if (done || (r < 0 && errno == ECHILD)) break;
+        if (terminating && now_ms() >= deadline) break;
+        long wait_ms = terminating ? deadline - now_ms() : 1000;
+        if (wait_ms < 1) wait_ms = 1;
+        struct timespec ts = {wait_ms / 1000, (wait_ms % 1000) * 1000000L};
+        int sig = sigtimedwait(&set, NULL, &ts);
+        if ((sig == SIGTERM || sig == SIGINT || sig == SIGHUP) && !terminating) {
+            terminating = 1;
+            deadline = now_ms() + (grace > 0 ? grace : 0);
+            signal_tree(SIGTERM);
+        }
+    }
+    kill_tree();
+    for (;;) {
+        int st;
+        pid_t r = waitpid(-1, &st, 0);
+        if (r == main_pid && !done) {
+            status = st;
+            done = 1;
+        }
+        if (r < 0 && errno != EINTR) break;
+    }
+    struct rlimit nocore = {0, 0};
+    setrlimit(RLIMIT_CORE, &nocore);
+    if (WIFSIGNALED(status)) {
+        int sig = WTERMSIG(status);
+        signal(sig, SIG_DFL);
+        sigset_t one;
+        sigemptyset(&one);
+        sigaddset(&one, sig);
+        sigprocmask(SIG_UNBLOCK, &one, NULL);
+        kill(getpid(), sig);
+        return 128 + sig;
+    }
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}

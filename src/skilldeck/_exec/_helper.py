@@ -1,0 +1,200 @@
+"""The launch helper, portable version (run as ``python -I -S _helper.py ...``).
+
+The runner never uses ``preexec_fn`` (the MCP server is threaded); resource
+limits, the privilege drop and process tracking happen in this small program,
+exec'd between the runner and the skill's program. A compiled twin
+(``_helper.c``) with the same protocol is used when a C compiler is available,
+because it starts in well under a millisecond; this file is the fallback.
+
+argv::
+
+    helper 1 MODE UID GID GRACE_MS CPU AS FSIZE NOFILE NPROC CORE -- PROGRAM ARGS...
+
+- ``exec``: apply limits, drop privileges, exec PROGRAM (inside a PID namespace,
+  which already contains the tree);
+- ``supervise``: become a child subreaper (orphans of the tree, including
+  ``setsid`` escapers, are re-parented here), fork PROGRAM, wait; on
+  SIGTERM/SIGINT/SIGHUP send SIGTERM to every descendant, after GRACE_MS freeze
+  them all with SIGSTOP and SIGKILL them; when PROGRAM exits, kill whatever it
+  left behind. The helper exits with PROGRAM's status (re-raising its signal).
+
+Limits: ``-1`` leaves one unchanged. ``UID``/``GID`` other than ``-1`` drop to
+that user (bounding set emptied, groups cleared); ``no_new_privs`` is always set.
+Only the standard library's C-level modules are imported, so it starts fast.
+"""
+
+import ctypes
+import errno
+import os
+import resource
+import signal
+import sys
+import time
+
+PR_SET_PDEATHSIG = 1
+PR_CAPBSET_DROP = 24
+PR_SET_CHILD_SUBREAPER = 36
+PR_SET_NO_NEW_PRIVS = 38
+
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+def _prctl(option, arg):
+    return _libc.prctl(option, ctypes.c_ulong(arg), 0, 0, 0)
+
+
+def _fail(what, code=126):
+    err = ctypes.get_errno() or errno.EPERM
+    os.write(2, f"skilldeck-helper: {what}: {os.strerror(err)}\n".encode())
+    os._exit(code)
+
+
+def _limit(res, value, extra=0):
+    if value < 0:
+        return
+    try:
+        resource.setrlimit(res, (value, value + extra))
+    except (ValueError, OSError):
+        try:
+            resource.setrlimit(res, (value, value))
+        except (ValueError, OSError) as exc:
+            os.write(2, f"skilldeck-helper: setrlimit: {exc}\n".encode())
+            os._exit(126)
+
+
+def _setup_and_exec(opts, prog, pdeath):
+    uid, gid, cpu, as_, fsize, nofile, nproc, core = opts
+    os.umask(0o077)
+    _limit(resource.RLIMIT_CPU, cpu, 1)
+    _limit(resource.RLIMIT_AS, as_)
+    _limit(resource.RLIMIT_FSIZE, fsize)
+    _limit(resource.RLIMIT_NOFILE, nofile)
+    _limit(resource.RLIMIT_NPROC, nproc)
+    _limit(resource.RLIMIT_CORE, core)
+    if uid >= 0:
+        for cap in range(64):
+            if _prctl(PR_CAPBSET_DROP, cap) != 0 and ctypes.get_errno() == errno.EINVAL:
+                break
+        try:
+            os.setgroups([])
+            os.setresgid(gid, gid, gid)
+            os.setresuid(uid, uid, uid)
+        except OSError as exc:
+            os.write(2, f"skilldeck-helper: privilege drop: {exc}\n".encode())
+            os._exit(126)
+        if os.getuid() != uid or os.geteuid() != uid:
+            os._exit(126)
+    if _prctl(PR_SET_NO_NEW_PRIVS, 1) != 0:
+        _fail("no_new_privs")
+    if pdeath:
+        _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    try:
+        os.execv(prog[0], prog)
+    except OSError as exc:
+        os.write(2, f"skilldeck-helper: cannot execute {prog[0]}: {exc.strerror}\n".encode())
+        os._exit(127 if exc.errno == errno.ENOENT else 126)
+
+
+def _descendants():
+    parent = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as fh:
+                data = fh.read(512)
+        except OSError:
+            continue
+        rest = data[data.rfind(b")") + 2 :].split()
+        if len(rest) > 1:
+            parent[int(name)] = int(rest[1])
+    found = set()
+    frontier = {os.getpid()}
+    while frontier:
+        frontier = {pid for pid, pp in parent.items() if pp in frontier and pid not in found}
+        found |= frontier
+    return found
+
+
+def _signal_all(pids, sig):
+    for pid in pids:
+        try:
+            os.kill(pid, sig)
+        except OSError:
+            pass
+
+
+def _kill_tree():
+    stopped = set()
+    for _ in range(1000):
+        fresh = _descendants() - stopped
+        if not fresh:
+            break
+        _signal_all(fresh, signal.SIGSTOP)
+        stopped |= fresh
+    _signal_all(stopped, signal.SIGKILL)
+
+
+def main(argv):
+    if len(argv) < 14 or argv[1] != "1" or argv[12] != "--":
+        os.write(2, b"skilldeck-helper: bad arguments (protocol 1)\n")
+        return 125
+    mode = argv[2]
+    nums = [int(x) for x in argv[3:12]]
+    uid, gid, grace = nums[0], nums[1], nums[2]
+    opts = (uid, gid, *nums[3:])
+    prog = argv[13:]
+    if mode != "supervise":
+        _setup_and_exec(opts, prog, False)
+    _prctl(PR_SET_CHILD_SUBREAPER, 1)
+    watched = {signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGCHLD}
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, watched)
+    main_pid = os.fork()
+    if main_pid == 0:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+        _setup_and_exec(opts, prog, True)
+    status = 0
+    done = False
+    deadline = None
+    while True:
+        try:
+            while True:
+                pid, st = os.waitpid(-1, os.WNOHANG)
+                if pid == 0:
+                    break
+                if pid == main_pid:
+                    status, done = st, True
+        except ChildProcessError:
+            break
+        if done:
+            break
+        now = time.monotonic()
+        if deadline is not None and now >= deadline:
+            break
+        wait = 1.0 if deadline is None else max(0.001, deadline - now)
+        info = signal.sigtimedwait(watched, wait)
+        if info is not None and info.si_signo != signal.SIGCHLD and deadline is None:
+            deadline = time.monotonic() + max(grace, 0) / 1000.0
+            _signal_all(_descendants(), signal.SIGTERM)
+    _kill_tree()
+    while True:
+        try:
+            pid, st = os.waitpid(-1, 0)
+        except ChildProcessError:
+            break
+        except InterruptedError:
+            continue
+        if pid == main_pid and not done:
+            status, done = st, True
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    if os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        signal.signal(sig, signal.SIG_DFL)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {sig})
+        os.kill(os.getpid(), sig)
+        return 128 + sig
+    return os.WEXITSTATUS(status) if os.WIFEXITED(status) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,296 @@
+"""Start one program through the launch helper, drain its output with caps, enforce the timeout.
+
+The child is started with an argv list (never a shell), stdin on ``/dev/null``,
+stdout and stderr on one pipe (so they stay in order), in a new session, with
+``umask 077``, ``close_fds`` and a prepared environment and working folder; all
+of that is done by ``subprocess`` in C between fork and exec (no
+``preexec_fn``). Resource limits, the privilege drop and process tracking are
+the launch helper's job (see ``_helper.py``).
+
+Output is read as it arrives: the first ``head`` bytes and the last ``tail``
+bytes are kept, everything between is only counted, so memory stays bounded
+whatever the program prints.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import selectors
+import signal
+import subprocess
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["Captured", "RunResult", "capture", "describe_exit", "render_output"]
+
+_F_SETPIPE_SZ = 1031
+_CHUNK = 1 << 16
+
+
+@dataclass(frozen=True, slots=True)
+class RunResult:
+    """The outcome of one script or declared-tool run (seed 003 section 4)."""
+
+    success: bool
+    exit_code: int | None
+    output: str
+    truncated: bool
+    duration_ms: int
+    parsed: Any = None
+    error: str | None = None
+    isolation: Mapping[str, Any] = field(default_factory=dict)
+    output_bytes: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{success, exit_code, output, truncated, duration_ms, parsed, error, isolation}``."""
+        return {
+            "success": self.success,
+            "exit_code": self.exit_code,
+            "output": self.output,
+            "truncated": self.truncated,
+            "duration_ms": self.duration_ms,
+            "parsed": self.parsed,
+            "error": self.error,
+            "isolation": dict(self.isolation),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Captured:
+    """Raw outcome of :func:`capture`."""
+
+    returncode: int | None
+    head: bytes
+    tail: bytes
+    total: int
+    duration_ms: int
+    timed_out: bool
+
+
+class _Sink:
+    """Keeps the first ``head`` and last ``tail`` bytes of a stream, counts the rest."""
+
+    __slots__ = ("head", "head_max", "tail", "tail_max", "total")
+
+    def __init__(self, head: int, tail: int) -> None:
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.head_max = head
+        self.tail_max = tail
+        self.total = 0
+
+    def feed(self, data: bytes) -> None:
+        self.total += len(data)
+        room = self.head_max - len(self.head)
+        if room > 0:
+            self.head += data[:room]
+            data = data[room:]
+        if data and self.tail_max:
+            if len(data) >= self.tail_max:
+                self.tail[:] = data[-self.tail_max :]
+            else:
+                self.tail += data
+                if len(self.tail) > 2 * self.tail_max:
+                    del self.tail[: len(self.tail) - self.tail_max]
+
+    def final_tail(self) -> bytes:
+        return bytes(self.tail[-self.tail_max :]) if self.tail_max else b""
+
+
+def _descendants(root: int) -> list[int]:
+    parent: dict[int, int] = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as fh:
+                data = fh.read(512)
+        except OSError:
+            continue
+        rest = data[data.rfind(b")") + 2 :].split()
+        if len(rest) > 1:
+            parent[int(name)] = int(rest[1])
+    found: list[int] = []
+    frontier = {root}
+    seen = {root}
+    while frontier:
+        frontier = {p for p, pp in parent.items() if pp in frontier and p not in seen}
+        seen |= frontier
+        found.extend(frontier)
+    return found
+
+
+def _signal(pid: int, sig: int, *, group: bool) -> None:
+    with contextlib.suppress(OSError):
+        if group:
+            os.killpg(pid, sig)
+        else:
+            os.kill(pid, sig)
+
+
+def capture(
+    argv: Sequence[str],
+    *,
+    cwd: str,
+    env: Mapping[str, str],
+    timeout: float,
+    grace: float,
+    head: int,
+    tail: int,
+    sandboxed: bool,
+) -> Captured:
+    """Run ``argv`` (helper and program) and collect its capped output.
+
+    On timeout: SIGTERM to the whole tree (the helper forwards it to every
+    descendant; under bubblewrap each process inside gets it), SIGKILL after
+    ``grace`` seconds (under bubblewrap killing the outer process collapses the
+    PID namespace). Raises ``OSError`` when the helper itself cannot start.
+    """
+    start = time.monotonic()
+    proc = subprocess.Popen(
+        list(argv),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        cwd=cwd,
+        env=dict(env),
+        start_new_session=True,
+        umask=0o077,
+        close_fds=True,
+    )
+    assert proc.stdout is not None
+    fd = proc.stdout.fileno()
+    with contextlib.suppress(OSError):
+        fcntl.fcntl(fd, _F_SETPIPE_SZ, 1 << 20)
+    os.set_blocking(fd, False)
+    sink = _Sink(head, tail)
+    deadline = start + timeout
+    timed_out = False
+    term_sent_at: float | None = None
+    killed = False
+    exited_at: float | None = None
+    sel = selectors.DefaultSelector()
+    sel.register(fd, selectors.EVENT_READ)
+    try:
+        while True:
+            now = time.monotonic()
+            if not timed_out and now >= deadline:
+                timed_out = True
+                term_sent_at = now
+                if sandboxed:
+                    for pid in _descendants(proc.pid):
+                        _signal(pid, signal.SIGTERM, group=False)
+                else:
+                    _signal(proc.pid, signal.SIGTERM, group=True)
+            if term_sent_at is not None and not killed and now >= term_sent_at + grace + (
+                0 if sandboxed else 1.0
+            ):
+                killed = True
+                _signal(proc.pid, signal.SIGKILL, group=False)
+                _signal(proc.pid, signal.SIGKILL, group=True)
+            if exited_at is None and proc.poll() is not None:
+                exited_at = now
+            if exited_at is not None and now - exited_at > 1.0:
+                break  # descendants outside our reach still hold the pipe
+            if timed_out and killed and now - (term_sent_at or now) > grace + 5.0:
+                break
+            if exited_at is not None:
+                wait = 0.05
+            elif not timed_out:
+                wait = deadline - now
+            elif not killed:
+                wait = 0.05
+            else:
+                wait = 0.1
+            events = sel.select(max(0.0, min(wait, 1.0)))
+            if not events:
+                continue
+            try:
+                data = os.read(fd, _CHUNK)
+            except BlockingIOError:
+                continue
+            if not data:
+                break
+            sink.feed(data)
+    finally:
+        sel.close()
+        proc.stdout.close()
+    try:
+        returncode: int | None = proc.wait(timeout=grace + 2.0)
+    except subprocess.TimeoutExpired:
+        _signal(proc.pid, signal.SIGKILL, group=True)
+        returncode = proc.wait()
+    duration = int((time.monotonic() - start) * 1000)
+    return Captured(returncode, bytes(sink.head), sink.final_tail(), sink.total, duration, timed_out)
+
+
+def _trim_utf8_end(data: bytes) -> bytes:
+    """Drop an incomplete UTF-8 sequence cut off at the end."""
+    for back in range(1, min(4, len(data)) + 1):
+        byte = data[-back]
+        if byte < 0x80:
+            return data
+        if byte >= 0xC0:
+            need = 2 if byte < 0xE0 else 3 if byte < 0xF0 else 4
+            return data if need <= back else data[:-back]
+    return data
+
+
+def _trim_utf8_start(data: bytes) -> bytes:
+    skip = 0
+    while skip < min(3, len(data)) and 0x80 <= data[skip] < 0xC0:
+        skip += 1
+    return data[skip:]
+
+
+def render_output(cap: Captured) -> tuple[str, bool]:
+    """The output text (head + marker + tail when truncated) and whether it was truncated."""
+    kept = len(cap.head) + len(cap.tail)
+    if cap.total <= kept:
+        return (cap.head + cap.tail).decode("utf-8", "replace"), False
+    omitted = cap.total - kept
+    head = _trim_utf8_end(cap.head).decode("utf-8", "replace")
+    tail = _trim_utf8_start(cap.tail).decode("utf-8", "replace")
+    return f"{head}\n... [truncated {omitted} bytes] ...\n{tail}", True
+
+
+def parse_json_output(text: str, truncated: bool) -> Any:
+    """The output as JSON when it is a whole JSON object or array, else ``None``."""
+    if truncated:
+        return None
+    stripped = text.strip()
+    if not stripped or stripped[0] not in "[{":
+        return None
+    try:
+        return json.loads(stripped)
+    except ValueError:
+        return None
+
+
+def describe_exit(returncode: int | None) -> str | None:
+    """``None`` for success, else a short human description of how the program ended."""
+    if returncode == 0:
+        return None
+    if returncode is None:
+        return "the program did not report an exit status"
+    if returncode < 0:
+        try:
+            name = signal.Signals(-returncode).name
+        except ValueError:
+            name = f"signal {-returncode}"
+        extra = {
+            "SIGXCPU": " (CPU time limit)",
+            "SIGXFSZ": " (file size limit)",
+            "SIGKILL": " (killed)",
+        }.get(name, "")
+        return f"Command terminated by {name}{extra}"
+    if returncode == 127:
+        return "Command failed with exit code 127 (command not found)"
+    if returncode == 126:
+        return "Command failed with exit code 126 (cannot execute)"
+    return f"Command failed with exit code {returncode}"

@@ -1,0 +1,177 @@
+"""The bubblewrap backend: probe whether it works here, and build its command line.
+
+Under bubblewrap a run gets: the host's root read-only; private ``/tmp`` and
+``/var/tmp``; ``/home``, ``/root``, the caller's home and skilldeck's own folders
+hidden behind empty tmpfs mounts; ``/run`` hidden unless network is granted; the
+skill folder read-only; the work folder writable (unless the work folder *is* the
+skill folder); new PID, IPC, UTS, cgroup and (without a network grant) network
+namespaces; ``--die-with-parent``. When skilldeck runs as root, bubblewrap runs
+privileged (no user namespace) and the launch helper inside drops every
+capability and switches to the unprivileged ``run_as`` user before the program
+starts, so file permissions apply as for that user. As a normal user,
+bubblewrap uses an unprivileged user namespace with all capabilities dropped.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from skilldeck._paths import dirs
+
+__all__ = ["HELPER_MOUNT", "SandboxStatus", "bwrap_argv", "probe_sandbox"]
+
+HELPER_MOUNT = "/tmp/.skilldeck/helper"
+_HIDDEN_DEFAULT = ("/home", "/root")
+_lock = threading.Lock()
+_probes: dict[str, SandboxStatus] = {}
+
+
+@dataclass(frozen=True, slots=True)
+class SandboxStatus:
+    """What the bubblewrap probe found on this machine."""
+
+    available: bool
+    path: str | None
+    version: str | None
+    reason: str | None
+    as_root: bool
+    user_namespace: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "backend": "bubblewrap",
+            "available": self.available,
+            "path": self.path,
+            "version": self.version,
+            "reason": self.reason,
+            "as_root": self.as_root,
+            "user_namespace": self.user_namespace,
+        }
+
+
+def _base_flags(*, as_root: bool, network: bool) -> list[str]:
+    flags = [
+        "--die-with-parent",
+        "--unshare-pid",
+        "--unshare-ipc",
+        "--unshare-uts",
+        "--unshare-cgroup-try",
+    ]
+    if not network:
+        flags.append("--unshare-net")
+    if not as_root:
+        flags += ["--unshare-user", "--cap-drop", "ALL"]
+    return flags
+
+
+def probe_sandbox(bwrap: str | None = None, *, refresh: bool = False) -> SandboxStatus:
+    """Try bubblewrap once per process (``refresh`` probes again)."""
+    path = bwrap or shutil.which("bwrap")
+    as_root = os.geteuid() == 0
+    key = path or ""
+    with _lock:
+        if not refresh and key in _probes:
+            return _probes[key]
+        status = _probe(path, as_root)
+        _probes[key] = status
+        return status
+
+
+def _probe(path: str | None, as_root: bool) -> SandboxStatus:
+    if path is None:
+        return SandboxStatus(False, None, None, "bwrap is not installed", as_root, False)
+    if sys.platform != "linux":
+        return SandboxStatus(False, path, None, "bubblewrap needs Linux", as_root, False)
+    try:
+        ver = subprocess.run(
+            [path, "--version"], capture_output=True, text=True, timeout=10, check=False
+        )
+        version = ver.stdout.strip().removeprefix("bubblewrap ").strip() or None
+        argv = [
+            path,
+            *_base_flags(as_root=as_root, network=False),
+            "--ro-bind", "/", "/",
+            "--dev", "/dev",
+            "--proc", "/proc",
+            "--perms", "01777", "--tmpfs", "/tmp",
+            "--", "/bin/sh", "-c", "exit 0",
+        ]  # fmt: skip
+        proc = subprocess.run(
+            argv, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=20, check=False
+        )
+    except (OSError, subprocess.SubprocessError) as exc:
+        return SandboxStatus(False, path, None, f"bwrap cannot start: {exc}", as_root, False)
+    if proc.returncode != 0:
+        detail = (proc.stderr or proc.stdout).strip().splitlines()
+        reason = "bwrap failed: " + (detail[-1] if detail else f"exit status {proc.returncode}")
+        return SandboxStatus(False, path, version, reason, as_root, False)
+    return SandboxStatus(True, path, version, None, as_root, not as_root)
+
+
+def _hidden_dirs() -> list[str]:
+    hidden = list(_HIDDEN_DEFAULT)
+    home = os.environ.get("HOME")
+    candidates = [home] if home else []
+    d = dirs()
+    candidates += [str(d.config), str(d.data), str(d.cache)]
+    for cand in candidates:
+        try:
+            real = str(Path(cand).resolve())
+        except (OSError, RuntimeError):
+            continue
+        if real in ("/", "/tmp") or not Path(real).is_dir():
+            continue
+        if not any(real == h or real.startswith(h + "/") for h in hidden):
+            hidden.append(real)
+    return hidden
+
+
+def _covered(path: str, hidden: Sequence[str]) -> bool:
+    return any(path == h or path.startswith(h.rstrip("/") + "/") for h in hidden)
+
+
+def bwrap_argv(
+    bwrap: str,
+    *,
+    as_root: bool,
+    network: bool,
+    skill_dir: str,
+    work_dir: str,
+    work_writable: bool,
+    scratch_dir: str,
+    helper_file: str,
+    extra_ro: Sequence[str] = (),
+) -> list[str]:
+    """The ``bwrap ... --`` prefix for one run (the helper is mounted at ``HELPER_MOUNT``)."""
+    hidden = _hidden_dirs()
+    argv = [bwrap, *_base_flags(as_root=as_root, network=network)]
+    argv += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+    argv += ["--perms", "01777", "--tmpfs", "/tmp", "--perms", "01777", "--tmpfs", "/var/tmp"]
+    for path in hidden:
+        argv += ["--tmpfs", path]
+    if not network:
+        for run in ("/run", "/var/run"):
+            if Path(run).is_dir() and not Path(run).is_symlink():
+                argv += ["--tmpfs", run]
+    # Interpreters and tools that live under a hidden folder (a venv in a home).
+    private = ("/tmp", "/var/tmp", *hidden, *(() if network else ("/run",)))
+    for path in extra_ro:
+        if _covered(path, private) and Path(path).exists():
+            argv += ["--ro-bind", path, path]
+    # The work folder first: a project root holding the skill must not cover its
+    # read-only mount.
+    if work_dir != skill_dir:
+        argv += ["--bind" if work_writable else "--ro-bind", work_dir, work_dir]
+    argv += ["--ro-bind", skill_dir, skill_dir]
+    argv += ["--bind", scratch_dir, scratch_dir]
+    argv += ["--ro-bind", helper_file, HELPER_MOUNT]
+    argv += ["--chdir", work_dir, "--"]
+    return argv

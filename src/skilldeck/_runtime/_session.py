@@ -1,0 +1,213 @@
+"""Per-run state: skills loaded so far, the allowed-tools policy, approvals, the trace.
+
+A :class:`Session` belongs to one agent run and is made by
+``runtime.session()``. It holds no catalog or tool code, only state, so a host
+can keep many (one per conversation) on one runtime. It is safe to use from
+several threads (one lock). Nothing in it is persisted.
+
+``fork(...)`` (issue 8) will derive a child session; the state below is kept in
+plain fields so a fork can copy what it needs.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import threading
+import uuid
+from collections import OrderedDict
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+from xml.sax.saxutils import quoteattr
+
+from skilldeck._runtime._policy import AllowedToolsPolicy
+
+__all__ = ["LoadedSkill", "Session", "TraceEntry"]
+
+
+@dataclass(frozen=True, slots=True)
+class LoadedSkill:
+    """A skill disclosed in this session (``skills_load`` succeeded)."""
+
+    name: str
+    key: str  # how it was addressed, e.g. ``project:pdf-tools`` or ``pdf-tools``
+    source: str | None
+    digest: str | None
+    body: str
+    body_truncated: bool = False
+    path: str | None = None
+    declared_tools: tuple[str, ...] = ()
+    loaded_at: _dt.datetime = field(default_factory=lambda: _dt.datetime.now(_dt.UTC))
+
+
+@dataclass(frozen=True, slots=True)
+class TraceEntry:
+    """One tool call as the trace records it (arguments are not kept, only their keys)."""
+
+    seq: int
+    tool: str
+    ok: bool
+    code: str | None
+    duration_ms: float
+    argument_keys: tuple[str, ...]
+    skills_allowed_tools: Mapping[str, Any]
+    warnings: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "seq": self.seq,
+            "tool": self.tool,
+            "ok": self.ok,
+            "code": self.code,
+            "duration_ms": round(self.duration_ms, 3),
+            "argument_keys": list(self.argument_keys),
+            "warnings": list(self.warnings),
+            "skills_allowed_tools": dict(self.skills_allowed_tools),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class DeclaredBinding:
+    """A body-declared tool of a loaded skill, as the session exposes it."""
+
+    skill: str  # catalog key used to load it
+    tool: Any  # skilldeck._format._mdtools.DeclaredTool
+
+
+class Session:
+    """State of one agent run. Create with ``runtime.session()``."""
+
+    def __init__(self, *, session_id: str | None = None, mode: str | None = None) -> None:
+        self.id: str = session_id or uuid.uuid4().hex
+        self.mode = mode
+        self.created_at = _dt.datetime.now(_dt.UTC)
+        self._lock = threading.RLock()
+        self._loaded: OrderedDict[str, LoadedSkill] = OrderedDict()
+        self._declared: OrderedDict[str, DeclaredBinding] = OrderedDict()
+        self._policy = AllowedToolsPolicy()
+        self._approvals: set[str] = set()
+        self._tool_approvals: set[str] = set()
+        self._trace: list[TraceEntry] = []
+
+    # --- loaded skills -----------------------------------------------------
+
+    @property
+    def loaded(self) -> tuple[LoadedSkill, ...]:
+        """Skills loaded in this session, oldest first (a reload moves a skill last)."""
+        with self._lock:
+            return tuple(self._loaded.values())
+
+    def is_loaded(self, name: str) -> bool:
+        with self._lock:
+            return name in self._loaded or any(s.key == name for s in self._loaded.values())
+
+    def _mark_loaded(self, skill: LoadedSkill, declared: Mapping[str, DeclaredBinding]) -> None:
+        with self._lock:
+            self._loaded.pop(skill.name, None)
+            self._loaded[skill.name] = skill
+            for tool_name in [n for n, b in self._declared.items() if b.skill == skill.key]:
+                del self._declared[tool_name]
+            for tool_name, binding in declared.items():
+                # the most recently loaded skill wins a name clash
+                self._declared.pop(tool_name, None)
+                self._declared[tool_name] = binding
+
+    @property
+    def declared_tools(self) -> Mapping[str, DeclaredBinding]:
+        with self._lock:
+            return dict(self._declared)
+
+    # --- allowed-tools policy --------------------------------------------------
+
+    @property
+    def policy(self) -> AllowedToolsPolicy:
+        """The active allowed-tools policy (``enforced`` False when nothing is contracted)."""
+        with self._lock:
+            return self._policy
+
+    def _set_policy(self, policy: AllowedToolsPolicy) -> None:
+        with self._lock:
+            self._policy = policy
+
+    # --- approvals given in this run -------------------------------------------
+
+    def approve(self, confirmation_id: str) -> None:
+        """Approve one tool call (the ``confirmation_id`` of a ``TOOL_CONFIRMATION_REQUIRED``)."""
+        with self._lock:
+            self._approvals.add(confirmation_id)
+
+    def approve_tool(self, name: str) -> None:
+        """Approve every call of tool ``name`` for the rest of this session."""
+        with self._lock:
+            self._tool_approvals.add(name)
+
+    def _is_approved(self, tool: str, confirmation_id: str) -> bool:
+        with self._lock:
+            return confirmation_id in self._approvals or tool in self._tool_approvals
+
+    # --- trace -----------------------------------------------------------------
+
+    def trace(self) -> list[dict[str, Any]]:
+        """Every tool call of this session, in order, with the allowed-tools section."""
+        with self._lock:
+            return [entry.to_dict() for entry in self._trace]
+
+    def _record(self, entry: TraceEntry) -> None:
+        with self._lock:
+            self._trace.append(entry)
+
+    def _next_seq(self) -> int:
+        with self._lock:
+            return len(self._trace) + 1
+
+    # --- compaction --------------------------------------------------------------
+
+    def restore_block(self, budget: int = 8000) -> str:
+        """What to re-inject after compacting history so loaded skills are not forgotten.
+
+        Lists every skill loaded in this session, most recent first, with its
+        name, source and digest; full bodies are included, newest first, while
+        they fit in ``budget`` characters (about four per token); the others say
+        to call ``skills_load`` again. Also states an active allowed-tools
+        policy. Returns ``""`` when nothing was loaded.
+        """
+        with self._lock:
+            skills = list(reversed(self._loaded.values()))
+            policy = self._policy
+        if not skills:
+            return ""
+        head = (
+            "<loaded_skills>\n"
+            "Skills loaded earlier in this session (most recent first). Follow them as "
+            "before; call skills_load again for any body not shown.\n"
+        )
+        tail = "</loaded_skills>"
+        if policy.enforced:
+            head += (
+                f"allowed-tools of {policy.skill!r} is in force: "
+                f"{' '.join(p.raw for p in policy.patterns) or 'baseline only'}\n"
+            )
+        parts: list[str] = []
+        used = len(head) + len(tail)
+        stubs = [_skill_tag(s, None) for s in skills]
+        used += sum(len(s) for s in stubs)
+        for i, skill in enumerate(skills):
+            full = _skill_tag(skill, skill.body)
+            extra = len(full) - len(stubs[i])
+            if used + extra <= budget:
+                parts.append(full)
+                used += extra
+            else:
+                parts.append(stubs[i])
+        return head + "".join(parts) + tail
+
+
+def _skill_tag(skill: LoadedSkill, body: str | None) -> str:
+    attrs = f"name={quoteattr(skill.name)}"
+    if skill.source:
+        attrs += f" source={quoteattr(skill.source)}"
+    if skill.digest:
+        attrs += f" digest={quoteattr(skill.digest)}"
+    if body is None:
+        return f'<skill {attrs} body="omitted"/>\n'
+    return f"<skill {attrs}>\n{body.strip()}\n</skill>\n"

@@ -1,0 +1,362 @@
+"""Distribution commands: ``install``, ``update``, ``remove``, ``verify``, ``export``,
+and seed 001's ``manage [list|enable|disable|update|remove]``.
+
+Every command is one library call; ``--json`` prints ``{"ok": true, "data": ...}``
+(or the error envelope). Exit status: 0 success, 1 a failed operation or a
+failed verification, 2 usage problems.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+import sys
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import click
+
+import skilldeck
+from skilldeck.cli._app import EXIT_FINDINGS, handle_errors, main
+
+_SCOPE = click.option(
+    "--scope",
+    type=click.Choice(["user", "project"]),
+    default="user",
+    show_default=True,
+    help="user: skilldeck's data folder; project: .skilldeck/ at the repository root.",
+)
+_JSON = click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
+
+
+def _jsonable(value: Any) -> Any:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        out = {f.name: _jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        for prop in ("names", "ok", "changed"):
+            if hasattr(type(value), prop) and isinstance(getattr(type(value), prop), property):
+                out[prop] = _jsonable(getattr(value, prop))
+        return out
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    return value
+
+
+def _print_json(data: Any, *, ok: bool = True) -> None:
+    click.echo(json.dumps({"ok": ok, "data": _jsonable(data)}, ensure_ascii=False, indent=2))
+
+
+@contextlib.contextmanager
+def _progress(enabled: bool) -> Iterator[Callable[[skilldeck.InstallProgress], None] | None]:
+    """A progress callback: rich on a terminal when installed, plain lines otherwise."""
+    if not enabled or not sys.stderr.isatty():
+        yield None
+        return
+    try:
+        from rich.progress import BarColumn, MofNCompleteColumn, SpinnerColumn, TextColumn
+        from rich.progress import Progress as RichProgress
+    except ImportError:
+
+        def plain(p: skilldeck.InstallProgress) -> None:
+            counts = f" ({p.done}/{p.total})" if p.total else ""
+            click.echo(f"{p.stage}: {p.message}{counts}", err=True)
+
+        yield plain
+        return
+    with RichProgress(
+        SpinnerColumn(),
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        transient=True,
+    ) as bar:
+        task = bar.add_task("starting", total=None)
+
+        def rich_cb(p: skilldeck.InstallProgress) -> None:
+            bar.update(task, description=p.message, completed=p.done or 0, total=p.total)
+
+        yield rich_cb
+
+
+def _warn_diags(diags: tuple[skilldeck.Diagnostic, ...], name: str) -> None:
+    for d in diags:
+        click.echo(f"warning: {name}: {d.code} {d.message}", err=True)
+
+
+@main.command()
+@click.argument("source")
+@click.option("--ref", help="Branch, tag or commit to install (git sources).")
+@click.option("--path", "subpath", help="Sub-folder of the source to install from (or SOURCE#DIR).")
+@click.option(
+    "--skill", "skills", multiple=True, help="Skill to install from a multi-skill source."
+)
+@click.option("--all", "all_skills", is_flag=True, help="Install every skill the source holds.")
+@click.option("--name", help="Install the (single) skill under this name.")
+@_SCOPE
+@click.option("--force", is_flag=True, help="Replace an installed skill of the same name.")
+@click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation.")
+@_JSON
+@handle_errors
+def install(
+    source: str,
+    ref: str | None,
+    subpath: str | None,
+    skills: tuple[str, ...],
+    all_skills: bool,
+    name: str | None,
+    scope: str,
+    force: bool,
+    yes: bool,
+    as_json: bool,
+) -> None:
+    """Install skills from a git URL, owner/repo, a folder or an archive.
+
+    SOURCE may end in #SUBDIR. A source holding several skills needs --skill
+    or --all. Installs are staged, validated and swapped in atomically.
+    """
+    ask = not yes and not as_json and sys.stdin.isatty()
+
+    def confirm(plan: skilldeck.InstallPlan) -> bool:
+        for s in plan.skills:
+            verb = "replace" if s.replaces else "install"
+            click.echo(f"{verb} {s.name} ({s.file_count} files) from {plan.source.display}")
+            _warn_diags(s.warnings, s.name)
+        return click.confirm("proceed?", default=True)
+
+    with _progress(not as_json) as on_progress:
+        result = skilldeck.install(
+            source,
+            ref=ref,
+            subpath=subpath,
+            skills=skills or None,
+            all_skills=all_skills,
+            name=name,
+            scope=scope,  # type: ignore[arg-type]
+            force=force,
+            on_progress=on_progress,
+            confirm=confirm if ask else None,
+        )
+    if as_json:
+        _print_json(result)
+        return
+    at = f" @ {result.commit[:12]}" if result.commit else ""
+    for s in result.skills:
+        if not ask:
+            _warn_diags(s.warnings, s.name)
+        verb = "replaced" if s.replaced else "installed"
+        click.echo(f"{verb} {s.name} ({result.scope}) from {s.source}{at} -> {s.path}")
+
+
+def _do_update(
+    names: tuple[str, ...], all_skills: bool, dry_run: bool, scope: str, as_json: bool
+) -> None:
+    with _progress(not as_json) as on_progress:
+        result = skilldeck.update(
+            names or None,
+            all_skills=all_skills,
+            scope=scope,  # type: ignore[arg-type]
+            dry_run=dry_run,
+            on_progress=on_progress,
+        )
+    if as_json:
+        _print_json(result, ok=result.ok)
+    else:
+        for u in result.skills:
+            if u.status == "failed":
+                click.echo(f"{u.name}: update failed: {u.error}", err=True)
+                continue
+            moved = ""
+            if u.old_commit and u.new_commit and u.old_commit != u.new_commit:
+                moved = f" {u.old_commit[:12]} -> {u.new_commit[:12]}"
+            click.echo(f"{u.name}: {u.status}{moved}")
+            for label, paths in (
+                ("+", u.changes.added),
+                ("-", u.changes.removed),
+                ("M", u.changes.modified),
+            ):
+                for p in paths:
+                    click.echo(f"  {label} {p}")
+            if u.status == "updated" and u.approvals_revoked:
+                click.echo("  script approvals for this skill were revoked (content changed)")
+    if not result.ok:
+        sys.exit(EXIT_FINDINGS)
+
+
+@main.command()
+@click.argument("names", nargs=-1)
+@click.option("--all", "all_skills", is_flag=True, help="Update every installed skill.")
+@click.option("--dry-run", is_flag=True, help="Fetch and compare, change nothing.")
+@_SCOPE
+@_JSON
+@handle_errors
+def update(
+    names: tuple[str, ...], all_skills: bool, dry_run: bool, scope: str, as_json: bool
+) -> None:
+    """Fetch installed skills again; install the ones whose content changed."""
+    _do_update(names, all_skills, dry_run, scope, as_json)
+
+
+def _do_remove(name: str, scope: str, as_json: bool) -> None:
+    result = skilldeck.remove(name, scope=scope)  # type: ignore[arg-type]
+    if as_json:
+        _print_json(result)
+    else:
+        click.echo(f"removed {result.name} ({result.scope})")
+
+
+@main.command()
+@click.argument("name")
+@_SCOPE
+@_JSON
+@handle_errors
+def remove(name: str, scope: str, as_json: bool) -> None:
+    """Remove an installed skill (folder, lockfile entry and config table)."""
+    _do_remove(name, scope, as_json)
+
+
+@main.command()
+@click.argument("names", nargs=-1)
+@_SCOPE
+@_JSON
+@handle_errors
+def verify(names: tuple[str, ...], scope: str, as_json: bool) -> None:
+    """Check installed skills' files against the lockfile digests."""
+    report = skilldeck.verify(names or None, scope=scope)  # type: ignore[arg-type]
+    if as_json:
+        _print_json(report, ok=report.ok)
+    else:
+        for s in report.skills:
+            if s.ok:
+                click.echo(f"ok       {s.name}")
+                continue
+            click.echo(f"FAILED   {s.name}: {s.problem}")
+            for label, paths in (
+                ("added", s.changes.added),
+                ("removed", s.changes.removed),
+                ("modified", s.changes.modified),
+            ):
+                for p in paths:
+                    click.echo(f"  {label}: {p}")
+        for name in report.untracked:
+            click.echo(f"untracked {name} (not in the lockfile)")
+        if not report.skills:
+            click.echo(f"no skills installed in the {scope} scope")
+    if not report.ok:
+        sys.exit(EXIT_FINDINGS)
+
+
+@main.command()
+@click.argument("skills", nargs=-1, required=True)
+@click.option(
+    "--to",
+    "to",
+    required=True,
+    help="claude (~/.claude/skills), agents (.agents/skills), codex (~/.codex/skills) or a folder.",
+)
+@_SCOPE
+@click.option("--home", type=click.Path(file_okay=False), help="Use this home (isolated agent).")
+@click.option("--force", is_flag=True, help="Replace a different copy already there.")
+@_JSON
+@handle_errors
+def export(
+    skills: tuple[str, ...], to: str, scope: str, home: str | None, force: bool, as_json: bool
+) -> None:
+    """Copy skills (names or folders) into another agent's skills folder."""
+    result = skilldeck.export_skills(
+        list(skills),
+        to,
+        scope=scope,  # type: ignore[arg-type]
+        home=home,
+        force=force,
+    )
+    if as_json:
+        _print_json(result)
+        return
+    for s in result.skills:
+        click.echo(f"{s.status} {s.name} -> {s.path}")
+
+
+# --- seed 001's spelling -------------------------------------------------------
+
+
+@main.group(invoke_without_command=True)
+@click.pass_context
+def manage(ctx: click.Context) -> None:
+    """Manage installed skills: list, enable, disable, update, remove."""
+    if ctx.invoked_subcommand is None:
+        click.echo(ctx.get_help())
+
+
+@manage.command("list")
+@click.option(
+    "--scope", type=click.Choice(["user", "project"]), default=None, help="Only this scope."
+)
+@_JSON
+@handle_errors
+def manage_list(scope: str | None, as_json: bool) -> None:
+    """List installed skills with their source, commit and status."""
+    items = skilldeck.list_installed(scope=scope)  # type: ignore[arg-type]
+    if as_json:
+        _print_json(items)
+        return
+    if not items:
+        click.echo("no installed skills")
+    for i in items:
+        mark = "✓" if i.enabled else "○"
+        commit = f" @ {i.commit[:12]}" if i.commit else ""
+        state = "" if i.enabled else " (disabled)"
+        click.echo(f"{mark} {i.name:<24} {i.scope:<8} {i.source}{commit}{state}")
+
+
+def _set_enabled(name: str, enabled: bool, scope: str, as_json: bool) -> None:
+    path = skilldeck.set_skill_enabled(name, enabled, scope=scope)  # type: ignore[arg-type]
+    if as_json:
+        _print_json({"name": name, "enabled": enabled, "config": str(path)})
+    else:
+        click.echo(f"{'enabled' if enabled else 'disabled'} {name} ({path})")
+
+
+@manage.command("enable")
+@click.argument("name")
+@_SCOPE
+@_JSON
+@handle_errors
+def manage_enable(name: str, scope: str, as_json: bool) -> None:
+    """Enable a skill by name (any source)."""
+    _set_enabled(name, True, scope, as_json)
+
+
+@manage.command("disable")
+@click.argument("name")
+@_SCOPE
+@_JSON
+@handle_errors
+def manage_disable(name: str, scope: str, as_json: bool) -> None:
+    """Disable a skill by name (bundled skills too)."""
+    _set_enabled(name, False, scope, as_json)
+
+
+@manage.command("update")
+@click.argument("names", nargs=-1)
+@click.option("--all", "all_skills", is_flag=True, help="Update every installed skill.")
+@click.option("--dry-run", is_flag=True, help="Fetch and compare, change nothing.")
+@_SCOPE
+@_JSON
+@handle_errors
+def manage_update(
+    names: tuple[str, ...], all_skills: bool, dry_run: bool, scope: str, as_json: bool
+) -> None:
+    """Same as `skilldeck update`."""
+    _do_update(names, all_skills, dry_run, scope, as_json)
+
+
+@manage.command("remove")
+@click.argument("name")
+@_SCOPE
+@_JSON
+@handle_errors
+def manage_remove(name: str, scope: str, as_json: bool) -> None:
+    """Same as `skilldeck remove`."""
+    _do_remove(name, scope, as_json)

@@ -1,0 +1,75 @@
+"""``skilldeck serve``: the catalog as an MCP server (stdio or streamable HTTP)."""
+
+from __future__ import annotations
+
+import os
+
+import click
+
+from skilldeck.cli._app import handle_errors, main, root_option
+
+
+@main.command()
+@click.option(
+    "--transport",
+    type=click.Choice(["stdio", "http"]),
+    default="stdio",
+    show_default=True,
+    help="stdio for a client that launches the server; http for streamable HTTP at /mcp.",
+)
+@click.option("--host", default="127.0.0.1", show_default=True, help="HTTP bind address.")
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True, help="HTTP port.")
+@root_option
+@click.option(
+    "--token",
+    envvar="SKILLDECK_MCP_TOKEN",
+    default=None,
+    help="Bearer token HTTP clients must send (env: SKILLDECK_MCP_TOKEN). "
+    "Required to bind anywhere but loopback.",
+)
+@click.option(
+    "--allow-exec",
+    is_flag=True,
+    help="Offer skills_run_script and command tools (approvals still apply).",
+)
+@click.option(
+    "--poll",
+    "poll",
+    type=click.FloatRange(min=0),
+    default=2.0,
+    show_default=True,
+    help="Rescan the catalog every N seconds and notify clients of changes (0: never).",
+)
+@handle_errors
+def serve(
+    transport: str,
+    host: str,
+    port: int,
+    roots: tuple[str, ...],
+    token: str | None,
+    allow_exec: bool,
+    poll: float,
+) -> None:
+    """Serve the catalog over MCP: the Skills extension plus skills_* tools.
+
+    Same sources, precedence and status as `skilldeck list`. Shadowed skills
+    stay reachable as skill://SOURCE/NAME.
+    """
+    try:
+        from skilldeck import mcp as skill_mcp
+    except ImportError as exc:  # the extra is missing
+        raise click.ClickException(
+            f"the MCP server needs the mcp extra ({exc.name}): pip install 'skilldeck[mcp]'"
+        ) from None
+    if transport == "http":
+        skill_mcp.check_bind(host, token)
+    server = skill_mcp.create_server(
+        roots=[os.fspath(r) for r in roots],
+        allow_exec=allow_exec,
+        poll_interval=poll or None,
+    )
+    if transport == "stdio":
+        skill_mcp.run_stdio(server)
+    else:
+        click.echo(f"skilldeck: serving MCP at http://{host}:{port}/mcp", err=True)
+        skill_mcp.run_http(server, host=host, port=port, token=token)

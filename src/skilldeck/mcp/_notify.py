@@ -1,0 +1,77 @@
+"""Change notifications: the catalog changed on disk, clients hear about it.
+
+Two eras, one call. Clients on protocol 2026-07-28 open a ``subscriptions/listen``
+stream; the SDK's subscription bus delivers ``notifications/resources/list_changed``
+(and ``notifications/resources/updated`` for the URIs a stream subscribed to).
+Clients that connected with the ``initialize`` handshake get the same
+notifications on their session's standalone channel; a small middleware records
+those sessions when they finish the handshake and advertises ``listChanged``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import deque
+from collections.abc import Iterable
+from typing import Any
+
+import anyio
+from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+from mcp.server.session import ServerSession
+from mcp.server.subscriptions import (
+    InMemorySubscriptionBus,
+    ResourcesListChanged,
+    ResourceUpdated,
+)
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+__all__ = ["ChangeNotifier"]
+
+logger = logging.getLogger("skilldeck.mcp")
+
+_MAX_LEGACY_SESSIONS = 256
+_MAX_UPDATED_EVENTS = 2048
+_SEND_TIMEOUT = 5.0
+
+
+class ChangeNotifier:
+    """Publishes catalog changes to every connected client, whatever its protocol era."""
+
+    def __init__(self, bus: InMemorySubscriptionBus | None = None) -> None:
+        self.bus = bus if bus is not None else InMemorySubscriptionBus()
+        # Handshake-era sessions, newest last; bounded because a closed session
+        # cannot be detected (sends to it are silently dropped by the SDK).
+        self._sessions: deque[ServerSession] = deque(maxlen=_MAX_LEGACY_SESSIONS)
+
+    async def middleware(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+        """Server middleware: advertise ``listChanged`` and remember handshake-era sessions."""
+        result = await call_next(ctx)
+        if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
+            return result
+        if ctx.method == "initialize" and isinstance(result, dict):
+            caps = result.get("capabilities")
+            if isinstance(caps, dict) and isinstance(caps.get("resources"), dict):
+                caps["resources"] = {**caps["resources"], "listChanged": True}
+        elif ctx.method == "notifications/initialized" and ctx.request_id is None:
+            self._sessions.append(ctx.session)
+        return result
+
+    async def publish(self, changed_uris: Iterable[str]) -> None:
+        """Tell every client the resource list changed, and which files did."""
+        uris = sorted(set(changed_uris))
+        await self.bus.publish(ResourcesListChanged())
+        for uri in uris[:_MAX_UPDATED_EVENTS]:
+            await self.bus.publish(ResourceUpdated(uri=uri))
+        for session in list(self._sessions):
+            with anyio.move_on_after(_SEND_TIMEOUT):
+                try:
+                    await session.send_resource_list_changed()
+                except Exception:  # a dead session must not stop the others
+                    logger.debug("dropping a session that cannot be notified", exc_info=True)
+                    self._discard(session)
+
+    def _discard(self, session: ServerSession) -> None:
+        try:
+            self._sessions.remove(session)
+        except ValueError:
+            pass

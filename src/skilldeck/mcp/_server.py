@@ -1,0 +1,164 @@
+"""``SkillServer``: an ``MCPServer`` serving one skilldeck catalog.
+
+Assembly only: the skills extension (``_extension``), ``skill://`` resources
+(``_resources``), the tool fallback (``_tools``), the tier-1 prompt
+(``_prompt``) and change notifications (``_notify``) each live in their own
+module. The server keeps one piece of state, the current ``SkillIndex``, and
+replaces it whole on ``refresh()``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Iterable
+from contextlib import asynccontextmanager
+from typing import Any
+
+import anyio
+import anyio.to_thread
+from mcp.server.caching import CacheHint
+from mcp.server.lowlevel.helper_types import ReadResourceContents
+from mcp.server.mcpserver import Context, MCPServer
+from mcp_types import CallToolResult, InputRequiredResult, PaginatedRequestParams
+from mcp_types import Tool as MCPTool
+from pydantic.networks import AnyUrl
+
+from skilldeck._version import __version__
+from skilldeck.mcp import _prompt, _resources, _uris
+from skilldeck.mcp._extension import CachePolicy, SkillsExtension
+from skilldeck.mcp._index import CatalogView, IndexBuilder, SkillIndex
+from skilldeck.mcp._notify import ChangeNotifier
+from skilldeck.mcp._tools import ToolFallback
+
+__all__ = ["SkillServer"]
+
+logger = logging.getLogger("skilldeck.mcp")
+
+INSTRUCTIONS = (
+    "This server publishes Agent Skills. Clients with the MCP Skills extension use "
+    "skills/list, skills/get and skill:// resources; other clients use the skills_* tools "
+    "(skills_list, then skills_load NAME, then skills_read_file) or the skills_catalog prompt."
+)
+
+
+class SkillServer(MCPServer[Any]):
+    """An MCP server for a skilldeck catalog (see ``skilldeck.mcp.create_server``)."""
+
+    def __init__(
+        self,
+        catalog: CatalogView,
+        *,
+        tools: ToolFallback | None = None,
+        name: str = "skilldeck",
+        page_size: int = 100,
+        resource_page_size: int = 500,
+        cache_ttl_ms: int = 10_000,
+        poll_interval: float | None = None,
+        index: SkillIndex | None = None,
+    ) -> None:
+        self.catalog = catalog
+        self.notifier = ChangeNotifier()
+        self._builder = IndexBuilder(catalog)
+        self._index = index if index is not None else self._builder.build()
+        self._tools = tools
+        self._poll_interval = poll_interval
+        self._refresh_lock = anyio.Lock()
+        self._lifespans = 0
+        self._resource_page_size = resource_page_size
+        cache = CachePolicy(ttl_ms=cache_ttl_ms, scope="public")
+        hint = CacheHint(ttl_ms=cache_ttl_ms, scope="public")
+        super().__init__(
+            name,
+            version=__version__,
+            instructions=INSTRUCTIONS,
+            extensions=[SkillsExtension(lambda: self._index, cache=cache, page_size=page_size)],
+            subscriptions=self.notifier.bus,
+            cache_hints={
+                "resources/list": hint,
+                "resources/read": hint,
+                "resources/templates/list": hint,
+                "prompts/list": hint,
+                "tools/list": CacheHint(ttl_ms=0, scope="private"),
+            },
+            middleware=[self.notifier.middleware],
+            lifespan=_lifespan,
+            log_level="WARNING",
+        )
+        # resources/list is paginated here (MCPServer's own handler is not).
+        self._lowlevel_server.add_request_handler(
+            "resources/list", PaginatedRequestParams, self._list_resources_page
+        )
+        _prompt.register(self)
+
+    # -- state -----------------------------------------------------------------
+
+    @property
+    def index(self) -> SkillIndex:
+        """The snapshot requests are answered from."""
+        return self._index
+
+    async def refresh(self) -> set[str]:
+        """Rescan the catalog; notify clients and return the URIs that changed (if any)."""
+        async with self._refresh_lock:
+            refresh = getattr(self.catalog, "refresh", None)
+            if callable(refresh):
+                await anyio.to_thread.run_sync(refresh)
+            new = await anyio.to_thread.run_sync(self._builder.build)
+            old_fp, new_fp = self._index.fingerprint(), new.fingerprint()
+            changed = {u for u in old_fp.keys() | new_fp.keys() if old_fp.get(u) != new_fp.get(u)}
+            self._index = new
+        if changed:
+            logger.info("catalog changed: %d file(s)", len(changed))
+            await self.notifier.publish(changed)
+        return changed
+
+    async def _poll(self, interval: float) -> None:
+        while True:
+            await anyio.sleep(interval)
+            try:
+                await self.refresh()
+            except Exception:  # keep serving the last good snapshot
+                logger.exception("catalog refresh failed")
+
+    # -- resources -------------------------------------------------------------
+
+    async def _list_resources_page(self, ctx: Any, params: PaginatedRequestParams) -> dict[str, Any]:
+        page = _resources.list_page(self._index, params.cursor, self._resource_page_size)
+        if params.cursor is None:
+            page["resources"].extend(m.model_dump(by_alias=True, exclude_none=True) for m in await super().list_resources())
+        return page
+
+    async def read_resource(
+        self, uri: AnyUrl | str, context: Context[Any, Any] | None = None
+    ) -> Iterable[ReadResourceContents] | InputRequiredResult:
+        if str(uri).startswith(_uris.SCHEME):
+            return [await _resources.read(self._index, self.catalog, str(uri))]
+        return await super().read_resource(uri, context)
+
+    # -- tool fallback ---------------------------------------------------------
+
+    async def list_tools(self) -> list[MCPTool]:
+        own = await super().list_tools()
+        return (self._tools.list_tools() if self._tools is not None else []) + own
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+    ) -> CallToolResult | InputRequiredResult:
+        if self._tools is not None and self._tools.handles(name):
+            return await self._tools.call(name, arguments, context)
+        return await super().call_tool(name, arguments, context)
+
+
+@asynccontextmanager
+async def _lifespan(server: MCPServer[Any]) -> AsyncIterator[dict[str, Any]]:
+    """Run the change poller while at least one transport is serving."""
+    assert isinstance(server, SkillServer)
+    async with anyio.create_task_group() as tg:
+        server._lifespans += 1
+        if server._lifespans == 1 and server._poll_interval:
+            tg.start_soon(server._poll, server._poll_interval)
+        try:
+            yield {}
+        finally:
+            server._lifespans -= 1
+            tg.cancel_scope.cancel()

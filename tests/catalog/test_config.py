@@ -1,0 +1,131 @@
+"""Config files: locations, merging, validation, atomic comment-keeping writes."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+import tomlkit
+
+from skilldeck import ConfigError
+from skilldeck._config import Budget, config_path, load_config, update_config
+from skilldeck._paths import dirs
+
+
+def _git_repo(path: Path) -> Path:
+    path.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["git", "init", "-q", str(path)], check=True)
+    return path
+
+
+def test_paths_user_and_project(tmp_path: Path) -> None:
+    assert config_path("user") == dirs().config_file
+    repo = _git_repo(tmp_path / "repo")
+    sub = repo / "a" / "b"
+    sub.mkdir(parents=True)
+    assert config_path("project", cwd=sub) == repo.resolve() / ".skilldeck" / "config.toml"
+    loose = tmp_path / "loose"
+    loose.mkdir()
+    assert config_path("project", cwd=loose) == loose.resolve() / ".skilldeck" / "config.toml"
+
+
+def test_no_files_gives_defaults(tmp_path: Path) -> None:
+    cfg = load_config(cwd=tmp_path)
+    assert cfg.files == ()
+    assert cfg.sources == ("bundled", "user", "extra", "project", "installed")
+    assert cfg.disabled == () and cfg.budget is None
+
+
+def test_project_overrides_user_key_by_key(tmp_path: Path) -> None:
+    user = config_path("user")
+    user.parent.mkdir(parents=True)
+    user.write_text(
+        '[catalog]\ndisabled = ["a"]\npinned = ["p"]\nroots = ["rel"]\n'
+        '[execution]\ntimeout_cap = 30\nnetwork = false\n'
+    )
+    repo = _git_repo(tmp_path / "repo")
+    (repo / ".skilldeck").mkdir()
+    (repo / ".skilldeck" / "config.toml").write_text(
+        '[catalog]\ndisabled = ["b"]\nrecursive = ["deep"]\n[execution]\nnetwork = true\n'
+    )
+    cfg = load_config(cwd=repo)
+    assert cfg.disabled == ("b",)
+    assert cfg.pinned == ("p",)
+    assert cfg.roots == (user.parent / "rel",)
+    assert cfg.recursive_roots == (repo.resolve() / "deep",)
+    assert dict(cfg.execution) == {"timeout_cap": 30, "network": True}
+    assert cfg.files == (user, repo.resolve() / ".skilldeck" / "config.toml")
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "needle"),
+    [
+        ("[catalog]\nsources = [1]\n", 2, "catalog.sources"),
+        ('[catalog]\nsources = ["bundled", "nowhere"]\n', 2, "nowhere"),
+        ("[catalog]\nbudget = -3\n", 2, "catalog.budget"),
+        ("[catalog]\nbogus = 1\n", 2, "unknown key"),
+        ("[catalog\nx=1\n", 1, "invalid TOML"),
+        ("catalog = 3\n", 1, "must be a table"),
+        ("[plugins.x]\nenabled = 'yes'\n", 2, "plugins.x.enabled"),
+    ],
+)
+def test_invalid_config_is_a_config_error(text: str, line: int, needle: str) -> None:
+    path = config_path("user")
+    path.parent.mkdir(parents=True)
+    path.write_text(text)
+    with pytest.raises(ConfigError) as info:
+        load_config()
+    err = info.value
+    assert needle in err.message
+    assert err.path == str(path)
+    assert err.context["line"] == line
+    assert err.hint
+
+
+def test_update_keeps_comments_and_validates(tmp_path: Path) -> None:
+    path = config_path("user")
+    path.parent.mkdir(parents=True)
+    original = '# my settings\n[catalog]\n# keep this\ndisabled = ["a"]  # trailing\n'
+    path.write_text(original)
+
+    def add(doc: tomlkit.TOMLDocument) -> None:
+        doc["catalog"]["disabled"].append("b")  # type: ignore[index,union-attr]
+        plugin = tomlkit.table()
+        plugin["url"] = "https://example.com/x.git"
+        plugin["enabled"] = True
+        doc.setdefault("plugins", tomlkit.table())["x"] = plugin  # type: ignore[index]
+
+    assert update_config("user", add) == path
+    text = path.read_text()
+    assert "# my settings" in text and "# keep this" in text and "# trailing" in text
+    cfg = load_config()
+    assert cfg.disabled == ("a", "b")
+    assert cfg.plugins["x"]["url"] == "https://example.com/x.git"
+
+    def bad(doc: tomlkit.TOMLDocument) -> None:
+        doc["catalog"]["sources"] = ["nope"]  # type: ignore[index]
+
+    with pytest.raises(ConfigError):
+        update_config("user", bad)
+    assert path.read_text() == text  # unchanged
+
+
+def test_update_creates_project_file(tmp_path: Path) -> None:
+    repo = _git_repo(tmp_path / "r")
+
+    def pin(doc: tomlkit.TOMLDocument) -> None:
+        doc["catalog"] = {"pinned": ["z"]}
+
+    written = update_config("project", pin, cwd=repo)
+    assert written == repo.resolve() / ".skilldeck" / "config.toml"
+    assert load_config(cwd=repo).pinned == ("z",)
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [(800, Budget(800)), ("800", Budget(800)), ("200 tokens", Budget(200, "tokens"))],
+)
+def test_budget_parse(value: object, expected: Budget) -> None:
+    assert Budget.parse(value) == expected
+    assert Budget(200, "tokens").chars == 800

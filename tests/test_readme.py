@@ -1,0 +1,160 @@
+"""The README's commands and examples are true.
+
+Blocks preceded by ``<!-- check -->`` are run in one temporary folder, in order:
+``console`` blocks hold ``$ skilldeck ...`` commands followed by their expected
+output (a line ``...`` stands for any number of lines, ``...`` inside a line for
+any text); ``python`` blocks must run without error. ``<!-- file: PATH -->``
+blocks are written to PATH first. The ``<!-- setup -->`` block must hold the two
+set-up commands, consistent with ``.ci/run`` and ``pyproject.toml``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import subprocess
+import sys
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+README = REPO / "README.md"
+
+_BLOCK = re.compile(
+    r"^<!-- (?P<marker>check|setup|file: [^>]+?) -->\n```(?P<lang>[\w-]*)\n(?P<body>.*?)^```$",
+    re.MULTILINE | re.DOTALL,
+)
+
+
+@dataclass(frozen=True)
+class Block:
+    marker: str
+    lang: str
+    body: str
+
+
+def readme_blocks() -> list[Block]:
+    text = README.read_text(encoding="utf-8")
+    return [Block(m["marker"], m["lang"], m["body"]) for m in _BLOCK.finditer(text)]
+
+
+def _expect_matches(expected: list[str], actual: list[str]) -> bool:
+    """Match output lines; ``...`` alone matches any run of lines, inside a line any text."""
+    if not expected:
+        return not actual
+    head, rest = expected[0], expected[1:]
+    if head == "...":
+        return any(_expect_matches(rest, actual[i:]) for i in range(len(actual) + 1))
+    if not actual:
+        return False
+    pattern = ".*".join(re.escape(part) for part in head.split("..."))
+    return re.fullmatch(pattern, actual[0]) is not None and _expect_matches(rest, actual[1:])
+
+
+def _console_steps(body: str) -> list[tuple[str, list[str]]]:
+    steps: list[tuple[str, list[str]]] = []
+    for line in body.splitlines():
+        if line.startswith("$ "):
+            steps.append((line[2:], []))
+        else:
+            assert steps, f"output before any command in README block:\n{body}"
+            steps[-1][1].append(line)
+    return steps
+
+
+def _skilldeck(command: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    argv = shlex.split(command)
+    assert argv[0] == "skilldeck", f"README check blocks may only run skilldeck: {command}"
+    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200"}
+    return subprocess.run(
+        [sys.executable, "-m", "skilldeck", *argv[1:]],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_readme_has_checked_examples() -> None:
+    blocks = readme_blocks()
+    commands = [
+        cmd
+        for b in blocks
+        if b.marker == "check" and b.lang == "console"
+        for cmd, _ in _console_steps(b.body)
+    ]
+    verbs = {shlex.split(c)[1] for c in commands}
+    assert {"new", "validate", "lint"} <= verbs
+    assert any(b.lang == "python" and b.marker == "check" for b in blocks)
+
+
+def test_readme_examples_are_true(tmp_path: Path) -> None:
+    for block in readme_blocks():
+        if block.marker.startswith("file: "):
+            target = tmp_path / block.marker[len("file: ") :].strip()
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(block.body, encoding="utf-8")
+        elif block.marker == "check" and block.lang == "console":
+            for command, expected in _console_steps(block.body):
+                result = _skilldeck(command, tmp_path)
+                actual = (result.stdout + result.stderr).splitlines()
+                assert result.returncode in (0, 1), (command, result.stderr)
+                assert _expect_matches(expected, actual), (
+                    f"README example `{command}` printed:\n"
+                    + "\n".join(actual)
+                    + "\n\nexpected:\n"
+                    + "\n".join(expected)
+                )
+        elif block.marker == "check" and block.lang == "python":
+            result = subprocess.run(
+                [sys.executable, "-c", block.body],
+                cwd=tmp_path,
+                capture_output=True,
+                text=True,
+                timeout=120,
+                check=False,
+            )
+            assert result.returncode == 0, result.stderr
+
+
+def test_list_runs_on_the_bundled_skills(tmp_path: Path) -> None:
+    """The main job of set-up command 1: with nothing configured, list shows the bundled skills."""
+    result = _skilldeck("skilldeck list", tmp_path)
+    assert result.returncode == 0, result.stderr
+    bundled = REPO / "src" / "skilldeck" / "_bundled"
+    for folder in bundled.iterdir():
+        if (folder / "SKILL.md").is_file():
+            assert folder.name in result.stdout
+
+
+def test_setup_commands_match_the_project() -> None:
+    setup = [b for b in readme_blocks() if b.marker == "setup"]
+    assert len(setup) == 1
+    lines = [line for line in setup[0].body.splitlines() if line.strip()]
+    assert len(lines) == 2, "the set-up is exactly two commands"
+    install, tests = lines
+
+    # Command 1: a venv, an editable install with extras that exist, then the main job.
+    assert install.startswith("python3 -m venv .venv && ")
+    extras = re.search(r"pip install -e '\.\[([\w,-]+)\]'", install)
+    assert extras is not None
+    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    declared = set(project["optional-dependencies"])
+    assert set(extras.group(1).split(",")) <= declared
+    assert install.endswith(".venv/bin/skilldeck list")
+    assert project["scripts"]["skilldeck"] == "skilldeck.cli:main"
+
+    # Command 2: the CI script, which runs ruff, mypy and pytest with xdist.
+    assert tests == "bash .ci/run"
+    ci = (REPO / ".ci" / "run").read_text(encoding="utf-8")
+    assert ci.startswith("#!/usr/bin/env bash")
+    assert "set -euo pipefail" in ci
+    for needle in ("pip install -q -e '.[dev]'", 'ruff" check', "mypy", "-m pytest -n"):
+        assert needle in ci, needle
+    dev = " ".join(project["optional-dependencies"]["dev"])
+    for tool in ("pytest-xdist", "pytest-timeout", "hypothesis", "skills-ref", "mypy", "ruff"):
+        assert tool in dev

@@ -2,13 +2,15 @@
 
 Usage::
 
-    python bench/search.py [--skills 10000] [--queries 200] [--json]
+    python bench/search.py [--skills 10000] [--queries 200] [--runtime] [--json]
 
 Reports, for each backend, the time to index N synthetic skills, the median and
 95th-percentile query latency, and recall@5 / recall@1 on the labelled query set
 of ``tests/runtime/searchdata.py`` (generated plus bundled skills), then the
 ratios bm25s / builtin. With ``../shared/corpus`` present it also times the real
-corpus (frontmatter descriptions only).
+corpus (frontmatter descriptions only). ``--runtime`` also writes the synthetic
+skills as folders and times ``runtime.call(session, "skills_search", ...)`` end to end
+(catalog listing, index reuse, envelope), after a first call has built the index.
 """
 
 from __future__ import annotations
@@ -73,6 +75,37 @@ def speed(backend: str, docs: list[SearchDocument], queries: list[str]) -> dict[
     }
 
 
+def runtime_speed(n: int, queries: list[str]) -> dict[str, float]:
+    import tempfile
+
+    from skilldeck import SkillRuntime
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "skills"
+        root.mkdir()
+        for name, desc, tags, heads in sd.make_synthetic(n):
+            folder = root / name
+            folder.mkdir()
+            (folder / "SKILL.md").write_text(sd.skill_md(name, desc, tags, heads), "utf-8")
+        runtime = SkillRuntime.from_roots([root])
+        session = runtime.session()
+        t0 = time.perf_counter()
+        runtime.call(session, "skills_search", {"query": queries[0]})
+        first = time.perf_counter() - t0
+        lat = []
+        for q in queries:
+            t = time.perf_counter()
+            env = runtime.call(session, "skills_search", {"query": q, "limit": 10})
+            lat.append((time.perf_counter() - t) * 1000)
+            assert env["ok"]
+        lat.sort()
+        return {
+            "first_call_s": round(first, 3),
+            "call_median_ms": round(statistics.median(lat), 3),
+            "call_p95_ms": round(lat[int(len(lat) * 0.95) - 1], 3),
+        }
+
+
 def corpus_docs() -> list[SearchDocument]:
     corpus = REPO.parent / "shared" / "corpus"
     docs = []
@@ -93,6 +126,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--skills", type=int, default=10_000)
     ap.add_argument("--queries", type=int, default=200)
+    ap.add_argument("--runtime", action="store_true", help="also time skills_search end to end")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
 
@@ -123,10 +157,11 @@ def main() -> None:
         if section == "quality":
             continue
         ratios[section] = {
-            k: round(report["bm25s"][section][k] / v, 2) if v else None
-            for k, v in figures.items()
+            k: round(report["bm25s"][section][k] / v, 2) if v else None for k, v in figures.items()
         }
-    out = {"backends": report, "ratio_bm25s_over_builtin": ratios}
+    out: dict[str, object] = {"backends": report, "ratio_bm25s_over_builtin": ratios}
+    if args.runtime:
+        out["runtime_skills_search"] = runtime_speed(args.skills, queries)
     if args.json:
         print(json.dumps(out, indent=2))
         return
@@ -137,6 +172,11 @@ def main() -> None:
     print("== ratio bm25s / builtin (above 1: builtin is faster)")
     for section, figures in ratios.items():
         print(f"  {section}: " + ", ".join(f"{k}={v}" for k, v in figures.items()))
+    if args.runtime:
+        figures = out["runtime_skills_search"]
+        assert isinstance(figures, dict)
+        print(f"== runtime skills_search over {args.skills} skill folders")
+        print("  " + ", ".join(f"{k}={v}" for k, v in figures.items()))
 
 
 if __name__ == "__main__":

@@ -6,7 +6,8 @@
     ├── SkillNotFoundError             SKILL_NOT_FOUND
     ├── SkillUnavailableError          SKILL_UNAVAILABLE
     ├── ManifestError                  INVALID_SKILL      (carries diagnostics)
-    │   └── SkillRefError              INVALID_SKILL      (reason: not_found, not_directory, ...)
+    │   ├── SkillRefError              INVALID_SKILL      (reason: not_found, not_directory, ...)
+    │   └── SkillValidationError       INVALID_SKILL      (inline skills; skilldeck._inline)
     ├── FileAccessError
     │   ├── FileNotFoundInSkillError   FILE_NOT_FOUND
     │   ├── PathNotAllowedError        PATH_NOT_ALLOWED
@@ -23,6 +24,7 @@
     │   └── SandboxUnavailableError    SANDBOX_UNAVAILABLE
     ├── ConfigError                    CONFIG_INVALID
     ├── InstallError                   INSTALL_FAILED
+    │   └── SkillInstallationError     INSTALL_FAILED     (skill_name, skills_dir, cause)
     └── InternalError                  INTERNAL
 
 Errors carry their context as keyword-only attributes (``skill=``, ``path=``,

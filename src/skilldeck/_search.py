@@ -57,14 +57,25 @@ _PREFIX_MAX_EXPANSIONS = 20
 
 
 def _stem(word: str) -> str:
-    """A deliberately small suffix stripper: plurals, -ing, -ed, -ies."""
+    """A deliberately small suffix stripper: plurals first, then -ing / -ed.
+
+    ``strings``, ``string``; ``embedded``, ``embedding``, ``embed``; ``tests``,
+    ``testing``, ``test`` each fold to one form.
+    """
     if len(word) <= 3 or word.isdigit():
         return word
-    for suffix, repl in (("ies", "y"), ("sses", "ss"), ("ing", ""), ("ed", "")):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            return word[: -len(suffix)] + repl
-    if word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        return word[:-1]
+    if word.endswith("ies") and len(word) > 4:
+        word = word[:-3] + "y"
+    elif word.endswith("sses"):
+        word = word[:-2]
+    elif word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        word = word[:-1]
+    for suffix, keep in (("ing", 3), ("ed", 4)):
+        if word.endswith(suffix) and len(word) - len(suffix) >= keep:
+            word = word[: -len(suffix)]
+            if len(word) >= 4 and word[-1] == word[-2] and word[-1] not in "aeiouls":
+                word = word[:-1]  # running -> run, embedded -> embed
+            break
     return word
 
 
@@ -139,7 +150,7 @@ class SearchHit:
 
 @dataclass(slots=True)
 class _Builtin:
-    postings: dict[str, list[tuple[int, float]]] = field(default_factory=dict)
+    postings: dict[str, dict[int, float]] = field(default_factory=dict)
     vocab: list[str] = field(default_factory=list)
 
     @classmethod
@@ -152,12 +163,12 @@ class _Builtin:
         for c in counts:
             df.update(c.keys())
         idf = {t: math.log(1.0 + (n - d + 0.5) / (d + 0.5)) for t, d in df.items()}
-        postings: dict[str, list[tuple[int, float]]] = {}
+        postings: dict[str, dict[int, float]] = {}
         for doc, c in enumerate(counts):
             norm = _K1 * (1.0 - _B + _B * lengths[doc] / avgdl)
             for term, tf in c.items():
                 weight = idf[term] * tf * (_K1 + 1.0) / (tf + norm)
-                postings.setdefault(term, []).append((doc, weight))
+                postings.setdefault(term, {})[doc] = weight
         return cls(postings, sorted(postings))
 
     def expand(self, term: str) -> list[str]:
@@ -171,11 +182,21 @@ class _Builtin:
         return out
 
     def scores(self, weighted_terms: Iterable[tuple[str, float]]) -> dict[int, float]:
-        acc: dict[int, float] = {}
+        lists = [(self.postings[t], qw) for t, qw in weighted_terms if t in self.postings]
+        if not lists:
+            return {}
+        # start from the longest posting list, copied at C speed; add the others
+        lists.sort(key=lambda pw: len(pw[0]), reverse=True)
+        first, qw0 = lists[0]
+        acc = dict(first) if qw0 == 1.0 else {d: qw0 * w for d, w in first.items()}
         get = acc.get
-        for term, qw in weighted_terms:
-            for doc, w in self.postings.get(term, ()):
-                acc[doc] = get(doc, 0.0) + qw * w
+        for post, qw in lists[1:]:
+            if qw == 1.0:
+                for doc, w in post.items():
+                    acc[doc] = get(doc, 0.0) + w
+            else:
+                for doc, w in post.items():
+                    acc[doc] = get(doc, 0.0) + qw * w
         return acc
 
 
@@ -222,9 +243,10 @@ class SearchIndex:
             # naming a skill exactly should always find it first
             top = max(scores.values(), default=0.0)
             scores[exact] = top + 1.0
-        best = heapq.nlargest(limit, scores.items(), key=lambda kv: (kv[1], -kv[0]))
+        best = heapq.nlargest(limit, scores, key=scores.__getitem__)
         hits: list[SearchHit] = []
-        for rank, (doc_id, score) in enumerate(best, start=1):
+        for rank, doc_id in enumerate(best, start=1):
+            score = scores[doc_id]
             if score <= 0.0:
                 break
             doc = self.documents[doc_id]

@@ -42,7 +42,7 @@ def test_project_overrides_user_key_by_key(tmp_path: Path) -> None:
     user.parent.mkdir(parents=True)
     user.write_text(
         '[catalog]\ndisabled = ["a"]\npinned = ["p"]\nroots = ["rel"]\n'
-        '[execution]\ntimeout_cap = 30\nnetwork = false\n'
+        "[execution]\ntimeout_cap = 30\nnetwork = false\n"
     )
     repo = _git_repo(tmp_path / "repo")
     (repo / ".skilldeck").mkdir()

@@ -335,3 +335,12 @@ def test_help_texts() -> None:
         result = run(command, "--help")
         assert result.exit_code == 0
         assert "Usage:" in result.stdout
+
+
+def test_show_a_skill_with_a_nested_skill(tmp_path: Path) -> None:
+    outer = skill(tmp_path, "outer-skill")
+    skill(outer / "examples", "inner-skill")
+    data = json.loads(run("show", "--format", "json", str(outer)).stdout)
+    assert data["name"] == "outer-skill"
+    validated = as_json(run("validate", "--format", "json", str(outer)))
+    assert validated["summary"]["skills"] == 2

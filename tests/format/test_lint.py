@@ -143,6 +143,9 @@ def test_sk303_description_without_when(tmp_path: Path, description: str) -> Non
         "Triggers on requests mentioning invoices.",
         "Deploy to Vercel. Use when user says deploy or ship it.",
         "Git operations. Use for checking status, viewing history, or seeing changes.",
+        "Write headlines. Use with a confirmed brief, after intake.",
+        "ダッシュボードの設計を引導する。「KPI 可視化」と言われたら使う。",
+        "不完全さの中に美を見出す。悩んでいるときに使う。",
     ],
 )
 def test_sk303_description_with_when_passes(tmp_path: Path, description: str) -> None:
@@ -350,3 +353,30 @@ def test_lint_codes_are_registered() -> None:
     assert lint_codes == {f"SK3{n:02d}" for n in range(1, 12)}
     for code in lint_codes:
         assert skilldeck.CODES[code].severity is not skilldeck.Severity.ERROR
+
+
+def test_lint_reports_body_declared_tool_problems(tmp_path: Path) -> None:
+    body = (
+        "### list_files\n\nList files.\n\n#### Parameters\n\nNone.\n\n"
+        "#### Command\n\n```bash\nls -la | grep x\n```\n"
+    )
+    folder = make_skill(tmp_path, body)
+    report = skilldeck.lint_skill(folder)
+    (diag,) = only(report, "SK405")
+    assert diag.is_error and diag.line is not None and diag.line > 5
+    assert not report.valid
+    assert skilldeck.validate_skill(folder).valid, "validation alone does not parse body tools"
+
+
+def test_reference_style_link_definitions_are_checked(tmp_path: Path) -> None:
+    folder = make_skill(tmp_path, "See [the guide][g].\n\n[g]: references/guide.md\n")
+    (diag,) = only(skilldeck.lint_skill(folder), "SK306")
+    assert (diag.line, diag.column) == (7, 6)
+
+
+def test_dot_dot_inside_the_skill_is_not_outside(tmp_path: Path) -> None:
+    folder = make_skill(
+        tmp_path, "See [x](references/../references/x.md).\n", files={"references/x.md": ""}
+    )
+    report = skilldeck.lint_skill(folder)
+    assert not only(report, "SK308") and not only(report, "SK306")

@@ -69,7 +69,10 @@ def test_broken_frontmatter_is_reported_not_raised(text: str, code: str) -> None
 
 
 def test_key_positions_are_file_lines() -> None:
-    text = "---\nname: demo\nlicense: MIT\nmetadata:\n  author: me\n  version: '2'\ndescription: D. Use when x.\n---\n"
+    text = (
+        "---\nname: demo\nlicense: MIT\nmetadata:\n  author: me\n  version: '2'\n"
+        "description: D. Use when x.\n---\n"
+    )
     manifest = parse_skill_md(text, folder_name="demo").manifest
     assert manifest is not None
     assert manifest.position("name") == (2, 1)

@@ -5,38 +5,36 @@ from __future__ import annotations
 import base64
 import contextlib
 import hashlib
+import importlib.util
 import os
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 import yaml
 
-pytest.importorskip("mcp")
+if TYPE_CHECKING:
+    from mcp import Client
 
-from mcp import Client  # noqa: E402
-from mcp_types import BlobResourceContents, TextResourceContents  # noqa: E402
+    from skilldeck.mcp import DirectoryReadResult, GetSkillResult, SkillEntry
 
-from skilldeck.mcp import (  # noqa: E402
-    DirectoryReadParams,
-    DirectoryReadRequest,
-    DirectoryReadResult,
-    GetSkillParams,
-    GetSkillRequest,
-    GetSkillResult,
-    ListSkillsRequest,
-    ListSkillsResult,
-    SkillEntry,
-)
-from mcp_types import PaginatedRequestParams  # noqa: E402
+# The server is an extra (skilldeck[mcp]): without the SDK these tests are not collected.
+collect_ignore_glob = [] if importlib.util.find_spec("mcp") else ["test_*.py"]
 
 
-def write_skill(root: Path, name: str, description: str, files: dict[str, bytes | str] | None = None,
-                extra: str = "") -> Path:
+def write_skill(
+    root: Path,
+    name: str,
+    description: str,
+    files: dict[str, bytes | str] | None = None,
+    extra: str = "",
+) -> Path:
     folder = root / name
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "SKILL.md").write_text(
@@ -76,14 +74,20 @@ def tree(tmp_path: Path) -> dict[str, Path]:
     return {"low": low, "high": high}
 
 
-async def list_all(client: Client, page_size_hint: int | None = None) -> tuple[list[SkillEntry], int]:
+async def list_all(client: Client) -> tuple[list[SkillEntry], int]:
     """Every entry of skills/list, following cursors; returns (entries, pages)."""
+    from mcp_types import PaginatedRequestParams
+
+    from skilldeck.mcp import ListSkillsRequest, ListSkillsResult
+
     entries: list[SkillEntry] = []
     cursor: str | None = None
     pages = 0
     while True:
         params = PaginatedRequestParams(cursor=cursor) if cursor else None
-        result = await client.session.send_request(ListSkillsRequest(params=params), ListSkillsResult)
+        result = await client.session.send_request(
+            ListSkillsRequest(params=params), ListSkillsResult
+        )
         pages += 1
         entries.extend(result.skills)
         cursor = result.next_cursor
@@ -92,19 +96,26 @@ async def list_all(client: Client, page_size_hint: int | None = None) -> tuple[l
 
 
 async def get_skill(client: Client, uri: str) -> GetSkillResult:
+    from skilldeck.mcp import GetSkillParams, GetSkillRequest, GetSkillResult
+
     return await client.session.send_request(
         GetSkillRequest(params=GetSkillParams(uri=uri)), GetSkillResult
     )
 
 
 async def read_dir(client: Client, uri: str, cursor: str | None = None) -> DirectoryReadResult:
+    from skilldeck.mcp import DirectoryReadParams, DirectoryReadRequest, DirectoryReadResult
+
     return await client.session.send_request(
-        DirectoryReadRequest(params=DirectoryReadParams(uri=uri, cursor=cursor)), DirectoryReadResult
+        DirectoryReadRequest(params=DirectoryReadParams(uri=uri, cursor=cursor)),
+        DirectoryReadResult,
     )
 
 
 async def read_bytes(client: Client, uri: str) -> tuple[bytes, str, str]:
     """(bytes, kind 'text'|'blob', mimeType) of one resource as the client received it."""
+    from mcp_types import BlobResourceContents, TextResourceContents
+
     result = await client.read_resource(uri, cache_mode="refresh")
     (content,) = result.contents
     if isinstance(content, TextResourceContents):
@@ -141,32 +152,38 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def serve_http(roots: list[Path], port: int, *extra: str, env: dict[str, str] | None = None) -> Iterator[subprocess.Popen[bytes]]:
+def serve_http(
+    roots: list[Path], port: int, *extra: str, env: dict[str, str] | None = None
+) -> Iterator[subprocess.Popen[bytes]]:
+    """``skilldeck serve --transport http`` on ``port`` until the block ends."""
     cmd = [sys.executable, "-m", "skilldeck", "serve", "--transport", "http", "--port", str(port)]
     for root in roots:
         cmd += ["--root", str(root)]
     cmd += list(extra)
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            env={**os.environ, **(env or {})})
-    try:
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            if proc.poll() is not None:
-                raise RuntimeError(proc.stderr.read().decode() if proc.stderr else "server died")
-            with socket.socket() as s:
-                if s.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            time.sleep(0.05)
-        else:
-            raise RuntimeError("server did not start")
-        yield proc
-    finally:
-        proc.terminate()
+    with tempfile.TemporaryFile() as log:
+        proc = subprocess.Popen(
+            cmd, stdout=subprocess.DEVNULL, stderr=log, env={**os.environ, **(env or {})}
+        )
         try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+            deadline = time.monotonic() + 30
+            while True:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    log.seek(0)
+                    raise RuntimeError(
+                        "server did not start: " + log.read().decode(errors="replace")
+                    )
+                with socket.socket() as s:
+                    if s.connect_ex(("127.0.0.1", port)) == 0:
+                        break
+                time.sleep(0.05)
+            yield proc
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
 
 
 class Helpers:

@@ -3,6 +3,7 @@
 from skilldeck._catalog._budget import Tier1Item, Tier1Plan, plan_tier1
 from skilldeck._catalog._cache import MetadataCache
 from skilldeck._catalog._catalog import Catalog, RootInfo
+from skilldeck._catalog._doctor import DoctorReport, diagnose
 from skilldeck._catalog._fs import FileSystemStore
 from skilldeck._catalog._model import (
     CatalogEntry,
@@ -28,6 +29,7 @@ __all__ = [
     "DEFAULT_FILE_LIMIT",
     "Catalog",
     "CatalogEntry",
+    "DoctorReport",
     "FileData",
     "FileSystemStore",
     "IndexMode",
@@ -47,6 +49,7 @@ __all__ = [
     "WhyLine",
     "bundled_root",
     "default_sources",
+    "diagnose",
     "plan_tier1",
     "project_folders",
 ]

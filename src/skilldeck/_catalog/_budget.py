@@ -49,7 +49,9 @@ class Tier1Plan:
 
 def clean_text(text: str) -> str:
     """Whitespace runs collapsed to one space (descriptions are one paragraph in tier 1)."""
-    return " ".join(text.split())
+    if "  " in text or "\n" in text or "\t" in text or "\r" in text:
+        return " ".join(text.split())
+    return text.strip()
 
 
 def cut(text: str, limit: int) -> tuple[str, bool]:
@@ -91,11 +93,11 @@ def plan_tier1(
     measure = cost or (lambda s, d: len(s.name) + len(d) + 2)
     texts = [clean_text(s.description) for s in ordered]
     if budget is None:
-        items = []
+        plain: list[Tier1Item] = []
         for s, text in zip(ordered, texts, strict=True):
             desc, was_cut = cut(text, max_description) if max_description else (text, False)
-            items.append(Tier1Item(s, desc, was_cut))
-        return Tier1Plan(tuple(items))
+            plain.append(Tier1Item(s, desc, was_cut))
+        return Tier1Plan(tuple(plain))
     room = budget - overhead
     n = max(len(ordered), 1)
     fixed = [measure(s, "") for s in ordered]
@@ -121,7 +123,9 @@ def plan_tier1(
             # try a harder cut before giving up on this skill
             floor_desc, _ = cut(text, MIN_DESCRIPTION)
             if used + measure(s, floor_desc) + omitted_line <= room:
-                desc, was_cut = cut(text, max(MIN_DESCRIPTION, room - used - omitted_line - fixed[i]))
+                desc, was_cut = cut(
+                    text, max(MIN_DESCRIPTION, room - used - omitted_line - fixed[i])
+                )
                 size = measure(s, desc)
             else:
                 return Tier1Plan(tuple(items), tuple(ordered[i:]))

@@ -13,15 +13,18 @@ import contextlib
 import hashlib
 import json
 import os
+import tempfile
 from pathlib import Path
 from typing import Any
 
-from skilldeck._atomic import atomic_write_bytes
 from skilldeck._version import __version__
 
-__all__ = ["CACHE_FORMAT", "MetadataCache", "Record"]
+__all__ = ["CACHE_FORMAT", "MAX_FILES", "MetadataCache", "Record"]
 
 CACHE_FORMAT = 1
+
+MAX_FILES = 64
+"""At most this many roots are cached; the least recently used are dropped."""
 
 #: ``[mtime_ns, size, parsed]``: parsed is the store's plain-data record.
 Record = list[Any]
@@ -73,15 +76,44 @@ class MetadataCache:
         ):
             return {}
         entries: dict[str, Record] = data["entries"]
+        with contextlib.suppress(OSError):
+            os.utime(self._file(root_key))  # recently used: kept by the pruning in save()
         return entries
 
     def save(self, root_key: str, entries: dict[str, Record]) -> None:
-        """Replace a root's cached records (atomically; failures are ignored)."""
+        """Replace a root's cached records (atomically; failures are ignored).
+
+        Written to a temp file and renamed, without fsync: after a crash the
+        cache is either the old file, the new one, or unreadable, which only
+        costs a re-parse.
+        """
         payload = {"stamp": parser_stamp(), "root": root_key, "entries": entries}
+        target = self._file(root_key)
         try:
             blob = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
-            atomic_write_bytes(
-                self._file(root_key), blob.encode("utf-8", "surrogateescape"), mode=0o600
-            )
+            target.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".cache.", suffix=".tmp")
+            try:
+                with os.fdopen(fd, "wb") as fh:
+                    fh.write(blob.encode("utf-8", "surrogateescape"))
+                os.replace(tmp, target)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
+                raise
         except (OSError, ValueError, TypeError):
-            pass  # a cache that cannot be written only costs speed
+            return  # a cache that cannot be written only costs speed
+        self._prune()
+
+    def _prune(self) -> None:
+        """Keep the ``MAX_FILES`` most recently used root files (roots come and go)."""
+        try:
+            files = [e for e in os.scandir(self.directory) if e.name.endswith(".json")]
+            if len(files) <= MAX_FILES:
+                return
+            files.sort(key=lambda e: e.stat().st_mtime_ns, reverse=True)
+        except OSError:
+            return
+        for old in files[MAX_FILES:]:
+            with contextlib.suppress(OSError):
+                os.unlink(old.path)

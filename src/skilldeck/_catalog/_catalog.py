@@ -2,30 +2,24 @@
 
 Precedence: sources are given lowest first and a later source wins; inside a
 source a later root wins; inside one root the first folder in path order wins
-(the others are reported as duplicates, SK509). Byte-identical copies of a
-skill (same folder reached twice, or equal content digests) collapse into one
-entry without a diagnostic.
-
-Status of each candidate: ``invalid`` (errors in lenient mode), ``disabled``
-(by config, by name or ``SOURCE:NAME``, or its plugin is disabled),
-``unavailable`` (a required command is not on PATH or an environment variable
-is unset; requirements of other kinds are reported as unchecked, not missing),
-``enabled``; an enabled candidate below the visible one of its name is
-``shadowed``. Invalid, disabled and unavailable candidates do not shadow.
+(the others are reported as duplicates, SK509). Statuses and collapsing of
+identical copies are decided by ``_resolve.Resolver``; this module scans,
+keeps one consistent snapshot, and answers queries (tiers 2 and 3 included).
 """
 
 from __future__ import annotations
 
+import builtins
+import contextlib
 import difflib
+import gc
 import os
-import shutil
 import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from skilldeck._catalog import _codes as C
 from skilldeck._catalog._budget import plan_tier1
 from skilldeck._catalog._cache import MetadataCache
 from skilldeck._catalog._fs import FileSystemStore
@@ -37,13 +31,20 @@ from skilldeck._catalog._model import (
     SkillStatus,
     Source,
     Trust,
+    WhyLine,
 )
+from skilldeck._catalog._resolve import Candidate, Resolver, State, fingerprint
 from skilldeck._catalog._sources import default_sources
-from skilldeck._catalog._store import DEFAULT_FILE_LIMIT, FileData, IndexMode, Scan, Store
+from skilldeck._catalog._store import DEFAULT_FILE_LIMIT, FileData, IndexMode, Scan
 from skilldeck._catalog._why import explain
 from skilldeck._config import Budget, Config, load_config
 from skilldeck._diagnostics import Diagnostic
-from skilldeck._errors import InternalError, SkillError, SkillNotFoundError, SkillUnavailableError
+from skilldeck._errors import (
+    InternalError,
+    InvalidArgumentsError,
+    SkillNotFoundError,
+    SkillUnavailableError,
+)
 from skilldeck._paths import dirs
 
 __all__ = ["Catalog", "RootInfo"]
@@ -59,25 +60,6 @@ class RootInfo:
     exists: bool
     skills: int
     diagnostics: tuple[Diagnostic, ...] = ()
-
-
-@dataclass(slots=True)
-class _Candidate:
-    meta: SkillMetadata
-    store: Any
-    source: Source
-    rank: int  # higher wins
-    duplicates: list[Path] = field(default_factory=list)
-
-
-@dataclass(frozen=True, slots=True)
-class _State:
-    entries: tuple[CatalogEntry, ...]
-    visible: Mapping[str, CatalogEntry]
-    by_name: Mapping[str, tuple[CatalogEntry, ...]]  # highest precedence first
-    stores: Mapping[int, Any]  # id(entry.metadata) -> store
-    diagnostics: tuple[Diagnostic, ...]
-    roots: tuple[RootInfo, ...]
 
 
 class Catalog:
@@ -103,8 +85,9 @@ class Catalog:
         self.sources: tuple[Source, ...] = tuple(sources)
         names = [s.name for s in self.sources]
         if len(set(names)) != len(names):
-            raise SkillError(
+            raise InvalidArgumentsError(
                 "source names must be unique: " + ", ".join(names),
+                field="sources",
                 hint="give each Source its own name",
             )
         self.config = config if config is not None else Config()
@@ -133,7 +116,11 @@ class Catalog:
                 )
                 self._stores.append((src, root, store))
         self._lock = threading.RLock()
-        self._state: _State | None = None
+        self._state: State | None = None
+        self._resolver = Resolver(
+            self.config, self.sources, check_requirements=check_requirements, environ=environ
+        )
+        self._last_scans: builtins.list[Scan] = []
 
     # ------------------------------------------------------------------ builders
 
@@ -147,8 +134,7 @@ class Catalog:
     ) -> Catalog:
         """A catalog of explicit roots only (sources ``root1``, ``root2``, ...; later wins)."""
         sources = [
-            Source.of(f"root{i}", "root", [p], recursive=recursive)
-            for i, p in enumerate(paths, 1)
+            Source.of(f"root{i}", "root", [p], recursive=recursive) for i, p in enumerate(paths, 1)
         ]
         return cls(sources, **options)
 
@@ -170,7 +156,7 @@ class Catalog:
 
     # ------------------------------------------------------------------ scanning
 
-    def _snapshot(self) -> _State:
+    def _snapshot(self) -> State:
         state = self._state
         if state is None:
             with self._lock:
@@ -186,7 +172,9 @@ class Catalog:
             self._state = self._build(refresh=True)
             if before is None:
                 return True
-            return _fingerprint(before) != _fingerprint(self._state)
+            if before.entries is self._state.entries:
+                return False
+            return fingerprint(before) != fingerprint(self._state)
 
     def _scan_store(self, store: Any, refresh: bool) -> Scan:
         if isinstance(store, FileSystemStore):
@@ -198,13 +186,27 @@ class Catalog:
                 return result
         return Scan(tuple(store.list_skills()))
 
-    def _build(self, *, refresh: bool) -> _State:
+    def _build(self, *, refresh: bool) -> State:
+        """Scan every store, then resolve precedence and status."""
+        with _gc_paused():
+            return self._build_unpaused(refresh=refresh)
+
+    def _build_unpaused(self, *, refresh: bool) -> State:
+        scans = [self._scan_store(store, refresh) for _src, _root, store in self._stores]
+        before = self._state
+        if (
+            before is not None
+            and len(scans) == len(self._last_scans)
+            and all(a is b for a, b in zip(scans, self._last_scans, strict=True))
+            and self._resolver.requirements_unchanged(before)
+        ):
+            return before  # no store saw a change: the last result stands
+        self._last_scans = scans
         diags: list[Diagnostic] = []
         roots: list[RootInfo] = []
-        cands: list[_Candidate] = []
+        cands: list[Candidate] = []
         rank = 0
-        for src, root, store in self._stores:
-            scan = self._scan_store(store, refresh)
+        for (src, root, store), scan in zip(self._stores, scans, strict=True):
             diags.extend(scan.diagnostics)
             if root is not None:
                 roots.append(
@@ -222,113 +224,10 @@ class Catalog:
                 if meta.source != src.name:
                     meta = replace(meta, source=src.name)
                 rank += 1
-                cands.append(_Candidate(meta, store, src, rank))
-        return self._resolve(cands, diags, roots)
+                cands.append(Candidate(meta, store, src, rank))
+        return self._resolver.resolve(cands, diags, roots, self._state)
 
     # ------------------------------------------------------------------ status
-
-    def _resolve(
-        self, cands: list[_Candidate], diags: list[Diagnostic], roots: list[RootInfo]
-    ) -> _State:
-        groups: dict[str, list[_Candidate]] = {}
-        for cand in sorted(cands, key=lambda c: -c.rank):
-            groups.setdefault(cand.meta.name, []).append(cand)
-        checker = _Requirements(self._environ) if self.check_requirements else None
-        disabled = set(self.config.disabled)
-        plugin_paths = self._disabled_plugin_paths()
-        entries: list[CatalogEntry] = []
-        visible: dict[str, CatalogEntry] = {}
-        by_name: dict[str, tuple[CatalogEntry, ...]] = {}
-        stores: dict[int, Any] = {}
-        for name in sorted(groups):
-            group = _collapse(groups[name])
-            own = [self._own_status(c, disabled, plugin_paths, checker) for c in group]
-            winner = next(
-                (i for i, (st, _, _) in enumerate(own) if st is SkillStatus.ENABLED), None
-            )
-            made: list[CatalogEntry] = []
-            for i, (cand, (status, reason, extra)) in enumerate(zip(group, own, strict=True)):
-                shadowed_by = None
-                if winner is not None and i > winner and status is SkillStatus.ENABLED:
-                    top = group[winner]
-                    shadowed_by = f"{top.source.name}:{name}"
-                    status = SkillStatus.SHADOWED
-                    if top.source.name == cand.source.name:
-                        reason = f"same name as {top.meta.path} in the same source"
-                        extra = (
-                            *extra,
-                            Diagnostic.make(
-                                C.DUPLICATE_NAME,
-                                f"two skills named {name!r} in source {top.source.name}: "
-                                f"{top.meta.path} is used, {cand.meta.path} is hidden",
-                                path=str(cand.meta.path) if cand.meta.path else None,
-                                hint="rename one of them (name and folder)",
-                            ),
-                        )
-                    else:
-                        reason = f"shadowed by {shadowed_by} ({top.meta.path})"
-                        extra = (
-                            *extra,
-                            Diagnostic.make(
-                                C.SHADOWED,
-                                f"{cand.source.name}:{name} is hidden by {shadowed_by}",
-                                path=str(cand.meta.path) if cand.meta.path else None,
-                                hint=f"address it as {cand.source.name}:{name}",
-                            ),
-                        )
-                entry = CatalogEntry(
-                    name,
-                    cand.source.name,
-                    cand.meta.path,
-                    status,
-                    cand.meta,
-                    reason,
-                    shadowed_by,
-                    cand.source.trust,
-                    cand.meta.diagnostics + tuple(extra),
-                    tuple(cand.duplicates),
-                )
-                stores[id(cand.meta)] = cand.store
-                made.append(entry)
-                if status is SkillStatus.ENABLED:
-                    visible[name] = entry
-            by_name[name] = tuple(made)
-            entries.extend(made)
-        return _State(tuple(entries), visible, by_name, stores, tuple(diags), tuple(roots))
-
-    def _disabled_plugin_paths(self) -> list[tuple[str, str]]:
-        out = []
-        for pname, entry in self.config.plugins.items():
-            raw = entry.get("path")
-            if entry.get("enabled", True) is False and isinstance(raw, str):
-                out.append((pname, os.path.realpath(raw)))
-        return out
-
-    def _own_status(
-        self,
-        cand: _Candidate,
-        disabled: set[str],
-        plugins: list[tuple[str, str]],
-        checker: _Requirements | None,
-    ) -> tuple[SkillStatus, str | None, tuple[Diagnostic, ...]]:
-        meta = cand.meta
-        if not meta.valid:
-            first = meta.errors[0] if meta.errors else None
-            why = f"{first.code}: {first.message}" if first else "SKILL.md could not be read"
-            return SkillStatus.INVALID, why, ()
-        if meta.name in disabled or f"{cand.source.name}:{meta.name}" in disabled:
-            return SkillStatus.DISABLED, "disabled by config", ()
-        if plugins and meta.path is not None:
-            real = os.path.realpath(meta.path)
-            for pname, ppath in plugins:
-                if real == ppath or real.startswith(ppath + os.sep):
-                    return SkillStatus.DISABLED, f"plugin {pname} is disabled", ()
-        if checker is not None:
-            missing, notes = checker.check(meta)
-            if missing:
-                return SkillStatus.UNAVAILABLE, "; ".join(missing), notes
-            return SkillStatus.ENABLED, None, notes
-        return SkillStatus.ENABLED, None, ()
 
     # ------------------------------------------------------------------ queries
 
@@ -379,7 +278,7 @@ class Catalog:
             return cands[0]
         raise self._not_found(name, state)
 
-    def _not_found(self, name: str, state: _State) -> SkillNotFoundError:
+    def _not_found(self, name: str, state: State) -> SkillNotFoundError:
         bare = name.partition(":")[2] or name
         close = difflib.get_close_matches(bare, list(state.visible), n=3)
         hint = f"did you mean {', '.join(close)}? " if close else ""
@@ -397,12 +296,20 @@ class Catalog:
             )
         return entry, self._snapshot().stores[id(entry.metadata)]
 
-    def load(self, name: str, *, max_bytes: int | None = None) -> Skill:
-        """Tier 2: the skill's body (at most ``max_bytes`` of SKILL.md) and file index."""
+    def load(
+        self, name: str, *, max_bytes: int | None = None, index: IndexMode | None = None
+    ) -> Skill:
+        """Tier 2: the skill's body (at most ``max_bytes`` of SKILL.md) and file index.
+
+        ``index="all"`` lists every file of the skill instead of the default
+        ``scripts/``, ``references/``, ``assets/`` files one level deep.
+        """
         entry, store = self._usable(name)
         skill: Skill = store.load_skill(entry.metadata.key, max_bytes=max_bytes)
         if skill.metadata is not entry.metadata:
             skill = replace(skill, metadata=entry.metadata)
+        if index is not None and index != self.index and hasattr(store, "files"):
+            skill = replace(skill, files=store.files(entry.metadata.key, index=index))
         return skill
 
     def files(self, name: str, *, index: IndexMode | None = None) -> tuple[str, ...]:
@@ -432,9 +339,7 @@ class Catalog:
         raw: bytes = store.read_file(entry.metadata.key, relpath, max_bytes=max_bytes)
         return FileData(relpath, raw, len(raw))
 
-    def read_file(
-        self, name: str, relpath: str, *, max_bytes: int = DEFAULT_FILE_LIMIT
-    ) -> bytes:
+    def read_file(self, name: str, relpath: str, *, max_bytes: int = DEFAULT_FILE_LIMIT) -> bytes:
         """Tier 3: one bundled file's bytes (``FileTooLargeError`` over ``max_bytes``)."""
         return self.read_bundled(name, relpath, max_bytes=max_bytes).data
 
@@ -451,7 +356,7 @@ class Catalog:
         """The trust level of the skill's source (bundled, user or untrusted)."""
         return self.get(name).trust
 
-    def why(self, name: str, *, budget: int | Budget | None = None) -> list[Any]:
+    def why(self, name: str, *, budget: int | Budget | None = None) -> builtins.list[WhyLine]:
         """Why ``name`` is or is not visible: one ``WhyLine`` per candidate or near miss."""
         state = self._snapshot()
         bare = name.partition(":")[2] if ":" in name else name
@@ -462,8 +367,6 @@ class Catalog:
             limit = Budget.parse(chosen).chars
             plan = plan_tier1(self.list(), budget=limit, pinned=self.config.pinned)
             if bare in plan.omitted_names:
-                from skilldeck._catalog._model import WhyLine
-
                 lines.append(
                     WhyLine(
                         "over_budget",
@@ -494,8 +397,8 @@ class Catalog:
 
         return Watcher(self, callback, debounce_ms=debounce_ms)
 
-    def watched_paths(self) -> list[Path]:
-        out: list[Path] = []
+    def watched_paths(self) -> builtins.list[Path]:
+        out: builtins.list[Path] = []
         for _src, root, _store in self._stores:
             if root is None:
                 continue
@@ -507,109 +410,17 @@ class Catalog:
         return out
 
 
-def _fingerprint(state: _State) -> tuple[Any, ...]:
-    return tuple(
-        (e.address, str(e.path), e.status, e.metadata.description) for e in state.entries
-    )
+@contextlib.contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Pause the cycle collector while a scan allocates many small, acyclic objects.
 
-
-def _collapse(group: list[_Candidate]) -> list[_Candidate]:
-    """Drop lower-precedence candidates that are byte-identical to a kept one."""
-    if len(group) < 2:
-        return group
-    kept: list[_Candidate] = []
-    digests: dict[int, str | None] = {}
-
-    def digest(c: _Candidate) -> str | None:
-        if id(c) not in digests:
-            try:
-                digests[id(c)] = c.store.digest(c.meta.key) if hasattr(c.store, "digest") else None
-            except (SkillError, OSError):
-                digests[id(c)] = None
-        return digests[id(c)]
-
-    for cand in group:
-        twin = None
-        for k in kept:
-            if k.meta.valid != cand.meta.valid:
-                continue
-            if cand.meta.path is not None and k.meta.path is not None:
-                if os.path.realpath(cand.meta.path) == os.path.realpath(k.meta.path):
-                    twin = k
-                    break
-                if _size(k.meta) != _size(cand.meta):
-                    continue
-            d = digest(cand)
-            if d is not None and d == digest(k):
-                twin = k
-                break
-        if twin is None:
-            kept.append(cand)
-        elif cand.meta.path is not None:
-            twin.duplicates.append(cand.meta.path)
-    return kept
-
-
-def _size(meta: SkillMetadata) -> int:
+    Full collections triggered mid-scan would otherwise traverse every object of
+    a large catalog again and again; nothing built here forms reference cycles.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
     try:
-        return os.stat(meta.skill_md).st_size if meta.skill_md else -1
-    except OSError:
-        return -1
-
-
-class _Requirements:
-    """Checks ``requires`` (commands on PATH, environment variables), memoised."""
-
-    def __init__(self, environ: Mapping[str, str] | None) -> None:
-        self.env = environ if environ is not None else os.environ
-        self.path = self.env.get("PATH", os.defpath)
-        self._which: dict[str, bool] = {}
-
-    def has_command(self, cmd: str) -> bool:
-        if cmd not in self._which:
-            self._which[cmd] = shutil.which(cmd, path=self.path) is not None
-        return self._which[cmd]
-
-    def check(self, meta: SkillMetadata) -> tuple[list[str], tuple[Diagnostic, ...]]:
-        if not (meta.requires_commands or meta.requires_env or meta.requires_other):
-            return [], ()
-        where = str(meta.skill_md) if meta.skill_md else None
-        missing: list[str] = []
-        notes: list[Diagnostic] = []
-        cmds = [c for c in meta.requires_commands if not self.has_command(c)]
-        if cmds:
-            missing.append("missing commands: " + ", ".join(cmds))
-            notes.append(
-                Diagnostic.make(
-                    C.MISSING_COMMAND,
-                    f"{meta.name} requires {', '.join(cmds)}, not found on PATH",
-                    path=where,
-                    hint="install the command or add its folder to PATH",
-                )
-            )
-        env = [v for v in meta.requires_env if not self.env.get(v)]
-        if env:
-            missing.append("missing environment variables: " + ", ".join(env))
-            notes.append(
-                Diagnostic.make(
-                    C.MISSING_ENV,
-                    f"{meta.name} requires the environment variable(s) {', '.join(env)}",
-                    path=where,
-                    hint="set them in the environment skilldeck runs in",
-                )
-            )
-        if meta.requires_other:
-            notes.append(
-                Diagnostic.make(
-                    C.UNCHECKED_REQUIREMENT,
-                    f"{meta.name} requires {', '.join(meta.requires_other)}, which skilldeck "
-                    "cannot check (treated as met)",
-                    path=where,
-                    hint="requirement kinds checked: commands (on PATH) and env (variables)",
-                )
-            )
-        return missing, tuple(notes)
-
-
-def _unused(_: Store) -> None:  # keeps the Store import meaningful for type checkers
-    return None
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from skilldeck._diagnostics import Severity, register_code
 
-E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO
+E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO  # noqa: E741
 
 ROOT_NOT_DIR = register_code("SK501", E, "a skills root is not a folder")
 ROOT_UNREADABLE = register_code("SK502", E, "a skills root cannot be read")

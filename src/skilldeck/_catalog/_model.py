@@ -112,16 +112,17 @@ class Source:
 class SkillMetadata:
     """What discovery knows about one skill: its frontmatter, not its body.
 
-    ``path`` is the skill folder as found (``None`` for skills without a folder,
-    e.g. from a ``MemoryStore``); ``skill_md`` the SKILL.md in it. ``key`` is
-    what the skill's store accepts in ``load_skill`` / ``read_file``.
-    ``manifest`` is parsed on first use when it came from the cache.
+    ``folder`` is the skill folder as found (an absolute path string; ``None``
+    for skills without one, e.g. from a ``MemoryStore``) and ``path`` the same
+    as a ``Path``; ``skill_md`` is the SKILL.md in it. ``key`` is what the
+    skill's store accepts in ``load_skill`` / ``read_file``. ``manifest`` is
+    parsed on first use when the metadata came from the cache.
     """
 
     name: str
     description: str
-    path: Path | None
-    skill_md: Path | None = None
+    folder: str | None
+    md_name: str | None = "SKILL.md"
     source: str = ""
     key: str = ""
     tags: tuple[str, ...] = ()
@@ -131,21 +132,36 @@ class SkillMetadata:
     diagnostics: tuple[Diagnostic, ...] = ()
     valid: bool = True
     _manifest: Manifest | None = field(default=None, compare=False, repr=False)
+    _path: Path | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def path(self) -> Path | None:
+        """The skill folder as found (``None`` when the skill has no folder)."""
+        if self._path is None and self.folder is not None:
+            object.__setattr__(self, "_path", Path(self.folder))
+        return self._path
+
+    @property
+    def skill_md(self) -> Path | None:
+        """The skill's SKILL.md as found (possibly a link inside the roots)."""
+        path = self.path
+        return path / self.md_name if path is not None and self.md_name else None
 
     @property
     def location(self) -> str | None:
         """Absolute path of SKILL.md (tier 1's ``location``), if the skill has one."""
-        return os.path.abspath(self.skill_md) if self.skill_md is not None else None
+        if self.folder is None or not self.md_name:
+            return None
+        return os.path.abspath(os.path.join(self.folder, self.md_name))
 
     @property
     def manifest(self) -> Manifest | None:
         """The full manifest (read from SKILL.md on first access when cached)."""
-        if self._manifest is None and self.skill_md is not None and self.valid:
+        md = self.skill_md
+        if self._manifest is None and md is not None and self.valid:
             from skilldeck._format import read_skill_md
 
-            parsed = read_skill_md(
-                self.skill_md, metadata_only=True, folder_name=_folder_name(self.path)
-            )
+            parsed = read_skill_md(md, metadata_only=True, folder_name=_folder_name(self.path))
             object.__setattr__(self, "_manifest", parsed.manifest)
         return self._manifest
 
@@ -158,7 +174,7 @@ class SkillMetadata:
             "name": self.name,
             "description": self.description,
             "source": self.source,
-            "path": str(self.path) if self.path is not None else None,
+            "path": self.folder,
             "location": self.location,
             "tags": list(self.tags),
         }
@@ -216,7 +232,6 @@ class CatalogEntry:
 
     name: str
     source: str
-    path: Path | None
     status: SkillStatus
     metadata: SkillMetadata
     reason: str | None = None
@@ -224,6 +239,11 @@ class CatalogEntry:
     trust: Trust = Trust.USER
     diagnostics: tuple[Diagnostic, ...] = ()
     duplicates: tuple[Path, ...] = ()
+
+    @property
+    def path(self) -> Path | None:
+        """The skill folder as found."""
+        return self.metadata.path
 
     @property
     def address(self) -> str:
@@ -240,7 +260,7 @@ class CatalogEntry:
             "name": self.name,
             "description": self.metadata.description,
             "source": self.source,
-            "path": str(self.path) if self.path is not None else None,
+            "path": self.metadata.folder,
             "status": self.status.value,
             "reason": self.reason,
             "shadowed_by": self.shadowed_by,

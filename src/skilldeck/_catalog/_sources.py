@@ -5,7 +5,9 @@ source      roots (lowest first; a later root wins over an earlier one)      tru
 ==========  ===============================================================  =========
 bundled     the package's ``_bundled/`` folder                               bundled
 user        ``~/.agents/skills``, ``~/.claude/skills``, ``dirs().user_skills``  user
-extra       ``[catalog] roots`` (immediate) and ``recursive`` (recursive)      user
+extra       ``SKILLS_DIR``, ``[catalog] roots`` (immediate) and ``recursive``
+            (recursive), ``SKILLDECK_PATH``, ``CUSTOM_SKILLS_DIR`` (see
+            ``_envroots``)                                                     user
 project     from the repository root down to the working directory, in each
             folder ``.claude/skills`` then ``.agents/skills``                 user
 installed   ``dirs().installed``, ``<project>/.skilldeck/skills``, and the
@@ -22,6 +24,7 @@ import os
 from importlib import resources
 from pathlib import Path
 
+from skilldeck._catalog._envroots import env_roots
 from skilldeck._catalog._model import TRUST_OF_KIND, Root, Source, SourceKind
 from skilldeck._config import Config
 from skilldeck._paths import PROJECT_DIR, dirs, find_project_root
@@ -67,7 +70,10 @@ def _default_roots(kind: str, config: Config, cwd: str | os.PathLike[str] | None
             Root(dirs().user_skills),
         ]
     if kind == "extra":
-        return [Root(p) for p in config.roots] + [Root(p, True) for p in config.recursive_roots]
+        env = env_roots(cwd=cwd)  # SKILLS_DIR below the config's roots, the rest above
+        immediate = [Root(p) for p in config.roots]
+        recursive = [Root(p, True) for p in config.recursive_roots]
+        return [*env.below, *immediate, *recursive, *env.above]
     if kind == "project":
         roots: list[Root] = []
         for folder in project_folders(cwd):
@@ -91,9 +97,7 @@ def _default_roots(kind: str, config: Config, cwd: str | os.PathLike[str] | None
     return []
 
 
-def default_sources(
-    config: Config, *, cwd: str | os.PathLike[str] | None = None
-) -> list[Source]:
+def default_sources(config: Config, *, cwd: str | os.PathLike[str] | None = None) -> list[Source]:
     """The configured sources in precedence order, lowest first."""
     out: list[Source] = []
     for kind in config.sources:

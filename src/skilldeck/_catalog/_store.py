@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal, Protocol, runtime_checkable
 
+from skilldeck._catalog._model import Skill, SkillMetadata
 from skilldeck._diagnostics import Diagnostic
 from skilldeck._digest import bytes_digest, digest_of_files
 from skilldeck._errors import (
@@ -24,8 +25,6 @@ from skilldeck._errors import (
 )
 from skilldeck._format import ParsedSkillMd, parse_skill_md
 from skilldeck._paths import safe_relpath
-
-from skilldeck._catalog._model import Skill, SkillMetadata
 
 __all__ = [
     "BUNDLED_DIRS",
@@ -84,9 +83,7 @@ class Store(Protocol):
         """One skill with its body (at most ``max_bytes`` of SKILL.md) and file index."""
         ...
 
-    def read_file(
-        self, name: str, relpath: str, *, max_bytes: int = DEFAULT_FILE_LIMIT
-    ) -> bytes:
+    def read_file(self, name: str, relpath: str, *, max_bytes: int = DEFAULT_FILE_LIMIT) -> bytes:
         """One bundled file; ``FileTooLargeError`` when it exceeds ``max_bytes``."""
         ...
 
@@ -135,7 +132,8 @@ class MemoryStore:
         """Add one skill from its SKILL.md text; returns its metadata.
 
         Raises ``ManifestError`` when the text has errors (lenient rules) and
-        ``InvalidArgumentsError``-like ``PathNotAllowedError`` for a bad file path.
+        ``PathNotAllowedError`` for a bundled-file path that is not a plain
+        relative path.
         """
         parsed = parse_skill_md(skill_md)
         if parsed.manifest is None or not parsed.ok:
@@ -154,7 +152,8 @@ class MemoryStore:
         meta = SkillMetadata(
             name=m.name,
             description=m.description,
-            path=None,
+            folder=None,
+            md_name=None,
             source=self.source,
             key=m.name,
             tags=m.tags,
@@ -224,7 +223,7 @@ class MemoryStore:
     ) -> FileData:
         entry = self._get(name)
         clean = safe_relpath(relpath)
-        if clean is None:
+        if clean is None or relpath.endswith("/"):
             raise PathNotAllowedError(
                 f"path {relpath!r} is not allowed", skill=name, hint="use a relative path"
             )
@@ -238,9 +237,7 @@ class MemoryStore:
             raise FileNotFoundInSkillError(f"no file {clean} in skill {name}", skill=name)
         return _limit(entry.files[clean], clean, max_bytes, truncate, name)
 
-    def read_file(
-        self, name: str, relpath: str, *, max_bytes: int = DEFAULT_FILE_LIMIT
-    ) -> bytes:
+    def read_file(self, name: str, relpath: str, *, max_bytes: int = DEFAULT_FILE_LIMIT) -> bytes:
         return self.read_bundled(name, relpath, max_bytes=max_bytes).data
 
     def digest(self, name: str) -> str:

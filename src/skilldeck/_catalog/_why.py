@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from skilldeck._catalog import _codes as C
-from skilldeck._catalog._fs import SKIP_DIRS, FileSystemStore
+from skilldeck._catalog._files import SKIP_DIRS
+from skilldeck._catalog._fs import FileSystemStore
 from skilldeck._catalog._model import CatalogEntry, SkillStatus, WhyLine
 from skilldeck._diagnostics import Diagnostic
 

@@ -24,7 +24,7 @@ from ._model import InstallLimits, InstallProgress, ProgressCallback
 
 __all__ = ["copy_skill_tree", "exchange", "remove_tree", "scan_skill_tree"]
 
-_SKIP_DIRS = frozenset({".git"})
+_SKIP = frozenset({".git"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,11 +41,12 @@ def scan_skill_tree(root: Path, limits: InstallLimits, *, what: str = "skill") -
     real_root = os.path.realpath(root)
     items: list[_Item] = []
     files = 0
+    folders = 0
     total = 0
     active: set[str] = set()
 
     def walk(real_dir: str, rel_dir: str) -> None:
-        nonlocal files, total
+        nonlocal files, folders, total
         if real_dir in active:
             raise InstallError(
                 f"{what} {root.name}: a link at {rel_dir or '.'} loops back on itself",
@@ -59,10 +60,8 @@ def scan_skill_tree(root: Path, limits: InstallLimits, *, what: str = "skill") -
             raise InstallError(f"cannot read {real_dir}: {exc.strerror}", path=real_dir) from exc
         for entry in entries:
             rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
-            if entry.name in _SKIP_DIRS and entry.is_dir(follow_symlinks=False):
-                continue
-            if entry.name in _SKIP_DIRS and not rel_dir:
-                continue
+            if entry.name in _SKIP:
+                continue  # git metadata (a folder, or a submodule's pointer file)
             full = os.path.join(real_dir, entry.name)
             if entry.is_symlink():
                 target = os.path.realpath(full)
@@ -84,6 +83,14 @@ def scan_skill_tree(root: Path, limits: InstallLimits, *, what: str = "skill") -
             except OSError as exc:
                 raise InstallError(f"cannot read {rel}: {exc.strerror}", path=full) from exc
             if stat.S_ISDIR(st.st_mode):
+                folders += 1
+                if folders > 4 * limits.max_files:
+                    raise InstallError(
+                        f"{what} {root.name} has more than {4 * limits.max_files} folders "
+                        "(counting linked folders each time they are reached)",
+                        path=str(root),
+                        hint="remove the extra folders or links to folders",
+                    )
                 items.append(_Item(rel, full, True, False, 0))
                 walk(full, rel)
             elif stat.S_ISREG(st.st_mode):

@@ -35,7 +35,6 @@ _SAFE_CONFIG = (
     "core.symlinks=true",
     "advice.detachedHead=false",
     "init.defaultBranch=main",
-    "transfer.fsckObjects=true",
     "credential.interactive=never",
 )
 _HEX = re.compile(r"^[0-9a-f]{4,40}$")

@@ -4,15 +4,19 @@ from __future__ import annotations
 
 import os
 import re
+import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from skilldeck._config import load_config
 from skilldeck._diagnostics import Diagnostic, Severity
 from skilldeck._digest import digest_of_files, skill_file_digests
 from skilldeck._errors import InstallError, ManifestError
 from skilldeck._events import SinkLike, SkillsInstalled
+from skilldeck._paths import is_regular_file
+from skilldeck._scan import install_scan, scan_mode
 
 from . import _record  # noqa: F401  (registers the config writer)
 from ._archive import extract_archive
@@ -97,6 +101,8 @@ def fetch_source(
         )
         tree = dest
     elif spec.kind == "archive":
+        if not Path(spec.url).is_file():
+            raise InstallError(f"archive not found: {spec.url}", path=spec.url)
         extract_archive(Path(spec.url), dest, limits, on_progress=on_progress)
         checkpoint("clone")
         tree = dest
@@ -140,6 +146,15 @@ def discover_skills(root: Path) -> list[Path]:
             continue
         dirnames[:] = sorted(d for d in dirnames if d not in _SKIP)
     return sorted(found)
+
+
+def _regular_skill_md(folder: Path) -> bool:
+    """SKILL.md is a regular file inside ``folder`` (safe to read before copying)."""
+    for name in ("SKILL.md", "skill.md"):
+        path = folder / name
+        if os.path.lexists(path):
+            return not path.is_symlink() and is_regular_file(path)
+    return False
 
 
 def _rel(path: Path, tree: Path) -> str:
@@ -187,9 +202,28 @@ def stage_skill(
     *,
     name: str | None,
     on_progress: ProgressCallback | None,
+    scan: str = "warn",
 ) -> Staged:
-    """Copy one skill into ``stage/ready/<name>`` under the rules, and validate the copy."""
-    pre = validate(src)
+    """Copy one skill into ``stage/ready/<name>`` under the rules, and validate the copy.
+
+    Only the copy is read (never the source in place), so whatever the copy
+    refuses (special files, escaping links, size) is never opened. The copy is
+    then security-scanned (``scan``: ``warn``, ``block`` or ``off``, from the
+    config's ``[install] scan``); findings join the warnings, and under
+    ``block`` an error-level finding stops the install.
+    """
+    real_src, real_tree = os.path.realpath(src), os.path.realpath(tree)
+    if not (real_src == real_tree or real_src.startswith(real_tree + os.sep)):
+        raise InstallError(
+            f"{_rel(src, tree) or src.name} is a link leading out of the source",
+            path=str(src),
+            hint="the source is malformed or hostile; nothing was installed",
+        )
+    ready = stage.path / "ready"
+    ready.mkdir(exist_ok=True)
+    incoming = ready / f".incoming-{secrets.token_hex(4)}"
+    count = copy_skill_tree(src, incoming, limits, on_progress=on_progress)
+    pre = validate(incoming)
     if pre.manifest is None or not pre.name:
         raise _invalid(_rel(src, tree) or src.name, pre.diagnostics)
     final = name or pre.name
@@ -198,15 +232,13 @@ def stage_skill(
             f"{final!r} is not a valid skill name",
             hint="use lowercase letters, digits and single hyphens (at most 64 characters)",
         )
-    ready = stage.path / "ready"
-    ready.mkdir(exist_ok=True)
     dest = ready / final
     if dest.exists():
         raise InstallError(
             f"two skills in the source are both named {final!r}",
             hint="install them one at a time with --skill and --name",
         )
-    count = copy_skill_tree(src, dest, limits, on_progress=on_progress)
+    os.rename(incoming, dest)
     if name is not None and name != pre.name:
         skill_md = dest / "SKILL.md" if (dest / "SKILL.md").exists() else dest / "skill.md"
         rename_in_frontmatter(skill_md, name)
@@ -217,6 +249,8 @@ def stage_skill(
     if on_progress:
         on_progress(InstallProgress("validate", f"{final}: {count} files checked"))
     warnings = tuple(d for d in report.diagnostics if d.severity is Severity.WARNING)
+    findings = install_scan(dest, mode=scan, skill=final)
+    warnings += tuple(d.with_severity(Severity.WARNING) if d.is_error else d for d in findings)
     return Staged(final, dest, _rel(src, tree), files, digest_of_files(files), warnings)
 
 
@@ -237,9 +271,10 @@ def select_skills(
         by_name: dict[str, Path] = {}
         for folder in found:
             by_name.setdefault(folder.name, folder)
-            report = validate(folder)
-            if report.name:
-                by_name.setdefault(report.name, folder)
+            if _regular_skill_md(folder):
+                report = validate(folder)
+                if report.name:
+                    by_name.setdefault(report.name, folder)
             by_name.setdefault(_rel(folder, tree), folder)
         missing = [s for s in skills if s not in by_name]
         if missing:
@@ -303,7 +338,12 @@ def commit_staged(
                 "op": "install",
                 "name": staged.name,
                 "entry": data,
-                "plugin": plugin_table(data, name=staged.name, installed_at=entry.installed_at),
+                "plugin": plugin_table(
+                    data,
+                    name=staged.name,
+                    installed_at=entry.installed_at,
+                    path=str(lay.skill_dir(staged.name)),
+                ),
                 "old": f"old/{staged.name}",
                 "keep_installed_at": keep_installed_at,
             }
@@ -315,6 +355,7 @@ def commit_staged(
         swap_in(lay, staged.path, staged.name, stage.path / "old" / staged.name)
         for staged, _ in items
     ]
+    checkpoint("record")
     apply_ops(lay, ops)
     return replaced
 
@@ -361,8 +402,10 @@ def install(
             raise InstallError(
                 "--name applies to one skill only", hint="pick one skill with --skill"
             )
+        mode = scan_mode(load_config(cwd=cwd))
         staged = [
-            stage_skill(p, tree, stage, lim, name=name, on_progress=on_progress) for p in picked
+            stage_skill(p, tree, stage, lim, name=name, on_progress=on_progress, scan=mode)
+            for p in picked
         ]
         checkpoint("staging")
         if confirm is not None:
@@ -401,8 +444,8 @@ def install(
             replaced = commit_staged(lay, stage, items)
             for s, was_replaced in zip(staged, replaced, strict=True):
                 prev = entries.get(s.name)
-                if was_replaced and (prev is None or prev.digest != s.digest):
-                    revoke_approvals(s.name, lay.skill_dir(s.name))
+                if was_replaced and prev is not None and prev.digest != s.digest:
+                    revoke_approvals(s.name, prev.digest)
     result = InstallResult(
         scope=scope,
         source=spec,

@@ -16,6 +16,8 @@ from skilldeck._config import load_config, update_config
 from skilldeck._digest import digest_of_files, skill_file_digests
 from skilldeck._errors import InstallError, SkillError, SkillNotFoundError
 from skilldeck._events import SinkLike, SkillsRemoved, SkillsUpdated
+from skilldeck._paths import safe_relpath
+from skilldeck._scan import scan_mode
 
 from ._install import Staged, commit_staged, fetch_source, stage_skill
 from ._model import (
@@ -31,7 +33,7 @@ from ._model import (
     UpdateResult,
     VerifyReport,
 )
-from ._state import Layout, Stage, apply_ops, layout, now_iso, swap_out
+from ._state import Layout, Stage, apply_ops, checkpoint, layout, now_iso, swap_out
 from ._support import emit, revoke_approvals
 
 __all__ = ["InstalledInfo", "list_installed", "remove", "set_skill_enabled", "update", "verify"]
@@ -101,15 +103,27 @@ def update(
                     results[entry.name] = _failed(entry, exc)
                 continue
             for entry in group:
-                src = root / entry.skill_path if entry.skill_path else root
+                rel = safe_relpath(entry.skill_path) if entry.skill_path else ""
+                src = root / rel if rel else root
                 try:
+                    if rel is None:
+                        raise InstallError(
+                            f"lockfile entry {entry.name} has an invalid skill_path",
+                            hint="fix skills.lock or reinstall the skill",
+                        )
                     if not (src / "SKILL.md").exists() and not (src / "skill.md").exists():
                         raise InstallError(
                             f"{entry.skill_path or 'the source root'} no longer holds a skill",
                             hint=f"remove it (`skilldeck remove {entry.name}`) or reinstall",
                         )
                     staged = stage_skill(
-                        src, root, stage, lim, name=entry.name, on_progress=on_progress
+                        src,
+                        root,
+                        stage,
+                        lim,
+                        name=entry.name,
+                        on_progress=on_progress,
+                        scan=scan_mode(load_config(cwd=cwd)),
                     )
                 except SkillError as exc:
                     results[entry.name] = _failed(entry, exc)
@@ -139,15 +153,24 @@ def update(
                     to_commit.append((staged, new_entry, changes, entry))
         if to_commit:
             with lay.locked():
-                commit_staged(
-                    lay, stage, [(s, e) for s, e, _c, _o in to_commit], keep_installed_at=True
-                )
+                now = lay.read_lock()
+                # Another operation may have removed or changed a skill since we read.
+                for staged, _new, _changes, old in list(to_commit):
+                    if now.get(staged.name) != old:
+                        to_commit.remove((staged, _new, _changes, old))
+                        results[staged.name] = _failed(
+                            old,
+                            InstallError(
+                                "changed by another operation while updating",
+                                hint=f"run `skilldeck update {staged.name}` again",
+                            ),
+                        )
+                if to_commit:
+                    commit_staged(
+                        lay, stage, [(s, e) for s, e, _c, _o in to_commit], keep_installed_at=True
+                    )
             for staged, new_entry, changes, old in to_commit:
-                revoked = (
-                    revoke_approvals(staged.name, lay.skill_dir(staged.name))
-                    if staged.digest != old.digest
-                    else False
-                )
+                revoked = staged.digest != old.digest and revoke_approvals(staged.name, old.digest)
                 results[staged.name] = SkillUpdate(
                     staged.name,
                     "updated",
@@ -156,7 +179,7 @@ def update(
                     old.commit,
                     new_entry.commit,
                     changes,
-                    approvals_revoked=revoked or staged.digest != old.digest,
+                    approvals_revoked=revoked,
                 )
     ordered = tuple(results[e.name] for e in chosen)
     updated = tuple(u.name for u in ordered if u.status == "updated")
@@ -187,13 +210,17 @@ def remove(
         entries = lay.read_lock()
         if name not in entries and not os.path.lexists(target):
             raise _unknown(name, lay, entries)
+        old_digest = entries[name].digest if name in entries else None
         ops = [{"op": "remove", "name": name}]
         stage.write_intent(ops)
+        checkpoint("swap")
         if os.path.lexists(target):
             (stage.path / "old").mkdir()
             swap_out(lay, name, stage.path / "old" / name)
+        checkpoint("record")
         apply_ops(lay, ops)
-    revoke_approvals(name, target)
+    if old_digest is not None:
+        revoke_approvals(name, old_digest)
     emit(events, SkillsRemoved(skills=(name,), location=str(lay.installed)))
     return RemoveResult(scope=scope, name=name, path=str(target))
 

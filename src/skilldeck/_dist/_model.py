@@ -209,7 +209,11 @@ class FileChanges:
 @dataclass(frozen=True, slots=True)
 class SkillUpdate:
     """One skill's update: ``status`` is ``updated``, ``unchanged``, ``would-update``
-    (dry run) or ``failed`` (``error`` says why; other skills still update)."""
+    (dry run) or ``failed`` (``error`` says why; other skills still update).
+
+    ``approvals_revoked``: a stored script approval for the old content was
+    deleted (approvals are digest-bound, so it no longer applied anyway).
+    """
 
     name: str
     status: Literal["updated", "unchanged", "would-update", "failed"]

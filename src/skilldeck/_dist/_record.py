@@ -3,16 +3,19 @@
 One table per installed skill::
 
     [plugins.pdf-tools]
-    url = "https://github.com/acme/skills.git"   # git sources
-    path = "/home/me/skills/pdf.zip"              # local folders and archives
+    url = "https://github.com/acme/skills.git"   # where from: git URL, or a local
+                                                  # folder's / archive's absolute path
     ref = "v1.2"                                  # when one was asked for
     subdir = "skills/pdf-tools"                   # the skill's folder in the source
+    path = "/home/me/.local/share/skilldeck/skills/pdf-tools"   # where it is installed
     name = "pdf-tools"
     enabled = true
     installed_at = "2026-11-22T00:30:00Z"
 
-The table is written in the config file of the scope the skill was installed
-into; comments and layout elsewhere in the file are kept (tomlkit).
+``path`` is the installed folder: the catalog reads it as part of the
+``installed`` source, and ``enabled = false`` disables what lies there. The
+table is written in the config file of the scope the skill was installed into;
+comments and layout elsewhere in the file are kept (tomlkit).
 """
 
 from __future__ import annotations
@@ -30,18 +33,17 @@ from ._state import Layout, set_config_writer
 __all__ = ["plugin_table", "write_ops"]
 
 
-def plugin_table(entry: dict[str, Any], *, name: str, installed_at: str) -> dict[str, Any]:
+def plugin_table(
+    entry: dict[str, Any], *, name: str, installed_at: str, path: str
+) -> dict[str, Any]:
     """The ``[plugins.<name>]`` values for a lockfile entry (JSON form)."""
     src = entry["source"]
-    out: dict[str, Any] = {}
-    if src["kind"] == "git":
-        out["url"] = src["url"]
-    else:
-        out["path"] = src["url"]
+    out: dict[str, Any] = {"url": src["url"]}
     if src.get("ref"):
         out["ref"] = src["ref"]
     if src.get("skill_path"):
         out["subdir"] = src["skill_path"]
+    out["path"] = path
     out["name"] = name
     out["enabled"] = True
     out["installed_at"] = installed_at

@@ -10,7 +10,8 @@ Accepted forms:
 - any of these with ``#SUBDIR`` to select a folder inside.
 
 Transports that run commands (``ext::`` and every other ``<helper>::``
-form), plain ``http://`` and ``git://`` are refused.
+form), plain ``http://`` and ``git://``, and URLs carrying a password or token
+(they would be written to the lockfile and config) are refused.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
+from urllib.parse import unquote, urlsplit
 
 from skilldeck._errors import InstallError
 from skilldeck._paths import safe_relpath
@@ -30,6 +32,7 @@ ARCHIVE_SUFFIXES = (".zip", ".skill", ".tar.gz", ".tgz")
 _SHORTHAND = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 _SCP_LIKE = re.compile(r"^[A-Za-z0-9_.-]+@[A-Za-z0-9_.-]+:[^/].*$")
 _REF = re.compile(r"^[A-Za-z0-9._/@+-]+$")
+_CREDENTIALS = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://[^/@]*:[^/@]*@")
 _HELPER = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*::")
 
 
@@ -107,6 +110,12 @@ def parse_source(
             f"refusing unauthenticated transport in {source!r}",
             hint="use https:// (or ssh://) instead",
         )
+    if _CREDENTIALS.match(text):
+        raise InstallError(
+            "refusing a URL with a password or token in it: it would be saved in the "
+            "lockfile and config",
+            hint="use a git credential helper or an ssh key, and give the URL without it",
+        )
     if lowered.startswith(("https://", "ssh://", "file://")) or _SCP_LIKE.match(text):
         if lowered.startswith("https://") and archive_kind(lowered):
             raise InstallError(
@@ -114,8 +123,8 @@ def parse_source(
                 hint="download the archive, then install the local file",
             )
         if lowered.startswith("file://"):
-            local = Path(text[len("file://") :])
-            if archive_kind(local):
+            local = Path(unquote(urlsplit(text).path))
+            if archive_kind(local) or (local.is_dir() and not (local / ".git").exists()):
                 return _local(local, ref=ref, sub=sub, display=source)
         return SourceSpec(kind="git", url=text, ref=ref, subpath=sub, display=source)
 

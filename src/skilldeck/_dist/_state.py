@@ -36,7 +36,7 @@ from typing import Any
 from skilldeck._atomic import atomic_write_text, file_lock
 from skilldeck._config import project_base
 from skilldeck._digest import skill_digest
-from skilldeck._errors import ConfigError, InstallError
+from skilldeck._errors import ConfigError, InstallError, SkillNotFoundError
 from skilldeck._paths import PROJECT_DIR, dirs
 
 from ._fsops import exchange, remove_tree
@@ -61,9 +61,10 @@ def now_iso() -> str:
 def checkpoint(stage: str) -> None:
     """Test hook: pause at a named stage so a test can kill the process there.
 
-    Active only when ``SKILLDECK_TEST_PAUSE_AT`` names the stage (``clone``,
-    ``staging``, ``swap``); the process then touches ``SKILLDECK_TEST_PAUSE_FILE``
-    and sleeps. Inert otherwise.
+    Active only when ``SKILLDECK_TEST_PAUSE_AT`` names the stage (``clone``:
+    fetched, not checked out; ``staging``: copied and validated; ``swap``: intent
+    written, nothing moved; ``record``: swapped, lockfile not yet written); the
+    process then touches ``SKILLDECK_TEST_PAUSE_FILE`` and sleeps. Inert otherwise.
     """
     if os.environ.get(_PAUSE_ENV) != stage:
         return
@@ -94,6 +95,18 @@ class Layout:
         return self.base / ".staging"
 
     def skill_dir(self, name: str) -> Path:
+        """``installed/<name>``; ``name`` must be one plain path component."""
+        if (
+            not name
+            or name in (".", "..")
+            or "/" in name
+            or "\\" in name
+            or "\x00" in name
+            or name.startswith(".")
+        ):
+            raise SkillNotFoundError(
+                f"{name!r} is not a skill name", skill=name, hint="give an installed skill's name"
+            )
         return self.installed / name
 
     # --- lockfile -------------------------------------------------------

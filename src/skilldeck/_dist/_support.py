@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import contextlib
-import importlib
 from pathlib import Path
-from typing import Any
 
 from skilldeck._events import Event, EventSink, SinkLike
+from skilldeck._exec import ApprovalStore, FileApprovalStore
 from skilldeck._format import ValidationReport, validate_skill
 
 __all__ = ["emit", "revoke_approvals", "validate"]
@@ -28,21 +26,16 @@ def emit(sink: SinkLike | None, event: Event) -> None:
         sink(event)
 
 
-def revoke_approvals(name: str, path: Path) -> bool:
-    """Drop the script approvals of a skill whose content changed.
+def revoke_approvals(name: str, old_digest: str, *, store: ApprovalStore | None = None) -> bool:
+    """Delete a skill's stored script approval if it was granted for ``old_digest``.
 
-    Approvals are bound to the content digest, so a changed skill's old
-    approvals no longer match; this also deletes them from the store when the
-    execution layer offers ``revoke_skill_approvals``. Returns True when it did.
+    Called when that content is replaced or removed. Approvals are bound to the
+    content digest, so such an approval has already lapsed; deleting it keeps
+    the store honest. An approval for other content (a same-named skill
+    elsewhere) is left alone. Returns True when an approval was deleted.
     """
-    try:
-        mod: Any = importlib.import_module("skilldeck._exec")
-    except ImportError:
+    approvals = store if store is not None else FileApprovalStore()
+    current = approvals.get(name)
+    if current is None or current.digest != old_digest:
         return False
-    revoke = getattr(mod, "revoke_skill_approvals", None)
-    if not callable(revoke):
-        return False
-    with contextlib.suppress(Exception):
-        revoke(name)
-        return True
-    return False
+    return approvals.revoke(name)

@@ -97,7 +97,7 @@ class ExecConfig:
 
     def timeout_for(self, skill_timeout: float | None) -> float:
         """The effective timeout: the skill's (1-300 s) or the default, capped by the host."""
-        if skill_timeout is None:
+        if isinstance(skill_timeout, bool) or not isinstance(skill_timeout, int | float):
             return min(self.default_timeout, self.timeout_cap)
         return min(max(float(skill_timeout), 1.0), 300.0, self.timeout_cap)
 
@@ -106,8 +106,8 @@ class ExecConfig:
 
     @classmethod
     def from_mapping(cls, table: Mapping[str, Any]) -> ExecConfig:
-        """Build from an ``[execution]`` table; unknown keys and wrong types raise ``ConfigError``."""
-        known = {
+        """Build from an ``[execution]`` table (``ConfigError`` for unknown keys, wrong types)."""
+        known: dict[str, type | tuple[type, ...]] = {
             "sandbox": str,
             "timeout_cap": (int, float),
             "default_timeout": (int, float),
@@ -121,7 +121,7 @@ class ExecConfig:
             "native_helper": bool,
             "bwrap": str,
             "run_as": (int, list, str),
-            "limits": Mapping,
+            "limits": dict,
         }
         kwargs: dict[str, Any] = {}
         for key, value in table.items():
@@ -131,7 +131,9 @@ class ExecConfig:
                     f"unknown key execution.{key}",
                     hint="known keys: " + ", ".join(sorted(known)),
                 )
-            if not isinstance(value, want) or (isinstance(value, bool) and want is not bool):
+            if isinstance(value, Mapping) and want is dict:
+                pass
+            elif not isinstance(value, want) or (isinstance(value, bool) and want is not bool):
                 raise ConfigError(f"execution.{key} has the wrong type: {value!r}")
             if key in ("env_allow", "auto_run_read_only"):
                 if not all(isinstance(v, str) for v in value):

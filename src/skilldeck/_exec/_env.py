@@ -14,6 +14,8 @@ runtime has one), ``TMPDIR`` (the run's private scratch folder).
 from __future__ import annotations
 
 import fnmatch
+import functools
+import re
 from collections.abc import Mapping, Sequence
 
 __all__ = ["ALLOW", "DENY", "build_env", "is_denied"]
@@ -66,9 +68,13 @@ DENY: tuple[str, ...] = (
 )
 
 
+@functools.lru_cache(maxsize=32)
+def _compile(patterns: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile("|".join(fnmatch.translate(p.upper()) for p in patterns))
+
+
 def _match(name: str, patterns: Sequence[str]) -> bool:
-    upper = name.upper()
-    return any(fnmatch.fnmatchcase(upper, p.upper()) for p in patterns)
+    return _compile(tuple(patterns)).match(name.upper()) is not None
 
 
 def is_denied(name: str) -> bool:

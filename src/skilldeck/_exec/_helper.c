@@ -3,14 +3,16 @@
  * Same protocol and behaviour as _helper.py (the portable fallback); see that
  * file's docstring. argv:
  *
- *   helper 1 MODE UID GID GRACE_MS CPU AS FSIZE NOFILE NPROC CORE -- PROGRAM ARGS...
+ *   helper 2 MODE UID GID GRACE_MS CPU AS FSIZE NOFILE NPROC CORE STATUS_FD -- PROGRAM ARGS...
  *
  * MODE "exec": apply limits, drop privileges, exec PROGRAM (used inside a PID
  * namespace, which already contains the process tree).
  * MODE "supervise": become a child subreaper, fork PROGRAM with the limits and
  * the dropped privileges, wait; on SIGTERM/SIGINT/SIGHUP send SIGTERM to every
  * descendant, and after GRACE_MS freeze (SIGSTOP) and SIGKILL them all; when
- * PROGRAM exits, kill whatever it left behind. Exit with PROGRAM's status.
+ * PROGRAM exits, kill whatever it left behind. Exit with PROGRAM's status, and
+ * when STATUS_FD is not -1 also write it there ("e CODE" or "s SIGNAL"), because a
+ * PID namespace's init reports a signal death as 128+N, like a plain exit status.
  * Numbers are decimal; -1 leaves a value unchanged.
  */
 #define _GNU_SOURCE
@@ -65,10 +67,11 @@ static void limit(int res, long v, long extra) {
 
 struct opts {
     long uid, gid, cpu, as, fsize, nofile, nproc, core;
-    int pdeath;
+    int pdeath, status_fd;
 };
 
 static void setup_and_exec(const struct opts *o, char **prog) {
+    if (o->status_fd >= 0) close(o->status_fd);
     umask(077);
     limit(RLIMIT_CPU, o->cpu, 1);
     limit(RLIMIT_AS, o->as, 0);
@@ -159,8 +162,21 @@ static void signal_tree(int sig) {
     free(all.v);
 }
 
+/* 1 when this process has no children at all (then it has no descendants: orphans
+ * are re-parented to the subreaper), 0 when it has some, -1 when unknown. */
+static int childless(void) {
+    char path[64], buf[16];
+    snprintf(path, sizeof path, "/proc/self/task/%d/children", (int)getpid());
+    FILE *f = fopen(path, "re");
+    if (!f) return -1;
+    size_t len = fread(buf, 1, sizeof buf, f);
+    fclose(f);
+    return len == 0;
+}
+
 /* Freeze every descendant (so none can fork), then kill them all. */
 static void kill_tree(void) {
+    if (childless() == 1) return;
     struct pidset stopped = {0}, now = {0};
     for (int round = 0; round < 1000; round++) {
         descendants(&now);
@@ -186,15 +202,16 @@ static long now_ms(void) {
 }
 
 int main(int argc, char **argv) {
-    if (argc < 14 || strcmp(argv[1], "1") != 0 || strcmp(argv[12], "--") != 0) {
-        fprintf(stderr, "skilldeck-helper: bad arguments (protocol 1)\n");
+    if (argc < 15 || strcmp(argv[1], "2") != 0 || strcmp(argv[13], "--") != 0) {
+        fprintf(stderr, "skilldeck-helper: bad arguments (protocol 2)\n");
         return 125;
     }
     int supervise = strcmp(argv[2], "supervise") == 0;
-    struct opts o = {num(argv[3]), num(argv[4]), num(argv[6]), num(argv[7]),
-                     num(argv[8]), num(argv[9]), num(argv[10]), num(argv[11]), supervise};
+    struct opts o = {num(argv[3]),  num(argv[4]),  num(argv[6]),  num(argv[7]),
+                     num(argv[8]),  num(argv[9]),  num(argv[10]), num(argv[11]),
+                     supervise,     (int)num(argv[12])};
     long grace = num(argv[5]);
-    char **prog = argv + 13;
+    char **prog = argv + 14;
     if (!supervise) setup_and_exec(&o, prog);
 
     prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
@@ -246,6 +263,15 @@ int main(int argc, char **argv) {
     }
     struct rlimit nocore = {0, 0};
     setrlimit(RLIMIT_CORE, &nocore);
+    if (o.status_fd >= 0) {
+        char line[32];
+        int len = WIFSIGNALED(status)
+                      ? snprintf(line, sizeof line, "s %d\n", WTERMSIG(status))
+                      : snprintf(line, sizeof line, "e %d\n",
+                                 WIFEXITED(status) ? WEXITSTATUS(status) : 1);
+        if (write(o.status_fd, line, (size_t)len) < 0) { /* the runner falls back */ }
+        close(o.status_fd);
+    }
     if (WIFSIGNALED(status)) {
         int sig = WTERMSIG(status);
         signal(sig, SIG_DFL);

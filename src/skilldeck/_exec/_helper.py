@@ -8,7 +8,7 @@ because it starts in well under a millisecond; this file is the fallback.
 
 argv::
 
-    helper 1 MODE UID GID GRACE_MS CPU AS FSIZE NOFILE NPROC CORE -- PROGRAM ARGS...
+    helper 2 MODE UID GID GRACE_MS CPU AS FSIZE NOFILE NPROC CORE STATUS_FD -- PROGRAM ARGS...
 
 - ``exec``: apply limits, drop privileges, exec PROGRAM (inside a PID namespace,
   which already contains the tree);
@@ -16,12 +16,16 @@ argv::
   ``setsid`` escapers, are re-parented here), fork PROGRAM, wait; on
   SIGTERM/SIGINT/SIGHUP send SIGTERM to every descendant, after GRACE_MS freeze
   them all with SIGSTOP and SIGKILL them; when PROGRAM exits, kill whatever it
-  left behind. The helper exits with PROGRAM's status (re-raising its signal).
+  left behind. The helper exits with PROGRAM's status (re-raising its signal) and,
+  when ``STATUS_FD`` is not ``-1``, also writes it there (``e CODE`` or ``s SIGNAL``):
+  a PID namespace's init reports a signal death as 128+N, like an exit status.
 
 Limits: ``-1`` leaves one unchanged. ``UID``/``GID`` other than ``-1`` drop to
 that user (bounding set emptied, groups cleared); ``no_new_privs`` is always set.
 Only the standard library's C-level modules are imported, so it starts fast.
 """
+
+from __future__ import annotations
 
 import ctypes
 import errno
@@ -30,6 +34,8 @@ import resource
 import signal
 import sys
 import time
+from collections.abc import Iterable, Sequence
+from typing import NoReturn
 
 PR_SET_PDEATHSIG = 1
 PR_CAPBSET_DROP = 24
@@ -39,17 +45,17 @@ PR_SET_NO_NEW_PRIVS = 38
 _libc = ctypes.CDLL(None, use_errno=True)
 
 
-def _prctl(option, arg):
-    return _libc.prctl(option, ctypes.c_ulong(arg), 0, 0, 0)
+def _prctl(option: int, arg: int) -> int:
+    return int(_libc.prctl(option, ctypes.c_ulong(arg), 0, 0, 0))
 
 
-def _fail(what, code=126):
+def _fail(what: str, code: int = 126) -> NoReturn:
     err = ctypes.get_errno() or errno.EPERM
     os.write(2, f"skilldeck-helper: {what}: {os.strerror(err)}\n".encode())
     os._exit(code)
 
 
-def _limit(res, value, extra=0):
+def _limit(res: int, value: int, extra: int = 0) -> None:
     if value < 0:
         return
     try:
@@ -62,8 +68,10 @@ def _limit(res, value, extra=0):
             os._exit(126)
 
 
-def _setup_and_exec(opts, prog, pdeath):
-    uid, gid, cpu, as_, fsize, nofile, nproc, core = opts
+def _setup_and_exec(opts: Sequence[int], prog: list[str], pdeath: bool) -> NoReturn:
+    uid, gid, cpu, as_, fsize, nofile, nproc, core, status_fd = opts
+    if status_fd >= 0:
+        os.close(status_fd)
     os.umask(0o077)
     _limit(resource.RLIMIT_CPU, cpu, 1)
     _limit(resource.RLIMIT_AS, as_)
@@ -89,14 +97,14 @@ def _setup_and_exec(opts, prog, pdeath):
     if pdeath:
         _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     try:
-        os.execv(prog[0], prog)
+        os.execv(prog[0], prog)  # noqa: S606  (argv, never a shell)
     except OSError as exc:
         os.write(2, f"skilldeck-helper: cannot execute {prog[0]}: {exc.strerror}\n".encode())
         os._exit(127 if exc.errno == errno.ENOENT else 126)
 
 
-def _descendants():
-    parent = {}
+def _descendants() -> set[int]:
+    parent: dict[int, int] = {}
     for name in os.listdir("/proc"):
         if not name.isdigit():
             continue
@@ -108,7 +116,7 @@ def _descendants():
         rest = data[data.rfind(b")") + 2 :].split()
         if len(rest) > 1:
             parent[int(name)] = int(rest[1])
-    found = set()
+    found: set[int] = set()
     frontier = {os.getpid()}
     while frontier:
         frontier = {pid for pid, pp in parent.items() if pp in frontier and pid not in found}
@@ -116,7 +124,7 @@ def _descendants():
     return found
 
 
-def _signal_all(pids, sig):
+def _signal_all(pids: Iterable[int], sig: int) -> None:
     for pid in pids:
         try:
             os.kill(pid, sig)
@@ -124,8 +132,18 @@ def _signal_all(pids, sig):
             pass
 
 
-def _kill_tree():
-    stopped = set()
+def _childless() -> bool:
+    try:
+        with open(f"/proc/self/task/{os.getpid()}/children", "rb") as fh:
+            return not fh.read(16)
+    except OSError:
+        return False
+
+
+def _kill_tree() -> None:
+    if _childless():
+        return
+    stopped: set[int] = set()
     for _ in range(1000):
         fresh = _descendants() - stopped
         if not fresh:
@@ -135,15 +153,16 @@ def _kill_tree():
     _signal_all(stopped, signal.SIGKILL)
 
 
-def main(argv):
-    if len(argv) < 14 or argv[1] != "1" or argv[12] != "--":
-        os.write(2, b"skilldeck-helper: bad arguments (protocol 1)\n")
+def main(argv: list[str]) -> int:
+    if len(argv) < 15 or argv[1] != "2" or argv[13] != "--":
+        os.write(2, b"skilldeck-helper: bad arguments (protocol 2)\n")
         return 125
     mode = argv[2]
-    nums = [int(x) for x in argv[3:12]]
+    nums = [int(x) for x in argv[3:13]]
     uid, gid, grace = nums[0], nums[1], nums[2]
     opts = (uid, gid, *nums[3:])
-    prog = argv[13:]
+    status_fd = nums[9]
+    prog = argv[14:]
     if mode != "supervise":
         _setup_and_exec(opts, prog, False)
     _prctl(PR_SET_CHILD_SUBREAPER, 1)
@@ -187,6 +206,16 @@ def main(argv):
         if pid == main_pid and not done:
             status, done = st, True
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    if status_fd >= 0:
+        if os.WIFSIGNALED(status):
+            line = f"s {os.WTERMSIG(status)}\n"
+        else:
+            line = f"e {os.WEXITSTATUS(status) if os.WIFEXITED(status) else 1}\n"
+        try:
+            os.write(status_fd, line.encode())
+        except OSError:
+            pass
+        os.close(status_fd)
     if os.WIFSIGNALED(status):
         sig = os.WTERMSIG(status)
         signal.signal(sig, signal.SIG_DFL)

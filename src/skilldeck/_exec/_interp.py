@@ -51,8 +51,7 @@ _MAX_VALUE_CHARS = 128 * 1024
 
 def _type_error(tool: str, param: ToolParameter, value: Any) -> InvalidArgumentsError:
     return InvalidArgumentsError(
-        f"tool '{tool}': '{param.name}' must be {param.type.value}, "
-        f"not {type(value).__name__}",
+        f"tool '{tool}': '{param.name}' must be {param.type.value}, not {type(value).__name__}",
         field=param.name,
         hint=f"pass {param.name} as a JSON {param.type.value}",
     )

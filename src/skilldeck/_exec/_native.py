@@ -9,6 +9,7 @@ for the process and the Python helper (same protocol) is used instead.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import platform
 import shutil
@@ -28,6 +29,7 @@ _HERE = Path(__file__).resolve().parent
 _C_SOURCE = _HERE / "_helper.c"
 _PY_SOURCE = _HERE / "_helper.py"
 _lock = threading.Lock()
+_MISSING = object()
 _cache: dict[str, Helper | None] = {}
 
 
@@ -62,7 +64,7 @@ def _compile(target: Path) -> bool:
         )
         if proc.returncode != 0:
             return False
-        os.chmod(tmp, 0o755)
+        os.chmod(tmp, 0o755)  # noqa: S103  (a program other users may run)
         os.replace(tmp, target)
         return True
     except (OSError, subprocess.SubprocessError):
@@ -72,22 +74,45 @@ def _compile(target: Path) -> bool:
             os.unlink(tmp)
 
 
-def _native_helper() -> Helper | None:
+@functools.cache
+def _tag() -> str | None:
+    """Digest of the C source and machine: a new version gets a new binary."""
     try:
         source = _C_SOURCE.read_bytes()
     except OSError:
         return None
-    tag = bytes_digest(source + platform.machine().encode())[7:23]
+    return bytes_digest(source + platform.machine().encode())[7:23]
+
+
+def _works(binary: Path) -> bool:
+    """Smoke test: the binary runs here (a ``noexec`` cache folder would stop it)."""
+    probe = [str(binary), "2", "exec", *(["-1"] * 10), "--", "/bin/sh", "-c", "exit 0"]
+    try:
+        done = subprocess.run(probe, stdin=subprocess.DEVNULL, capture_output=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return done.returncode == 0
+
+
+def _native_helper() -> Helper | None:
+    tag = _tag()
+    if tag is None:
+        return None
     target = dirs().cache / "exec" / f"helper-{tag}"
-    key = str(target)
     with _lock:
-        if key in _cache:
-            return _cache[key]
+        # A binary built earlier in this process (maybe under another cache folder)
+        # is reused while it exists; a failed build is not retried.
+        known = _cache.get(tag, _MISSING)
+        if known is None:
+            return None
+        if isinstance(known, Helper) and os.access(known.path, os.X_OK):
+            return known
         ok = target.is_file() and os.access(target, os.X_OK)
         if not ok:
             ok = _compile(target)
+        ok = ok and _works(target)
         helper = Helper((str(target),), "native", str(target)) if ok else None
-        _cache[key] = helper
+        _cache[tag] = helper
         return helper
 
 

@@ -21,6 +21,7 @@ import os
 import selectors
 import signal
 import subprocess
+import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -70,6 +71,7 @@ class Captured:
     total: int
     duration_ms: int
     timed_out: bool
+    cancelled: bool = False
 
 
 class _Sink:
@@ -143,26 +145,40 @@ def capture(
     head: int,
     tail: int,
     sandboxed: bool,
+    status_pipe: tuple[int, int] | None = None,
+    cancel: threading.Event | None = None,
 ) -> Captured:
     """Run ``argv`` (helper and program) and collect its capped output.
 
     On timeout: SIGTERM to the whole tree (the helper forwards it to every
     descendant; under bubblewrap each process inside gets it), SIGKILL after
     ``grace`` seconds (under bubblewrap killing the outer process collapses the
-    PID namespace). Raises ``OSError`` when the helper itself cannot start.
+    PID namespace). ``status_pipe`` (read end, write end) is where the helper reports
+    the program's exact status; the write end is passed to the helper and closed here.
+    ``cancel``, once set, stops the run the same way as the timeout.
+    Raises ``OSError`` when the helper itself cannot start.
     """
     start = time.monotonic()
-    proc = subprocess.Popen(
-        list(argv),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        cwd=cwd,
-        env=dict(env),
-        start_new_session=True,
-        umask=0o077,
-        close_fds=True,
-    )
+    try:
+        proc = subprocess.Popen(
+            list(argv),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            cwd=cwd,
+            env=dict(env),
+            start_new_session=True,
+            umask=0o077,
+            close_fds=True,
+            pass_fds=(status_pipe[1],) if status_pipe else (),
+        )
+    except BaseException:
+        if status_pipe:
+            os.close(status_pipe[0])
+        raise
+    finally:
+        if status_pipe:
+            os.close(status_pipe[1])
     assert proc.stdout is not None
     fd = proc.stdout.fileno()
     with contextlib.suppress(OSError):
@@ -171,6 +187,7 @@ def capture(
     sink = _Sink(head, tail)
     deadline = start + timeout
     timed_out = False
+    cancelled = False
     term_sent_at: float | None = None
     killed = False
     exited_at: float | None = None
@@ -179,16 +196,19 @@ def capture(
     try:
         while True:
             now = time.monotonic()
-            if not timed_out and now >= deadline:
+            if not timed_out and (now >= deadline or (cancel is not None and cancel.is_set())):
                 timed_out = True
+                cancelled = now < deadline
                 term_sent_at = now
                 if sandboxed:
                     for pid in _descendants(proc.pid):
                         _signal(pid, signal.SIGTERM, group=False)
                 else:
                     _signal(proc.pid, signal.SIGTERM, group=True)
-            if term_sent_at is not None and not killed and now >= term_sent_at + grace + (
-                0 if sandboxed else 1.0
+            if (
+                term_sent_at is not None
+                and not killed
+                and now >= term_sent_at + grace + (0 if sandboxed else 1.0)
             ):
                 killed = True
                 _signal(proc.pid, signal.SIGKILL, group=False)
@@ -196,7 +216,9 @@ def capture(
             if exited_at is None and proc.poll() is not None:
                 exited_at = now
             if exited_at is not None and now - exited_at > 1.0:
-                break  # descendants outside our reach still hold the pipe
+                # descendants outside the helper's reach still hold the pipe
+                _signal(proc.pid, signal.SIGKILL, group=True)
+                break
             if timed_out and killed and now - (term_sent_at or now) > grace + 5.0:
                 break
             if exited_at is not None:
@@ -207,7 +229,7 @@ def capture(
                 wait = 0.05
             else:
                 wait = 0.1
-            events = sel.select(max(0.0, min(wait, 1.0)))
+            events = sel.select(max(0.0, min(wait, 1.0 if cancel is None else 0.1)))
             if not events:
                 continue
             try:
@@ -220,13 +242,55 @@ def capture(
     finally:
         sel.close()
         proc.stdout.close()
+    returncode: int | None = _wait(proc, grace + 2.0)
+    if status_pipe:
+        returncode = _reported_status(status_pipe[0], returncode)
+    duration = int((time.monotonic() - start) * 1000)
+    return Captured(
+        returncode, bytes(sink.head), sink.final_tail(), sink.total, duration, timed_out, cancelled
+    )
+
+
+def _wait(proc: subprocess.Popen[bytes], timeout: float) -> int:
+    """Wait for the helper to exit (no sleep-polling); kill it after ``timeout`` seconds."""
+    code = proc.poll()
+    if code is not None:
+        return code
     try:
-        returncode: int | None = proc.wait(timeout=grace + 2.0)
+        pidfd = os.pidfd_open(proc.pid)
+    except (AttributeError, OSError):
+        pidfd = -1
+    if pidfd >= 0:
+        try:
+            with selectors.DefaultSelector() as sel:
+                sel.register(pidfd, selectors.EVENT_READ)
+                if not sel.select(timeout):
+                    _signal(proc.pid, signal.SIGKILL, group=True)
+        finally:
+            os.close(pidfd)
+        return proc.wait()
+    try:
+        return proc.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
         _signal(proc.pid, signal.SIGKILL, group=True)
-        returncode = proc.wait()
-    duration = int((time.monotonic() - start) * 1000)
-    return Captured(returncode, bytes(sink.head), sink.final_tail(), sink.total, duration, timed_out)
+        return proc.wait()
+
+
+def _reported_status(fd: int, fallback: int | None) -> int | None:
+    """The helper's ``e CODE`` / ``s SIGNAL`` line as a Popen-style return code."""
+    try:
+        os.set_blocking(fd, False)
+        data = os.read(fd, 64)
+    except OSError:
+        data = b""
+    finally:
+        os.close(fd)
+    kind, _, value = data.decode("ascii", "replace").strip().partition(" ")
+    if not value.isdigit():
+        return fallback
+    if kind == "s":
+        return -int(value)
+    return int(value) if kind == "e" else fallback
 
 
 def _trim_utf8_end(data: bytes) -> bytes:

@@ -5,7 +5,8 @@ Under bubblewrap a run gets: the host's root read-only; private ``/tmp`` and
 hidden behind empty tmpfs mounts; ``/run`` hidden unless network is granted; the
 skill folder read-only; the work folder writable (unless the work folder *is* the
 skill folder); new PID, IPC, UTS, cgroup and (without a network grant) network
-namespaces; ``--die-with-parent``. When skilldeck runs as root, bubblewrap runs
+namespaces; ``--die-with-parent``. The launch helper supervises the program inside
+the PID namespace. When skilldeck runs as root, bubblewrap runs
 privileged (no user namespace) and the launch helper inside drops every
 capability and switches to the unprivileged ``run_as`` user before the program
 starts, so file permissions apply as for that user. As a normal user,
@@ -28,7 +29,10 @@ from skilldeck._paths import dirs
 
 __all__ = ["HELPER_MOUNT", "SandboxStatus", "bwrap_argv", "probe_sandbox"]
 
-HELPER_MOUNT = "/tmp/.skilldeck/helper"
+# Paths inside the sandbox: private tmpfs mounts, not the host's shared /tmp.
+_TMP = "/tmp"  # noqa: S108
+_VAR_TMP = "/var/tmp"  # noqa: S108
+HELPER_MOUNT = _TMP + "/.skilldeck/helper"
 _HIDDEN_DEFAULT = ("/home", "/root")
 _lock = threading.Lock()
 _probes: dict[str, SandboxStatus] = {}
@@ -101,7 +105,7 @@ def _probe(path: str | None, as_root: bool) -> SandboxStatus:
             "--ro-bind", "/", "/",
             "--dev", "/dev",
             "--proc", "/proc",
-            "--perms", "01777", "--tmpfs", "/tmp",
+            "--perms", "01777", "--tmpfs", _TMP,
             "--", "/bin/sh", "-c", "exit 0",
         ]  # fmt: skip
         proc = subprocess.run(
@@ -127,7 +131,7 @@ def _hidden_dirs() -> list[str]:
             real = str(Path(cand).resolve())
         except (OSError, RuntimeError):
             continue
-        if real in ("/", "/tmp") or not Path(real).is_dir():
+        if real in ("/", _TMP) or not Path(real).is_dir():
             continue
         if not any(real == h or real.startswith(h + "/") for h in hidden):
             hidden.append(real)
@@ -154,7 +158,7 @@ def bwrap_argv(
     hidden = _hidden_dirs()
     argv = [bwrap, *_base_flags(as_root=as_root, network=network)]
     argv += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-    argv += ["--perms", "01777", "--tmpfs", "/tmp", "--perms", "01777", "--tmpfs", "/var/tmp"]
+    argv += ["--perms", "01777", "--tmpfs", _TMP, "--perms", "01777", "--tmpfs", _VAR_TMP]
     for path in hidden:
         argv += ["--tmpfs", path]
     if not network:
@@ -162,16 +166,29 @@ def bwrap_argv(
             if Path(run).is_dir() and not Path(run).is_symlink():
                 argv += ["--tmpfs", run]
     # Interpreters and tools that live under a hidden folder (a venv in a home).
-    private = ("/tmp", "/var/tmp", *hidden, *(() if network else ("/run",)))
+    private = (_TMP, _VAR_TMP, *hidden, *(() if network else ("/run",)))
+    made: set[str] = set()
+
+    def parents(path: str) -> list[str]:
+        # bwrap creates missing parents 0700; the unprivileged user must traverse them.
+        out: list[str] = []
+        for parent in reversed(Path(path).parents):
+            p = str(parent)
+            if p in made or not _covered(p, private) or p in private:
+                continue
+            made.add(p)
+            out += ["--perms", "0755", "--dir", p]
+        return out
+
     for path in extra_ro:
         if _covered(path, private) and Path(path).exists():
-            argv += ["--ro-bind", path, path]
+            argv += [*parents(path), "--ro-bind", path, path]
     # The work folder first: a project root holding the skill must not cover its
     # read-only mount.
     if work_dir != skill_dir:
-        argv += ["--bind" if work_writable else "--ro-bind", work_dir, work_dir]
-    argv += ["--ro-bind", skill_dir, skill_dir]
-    argv += ["--bind", scratch_dir, scratch_dir]
-    argv += ["--ro-bind", helper_file, HELPER_MOUNT]
+        argv += [*parents(work_dir), "--bind" if work_writable else "--ro-bind", work_dir, work_dir]
+    argv += [*parents(skill_dir), "--ro-bind", skill_dir, skill_dir]
+    argv += [*parents(scratch_dir), "--bind", scratch_dir, scratch_dir]
+    argv += [*parents(HELPER_MOUNT), "--ro-bind", helper_file, HELPER_MOUNT]
     argv += ["--chdir", work_dir, "--"]
     return argv

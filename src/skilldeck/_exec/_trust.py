@@ -1,10 +1,10 @@
 """Trust levels, the approval decision (seed 003 section 6) and mode filtering (7.2).
 
-| trust       | ``read_only`` (and not ``always_ask``)         | otherwise                    |
-|-------------|-----------------------------------------------|------------------------------|
-| ``bundled`` | runs (levels in ``auto_run_read_only``)       | first-run approval, stored   |
-| ``user``    | first-run approval, stored                    | first-run approval, stored   |
-| ``untrusted`` | asked every run (warning); a stored approval from ``skilldeck approve`` stands in only when there is no one to ask |
+- ``bundled``: ``read_only`` skills run (levels in ``auto_run_read_only``); others need a
+  first-run approval, which is stored;
+- ``user``: a first-run approval, stored;
+- ``untrusted``: asked every run, with a warning; a stored approval (from
+  ``skilldeck approve``) stands in only when there is no one to ask.
 
 ``always_ask: true`` asks every run whatever the trust; stored approvals do not
 count. A stored approval counts only for the skill's current content digest.
@@ -12,36 +12,32 @@ count. A stored approval counts only for the skill's current content digest.
 
 from __future__ import annotations
 
-import enum
-from collections.abc import Iterable
+import shlex
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from skilldeck._catalog._model import Trust
+
 __all__ = [
     "ApprovalDecision",
+    "ApprovalRequest",
+    "Approver",
     "ManifestLike",
-    "TrustLevel",
+    "coerce_trust",
     "decide_approval",
     "skill_visible_in_mode",
 ]
 
 
-class TrustLevel(enum.StrEnum):
-    """Where a skill came from, which decides how much it is trusted."""
-
-    BUNDLED = "bundled"
-    USER = "user"
-    UNTRUSTED = "untrusted"
-
-    @classmethod
-    def coerce(cls, value: TrustLevel | str | None) -> TrustLevel:
-        """A trust level from a string; unknown or missing means ``untrusted``."""
-        if isinstance(value, TrustLevel):
-            return value
-        try:
-            return cls(str(value).lower())
-        except ValueError:
-            return cls.UNTRUSTED
+def coerce_trust(value: Trust | str | None) -> Trust:
+    """A trust level from a string; unknown or missing means ``untrusted``."""
+    if isinstance(value, Trust):
+        return value
+    try:
+        return Trust(str(value).lower())
+    except ValueError:
+        return Trust.UNTRUSTED
 
 
 class ManifestLike(Protocol):
@@ -57,6 +53,54 @@ class ManifestLike(Protocol):
     def always_ask(self) -> bool: ...
     @property
     def modes(self) -> tuple[str, ...] | None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalRequest:
+    """What a human (or a host policy) is asked to approve before a run.
+
+    ``reason`` says why the question comes up (``first_run``, ``changed``,
+    ``always_ask``, ``untrusted``); ``persist`` says whether a yes is remembered
+    for this content digest; ``warning`` is a banner for untrusted skills.
+    """
+
+    skill: str
+    description: str | None
+    trust: Trust
+    digest: str
+    kind: str
+    target: str
+    argv: tuple[str, ...]
+    workdir: str
+    isolation: Mapping[str, Any]
+    reason: str
+    persist: bool
+    warning: str | None = None
+
+    @property
+    def preview(self) -> str:
+        """The command as one line (quoted for reading, never for a shell)."""
+        return shlex.join(self.argv)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "skill": self.skill,
+            "description": self.description,
+            "trust": self.trust.value,
+            "digest": self.digest,
+            "kind": self.kind,
+            "target": self.target,
+            "argv": list(self.argv),
+            "preview": self.preview,
+            "workdir": self.workdir,
+            "isolation": dict(self.isolation),
+            "reason": self.reason,
+            "persist": self.persist,
+            "warning": self.warning,
+        }
+
+
+Approver = Callable[[ApprovalRequest], bool]
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +123,7 @@ class ApprovalDecision:
 
 def decide_approval(
     *,
-    trust: TrustLevel,
+    trust: Trust,
     read_only: bool,
     always_ask: bool,
     stored_digest: str | None,
@@ -89,7 +133,7 @@ def decide_approval(
     """The approval policy of seed 003 section 6, bound to content digests."""
     if always_ask:
         return ApprovalDecision("ask", "always_ask", persist=False)
-    if trust is TrustLevel.UNTRUSTED:
+    if trust is Trust.UNTRUSTED:
         return ApprovalDecision(
             "ask", "untrusted", persist=False, stored_fallback=stored_digest == digest
         )

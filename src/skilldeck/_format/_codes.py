@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from skilldeck._diagnostics import Severity, register_code
 
-E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO
+E, W = Severity.ERROR, Severity.WARNING
 
 # SK1xx: reading and parsing SKILL.md
 MISSING_FRONTMATTER = register_code("SK101", E, "SKILL.md does not start with a frontmatter block")

@@ -13,6 +13,9 @@
   ``allowed-tools`` does not allow, or ``allowed-tools`` lists a tool the body
   never mentions.
 
+It also reports the findings about command tools declared in the body
+(``SK4xx``, see ``_mdtools``); those can be errors, since such a tool cannot run.
+
 Every finding carries the SKILL.md line and column it is about and a hint.
 """
 
@@ -28,6 +31,7 @@ from urllib.parse import unquote
 
 from skilldeck._diagnostics import Diagnostic, Severity, register_code
 from skilldeck._format._manifest import Manifest, ToolPattern
+from skilldeck._format._mdtools import parse_declared_tools
 from skilldeck._format._validate import ValidationReport, validate_skill
 
 __all__ = ["estimate_tokens", "lint_report", "lint_skill", "skill_scripts"]
@@ -92,14 +96,17 @@ _TOOL_MENTION = re.compile(
 
 _WHEN = re.compile(
     r"\b(?:use\s+(?:it\s+|this\s+(?:skill\s+)?)?(?:when|whenever|for|to|if|on|before|after|while)"
-    r"|when(?:ever)?|if\s+(?:the\s+)?(?:user|you|an?\s)|trigger(?:s|ed)?|invoke"
-    r"|should\s+be\s+used|helps?\s+(?:with|when)|applies\s+(?:to|when))\b",
+    r"|when(?:ever)?|if\s+(?:the\s+)?(?:user|you|an?\s)|trigger(?:s|ed)?\s+(?:on|when|by|if)|invoke"
+    r"|use\s+with|should\s+be\s+used|helps?\s+(?:with|when)|applies\s+(?:to|when))\b"
+    # Japanese and Chinese: "use when ...", "use if told ...".
+    r"|(?:とき|時|場合|たら|際)に?(?:使|利用)|(?:时|時|需要)(?:使用|调用|調用)",
     re.IGNORECASE,
 )
 _TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9:_-]*(?:\s[^<>]*)?/?>")
 
 _FENCE = re.compile(r"^[ ]{0,3}(```+|~~~+)")
 _LINK = re.compile(r"!?\[(?:[^\[\]]|\[[^\]]*\])*\]\(\s*(<[^>]*>|[^)\s]+)(?:\s+[\"'(][^)]*)?\)")
+_LINK_DEFINITION = re.compile(r"^[ ]{0,3}\[[^\]]+\]:[ \t]*(<[^>]*>|\S+)")
 _INLINE_CODE = re.compile(r"(`+)(.+?)\1")
 _RESOURCE_PATH = re.compile(
     r"(?<![\w./-])(?:\./)?(?P<path>(?:scripts|references|assets)/[\w@%+=.,~-]+(?:/[\w@%+=.,~-]+)*)"
@@ -108,10 +115,11 @@ _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 
 
 def lint_skill(path: str | os.PathLike[str], *, strict: bool = False) -> ValidationReport:
-    """Validate the skill at ``path`` and add the lint findings (``SK3xx``).
+    """Validate the skill at ``path`` and add the lint findings (``SK3xx``, ``SK4xx``).
 
-    ``path`` is a skill folder or its SKILL.md. Lint findings are warnings or
-    information only, so ``valid`` is validation's verdict.
+    ``path`` is a skill folder or its SKILL.md. ``SK3xx`` findings are warnings or
+    information only; an ``SK4xx`` error (a body-declared tool that cannot run) makes
+    the report invalid. Never raises for a bad skill.
     """
     return lint_report(validate_skill(path, strict=strict))
 
@@ -142,6 +150,9 @@ def _lint(report: ValidationReport) -> Iterator[Diagnostic]:
     yield from _scripts(body, folder, skill_md, body_line)
     if manifest is not None and manifest.allowed_tools:
         yield from _tools(lines, code_mask, manifest, skill_md, body_line)
+    # Command tools declared in the body (seed 003): their findings are SK4xx.
+    _, tool_diags = parse_declared_tools(body, path=skill_md, body_line=body_line)
+    yield from tool_diags
 
 
 # --- body size -------------------------------------------------------------
@@ -260,7 +271,8 @@ def _candidate_refs(
                 for match in _RESOURCE_PATH.finditer(text):
                     yield index, match.start("path"), match.group("path"), False
             continue
-        for match in _LINK.finditer(text):
+        links = [*_LINK.finditer(text), *_LINK_DEFINITION.finditer(text)]
+        for match in links:
             target = match.group(1)
             if target.startswith("<") and target.endswith(">"):
                 target = target[1:-1]
@@ -296,8 +308,10 @@ def _references(
         if not parts:
             continue
         candidate = folder.joinpath(*parts)
+        normal = os.path.normpath("/".join(parts))
         try:
-            outside = ".." in parts or not candidate.resolve().is_relative_to(root)
+            outside = normal == ".." or normal.startswith("../")
+            outside = outside or not candidate.resolve().is_relative_to(root)
         except (OSError, RuntimeError):
             outside = True
         if outside:

@@ -50,7 +50,7 @@ __all__ = [
     "parse_declared_tools",
 ]
 
-E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO
+E, W, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 
 TOOL_NAME_INVALID = register_code("SK401", E, "a declared tool's name breaks [a-z0-9_]{1,32}")
 TOOL_DUPLICATE = register_code("SK402", E, "two declared tools share a name")
@@ -65,7 +65,9 @@ MODIFIER_NOT_BOOLEAN = register_code("SK410", E, "a {{name:text}} placeholder na
 PARAMS_MISSING = register_code("SK411", W, "a declared tool has no '#### Parameters' section")
 PARAM_UNUSED = register_code("SK412", W, "a declared parameter is not used by the command")
 TOOL_NO_DESCRIPTION = register_code("SK413", W, "a declared tool has no description")
-TOOL_DESCRIPTION_LONG = register_code("SK414", I, "a declared tool's description is over 256 chars")
+TOOL_DESCRIPTION_LONG = register_code(
+    "SK414", INFO, "a declared tool's description is over 256 chars"
+)
 SHELL_LITERAL = register_code("SK415", W, "shell syntax in the command is passed literally")
 COMMAND_NOT_FOUND_SECTION = register_code(
     "SK416", W, "an '###' section has parameters but no '#### Command'"
@@ -249,7 +251,12 @@ def _scan(lines: list[str]) -> tuple[list[_Section], set[int]]:
         m = _FENCE.match(line)
         if fence is not None:
             fenced.add(i)
-            if m and m.group(2)[0] == fence[0] and len(m.group(2)) >= fence[1] and not m.group(3).strip():
+            if (
+                m
+                and m.group(2)[0] == fence[0]
+                and len(m.group(2)) >= fence[1]
+                and not m.group(3).strip()
+            ):
                 fence = None
             continue
         if m and not (m.group(2)[0] == "`" and "`" in m.group(3)):
@@ -282,9 +289,13 @@ def _code_blocks(lines: list[str], start: int, end: int) -> list[tuple[int, str]
         j = i + 1
         while j < len(lines):
             close = _FENCE.match(lines[j])
-            if close and close.group(2)[0] == char and len(close.group(2)) >= size:
-                if not close.group(3).strip():
-                    break
+            if (
+                close
+                and close.group(2)[0] == char
+                and len(close.group(2)) >= size
+                and not close.group(3).strip()
+            ):
+                break
             text = lines[j]
             body.append(text[min(indent, len(text) - len(text.lstrip(" "))) :])
             j += 1
@@ -333,7 +344,7 @@ def parse_command_template(text: str) -> CommandTemplate:
     Raises ``ValueError`` with a readable reason for an empty command, unbalanced
     quotes, several commands, a shell operator or a placeholder in the program.
     """
-    lines = [ln for ln in text.replace("\\\r\n", " ").replace("\\\n", " ").splitlines()]
+    lines = text.replace("\\\r\n", " ").replace("\\\n", " ").splitlines()
     lines = [ln for ln in lines if ln.strip() and not ln.lstrip().startswith("#")]
     if not lines:
         raise ValueError("the command is empty")
@@ -362,7 +373,9 @@ def parse_command_template(text: str) -> CommandTemplate:
     for tok in rest:
         tpl, bad = _arg_template(tok)
         if bad:
-            raise ValueError(f"invalid placeholder {bad[0]!r}: use {{{{name}}}} or {{{{flag:--text}}}}")
+            raise ValueError(
+                f"invalid placeholder {bad[0]!r}: use {{{{name}}}} or {{{{flag:--text}}}}"
+            )
         args.append(tpl)
     return CommandTemplate(program=program, args=tuple(args), raw=raw)
 
@@ -502,10 +515,14 @@ class _Parser:
                     ok = False
                     continue
             if any(p.name == name for p in params):
-                self.diag(PARAM_DUPLICATE, f"tool '{tool}': parameter '{name}' is declared twice", index)
+                self.diag(
+                    PARAM_DUPLICATE, f"tool '{tool}': parameter '{name}' is declared twice", index
+                )
                 ok = False
                 continue
-            params.append(ToolParameter(name, ptype, required, cell.get("description", ""), default))
+            params.append(
+                ToolParameter(name, ptype, required, cell.get("description", ""), default)
+            )
         return tuple(params) if ok else None
 
     def description(self, sec: _Section, first_sub: int) -> str:
@@ -523,7 +540,7 @@ class _Parser:
         return "\n\n".join(paras)
 
     def tool(self, sec: _Section, subs: list[_Section], fenced: set[int]) -> DeclaredTool | None:
-        by_title = {}
+        by_title: dict[str, _Section] = {}
         for sub in subs:
             by_title.setdefault(sub.title.strip().rstrip(":").lower(), sub)
         cmd_sec = by_title.get("command")
@@ -562,8 +579,12 @@ class _Parser:
             try:
                 command = parse_command_template(text)
             except _ShellOperator as exc:
-                self.diag(SHELL_OPERATOR, f"tool '{name}': {exc}", index + 1,
-                          "wrap the pipeline in scripts/<name>.sh and call that")
+                self.diag(
+                    SHELL_OPERATOR,
+                    f"tool '{name}': {exc}",
+                    index + 1,
+                    "wrap the pipeline in scripts/<name>.sh and call that",
+                )
                 ok = False
             except ValueError as exc:
                 self.diag(COMMAND_INVALID, f"tool '{name}': {exc}", index + 1)
@@ -584,12 +605,19 @@ class _Parser:
         first_sub = min((s.line for s in subs), default=sec.end)
         desc = self.description(sec, first_sub)
         if not desc:
-            self.diag(TOOL_NO_DESCRIPTION, f"tool '{name}' has no description", sec.line,
-                      "add a sentence under the heading saying what the tool does")
+            self.diag(
+                TOOL_NO_DESCRIPTION,
+                f"tool '{name}' has no description",
+                sec.line,
+                "add a sentence under the heading saying what the tool does",
+            )
         elif len(desc) > _MAX_DESCRIPTION_HINT:
-            self.diag(TOOL_DESCRIPTION_LONG,
-                      f"tool '{name}': description is {len(desc)} characters", sec.line,
-                      "keep it under 256 characters; details belong in the body")
+            self.diag(
+                TOOL_DESCRIPTION_LONG,
+                f"tool '{name}': description is {len(desc)} characters",
+                sec.line,
+                "keep it under 256 characters; details belong in the body",
+            )
         if command is not None and params is not None:
             ok = self.check_placeholders(name, command, params, blocks[0][0] + 1) and ok
         if not ok or command is None or params is None:
@@ -622,8 +650,10 @@ class _Parser:
                     ok = False
             for frag in arg.fragments:
                 if isinstance(frag, Literal) and (
-                    "$" in frag.text or "`" in frag.text or frag.text.startswith("~")
-                    or any(ch in frag.text for ch in "*?") and not arg.is_url
+                    "$" in frag.text
+                    or "`" in frag.text
+                    or frag.text.startswith("~")
+                    or (any(ch in frag.text for ch in "*?") and not arg.is_url)
                 ):
                     self.diag(
                         SHELL_LITERAL,
@@ -661,8 +691,12 @@ class _Parser:
         used = command.placeholder_names()
         for p in params:
             if p.name not in used:
-                self.diag(PARAM_UNUSED, f"tool '{name}': parameter '{p.name}' is not used",
-                          index, f"reference it as {{{{{p.name}}}}} or remove the row")
+                self.diag(
+                    PARAM_UNUSED,
+                    f"tool '{name}': parameter '{p.name}' is not used",
+                    index,
+                    f"reference it as {{{{{p.name}}}}} or remove the row",
+                )
         return ok
 
     def run(self) -> tuple[tuple[DeclaredTool, ...], tuple[Diagnostic, ...]]:

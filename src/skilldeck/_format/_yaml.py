@@ -74,9 +74,24 @@ def _plain(value: str) -> Any:
 # ---------------------------------------------------------------- fast path
 
 _KEY_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_.-]*):(?:[ ]+(.*?))?[ ]*$")
-_ITEM_LINE = re.compile(r"-[ ]+(.*?)[ ]*$")
+_ITEM_LINE = re.compile(r"-[ ]+(\S.*?)[ ]*$")  # an empty item ("- ") takes the full path
 # Plain scalars we can take as-is: no indicator first, no ': ' and no ' #' inside.
-_BLOCK_PLAIN = re.compile(r"[^\s\-?:,\[\]{}#&*!|>'\"%@`](?:[^:#]|:(?! )|(?<! )#)*")
+# Plain scalars starting otherwise are text whatever follows (see _plain).
+_RESOLVABLE = frozenset("0123456789+-~nNtTfF")
+_PLAIN_FIRST_BAD = frozenset(" \t-?:,[]{}#&*!|>'\"%@`")
+
+
+def _block_plain(raw: str) -> bool:
+    """A one-line plain scalar we can take as-is: no indicator first, no ': ' or ' #'."""
+    return (
+        raw != ""
+        and raw[0] not in _PLAIN_FIRST_BAD
+        and ": " not in raw
+        and " #" not in raw
+        and not raw.endswith(":")
+    )
+
+
 _FLOW_ITEM = re.compile(r"[^\s\-?:,\[\]{}#&*!|>'\"%@`][^,\[\]{}#:]*")
 _FLOW_LIST = re.compile(r"\[([^\[\]{}'\"#]*)\]")
 
@@ -106,7 +121,7 @@ def _fast_scalar(raw: str) -> tuple[bool, Any]:
                 return False, None
             items.append(_plain(item))
         return True, items
-    if _BLOCK_PLAIN.fullmatch(raw) and not raw.endswith(":"):
+    if _block_plain(raw):
         return True, _plain(raw)
     return False, None
 
@@ -162,7 +177,12 @@ def _fold_plain(first: str, more: list[str]) -> str | None:
 def _block_scalar(style: str, chomp: str, more: list[str]) -> str | None:
     if chomp == "+" or not more or any(not ln.isprintable() for ln in more):
         return None
-    indent = min(len(ln) - len(ln.lstrip(" ")) for ln in more if ln.strip())
+    content = [len(ln) - len(ln.lstrip(" ")) for ln in more if ln.strip()]
+    indent = content[0]  # the first content line sets the block's indentation
+    if min(content) < indent:
+        return None  # a less indented line: an error libyaml reports
+    if any(not ln.strip() and len(ln) > indent for ln in more):
+        return None  # blank lines longer than the indentation: libyaml's rules apply
     body = [ln[indent:] if ln.strip() else "" for ln in more]
     if style == ">":
         if any(not b or b.startswith(" ") for b in body):
@@ -193,6 +213,11 @@ def _fast_value(raw: str, lines: list[str], i: int, indent: int) -> tuple[bool, 
     more, nxt = _continuation(lines, i, indent)
     header = _BLOCK_HEADER.fullmatch(raw)
     if header is not None:
+        end = nxt
+        while end < len(lines) and not lines[end].strip():
+            end += 1
+        if any(ln and not ln.strip() for ln in lines[i + 1 : end]):
+            return False, None, nxt  # whitespace-only lines: libyaml keeps their spaces
         value = _block_scalar(header.group(1), header.group(2), more)
         return value is not None, value, nxt
     if not more:
@@ -206,12 +231,36 @@ def _fast_value(raw: str, lines: list[str], i: int, indent: int) -> tuple[bool, 
             return False, None, nxt  # closed on its first line, yet lines follow
         quoted = _single_quoted(raw, more)
         return quoted is not None, quoted, nxt
-    if not _BLOCK_PLAIN.fullmatch(raw) or raw.endswith(":"):
+    if not _block_plain(raw):
         return False, None, nxt
     folded = _fold_plain(raw, more)
     if folded is None:
         return False, None, nxt
     return True, _plain(folded), nxt
+
+
+_MISS = object()
+
+
+def _continues(lines: list[str], nxt: int, indent: int) -> bool:
+    """Is the next non-blank line indented deeper than ``indent`` (a continuation)?"""
+    while nxt < len(lines) and not lines[nxt].strip():
+        nxt += 1
+    return nxt < len(lines) and lines[nxt].startswith(" " * (indent + 1))
+
+
+def _quick(raw: str, lines: list[str], nxt: int, indent: int) -> Any:
+    """The common case, cheaply: a one-line plain scalar not continued on the next line."""
+    if (
+        raw
+        and raw[0] not in _PLAIN_FIRST_BAD
+        and ": " not in raw
+        and " #" not in raw
+        and raw[-1] != ":"
+        and not _continues(lines, nxt, indent)
+    ):
+        return _plain(raw) if len(raw) < 6 or raw[0] in _RESOLVABLE else raw
+    return _MISS
 
 
 def _fast_load(text: str, line0: int) -> YamlResult | None:
@@ -236,15 +285,20 @@ def _fast_load(text: str, line0: int) -> YamlResult | None:
             return None
         lineno = line0 + i
         ind = len(line) - len(stripped)
-        if ind == 0 and parent is not None and indent == 0 and stripped[:2] in ("- ", "-"):
+        if ind == 0 and parent is not None and indent <= 0 and stripped[:2] in ("- ", "-"):
             if child is not None and not isinstance(child, list):
                 return None
+            indent = -1  # a list at the key's own indentation: no deeper block may follow
             m = _ITEM_LINE.fullmatch(stripped)
             if m is None:
                 return None
-            ok, value, i = _fast_value(m.group(1), lines, i, 0)
-            if not ok or isinstance(value, list):
-                return None
+            value = _quick(m.group(1), lines, i + 1, 0)
+            if value is not _MISS:
+                i += 1
+            else:
+                ok, value, i = _fast_value(m.group(1), lines, i, 0)
+                if not ok or isinstance(value, list):
+                    return None
             if child is None:
                 child = top[parent] = []
             child.append(value)
@@ -263,13 +317,19 @@ def _fast_load(text: str, line0: int) -> YamlResult | None:
                 parent, child, indent = key, None, 0
                 i += 1
                 continue
+            value = _quick(raw, lines, i + 1, 0)
+            if value is not _MISS:
+                top[key] = value
+                parent = None
+                i += 1
+                continue
             ok, value, i = _fast_value(raw, lines, i, 0)
             if not ok:
                 return None
             top[key] = value
             parent = None
             continue
-        if parent is None:
+        if parent is None or indent < 0:
             return None
         if indent == 0:
             indent = ind
@@ -279,6 +339,13 @@ def _fast_load(text: str, line0: int) -> YamlResult | None:
             m = _ITEM_LINE.fullmatch(stripped)
             if m is None or (child is not None and not isinstance(child, list)):
                 return None
+            value = _quick(m.group(1), lines, i + 1, ind + 1)
+            if value is not _MISS:
+                i += 1
+                if child is None:
+                    child = top[parent] = []
+                child.append(value)
+                continue
             ok, value, i = _fast_value(m.group(1), lines, i, ind + 1)
             if not ok or isinstance(value, list):
                 return None
@@ -294,7 +361,11 @@ def _fast_load(text: str, line0: int) -> YamlResult | None:
             return None  # deeper nesting
         if child is not None and any(k.lower() == key.lower() for k in child):
             return None
-        ok, value, i = _fast_value(raw, lines, i, ind)
+        value = _quick(raw, lines, i + 1, ind)
+        if value is not _MISS:
+            ok, i = True, i + 1
+        else:
+            ok, value, i = _fast_value(raw, lines, i, ind)
         if not ok:
             return None
         if child is None:

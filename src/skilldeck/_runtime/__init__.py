@@ -1,11 +1,13 @@
 """The agent-facing runtime: tools, envelope, policies, events, loop and adapters.
 
-``SkillRuntime`` (``_runtime.py``) over a catalog; ``Session`` (``_session.py``)
-per agent run; the tool surface built by composition (``_tools.py``, the policy
-wrappers in ``_gates.py``); the allowed-tools policy (``_policy.py``) and the
-host's governance hook (``_governance.py``); the envelope (``_envelope.py``),
-argument validation (``_schema.py``); a framework-free tool loop (``_loop.py``)
-and OpenAI / Anthropic adapters (``_adapters.py``). See ``docs/runtime.md``.
+``SkillRuntime`` (``_runtime.py``, options in ``_options.py``) over a catalog;
+``Session`` (``_session.py``) per agent run; scripts and body-declared tools
+through the executor (``_scripts.py``); the tool surface built by composition
+(``_tools.py``, the policy wrappers in ``_gates.py``); the allowed-tools policy
+(``_policy.py``) and the host's governance hook (``_governance.py``); the
+envelope (``_envelope.py``), argument validation (``_schema.py``); a
+framework-free tool loop (``_loop.py``) and OpenAI / Anthropic adapters
+(``_adapters.py``). See ``docs/runtime.md``.
 """
 
 from skilldeck._runtime._adapters import (

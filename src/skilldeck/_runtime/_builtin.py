@@ -153,7 +153,7 @@ def builtin_tools(runtime: SkillRuntime) -> list[Tool]:
     if o.search:
         handlers["skills_search"] = runtime._tool_search
     if o.scripts:
-        handlers["skills_run_script"] = runtime._tool_run_script
+        handlers["skills_run_script"] = runtime.scripts.run_script
     if o.validate_tools:
         handlers["skills_validate"] = runtime._tool_validate
         handlers["skills_lint"] = runtime._tool_lint
@@ -172,6 +172,4 @@ def file_payload(data: bytes) -> tuple[str, str]:
 
 def truncated_warning(what: str, limit: int | None) -> ToolWarning:
     size = f" at {limit} bytes" if limit else ""
-    return ToolWarning(
-        "CONTENT_TRUNCATED", f"{what} was cut{size}; the rest is not shown"
-    )
+    return ToolWarning("CONTENT_TRUNCATED", f"{what} was cut{size}; the rest is not shown")

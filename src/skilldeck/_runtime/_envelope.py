@@ -79,9 +79,7 @@ class ToolResult:
         return ok_envelope(self.data, self.warnings)
 
 
-def ok_envelope(
-    data: Mapping[str, Any], warnings: Sequence[ToolWarning] = ()
-) -> dict[str, Any]:
+def ok_envelope(data: Mapping[str, Any], warnings: Sequence[ToolWarning] = ()) -> dict[str, Any]:
     return {"ok": True, "data": dict(data), "warnings": [w.to_dict() for w in warnings]}
 
 

@@ -41,13 +41,13 @@ class AllowedToolsGate(WrappingSurface):
         self.emit = emit
 
     def expose(self, session: Session, tool: Tool) -> Tool | None:
-        return tool if session.policy.allows(tool.spec) else None
+        return tool if session.permits(tool.spec) else None
 
     def guard(self, session: Session, tool: Tool) -> Tool:
         def check(call: ToolCall, inner: Handler) -> ToolResult:
             policy = call.session.policy
-            if not policy.allows(call.spec):
-                reason = f"not in the allowed-tools of skill {policy.skill!r}"
+            reason = call.session.refusal(call.spec)
+            if reason is not None:
                 self.emit(
                     ToolCallBlocked(
                         session_id=call.session.id,
@@ -121,6 +121,9 @@ class GovernedSurface(WrappingSurface):
         )
 
     def expose(self, session: Session, tool: Tool) -> Tool | None:
+        if not session.permits(tool.spec):
+            # contracted by allowed-tools first (seed 000): the hook is not asked about it
+            return None
         verdict = self._ask(self._request(session, tool, "expose", None))
         return None if verdict.decision is Decision.DENY else tool
 
@@ -148,9 +151,11 @@ class GovernedSurface(WrappingSurface):
         cid = confirmation_id(call.spec.name, call.arguments)
         if call.session._is_approved(call.spec.name, cid):
             return inner(call)
-        common = {"session_id": call.session.id, "skill": request.skill, "target": call.spec.name}
+        sid, skill, target = call.session.id, request.skill, call.spec.name
         if self.confirm is None:
-            self.emit(ApprovalAsked(**common, reason=verdict.reason))
+            self.emit(
+                ApprovalAsked(session_id=sid, skill=skill, target=target, reason=verdict.reason)
+            )
             self._blocked(call, ToolConfirmationRequiredError.code, verdict.reason or "confirm")
             raise ToolConfirmationRequiredError(
                 f"{call.spec.name!r} needs the user's confirmation before it runs"
@@ -158,15 +163,15 @@ class GovernedSurface(WrappingSurface):
                 hint="the host approves with session.approve(confirmation_id) and retries",
                 confirmation_id=cid,
             )
-        self.emit(ApprovalAsked(**common, reason=verdict.reason))
+        self.emit(ApprovalAsked(session_id=sid, skill=skill, target=target, reason=verdict.reason))
         try:
             granted = bool(self.confirm(request))
         except Exception:
             granted = False
         if granted:
-            self.emit(ApprovalGranted(**common))
+            self.emit(ApprovalGranted(session_id=sid, skill=skill, target=target))
             return inner(call)
-        self.emit(ApprovalDenied(**common, reason="declined"))
+        self.emit(ApprovalDenied(session_id=sid, skill=skill, target=target, reason="declined"))
         self._blocked(call, ToolPolicyDeniedError.code, "declined")
         raise ToolPolicyDeniedError(
             f"the user declined {call.spec.name!r}",

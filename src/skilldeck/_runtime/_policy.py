@@ -121,7 +121,9 @@ def decide_policy(
         )
         return PolicyOutcome(policy, "ignored", (warning,))
     matched = [
-        s for s in available if s.key not in BASELINE_TOOLS and any(_matches(p, s) for p in patterns)
+        s
+        for s in available
+        if s.key not in BASELINE_TOOLS and any(_matches(p, s) for p in patterns)
     ]
     if matched:
         policy = AllowedToolsPolicy(

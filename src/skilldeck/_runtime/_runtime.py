@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import json
 import logging
+import operator
 import os
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal
 
 from skilldeck._errors import (
     InvalidArgumentsError,
@@ -37,7 +37,6 @@ from skilldeck._events import (
     EventBus,
     FileRead,
     JsonlAuditSink,
-    ScriptRun,
     SearchPerformed,
     SinkLike,
     SkillLoaded,
@@ -47,8 +46,10 @@ from skilldeck._runtime._builtin import builtin_tools, file_payload, truncated_w
 from skilldeck._runtime._envelope import ToolResult, ToolWarning, error_envelope
 from skilldeck._runtime._gates import AllowedToolsGate, GovernedSurface, ValidatedSurface
 from skilldeck._runtime._governance import ConfirmCallback, GovernanceHook
+from skilldeck._runtime._options import SEED_002_NAMES, CatalogLike, RuntimeOptions, as_kwargs
 from skilldeck._runtime._policy import decide_policy
-from skilldeck._runtime._session import DeclaredBinding, LoadedSkill, Session, TraceEntry
+from skilldeck._runtime._scripts import ScriptTools
+from skilldeck._runtime._session import LoadedSkill, Session
 from skilldeck._runtime._tools import (
     CompositeSurface,
     HostTool,
@@ -63,78 +64,13 @@ from skilldeck._search import SearchDocument, SearchIndex, extract_headings
 
 if TYPE_CHECKING:
     from skilldeck._catalog import Catalog
+    from skilldeck._exec import Approver, Executor
 
 __all__ = ["SEED_002_NAMES", "RuntimeOptions", "SkillRuntime"]
 
 _log = logging.getLogger("skilldeck.runtime")
 
-#: A rename map giving seed 002's tool names (``list_skills``, ``load_skill``, ...).
-SEED_002_NAMES: Mapping[str, str] = {
-    "skills_list": "list_skills",
-    "skills_load": "load_skill",
-    "skills_read_file": "read_skill_resource",
-    "skills_validate": "validate_skill",
-    "skills_lint": "lint_skill",
-}
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class RuntimeOptions:
-    """Everything a host can set on a runtime (all keyword arguments of ``SkillRuntime``).
-
-    - ``allowed_tools_enforcement``: ``off`` (default) or ``enforce`` (seed 000).
-    - ``allowed_tools_invalid_allowlist``: ``ignore`` (default), ``enforce``, ``error``.
-    - ``honor_untrusted_allowed_tools``: apply allowed-tools of untrusted skills too.
-    - ``include_location``: ``skills_list`` / ``skills_load`` give the SKILL.md path.
-    - ``tool_prefix`` / ``tool_names``: expose the ``skills_*`` tools under a prefix or
-      a rename map (``SEED_002_NAMES``); parameters keep their names.
-    - ``search``, ``scripts``, ``declared_tools``, ``validate_tools``: which tools exist.
-    - ``max_body_bytes``: cut SKILL.md bodies (``CONTENT_TRUNCATED``); ``max_file_bytes``:
-      the tier-3 size limit (``FILE_TOO_LARGE`` above it); ``list_limit``: default page
-      size of ``skills_list``; ``search_headings``: index body headings too.
-    - ``mode``: only skills whose ``modes`` include it are listed and loadable
-      (seed 003); ``None`` shows every skill.
-    """
-
-    allowed_tools_enforcement: Literal["off", "enforce"] = "off"
-    allowed_tools_invalid_allowlist: Literal["ignore", "enforce", "error"] = "ignore"
-    honor_untrusted_allowed_tools: bool = False
-    include_location: bool = False
-    tool_prefix: str = ""
-    tool_names: Mapping[str, str] = field(default_factory=dict)
-    search: bool = True
-    scripts: bool = True
-    declared_tools: bool = True
-    validate_tools: bool = False
-    max_body_bytes: int | None = None
-    max_file_bytes: int = 200_000
-    list_limit: int = 200
-    search_headings: bool = True
-    mode: str | None = None
-
-    def __post_init__(self) -> None:
-        if self.allowed_tools_enforcement not in ("off", "enforce"):
-            raise ValueError("allowed_tools_enforcement must be 'off' or 'enforce'")
-        if self.allowed_tools_invalid_allowlist not in ("ignore", "enforce", "error"):
-            raise ValueError("allowed_tools_invalid_allowlist must be 'ignore', 'enforce' or 'error'")
-
-    @classmethod
-    def names(cls) -> frozenset[str]:
-        return frozenset(f.name for f in fields(cls))
-
-
-class _CatalogLike(Protocol):
-    def list(self) -> Sequence[Any]: ...
-
-    def get(self, name: str) -> Any: ...
-
-    def load(self, name: str, *, max_bytes: int | None = None) -> Any: ...
-
-    def read_file(self, name: str, relpath: str, *, max_bytes: int = ...) -> bytes: ...
-
-    def digest(self, name: str) -> str: ...
-
-    def trust(self, name: str) -> Any: ...
+_HEADINGS_BYTES = 64 * 1024  # how much of each SKILL.md the search index reads
 
 
 class SkillRuntime:
@@ -148,12 +84,17 @@ class SkillRuntime:
       so allowed-tools and governance cover them;
     - ``sinks``: event sinks (callables or objects with ``emit``); ``audit_log``: a path
       for a ``JsonlAuditSink``;
-    - ``executor``: what runs scripts and declared tools (default: skilldeck's executor).
+    - ``executor``: what runs scripts and declared tools (default: skilldeck's
+      ``Executor`` in the runtime's mode); ``approver``: the host's yes/no callback for
+      runs that need approval (``ApprovalRequest`` -> bool; without one such runs fail
+      with ``APPROVAL_REQUIRED``). Asking and the answer are emitted as events.
+    - ``skill_tools``: tools that appear when a skill is loaded, as a function of the
+      session (inline skills' Python tools: ``SkillsSection.tool_provider().tools``).
     """
 
     def __init__(
         self,
-        catalog: Catalog | _CatalogLike,
+        catalog: Catalog | CatalogLike,
         *,
         options: RuntimeOptions | None = None,
         governance: GovernanceHook | None = None,
@@ -161,7 +102,9 @@ class SkillRuntime:
         host_tools: Iterable[HostTool | Tool] = (),
         sinks: Iterable[SinkLike] = (),
         audit_log: str | os.PathLike[str] | None = None,
-        executor: Any = None,
+        executor: Executor | None = None,
+        approver: Approver | None = None,
+        skill_tools: Callable[[Session], Iterable[Tool]] | None = None,
         **option_values: Any,
     ) -> None:
         unknown = set(option_values) - RuntimeOptions.names()
@@ -169,15 +112,15 @@ class SkillRuntime:
             raise TypeError(f"unknown runtime option(s): {', '.join(sorted(unknown))}")
         base = options or RuntimeOptions()
         if option_values:
-            base = RuntimeOptions(**{**_as_kwargs(base), **option_values})
+            base = RuntimeOptions(**{**as_kwargs(base), **option_values})
         self.options = base
         self.catalog = catalog
         self.events = EventBus(list(sinks))
         if audit_log is not None:
             self.events.subscribe(JsonlAuditSink(audit_log))
-        self._executor = executor
+        self.scripts = ScriptTools(self, executor, approver)
         self._index: SearchIndex | None = None
-        self._index_key: tuple[Any, ...] | None = None
+        self._index_of: list[Any] = []  # the metadata objects the index was built from
         self._index_lock = threading.Lock()
         host = [t.as_tool() if isinstance(t, HostTool) else t for t in host_tools]
         self._base: ToolSurface = CompositeSurface(
@@ -186,7 +129,8 @@ class SkillRuntime:
                 prefix=base.tool_prefix,
                 renames=base.tool_names,
             ),
-            ListSurface(self._declared_tools),
+            ListSurface(self.scripts.declared_tools),
+            ListSurface(skill_tools or (lambda _session: ())),
             ListSurface(host),
         )
         surface: ToolSurface = self._base
@@ -214,19 +158,59 @@ class SkillRuntime:
 
     def session(self, *, session_id: str | None = None) -> Session:
         """A fresh per-run session."""
-        return Session(session_id=session_id, mode=self.options.mode)
+        return Session(
+            session_id=session_id,
+            mode=self.options.mode,
+            enforcement=self.options.allowed_tools_enforcement,
+        )
 
     def tool_specs(self, session: Session) -> list[ToolSpec]:
         """The tools to offer the model now (allowed-tools, then governance, applied)."""
         return [t.spec for t in self._surface.tools(session)]
+
+    def available_skills(
+        self,
+        *,
+        budget: int | str | None = None,
+        format: Literal["xml", "markdown", "json"] = "xml",
+        pinned: Sequence[str] = (),
+    ) -> str:
+        """Tier 1 for the system prompt: ``<available_skills>`` of the visible skills.
+
+        Uses the disclosure renderer with this runtime's ``include_location`` and mode;
+        when ``budget`` cuts the list, its last line points at the search tool under
+        the name the model sees.
+        """
+        from skilldeck._disclosure import render_skills
+
+        search = self._base.resolve(Session(), self._exposed("skills_search"))
+        return render_skills(
+            self._listing(),
+            format=format,
+            budget=budget,
+            pinned=pinned,
+            include_location=self.options.include_location,
+            search_tool=search.spec.name if search is not None else self._exposed("skills_list"),
+        )
+
+    def _exposed(self, key: str) -> str:
+        return self.options.tool_names.get(key, self.options.tool_prefix + key)
 
     def allowed(self, session: Session, name: str) -> bool:
         """Would a call of ``name`` pass allowed-tools now? (For tools the host runs itself.)"""
         tool = self._base.resolve(session, name)
         if tool is None:
             spec = ToolSpec(name, "", {}, origin="host")
-            return session.policy.allows(spec)
-        return session.policy.allows(tool.spec)
+            return session.permits(spec)
+        return session.permits(tool.spec)
+
+    def visible_skills(self, session: Session | None = None) -> list[Any]:
+        """Metadata of the skills ``skills_list`` shows (the mode's, and a forked
+        session's subset); what tier 1 for that session should render."""
+        metas = [m for m in self.catalog.list() if self._visible(m)]
+        if session is None or session.scope is None:
+            return metas
+        return [m for m in metas if session.can_see(m.name)]
 
     def call(
         self, session: Session, name: str, arguments: Mapping[str, Any] | str | None = None
@@ -274,16 +258,13 @@ class SkillRuntime:
         code = None if ok else envelope["error"]["code"]
         warnings = tuple(w["code"] for w in envelope.get("warnings", ()))
         session._record(
-            TraceEntry(
-                seq=session._next_seq(),
-                tool=name,
-                ok=ok,
-                code=code,
-                duration_ms=elapsed,
-                argument_keys=tuple(str(k) for k in args),
-                skills_allowed_tools=session.policy.trace(),
-                warnings=warnings,
-            )
+            tool=name,
+            ok=ok,
+            code=code,
+            duration_ms=elapsed,
+            argument_keys=tuple(str(k) for k in args),
+            skills_allowed_tools=session.policy.trace(),
+            warnings=warnings,
         )
         self.emit(
             ToolCalled(
@@ -313,25 +294,27 @@ class SkillRuntime:
         mode = self.options.mode
         if mode is None:
             return True
-        manifest = getattr(meta, "manifest", None)
-        modes = getattr(manifest, "modes", None)
-        return _visible_in_mode(modes, mode)
+        from skilldeck._exec import skill_visible_in_mode
 
-    def _resolve(self, name: str) -> Any:
-        meta = self.catalog.get(name)
-        if meta is None:
+        return skill_visible_in_mode(getattr(meta, "manifest", None), mode)
+
+    def _resolve(self, name: str, session: Session | None = None) -> Any:
+        """The catalog entry for ``name`` (``SOURCE:NAME`` accepted), checked against the
+        mode and the session's scope (a forked session's hidden skills do not exist)."""
+        entry = self.catalog.get(name)
+        if session is not None and not session.can_see(entry.metadata.name):
             raise SkillNotFoundError(
                 f"no skill named {name!r}",
                 skill=name,
                 hint="call skills_list or skills_search to see the available skills",
             )
-        if not self._visible(meta):
+        if not self._visible(entry.metadata):
             raise SkillUnavailableError(
                 f"skill {name!r} is not available in mode {self.options.mode!r}",
                 skill=name,
                 hint="use a skill listed by skills_list",
             )
-        return meta
+        return entry
 
     def _trusted(self, name: str) -> bool:
         try:
@@ -345,7 +328,7 @@ class SkillRuntime:
     def _tool_list(self, call: ToolCall) -> ToolResult:
         offset = int(call.arguments.get("offset", 0))
         limit = int(call.arguments.get("limit", self.options.list_limit))
-        metas = [m for m in self.catalog.list() if self._visible(m)]
+        metas = self.visible_skills(call.session)
         page = metas[offset : offset + limit]
         skills = []
         for meta in page:
@@ -363,7 +346,7 @@ class SkillRuntime:
 
     def _tool_load(self, call: ToolCall) -> ToolResult:
         name = str(call.arguments["name"])
-        self._resolve(name)
+        self._resolve(name, call.session)
         limit = self.options.max_body_bytes
         skill = self.catalog.load(name, max_bytes=limit)
         digest = self.catalog.digest(name)
@@ -371,7 +354,7 @@ class SkillRuntime:
         warnings: list[ToolWarning] = []
         if skill.body_truncated:
             warnings.append(truncated_warning(f"the body of {skill.name!r}", limit))
-        declared = self._declare(name, skill) if self.options.declared_tools else {}
+        declared = self.scripts.declare(name, skill) if self.options.declared_tools else {}
         data: dict[str, Any] = {
             "name": skill.name,
             "description": skill.description,
@@ -448,7 +431,7 @@ class SkillRuntime:
     def _tool_read_file(self, call: ToolCall) -> ToolResult:
         name = str(call.arguments["name"])
         relpath = str(call.arguments["path"])
-        meta = self._resolve(name)
+        meta = self._resolve(name, call.session)
         data = self.catalog.read_file(name, relpath, max_bytes=self.options.max_file_bytes)
         encoding, content = file_payload(data)
         self.emit(
@@ -473,7 +456,11 @@ class SkillRuntime:
         query = str(call.arguments["query"])
         limit = int(call.arguments.get("limit", 5))
         index = self.search_index()
-        hits = index.search(query, limit=limit)
+        if call.session.scope is None:
+            hits = index.search(query, limit=limit)
+        else:  # a forked session: rank everything, keep its own skills
+            ranked = index.search(query, limit=max(len(index), 1))
+            hits = [h for h in ranked if call.session.can_see(h.name)][:limit]
         self.emit(
             SearchPerformed(
                 session_id=call.session.id,
@@ -486,26 +473,41 @@ class SkillRuntime:
             {"query": query, "results": [h.to_dict() for h in hits], "indexed": len(index)}
         )
 
-    def search_index(self) -> SearchIndex:
-        """The search index over the visible skills (rebuilt when the listing changes)."""
+    def suggest(self, text: str, *, limit: int | None = 5) -> list[Any]:
+        """Skills that fit ``text``, best first: trigger matches combined with search
+        (``skilldeck._suggest.suggest``; each ``Suggestion`` says why)."""
+        from skilldeck._suggest import suggest
+
         metas = [m for m in self.catalog.list() if self._visible(m)]
-        key = tuple((m.name, getattr(m, "source", ""), m.description) for m in metas)
+        return suggest(text, metas, limit=limit, index=self.search_index())
+
+    def search_index(self) -> SearchIndex:
+        """The search index over the visible skills (rebuilt when the listing changes).
+
+        The catalog hands out the same metadata objects until it rescans, so the
+        index is reused while every object is identical (held here, so identities
+        cannot be recycled).
+        """
+        metas = self._listing()
         with self._index_lock:
-            if self._index is not None and self._index_key == key:
+            same = len(metas) == len(self._index_of) and all(
+                map(operator.is_, metas, self._index_of)
+            )
+            if self._index is not None and same:
                 return self._index
             docs = [self._search_doc(m) for m in metas]
             self._index = SearchIndex(docs)
-            self._index_key = key
+            self._index_of = metas
             return self._index
 
+    def _listing(self) -> list[Any]:
+        metas = list(self.catalog.list())
+        if self.options.mode is None:
+            return metas
+        return [m for m in metas if self._visible(m)]
+
     def _search_doc(self, meta: Any) -> SearchDocument:
-        headings: tuple[str, ...] = ()
-        if self.options.search_headings:
-            try:
-                skill = self.catalog.load(_address(meta), max_bytes=64 * 1024)
-                headings = extract_headings(skill.body)
-            except SkillError:
-                headings = ()
+        headings = self._headings(meta) if self.options.search_headings else ()
         return SearchDocument(
             name=meta.name,
             description=meta.description,
@@ -515,62 +517,26 @@ class SkillRuntime:
             source=getattr(meta, "source", None) or None,
         )
 
-    def _tool_run_script(self, call: ToolCall) -> ToolResult:
-        name = str(call.arguments["name"])
-        script = str(call.arguments["script"])
-        args = [str(a) for a in call.arguments.get("args", [])]
-        self._resolve(name)
-        skill = self.catalog.load(name)
-        return self._execute(call, skill, script, lambda ex: ex.run_script(skill, script, args))
-
-    def _run_declared(self, call: ToolCall, binding: DeclaredBinding) -> ToolResult:
-        skill = self.catalog.load(binding.skill)
-        tool = binding.tool
-        return self._execute(
-            call, skill, tool.name, lambda ex: ex.run_tool(skill, tool, dict(call.arguments))
-        )
-
-    def _execute(
-        self, call: ToolCall, skill: Any, target: str, run: Callable[[Any], Any]
-    ) -> ToolResult:
-        executor = self.executor()
+    def _headings(self, meta: Any) -> tuple[str, ...]:
+        # a bounded read of the SKILL.md discovery already vetted; the store's full
+        # load (file index and all) is only needed for skills without a file
+        path = getattr(meta, "skill_md", None)
+        if path is not None:
+            try:
+                with open(path, "rb") as fh:
+                    head = fh.read(_HEADINGS_BYTES).decode("utf-8", errors="replace")
+            except OSError:
+                return ()
+            return extract_headings(_strip_frontmatter(head))
         try:
-            result = run(executor)
-        except SkillError as exc:
-            self.emit(
-                ScriptRun(
-                    session_id=call.session.id,
-                    skill=skill.name,
-                    target=target,
-                    success=False,
-                    error=exc.code,
-                )
-            )
-            raise
-        data = result.to_dict()
-        self.emit(
-            ScriptRun(
-                session_id=call.session.id,
-                skill=skill.name,
-                target=target,
-                success=bool(data.get("success")),
-                exit_code=data.get("exit_code"),
-                duration_ms=data.get("duration_ms"),
-                error=data.get("error"),
-            )
-        )
-        warnings: tuple[ToolWarning, ...] = ()
-        if data.get("truncated"):
-            warnings = (truncated_warning(f"the output of {target!r}", None),)
-        return ToolResult(data, warnings)
+            skill = self.catalog.load(_address(meta), max_bytes=_HEADINGS_BYTES)
+        except SkillError:
+            return ()
+        return extract_headings(skill.body)
 
-    def executor(self) -> Any:
+    def executor(self) -> Executor:
         """The executor that runs scripts and declared tools (made on first use)."""
-        if self._executor is None:
-            from skilldeck._exec import Executor
-
-            self._executor = Executor(catalog=self.catalog, emit=self.emit)
-        return self._executor
+        return self.scripts.executor()
 
     def _tool_validate(self, call: ToolCall) -> ToolResult:
         from skilldeck._format import validate_skill
@@ -584,7 +550,7 @@ class SkillRuntime:
 
     def _report(self, call: ToolCall, check: Callable[[Path], Any]) -> ToolResult:
         name = str(call.arguments["name"])
-        meta = self._resolve(name)
+        meta = self._resolve(name, call.session)
         if getattr(meta, "path", None) is None:
             raise SkillUnavailableError(
                 f"skill {name!r} has no folder to check", skill=name, hint="only on-disk skills"
@@ -597,35 +563,6 @@ class SkillRuntime:
                 "diagnostics": [d.to_dict() for d in report.diagnostics],
             }
         )
-
-    # --- body-declared tools -------------------------------------------------------
-
-    def _declare(self, name: str, skill: Any) -> dict[str, DeclaredBinding]:
-        from skilldeck._format._mdtools import parse_declared_tools
-
-        tools, _diags = parse_declared_tools(
-            skill.body, path=str(skill.skill_md) if skill.skill_md else None
-        )
-        return {t.name: DeclaredBinding(skill=name, tool=t) for t in tools}
-
-    def _declared_tools(self, session: Session) -> list[Tool]:
-        out: list[Tool] = []
-        for tool_name, binding in session.declared_tools.items():
-            read_only = False
-            spec = ToolSpec(
-                tool_name,
-                (binding.tool.description or f"Command tool of skill {binding.skill}")
-                + f" (declared by skill {binding.skill})",
-                binding.tool.input_schema(),
-                origin=f"skill:{binding.skill}",
-                read_only=read_only,
-            )
-            out.append(Tool(spec, _bind_declared(self, binding)))
-        return out
-
-
-def _bind_declared(runtime: SkillRuntime, binding: DeclaredBinding) -> Callable[[ToolCall], ToolResult]:
-    return lambda call: runtime._run_declared(call, binding)
 
 
 def _parse_arguments(arguments: Mapping[str, Any] | str | None) -> Mapping[str, Any]:
@@ -647,17 +584,18 @@ def _parse_arguments(arguments: Mapping[str, Any] | str | None) -> Mapping[str, 
     return arguments
 
 
-def _visible_in_mode(modes: Sequence[str] | None, mode: str) -> bool:
-    if not modes:
-        return True
-    wanted = {m.lower() for m in modes}
-    return "global" in wanted or mode.lower() in wanted
+def _strip_frontmatter(text: str) -> str:
+    """The text after a leading ``---`` frontmatter block (YAML comments are not headings)."""
+    text = text.removeprefix("\ufeff")
+    if not text.startswith("---"):
+        return text
+    lines = text.splitlines(keepends=True)
+    for i, line in enumerate(lines[1:], start=1):
+        if line.rstrip() in ("---", "..."):
+            return "".join(lines[i + 1 :])
+    return ""
 
 
 def _address(meta: Any) -> str:
     source = getattr(meta, "source", "")
     return f"{source}:{meta.name}" if source else str(meta.name)
-
-
-def _as_kwargs(options: RuntimeOptions) -> dict[str, Any]:
-    return {f.name: getattr(options, f.name) for f in fields(options)}

@@ -5,8 +5,8 @@ A :class:`Session` belongs to one agent run and is made by
 can keep many (one per conversation) on one runtime. It is safe to use from
 several threads (one lock). Nothing in it is persisted.
 
-``fork(...)`` (issue 8) will derive a child session; the state below is kept in
-plain fields so a fork can copy what it needs.
+``fork(skills=..., tools=...)`` derives a child session for a subagent: a
+subset of the skills, and never more tools than its parent (see ``Session.fork``).
 """
 
 from __future__ import annotations
@@ -15,12 +15,17 @@ import datetime as _dt
 import threading
 import uuid
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from xml.sax.saxutils import quoteattr
 
+from skilldeck._errors import SkillNotFoundError
+from skilldeck._format._manifest import ToolPattern
 from skilldeck._runtime._policy import AllowedToolsPolicy
+
+if TYPE_CHECKING:
+    from skilldeck._runtime._tools import ToolSpec
 
 __all__ = ["LoadedSkill", "Session", "TraceEntry"]
 
@@ -72,22 +77,34 @@ class DeclaredBinding:
 
     skill: str  # catalog key used to load it
     tool: Any  # skilldeck._format._mdtools.DeclaredTool
+    read_only: bool = False  # the skill's ``read_only`` flag (seed 003)
 
 
 class Session:
     """State of one agent run. Create with ``runtime.session()``."""
 
-    def __init__(self, *, session_id: str | None = None, mode: str | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        session_id: str | None = None,
+        mode: str | None = None,
+        enforcement: str = "off",
+    ) -> None:
         self.id: str = session_id or uuid.uuid4().hex
         self.mode = mode
         self.created_at = _dt.datetime.now(_dt.UTC)
         self._lock = threading.RLock()
         self._loaded: OrderedDict[str, LoadedSkill] = OrderedDict()
         self._declared: OrderedDict[str, DeclaredBinding] = OrderedDict()
-        self._policy = AllowedToolsPolicy()
+        self._policy = AllowedToolsPolicy(mode=enforcement)
         self._approvals: set[str] = set()
         self._tool_approvals: set[str] = set()
         self._trace: list[TraceEntry] = []
+        # subagent scoping (fork): the skill names this session may see (None: all),
+        # and the allowed-tools limits of its ancestors, which it can never widen
+        self.parent_id: str | None = None
+        self._scope: frozenset[str] | None = None
+        self._ceilings: tuple[AllowedToolsPolicy, ...] = ()
 
     # --- loaded skills -----------------------------------------------------
 
@@ -129,6 +146,90 @@ class Session:
         with self._lock:
             self._policy = policy
 
+    # --- subagent scoping ---------------------------------------------------------
+
+    @property
+    def scope(self) -> frozenset[str] | None:
+        """The skill names this session may see; ``None`` means the whole catalog."""
+        return self._scope
+
+    def can_see(self, name: str) -> bool:
+        """May this session list, search, load or use the skill named ``name``?"""
+        return self._scope is None or name in self._scope
+
+    def permits(self, spec: ToolSpec) -> bool:
+        """Does allowed-tools let this session use ``spec`` (its policy and its ancestors')?"""
+        return self.refusal(spec) is None
+
+    def refusal(self, spec: ToolSpec) -> str | None:
+        """Why allowed-tools refuses ``spec`` in this session, or ``None`` if it may run."""
+        policy = self.policy
+        if not policy.allows(spec):
+            return f"not in the allowed-tools of skill {policy.skill!r}"
+        for ceiling in self._ceilings:
+            if not ceiling.allows(spec):
+                if ceiling.skill is None:
+                    return "not among the tools this sub-session was given"
+                return f"not in the allowed-tools of skill {ceiling.skill!r} (parent session)"
+        return None
+
+    def fork(
+        self,
+        *,
+        skills: Iterable[str] | None = None,
+        tools: Iterable[str] | None = None,
+        session_id: str | None = None,
+    ) -> Session:
+        """A child session for a subagent: a subset of this session's skills and tools.
+
+        - ``skills``: the skill names (not ``SOURCE:NAME`` addresses) the child may
+          list, search, load and use; ``None`` keeps this session's set. A name this
+          session cannot see raises ``SkillNotFoundError``.
+        - ``tools``: allowed-tools patterns (``save_note``, ``mcp_*``, ``Bash(git:*)``)
+          limiting the child further; the baseline ``skills_list`` / ``skills_load`` /
+          ``skills_read_file`` stay available, as in seed 000.
+        - The child starts under this session's allowed-tools policy, and that policy
+          plus every limit this session has stays a ceiling: whatever skill the child
+          loads later, it never gets a tool this session could not use at the fork.
+        - It starts with nothing loaded, no approvals and an empty trace;
+          ``parent_id`` is this session's id. Changes in the child never reach the
+          parent.
+        """
+        with self._lock:
+            scope = self._scope
+            policy = self._policy
+            ceilings = self._ceilings
+        if skills is not None:
+            wanted = frozenset(skills)
+            hidden = sorted(n for n in wanted if scope is not None and n not in scope)
+            if hidden:
+                raise SkillNotFoundError(
+                    f"the parent session cannot see skill(s) {', '.join(hidden)}",
+                    skill=hidden[0],
+                    hint="a sub-session gets a subset of its parent's skills",
+                )
+            scope = wanted
+        if policy.enforced:
+            ceilings = (*ceilings, policy)
+        if tools is not None:
+            patterns = tuple(ToolPattern.parse(t) for t in tools if t.strip())
+            ceilings = (
+                *ceilings,
+                AllowedToolsPolicy(
+                    mode="enforce",
+                    enforced=True,
+                    patterns=patterns,
+                    allow_set_count=len(patterns),
+                    baseline_only=not patterns,
+                ),
+            )
+        child = Session(session_id=session_id, mode=self.mode)
+        child.parent_id = self.id
+        child._scope = scope
+        child._ceilings = ceilings
+        child._policy = policy
+        return child
+
     # --- approvals given in this run -------------------------------------------
 
     def approve(self, confirmation_id: str) -> None:
@@ -152,13 +253,11 @@ class Session:
         with self._lock:
             return [entry.to_dict() for entry in self._trace]
 
-    def _record(self, entry: TraceEntry) -> None:
-        with self._lock:
+    def _record(self, **fields: Any) -> TraceEntry:
+        with self._lock:  # numbering and appending under one lock: seq stays unique
+            entry = TraceEntry(seq=len(self._trace) + 1, **fields)
             self._trace.append(entry)
-
-    def _next_seq(self) -> int:
-        with self._lock:
-            return len(self._trace) + 1
+            return entry
 
     # --- compaction --------------------------------------------------------------
 

@@ -54,7 +54,7 @@ def _skill_dirs(paths: Sequence[str]) -> list[Path]:
         try:
             found = skilldeck.find_skill_dirs(path)
         except OSError as exc:
-            raise click.FileError(raw, hint=exc.strerror or str(exc)) from exc
+            raise click.UsageError(f"{raw}: {exc.strerror or exc}") from exc
         if not found:
             if not path.is_dir():
                 raise click.UsageError(f"{raw}: not a skill folder, SKILL.md file or folder")
@@ -201,6 +201,13 @@ def _manifest_json(manifest: skilldeck.Manifest) -> dict[str, Any]:
         "always_ask": manifest.always_ask,
         "timeout": manifest.timeout,
         "network": manifest.network,
+        "triggers": None
+        if manifest.triggers is None
+        else {
+            "keywords": list(manifest.triggers.keywords),
+            "verbs": list(manifest.triggers.verbs),
+            "patterns": list(manifest.triggers.patterns),
+        },
         "extra": _jsonable(manifest.extra),
         "frontmatter": _jsonable(manifest.frontmatter),
     }
@@ -241,7 +248,11 @@ def show(path: str, fmt: str) -> None:
 
     PATH is a skill folder or its SKILL.md. Exit status 1 when the skill is invalid.
     """
-    folders = _skill_dirs([path])
+    given = Path(path)
+    if given.is_dir() and any(os.path.lexists(given / n) for n in ("SKILL.md", "skill.md")):
+        folders = [given]  # a skill folder, even if other skills are nested inside it
+    else:
+        folders = _skill_dirs([path])
     if len(folders) != 1:
         raise click.UsageError(
             f"{path} holds {len(folders)} skills; name one of them: "

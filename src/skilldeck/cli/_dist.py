@@ -48,36 +48,66 @@ def _print_json(data: Any, *, ok: bool = True) -> None:
     click.echo(json.dumps({"ok": ok, "data": _jsonable(data)}, ensure_ascii=False, indent=2))
 
 
-@contextlib.contextmanager
-def _progress(enabled: bool) -> Iterator[Callable[[skilldeck.InstallProgress], None] | None]:
-    """A progress callback: rich on a terminal when installed, plain lines otherwise."""
-    if not enabled or not sys.stderr.isatty():
-        yield None
-        return
-    try:
-        from rich.progress import BarColumn, MofNCompleteColumn, SpinnerColumn, TextColumn
-        from rich.progress import Progress as RichProgress
-    except ImportError:
+class _Reporter:
+    """Renders progress on stderr: rich when installed, plain lines otherwise.
 
-        def plain(p: skilldeck.InstallProgress) -> None:
+    ``paused()`` hides a live display while the user answers a prompt.
+    """
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled and sys.stderr.isatty()
+        self._bar: Any = None
+        self._task: Any = None
+
+    def __enter__(self) -> _Reporter:
+        if not self.enabled:
+            return self
+        try:
+            from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, SpinnerColumn, TextColumn
+            from rich.progress import Progress as RichProgress
+        except ImportError:
+            return self
+        self._bar = RichProgress(
+            SpinnerColumn(),
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            transient=True,
+            console=Console(stderr=True),
+        )
+        self._bar.start()
+        self._task = self._bar.add_task("starting", total=None)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._bar is not None:
+            self._bar.stop()
+
+    @property
+    def callback(self) -> Callable[[skilldeck.InstallProgress], None] | None:
+        return self._report if self.enabled else None
+
+    def _report(self, p: skilldeck.InstallProgress) -> None:
+        if self._bar is None:
             counts = f" ({p.done}/{p.total})" if p.total else ""
             click.echo(f"{p.stage}: {p.message}{counts}", err=True)
+            return
+        fields: dict[str, Any] = {"description": p.message}
+        if p.total is not None:
+            fields.update(completed=p.done or 0, total=p.total)
+        self._bar.update(self._task, **fields)
 
-        yield plain
-        return
-    with RichProgress(
-        SpinnerColumn(),
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        transient=True,
-    ) as bar:
-        task = bar.add_task("starting", total=None)
-
-        def rich_cb(p: skilldeck.InstallProgress) -> None:
-            bar.update(task, description=p.message, completed=p.done or 0, total=p.total)
-
-        yield rich_cb
+    @contextlib.contextmanager
+    def paused(self) -> Iterator[None]:
+        if self._bar is None:
+            yield
+            return
+        self._bar.stop()
+        try:
+            yield
+        finally:
+            self._bar.start()
 
 
 def _warn_diags(diags: tuple[skilldeck.Diagnostic, ...], name: str) -> None:
@@ -118,14 +148,16 @@ def install(
     """
     ask = not yes and not as_json and sys.stdin.isatty()
 
-    def confirm(plan: skilldeck.InstallPlan) -> bool:
-        for s in plan.skills:
-            verb = "replace" if s.replaces else "install"
-            click.echo(f"{verb} {s.name} ({s.file_count} files) from {plan.source.display}")
-            _warn_diags(s.warnings, s.name)
-        return click.confirm("proceed?", default=True)
+    with _Reporter(not as_json) as reporter:
 
-    with _progress(not as_json) as on_progress:
+        def confirm(plan: skilldeck.InstallPlan) -> bool:
+            with reporter.paused():
+                for s in plan.skills:
+                    verb = "replace" if s.replaces else "install"
+                    click.echo(f"{verb} {s.name} ({s.file_count} files) from {plan.source.display}")
+                    _warn_diags(s.warnings, s.name)
+                return click.confirm("proceed?", default=True)
+
         result = skilldeck.install(
             source,
             ref=ref,
@@ -135,7 +167,7 @@ def install(
             name=name,
             scope=scope,  # type: ignore[arg-type]
             force=force,
-            on_progress=on_progress,
+            on_progress=reporter.callback,
             confirm=confirm if ask else None,
         )
     if as_json:
@@ -152,17 +184,19 @@ def install(
 def _do_update(
     names: tuple[str, ...], all_skills: bool, dry_run: bool, scope: str, as_json: bool
 ) -> None:
-    with _progress(not as_json) as on_progress:
+    with _Reporter(not as_json) as reporter:
         result = skilldeck.update(
             names or None,
             all_skills=all_skills,
             scope=scope,  # type: ignore[arg-type]
             dry_run=dry_run,
-            on_progress=on_progress,
+            on_progress=reporter.callback,
         )
     if as_json:
         _print_json(result, ok=result.ok)
     else:
+        if not result.skills:
+            click.echo(f"no installed skills in the {scope} scope")
         for u in result.skills:
             if u.status == "failed":
                 click.echo(f"{u.name}: update failed: {u.error}", err=True)
@@ -178,8 +212,9 @@ def _do_update(
             ):
                 for p in paths:
                     click.echo(f"  {label} {p}")
-            if u.status == "updated" and u.approvals_revoked:
-                click.echo("  script approvals for this skill were revoked (content changed)")
+            if u.status == "updated":
+                done = "was revoked" if u.approvals_revoked else "no longer applies"
+                click.echo(f"  content changed: any script approval for it {done}")
     if not result.ok:
         sys.exit(EXIT_FINDINGS)
 

@@ -18,7 +18,9 @@ from skilldeck.cli._app import handle_errors, main, root_option
     help="stdio for a client that launches the server; http for streamable HTTP at /mcp.",
 )
 @click.option("--host", default="127.0.0.1", show_default=True, help="HTTP bind address.")
-@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True, help="HTTP port.")
+@click.option(
+    "--port", type=click.IntRange(0, 65535), default=8000, show_default=True, help="HTTP port."
+)
 @root_option
 @click.option(
     "--token",
@@ -33,12 +35,11 @@ from skilldeck.cli._app import handle_errors, main, root_option
     help="Offer skills_run_script and command tools (approvals still apply).",
 )
 @click.option(
-    "--poll",
-    "poll",
-    type=click.FloatRange(min=0),
-    default=2.0,
+    "--watch/--no-watch",
+    default=True,
     show_default=True,
-    help="Rescan the catalog every N seconds and notify clients of changes (0: never).",
+    help="Rescan when files under the roots change and notify clients "
+    "(needs skilldeck[watch]; otherwise polls every 2 s).",
 )
 @handle_errors
 def serve(
@@ -48,7 +49,7 @@ def serve(
     roots: tuple[str, ...],
     token: str | None,
     allow_exec: bool,
-    poll: float,
+    watch: bool,
 ) -> None:
     """Serve the catalog over MCP: the Skills extension plus skills_* tools.
 
@@ -66,7 +67,7 @@ def serve(
     server = skill_mcp.create_server(
         roots=[os.fspath(r) for r in roots],
         allow_exec=allow_exec,
-        poll_interval=poll or None,
+        watch=watch,
     )
     if transport == "stdio":
         skill_mcp.run_stdio(server)

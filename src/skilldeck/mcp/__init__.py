@@ -27,7 +27,7 @@ from skilldeck.mcp._http import TOKEN_ENV, check_bind, http_app, is_loopback, ru
 from skilldeck.mcp._index import SkillIndex
 from skilldeck.mcp._prompt import PROMPT_NAME
 from skilldeck.mcp._server import SkillServer
-from skilldeck.mcp._tools import READ_TOOLS, Approver, ToolFallback
+from skilldeck.mcp._tools import READ_TOOLS, ToolFallback
 from skilldeck.mcp._wire import (
     DIRECTORY_MIME,
     EXTENSION_ID,
@@ -53,7 +53,6 @@ __all__ = [
     "PROMPT_NAME",
     "READ_TOOLS",
     "TOKEN_ENV",
-    "Approver",
     "CachePolicy",
     "DirectoryReadParams",
     "DirectoryReadRequest",
@@ -86,20 +85,27 @@ def create_server(
     runtime: Any = None,
     tools: bool = True,
     allow_exec: bool = False,
-    approver: Approver | None = None,
+    executor: Any = None,
     name: str = "skilldeck",
     page_size: int = 100,
-    cache_ttl_ms: int = 10_000,
+    cache_ttl_ms: int = 0,
     poll_interval: float | None = None,
+    watch: bool = False,
 ) -> SkillServer:
     """An MCP server for a catalog.
 
     ``catalog`` defaults to ``Catalog.from_roots(roots)`` when ``roots`` are
     given, else ``Catalog.default()`` (the same sources as ``skilldeck list``).
     The tool fallback uses ``runtime`` (default: a ``SkillRuntime`` on the same
-    catalog); ``allow_exec`` offers ``skills_run_script`` and command tools.
-    ``poll_interval`` (seconds) rescans the catalog while serving and notifies
-    clients of changes; ``SkillServer.refresh()`` does the same on demand.
+    catalog); ``allow_exec`` offers ``skills_run_script`` and command tools, run
+    by ``executor`` (default: an ``Executor`` whose approver asks the MCP client's
+    user when the approval store does not already cover the run).
+    While serving, ``watch`` rescans the catalog whenever a file under a root
+    changes (``skilldeck[watch]``; without it, polls every ``poll_interval`` or
+    2 s) and ``poll_interval`` alone rescans on a timer; clients are notified of
+    every change. ``SkillServer.refresh()`` does the same on demand.
+    ``cache_ttl_ms`` is the ``ttlMs`` freshness hint of listings and reads (0: a live
+    catalog; raise it for one that does not change).
     """
     import skilldeck
 
@@ -110,9 +116,13 @@ def create_server(
             catalog = skilldeck.Catalog.default()
     fallback: ToolFallback | None = None
     if tools:
+        fallback = ToolFallback(runtime, allow_exec=allow_exec)
         if runtime is None:
-            runtime = skilldeck.SkillRuntime(catalog, allow_exec=allow_exec)
-        fallback = ToolFallback(runtime, allow_exec=allow_exec, approver=approver)
+            if allow_exec and executor is None:
+                executor = skilldeck.Executor(approver=fallback.approve)
+            fallback.runtime = skilldeck.SkillRuntime(
+                catalog, scripts=allow_exec, declared_tools=allow_exec, executor=executor
+            )
     return SkillServer(
         catalog,
         tools=fallback,
@@ -120,4 +130,5 @@ def create_server(
         page_size=page_size,
         cache_ttl_ms=cache_ttl_ms,
         poll_interval=poll_interval,
+        watch=watch,
     )

@@ -16,9 +16,9 @@ catalog refresh between two calls (nothing is repeated or skipped that stayed).
 from __future__ import annotations
 
 import base64
-from bisect import bisect_right
 import binascii
 import json
+from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -44,7 +44,7 @@ __all__ = ["CachePolicy", "SkillsExtension", "decode_cursor", "encode_cursor"]
 class CachePolicy:
     """The ``ttlMs`` / ``cacheScope`` freshness hints put on cacheable results."""
 
-    ttl_ms: int = 10_000
+    ttl_ms: int = 0
     scope: str = "public"
 
     def stamp(self, result: dict[str, Any]) -> dict[str, Any]:
@@ -118,7 +118,9 @@ class SkillsExtension(Extension):
             result["nextCursor"] = encode_cursor("skills", page[-1].uri)
         return self._cache.stamp(result)
 
-    async def _get(self, ctx: ServerRequestContext[Any, Any], params: GetSkillParams) -> dict[str, Any]:
+    async def _get(
+        self, ctx: ServerRequestContext[Any, Any], params: GetSkillParams
+    ) -> dict[str, Any]:
         uri = _uris.normalise(params.uri) or params.uri
         record = self._index().by_uri.get(uri)
         if record is None:

@@ -20,9 +20,17 @@ if TYPE_CHECKING:
 
     from skilldeck.mcp._server import SkillServer
 
-__all__ = ["TOKEN_ENV", "BearerAuth", "check_bind", "http_app", "is_loopback", "run_http", "run_stdio"]
+__all__ = [
+    "TOKEN_ENV",
+    "BearerAuth",
+    "check_bind",
+    "http_app",
+    "is_loopback",
+    "run_http",
+    "run_stdio",
+]
 
-TOKEN_ENV = "SKILLDECK_MCP_TOKEN"
+TOKEN_ENV = "SKILLDECK_MCP_TOKEN"  # noqa: S105  (a variable name, not a secret)
 MCP_PATH = "/mcp"
 
 
@@ -56,7 +64,9 @@ class BearerAuth:
         if scope["type"] == "http":
             given = dict(scope.get("headers") or ()).get(b"authorization", b"")
             if not hmac.compare_digest(given, self._expected):
-                body = json.dumps({"error": "unauthorized", "hint": "send Authorization: Bearer <token>"})
+                body = json.dumps(
+                    {"error": "unauthorized", "hint": "send Authorization: Bearer <token>"}
+                )
                 await send(
                     {
                         "type": "http.response.start",
@@ -90,7 +100,9 @@ def run_http(
     import uvicorn
 
     check_bind(host, token)
-    config = uvicorn.Config(http_app(server, host=host, token=token), host=host, port=port, log_level=log_level)
+    config = uvicorn.Config(
+        http_app(server, host=host, token=token), host=host, port=port, log_level=log_level
+    )
     uvicorn.Server(config).run()
 
 

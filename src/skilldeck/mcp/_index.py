@@ -2,39 +2,30 @@
 
 Built from the catalog (same sources, precedence and status as ``skilldeck list``)
 and swapped whole on refresh, so every request sees one consistent catalog.
-Digests are cached by (path, inode, mtime, size): an unchanged file is never
-read twice. The bytes digested are read through ``Catalog.read_file``, the same
-call that serves them, so a digest always covers the bytes a client receives.
+Digests are cached by (path, inode, mtime, size) and whole skills by their tree
+signature: a rescan reads only what changed. The digests cover exactly the bytes
+``resources/read`` serves (both read the file the catalog indexed).
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 import threading
 from bisect import bisect_right
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 from urllib.parse import unquote
 
 from skilldeck._digest import bytes_digest
 from skilldeck.mcp import _uris
+from skilldeck.mcp._scan import CatalogView, publishable, read_bounded, ref_of, signature
 from skilldeck.mcp._wire import DIRECTORY_MIME, MAX_FILES, MAX_TOTAL_BYTES
 
-__all__ = ["CatalogView", "FileRef", "IndexBuilder", "SkillIndex", "SkillRecord"]
+__all__ = ["FileRef", "IndexBuilder", "SkillIndex", "SkillRecord"]
 
-SERVED_STATUSES = frozenset({"enabled", "shadowed"})
-
-
-class CatalogView(Protocol):
-    """The part of ``skilldeck.Catalog`` the server uses."""
-
-    def entries(self, *, include_shadowed: bool = True) -> Sequence[Any]: ...
-    def files(self, name: str) -> Sequence[str]: ...
-    def read_file(self, name: str, relpath: str, *, max_bytes: int = ...) -> bytes: ...
+_Key = tuple[str, int, int, int]  # (path, inode, mtime_ns, size) of one digested file
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,11 +33,12 @@ class FileRef:
     """One served file: where the catalog finds it and what a client will receive."""
 
     uri: str
-    ref: str  # catalog address: NAME or SOURCE:NAME
+    ref: str  # catalog address: NAME (visible) or SOURCE:NAME
     relpath: str
     size: int
     digest: str | None  # None inside a dynamic skill
     mime: str
+    skill_md: str | None = None  # the path of SKILL.md (only on that file)
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +84,8 @@ class IndexBuilder:
     def __init__(self, catalog: CatalogView) -> None:
         self.catalog = catalog
         self._cache: dict[tuple[str, int, int, int], str] = {}
+        # skill path -> (signature, record, file refs, digest-cache keys) of the last build
+        self._skills: dict[str, tuple[Any, SkillRecord, list[FileRef], list[_Key]]] = {}
         self._lock = threading.Lock()
 
     def build(self) -> SkillIndex:
@@ -100,21 +94,30 @@ class IndexBuilder:
             return self._build()
 
     def _build(self) -> SkillIndex:
-        published = _publishable(self.catalog.entries(include_shadowed=True))
-        cache: dict[tuple[str, int, int, int], str] = {}
+        published = publishable(self.catalog.entries(include_shadowed=True))
+        cache: dict[_Key, str] = {}
+        skills: dict[str, tuple[Any, SkillRecord, list[FileRef], list[_Key]]] = {}
         records: list[SkillRecord] = []
         files: dict[str, FileRef] = {}
         skipped: list[tuple[str, str]] = []
         for skill_path, entry, frontmatter in published:
-            ref = _ref(entry)
-            try:
-                record, refs = self._skill(skill_path, ref, entry, frontmatter, cache)
-            except Exception as exc:  # one unreadable skill must not hide the others
-                skipped.append((ref, f"{type(exc).__name__}: {exc}"))
-                continue
+            ref = ref_of(entry)
+            sig = signature(ref, entry, frontmatter)
+            known = self._skills.get(skill_path)
+            if sig is not None and known is not None and known[0] == sig:
+                _, record, refs, keys = known  # nothing under the folder changed
+            else:
+                try:
+                    record, refs, keys = self._skill(skill_path, ref, entry, frontmatter)
+                except Exception as exc:  # one unreadable skill must not hide the others
+                    skipped.append((ref, f"{type(exc).__name__}: {exc}"))
+                    continue
+            for key in keys:
+                cache[key] = self._cache[key]
+            skills[skill_path] = (sig, record, refs, keys)
             records.append(record)
             files.update((r.uri, r) for r in refs)
-        self._cache = cache
+        self._cache, self._skills = cache, skills
         records.sort(key=lambda r: r.uri)
         return SkillIndex(
             skills=tuple(records),
@@ -132,37 +135,43 @@ class IndexBuilder:
         ref: str,
         entry: Any,
         frontmatter: dict[str, Any],
-        cache: dict[tuple[str, int, int, int], str],
-    ) -> tuple[SkillRecord, list[FileRef]]:
-        folder = Path(entry.path) if entry.path is not None else None
-        rels = sorted(set(self.catalog.files(ref)) | {"SKILL.md"})
-        sizes: list[tuple[str, int, tuple[str, int, int, int] | None]] = []
+    ) -> tuple[SkillRecord, list[FileRef], list[_Key]]:
+        skill_md = getattr(entry.metadata, "skill_md", None)
+        if entry.path is None or skill_md is None:
+            raise FileNotFoundError(f"{ref} has no folder on disk")
+        folder = Path(entry.path)
+        md = os.fspath(skill_md)
+        rels = ["SKILL.md", *sorted(set(self.catalog.files(ref, index="all")) - {"SKILL.md"})]
+        sizes: list[tuple[str, int, tuple[str, int, int, int]]] = []
         for rel in rels:
-            if folder is None:  # a store without folders (inline skills): no stat cache
-                sizes.append((rel, len(self._read(ref, rel)), None))
-                continue
             try:
-                st = os.stat(folder / rel)
+                st = os.stat(md if rel == "SKILL.md" else folder / rel)
             except OSError:
                 continue
-            sizes.append((rel, st.st_size, (str(folder / rel), st.st_ino, st.st_mtime_ns, st.st_size)))
+            key = (str(folder / rel), st.st_ino, st.st_mtime_ns, st.st_size)
+            sizes.append((rel, st.st_size, key))
         sizes = [s for s in sizes if s[1] <= MAX_TOTAL_BYTES]
         dynamic = len(sizes) > MAX_FILES or sum(s[1] for s in sizes) > MAX_TOTAL_BYTES
         refs: list[FileRef] = []
+        keys: list[_Key] = []
         for rel, size, key in sizes:
             uri = _uris.join(skill_path, rel)
+            path = md if rel == "SKILL.md" else None
             if dynamic:
-                refs.append(FileRef(uri, ref, rel, size, None, _uris.mime_type(rel, text=False)))
+                mime = _uris.mime_type(rel, text=False)
+                refs.append(FileRef(uri, ref, rel, size, None, mime, path))
                 continue
-            known = self._cache.get(key) if key is not None else None
+            known = self._cache.get(key)
             if known is None:
-                data = self._read(ref, rel)
+                # The catalog listed this file (inside the folder, a regular file);
+                # digesting reads it directly, serving always goes through the catalog.
+                data = read_bounded(path or os.fspath(folder / rel))
                 known = f"{bytes_digest(data)}|{len(data)}|{int(_uris.is_text(data))}"
-            if key is not None:
-                cache[key] = known
+                self._cache[key] = known
+            keys.append(key)
             digest, size_s, text_s = known.split("|")
             mime = _uris.mime_type(rel, text=text_s == "1")
-            refs.append(FileRef(uri, ref, rel, int(size_s), digest, mime))
+            refs.append(FileRef(uri, ref, rel, int(size_s), digest, mime, path))
         skill_uri = _uris.join(skill_path, "SKILL.md")
         if not any(r.uri == skill_uri for r in refs):
             raise FileNotFoundError(f"{ref}: SKILL.md is not readable")
@@ -182,59 +191,7 @@ class IndexBuilder:
             entry={"uri": skill_uri, "frontmatter": frontmatter, "resources": resources},
             files=tuple(r.uri for r in refs),
         )
-        return record, refs
-
-    def _read(self, ref: str, rel: str) -> bytes:
-        return self.catalog.read_file(ref, rel, max_bytes=MAX_TOTAL_BYTES)
-
-
-def _ref(entry: Any) -> str:
-    """The catalog address of an entry (``SOURCE:NAME``), unambiguous whatever its status."""
-    return f"{entry.source}:{entry.name}"
-
-
-def _frontmatter(entry: Any) -> dict[str, Any] | None:
-    """The verbatim frontmatter as JSON, or ``None`` when it lacks a usable name/description."""
-    manifest = getattr(getattr(entry, "metadata", None), "manifest", None)
-    raw = getattr(manifest, "frontmatter", None)
-    if not isinstance(raw, Mapping):
-        return None
-    data = json.loads(json.dumps(dict(raw), default=str, ensure_ascii=False))
-    name, description = data.get("name"), data.get("description")
-    if not isinstance(name, str) or not isinstance(description, str) or not description:
-        return None
-    if not _uris.valid_skill_name(name):
-        return None
-    return dict(data)
-
-
-def _publishable(entries: Iterable[Any]) -> list[tuple[str, Any, dict[str, Any]]]:
-    """(skill path, entry, frontmatter) of every served entry, winners at ``<name>``."""
-    chosen: list[tuple[Any, dict[str, Any]]] = []
-    for entry in entries:
-        if str(entry.status) not in SERVED_STATUSES:
-            continue
-        frontmatter = _frontmatter(entry)
-        if frontmatter is not None:
-            chosen.append((entry, frontmatter))
-    winners = {fm["name"] for e, fm in chosen if str(e.status) != "shadowed"}
-    taken: set[str] = set()
-    out: list[tuple[str, Any, dict[str, Any]]] = []
-    for entry, fm in sorted(chosen, key=lambda c: str(c[0].status) == "shadowed"):
-        if str(entry.status) != "shadowed":
-            path = fm["name"]
-        else:
-            prefix = str(entry.source).replace("/", "-").replace(":", "-") or "source"
-            if prefix in winners:
-                prefix += ".shadowed"
-            path, n = f"{prefix}/{fm['name']}", 2
-            while path in taken:
-                path, n = f"{prefix}~{n}/{fm['name']}", n + 1
-        if path in taken:
-            continue
-        taken.add(path)
-        out.append((path, entry, fm))
-    return out
+        return record, refs, keys
 
 
 def _directories(
@@ -271,11 +228,3 @@ def _directories(
             item["name"], item["description"] = skill.name, skill.description
         children[parent][uri] = item
     return {uri: tuple(kids[k] for k in sorted(kids)) for uri, kids in children.items()}
-
-
-def generation_of(index: SkillIndex) -> str:
-    """A short token naming the snapshot's content (changes whenever any file does)."""
-    h = hashlib.sha256()
-    for uri in index.file_uris:
-        h.update(f"{uri}\0{index.files[uri].digest}\n".encode())
-    return h.hexdigest()[:16]

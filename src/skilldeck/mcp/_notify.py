@@ -37,21 +37,34 @@ _SEND_TIMEOUT = 5.0
 class ChangeNotifier:
     """Publishes catalog changes to every connected client, whatever its protocol era."""
 
-    def __init__(self, bus: InMemorySubscriptionBus | None = None) -> None:
+    def __init__(
+        self,
+        bus: InMemorySubscriptionBus | None = None,
+        *,
+        extensions: dict[str, dict[str, Any]] | None = None,
+    ) -> None:
         self.bus = bus if bus is not None else InMemorySubscriptionBus()
+        self._extensions = extensions or {}
         # Handshake-era sessions, newest last; bounded because a closed session
         # cannot be detected (sends to it are silently dropped by the SDK).
         self._sessions: deque[ServerSession] = deque(maxlen=_MAX_LEGACY_SESSIONS)
 
-    async def middleware(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+    async def middleware(
+        self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
+    ) -> HandlerResult:
         """Server middleware: advertise ``listChanged`` and remember handshake-era sessions."""
         result = await call_next(ctx)
         if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
             return result
         if ctx.method == "initialize" and isinstance(result, dict):
             caps = result.get("capabilities")
-            if isinstance(caps, dict) and isinstance(caps.get("resources"), dict):
-                caps["resources"] = {**caps["resources"], "listChanged": True}
+            if isinstance(caps, dict):
+                if isinstance(caps.get("resources"), dict):
+                    caps["resources"] = {**caps["resources"], "listChanged": True}
+                # The 2025-11-25 result sieve drops ``extensions``; SEP-2133 clients
+                # of that era still look for them there.
+                if self._extensions:
+                    caps["extensions"] = {**caps.get("extensions", {}), **self._extensions}
         elif ctx.method == "notifications/initialized" and ctx.request_id is None:
             self._sessions.append(ctx.session)
         return result

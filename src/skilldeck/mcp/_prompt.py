@@ -1,4 +1,9 @@
-"""Tier 1 as an MCP prompt: ``skills_catalog`` injects the ``<available_skills>`` block."""
+"""Tier 1 as an MCP prompt: ``skills_catalog`` injects the ``<available_skills>`` block.
+
+The block is the runtime's own tier-1 rendering (``skilldeck.render_skills``) of
+the catalog's visible skills, pinned skills first, within an optional budget
+(``"4000"`` characters or ``"1000 tokens"``; default: the configured one).
+"""
 
 from __future__ import annotations
 
@@ -9,28 +14,37 @@ from mcp.server.mcpserver.prompts import Prompt
 if TYPE_CHECKING:
     from skilldeck.mcp._server import SkillServer
 
-__all__ = ["PROMPT_NAME", "register"]
+__all__ = ["PROMPT_NAME", "register", "render"]
 
 PROMPT_NAME = "skills_catalog"
 
+_INTRO = (
+    "These Agent Skills are available. When a task matches a skill's description, "
+    "load it first (the skills_load tool, or read its skill://NAME/SKILL.md resource) "
+    "and follow its instructions."
+)
+
 
 def register(server: SkillServer) -> None:
-    """Add the ``skills_catalog`` prompt, rendered from the server's current catalog."""
+    """Add the ``skills_catalog`` prompt, rendered from the server's catalog when asked."""
 
     def skills_catalog(budget: str = "") -> str:
-        """The skills this server offers, as an <available_skills> block for the system prompt."""
-        limit = int(budget) if budget.strip().isdigit() else None
-        return render(server, limit)
+        """The skills this server offers as an <available_skills> block, for a system prompt."""
+        return render(server, budget.strip() or None)
 
     server.add_prompt(Prompt.from_function(skills_catalog, name=PROMPT_NAME))
 
 
-def render(server: SkillServer, budget: int | None) -> str:
-    """The tier-1 block of the catalog's visible skills (within ``budget`` characters)."""
-    from skilldeck._disclosure import render_available_skills
+def render(server: SkillServer, budget: str | None = None) -> str:
+    """The intro line and the tier-1 block of the catalog's visible skills."""
+    import skilldeck
 
-    return render_available_skills(_visible(server), budget=budget)
-
-
-def _visible(server: SkillServer) -> list[Any]:
-    return [s for s in server.index.skills if s.status == "enabled"]
+    catalog: Any = server.catalog
+    config = getattr(catalog, "config", None)
+    block = skilldeck.render_skills(
+        catalog.list(),
+        budget=budget if budget is not None else getattr(config, "budget", None),
+        pinned=tuple(getattr(config, "pinned", ()) or ()),
+        empty="element",
+    )
+    return f"{_INTRO}\n\n{block}"

@@ -18,11 +18,12 @@ import anyio.to_thread
 from mcp.server.lowlevel.helper_types import ReadResourceContents
 from mcp.shared.exceptions import MCPError
 
-from skilldeck._errors import FileAccessError, SkillError, SkillNotFoundError
+from skilldeck._errors import FileAccessError, FileTooLargeError, SkillError, SkillNotFoundError
 from skilldeck.mcp import _uris
 from skilldeck.mcp._extension import decode_cursor, encode_cursor
-from skilldeck.mcp._index import CatalogView, FileRef, SkillIndex
-from skilldeck.mcp._wire import INTERNAL_ERROR, INVALID_PARAMS, MAX_TOTAL_BYTES
+from skilldeck.mcp._index import FileRef, SkillIndex
+from skilldeck.mcp._scan import CatalogView, read_all
+from skilldeck.mcp._wire import INTERNAL_ERROR, INVALID_PARAMS
 
 __all__ = ["META_PREFIX", "list_page", "read"]
 
@@ -75,6 +76,8 @@ async def read(index: SkillIndex, catalog: CatalogView, uri: str) -> ReadResourc
             data = await anyio.to_thread.run_sync(_read, catalog, ref)
         else:
             data = _read(catalog, ref)
+    except FileTooLargeError as exc:  # grew past the limit since the scan: served, unreadable
+        raise MCPError(INTERNAL_ERROR, f"could not read {uri}: {exc}", {"uri": uri}) from None
     except (FileAccessError, SkillNotFoundError, FileNotFoundError) as exc:
         raise MCPError(INVALID_PARAMS, f"{uri} is no longer served: {exc}", {"uri": uri}) from None
     except (SkillError, OSError) as exc:
@@ -85,4 +88,4 @@ async def read(index: SkillIndex, catalog: CatalogView, uri: str) -> ReadResourc
 
 
 def _read(catalog: CatalogView, ref: FileRef) -> bytes:
-    return catalog.read_file(ref.ref, ref.relpath, max_bytes=MAX_TOTAL_BYTES)
+    return read_all(catalog, ref.ref, ref.relpath, ref.skill_md)

@@ -10,7 +10,7 @@ replaces it whole on ``refresh()``.
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterable
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -26,9 +26,11 @@ from pydantic.networks import AnyUrl
 from skilldeck._version import __version__
 from skilldeck.mcp import _prompt, _resources, _uris
 from skilldeck.mcp._extension import CachePolicy, SkillsExtension
-from skilldeck.mcp._index import CatalogView, IndexBuilder, SkillIndex
+from skilldeck.mcp._index import IndexBuilder, SkillIndex
 from skilldeck.mcp._notify import ChangeNotifier
+from skilldeck.mcp._scan import CatalogView
 from skilldeck.mcp._tools import ToolFallback
+from skilldeck.mcp._wire import EXTENSION_ID
 
 __all__ = ["SkillServer"]
 
@@ -52,18 +54,20 @@ class SkillServer(MCPServer[Any]):
         name: str = "skilldeck",
         page_size: int = 100,
         resource_page_size: int = 500,
-        cache_ttl_ms: int = 10_000,
+        cache_ttl_ms: int = 0,
         poll_interval: float | None = None,
-        index: SkillIndex | None = None,
+        watch: bool = False,
     ) -> None:
         self.catalog = catalog
-        self.notifier = ChangeNotifier()
+        self.notifier = ChangeNotifier(extensions={EXTENSION_ID: {"directoryRead": True}})
         self._builder = IndexBuilder(catalog)
-        self._index = index if index is not None else self._builder.build()
+        self._index = self._builder.build()
+        for address, reason in self._index.skipped:
+            logger.warning("not published: %s (%s)", address, reason)
         self._tools = tools
         self._poll_interval = poll_interval
+        self._watch = watch
         self._refresh_lock = anyio.Lock()
-        self._lifespans = 0
         self._resource_page_size = resource_page_size
         cache = CachePolicy(ttl_ms=cache_ttl_ms, scope="public")
         hint = CacheHint(ttl_ms=cache_ttl_ms, scope="public")
@@ -112,20 +116,55 @@ class SkillServer(MCPServer[Any]):
             await self.notifier.publish(changed)
         return changed
 
+    async def _safe_refresh(self) -> None:
+        try:
+            await self.refresh()
+        except Exception:  # keep serving the last good snapshot
+            logger.exception("catalog refresh failed")
+
     async def _poll(self, interval: float) -> None:
         while True:
             await anyio.sleep(interval)
-            try:
-                await self.refresh()
-            except Exception:  # keep serving the last good snapshot
-                logger.exception("catalog refresh failed")
+            await self._safe_refresh()
+
+    async def _watch_roots(self, fallback: float | None) -> None:
+        """Refresh whenever a file under a root changes (``watchfiles``); else poll."""
+        paths_of = getattr(self.catalog, "watched_paths", None)
+        paths = [str(p) for p in paths_of()] if callable(paths_of) else []
+        try:
+            from watchfiles import awatch
+        except ImportError:  # skilldeck[watch] not installed
+            paths = []
+        if not paths:
+            if fallback:
+                await self._poll(fallback)
+            return
+        watcher = awatch(
+            *paths, debounce=150, step=25, rust_timeout=400, ignore_permission_denied=True
+        )
+        async for _changes in watcher:
+            await self._safe_refresh()
+
+    def _background(self) -> Callable[[], Coroutine[Any, Any, None]] | None:
+        """The change-detection task to run while serving, if any."""
+        if self._watch:
+            return lambda: self._watch_roots(self._poll_interval or 2.0)
+        if self._poll_interval:
+            interval = self._poll_interval
+            return lambda: self._poll(interval)
+        return None
 
     # -- resources -------------------------------------------------------------
 
-    async def _list_resources_page(self, ctx: Any, params: PaginatedRequestParams) -> dict[str, Any]:
+    async def _list_resources_page(
+        self, ctx: Any, params: PaginatedRequestParams
+    ) -> dict[str, Any]:
         page = _resources.list_page(self._index, params.cursor, self._resource_page_size)
         if params.cursor is None:
-            page["resources"].extend(m.model_dump(by_alias=True, exclude_none=True) for m in await super().list_resources())
+            page["resources"].extend(
+                m.model_dump(by_alias=True, exclude_none=True)
+                for m in await super().list_resources()
+            )
         return page
 
     async def read_resource(
@@ -144,21 +183,25 @@ class SkillServer(MCPServer[Any]):
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
     ) -> CallToolResult | InputRequiredResult:
-        if self._tools is not None and self._tools.handles(name):
+        if self._tools is not None:
             return await self._tools.call(name, arguments, context)
         return await super().call_tool(name, arguments, context)
 
 
 @asynccontextmanager
 async def _lifespan(server: MCPServer[Any]) -> AsyncIterator[dict[str, Any]]:
-    """Run the change poller while at least one transport is serving."""
+    """Watch or poll the catalog while a transport serves.
+
+    Each lifespan (one per transport; one per in-process client) runs its own
+    watcher; concurrent refreshes are serialised and a second one finds nothing
+    new, so clients are notified once per change.
+    """
     assert isinstance(server, SkillServer)
     async with anyio.create_task_group() as tg:
-        server._lifespans += 1
-        if server._lifespans == 1 and server._poll_interval:
-            tg.start_soon(server._poll, server._poll_interval)
+        task = server._background()
+        if task is not None:
+            tg.start_soon(task)
         try:
             yield {}
         finally:
-            server._lifespans -= 1
             tg.cancel_scope.cancel()

@@ -1,61 +1,41 @@
 """The tool fallback: the runtime's ``skills_*`` tools for clients without the extension.
 
-Each call goes to ``SkillRuntime.call`` and comes back as the runtime's envelope,
-both as structured content and as its JSON text (``isError`` when ``ok`` is false).
+Each call goes to ``SkillRuntime.call`` (in a worker thread) and comes back as
+the runtime's envelope, both as structured content and as its JSON text
+(``isError`` when ``ok`` is false).
 
 Without execution enabled only the reading tools are offered (``skills_list``,
 ``skills_load``, ``skills_read_file``, ``skills_search``); ``skills_run_script``
 and body-declared command tools are neither listed nor callable.
 
-Approvals: when the runtime answers ``TOOL_CONFIRMATION_REQUIRED`` or
-``APPROVAL_REQUIRED`` and the client can elicit, the user is asked (a
-``elicitation/create`` request on a handshake-era connection; an
-``input_required`` round on 2026-07-28). Yes approves that one call in the
-session and retries it; anything else returns the original envelope.
+Approvals: ``ToolFallback.approve`` is the executor's approver; it asks the
+client's user through MCP elicitation (``_approvals``) when the approval store
+does not cover a run.
 
-Sessions: one runtime session per MCP connection where the transport names one
-(stdio, in-process, stateful HTTP); a stateless HTTP request gets a fresh one.
+Sessions: one runtime session per HTTP session (``Mcp-Session-Id``; at most 256
+kept), a fresh one for an HTTP request without one, and a single one for the
+stdio and in-process transports.
 """
 
 from __future__ import annotations
 
 import json
-import logging
 from collections import OrderedDict
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any, Protocol
 
 import anyio.to_thread
 from mcp.server.mcpserver import Context
-from mcp_types import (
-    CallToolResult,
-    ClientCapabilities,
-    ElicitationCapability,
-    ElicitRequest,
-    ElicitRequestFormParams,
-    ElicitResult,
-    InputRequiredResult,
-    TextContent,
-    ToolAnnotations,
-)
+from mcp_types import CallToolResult, InputRequiredResult, TextContent, ToolAnnotations
 from mcp_types import Tool as MCPTool
-from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+from skilldeck.mcp import _approvals
 
 __all__ = ["READ_TOOLS", "RuntimeView", "ToolFallback"]
 
-logger = logging.getLogger("skilldeck.mcp")
 
 READ_TOOLS = frozenset({"skills_list", "skills_load", "skills_read_file", "skills_search"})
-_APPROVAL_CODES = frozenset({"TOOL_CONFIRMATION_REQUIRED", "APPROVAL_REQUIRED"})
-_APPROVAL_KEY = "skilldeck_approval"
 _MAX_SESSIONS = 256
-_SCHEMA = {
-    "type": "object",
-    "properties": {
-        "approve": {"type": "boolean", "title": "Approve", "description": "Allow this call once"}
-    },
-    "required": ["approve"],
-}
 
 
 class RuntimeView(Protocol):
@@ -66,35 +46,19 @@ class RuntimeView(Protocol):
     def call(self, session: Any, name: str, arguments: Mapping[str, Any]) -> Mapping[str, Any]: ...
 
 
-Approver = Callable[[Mapping[str, Any], Any], None]
-"""Applies a user's yes to a session: ``(error object of the envelope, session)``."""
-
-
-def _default_approver(error: Mapping[str, Any], session: Any) -> None:
-    confirmation = error.get("confirmation_id")
-    if isinstance(confirmation, str):
-        session.approve(confirmation)
-        return
-    approve = getattr(session, "approve_tool", None)
-    tool = error.get("tool")
-    if callable(approve) and isinstance(tool, str):
-        approve(tool)
-
-
 class ToolFallback:
     """Lists the runtime's tools and calls them for MCP clients."""
 
-    def __init__(
-        self,
-        runtime: RuntimeView,
-        *,
-        allow_exec: bool = False,
-        approver: Approver | None = None,
-    ) -> None:
-        self.runtime = runtime
+    def __init__(self, runtime: RuntimeView | None = None, *, allow_exec: bool = False) -> None:
+        self.runtime: Any = runtime
         self.allow_exec = allow_exec
-        self._approver = approver or _default_approver
         self._sessions: OrderedDict[str, Any] = OrderedDict()
+
+    # -- the executor's approver (runs on the worker thread) ---------------------
+
+    def approve(self, request: Any) -> bool:
+        """``Executor`` approver: yes only when the client's user says so (see ``_approvals``)."""
+        return _approvals.approve(request)
 
     # -- listing ---------------------------------------------------------------
 
@@ -118,17 +82,12 @@ class ToolFallback:
             )
         return out
 
-    def handles(self, name: str) -> bool:
-        """Every tool name belongs to the runtime (the server registers none of its own)."""
-        return True
-
     # -- calling ---------------------------------------------------------------
 
     def _session_for(self, context: Context[Any, Any] | None) -> Any:
         key = "default"
         if context is not None:
-            request = context.request_context.request
-            headers = getattr(request, "headers", None)
+            headers = getattr(context.request_context.request, "headers", None)
             if headers is not None:
                 session_id = headers.get("mcp-session-id")
                 if not session_id:
@@ -148,72 +107,34 @@ class ToolFallback:
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None
     ) -> CallToolResult | InputRequiredResult:
         if not self._allowed(name):
-            envelope: Mapping[str, Any] = {
-                "ok": False,
-                "error": {
-                    "code": "TOOL_NOT_ALLOWED",
-                    "message": f"tool {name!r} is not available: script execution is disabled",
-                    "hint": "start the server with --allow-exec to enable skills_run_script",
-                },
-            }
-            return _result(envelope)
+            return _result(
+                {
+                    "ok": False,
+                    "error": {
+                        "code": "TOOL_NOT_ALLOWED",
+                        "message": f"tool {name!r} is not available: script execution is disabled",
+                        "hint": "start the server with --allow-exec to enable skills_run_script",
+                    },
+                }
+            )
         session = self._session_for(context)
-        envelope = await self._run(session, name, arguments)
-        error = envelope.get("error") if not envelope.get("ok") else None
-        if not isinstance(error, Mapping) or error.get("code") not in _APPROVAL_CODES:
-            return _result(envelope)
-        if context is None or not _can_elicit(context):
-            return _result(envelope)
-        answer = await self._ask(context, name, error)
-        if isinstance(answer, InputRequiredResult):
-            return answer
-        if answer:
-            self._approver(error, session)
-            envelope = await self._run(session, name, arguments)
+        asker = _approvals.asker_for(context)
+        envelope = await anyio.to_thread.run_sync(self._run, asker, session, name, dict(arguments))
+        if asker is not None and not envelope.get("ok"):
+            question = _approvals.input_required(asker, name)
+            if question is not None:
+                return question
         return _result(envelope)
 
-    async def _run(self, session: Any, name: str, arguments: Mapping[str, Any]) -> Mapping[str, Any]:
-        return await anyio.to_thread.run_sync(self.runtime.call, session, name, dict(arguments))
-
-    async def _ask(
-        self, context: Context[Any, Any], name: str, error: Mapping[str, Any]
-    ) -> bool | InputRequiredResult:
-        message = _question(name, error)
-        ctx = context.request_context
-        if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
-            responses = context.input_responses or {}
-            answer = responses.get(_APPROVAL_KEY)
-            if answer is None:
-                request = ElicitRequest(
-                    params=ElicitRequestFormParams(message=message, requested_schema=_SCHEMA)
-                )
-                return InputRequiredResult(input_requests={_APPROVAL_KEY: request})
-            return isinstance(answer, ElicitResult) and _accepted(answer)
+    def _run(
+        self, asker: _approvals.Asker | None, session: Any, name: str, arguments: dict[str, Any]
+    ) -> Mapping[str, Any]:
+        token = _approvals.current.set(asker)
         try:
-            result = await ctx.session.elicit_form(message, _SCHEMA, related_request_id=ctx.request_id)
-        except Exception:  # the client could not answer: keep the refusal
-            logger.debug("elicitation failed", exc_info=True)
-            return False
-        return _accepted(result)
-
-
-def _accepted(result: ElicitResult) -> bool:
-    return result.action == "accept" and bool((result.content or {}).get("approve"))
-
-
-def _can_elicit(context: Context[Any, Any]) -> bool:
-    session = context.request_context.session
-    return session.check_client_capability(ClientCapabilities(elicitation=ElicitationCapability()))
-
-
-def _question(name: str, error: Mapping[str, Any]) -> str:
-    what = error.get("message") or f"{name} needs your approval"
-    skill = error.get("skill")
-    lines = [f"skilldeck: {what}"]
-    if skill:
-        lines.append(f"skill: {skill}")
-    lines.append("Approve this call once?")
-    return "\n".join(lines)
+            envelope: Mapping[str, Any] = self.runtime.call(session, name, arguments)
+            return envelope
+        finally:
+            _approvals.current.reset(token)
 
 
 def _result(envelope: Mapping[str, Any]) -> CallToolResult:

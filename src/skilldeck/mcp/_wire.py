@@ -88,7 +88,7 @@ class SkillResource(BaseModel):
 
 
 class SkillEntry(BaseModel):
-    """A skill: its ``SKILL.md`` URI, verbatim frontmatter and complete file list (or ``dynamic``)."""
+    """A skill: its ``SKILL.md`` URI, verbatim frontmatter, complete file list or ``dynamic``."""
 
     model_config = ConfigDict(extra="allow")
     uri: str

@@ -1,0 +1,390 @@
+"""Resolving candidates into one visible skill per name: precedence, status, collapse.
+
+Precedence: candidates arrive lowest first; a later one wins. Byte-identical
+copies (the same folder reached twice, or equal content digests) collapse into
+one entry. Status of each candidate: ``invalid`` (errors in lenient mode),
+``disabled`` (by config, by name or ``SOURCE:NAME``, or its plugin is
+disabled), ``unavailable`` (a required command is not on PATH or an
+environment variable is unset; other requirement kinds are reported as
+unchecked, not missing), ``enabled``; an enabled candidate below the visible
+one of its name is ``shadowed``. Invalid, disabled and unavailable candidates do
+not shadow. A resolver remembers its last result and reuses the entries of
+names whose candidates did not change.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from skilldeck._catalog import _codes as C
+from skilldeck._catalog._model import CatalogEntry, SkillMetadata, SkillStatus, Source
+from skilldeck._config import Config
+from skilldeck._diagnostics import Diagnostic
+from skilldeck._errors import SkillError
+
+__all__ = ["Candidate", "Requirements", "Resolver", "State", "collapse", "fingerprint"]
+
+
+@dataclass(slots=True)
+class Candidate:
+    """One skill found by one store, at one precedence rank (higher wins)."""
+
+    meta: SkillMetadata
+    store: Any
+    source: Source
+    rank: int
+    duplicates: list[Path] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class State:
+    """One consistent snapshot of a catalog."""
+
+    entries: tuple[CatalogEntry, ...]
+    visible: Mapping[str, CatalogEntry]
+    by_name: Mapping[str, tuple[CatalogEntry, ...]]  # highest precedence first
+    stores: Mapping[int, Any]  # id(entry.metadata) -> store
+    diagnostics: tuple[Diagnostic, ...]
+    roots: tuple[Any, ...]  # RootInfo
+
+
+class Resolver:
+    """Turns scanned candidates into catalog entries for one catalog's config."""
+
+    def __init__(
+        self,
+        config: Config,
+        sources: Sequence[Source],
+        *,
+        check_requirements: bool,
+        environ: Mapping[str, str] | None,
+    ) -> None:
+        self.config = config
+        self.sources = tuple(sources)
+        self.check_requirements = check_requirements
+        self._environ = environ
+        # name -> (candidate metadata, entries) of the last resolve, for reuse
+        self._resolved: dict[str, tuple[tuple[SkillMetadata, ...], tuple[CatalogEntry, ...]]] = {}
+
+    def resolve(
+        self,
+        cands: list[Candidate],
+        diags: list[Diagnostic],
+        roots: list[Any],
+        before: State | None,
+    ) -> State:
+        """Group candidates by name (highest precedence first) and give each a status."""
+        groups: dict[str, list[Candidate]] = {}
+        for cand in reversed(cands):  # built in ascending rank: highest first
+            groups.setdefault(cand.meta.name, []).append(cand)
+        if before is not None and self.unchanged(groups):
+            return State(
+                before.entries,
+                before.visible,
+                before.by_name,
+                before.stores,
+                tuple(diags),
+                tuple(roots),
+            )
+        checker = Requirements(self._environ) if self.check_requirements else None
+        disabled = set(self.config.disabled)
+        plugin_paths = self.disabled_plugin_paths()
+        entries: list[CatalogEntry] = []
+        visible: dict[str, CatalogEntry] = {}
+        by_name: dict[str, tuple[CatalogEntry, ...]] = {}
+        stores: dict[int, Any] = {}
+        previous = self._resolved
+        resolved: dict[str, tuple[tuple[SkillMetadata, ...], tuple[CatalogEntry, ...]]] = {}
+        for name in sorted(groups):
+            raw = groups[name]
+            last = previous.get(name)
+            if last is not None and len(raw) == 1 and len(last[0]) == 1:
+                only = raw[0].meta
+                if last[0][0] is only and not only.requires_commands and not only.requires_env:
+                    entry = last[1][0]  # unchanged: its status depends only on the config
+                    stores[id(only)] = raw[0].store
+                    if entry.status is SkillStatus.ENABLED:
+                        visible[name] = entry
+                    by_name[name] = last[1]
+                    entries.append(entry)
+                    resolved[name] = last
+                    continue
+            if len(raw) == 1:  # the common case: one candidate, nothing to compare
+                cand = raw[0]
+                status, reason, extra = self.own_status(cand, disabled, plugin_paths, checker)
+                found = cand.meta.diagnostics + extra if extra else cand.meta.diagnostics
+                entry = CatalogEntry(
+                    name, cand.source.name, status, cand.meta, reason, None,
+                    cand.source.trust, found, (),
+                )  # fmt: skip
+                stores[id(cand.meta)] = cand.store
+                if status is SkillStatus.ENABLED:
+                    visible[name] = entry
+                one = (entry,)
+                by_name[name] = one
+                entries.append(entry)
+                resolved[name] = ((cand.meta,), one)
+                continue
+            metas = tuple(c.meta for c in raw)
+            if (
+                last is not None
+                and len(last[0]) == len(metas)
+                and all(a is b for a, b in zip(last[0], metas, strict=True))
+                and not any(m.requires_commands or m.requires_env for m in metas)
+            ):
+                # unchanged candidates whose status depends only on this catalog's config
+                made_again = last[1]
+                store_of = {id(c.meta): c.store for c in raw}
+                for entry in made_again:
+                    stores[id(entry.metadata)] = store_of[id(entry.metadata)]
+                    if entry.status is SkillStatus.ENABLED:
+                        visible[name] = entry
+                by_name[name] = made_again
+                entries.extend(made_again)
+                resolved[name] = last
+                continue
+            group = collapse(raw)
+            own = [self.own_status(c, disabled, plugin_paths, checker) for c in group]
+            winner = next(
+                (i for i, (st, _, _) in enumerate(own) if st is SkillStatus.ENABLED), None
+            )
+            made: list[CatalogEntry] = []
+            for i, (cand, (status, reason, extra)) in enumerate(zip(group, own, strict=True)):
+                shadowed_by = None
+                if winner is not None and i > winner and status is SkillStatus.ENABLED:
+                    top = group[winner]
+                    shadowed_by = f"{top.source.name}:{name}"
+                    status = SkillStatus.SHADOWED
+                    if top.source.name == cand.source.name:
+                        reason = f"same name as {top.meta.path} in the same source"
+                        extra = (
+                            *extra,
+                            Diagnostic.make(
+                                C.DUPLICATE_NAME,
+                                f"two skills named {name!r} in source {top.source.name}: "
+                                f"{top.meta.path} is used, {cand.meta.path} is hidden",
+                                path=str(cand.meta.path) if cand.meta.path else None,
+                                hint="rename one of them (name and folder)",
+                            ),
+                        )
+                    else:
+                        reason = f"shadowed by {shadowed_by} ({top.meta.path})"
+                        extra = (
+                            *extra,
+                            Diagnostic.make(
+                                C.SHADOWED,
+                                f"{cand.source.name}:{name} is hidden by {shadowed_by}",
+                                path=str(cand.meta.path) if cand.meta.path else None,
+                                hint=f"address it as {cand.source.name}:{name}",
+                            ),
+                        )
+                entry = CatalogEntry(
+                    name,
+                    cand.source.name,
+                    status,
+                    cand.meta,
+                    reason,
+                    shadowed_by,
+                    cand.source.trust,
+                    cand.meta.diagnostics + tuple(extra),
+                    tuple(cand.duplicates),
+                )
+                stores[id(cand.meta)] = cand.store
+                made.append(entry)
+                if status is SkillStatus.ENABLED:
+                    visible[name] = entry
+            by_name[name] = tuple(made)
+            entries.extend(made)
+            resolved[name] = (metas, by_name[name])
+        self._resolved = resolved
+        return State(tuple(entries), visible, by_name, stores, tuple(diags), tuple(roots))
+
+    def requirements_unchanged(self, state: State) -> bool:
+        """Would every skill with requirements keep its status now (PATH, env)?"""
+        if not self.check_requirements:
+            return True
+        checker = Requirements(self._environ)
+        disabled = set(self.config.disabled)
+        plugins = self.disabled_plugin_paths()
+        sources = {s.name: s for s in self.sources}
+        for name, group in state.by_name.items():
+            for entry in group:
+                meta = entry.metadata
+                if not (meta.requires_commands or meta.requires_env):
+                    continue
+                if len(group) > 1:
+                    return False
+                cand = Candidate(meta, None, sources[entry.source], 0)
+                status, reason, _ = self.own_status(cand, disabled, plugins, checker)
+                if status is not entry.status or reason != entry.reason or name != entry.name:
+                    return False
+        return True
+
+    def unchanged(self, groups: dict[str, list[Candidate]]) -> bool:
+        """Is every candidate the same object as last time, and no status able to
+        change (requirements are re-checked on every refresh)?"""
+        previous = self._resolved
+        if len(previous) != len(groups):
+            return False
+        checker = Requirements(self._environ) if self.check_requirements else None
+        disabled = set(self.config.disabled)
+        plugins = self.disabled_plugin_paths()
+        for name, raw in groups.items():
+            last = previous.get(name)
+            if last is None or len(last[0]) != len(raw):
+                return False
+            for meta, cand in zip(last[0], raw, strict=True):
+                if meta is not cand.meta:
+                    return False
+                if meta.requires_commands or meta.requires_env:
+                    if len(raw) > 1:
+                        return False
+                    status, reason, _ = self.own_status(cand, disabled, plugins, checker)
+                    entry = last[1][0]
+                    if entry.status is not status or entry.reason != reason:
+                        return False
+        return True
+
+    def disabled_plugin_paths(self) -> list[tuple[str, str]]:
+        out = []
+        for pname, entry in self.config.plugins.items():
+            raw = entry.get("path")
+            if entry.get("enabled", True) is False and isinstance(raw, str):
+                out.append((pname, os.path.realpath(raw)))
+        return out
+
+    def own_status(
+        self,
+        cand: Candidate,
+        disabled: set[str],
+        plugins: list[tuple[str, str]],
+        checker: Requirements | None,
+    ) -> tuple[SkillStatus, str | None, tuple[Diagnostic, ...]]:
+        meta = cand.meta
+        if not meta.valid:
+            first = meta.errors[0] if meta.errors else None
+            why = f"{first.code}: {first.message}" if first else "SKILL.md could not be read"
+            return SkillStatus.INVALID, why, ()
+        if meta.name in disabled or f"{cand.source.name}:{meta.name}" in disabled:
+            return SkillStatus.DISABLED, "disabled by config", ()
+        if plugins and meta.path is not None:
+            real = os.path.realpath(meta.path)
+            for pname, ppath in plugins:
+                if real == ppath or real.startswith(ppath + os.sep):
+                    return SkillStatus.DISABLED, f"plugin {pname} is disabled", ()
+        if checker is not None:
+            missing, notes = checker.check(meta)
+            if missing:
+                return SkillStatus.UNAVAILABLE, "; ".join(missing), notes
+            return SkillStatus.ENABLED, None, notes
+        return SkillStatus.ENABLED, None, ()
+
+
+def fingerprint(state: State) -> tuple[Any, ...]:
+    return tuple(
+        (e.source, e.name, e.metadata.folder, e.status, e.metadata.description)
+        for e in state.entries
+    )
+
+
+def collapse(group: list[Candidate]) -> list[Candidate]:
+    """Drop lower-precedence candidates that are byte-identical to a kept one."""
+    if len(group) < 2:
+        return group
+    kept: list[Candidate] = []
+    digests: dict[int, str | None] = {}
+
+    def digest(c: Candidate) -> str | None:
+        if id(c) not in digests:
+            try:
+                digests[id(c)] = c.store.digest(c.meta.key) if hasattr(c.store, "digest") else None
+            except (SkillError, OSError):
+                digests[id(c)] = None
+        return digests[id(c)]
+
+    for cand in group:
+        twin = None
+        for k in kept:
+            if k.meta.valid != cand.meta.valid:
+                continue
+            if cand.meta.path is not None and k.meta.path is not None:
+                if os.path.realpath(cand.meta.path) == os.path.realpath(k.meta.path):
+                    twin = k
+                    break
+                if _size(k.meta) != _size(cand.meta):
+                    continue
+            d = digest(cand)
+            if d is not None and d == digest(k):
+                twin = k
+                break
+        if twin is None:
+            kept.append(cand)
+        elif cand.meta.path is not None:
+            twin.duplicates.append(cand.meta.path)
+    return kept
+
+
+def _size(meta: SkillMetadata) -> int:
+    try:
+        return os.stat(meta.skill_md).st_size if meta.skill_md else -1
+    except OSError:
+        return -1
+
+
+class Requirements:
+    """Checks ``requires`` (commands on PATH, environment variables), memoised."""
+
+    def __init__(self, environ: Mapping[str, str] | None) -> None:
+        self.env = environ if environ is not None else os.environ
+        self.path = self.env.get("PATH", os.defpath)
+        self._which: dict[str, bool] = {}
+
+    def has_command(self, cmd: str) -> bool:
+        if cmd not in self._which:
+            self._which[cmd] = shutil.which(cmd, path=self.path) is not None
+        return self._which[cmd]
+
+    def check(self, meta: SkillMetadata) -> tuple[list[str], tuple[Diagnostic, ...]]:
+        if not (meta.requires_commands or meta.requires_env or meta.requires_other):
+            return [], ()
+        where = str(meta.skill_md) if meta.skill_md else None
+        missing: list[str] = []
+        notes: list[Diagnostic] = []
+        cmds = [c for c in meta.requires_commands if not self.has_command(c)]
+        if cmds:
+            missing.append("missing commands: " + ", ".join(cmds))
+            notes.append(
+                Diagnostic.make(
+                    C.MISSING_COMMAND,
+                    f"{meta.name} requires {', '.join(cmds)}, not found on PATH",
+                    path=where,
+                    hint="install the command or add its folder to PATH",
+                )
+            )
+        env = [v for v in meta.requires_env if not self.env.get(v)]
+        if env:
+            missing.append("missing environment variables: " + ", ".join(env))
+            notes.append(
+                Diagnostic.make(
+                    C.MISSING_ENV,
+                    f"{meta.name} requires the environment variable(s) {', '.join(env)}",
+                    path=where,
+                    hint="set them in the environment skilldeck runs in",
+                )
+            )
+        if meta.requires_other:
+            notes.append(
+                Diagnostic.make(
+                    C.UNCHECKED_REQUIREMENT,
+                    f"{meta.name} requires {', '.join(meta.requires_other)}, which skilldeck "
+                    "cannot check (treated as met)",
+                    path=where,
+                    hint="requirement kinds checked: commands (on PATH) and env (variables)",
+                )
+            )
+        return missing, tuple(notes)

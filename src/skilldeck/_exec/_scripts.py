@@ -1,0 +1,195 @@
+"""Which file runs, with which interpreter, and whether the run-as user can reach it.
+
+Scripts must live under the skill's ``scripts/`` folder (real paths, so links cannot
+leave it). The interpreter comes from an allowlist by extension or shebang, never from
+the file's exec bit; unknown kinds are refused with ``INVALID_ARGUMENTS``
+(``reason: unsupported_script_kind``).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from skilldeck._errors import (
+    FileNotFoundInSkillError,
+    InvalidArgumentsError,
+    PathNotAllowedError,
+    SandboxUnavailableError,
+    ScriptFailedError,
+)
+from skilldeck._paths import safe_relpath
+
+__all__ = ["check_reachable", "check_script_args", "interpreter_for", "resolve_script"]
+
+#: interpreter kinds by file extension; anything else is refused
+_EXTENSIONS = {
+    ".py": "python",
+    ".sh": "sh",
+    ".bash": "bash",
+    ".js": "node",
+    ".mjs": "node",
+    ".cjs": "node",
+    ".rb": "ruby",
+    ".pl": "perl",
+}
+_SHEBANG_NAMES = {
+    "python": "python",
+    "python3": "python",
+    "sh": "sh",
+    "dash": "sh",
+    "bash": "bash",
+    "node": "node",
+    "nodejs": "node",
+    "ruby": "ruby",
+    "perl": "perl",
+}
+
+
+def check_script_args(args: Sequence[str]) -> list[str]:
+    """Script arguments as a list of strings (no NUL bytes)."""
+    if isinstance(args, str):
+        raise InvalidArgumentsError("args must be a list of strings", field="args")
+    out = []
+    for arg in args:
+        if not isinstance(arg, str):
+            raise InvalidArgumentsError(
+                f"script arguments must be strings, not {type(arg).__name__}", field="args"
+            )
+        if "\x00" in arg:
+            raise InvalidArgumentsError("a script argument contains a NUL byte", field="args")
+        out.append(arg)
+    return out
+
+
+def resolve_script(skill: str, skill_dir: Path, script: str) -> Path:
+    """The real path of ``script`` under ``skill_dir/scripts`` (refusing anything else)."""
+    rel = safe_relpath(script.removeprefix("./")) if isinstance(script, str) else None
+    if rel is None:
+        raise PathNotAllowedError(
+            f"{script!r} is not a path inside the skill",
+            skill=skill,
+            path=str(script),
+            hint="give a path under scripts/, e.g. scripts/run.py",
+        )
+    if not rel.startswith("scripts/"):
+        if (skill_dir / rel).exists():
+            raise PathNotAllowedError(
+                f"only files under scripts/ can run, not {rel}",
+                skill=skill,
+                path=rel,
+                hint="move the program into scripts/",
+            )
+        rel = "scripts/" + rel
+    scripts = (skill_dir / "scripts").resolve()
+    full = (skill_dir / rel).resolve()
+    if not scripts.is_relative_to(skill_dir) or not full.is_relative_to(scripts):
+        raise PathNotAllowedError(
+            f"{rel} leaves the skill's scripts/ folder",
+            skill=skill,
+            path=rel,
+            hint="scripts must live under scripts/ and links must not leave it",
+        )
+    if not full.exists():
+        raise FileNotFoundInSkillError(
+            f"skill '{skill}' has no {rel}",
+            skill=skill,
+            path=rel,
+            hint=f"list its files with: skilldeck show {skill}",
+        )
+    if not full.is_file():
+        raise PathNotAllowedError(f"{rel} is not a regular file", skill=skill, path=rel)
+    return full
+
+
+def interpreter_for(skill: str, path: Path) -> list[str]:
+    """The interpreter argv prefix for a script, from the allowlist by extension or shebang."""
+    kind = _EXTENSIONS.get(path.suffix.lower())
+    if kind is None:
+        kind = _shebang_kind(path)
+    if kind is None:
+        raise InvalidArgumentsError(
+            f"cannot run {path.name}: unknown script kind",
+            field="script",
+            skill=skill,
+            reason="unsupported_script_kind",
+            hint="supported: "
+            + ", ".join(sorted(_EXTENSIONS))
+            + " or a shebang naming python, sh, bash, node, ruby or perl",
+        )
+    if kind == "python":
+        return [sys.executable, "-E", "-s"]
+    if kind == "sh":
+        return ["/bin/sh"]
+    found = shutil.which(kind)
+    if found is None:
+        raise ScriptFailedError(
+            f"cannot run {path.name}: '{kind}' is not installed",
+            skill=skill,
+            hint=f"install {kind} or ask the skill's author for another script",
+        )
+    return [found]
+
+
+def _shebang_kind(path: Path) -> str | None:
+    try:
+        with path.open("rb") as fh:
+            first = fh.readline(256)
+    except OSError:
+        return None
+    if not first.startswith(b"#!"):
+        return None
+    words = first[2:].decode("utf-8", "replace").split()
+    if not words:
+        return None
+    name = Path(words[0]).name
+    if name == "env":
+        rest = [w for w in words[1:] if not w.startswith("-")]
+        if len(rest) != len(words) - 1 or not rest:
+            return None  # env options such as -S are not followed
+        name = Path(rest[0]).name
+    if name.startswith("python3."):
+        name = "python3"
+    return _SHEBANG_NAMES.get(name)
+
+
+def check_reachable(skill: str, argv: Sequence[str], workdir: Path, uid: int, gid: int) -> None:
+    """Without bubblewrap, the unprivileged user must reach the program and its folder."""
+    needs = [(Path(argv[0]).resolve(), os.X_OK), (workdir, os.X_OK)]
+    if len(argv) > 1 and os.path.isabs(argv[1]) and Path(argv[1]).is_file():
+        needs.append((Path(argv[1]).resolve(), os.R_OK))
+    for path, want in needs:
+        blocked = _blocked_for(path, uid, gid, want)
+        if blocked is not None:
+            raise SandboxUnavailableError(
+                f"{blocked} is not accessible to the unprivileged user (uid {uid}) "
+                "that runs skills when skilldeck runs as root",
+                skill=skill,
+                path=str(blocked),
+                hint="use the bubblewrap sandbox (it mounts interpreters and the skill "
+                "for that user), make the path readable by others, or set "
+                '[execution] run_as = "root" (not recommended)',
+            )
+
+
+def _allows(st: os.stat_result, uid: int, gid: int, want: int) -> bool:
+    shift = 6 if st.st_uid == uid else 3 if st.st_gid == gid else 0
+    bits = (st.st_mode >> shift) & 0o7
+    need = (4 if want & os.R_OK else 0) | (1 if want & os.X_OK else 0)
+    return bits & need == need
+
+
+def _blocked_for(path: Path, uid: int, gid: int, want: int) -> Path | None:
+    """The first folder or file on ``path`` that ``uid``/``gid`` cannot traverse or use."""
+    try:
+        for parent in reversed(path.parents):
+            if not _allows(parent.stat(), uid, gid, os.X_OK):
+                return parent
+        if not _allows(path.stat(), uid, gid, want):
+            return path
+    except OSError:
+        return path
+    return None

@@ -1,0 +1,85 @@
+"""Runtime options and the catalog interface the runtime relies on."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, fields
+from typing import Any, Literal, Protocol
+
+__all__ = ["SEED_002_NAMES", "CatalogLike", "RuntimeOptions", "as_kwargs"]
+
+#: A rename map giving seed 002's tool names (``list_skills``, ``load_skill``, ...).
+SEED_002_NAMES: Mapping[str, str] = {
+    "skills_list": "list_skills",
+    "skills_load": "load_skill",
+    "skills_read_file": "read_skill_resource",
+    "skills_validate": "validate_skill",
+    "skills_lint": "lint_skill",
+}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RuntimeOptions:
+    """Everything a host can set on a runtime (all keyword arguments of ``SkillRuntime``).
+
+    - ``allowed_tools_enforcement``: ``off`` (default) or ``enforce`` (seed 000).
+    - ``allowed_tools_invalid_allowlist``: ``ignore`` (default), ``enforce``, ``error``.
+    - ``honor_untrusted_allowed_tools``: apply allowed-tools of untrusted skills too.
+    - ``include_location``: ``skills_list`` / ``skills_load`` give the SKILL.md path.
+    - ``tool_prefix`` / ``tool_names``: expose the ``skills_*`` tools under a prefix or
+      a rename map (``SEED_002_NAMES``); parameters keep their names.
+    - ``search``, ``scripts``, ``declared_tools``, ``validate_tools``: which tools exist.
+    - ``max_body_bytes``: cut SKILL.md bodies (``CONTENT_TRUNCATED``); ``max_file_bytes``:
+      the tier-3 size limit (``FILE_TOO_LARGE`` above it); ``list_limit``: default page
+      size of ``skills_list``; ``search_headings``: index body headings too.
+    - ``mode``: only skills whose ``modes`` include it are listed and loadable
+      (seed 003); ``None`` shows every skill.
+    """
+
+    allowed_tools_enforcement: Literal["off", "enforce"] = "off"
+    allowed_tools_invalid_allowlist: Literal["ignore", "enforce", "error"] = "ignore"
+    honor_untrusted_allowed_tools: bool = False
+    include_location: bool = False
+    tool_prefix: str = ""
+    tool_names: Mapping[str, str] = field(default_factory=dict)
+    search: bool = True
+    scripts: bool = True
+    declared_tools: bool = True
+    validate_tools: bool = False
+    max_body_bytes: int | None = None
+    max_file_bytes: int = 200_000
+    list_limit: int = 200
+    search_headings: bool = True
+    mode: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.allowed_tools_enforcement not in ("off", "enforce"):
+            raise ValueError("allowed_tools_enforcement must be 'off' or 'enforce'")
+        if self.allowed_tools_invalid_allowlist not in ("ignore", "enforce", "error"):
+            raise ValueError(
+                "allowed_tools_invalid_allowlist must be 'ignore', 'enforce' or 'error'"
+            )
+
+    @classmethod
+    def names(cls) -> frozenset[str]:
+        return frozenset(f.name for f in fields(cls))
+
+
+class CatalogLike(Protocol):
+    """What the runtime needs from a catalog (``skilldeck.Catalog`` is the one in use)."""
+
+    def list(self) -> Sequence[Any]: ...
+
+    def get(self, name: str) -> Any: ...  # a CatalogEntry; raises SkillNotFoundError
+
+    def load(self, name: str, *, max_bytes: int | None = None) -> Any: ...
+
+    def read_file(self, name: str, relpath: str, *, max_bytes: int = ...) -> bytes: ...
+
+    def digest(self, name: str) -> str: ...
+
+    def trust(self, name: str) -> Any: ...
+
+
+def as_kwargs(options: RuntimeOptions) -> dict[str, Any]:
+    return {f.name: getattr(options, f.name) for f in fields(options)}

@@ -1,0 +1,205 @@
+"""Which skills fit a piece of text: triggers (seed 001) combined with search.
+
+A skill may declare ``triggers: {keywords: [...], verbs: [...], patterns: [...]}``
+(validated by the format layer). ``suggest(text, skills)`` scores each skill:
+
+- each keyword found in the text as a whole word (case-insensitive; a
+  multi-word keyword as a phrase) adds ``KEYWORD_WEIGHT``;
+- each verb found in any simple inflection (``extract``, ``extracts``,
+  ``extracted``, ``extracting``) adds ``VERB_WEIGHT``;
+- each pattern (a regular expression) that matches adds ``PATTERN_WEIGHT``;
+- the skill's BM25 search score over name, description and tags, scaled so the
+  best hit gets ``SEARCH_WEIGHT``, is added on top.
+
+Skills scoring zero are left out. Every suggestion says why it was made.
+``order_by_relevance`` puts the suggested skills first (best first) and the rest
+after in their given order, so a tier-1 list cut by a budget keeps the skills
+that matter for the current request.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from skilldeck._search import SearchDocument, SearchIndex
+
+__all__ = [
+    "KEYWORD_WEIGHT",
+    "PATTERN_WEIGHT",
+    "SEARCH_WEIGHT",
+    "VERB_WEIGHT",
+    "Suggestion",
+    "order_by_relevance",
+    "suggest",
+]
+
+KEYWORD_WEIGHT = 3.0
+VERB_WEIGHT = 2.0
+PATTERN_WEIGHT = 4.0
+SEARCH_WEIGHT = 2.0
+
+#: How much of the text is looked at (a request, not a document). Trigger
+#: patterns come from skills, so they see less: a pathological pattern then
+#: costs little.
+MAX_TEXT = 20_000
+MAX_PATTERN_TEXT = 4_000
+
+
+@dataclass(frozen=True, slots=True)
+class Suggestion:
+    """One suggested skill: its score and the reasons (``keyword:pdf``, ``search``...)."""
+
+    name: str
+    score: float
+    description: str = ""
+    source: str | None = None
+    reasons: tuple[str, ...] = ()
+    key: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "name": self.name,
+            "description": self.description,
+            "score": round(self.score, 4),
+            "reasons": list(self.reasons),
+        }
+        if self.source:
+            out["source"] = self.source
+        return out
+
+
+@lru_cache(maxsize=4096)
+def _word(phrase: str) -> re.Pattern[str]:
+    words = [re.escape(w) for w in phrase.split()]
+    return re.compile(r"(?<!\w)" + r"\s+".join(words) + r"(?!\w)", re.IGNORECASE)
+
+
+@lru_cache(maxsize=4096)
+def _verb(verb: str) -> re.Pattern[str]:
+    v = re.escape(verb.strip().lower())
+    stem = re.escape(verb.strip().lower()[:-1]) if verb.lower().endswith("e") else v
+    forms = rf"(?:{v}(?:s|es|ed|d|ing)?|{stem}(?:ing|ed))"
+    return re.compile(rf"(?<!\w){forms}(?!\w)", re.IGNORECASE)
+
+
+@lru_cache(maxsize=4096)
+def _pattern(pattern: str) -> re.Pattern[str] | None:
+    try:
+        return re.compile(pattern, re.IGNORECASE)
+    except re.error:  # the format layer reports it; here it simply never matches
+        return None
+
+
+def _triggers(meta: Any) -> Any:
+    manifest = getattr(meta, "manifest", None)
+    return getattr(manifest, "triggers", None) if manifest is not None else None
+
+
+def _trigger_score(text: str, triggers: Any) -> tuple[float, list[str]]:
+    score = 0.0
+    reasons: list[str] = []
+    for kw in getattr(triggers, "keywords", ()) or ():
+        if kw.strip() and _word(kw.strip()).search(text):
+            score += KEYWORD_WEIGHT
+            reasons.append(f"keyword:{kw}")
+    for verb in getattr(triggers, "verbs", ()) or ():
+        if verb.strip() and _verb(verb).search(text):
+            score += VERB_WEIGHT
+            reasons.append(f"verb:{verb}")
+    head = text[:MAX_PATTERN_TEXT]
+    for pat in getattr(triggers, "patterns", ()) or ():
+        compiled = _pattern(pat)
+        if compiled is not None and compiled.search(head):
+            score += PATTERN_WEIGHT
+            reasons.append(f"pattern:{pat}")
+    return score, reasons
+
+
+def _index(skills: Sequence[Any]) -> SearchIndex:
+    return SearchIndex(
+        SearchDocument(
+            name=m.name,
+            description=m.description,
+            tags=tuple(getattr(m, "tags", ()) or ()),
+            key=f"#{i}",
+        )
+        for i, m in enumerate(skills)
+    )
+
+
+def suggest(
+    text: str,
+    skills: Sequence[Any],
+    *,
+    limit: int | None = 5,
+    index: SearchIndex | None = None,
+    search: bool = True,
+) -> list[Suggestion]:
+    """The skills that fit ``text``, best first (at most ``limit``; ``None``: all).
+
+    ``skills`` are metadata objects (``name``, ``description``, optional ``tags``
+    and ``manifest.triggers``), e.g. ``catalog.list()``. ``index`` reuses a
+    search index built over the same skills (hits are matched by name);
+    ``search=False`` uses triggers only.
+    """
+    sample = text[:MAX_TEXT]
+    scores: dict[int, float] = {}
+    reasons: dict[int, list[str]] = {}
+    for i, meta in enumerate(skills):
+        trig = _triggers(meta)
+        if trig is None:
+            continue
+        score, why = _trigger_score(sample, trig)
+        if score:
+            scores[i] = score
+            reasons[i] = why
+    if search and skills and sample.strip():
+        idx = index if index is not None else _index(skills)
+        hits = idx.search(sample, limit=len(skills))
+        top = hits[0].score if hits else 0.0
+        for hit in hits:
+            own = hit.key.startswith("#") and index is None
+            pos = int(hit.key[1:]) if own else _position(skills, hit.name)
+            if pos is None or top <= 0:
+                continue
+            scores[pos] = scores.get(pos, 0.0) + SEARCH_WEIGHT * hit.score / top
+            reasons.setdefault(pos, []).append(f"search:{hit.score:.2f}")
+    ranked = sorted(scores, key=lambda i: (-scores[i], skills[i].name))
+    if limit is not None:
+        ranked = ranked[:limit]
+    return [
+        Suggestion(
+            name=skills[i].name,
+            score=scores[i],
+            description=skills[i].description,
+            source=getattr(skills[i], "source", None) or None,
+            reasons=tuple(reasons.get(i, ())),
+            key=f"{getattr(skills[i], 'source', '')}:{skills[i].name}".lstrip(":"),
+        )
+        for i in ranked
+    ]
+
+
+def _position(skills: Sequence[Any], name: str) -> int | None:
+    for i, meta in enumerate(skills):
+        if meta.name == name:
+            return i
+    return None
+
+
+def order_by_relevance(text: str, skills: Sequence[Any], **options: Any) -> list[Any]:
+    """``skills`` with those that fit ``text`` first (best first), the rest after in
+    their given order. Feed the result to a tier-1 renderer with a budget so the
+    relevant skills are the ones that survive it."""
+    picked = suggest(text, skills, limit=None, **options)
+    first_names = [s.name for s in picked]
+    by_name: dict[str, Any] = {}
+    for meta in skills:
+        by_name.setdefault(meta.name, meta)
+    first = [by_name[n] for n in first_names]
+    chosen = {id(m) for m in first}
+    return first + [m for m in skills if id(m) not in chosen]

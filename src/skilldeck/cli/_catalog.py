@@ -1,0 +1,327 @@
+"""Catalog commands: list, why, prompt, load, read, enable, disable, doctor."""
+
+from __future__ import annotations
+
+import base64
+import json
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+import click
+
+import skilldeck
+from skilldeck.cli._app import EXIT_FINDINGS, handle_errors, main, root_option
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+_SYMBOL = {
+    skilldeck.SkillStatus.ENABLED: "✓",
+    skilldeck.SkillStatus.DISABLED: "○",
+    skilldeck.SkillStatus.UNAVAILABLE: "✗",
+    skilldeck.SkillStatus.INVALID: "✗",
+    skilldeck.SkillStatus.SHADOWED: "·",
+}
+
+
+def _recursive_option(func: F) -> F:
+    return click.option(
+        "--recursive",
+        is_flag=True,
+        help="Search the --root folders at any depth (default: their direct sub-folders).",
+    )(func)
+
+
+def _format_option(*choices: str, default: str = "text") -> Callable[[F], F]:
+    def deco(func: F) -> F:
+        return click.option(
+            "--format",
+            "fmt",
+            type=click.Choice(choices),
+            default=default,
+            show_default=True,
+            help="Output format.",
+        )(func)
+
+    return deco
+
+
+def _json_errors(fmt: str) -> None:
+    """Let ``handle_errors`` print errors as JSON when the output is JSON."""
+    ctx = click.get_current_context(silent=True)
+    if ctx is not None:
+        ctx.params["as_json"] = fmt == "json"
+
+
+def _open_catalog(roots: Sequence[str], recursive: bool = False) -> skilldeck.Catalog:
+    config = skilldeck.load_config()
+    if roots:
+        return skilldeck.Catalog.from_roots(roots, recursive=recursive, config=config)
+    return skilldeck.Catalog.default(config=config)
+
+
+def _echo_json(data: Any) -> None:
+    click.echo(json.dumps(data, ensure_ascii=False, indent=2))
+
+
+def _short(text: str, width: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+@main.command("list")
+@root_option
+@_recursive_option
+@click.option("--all", "show_all", is_flag=True, help="Also show shadowed skills.")
+@click.option("--installed", is_flag=True, help="Only skills from installed sources.")
+@_format_option("text", "json")
+@handle_errors
+def list_command(
+    roots: tuple[str, ...], recursive: bool, show_all: bool, installed: bool, fmt: str
+) -> None:
+    """List skills: ✓ enabled, ○ disabled, ✗ unavailable or invalid (with the reason)."""
+    _json_errors(fmt)
+    catalog = _open_catalog(roots, recursive)
+    kinds = {s.name: s.kind for s in catalog.sources}
+    entries = [
+        e
+        for e in catalog.entries(include_shadowed=show_all)
+        if not installed or kinds.get(e.source) == "installed"
+    ]
+    if fmt == "json":
+        _echo_json({"skills": [e.to_dict() for e in entries]})
+        return
+    if not entries:
+        click.echo("no skills found (run 'skilldeck doctor' to see where skilldeck looked)")
+        return
+    width = min(max(len(e.name) for e in entries), 32)
+    swidth = min(max(len(e.source) for e in entries), 12)
+    for e in entries:
+        if e.status is skilldeck.SkillStatus.ENABLED:
+            detail = _short(e.metadata.description, 72)
+        elif e.status is skilldeck.SkillStatus.SHADOWED:
+            detail = f"shadowed by {e.shadowed_by}"
+        else:
+            detail = f"{e.status.value}: {_short(e.reason or '', 72)}"
+        click.echo(f"{_SYMBOL[e.status]} {e.name:<{width}}  {e.source:<{swidth}}  {detail}")
+
+
+@main.command()
+@click.argument("name")
+@root_option
+@_recursive_option
+@_format_option("text", "json")
+@handle_errors
+def why(name: str, roots: tuple[str, ...], recursive: bool, fmt: str) -> None:
+    """Explain why a skill is, or is not, the one the model sees."""
+    _json_errors(fmt)
+    catalog = _open_catalog(roots, recursive)
+    lines = catalog.why(name)
+    visible = any(line.kind == "visible" for line in lines)
+    if fmt == "json":
+        _echo_json({"name": name, "visible": visible, "lines": [x.to_dict() for x in lines]})
+    else:
+        for line in lines:
+            click.echo(f"{line.kind}: {line.message}")
+            if line.hint and line.kind != "visible":
+                click.echo(f"    hint: {line.hint}")
+    if not visible:
+        sys.exit(EXIT_FINDINGS)
+
+
+@main.command()
+@root_option
+@_recursive_option
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["xml", "markdown", "json"]),
+    default="xml",
+    show_default=True,
+    help="Tier-1 format.",
+)
+@click.option(
+    "--budget",
+    help="Size limit: characters (e.g. 4000) or tokens (e.g. '1000 tokens'). "
+    "Default: [catalog] budget, else none.",
+)
+@click.option("--location", is_flag=True, help="Include each SKILL.md's absolute path.")
+@click.option("--empty", is_flag=True, help="Print the empty element when there are no skills.")
+@handle_errors
+def prompt(
+    roots: tuple[str, ...],
+    recursive: bool,
+    fmt: str,
+    budget: str | None,
+    location: bool,
+    empty: bool,
+) -> None:
+    """Print tier 1 exactly as a host injects it into the system prompt."""
+    try:
+        chosen = skilldeck.Budget.parse(budget) if budget is not None else None
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--budget") from None
+    catalog = _open_catalog(roots, recursive)
+    text = skilldeck.render_skills(
+        catalog.list(),
+        format=fmt,  # type: ignore[arg-type]
+        budget=chosen if chosen is not None else catalog.config.budget,
+        pinned=catalog.config.pinned,
+        include_location=location,
+        empty="element" if empty else "nothing",
+    )
+    if text:
+        click.echo(text)
+
+
+@main.command()
+@click.argument("name")
+@root_option
+@_recursive_option
+@click.option("--max-bytes", type=click.IntRange(min=1), help="Read at most this much of SKILL.md.")
+@click.option(
+    "--all-files", is_flag=True, help="List every file, not only scripts/, references/, assets/."
+)
+@_format_option("text", "json")
+@handle_errors
+def load(
+    name: str,
+    roots: tuple[str, ...],
+    recursive: bool,
+    max_bytes: int | None,
+    all_files: bool,
+    fmt: str,
+) -> None:
+    """Tier 2: print a skill's instructions and the list of its bundled files."""
+    _json_errors(fmt)
+    catalog = _open_catalog(roots, recursive)
+    skill = catalog.load(name, max_bytes=max_bytes, index="all" if all_files else None)
+    files = skill.files
+    payload = skilldeck.skill_payload(skill)
+    if fmt == "json":
+        _echo_json(payload)
+        return
+    click.echo(skill.body.rstrip("\n"))
+    if skill.body_truncated:
+        click.echo(f"\n[truncated: SKILL.md is longer than {max_bytes} bytes]", err=True)
+    if files:
+        click.echo("\nFiles:\n" + "\n".join(f"  {f}" for f in files))
+
+
+@main.command()
+@click.argument("name")
+@click.argument("path")
+@root_option
+@_recursive_option
+@click.option(
+    "--max-bytes",
+    type=click.IntRange(min=1),
+    default=200_000,  # the tier-3 default limit (DESIGN.md)
+    show_default=True,
+    help="Size limit.",
+)
+@click.option("--truncate", is_flag=True, help="Over the limit, return the first bytes.")
+@click.option(
+    "--all-files", is_flag=True, help="Allow any file of the skill, not only bundled dirs."
+)
+@_format_option("text", "json")
+@handle_errors
+def read(
+    name: str,
+    path: str,
+    roots: tuple[str, ...],
+    recursive: bool,
+    max_bytes: int,
+    truncate: bool,
+    all_files: bool,
+    fmt: str,
+) -> None:
+    """Tier 3: print one bundled file of a skill (binary files as base64 in JSON)."""
+    _json_errors(fmt)
+    catalog = _open_catalog(roots, recursive)
+    content = skilldeck.read_skill_file(
+        catalog,
+        name,
+        path,
+        max_bytes=max_bytes,
+        oversize="truncate" if truncate else "error",
+        index="all" if all_files else None,
+    )
+    if fmt == "json":
+        out = content.to_dict()
+        out["warnings"] = [dict(w) for w in content.warnings]
+        _echo_json(out)
+        return
+    for w in content.warnings:
+        click.echo(f"warning: {w['message']}", err=True)
+    if content.encoding == "base64":
+        sys.stdout.buffer.write(base64.b64decode(content.text))
+        sys.stdout.flush()
+    else:
+        click.echo(content.text, nl=not content.text.endswith("\n"))
+
+
+def _set_enabled(name: str, enabled: bool, scope: str, fmt: str) -> None:
+    _json_errors(fmt)
+    path = skilldeck.set_skill_enabled(name, enabled, scope=scope)  # type: ignore[arg-type]
+    config = skilldeck.load_config()
+    effective = name not in config.disabled
+    verb = "enabled" if enabled else "disabled"
+    if fmt == "json":
+        _echo_json({"ok": True, "name": name, "enabled": enabled, "config": str(path)})
+    else:
+        click.echo(f"{verb} {name} in {path}")
+    if enabled and not effective:
+        other = config.project_file or config.user_file
+        click.echo(
+            f"note: {name} is still disabled by {other}; run with --scope project",
+            err=True,
+        )
+
+
+_scope = click.option(
+    "--scope",
+    type=click.Choice(["user", "project"]),
+    default="user",
+    show_default=True,
+    help="Which config file to change.",
+)
+
+
+@main.command()
+@click.argument("name")
+@_scope
+@_format_option("text", "json")
+@handle_errors
+def enable(name: str, scope: str, fmt: str) -> None:
+    """Enable a skill that the config disables (atomic write; comments kept)."""
+    _set_enabled(name, True, scope, fmt)
+
+
+@main.command()
+@click.argument("name")
+@_scope
+@_format_option("text", "json")
+@handle_errors
+def disable(name: str, scope: str, fmt: str) -> None:
+    """Disable a skill by name (or SOURCE:NAME) in the config file."""
+    _set_enabled(name, False, scope, fmt)
+
+
+@main.command()
+@root_option
+@_recursive_option
+@_format_option("text", "json")
+@handle_errors
+def doctor(roots: tuple[str, ...], recursive: bool, fmt: str) -> None:
+    """Check the catalog: roots, invalid and unavailable skills, shadowing, budget."""
+    _json_errors(fmt)
+    catalog = _open_catalog(roots, recursive)
+    report = skilldeck.diagnose(catalog)
+    if fmt == "json":
+        _echo_json(report.to_dict())
+    else:
+        for line in report.lines():
+            click.echo(line)
+    if report.errors:
+        sys.exit(EXIT_FINDINGS)

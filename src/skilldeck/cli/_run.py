@@ -1,0 +1,275 @@
+"""Execution commands: run, approve, revoke, approvals, sandbox status."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+import click
+
+import skilldeck
+from skilldeck.cli._app import EXIT_FINDINGS, handle_errors, main, root_option
+
+
+def _catalog(roots: Sequence[str]) -> skilldeck.Catalog:
+    config = skilldeck.load_config()
+    if roots:
+        return skilldeck.Catalog.from_roots(roots, config=config)
+    return skilldeck.Catalog.default(config=config)
+
+
+def _echo_json(data: Any) -> None:
+    click.echo(json.dumps(data, ensure_ascii=False, indent=2))
+
+
+def _interactive() -> bool:
+    """Whether a human can answer a prompt (stdin is a terminal)."""
+    return sys.stdin.isatty()
+
+
+def _prompt(request: skilldeck.ApprovalRequest) -> bool:
+    """The interactive approval prompt (stderr, so stdout stays the program's output)."""
+    err = True
+    if request.warning:
+        click.secho(f"WARNING: {request.warning}", fg="red", bold=True, err=err)
+    why = {
+        "first_run": "first run of this skill",
+        "changed": "the skill changed since it was approved",
+        "always_ask": "this skill asks before every run",
+        "untrusted": "the skill is untrusted",
+    }.get(request.reason, request.reason)
+    iso = request.isolation
+    fs = iso.get("filesystem", {})
+    click.echo(f"Skill:     {request.skill} ({request.trust.value}, {why})", err=err)
+    if request.description:
+        click.echo(f"About:     {request.description}", err=err)
+    click.echo(f"Runs:      {request.preview}", err=err)
+    click.echo(f"In:        {request.workdir}", err=err)
+    click.echo(
+        f"Isolation: sandbox={iso.get('sandbox')} user={iso.get('user')} "
+        f"network={iso.get('network')} workdir={fs.get('workdir')} "
+        f"timeout={iso.get('timeout_s')}s",
+        err=err,
+    )
+    if iso.get("fallback"):
+        click.echo(f"           ({iso['fallback']})", err=err)
+    if request.persist:
+        click.echo("A yes is remembered until the skill's files change.", err=err)
+    return click.confirm("Run it?", default=False, err=err)
+
+
+def _exec_config(sandbox: str | None, workdir: str | None) -> skilldeck.ExecConfig:
+    config = skilldeck.ExecConfig.load()
+    changes: dict[str, Any] = {}
+    if sandbox:
+        changes["sandbox"] = sandbox
+    if workdir:
+        changes["workdir"] = workdir
+    return config.replace(**changes) if changes else config
+
+
+@main.command("run", context_settings={"ignore_unknown_options": False})
+@click.argument("name")
+@click.argument("target")
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+@click.option(
+    "--arg",
+    "pairs",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="An argument of a declared tool (repeatable; arrays collect repeats).",
+)
+@click.option(
+    "--sandbox",
+    type=click.Choice(["auto", "strict", "none"]),
+    default=None,
+    help="Override [execution] sandbox.",
+)
+@click.option(
+    "--workdir",
+    type=click.Choice(["skill", "project", "temp"]),
+    default=None,
+    help="Override [execution] workdir.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the result object as JSON.")
+@root_option
+@handle_errors
+def run_command(
+    name: str,
+    target: str,
+    args: tuple[str, ...],
+    pairs: tuple[str, ...],
+    sandbox: str | None,
+    workdir: str | None,
+    as_json: bool,
+    roots: tuple[str, ...],
+) -> None:
+    """Run TARGET of skill NAME: a script under scripts/ or a tool declared in SKILL.md.
+
+    Script arguments follow `--`; tool arguments are given with --arg KEY=VALUE.
+    Runs that need approval ask here when stdin is a terminal; otherwise they
+    fail with APPROVAL_REQUIRED (approve first with `skilldeck approve NAME`).
+    """
+    catalog = _catalog(roots)
+    skill = catalog.load(name)
+    trust = catalog.trust(name)
+    digest = catalog.digest(name)
+    executor = skilldeck.Executor(
+        _exec_config(sandbox, workdir),
+        approver=_prompt if _interactive() else None,
+    )
+    tools, _ = skilldeck.parse_declared_tools(
+        skill.body,
+        path=str(skill.skill_md) if skill.skill_md else None,
+        body_line=skill.body_line,
+    )
+    tool = next((t for t in tools if t.name == target), None)
+    if tool is not None:
+        if args:
+            raise skilldeck.InvalidArgumentsError(
+                f"tool '{target}' takes --arg KEY=VALUE, not positional arguments",
+                field="args",
+                hint=f"e.g. skilldeck run {name} {target} --arg KEY=VALUE",
+            )
+        arguments = skilldeck.coerce_cli_arguments(tool, pairs)
+        result = executor.run_tool(skill, tool, arguments, trust=trust, digest=digest)
+    else:
+        if pairs:
+            names = ", ".join(t.name for t in tools) or "none"
+            raise skilldeck.InvalidArgumentsError(
+                f"{target!r} is not a declared tool of '{name}' (tools: {names}); "
+                "--arg only applies to tools",
+                field="arg",
+                hint="pass script arguments after --",
+            )
+        result = executor.run_script(skill, target, list(args), trust=trust, digest=digest)
+    if as_json:
+        _echo_json({"ok": True, "data": result.to_dict()})
+    else:
+        click.echo(result.output, nl=not result.output.endswith("\n"))
+        if not result.success:
+            click.echo(f"error: {result.error}", err=True)
+    if not result.success:
+        sys.exit(EXIT_FINDINGS)
+
+
+@main.command("approve")
+@click.argument("name")
+@click.option("--json", "as_json", is_flag=True, help="Print the stored approval as JSON.")
+@root_option
+@handle_errors
+def approve_command(name: str, as_json: bool, roots: tuple[str, ...]) -> None:
+    """Approve skill NAME to run its scripts and tools, bound to its current content.
+
+    Any change to any file of the skill voids the approval. Skills that set
+    always_ask still ask before every run.
+    """
+    catalog = _catalog(roots)
+    entry = catalog.get(name)
+    trust = catalog.trust(name)
+    digest = catalog.digest(name)
+    store = skilldeck.FileApprovalStore()
+    approval = store.grant(
+        entry.name, digest, trust=trust.value, path=str(entry.path) if entry.path else None
+    )
+    if as_json:
+        _echo_json({"ok": True, "data": approval.to_dict()})
+        return
+    if trust is skilldeck.Trust.UNTRUSTED:
+        click.secho(
+            "WARNING: this skill comes from an untrusted source and can run arbitrary code.",
+            fg="red",
+            bold=True,
+            err=True,
+        )
+    click.echo(f"approved {entry.name} ({trust.value}) at {digest}")
+
+
+@main.command("revoke")
+@click.argument("name")
+@click.option("--json", "as_json", is_flag=True, help="Print the outcome as JSON.")
+@handle_errors
+def revoke_command(name: str, as_json: bool) -> None:
+    """Remove the stored approval of skill NAME."""
+    removed = skilldeck.FileApprovalStore().revoke(name)
+    if as_json:
+        _echo_json({"ok": True, "data": {"name": name, "revoked": removed}})
+    elif removed:
+        click.echo(f"revoked {name}")
+    else:
+        click.echo(f"{name} had no stored approval", err=True)
+    if not removed:
+        sys.exit(EXIT_FINDINGS)
+
+
+@main.command("approvals")
+@click.option("--json", "as_json", is_flag=True, help="Print the approvals as JSON.")
+@root_option
+@handle_errors
+def approvals_command(as_json: bool, roots: tuple[str, ...]) -> None:
+    """List stored approvals and whether each still matches its skill's content."""
+    catalog = _catalog(roots)
+    rows = []
+    for approval in skilldeck.FileApprovalStore().list():
+        try:
+            current = catalog.digest(approval.name)
+            state = "valid" if current == approval.digest else "stale (skill changed)"
+        except skilldeck.SkillError:
+            state = "skill not found"
+        rows.append({**approval.to_dict(), "state": state})
+    if as_json:
+        _echo_json({"ok": True, "data": rows})
+        return
+    if not rows:
+        click.echo("no stored approvals")
+        return
+    for row in rows:
+        click.echo(
+            f"{row['name']:30s} {row['state']:22s} {row.get('trust') or '-':10s} "
+            f"{row['digest'][:19]}…  {row.get('approved_at') or ''}"
+        )
+
+
+@main.group("sandbox")
+def sandbox_group() -> None:
+    """The execution sandbox (bubblewrap)."""
+
+
+@sandbox_group.command("status")
+@click.option("--json", "as_json", is_flag=True, help="Print the probe as JSON.")
+@handle_errors
+def sandbox_status_command(as_json: bool) -> None:
+    """Probe bubblewrap and show how scripts would be isolated here."""
+    config = skilldeck.ExecConfig.load()
+    status = skilldeck.probe_sandbox(config.bwrap_path, refresh=True)
+    helper = skilldeck.Executor(config).launch_helper()
+    effective = (
+        "bubblewrap"
+        if status.available and config.sandbox != "none"
+        else ("refuses to run" if config.sandbox == "strict" else "none")
+    )
+    data = {
+        **status.to_dict(),
+        "mode": config.sandbox,
+        "effective": effective,
+        "helper": helper,
+        "run_as": list(config.run_as) if status.as_root and config.run_as else None,
+        "network_grant": config.network,
+        "workdir": config.workdir,
+    }
+    if as_json:
+        _echo_json({"ok": True, "data": data})
+        return
+    mark = "✓" if status.available else "✗"
+    click.echo(f"{mark} bubblewrap: {'available' if status.available else status.reason}")
+    if status.path:
+        click.echo(f"  path: {status.path} (version {status.version or 'unknown'})")
+    click.echo(f"  mode: {config.sandbox} -> {effective}")
+    click.echo(f"  launch helper: {helper}")
+    if status.as_root:
+        who = f"uid {config.run_as[0]}" if config.run_as else "root (run_as disabled)"
+        click.echo(f"  running as root: programs run as {who}")
+    click.echo(f"  network for skills that ask: {'granted' if config.network else 'denied'}")
+    click.echo(f"  working folder: {config.workdir}")

@@ -1,0 +1,95 @@
+"""``skilldeck scan PATH...``: the security scan of skill folders or single files.
+
+Text output is compiler style (``path:line:col: CODE severity: message``) with a
+summary line; ``--format json`` prints one object (a public contract)::
+
+    {"paths": [{"path": str, "diagnostics": [{"code", "severity", "message", "path",
+                                               "line", "column", "hint"}]}],
+     "summary": {"paths": int, "errors": int, "warnings": int, "info": int}}
+
+Exit status: 0 no error-level finding, 1 at least one, 2 usage or I/O problem.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Sequence
+
+import click
+
+import skilldeck
+from skilldeck.cli._app import EXIT_FINDINGS, EXIT_OK, handle_errors, main
+
+_COLOUR = {"error": "red", "warning": "yellow", "info": "cyan"}
+
+
+def _count(found: Sequence[skilldeck.Diagnostic], severity: str) -> int:
+    return sum(1 for d in found if d.severity.value == severity)
+
+
+@main.command()
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="Output format.",
+)
+@click.option(
+    "--ignore",
+    "ignore",
+    multiple=True,
+    metavar="CODE",
+    help="Leave out findings with this code (repeatable), e.g. --ignore SK606.",
+)
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=str))
+@handle_errors
+def scan(fmt: str, ignore: tuple[str, ...], paths: tuple[str, ...]) -> None:
+    """Look for risky content in skills: download-and-run, decode-and-run, credential
+    reads, bundled binaries, hidden Unicode and prompt injection.
+
+    PATH is a skill folder, a folder of skills or one file. The scan reads files and
+    never runs them; see docs/security-scan.md for what it cannot catch.
+    """
+    unknown = [c for c in ignore if c not in skilldeck.SCAN_CODES]
+    if unknown:
+        raise click.BadParameter(
+            f"unknown code(s) {', '.join(unknown)}; scan codes are SK601-SK614",
+            param_hint="--ignore",
+        )
+    results: list[tuple[str, list[skilldeck.Diagnostic]]] = []
+    for raw in paths:
+        if not os.path.lexists(raw):
+            raise click.UsageError(f"{raw}: no such file or folder")
+        results.append((raw, skilldeck.scan_skill(raw, ignore=ignore)))
+    every = [d for _, found in results for d in found]
+    summary = {
+        "paths": len(results),
+        "errors": _count(every, "error"),
+        "warnings": _count(every, "warning"),
+        "info": _count(every, "info"),
+    }
+    if fmt == "json":
+        payload = {
+            "paths": [
+                {"path": path, "diagnostics": [d.to_dict() for d in found]}
+                for path, found in results
+            ],
+            "summary": summary,
+        }
+        click.echo(json.dumps(payload, ensure_ascii=False, indent=2))
+    else:
+        colour = False if os.environ.get("NO_COLOR") else None
+        for diag in every:
+            head, _, rest = diag.format().partition("\n")
+            click.secho(head, fg=_COLOUR.get(diag.severity.value), color=colour)
+            if rest:
+                click.echo(rest)
+        click.echo(
+            f"scanned {summary['paths']} path(s): {summary['errors']} error(s), "
+            f"{summary['warnings']} warning(s), {summary['info']} note(s)"
+        )
+    sys.exit(EXIT_FINDINGS if summary["errors"] else EXIT_OK)

@@ -1,0 +1,77 @@
+"""What both framework adapters share: the tier-1 text of a session.
+
+The adapters translate shapes only; the skills a session may see and the tool
+surface come from the runtime. This module renders tier 1 for the skills the
+session can list, so a forked (scoped) session's prompt shows only its subset.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Literal
+
+from skilldeck import Session, SkillRuntime, render_compact_manifest, render_skills
+
+__all__ = ["Instructions", "Tier1Format", "resolve_instructions", "tier1_text"]
+
+Tier1Format = Literal["xml", "markdown", "json", "compact"]
+
+#: What an adapter puts in the system prompt: ``True`` (tier 1, the default),
+#: ``False``/``None`` (nothing), a fixed string, or ``fn(session) -> str``.
+Instructions = bool | str | Callable[[Session], str] | None
+
+
+def tier1_text(
+    runtime: SkillRuntime,
+    session: Session,
+    *,
+    format: Tier1Format = "xml",
+    budget: int | None = None,
+) -> str:
+    """Tier 1 of the skills ``session`` can see, in ``format`` (``""`` when there are none)."""
+    metas = runtime.visible_skills(session)
+    if format == "compact":
+        return _compact(runtime, session, metas, budget)
+    return render_skills(metas, format=format, budget=budget, search_tool=_finder(runtime, session))
+
+
+def _finder(runtime: SkillRuntime, session: Session) -> str:
+    """The exposed name of the tool tier 1's "N more" line should point at."""
+    specs = {s.key: s.name for s in runtime.tool_specs(session)}
+    return specs.get("skills_search") or specs.get("skills_list") or "skills_search"
+
+
+def _compact(runtime: SkillRuntime, session: Session, metas: list[Any], budget: int | None) -> str:
+    """Seed 003's manifest: the tools offered now, a loaded skill's exposed tools
+    under its name, the other skills as themselves."""
+    specs = runtime.tool_specs(session)
+    exposed = {s.name: s for s in specs}
+    declared = {
+        loaded.name: [exposed[t] for t in loaded.declared_tools if t in exposed]
+        for loaded in session.loaded
+    }
+    native = [s for s in specs if not s.origin.startswith("skill:")]
+    finder = {s.key: s.name for s in specs}.get("skills_search", "skills_search")
+    return render_compact_manifest(
+        metas, declared=declared, native_tools=native, budget=budget, search_tool=finder
+    )
+
+
+def resolve_instructions(
+    instructions: Instructions,
+    runtime: SkillRuntime,
+    session: Session,
+    *,
+    format: Tier1Format,
+    budget: int | None,
+) -> str | None:
+    """The text for ``instructions`` (see :data:`Instructions`), or ``None`` for none."""
+    if instructions is None or instructions is False:
+        return None
+    if instructions is True:
+        text = tier1_text(runtime, session, format=format, budget=budget)
+    elif isinstance(instructions, str):
+        text = instructions
+    else:
+        text = instructions(session)
+    return text or None

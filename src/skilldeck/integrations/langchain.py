@@ -1,0 +1,199 @@
+"""LangChain integration: a skilldeck runtime session as LangChain tools.
+
+::
+
+    from skilldeck import SkillRuntime
+    from skilldeck.integrations.langchain import SkillsToolkit
+
+    toolkit = SkillsToolkit.for_runtime(SkillRuntime.from_roots(["./skills"]))
+    agent_model = toolkit.wrap_model(chat_model)    # tier 1 + this turn's tools
+    messages = [HumanMessage("...")]
+    while True:
+        reply = agent_model.invoke(messages)
+        messages.append(reply)
+        if not reply.tool_calls:
+            break
+        messages.extend(toolkit.run_tool_calls(reply))
+
+- :class:`SkillTool` is a ``BaseTool`` whose ``args_schema`` is the runtime's JSON
+  Schema; running it is ``runtime.call(session, name, arguments)``. The
+  ``ToolMessage`` content is the envelope as JSON; on success the envelope dict is
+  also the message's ``artifact``; a failed envelope gives ``status="error"``.
+- :class:`SkillsToolkit` (a ``BaseToolkit``) holds the runtime and one session.
+  ``get_tools()`` is what the runtime exposes *now*: ask again each turn, since
+  a ``skills_load`` adds the skill's declared tools and allowed-tools may hide
+  others. ``run_tool_calls(ai_message)`` runs every call of a reply through the
+  runtime, including names no longer offered (the runtime answers those with
+  ``TOOL_NOT_ALLOWED`` and an event).
+- Tier 1: ``system_message()``, ``inject(messages)`` (adds it to the first system
+  message, or prepends one), and ``wrap_model(model)``, a runnable that injects
+  tier 1 and binds the current tools on every call.
+
+Policies, governance, approvals, events and the trace are the runtime's; nothing
+here decides anything. Requires the ``langchain`` extra
+(``pip install 'skilldeck[langchain]'``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage, SystemMessage, ToolMessage
+from langchain_core.runnables import Runnable, RunnableLambda
+from langchain_core.tools import BaseTool, BaseToolkit, ToolException
+from pydantic import ConfigDict, Field, model_validator
+
+from skilldeck import Session, SkillRuntime
+from skilldeck.integrations._shared import Instructions, Tier1Format, resolve_instructions
+
+__all__ = ["SkillTool", "SkillsToolkit"]
+
+
+class SkillTool(BaseTool):
+    """One runtime tool as a LangChain tool (built by :class:`SkillsToolkit`)."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    runtime: SkillRuntime = Field(exclude=True)
+    session: Session = Field(exclude=True)
+    response_format: str = "content_and_artifact"  # type: ignore[assignment]
+    handle_tool_error: bool = True
+
+    def _run(self, **arguments: Any) -> tuple[str, dict[str, Any]]:
+        envelope: dict[str, Any] = self.runtime.call(self.session, self.name, arguments)
+        content = json.dumps(envelope, ensure_ascii=False)
+        if not envelope.get("ok"):
+            # LangChain's way to report a failed call: a ToolMessage with status="error"
+            raise ToolException(content)
+        return content, envelope
+
+
+class SkillsToolkit(BaseToolkit):
+    """The runtime's tools for one session, plus tier 1 for the prompt.
+
+    ``session`` defaults to a new ``runtime.session()``. ``instructions``,
+    ``tier1_format`` and ``tier1_budget`` shape the tier-1 text as in the
+    PydanticAI toolset (``True`` = tier 1 of the skills this session sees).
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    runtime: SkillRuntime
+    session: Session
+    instructions: Instructions = True
+    tier1_format: Tier1Format = "xml"
+    tier1_budget: int | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _default_session(cls, data: Any) -> Any:
+        if isinstance(data, dict) and data.get("session") is None and "runtime" in data:
+            data = {**data, "session": data["runtime"].session()}
+        return data
+
+    @classmethod
+    def for_runtime(
+        cls,
+        runtime: SkillRuntime,
+        *,
+        session: Session | None = None,
+        instructions: Instructions = True,
+        tier1_format: Tier1Format = "xml",
+        tier1_budget: int | None = None,
+    ) -> SkillsToolkit:
+        """A toolkit over ``runtime`` (keyword arguments as the fields)."""
+        return cls(
+            runtime=runtime,
+            session=session if session is not None else runtime.session(),
+            instructions=instructions,
+            tier1_format=tier1_format,
+            tier1_budget=tier1_budget,
+        )
+
+    # --- tools ---------------------------------------------------------------
+
+    def get_tools(self) -> list[BaseTool]:
+        """The tools the runtime offers this session now (ask again every turn)."""
+        return [self._tool(spec.to_dict()) for spec in self.runtime.tool_specs(self.session)]
+
+    def tool(self, name: str) -> SkillTool:
+        """A tool for ``name`` whether or not it is offered now; the runtime decides."""
+        for spec in self.runtime.tool_specs(self.session):
+            if spec.name == name:
+                return self._tool(spec.to_dict())
+        return self._tool({"name": name, "description": name, "parameters": _ANY_OBJECT})
+
+    def run_tool_calls(self, message: AIMessage) -> list[ToolMessage]:
+        """Run each tool call of ``message`` in order; one ``ToolMessage`` per call."""
+        out: list[ToolMessage] = []
+        for call in message.tool_calls:
+            out.append(self.tool(call["name"]).invoke(call))
+        return out
+
+    async def arun_tool_calls(self, message: AIMessage) -> list[ToolMessage]:
+        """``run_tool_calls`` for async hosts (each call in order, off the event loop)."""
+        out: list[ToolMessage] = []
+        for call in message.tool_calls:
+            out.append(await self.tool(call["name"]).ainvoke(call))
+        return out
+
+    def _tool(self, spec: dict[str, Any]) -> SkillTool:
+        return SkillTool(
+            name=spec["name"],
+            description=spec["description"] or spec["name"],
+            args_schema=spec["parameters"],
+            runtime=self.runtime,
+            session=self.session,
+        )
+
+    # --- tier 1 ----------------------------------------------------------------
+
+    def tier1(self) -> str:
+        """The instructions text (tier 1 by default; ``""`` when there is none)."""
+        text = resolve_instructions(
+            self.instructions,
+            self.runtime,
+            self.session,
+            format=self.tier1_format,
+            budget=self.tier1_budget,
+        )
+        return text or ""
+
+    def system_message(self) -> SystemMessage:
+        """Tier 1 as a ``SystemMessage``."""
+        return SystemMessage(self.tier1())
+
+    def inject(self, messages: Sequence[BaseMessage]) -> list[BaseMessage]:
+        """``messages`` with tier 1 added: appended to a leading system message, else
+        prepended as one. Messages are not modified in place."""
+        text = self.tier1()
+        out = list(messages)
+        if not text:
+            return out
+        if out and isinstance(out[0], SystemMessage) and isinstance(out[0].content, str):
+            first = out[0]
+            merged = f"{first.content}\n\n{text}" if first.content else text
+            out[0] = first.model_copy(update={"content": merged})
+        else:
+            out.insert(0, SystemMessage(text))
+        return out
+
+    def wrap_model(self, model: BaseChatModel, **bind_kwargs: Any) -> Runnable[Any, Any]:
+        """A runnable ``messages -> AIMessage`` that injects tier 1 and binds the tools
+        offered at that moment, so each turn sees the session's current surface."""
+
+        def invoke(messages: Sequence[BaseMessage]) -> Any:
+            bound = model.bind_tools(self.get_tools(), **bind_kwargs)
+            return bound.invoke(self.inject(messages))
+
+        async def ainvoke(messages: Sequence[BaseMessage]) -> Any:
+            bound = model.bind_tools(self.get_tools(), **bind_kwargs)
+            return await bound.ainvoke(self.inject(messages))
+
+        return RunnableLambda(invoke, afunc=ainvoke, name="skilldeck_model")
+
+
+_ANY_OBJECT: dict[str, Any] = {"type": "object", "properties": {}}

@@ -1,0 +1,193 @@
+"""PydanticAI integration: a skilldeck runtime as a ``pydantic_ai`` toolset.
+
+::
+
+    from pydantic_ai import Agent
+    from skilldeck import SkillRuntime
+    from skilldeck.integrations.pydantic_ai import SkillsToolset
+
+    runtime = SkillRuntime.from_roots(["./skills"])
+    agent = Agent("openai:gpt-5", toolsets=[SkillsToolset(runtime)])
+
+:class:`SkillsToolset` is an ``AbstractToolset``. Each run step it asks the
+runtime for the tools of its session (``runtime.tool_specs``), so the tools a
+skill declares appear after ``skills_load`` and allowed-tools contractions hide
+tools at once; every call goes through ``runtime.call`` and returns the
+runtime's envelope as the tool result. Policies, governance, approvals, events
+and the trace are the runtime's; this module only translates shapes. Tier 1
+(``<available_skills>``) is the toolset's instructions.
+
+Approvals: by default a call that needs the user's confirmation returns the
+runtime's ``TOOL_CONFIRMATION_REQUIRED`` envelope (or the runtime's ``confirm``
+callback answers it). With ``deferred_approvals=True`` it becomes PydanticAI's
+human-in-the-loop flow instead: the run ends with ``DeferredToolRequests``, and
+when the host resumes it with the call approved in ``DeferredToolResults``,
+the toolset records the approval in the session (``session.approve``) and runs
+the call through the runtime again.
+
+Requires the ``pydantic-ai`` extra (``pip install 'skilldeck[pydantic-ai]'``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import anyio.to_thread
+from pydantic_ai import ApprovalRequired, RunContext, ToolDefinition
+from pydantic_ai.toolsets import AbstractToolset, ToolsetTool
+from pydantic_core import SchemaValidator, core_schema
+
+from skilldeck import Session, SkillRuntime
+from skilldeck.integrations._shared import (
+    Instructions,
+    Tier1Format,
+    resolve_instructions,
+)
+
+__all__ = ["SkillsToolset"]
+
+# The runtime validates arguments against the tool's schema (INVALID_ARGUMENTS in
+# the envelope, with the field at fault), so PydanticAI only needs a JSON object.
+_ARGS = SchemaValidator(core_schema.dict_schema(core_schema.str_schema(), core_schema.any_schema()))
+
+_CONFIRMATION = "TOOL_CONFIRMATION_REQUIRED"
+
+#: A session, or ``fn(ctx) -> Session`` picking one per run (e.g. from ``ctx.deps``).
+SessionSource = Session | Callable[[RunContext[Any]], Session] | None
+
+
+class SkillsToolset(AbstractToolset[Any]):
+    """The tools of a ``SkillRuntime`` session, for a ``pydantic_ai.Agent``.
+
+    - ``session``: the session the calls belong to (skills loaded, policy,
+      approvals, trace). A ``Session``, a callable ``fn(ctx) -> Session`` (for
+      example one kept in ``ctx.deps``), or ``None`` for a session made now and
+      kept for every run of this toolset (one conversation).
+    - ``instructions``: ``True`` (tier 1 of the session's skills, the default),
+      ``False`` (none), a string, or ``fn(session) -> str``; ``tier1_format`` and
+      ``tier1_budget`` shape tier 1.
+    - ``sequential``: run the skill tools one at a time in the order the model
+      asked (default), as the runtime's own loop does: ``skills_load`` changes
+      what the next call may do.
+    - ``deferred_approvals``: see the module docstring.
+    - ``max_retries``: PydanticAI's retry budget for malformed calls (arguments
+      that are not a JSON object); an error envelope is a normal result, not a retry.
+    """
+
+    def __init__(
+        self,
+        runtime: SkillRuntime,
+        *,
+        session: SessionSource = None,
+        instructions: Instructions = True,
+        tier1_format: Tier1Format = "xml",
+        tier1_budget: int | None = None,
+        sequential: bool = True,
+        deferred_approvals: bool = False,
+        max_retries: int = 1,
+        id: str | None = "skilldeck",
+    ) -> None:
+        self.runtime = runtime
+        self._session_source: Callable[[RunContext[Any]], Session] | None = None
+        self._session: Session | None = None
+        if isinstance(session, Session):
+            self._session = session
+        elif session is None:
+            self._session = runtime.session()
+        else:
+            self._session_source = session
+        self.instructions = instructions
+        self.tier1_format: Tier1Format = tier1_format
+        self.tier1_budget = tier1_budget
+        self.sequential = sequential
+        self.deferred_approvals = deferred_approvals
+        self.max_retries = max_retries
+        self._id = id
+
+    @property
+    def id(self) -> str | None:
+        return self._id
+
+    @property
+    def session(self) -> Session | None:
+        """The fixed session (``None`` when sessions come from a callable)."""
+        return self._session
+
+    def session_for(self, ctx: RunContext[Any]) -> Session:
+        """The session of this run."""
+        if self._session_source is not None:
+            return self._session_source(ctx)
+        assert self._session is not None
+        return self._session
+
+    async def get_instructions(self, ctx: RunContext[Any]) -> str | None:
+        return resolve_instructions(
+            self.instructions,
+            self.runtime,
+            self.session_for(ctx),
+            format=self.tier1_format,
+            budget=self.tier1_budget,
+        )
+
+    async def get_tools(self, ctx: RunContext[Any]) -> dict[str, ToolsetTool[Any]]:
+        session = self.session_for(ctx)
+        tools: dict[str, ToolsetTool[Any]] = {}
+        for spec in self.runtime.tool_specs(session):
+            plain = spec.to_dict()
+            tools[spec.name] = ToolsetTool(
+                toolset=self,
+                tool_def=ToolDefinition(
+                    name=plain["name"],
+                    description=plain["description"],
+                    parameters_json_schema=plain["parameters"],
+                    sequential=self.sequential,
+                    metadata={
+                        "skilldeck": {
+                            "key": spec.key,
+                            "origin": spec.origin,
+                            "read_only": spec.read_only,
+                        }
+                    },
+                ),
+                max_retries=self.max_retries,
+                args_validator=_ARGS,
+            )
+        return tools
+
+    async def call_tool(
+        self,
+        name: str,
+        tool_args: dict[str, Any],
+        ctx: RunContext[Any],
+        tool: ToolsetTool[Any],
+    ) -> dict[str, Any]:
+        session = self.session_for(ctx)
+        envelope = await self._call(session, name, tool_args)
+        if not self.deferred_approvals or _code(envelope) != _CONFIRMATION:
+            return envelope
+        confirmation_id = envelope["error"].get("confirmation_id")
+        if not ctx.tool_call_approved or not confirmation_id:
+            raise ApprovalRequired(
+                metadata={
+                    "confirmation_id": confirmation_id,
+                    "message": envelope["error"].get("message"),
+                }
+            )
+        # the user approved this exact call through PydanticAI: record it, then retry
+        session.approve(confirmation_id)
+        return await self._call(session, name, tool_args)
+
+    async def _call(self, session: Session, name: str, args: dict[str, Any]) -> dict[str, Any]:
+        # runtime.call may run a script: keep the event loop free while it does
+        result: dict[str, Any] = await anyio.to_thread.run_sync(
+            self.runtime.call, session, name, args
+        )
+        return result
+
+
+def _code(envelope: dict[str, Any]) -> str | None:
+    if envelope.get("ok"):
+        return None
+    error = envelope.get("error")
+    return error.get("code") if isinstance(error, dict) else None

@@ -1,0 +1,155 @@
+"""What the catalog publishes over MCP, and how its files are read.
+
+- ``publishable``: the catalog entries served (enabled and shadowed skills whose
+  frontmatter has a spec-conformant name and a description), each with its skill
+  path: the winner of a name at ``<name>``, a shadowed one at ``<source>/<name>``.
+- ``read_all``: one file's bytes (any file of the folder, not only tier-3 ones).
+- ``signature``: what a skill's published form depends on, to skip unchanged
+  skills on a rescan.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Protocol
+
+from skilldeck.mcp import _uris
+from skilldeck.mcp._wire import MAX_TOTAL_BYTES
+
+__all__ = [
+    "SERVED_STATUSES",
+    "CatalogView",
+    "publishable",
+    "read_all",
+    "read_bounded",
+    "ref_of",
+    "signature",
+]
+
+SERVED_STATUSES = frozenset({"enabled", "shadowed"})
+_MAX_SIGNATURE_ENTRIES = 20_000
+
+
+class CatalogView(Protocol):
+    """The part of ``skilldeck.Catalog`` the server uses."""
+
+    def entries(self, *, include_shadowed: bool = True) -> Sequence[Any]: ...
+    def files(self, name: str, *, index: Any = None) -> Sequence[str]: ...
+    def read_bundled(
+        self,
+        name: str,
+        relpath: str,
+        *,
+        max_bytes: int = ...,
+        truncate: bool = ...,
+        index: Any = None,
+    ) -> Any: ...
+
+
+def read_all(catalog: CatalogView, ref: str, relpath: str, skill_md: str | None = None) -> bytes:
+    """One file of a skill, any file (not only scripts/references/assets), up to the limit.
+
+    ``SKILL.md`` is not in the catalog's file index (it is the skill itself); it is
+    read from the path discovery found for it (``skill_md``).
+    """
+    if relpath == "SKILL.md":
+        if skill_md is None:
+            raise FileNotFoundError(f"{ref}: SKILL.md has no path on disk")
+        return read_bounded(skill_md)
+    data: bytes = catalog.read_bundled(ref, relpath, max_bytes=MAX_TOTAL_BYTES, index="all").data
+    return data
+
+
+def read_bounded(path: str) -> bytes:
+    # O_NONBLOCK: a file swapped for a FIFO must not hang the server.
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    with open(fd, "rb", closefd=True) as fh:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_TOTAL_BYTES:
+            raise FileNotFoundError(f"{path} is not a regular file within the size limit")
+        return fh.read(MAX_TOTAL_BYTES + 1)[:MAX_TOTAL_BYTES]
+
+
+def signature(ref: str, entry: Any, frontmatter: dict[str, Any]) -> Any:
+    """What a skill's published form depends on; ``None`` when the tree is too big to tell."""
+    if entry.path is None:
+        return None
+    tree: list[tuple[str, int, int, int]] = []
+    stack = [os.fspath(entry.path)]
+    while stack:
+        top = stack.pop()
+        try:
+            with os.scandir(top) as it:
+                for item in it:
+                    try:
+                        st = item.stat()
+                    except OSError:
+                        continue
+                    tree.append((item.path, st.st_ino, st.st_mtime_ns, st.st_size))
+                    if item.is_dir(follow_symlinks=False):
+                        stack.append(item.path)
+        except OSError:
+            continue
+        if len(tree) > _MAX_SIGNATURE_ENTRIES:
+            return None
+    tree.sort()
+    return (ref, str(entry.status), json.dumps(frontmatter, sort_keys=True), tuple(tree))
+
+
+def ref_of(entry: Any) -> str:
+    """How the catalog addresses an entry: the visible skill by name, others as ``SOURCE:NAME``.
+
+    (``SOURCE:NAME`` names the first candidate of that source; a source holding two
+    skills of one name, e.g. at two depths of a recursive root, cannot address the
+    second, so the visible one is always addressed by its bare name.)
+    """
+    if str(entry.status) == "enabled":
+        return str(entry.name)
+    return f"{entry.source}:{entry.name}"
+
+
+def _frontmatter(entry: Any) -> dict[str, Any] | None:
+    """The verbatim frontmatter as JSON, or ``None`` when it lacks a usable name/description."""
+    manifest = getattr(getattr(entry, "metadata", None), "manifest", None)
+    raw = getattr(manifest, "frontmatter", None)
+    if not isinstance(raw, Mapping):
+        return None
+    data = json.loads(json.dumps(dict(raw), default=str, ensure_ascii=False))
+    name, description = data.get("name"), data.get("description")
+    if not isinstance(name, str) or not isinstance(description, str) or not description:
+        return None
+    if not _uris.valid_skill_name(name):
+        return None
+    return dict(data)
+
+
+def publishable(entries: Iterable[Any]) -> list[tuple[str, Any, dict[str, Any]]]:
+    """(skill path, entry, frontmatter) of every served entry, winners at ``<name>``."""
+    chosen: list[tuple[Any, dict[str, Any]]] = []
+    for entry in entries:
+        if str(entry.status) not in SERVED_STATUSES:
+            continue
+        frontmatter = _frontmatter(entry)
+        if frontmatter is not None:
+            chosen.append((entry, frontmatter))
+    winners = {fm["name"] for e, fm in chosen if str(e.status) != "shadowed"}
+    taken: set[str] = set()
+    out: list[tuple[str, Any, dict[str, Any]]] = []
+    for entry, fm in sorted(chosen, key=lambda c: str(c[0].status) == "shadowed"):
+        if str(entry.status) != "shadowed":
+            path = fm["name"]
+        else:
+            prefix = str(entry.source).replace("/", "-").replace(":", "-") or "source"
+            if prefix in winners:
+                prefix += ".shadowed"
+            path, n = f"{prefix}/{fm['name']}", 2
+            while path in taken:
+                path, n = f"{prefix}~{n}/{fm['name']}", n + 1
+        if path in taken:
+            continue
+        taken.add(path)
+        out.append((path, entry, fm))
+    return out

@@ -1,0 +1,45 @@
+"""Watching roots: a change on disk refreshes the catalog and calls back."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+
+from skilldeck import Catalog
+
+from .conftest import MakeSkill
+
+pytest.importorskip("watchfiles")
+
+
+def test_watch_calls_back_on_change(tmp_path: Path, make_skill: MakeSkill) -> None:
+    root = tmp_path / "r"
+    make_skill(root, "first")
+    cat = Catalog.from_roots([root])
+    assert [m.name for m in cat.list()] == ["first"]
+    seen: list[list[str]] = []
+    fired = threading.Event()
+
+    def on_change(c: Catalog) -> None:
+        seen.append([m.name for m in c.list()])
+        fired.set()
+
+    with cat.watch(on_change, debounce_ms=50) as watcher:
+        assert watcher.running
+        make_skill(root, "second")
+        assert fired.wait(10), "no change notification"
+    assert not watcher.running
+    assert seen[-1] == ["first", "second"]
+    assert watcher.errors == []
+
+
+def test_watch_missing_root_from_parent(tmp_path: Path, make_skill: MakeSkill) -> None:
+    cat = Catalog.from_roots([tmp_path / "later" / "skills"])
+    assert cat.watched_paths() == [tmp_path]
+    fired = threading.Event()
+    with cat.watch(lambda c: fired.set(), debounce_ms=50):
+        make_skill(tmp_path / "later" / "skills", "arrived")
+        assert fired.wait(10)
+    assert [m.name for m in cat.list()] == ["arrived"]

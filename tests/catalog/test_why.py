@@ -1,0 +1,86 @@
+"""why NAME: one line per candidate or near miss, each reason kind."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from skilldeck import Catalog, load_config
+from skilldeck._paths import dirs
+
+from .conftest import MakeSkill
+
+
+def _kinds(cat: Catalog, name: str) -> list[str]:
+    return [line.kind for line in cat.why(name)]
+
+
+def test_visible_and_shadowed(tmp_path: Path, make_skill: MakeSkill) -> None:
+    make_skill(tmp_path / "a", "s", "low")
+    make_skill(tmp_path / "b", "s", "high")
+    cat = Catalog.from_roots([tmp_path / "a", tmp_path / "b"])
+    lines = cat.why("s")
+    assert [x.kind for x in lines] == ["visible", "shadowed"]
+    assert "shadowed by root2:s" in lines[1].message
+
+
+def test_parse_error_and_invalid_name(tmp_path: Path, make_skill: MakeSkill) -> None:
+    make_skill(tmp_path / "r", "bad-yaml", raw="---\nname: [unclosed\n---\nbody\n")
+    make_skill(tmp_path / "r", "Bad_Name", folder="bad-name")
+    cat = Catalog.from_roots([tmp_path / "r"])
+    assert _kinds(cat, "bad-yaml") == ["parse_error"]
+    assert "invalid_name" in _kinds(cat, "bad-name")
+    line = next(x for x in cat.why("bad-name") if x.kind == "invalid_name")
+    assert "Bad_Name" in line.message
+
+
+def test_disabled_and_unavailable(tmp_path: Path, make_skill: MakeSkill) -> None:
+    make_skill(tmp_path / "r", "off")
+    make_skill(tmp_path / "r", "needs", frontmatter="requires: skd-none-xyz\n")
+    cfg = dirs().config_file
+    cfg.parent.mkdir(parents=True)
+    cfg.write_text('[catalog]\ndisabled = ["off"]\n')
+    cat = Catalog.from_roots([tmp_path / "r"], config=load_config())
+    (off,) = cat.why("off")
+    assert off.kind == "disabled" and off.hint == "run: skilldeck enable off"
+    (needs,) = cat.why("needs")
+    assert needs.kind == "unavailable" and "skd-none-xyz" in needs.message
+
+
+def test_escaped_and_dangling_symlinks(tmp_path: Path, make_skill: MakeSkill) -> None:
+    outside = make_skill(tmp_path / "outside", "away")
+    root = tmp_path / "r"
+    root.mkdir()
+    (root / "away").symlink_to(outside, target_is_directory=True)
+    (root / "ghost").symlink_to(tmp_path / "nothing", target_is_directory=True)
+    cat = Catalog.from_roots([root])
+    assert _kinds(cat, "away") == ["escaped_symlink"]
+    assert _kinds(cat, "ghost") == ["dangling_symlink"]
+
+
+def test_wrong_depth(tmp_path: Path, make_skill: MakeSkill) -> None:
+    make_skill(tmp_path / "r" / "category", "buried")
+    cat = Catalog.from_roots([tmp_path / "r"])
+    (line,) = cat.why("buried")
+    assert line.kind == "wrong_depth"
+    assert "immediate" in line.message and line.path == tmp_path / "r" / "category" / "buried"
+
+
+def test_outside_the_budget(tmp_path: Path, make_skill: MakeSkill) -> None:
+    for i in range(30):
+        make_skill(tmp_path / "r", f"skill-{i:02d}", "x" * 150)
+    cat = Catalog.from_roots([tmp_path / "r"])
+    kinds = _kinds(cat, "skill-29")
+    assert kinds == ["visible"]  # no budget configured
+    lines = cat.why("skill-29", budget=1500)
+    assert [x.kind for x in lines] == ["visible", "over_budget"]
+    assert "skills_search" in (lines[1].hint or "")
+    assert [x.kind for x in cat.why("skill-00", budget=1500)] == ["visible"]
+
+
+def test_duplicate_and_not_found(tmp_path: Path, make_skill: MakeSkill) -> None:
+    make_skill(tmp_path / "a", "twin")
+    make_skill(tmp_path / "b", "twin")
+    cat = Catalog.from_roots([tmp_path / "a", tmp_path / "b"])
+    assert _kinds(cat, "twin") == ["visible", "duplicate"]
+    (nf,) = cat.why("twine")
+    assert nf.kind == "not_found" and "twin" in (nf.hint or "")

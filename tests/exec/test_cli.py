@@ -1,0 +1,170 @@
+"""The execution commands through click's CliRunner: run, approve, revoke, approvals, sandbox."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from skilldeck.cli import main
+
+from .conftest import needs_bwrap
+
+SEED = Path(__file__).parent / "fixtures" / "seed003"
+
+
+def make_root(world: Path) -> Path:
+    root = world / "skills"
+    shutil.copytree(SEED / "deploy", root / "deploy")
+    tool = root / "tool"
+    (tool / "scripts").mkdir(parents=True)
+    (tool / "SKILL.md").write_text(
+        "---\nname: tool\ndescription: Echo things back. Use for tests.\n---\n\n"
+        "### echo_words\n\nEcho words.\n\n#### Parameters\n\n"
+        "| Name | Type | Required | Description |\n|---|---|---|---|\n"
+        "| words | array | yes | words |\n| n | integer | no | count |\n\n"
+        "#### Command\n\n```bash\n./scripts/args.sh {{words}} --n={{n}}\n```\n"
+    )
+    (tool / "scripts" / "args.sh").write_text('for a in "$@"; do printf "[%s]" "$a"; done\n')
+    for dirpath, _, files in os.walk(root):
+        os.chmod(dirpath, 0o755)
+        for f in files:
+            os.chmod(os.path.join(dirpath, f), 0o755)
+    return root
+
+
+def invoke(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, list(args), catch_exceptions=False)
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_run_needs_approval_without_a_terminal_then_runs(world: Path) -> None:
+    root = str(make_root(world))
+    code, out, err = invoke("run", "tool", "echo_words", "--arg", "words=a b", "--root", root)
+    assert code == 1
+    assert "APPROVAL_REQUIRED" in err and "skilldeck approve tool" in err
+
+    code, out, _ = invoke("approve", "tool", "--root", root)
+    assert code == 0 and out.startswith("approved tool (user) at sha256:")
+
+    code, out, _ = invoke(
+        "run",
+        "tool",
+        "echo_words",
+        "--arg",
+        "words=a b",
+        "--arg",
+        "words=;x",
+        "--arg",
+        "n=3",
+        "--root",
+        root,
+    )
+    assert (code, out) == (0, "[a b][;x][--n=3]\n")
+
+    code, out, _ = invoke(
+        "run", "tool", "scripts/args.sh", "--root", root, "--json", "--", "-x", "$(y)"
+    )
+    data = json.loads(out)
+    assert code == 0 and data["ok"] is True
+    assert data["data"]["output"] == "[-x][$(y)]" and data["data"]["success"] is True
+    assert data["data"]["isolation"]["requested"] == "auto"
+
+    code, out, _ = invoke("approvals", "--root", root, "--json")
+    (row,) = json.loads(out)["data"]
+    assert row["name"] == "tool" and row["state"] == "valid"
+
+    Path(root, "tool", "scripts", "args.sh").write_text("echo changed\n")
+    code, out, _ = invoke("approvals", "--root", root)
+    assert "stale" in out
+    code, out, _ = invoke("run", "tool", "echo_words", "--arg", "words=a", "--root", root, "--json")
+    assert code == 1 and json.loads(out)["error"]["code"] == "APPROVAL_REQUIRED"
+
+    assert invoke("revoke", "tool")[0] == 0
+    code, _, err = invoke("revoke", "tool")
+    assert code == 1 and "no stored approval" in err
+    assert invoke("approvals")[1].strip() == "no stored approvals"
+
+
+def test_run_usage_errors(world: Path) -> None:
+    root = str(make_root(world))
+    invoke("approve", "tool", "--root", root)
+    code, _, err = invoke("run", "tool", "echo_words", "--root", root, "--", "x")
+    assert code == 1 and "INVALID_ARGUMENTS" in err
+    code, _, err = invoke("run", "tool", "scripts/args.sh", "--arg", "a=b", "--root", root)
+    assert code == 1 and "--arg only applies to tools" in err
+    code, _, err = invoke("run", "tool", "echo_words", "--arg", "n=x", "--root", root)
+    assert code == 1 and "not a valid integer" in err
+    code, _, err = invoke("run", "tool", "echo_words", "--root", root)
+    assert code == 1 and "needs the parameter 'words'" in err
+    code, _, err = invoke("run", "nope", "x", "--root", root)
+    assert code == 1 and "SKILL_NOT_FOUND" in err
+    code, out, _ = invoke("run", "tool", "../SKILL.md", "--root", root, "--json")
+    assert json.loads(out)["error"]["code"] == "PATH_NOT_ALLOWED"
+
+
+def test_failed_program_exits_1_and_says_why(world: Path) -> None:
+    root = make_root(world)
+    (root / "tool" / "scripts" / "fail.sh").write_text("echo oops; exit 4\n")
+    os.chmod(root / "tool" / "scripts" / "fail.sh", 0o755)
+    invoke("approve", "tool", "--root", str(root))
+    code, out, err = invoke("run", "tool", "fail.sh", "--root", str(root), "--sandbox", "none")
+    assert code == 1 and out == "oops\n" and "exit code 4" in err
+
+
+def test_always_ask_cannot_run_unattended(world: Path) -> None:
+    root = str(make_root(world))
+    invoke("approve", "deploy", "--root", root)
+    code, _, err = invoke("run", "deploy", "deploy_preview", "--root", root)
+    assert code == 1 and "APPROVAL_REQUIRED" in err and "always_ask" in err
+
+
+def test_sandbox_status(world: Path) -> None:
+    code, out, _ = invoke("sandbox", "status", "--json")
+    data = json.loads(out)["data"]
+    assert code == 0 and data["backend"] == "bubblewrap"
+    assert {"available", "mode", "effective", "helper", "reason"} <= set(data)
+    code, out, _ = invoke("sandbox", "status")
+    assert code == 0 and "bubblewrap" in out and "launch helper" in out
+
+
+@needs_bwrap
+def test_run_reports_bubblewrap(world: Path) -> None:
+    root = str(make_root(world))
+    invoke("approve", "tool", "--root", root)
+    code, out, _ = invoke(
+        "run",
+        "tool",
+        "args.sh",
+        "--root",
+        root,
+        "--json",
+        "--sandbox",
+        "strict",
+        "--workdir",
+        "temp",
+    )
+    iso = json.loads(out)["data"]["isolation"]
+    assert code == 0
+    assert iso["sandbox"] == "bubblewrap" and iso["workdir_mode"] == "temp"
+
+
+def test_interactive_prompt(world: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from skilldeck.cli import _run
+
+    monkeypatch.setattr(_run, "_interactive", lambda: True)
+    root = str(make_root(world))
+    runner = CliRunner()
+    no = runner.invoke(main, ["run", "tool", "args.sh", "--root", root, "--", "a"], input="n\n")
+    assert no.exit_code == 1 and "was not approved" in no.stderr
+    assert "Runs:" in no.stderr and "args.sh a" in no.stderr and "Isolation:" in no.stderr
+    yes = runner.invoke(main, ["run", "tool", "args.sh", "--root", root, "--", "a"], input="y\n")
+    assert yes.exit_code == 0 and yes.stdout == "[a]\n"
+    assert "remembered" in yes.stderr
+    again = runner.invoke(main, ["run", "tool", "args.sh", "--root", root, "--", "b"])
+    assert again.exit_code == 0 and again.stdout == "[b]\n" and "Run it?" not in again.stderr
+    assert "valid" in runner.invoke(main, ["approvals", "--root", root]).stdout

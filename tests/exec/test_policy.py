@@ -1,0 +1,238 @@
+"""Environment sanitising, approvals store, the approval decision, modes, config."""
+
+from __future__ import annotations
+
+import json
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+import skilldeck
+from skilldeck._exec._env import build_env, is_denied
+from skilldeck._exec._trust import decide_approval
+
+
+def env_of(parent: dict[str, str], **kw: object) -> dict[str, str]:
+    return build_env(
+        parent,
+        skill_name="s",
+        skill_dir="/skills/s",
+        work_dir="/w",
+        scratch_dir="/tmp/x",
+        **kw,  # type: ignore[arg-type]
+    )
+
+
+def test_environment_is_an_allowlist_and_secrets_never_pass() -> None:
+    parent = {
+        "PATH": "/usr/bin",
+        "HOME": "/home/u",
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C",
+        "GITHUB_TOKEN": "t",
+        "MY_SERVICE_TOKEN": "t",
+        "AWS_ACCESS_KEY_ID": "a",
+        "OPENAI_API_KEY": "k",
+        "ANTHROPIC_API_KEY": "k",
+        "DB_PASSWORD": "p",
+        "LD_PRELOAD": "/evil.so",
+        "PYTHONPATH": "/evil",
+        "RANDOM_VAR": "r",
+        "SKILLDECK_HOME": "/x",
+    }
+    env = env_of(parent, mode="Dev", extra_allow=("MY_*", "DB_*", "RANDOM_VAR", "LD_PRELOAD"))
+    assert env["PATH"] == "/usr/bin" and env["LC_ALL"] == "C" and env["RANDOM_VAR"] == "r"
+    for secret in (
+        "GITHUB_TOKEN",
+        "MY_SERVICE_TOKEN",
+        "AWS_ACCESS_KEY_ID",
+        "OPENAI_API_KEY",
+        "ANTHROPIC_API_KEY",
+        "DB_PASSWORD",
+        "LD_PRELOAD",
+        "PYTHONPATH",
+    ):
+        assert secret not in env
+    assert env["SKILLDECK_SKILL_NAME"] == "s"
+    assert env["SKILLDECK_SKILL_DIR"] == "/skills/s"
+    assert env["SKILLDECK_MODE"] == "Dev"
+    assert env["TMPDIR"] == "/tmp/x"
+    assert "RANDOM_VAR" not in env_of(parent)
+    assert env_of(parent, home="/private")["HOME"] == "/private"
+    assert is_denied("aws_session_token") and not is_denied("TERM")
+
+
+def test_file_approval_store_roundtrip(tmp_path: Path) -> None:
+    store = skilldeck.FileApprovalStore(tmp_path / "a" / "approvals.json")
+    assert store.get("x") is None and store.list() == []
+    store.grant("x", "sha256:1", trust="user", path="/p")
+    store.grant("y", "sha256:2")
+    assert store.get("x") == skilldeck.Approval(
+        "x",
+        "sha256:1",
+        "user",
+        "/p",
+        store.get("x").approved_at,  # type: ignore[union-attr]
+    )
+    assert [a.name for a in store.list()] == ["x", "y"]
+    assert stat.S_IMODE(store.path.stat().st_mode) == 0o600
+    data = json.loads(store.path.read_text())
+    assert data["version"] == 1 and data["approvals"]["x"]["digest"] == "sha256:1"
+    assert store.revoke("x") and not store.revoke("x")
+    assert [a.name for a in store.list()] == ["y"]
+
+
+def test_default_store_lives_in_the_data_folder() -> None:
+    store = skilldeck.FileApprovalStore()
+    store.grant("x", "sha256:1")
+    assert store.path == skilldeck._paths.dirs().data / "approvals.json"  # type: ignore[attr-defined]
+    assert store.path.is_file()
+
+
+def test_damaged_store_is_a_config_error(tmp_path: Path) -> None:
+    path = tmp_path / "approvals.json"
+    path.write_text("{nope")
+    with pytest.raises(skilldeck.ConfigError) as info:
+        skilldeck.FileApprovalStore(path).get("x")
+    assert info.value.hint
+
+
+T = skilldeck.Trust
+
+
+@pytest.mark.parametrize(
+    ("trust", "read_only", "always_ask", "stored", "action", "reason", "persist"),
+    [
+        (T.BUNDLED, True, False, None, "run", "auto_read_only", False),
+        (T.BUNDLED, False, False, None, "ask", "first_run", True),
+        (T.BUNDLED, True, True, "d", "ask", "always_ask", False),
+        (T.USER, True, False, None, "ask", "first_run", True),
+        (T.USER, False, False, "d", "run", "approved", False),
+        (T.USER, False, False, "old", "ask", "changed", True),
+        (T.USER, False, True, "d", "ask", "always_ask", False),
+        (T.UNTRUSTED, True, False, "d", "ask", "untrusted", False),
+    ],
+)
+def test_approval_decisions(
+    trust: skilldeck.Trust,
+    read_only: bool,
+    always_ask: bool,
+    stored: str | None,
+    action: str,
+    reason: str,
+    persist: bool,
+) -> None:
+    got = decide_approval(
+        trust=trust, read_only=read_only, always_ask=always_ask, stored_digest=stored, digest="d"
+    )
+    assert (got.action, got.reason, got.persist) == (action, reason, persist)
+
+
+def test_untrusted_stored_approval_is_only_a_fallback() -> None:
+    got = decide_approval(
+        trust=T.UNTRUSTED, read_only=False, always_ask=False, stored_digest="d", digest="d"
+    )
+    assert got.stored_fallback
+    got = decide_approval(
+        trust=T.UNTRUSTED, read_only=False, always_ask=False, stored_digest="old", digest="d"
+    )
+    assert not got.stored_fallback
+
+
+def test_user_read_only_can_be_configured_to_auto_run() -> None:
+    got = decide_approval(
+        trust=T.USER,
+        read_only=True,
+        always_ask=False,
+        stored_digest=None,
+        digest="d",
+        auto_run_read_only=("bundled", "user"),
+    )
+    assert got.action == "run"
+
+
+@dataclass
+class M:
+    modes: tuple[str, ...] | None
+
+
+@pytest.mark.parametrize(
+    ("modes", "current", "visible"),
+    [
+        (None, "Dev", True),
+        (("Global",), "Meeting", True),
+        (("Dev",), "Dev", True),
+        (("dev",), "DEV", True),
+        (("Dev",), "Meeting", False),
+        (("Dev", "Meeting"), {"Meeting"}, True),
+        (("Dev",), None, True),
+        (("Dev",), ["Global"], False),
+    ],
+)
+def test_skill_visible_in_mode(
+    modes: tuple[str, ...] | None, current: object, visible: bool
+) -> None:
+    assert skilldeck.skill_visible_in_mode(M(modes), current) is visible  # type: ignore[arg-type]
+
+
+def test_modes_from_a_real_manifest() -> None:
+    parsed = skilldeck.parse_skill_md("---\nname: d\ndescription: x\nmodes: [Dev]\n---\nbody\n")
+    assert skilldeck.skill_visible_in_mode(parsed.manifest, "Dev")
+    assert not skilldeck.skill_visible_in_mode(parsed.manifest, "Meeting")
+
+
+def test_exec_config_from_table_and_errors() -> None:
+    cfg = skilldeck.ExecConfig.from_mapping(
+        {
+            "sandbox": "strict",
+            "timeout_cap": 10,
+            "workdir": "temp",
+            "output_head": 10,
+            "env_allow": ["FOO"],
+            "network": True,
+            "limits": {"processes": 64},
+        }
+    )
+    assert (cfg.sandbox, cfg.timeout_cap, cfg.workdir, cfg.output_head) == (
+        "strict",
+        10,
+        "temp",
+        10,
+    )
+    assert cfg.env_allow == ("FOO",) and cfg.limits.processes == 64
+    assert cfg.timeout_for(None) == 10 and cfg.timeout_for(500) == 10
+    assert skilldeck.ExecConfig().timeout_for(None) == 30
+    assert skilldeck.ExecConfig().timeout_for(0) == 1
+    for bad in (
+        {"sandbox": "maybe"},
+        {"nope": 1},
+        {"timeout_cap": "x"},
+        {"limits": {"processes": -1}},
+        {"network": 1},
+    ):
+        with pytest.raises(skilldeck.ConfigError):
+            skilldeck.ExecConfig.from_mapping(bad)
+
+
+def test_exec_config_load_reads_the_config_file() -> None:
+    from skilldeck._paths import dirs
+
+    path = dirs().config_file
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text('[execution]\nsandbox = "none"\nkill_grace = 1\n')
+    cfg = skilldeck.ExecConfig.load()
+    assert cfg.sandbox == "none" and cfg.kill_grace == 1
+
+
+def test_executor_without_config_reads_the_execution_table() -> None:
+    from skilldeck._paths import dirs
+
+    path = dirs().config_file
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text('[execution]\nworkdir = "temp"\n')
+    assert skilldeck.Executor().config.workdir == "temp"
+    path.write_text('[execution]\nworkdir = "nowhere"\n')
+    with pytest.raises(skilldeck.ConfigError):
+        skilldeck.Executor()

@@ -61,7 +61,12 @@ def test_memory_store_in_a_catalog(tmp_path: Path, make_skill: MakeSkill) -> Non
     mem = MemoryStore()
     mem.add(
         "---\nname: inline-two\ndescription: Another.\n---\nBody two\n",
-        {"references/r.md": "ref", "scripts/x.py": b"print()", "other.txt": "o"},
+        {
+            "references/r.md": "ref",
+            "scripts/x.py": b"print()",
+            "other.txt": "o",
+            "docs/deep/x.md": "deep",
+        },
     )
     mem.add(SKILL)
     make_skill(tmp_path / "r", "inline-two", "disk copy")
@@ -73,11 +78,12 @@ def test_memory_store_in_a_catalog(tmp_path: Path, make_skill: MakeSkill) -> Non
     assert cat.get("disk:inline-two").status is SkillStatus.SHADOWED
     assert cat.get("inline-one").status is SkillStatus.UNAVAILABLE
     skill = cat.load("inline-two")
-    assert skill.body == "Body two\n" and skill.files == ("references/r.md", "scripts/x.py")
+    assert skill.files == ("other.txt", "references/r.md", "scripts/x.py")
+    assert skill.body == "Body two\n"
     assert cat.read_file("inline-two", "references/r.md") == b"ref"
     assert read_skill_file(cat, "inline-two", "scripts/x.py").text == "print()"
     with pytest.raises(PathNotAllowedError):
-        cat.read_file("inline-two", "other.txt")  # outside the bundled index
+        cat.read_file("inline-two", "docs/deep/x.md")  # outside the bundled index
     with pytest.raises(PathNotAllowedError):
         cat.read_file("inline-two", "../r.md")
     with pytest.raises(FileNotFoundInSkillError):

@@ -85,7 +85,6 @@ HOSTILE = [
     "references/",
     "scripts/dangling.sh",
     "SKILL.md",
-    "notes.md",
     "references/sub/deeper.md",
     "references/sub",
     str(Path("/proc/self/environ")),
@@ -111,10 +110,12 @@ def test_hostile_paths_are_refused(cat: Catalog, relpath: str) -> None:
         read_skill_file(cat, "target", relpath)
 
 
-@pytest.mark.parametrize("relpath", ["references/escape.md", "../secret.txt", "notes.md"])
+@pytest.mark.parametrize(
+    "relpath", ["references/escape.md", "../secret.txt", "references/sub/deeper.md"]
+)
 def test_hostile_paths_refused_with_all_files_index(cat: Catalog, relpath: str) -> None:
-    if relpath == "notes.md":
-        assert cat.read_bundled("target", relpath, index="all").data == b"root level note\n"
+    if relpath == "references/sub/deeper.md":
+        assert cat.read_bundled("target", relpath, index="all").data
         return
     with pytest.raises(PathNotAllowedError):
         cat.read_bundled("target", relpath, index="all")
@@ -126,6 +127,7 @@ def test_allowed_reads(cat: Catalog) -> None:
     assert cat.read_file("target", "references/inside.md") == b"# Guide\n"
     assert cat.files("target") == (
         "assets/logo.png",
+        "notes.md",  # files at the skill's root are indexed by default
         "references/guide.md",
         "references/inside.md",
         "scripts/run.py",
@@ -169,5 +171,6 @@ def test_binary_as_base64_or_refused(cat: Catalog) -> None:
 
 
 def test_load_with_every_file(cat: Catalog) -> None:
-    assert "notes.md" not in cat.load("target").files
-    assert "notes.md" in cat.load("target", index="all").files
+    assert cat.read_file("target", "notes.md") == b"root level note\n"
+    assert "references/sub/deeper.md" not in cat.load("target").files
+    assert "references/sub/deeper.md" in cat.load("target", index="all").files

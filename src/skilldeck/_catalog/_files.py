@@ -167,6 +167,18 @@ def index_files(real_dir: str, mode: IndexMode) -> tuple[tuple[str, ...], tuple[
         return False
 
     if mode == "bundled":
+        # Files at the skill's root (forms.md, reference.md, ...) are indexed too:
+        # real skills, Anthropic's own among them, point their bodies at them.
+        try:
+            top = sorted(os.scandir(real_dir), key=lambda e: e.name)
+        except OSError:
+            top = []
+        for e in top:
+            if e.name == "SKILL.md" or e.is_dir(follow_symlinks=False):
+                continue
+            if e.is_symlink() and os.path.isdir(e.path):
+                continue
+            consider(e.path, e.name, e.is_symlink(), e.is_file(follow_symlinks=False), False)
         for sub in BUNDLED_DIRS:
             sub_full = os.path.join(real_dir, sub)
             try:

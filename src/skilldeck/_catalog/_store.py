@@ -41,15 +41,19 @@ DEFAULT_FILE_LIMIT = 200_000
 """Default size limit of a tier-3 file read, in bytes."""
 
 BUNDLED_DIRS = ("scripts", "references", "assets")
-"""The folders whose files form a skill's default file index (one level deep)."""
+"""The folders whose files form a skill's default file index (one level deep),
+with the files at the skill's root."""
 
 IndexMode = Literal["bundled", "all"]
 
 
 def in_bundled_index(rel: str) -> bool:
-    """Is ``rel`` a ``scripts/``, ``references/`` or ``assets/`` file one level deep?"""
+    """Is ``rel`` a file at the skill's root (not SKILL.md) or one level deep in
+    ``scripts/``, ``references/`` or ``assets/``?"""
     head, sep, tail = rel.partition("/")
-    return bool(sep) and head in BUNDLED_DIRS and bool(tail) and "/" not in tail
+    if not sep:
+        return bool(head) and head != "SKILL.md"
+    return head in BUNDLED_DIRS and bool(tail) and "/" not in tail
 
 
 @dataclass(frozen=True, slots=True)

@@ -261,9 +261,14 @@ def _suggest(name: str) -> str:
 
 class _Ctx:
     def __init__(
-        self, positions: Mapping[str, tuple[int, int]], path: str | None, strict: bool
+        self,
+        positions: Mapping[str, tuple[int, int]],
+        path: str | None,
+        strict: bool,
+        origin: tuple[int, int] | None = None,
     ) -> None:
         self.positions = positions
+        self.origin = origin
         self.path = path
         self.strict = strict
         self.diags: list[Diagnostic] = []
@@ -277,7 +282,7 @@ class _Ctx:
         hint: str | None = None,
         severity: Severity | None = None,
     ) -> None:
-        pos = self.positions.get(key) if key else None
+        pos = self.positions.get(key) if key else self.origin
         line, col = (pos[0], pos[1]) if pos else (None, None)
         self.diags.append(
             Diagnostic.make(
@@ -297,9 +302,13 @@ def build_manifest(
     path: str | None = None,
     folder_name: str | None = None,
     strict: bool = False,
+    origin: tuple[int, int] | None = None,
 ) -> tuple[Manifest | None, list[Diagnostic]]:
-    """Check a frontmatter mapping; ``None`` when name or description is unusable."""
-    ctx = _Ctx(positions, path, strict)
+    """Check a frontmatter mapping; ``None`` when name or description is unusable.
+
+    ``origin`` (the opening ``---`` line) locates findings about missing keys.
+    """
+    ctx = _Ctx(positions, path, strict, origin)
     name = _name(data, ctx, folder_name)
     description = _description(data, ctx)
     license_ = _optional_str(data, "license", ctx)
@@ -375,19 +384,21 @@ def _name(data: Mapping[str, Any], ctx: _Ctx, folder_name: str | None) -> str | 
         raw, strict=ctx.strict, path=ctx.path, pos=(pos[0], pos[1]) if pos else (None, None)
     )
     ctx.diags.extend(findings)
-    if any(d.is_error for d in findings):
-        return None
     same = folder_name is None or unicodedata.normalize("NFKC", raw) == unicodedata.normalize(
         "NFKC", folder_name
     )
     if not same:
+        target = raw if not findings else _suggest(raw)
         ctx.add(
             C.NAME_MISMATCH,
             f"name '{raw}' differs from its folder '{folder_name}'",
             "name",
-            hint=f"rename the folder to '{raw}' or set 'name: {folder_name}'",
+            hint=f"rename the folder to '{target}'"
+            + (f" and set 'name: {target}'" if findings else f" or set 'name: {folder_name}'"),
             severity=ctx.mode(),
         )
+    if any(d.is_error for d in findings):
+        return None
     return raw
 
 

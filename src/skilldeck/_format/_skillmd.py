@@ -42,6 +42,8 @@ class ParsedSkillMd:
     diagnostics: tuple[Diagnostic, ...]
     body_truncated: bool = False
     size: int | None = None
+    raw_name: str | None = None
+    """The frontmatter's ``name`` as written, even when it breaks the rules."""
 
     @property
     def ok(self) -> bool:
@@ -113,9 +115,17 @@ def parse_skill_md(
         path=spath,
         folder_name=folder_name,
         strict=strict,
+        origin=(split.frontmatter_line - 1, 1),
     )
     diags.extend(mdiags)
-    return ParsedSkillMd(manifest, split.body, split.body_line, tuple(diags))
+    raw_name = loaded.data.get("name")
+    return ParsedSkillMd(
+        manifest,
+        split.body,
+        split.body_line,
+        tuple(diags),
+        raw_name=raw_name if isinstance(raw_name, str) else None,
+    )
 
 
 def read_skill_md(
@@ -164,7 +174,13 @@ def read_skill_md(
             limit=FRONTMATTER_LIMIT,
         )
         return ParsedSkillMd(
-            parsed.manifest, "", parsed.body_line, parsed.diagnostics, False, st.st_size
+            parsed.manifest,
+            "",
+            parsed.body_line,
+            parsed.diagnostics,
+            False,
+            st.st_size,
+            parsed.raw_name,
         )
     if truncated:
         data = _cut_utf8(data)
@@ -177,7 +193,13 @@ def read_skill_md(
         limit=bound,
     )
     return ParsedSkillMd(
-        parsed.manifest, parsed.body, parsed.body_line, parsed.diagnostics, truncated, st.st_size
+        parsed.manifest,
+        parsed.body,
+        parsed.body_line,
+        parsed.diagnostics,
+        truncated,
+        st.st_size,
+        parsed.raw_name,
     )
 
 

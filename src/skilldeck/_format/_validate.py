@@ -29,10 +29,12 @@ class ValidationReport:
     body_line: int = 1
     body_truncated: bool = False
     extra: dict[str, object] = field(default_factory=dict, compare=False)
+    raw_name: str | None = None
 
     @property
     def name(self) -> str | None:
-        return self.manifest.name if self.manifest else None
+        """The manifest's name; for an invalid skill, the name as written (if any)."""
+        return self.manifest.name if self.manifest else self.raw_name
 
     @property
     def valid(self) -> bool:
@@ -144,6 +146,7 @@ def validate_skill(
         parsed.body,
         parsed.body_line,
         parsed.body_truncated,
+        raw_name=parsed.raw_name,
     )
 
 

@@ -49,6 +49,8 @@ from skilldeck._paths import dirs
 
 __all__ = ["Catalog", "RootInfo"]
 
+_ADDRESS_RANK = {SkillStatus.ENABLED: 0, SkillStatus.SHADOWED: 1}
+
 
 @dataclass(frozen=True, slots=True)
 class RootInfo:
@@ -266,10 +268,12 @@ class Catalog:
         state = self._snapshot()
         if ":" in name:
             source, _, bare = name.partition(":")
-            for entry in state.by_name.get(bare, ()):
-                if entry.source == source:
-                    return entry
-            raise self._not_found(name, state)
+            matches = [e for e in state.by_name.get(bare, ()) if e.source == source]
+            if not matches:
+                raise self._not_found(name, state)
+            # Within one source a usable copy beats an invalid or disabled one that
+            # happens to sort first (duplicates at two depths of a recursive root).
+            return min(matches, key=lambda e: _ADDRESS_RANK.get(e.status, 2))
         found = state.visible.get(name)
         if found is not None:
             return found

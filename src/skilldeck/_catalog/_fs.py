@@ -42,6 +42,7 @@ from skilldeck._diagnostics import Diagnostic, Severity
 from skilldeck._digest import skill_digest
 from skilldeck._errors import (
     FileNotFoundInSkillError,
+    ManifestError,
     PathNotAllowedError,
     SkillNotFoundError,
     SkillUnavailableError,
@@ -325,10 +326,20 @@ class FileSystemStore:
             mode=self.mode,
             folder_name=meta.path.name if meta.path else None,
         )
+        if parsed.manifest is None:
+            first = parsed.errors[0] if parsed.errors else None
+            raise ManifestError(
+                f"SKILL.md of {meta.name!r} can no longer be read as a skill"
+                + (f": {first.code} {first.message}" if first else ""),
+                skill=meta.name,
+                path=str(meta.skill_md),
+                diagnostics=parsed.diagnostics,
+                hint=f"it changed since the catalog listed it; run: skilldeck validate {meta.path}",
+            )
         files, _ = index_files(real, self.index)
         return Skill(
             meta,
-            parsed.manifest if parsed.manifest is not None else meta.manifest,
+            parsed.manifest,
             parsed.body,
             parsed.body_truncated,
             files,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import stat as _stat
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
@@ -163,44 +163,18 @@ def read_skill_md(
         return _unreadable(spath, f"cannot read {spath}: {exc.strerror or exc}")
     truncated = len(data) > bound
     if truncated:
-        data = data[:bound]
-    if metadata_only:
-        parsed = parse_skill_md(
-            data,
-            path=spath,
-            mode=mode,
-            folder_name=folder_name,
-            complete=not truncated,
-            limit=FRONTMATTER_LIMIT,
-        )
-        return ParsedSkillMd(
-            parsed.manifest,
-            "",
-            parsed.body_line,
-            parsed.diagnostics,
-            False,
-            st.st_size,
-            parsed.raw_name,
-        )
-    if truncated:
-        data = _cut_utf8(data)
+        data = data[:bound] if metadata_only else _cut_utf8(data[:bound])
     parsed = parse_skill_md(
         data,
         path=spath,
         mode=mode,
         folder_name=folder_name,
         complete=not truncated,
-        limit=bound,
+        limit=FRONTMATTER_LIMIT if metadata_only else bound,
     )
-    return ParsedSkillMd(
-        parsed.manifest,
-        parsed.body,
-        parsed.body_line,
-        parsed.diagnostics,
-        truncated,
-        st.st_size,
-        parsed.raw_name,
-    )
+    if metadata_only:
+        return replace(parsed, body="", size=st.st_size)
+    return replace(parsed, body_truncated=truncated, size=st.st_size)
 
 
 def _cut_utf8(data: bytes) -> bytes:

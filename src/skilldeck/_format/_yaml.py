@@ -429,6 +429,11 @@ class _Builder:
             return self.mapping(node, key_path, depth)
         return None  # pragma: no cover
 
+    def report(self, code: str, message: str, line: int, col: int, hint: str) -> None:
+        self.res.diagnostics.append(
+            Diagnostic.make(code, message, path=self.path, line=line, column=col, hint=hint)
+        )
+
     def mapping(self, node: yaml.MappingNode, key_path: str, depth: int) -> dict[str, Any]:
         out: dict[str, Any] = {}
         lowered: dict[str, str] = {}
@@ -439,39 +444,30 @@ class _Builder:
                 key = str(knode.value)
             else:
                 key = str(self.build(knode, key_path, depth + 1))
-                self.res.diagnostics.append(
-                    Diagnostic.make(
-                        C.NON_STRING_KEY,
-                        f"key {key!r} is not a plain string; it is read as text",
-                        path=self.path,
-                        line=line,
-                        column=col,
-                        hint="use plain text keys",
-                    )
+                self.report(
+                    C.NON_STRING_KEY,
+                    f"key {key!r} is not a plain string; it is read as text",
+                    line,
+                    col,
+                    "use plain text keys",
                 )
             dotted = f"{key_path}.{key}" if key_path else key
             if key in out:
-                self.res.diagnostics.append(
-                    Diagnostic.make(
-                        C.DUPLICATE_KEY,
-                        f"key '{dotted}' appears more than once; the last value is used",
-                        path=self.path,
-                        line=line,
-                        column=col,
-                        hint=f"remove one of the '{key}:' lines",
-                    )
+                self.report(
+                    C.DUPLICATE_KEY,
+                    f"key '{dotted}' appears more than once; the last value is used",
+                    line,
+                    col,
+                    f"remove one of the '{key}:' lines",
                 )
             elif depth < 2 and key.lower() in lowered and lowered[key.lower()] != key:
-                other = lowered[key.lower()]
-                self.res.diagnostics.append(
-                    Diagnostic.make(
-                        C.CASE_DUPLICATE_KEY,
-                        f"keys '{other}' and '{key}' differ only by case; keys are case-sensitive",
-                        path=self.path,
-                        line=line,
-                        column=col,
-                        hint=f"keep one spelling (the specification uses '{key.lower()}')",
-                    )
+                self.report(
+                    C.CASE_DUPLICATE_KEY,
+                    f"keys '{lowered[key.lower()]}' and '{key}' differ only by case; "
+                    "keys are case-sensitive",
+                    line,
+                    col,
+                    f"keep one spelling (the specification uses '{key.lower()}')",
                 )
             lowered.setdefault(key.lower(), key)
             out[key] = self.build(vnode, dotted, depth + 1)

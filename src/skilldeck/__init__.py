@@ -29,7 +29,7 @@ from skilldeck._catalog import (  # catalog and disclosure (issue 3)
 # --- execution (issue 5) ---
 # --- distribution (issue 6) --- (imported above, sorted: skilldeck._dist)
 # --- inline skills and the rest (issue 8) ---
-from skilldeck._compact import COMPACT_HEADER, render_compact_manifest
+from skilldeck._compact import COMPACT_HEADER, render_compact_catalog, render_compact_manifest
 from skilldeck._config import Budget, Config, config_path, load_config, update_config
 from skilldeck._diagnostics import CODES, Diagnostic, Severity
 from skilldeck._digest import bytes_digest, file_digest, skill_digest
@@ -369,6 +369,7 @@ __all__ = [
     "redact",
     "remove",
     "render_command",
+    "render_compact_catalog",
     "render_compact_manifest",
     "render_json",
     "render_markdown",

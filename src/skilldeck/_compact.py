@@ -25,9 +25,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, Protocol
 
-__all__ = ["COMPACT_HEADER", "render_compact_manifest"]
+from skilldeck._errors import SkillError
+from skilldeck._format._mdtools import parse_declared_tools
+
+__all__ = ["COMPACT_HEADER", "render_compact_catalog", "render_compact_manifest"]
 
 #: The first line of seed 003's manifest.
 COMPACT_HEADER = "You are a model that can do function calling with the following functions:"
@@ -132,3 +135,41 @@ def _fit(head: list[str], lines: list[str], budget: int, search_tool: str) -> tu
         kept.append(line)
         used += len(line) + 1
     return kept, len(lines) - len(kept)
+
+
+class _CatalogLike(Protocol):
+    def list(self) -> Sequence[Any]: ...
+
+    def load(self, name: str) -> Any: ...
+
+
+def render_compact_catalog(
+    catalog: _CatalogLike,
+    *,
+    native_tools: Iterable[Any] = (),
+    budget: int | None = None,
+    max_description: int | None = 120,
+) -> str:
+    """The compact manifest of a catalog's visible skills, their declared tools included.
+
+    Each skill's body is read (tier 2) to find the tools it declares, so this
+    costs more than the other tier-1 formats. A skill that cannot be loaded now
+    is listed as itself.
+    """
+    skills = list(catalog.list())
+    declared: dict[str, tuple[Any, ...]] = {}
+    for meta in skills:
+        try:
+            loaded = catalog.load(meta.name)
+        except SkillError:
+            continue
+        tools, _ = parse_declared_tools(loaded.body)
+        if tools:
+            declared[meta.name] = tools
+    return render_compact_manifest(
+        skills,
+        declared=declared,
+        native_tools=native_tools,
+        budget=budget,
+        max_description=max_description,
+    )

@@ -7,6 +7,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import pytest
+from tests._skills import write_files
 
 MakeSkill = Callable[..., Path]
 
@@ -29,13 +30,7 @@ def write_skill(
         desc = description if description is not None else f"Use {name} when testing."
         raw = f"---\nname: {name}\ndescription: {desc}\n{frontmatter}---\n{body}"
     (skill / "SKILL.md").write_text(raw, encoding="utf-8")
-    for rel, content in (files or {}).items():
-        target = skill / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(content, bytes):
-            target.write_bytes(content)
-        else:
-            target.write_text(content, encoding="utf-8")
+    write_files(skill, files)
     return skill
 
 

@@ -8,6 +8,7 @@ from typing import Any
 
 import jsonschema
 import pytest
+from tests._skills import write_files
 
 from skilldeck._catalog import Catalog, Source
 from skilldeck._events import ListSink
@@ -36,13 +37,7 @@ def write_skill(
     front += extra
     text = front + "---\n\n" + (body if body is not None else f"# {name}\n\nFollow the steps.\n")
     (folder / "SKILL.md").write_text(text, encoding="utf-8")
-    for rel, content in (files or {}).items():
-        target = folder / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(content, bytes):
-            target.write_bytes(content)
-        else:
-            target.write_text(content, encoding="utf-8")
+    write_files(folder, files)
     return folder
 
 

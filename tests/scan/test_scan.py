@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from tests._skills import write_files
 
 import skilldeck
 from skilldeck.cli import main
@@ -20,13 +21,7 @@ def make_skill(root: Path, files: dict[str, str | bytes], *, name: str = "demo")
     folder = root / name
     folder.mkdir(parents=True)
     (folder / "SKILL.md").write_text(HEAD.replace("demo", name) + "# Demo\n\nHello.\n")
-    for rel, content in files.items():
-        path = folder / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(content, bytes):
-            path.write_bytes(content)
-        else:
-            path.write_text(content, encoding="utf-8")
+    write_files(folder, files)
     return folder
 
 

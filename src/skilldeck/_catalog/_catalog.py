@@ -22,6 +22,7 @@ from typing import Any
 
 from skilldeck._catalog._budget import plan_tier1
 from skilldeck._catalog._cache import MetadataCache
+from skilldeck._catalog._files import read_contained
 from skilldeck._catalog._fs import FileSystemStore
 from skilldeck._catalog._model import (
     CatalogEntry,
@@ -346,6 +347,32 @@ class Catalog:
     def read_file(self, name: str, relpath: str, *, max_bytes: int = DEFAULT_FILE_LIMIT) -> bytes:
         """Tier 3: one bundled file's bytes (``FileTooLargeError`` over ``max_bytes``)."""
         return self.read_bundled(name, relpath, max_bytes=max_bytes).data
+
+    def skill_md_bytes(
+        self, name: str, *, max_bytes: int = DEFAULT_FILE_LIMIT, truncate: bool = False
+    ) -> FileData:
+        """The skill's SKILL.md as stored: the bytes ``digest`` covers, for any store.
+
+        A store may provide ``skill_md_bytes`` (``MemoryStore`` does: the text the
+        skill was added with); a folder's SKILL.md is read from it, refusing one that
+        leads outside the folder. ``FileTooLargeError`` over ``max_bytes`` unless
+        ``truncate``.
+        """
+        entry, store = self._usable(name)
+        own = getattr(store, "skill_md_bytes", None)
+        if callable(own):
+            data: FileData = own(entry.metadata.key, max_bytes=max_bytes, truncate=truncate)
+            return data
+        meta = entry.metadata
+        if meta.path is None or not meta.md_name:
+            raise InternalError(f"the store of {entry.address} cannot read its SKILL.md")
+        if isinstance(store, FileSystemStore):
+            real = store._real_folder(meta)
+        else:
+            real = os.path.realpath(meta.path)
+        return read_contained(
+            real, meta.md_name, max_bytes=max_bytes, truncate=truncate, skill=meta.name
+        )
 
     def digest(self, name: str) -> str:
         """The skill's content digest (``sha256:...`` over its files)."""

@@ -37,18 +37,18 @@ from skilldeck._catalog._store import (
     FileData,
     IndexMode,
     Scan,
+    bundled_relpath,
+    require_listed,
 )
 from skilldeck._diagnostics import Diagnostic, Severity
 from skilldeck._digest import skill_digest
 from skilldeck._errors import (
-    FileNotFoundInSkillError,
     ManifestError,
     PathNotAllowedError,
     SkillNotFoundError,
     SkillUnavailableError,
 )
 from skilldeck._format import read_skill_md
-from skilldeck._paths import safe_relpath
 
 __all__ = ["MAX_DEPTH", "FileSystemStore", "Mode"]
 
@@ -367,33 +367,14 @@ class FileSystemStore:
     ) -> FileData:
         """Read one bundled file, refusing anything outside the skill (see module doc)."""
         meta = self.get(name)
-        clean = safe_relpath(relpath) if isinstance(relpath, str) else None
-        if clean is not None and relpath.endswith("/"):
-            clean = None  # a folder path, never a file
-        if clean is None:
-            raise PathNotAllowedError(
-                f"path {relpath!r} is not allowed",
-                skill=meta.name,
-                path=str(relpath),
-                hint="give a path relative to the skill folder, e.g. references/guide.md",
-            )
+        clean = bundled_relpath(relpath, skill=meta.name)
         real_dir = self._real_folder(meta)
-        target = os.path.join(real_dir, clean)
-        files = index_files(real_dir, index or self.index)[0]
-        if clean not in files:
-            if os.path.lexists(target):
-                raise PathNotAllowedError(
-                    f"{clean} is not one of the bundled files of {meta.name}",
-                    skill=meta.name,
-                    path=clean,
-                    hint="list the skill's files with skills_load; only those can be read",
-                )
-            raise FileNotFoundInSkillError(
-                f"no file {clean} in skill {meta.name}",
-                skill=meta.name,
-                path=clean,
-                hint="list the skill's files with skills_load",
-            )
+        require_listed(
+            clean,
+            index_files(real_dir, index or self.index)[0],
+            skill=meta.name,
+            exists=lambda rel: os.path.lexists(os.path.join(real_dir, rel)),
+        )
         return read_contained(
             real_dir, clean, max_bytes=max_bytes, truncate=truncate, skill=meta.name
         )

@@ -9,7 +9,7 @@ store implements the same three methods.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal, Protocol, runtime_checkable
 
@@ -34,7 +34,9 @@ __all__ = [
     "MemoryStore",
     "Scan",
     "Store",
+    "bundled_relpath",
     "in_bundled_index",
+    "require_listed",
 ]
 
 DEFAULT_FILE_LIMIT = 200_000
@@ -103,6 +105,42 @@ def _limit(data: bytes, relpath: str, max_bytes: int, truncate: bool, skill: str
         hint="ask for a smaller file or raise max_bytes",
         size=len(data),
         limit=max_bytes,
+    )
+
+
+def bundled_relpath(relpath: str, *, skill: str) -> str:
+    """``relpath`` cleaned for a bundled-file read; ``PathNotAllowedError`` for an
+    absolute path, one with ``..``, or a folder."""
+    clean = safe_relpath(relpath) if isinstance(relpath, str) else None
+    if clean is None or relpath.endswith("/"):
+        raise PathNotAllowedError(
+            f"path {relpath!r} is not allowed",
+            skill=skill,
+            path=str(relpath),
+            hint="give a path relative to the skill folder, e.g. references/guide.md",
+        )
+    return clean
+
+
+def require_listed(
+    clean: str, files: Iterable[str], *, skill: str, exists: Callable[[str], bool]
+) -> None:
+    """Refuse a path outside the skill's file index: ``PathNotAllowedError`` when
+    the file ``exists`` anyway, ``FileNotFoundInSkillError`` when it does not."""
+    if clean in files:
+        return
+    if exists(clean):
+        raise PathNotAllowedError(
+            f"{clean} is not one of the bundled files of {skill}",
+            skill=skill,
+            path=clean,
+            hint="list the skill's files with skills_load; only those can be read",
+        )
+    raise FileNotFoundInSkillError(
+        f"no file {clean} in skill {skill}",
+        skill=skill,
+        path=clean,
+        hint="list the skill's files with skills_load",
     )
 
 
@@ -226,23 +264,22 @@ class MemoryStore:
         index: IndexMode | None = None,
     ) -> FileData:
         entry = self._get(name)
-        clean = safe_relpath(relpath)
-        if clean is None or relpath.endswith("/"):
-            raise PathNotAllowedError(
-                f"path {relpath!r} is not allowed", skill=name, hint="use a relative path"
-            )
-        if clean not in self.files(name, index=index):
-            if clean in entry.files:
-                raise PathNotAllowedError(
-                    f"{clean} is not one of the skill's bundled files",
-                    skill=name,
-                    hint="bundled files live in scripts/, references/ or assets/",
-                )
-            raise FileNotFoundInSkillError(f"no file {clean} in skill {name}", skill=name)
+        clean = bundled_relpath(relpath, skill=name)
+        require_listed(
+            clean, self.files(name, index=index), skill=name, exists=entry.files.__contains__
+        )
         return _limit(entry.files[clean], clean, max_bytes, truncate, name)
 
     def read_file(self, name: str, relpath: str, *, max_bytes: int = DEFAULT_FILE_LIMIT) -> bytes:
         return self.read_bundled(name, relpath, max_bytes=max_bytes).data
+
+    def skill_md_bytes(
+        self, name: str, *, max_bytes: int = DEFAULT_FILE_LIMIT, truncate: bool = False
+    ) -> FileData:
+        """The skill's SKILL.md: the UTF-8 bytes of the text it was added with
+        (the same bytes ``digest`` covers)."""
+        entry = self._get(name)
+        return _limit(entry.text.encode("utf-8"), "SKILL.md", max_bytes, truncate, name)
 
     def digest(self, name: str) -> str:
         entry = self._get(name)

@@ -23,38 +23,31 @@ _PARSE_CODES = ("SK1",)
 _NAME_CODES = frozenset({"SK202", "SK203", "SK204", "SK205"})
 _PROBE_DEPTH = 4
 _PROBE_DIRS = 2_000
+_HIDDEN = {  # status -> (kind, words before the reason, hint template)
+    SkillStatus.SHADOWED: ("shadowed", "", "address it as {address}, or remove the other copy"),
+    SkillStatus.DISABLED: ("disabled", "", "run: skilldeck enable {name}"),
+    SkillStatus.UNAVAILABLE: (
+        "unavailable",
+        "unavailable: ",
+        "install what it requires, or set the variables",
+    ),
+}
 
 
 def _status_line(entry: CatalogEntry) -> WhyLine:
     if entry.status is SkillStatus.ENABLED:
         where = f"{entry.address} at {entry.path}" if entry.path else entry.address
         return WhyLine("visible", f"{where} is visible", entry.source, entry.path, entry.status)
-    if entry.status is SkillStatus.SHADOWED:
+    hidden = _HIDDEN.get(entry.status)
+    if hidden is not None:
+        kind, state, hint = hidden
         return WhyLine(
-            "shadowed",
-            f"{entry.address} at {entry.path} is {entry.reason}",
+            kind,
+            f"{entry.address} at {entry.path} is {state}{entry.reason}",
             entry.source,
             entry.path,
             entry.status,
-            f"address it as {entry.address}, or remove the other copy",
-        )
-    if entry.status is SkillStatus.DISABLED:
-        return WhyLine(
-            "disabled",
-            f"{entry.address} at {entry.path} is {entry.reason}",
-            entry.source,
-            entry.path,
-            entry.status,
-            f"run: skilldeck enable {entry.name}",
-        )
-    if entry.status is SkillStatus.UNAVAILABLE:
-        return WhyLine(
-            "unavailable",
-            f"{entry.address} at {entry.path} is unavailable: {entry.reason}",
-            entry.source,
-            entry.path,
-            entry.status,
-            "install what it requires, or set the variables",
+            hint.format(address=entry.address, name=entry.name),
         )
     errors = [d for d in entry.diagnostics if d.is_error]
     kind = "invalid"

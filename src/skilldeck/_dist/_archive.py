@@ -38,22 +38,21 @@ class _Budget:
     def member(self) -> None:
         self.members += 1
         if self.members > self.limits.archive_max_members:
-            raise InstallError(
-                f"archive {self.archive.name} has more than "
-                f"{self.limits.archive_max_members} members",
-                path=str(self.archive),
-                hint="an archive this large is refused; unpack it yourself if you trust it",
-            )
+            raise self._refused(f"has more than {self.limits.archive_max_members} members")
 
     def add(self, n: int) -> None:
         self.bytes += n
         if self.bytes > self.limits.archive_max_bytes:
-            raise InstallError(
-                f"archive {self.archive.name} expands to more than "
-                f"{self.limits.archive_max_bytes} bytes (archive bomb?)",
-                path=str(self.archive),
-                hint="an archive this large is refused; unpack it yourself if you trust it",
+            raise self._refused(
+                f"expands to more than {self.limits.archive_max_bytes} bytes (archive bomb?)"
             )
+
+    def _refused(self, what: str) -> InstallError:
+        return InstallError(
+            f"archive {self.archive.name} {what}",
+            path=str(self.archive),
+            hint="an archive this large is refused; unpack it yourself if you trust it",
+        )
 
 
 def _member_path(archive: Path, name: str, dest: Path) -> Path | None:

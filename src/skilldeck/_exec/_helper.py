@@ -103,7 +103,8 @@ def _setup_and_exec(opts: Sequence[int], prog: list[str], pdeath: bool) -> NoRet
         os._exit(127 if exc.errno == errno.ENOENT else 126)
 
 
-def _descendants() -> set[int]:
+def descendants(root: int) -> set[int]:
+    """Every live process below ``root`` (read from ``/proc``; the runner uses it too)."""
     parent: dict[int, int] = {}
     for name in os.listdir("/proc"):
         if not name.isdigit():
@@ -117,7 +118,7 @@ def _descendants() -> set[int]:
         if len(rest) > 1:
             parent[int(name)] = int(rest[1])
     found: set[int] = set()
-    frontier = {os.getpid()}
+    frontier = {root}
     while frontier:
         frontier = {pid for pid, pp in parent.items() if pp in frontier and pid not in found}
         found |= frontier
@@ -145,7 +146,7 @@ def _kill_tree() -> None:
         return
     stopped: set[int] = set()
     for _ in range(1000):
-        fresh = _descendants() - stopped
+        fresh = descendants(os.getpid()) - stopped
         if not fresh:
             break
         _signal_all(fresh, signal.SIGSTOP)
@@ -194,7 +195,7 @@ def main(argv: list[str]) -> int:
         info = signal.sigtimedwait(watched, wait)
         if info is not None and info.si_signo != signal.SIGCHLD and deadline is None:
             deadline = time.monotonic() + max(grace, 0) / 1000.0
-            _signal_all(_descendants(), signal.SIGTERM)
+            _signal_all(descendants(os.getpid()), signal.SIGTERM)
     _kill_tree()
     while True:
         try:

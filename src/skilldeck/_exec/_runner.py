@@ -27,6 +27,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from skilldeck._exec._helper import descendants
+
 __all__ = ["Captured", "RunResult", "capture", "describe_exit", "render_output"]
 
 _F_SETPIPE_SZ = 1031
@@ -104,29 +106,6 @@ class _Sink:
         return bytes(self.tail[-self.tail_max :]) if self.tail_max else b""
 
 
-def _descendants(root: int) -> list[int]:
-    parent: dict[int, int] = {}
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat", "rb") as fh:
-                data = fh.read(512)
-        except OSError:
-            continue
-        rest = data[data.rfind(b")") + 2 :].split()
-        if len(rest) > 1:
-            parent[int(name)] = int(rest[1])
-    found: list[int] = []
-    frontier = {root}
-    seen = {root}
-    while frontier:
-        frontier = {p for p, pp in parent.items() if pp in frontier and p not in seen}
-        seen |= frontier
-        found.extend(frontier)
-    return found
-
-
 def _signal(pid: int, sig: int, *, group: bool) -> None:
     with contextlib.suppress(OSError):
         if group:
@@ -201,7 +180,7 @@ def capture(
                 cancelled = now < deadline
                 term_sent_at = now
                 if sandboxed:
-                    for pid in _descendants(proc.pid):
+                    for pid in descendants(proc.pid):
                         _signal(pid, signal.SIGTERM, group=False)
                 else:
                     _signal(proc.pid, signal.SIGTERM, group=True)

@@ -99,12 +99,24 @@ def _check(schema: Mapping[str, Any], value: Any, path: str, tool: str | None) -
         _check_object(schema, value, path, tool)
 
 
+def _check_size(
+    schema: Mapping[str, Any],
+    keys: tuple[str, str],
+    size: int,
+    unit: str,
+    path: str,
+    tool: str | None,
+) -> None:
+    """The ``minLength``/``maxLength`` (or ``minItems``/``maxItems``) bounds."""
+    lo, hi = schema.get(keys[0]), schema.get(keys[1])
+    if isinstance(lo, int) and size < lo:
+        raise _fail(path, f"must have at least {lo} {unit}(s)", tool)
+    if isinstance(hi, int) and size > hi:
+        raise _fail(path, f"must have at most {hi} {unit}s (got {size})", tool)
+
+
 def _check_string(schema: Mapping[str, Any], value: str, path: str, tool: str | None) -> None:
-    lo, hi = schema.get("minLength"), schema.get("maxLength")
-    if isinstance(lo, int) and len(value) < lo:
-        raise _fail(path, f"must have at least {lo} character(s)", tool)
-    if isinstance(hi, int) and len(value) > hi:
-        raise _fail(path, f"must have at most {hi} characters (got {len(value)})", tool)
+    _check_size(schema, ("minLength", "maxLength"), len(value), "character", path, tool)
     pattern = schema.get("pattern")
     if isinstance(pattern, str):
         try:
@@ -126,11 +138,7 @@ def _check_number(schema: Mapping[str, Any], value: float, path: str, tool: str 
 def _check_array(
     schema: Mapping[str, Any], value: list[Any] | tuple[Any, ...], path: str, tool: str | None
 ) -> None:
-    lo, hi = schema.get("minItems"), schema.get("maxItems")
-    if isinstance(lo, int) and len(value) < lo:
-        raise _fail(path, f"must have at least {lo} item(s)", tool)
-    if isinstance(hi, int) and len(value) > hi:
-        raise _fail(path, f"must have at most {hi} items (got {len(value)})", tool)
+    _check_size(schema, ("minItems", "maxItems"), len(value), "item", path, tool)
     items = schema.get("items")
     if isinstance(items, Mapping):
         for i, item in enumerate(value):

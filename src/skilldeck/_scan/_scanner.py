@@ -145,56 +145,53 @@ class _Text:
         return before.count("\u201c") > before.count("\u201d")
 
 
+def _finding(
+    doc: _Text,
+    where: str,
+    offset: int,
+    code: str,
+    message: str,
+    severity: Severity | None = None,
+) -> Diagnostic:
+    """A finding at ``offset`` of ``doc``, with the code's hint."""
+    line, col = doc.position(offset)
+    return Diagnostic.make(
+        code, message, path=where, line=line, column=col, hint=_HINTS[code], severity=severity
+    )
+
+
+def _char_name(char: str) -> str:
+    return f"U+{ord(char):04X} ({unicodedata.name(char, f'U+{ord(char):04X}')})"
+
+
 def _unicode_findings(doc: _Text, where: str) -> Iterator[Diagnostic]:
     if doc.ascii or not _SUSPECT.search(doc.text):
         return
     for m in _BIDI.finditer(doc.text):
-        line, col = doc.position(m.start())
-        name = unicodedata.name(m.group(), f"U+{ord(m.group()):04X}")
-        yield Diagnostic.make(
-            BIDI,
-            f"bidirectional control character U+{ord(m.group()):04X} ({name})",
-            path=where,
-            line=line,
-            column=col,
-            hint=_HINTS[BIDI],
+        yield _finding(
+            doc, where, m.start(), BIDI, f"bidirectional control character {_char_name(m.group())}"
         )
     for m in _INVISIBLE.finditer(doc.text):
         if m.group() == "\ufeff" and m.start() == 0:
             continue  # a byte-order mark at the start is harmless
-        line, col = doc.position(m.start())
-        name = unicodedata.name(m.group(), f"U+{ord(m.group()):04X}")
-        yield Diagnostic.make(
-            INVISIBLE,
-            f"invisible character U+{ord(m.group()):04X} ({name})",
-            path=where,
-            line=line,
-            column=col,
-            hint=_HINTS[INVISIBLE],
+        yield _finding(
+            doc, where, m.start(), INVISIBLE, f"invisible character {_char_name(m.group())}"
         )
     for m in _TAGS.finditer(doc.text):
         if m.start() > 0 and doc.text[m.start() - 1] == "\U0001f3f4":
             continue  # subdivision flag emoji (e.g. England) are built from tag characters
         hidden = "".join(chr(ord(c) - 0xE0000) for c in m.group() if 0xE0020 <= ord(c) <= 0xE007E)
-        line, col = doc.position(m.start())
         shown = f": hidden text {hidden[:60]!r}" if hidden else ""
-        yield Diagnostic.make(
-            SMUGGLED,
-            f"{len(m.group())} Unicode tag character(s){shown}",
-            path=where,
-            line=line,
-            column=col,
-            hint=_HINTS[SMUGGLED],
+        yield _finding(
+            doc, where, m.start(), SMUGGLED, f"{len(m.group())} Unicode tag character(s){shown}"
         )
     for m in _VS_RUN.finditer(doc.text):
-        line, col = doc.position(m.start())
-        yield Diagnostic.make(
+        yield _finding(
+            doc,
+            where,
+            m.start(),
             SMUGGLED,
             f"a run of {len(m.group())} variation selectors (can encode hidden bytes)",
-            path=where,
-            line=line,
-            column=col,
-            hint=_HINTS[SMUGGLED],
         )
 
 
@@ -204,19 +201,12 @@ def _command_findings(doc: _Text, where: str, kind: str) -> Iterator[Diagnostic]
     seen: set[tuple[str, int]] = set()
     for rule in (*_COMMANDS, _CREDENTIALS):
         for m in doc.matches(rule):
-            line, col = doc.position(m.start())
+            line = doc.position(m.start())[0]
             if (rule.code, line) in seen:
                 continue
             seen.add((rule.code, line))
-            yield Diagnostic.make(
-                rule.code,
-                f"{rule.message}: {_excerpt(m.group())}{context}",
-                path=where,
-                line=line,
-                column=col,
-                hint=_HINTS[rule.code],
-                severity=severity,
-            )
+            message = f"{rule.message}: {_excerpt(m.group())}{context}"
+            yield _finding(doc, where, m.start(), rule.code, message, severity)
 
 
 def _injection_findings(doc: _Text, where: str) -> Iterator[Diagnostic]:
@@ -227,7 +217,6 @@ def _injection_findings(doc: _Text, where: str) -> Iterator[Diagnostic]:
             if m.start() in seen:
                 continue
             seen.add(m.start())
-            line, col = doc.position(m.start())
             severity: Severity | None = None
             if doc.in_frontmatter(m.start()):
                 note = " in the frontmatter (tier 1 shows it to the model on every turn)"
@@ -236,15 +225,8 @@ def _injection_findings(doc: _Text, where: str) -> Iterator[Diagnostic]:
                 severity = W if code != ROLE else INFO
             else:
                 note = ""
-            yield Diagnostic.make(
-                code,
-                f"{what}{note}: {_excerpt(m.group())}",
-                path=where,
-                line=line,
-                column=col,
-                hint=_HINTS[code],
-                severity=severity,
-            )
+            message = f"{what}{note}: {_excerpt(m.group())}"
+            yield _finding(doc, where, m.start(), code, message, severity)
     if "<!--" not in doc.text:
         return
     for m in _HTML_COMMENT.finditer(doc.text):
@@ -253,15 +235,13 @@ def _injection_findings(doc: _Text, where: str) -> Iterator[Diagnostic]:
             continue
         if doc.quoted(m.start()):
             continue
-        line, col = doc.position(m.start())
-        yield Diagnostic.make(
+        yield _finding(
+            doc,
+            where,
+            m.start(),
             HIDDEN_COMMENT,
             "an HTML comment holds text the model reads but rendered Markdown hides: "
             + _excerpt(inner.strip()),
-            path=where,
-            line=line,
-            column=col,
-            hint=_HINTS[HIDDEN_COMMENT],
         )
 
 

@@ -40,6 +40,18 @@ def root_option(func: F) -> F:
     )(func)
 
 
+def format_option(func: F) -> F:
+    """``--format text|json`` (default text) of the commands that print a report."""
+    return click.option(
+        "--format",
+        "fmt",
+        type=click.Choice(["text", "json"]),
+        default="text",
+        show_default=True,
+        help="Output format.",
+    )(func)
+
+
 def handle_errors(func: F) -> F:
     """Turn a ``SkillError`` into a message on stderr and exit status 1 (2 for I/O)."""
 

@@ -24,7 +24,7 @@ from typing import Any
 import click
 
 import skilldeck
-from skilldeck.cli._app import EXIT_FINDINGS, EXIT_OK, handle_errors, main
+from skilldeck.cli._app import EXIT_FINDINGS, EXIT_OK, format_option, handle_errors, main
 
 Checker = Callable[[Path], "skilldeck.ValidationReport"]
 
@@ -130,14 +130,6 @@ def _run_checks(paths: Sequence[str], check: Checker, fmt: str, verb: str) -> No
     sys.exit(EXIT_FINDINGS if errors or not all(r.valid for r in reports) else EXIT_OK)
 
 
-_FORMAT = click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["text", "json"]),
-    default="text",
-    show_default=True,
-    help="Output format.",
-)
 _PATHS = click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=str))
 
 
@@ -146,7 +138,7 @@ _PATHS = click.argument("paths", nargs=-1, required=True, type=click.Path(path_t
 
 @main.command()
 @click.option("--strict", is_flag=True, help="Apply the Agent Skills specification exactly.")
-@_FORMAT
+@format_option
 @_PATHS
 @handle_errors
 def validate(strict: bool, fmt: str, paths: tuple[str, ...]) -> None:
@@ -160,7 +152,7 @@ def validate(strict: bool, fmt: str, paths: tuple[str, ...]) -> None:
 
 
 @main.command()
-@_FORMAT
+@format_option
 @_PATHS
 @handle_errors
 def lint(fmt: str, paths: tuple[str, ...]) -> None:
@@ -234,14 +226,7 @@ def _files(folder: Path) -> list[str]:
 
 @main.command()
 @click.argument("path", type=click.Path(path_type=str))
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["text", "json"]),
-    default="text",
-    show_default=True,
-    help="Output format.",
-)
+@format_option
 @handle_errors
 def show(path: str, fmt: str) -> None:
     """Show one skill's parsed properties and its diagnostics.

@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 import click
 
 import skilldeck
-from skilldeck.cli._app import EXIT_FINDINGS, handle_errors, main, root_option
+from skilldeck.cli._app import EXIT_FINDINGS, format_option, handle_errors, main, root_option
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -30,20 +30,6 @@ def _recursive_option(func: F) -> F:
         is_flag=True,
         help="Search the --root folders at any depth (default: their direct sub-folders).",
     )(func)
-
-
-def _format_option(*choices: str, default: str = "text") -> Callable[[F], F]:
-    def deco(func: F) -> F:
-        return click.option(
-            "--format",
-            "fmt",
-            type=click.Choice(choices),
-            default=default,
-            show_default=True,
-            help="Output format.",
-        )(func)
-
-    return deco
 
 
 def _json_errors(fmt: str) -> None:
@@ -74,7 +60,7 @@ def _short(text: str, width: int) -> str:
 @_recursive_option
 @click.option("--all", "show_all", is_flag=True, help="Also show shadowed skills.")
 @click.option("--installed", is_flag=True, help="Only skills from installed sources.")
-@_format_option("text", "json")
+@format_option
 @handle_errors
 def list_command(
     roots: tuple[str, ...], recursive: bool, show_all: bool, installed: bool, fmt: str
@@ -110,7 +96,7 @@ def list_command(
 @click.argument("name")
 @root_option
 @_recursive_option
-@_format_option("text", "json")
+@format_option
 @handle_errors
 def why(name: str, roots: tuple[str, ...], recursive: bool, fmt: str) -> None:
     """Explain why a skill is, or is not, the one the model sees."""
@@ -135,10 +121,10 @@ def why(name: str, roots: tuple[str, ...], recursive: bool, fmt: str) -> None:
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["xml", "markdown", "json"]),
+    type=click.Choice(["xml", "markdown", "json", "compact"]),
     default="xml",
     show_default=True,
-    help="Tier-1 format.",
+    help="Tier-1 format ('compact': seed 003's function list for small local models).",
 )
 @click.option(
     "--budget",
@@ -162,6 +148,16 @@ def prompt(
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--budget") from None
     catalog = _open_catalog(roots, recursive)
+    if fmt == "compact":
+        limit = chosen if chosen is not None else catalog.config.budget
+        runtime = skilldeck.SkillRuntime(catalog)
+        text = skilldeck.render_compact_catalog(
+            catalog,
+            native_tools=runtime.tool_specs(runtime.session()),
+            budget=limit.chars if limit is not None else None,
+        )
+        click.echo(text)
+        return
     text = skilldeck.render_skills(
         catalog.list(),
         format=fmt,  # type: ignore[arg-type]
@@ -182,7 +178,7 @@ def prompt(
 @click.option(
     "--all-files", is_flag=True, help="List every file, not only scripts/, references/, assets/."
 )
-@_format_option("text", "json")
+@format_option
 @handle_errors
 def load(
     name: str,
@@ -224,7 +220,7 @@ def load(
 @click.option(
     "--all-files", is_flag=True, help="Allow any file of the skill, not only bundled dirs."
 )
-@_format_option("text", "json")
+@format_option
 @handle_errors
 def read(
     name: str,
@@ -291,7 +287,7 @@ _scope = click.option(
 @main.command()
 @click.argument("name")
 @_scope
-@_format_option("text", "json")
+@format_option
 @handle_errors
 def enable(name: str, scope: str, fmt: str) -> None:
     """Enable a skill that the config disables (atomic write; comments kept)."""
@@ -301,7 +297,7 @@ def enable(name: str, scope: str, fmt: str) -> None:
 @main.command()
 @click.argument("name")
 @_scope
-@_format_option("text", "json")
+@format_option
 @handle_errors
 def disable(name: str, scope: str, fmt: str) -> None:
     """Disable a skill by name (or SOURCE:NAME) in the config file."""
@@ -311,7 +307,7 @@ def disable(name: str, scope: str, fmt: str) -> None:
 @main.command()
 @root_option
 @_recursive_option
-@_format_option("text", "json")
+@format_option
 @handle_errors
 def doctor(roots: tuple[str, ...], recursive: bool, fmt: str) -> None:
     """Check the catalog: roots, invalid and unavailable skills, shadowing, budget."""

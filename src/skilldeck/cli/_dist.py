@@ -181,9 +181,17 @@ def install(
         click.echo(f"{verb} {s.name} ({result.scope}) from {s.source}{at} -> {s.path}")
 
 
-def _do_update(
+@main.command()
+@click.argument("names", nargs=-1)
+@click.option("--all", "all_skills", is_flag=True, help="Update every installed skill.")
+@click.option("--dry-run", is_flag=True, help="Fetch and compare, change nothing.")
+@_SCOPE
+@_JSON
+@handle_errors
+def update(
     names: tuple[str, ...], all_skills: bool, dry_run: bool, scope: str, as_json: bool
 ) -> None:
+    """Fetch installed skills again; install the ones whose content changed."""
     with _Reporter(not as_json) as reporter:
         result = skilldeck.update(
             names or None,
@@ -220,35 +228,17 @@ def _do_update(
 
 
 @main.command()
-@click.argument("names", nargs=-1)
-@click.option("--all", "all_skills", is_flag=True, help="Update every installed skill.")
-@click.option("--dry-run", is_flag=True, help="Fetch and compare, change nothing.")
-@_SCOPE
-@_JSON
-@handle_errors
-def update(
-    names: tuple[str, ...], all_skills: bool, dry_run: bool, scope: str, as_json: bool
-) -> None:
-    """Fetch installed skills again; install the ones whose content changed."""
-    _do_update(names, all_skills, dry_run, scope, as_json)
-
-
-def _do_remove(name: str, scope: str, as_json: bool) -> None:
-    result = skilldeck.remove(name, scope=scope)  # type: ignore[arg-type]
-    if as_json:
-        _print_json(result)
-    else:
-        click.echo(f"removed {result.name} ({result.scope})")
-
-
-@main.command()
 @click.argument("name")
 @_SCOPE
 @_JSON
 @handle_errors
 def remove(name: str, scope: str, as_json: bool) -> None:
     """Remove an installed skill (folder, lockfile entry and config table)."""
-    _do_remove(name, scope, as_json)
+    result = skilldeck.remove(name, scope=scope)  # type: ignore[arg-type]
+    if as_json:
+        _print_json(result)
+    else:
+        click.echo(f"removed {result.name} ({result.scope})")
 
 
 @main.command()
@@ -373,25 +363,15 @@ def manage_disable(name: str, scope: str, as_json: bool) -> None:
     _set_enabled(name, False, scope, as_json)
 
 
-@manage.command("update")
-@click.argument("names", nargs=-1)
-@click.option("--all", "all_skills", is_flag=True, help="Update every installed skill.")
-@click.option("--dry-run", is_flag=True, help="Fetch and compare, change nothing.")
-@_SCOPE
-@_JSON
-@handle_errors
-def manage_update(
-    names: tuple[str, ...], all_skills: bool, dry_run: bool, scope: str, as_json: bool
-) -> None:
-    """Same as `skilldeck update`."""
-    _do_update(names, all_skills, dry_run, scope, as_json)
+def _alias(command: click.Command) -> click.Command:
+    """The top-level ``command`` again, for seed 001's ``manage`` group."""
+    return click.Command(
+        command.name,
+        callback=command.callback,
+        params=list(command.params),
+        help=f"Same as `skilldeck {command.name}`.",
+    )
 
 
-@manage.command("remove")
-@click.argument("name")
-@_SCOPE
-@_JSON
-@handle_errors
-def manage_remove(name: str, scope: str, as_json: bool) -> None:
-    """Same as `skilldeck remove`."""
-    _do_remove(name, scope, as_json)
+manage.add_command(_alias(update))
+manage.add_command(_alias(remove))

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 import click
 
 import skilldeck
-from skilldeck.cli._app import EXIT_FINDINGS, EXIT_OK, handle_errors, main
+from skilldeck.cli._app import EXIT_FINDINGS, EXIT_OK, format_option, handle_errors, main
 
 _COLOUR = {"error": "red", "warning": "yellow", "info": "cyan"}
 
@@ -30,14 +30,7 @@ def _count(found: Sequence[skilldeck.Diagnostic], severity: str) -> int:
 
 
 @main.command()
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["text", "json"]),
-    default="text",
-    show_default=True,
-    help="Output format.",
-)
+@format_option
 @click.option(
     "--ignore",
     "ignore",

@@ -4,7 +4,10 @@ Built from the catalog (same sources, precedence and status as ``skilldeck list`
 and swapped whole on refresh, so every request sees one consistent catalog.
 Digests are cached by (path, inode, mtime, size) and whole skills by their tree
 signature: a rescan reads only what changed. The digests cover exactly the bytes
-``resources/read`` serves (both read the file the catalog indexed).
+``resources/read`` serves (both read the file the catalog indexed). Skills
+without a folder (inline skills in a ``MemoryStore``) are read through the
+catalog's store API (``skill_md_bytes``, ``read_bundled``) and re-digested on
+every build (they live in memory and are small).
 """
 
 from __future__ import annotations
@@ -138,7 +141,8 @@ class IndexBuilder:
     ) -> tuple[SkillRecord, list[FileRef], list[_Key]]:
         skill_md = getattr(entry.metadata, "skill_md", None)
         if entry.path is None or skill_md is None:
-            raise FileNotFoundError(f"{ref} has no folder on disk")
+            stored = self._stored_files(skill_path, ref)
+            return _record(skill_path, ref, entry, frontmatter, stored), stored, []
         folder = Path(entry.path)
         md = os.fspath(skill_md)
         rels = ["SKILL.md", *sorted(set(self.catalog.files(ref, index="all")) - {"SKILL.md"})]
@@ -172,26 +176,60 @@ class IndexBuilder:
             digest, size_s, text_s = known.split("|")
             mime = _uris.mime_type(rel, text=text_s == "1")
             refs.append(FileRef(uri, ref, rel, int(size_s), digest, mime, path))
-        skill_uri = _uris.join(skill_path, "SKILL.md")
-        if not any(r.uri == skill_uri for r in refs):
-            raise FileNotFoundError(f"{ref}: SKILL.md is not readable")
-        resources: list[dict[str, Any]] | str = (
-            "dynamic"
-            if dynamic
-            else [{"uri": r.uri, "digest": r.digest, "size": r.size} for r in refs]
-        )
-        record = SkillRecord(
-            uri=skill_uri,
-            root=_uris.join(skill_path),
-            name=frontmatter["name"],
-            ref=ref,
-            source=str(entry.source),
-            status=str(entry.status),
-            description=frontmatter["description"],
-            entry={"uri": skill_uri, "frontmatter": frontmatter, "resources": resources},
-            files=tuple(r.uri for r in refs),
-        )
-        return record, refs, keys
+        return _record(skill_path, ref, entry, frontmatter, refs), refs, keys
+
+    def _stored_files(self, skill_path: str, ref: str) -> list[FileRef]:
+        """The files of a skill without a folder, read through the catalog's store API.
+
+        Same rules as a folder: files over the size limit are left out, and a skill
+        past the file-count or total-size limit is dynamic (no digests).
+        """
+        rels = ["SKILL.md", *sorted(set(self.catalog.files(ref, index="all")) - {"SKILL.md"})]
+        blobs: list[tuple[str, bytes]] = []
+        for rel in rels:
+            if rel == "SKILL.md":
+                got = self.catalog.skill_md_bytes(ref, max_bytes=MAX_TOTAL_BYTES, truncate=True)
+            else:
+                got = self.catalog.read_bundled(
+                    ref, rel, max_bytes=MAX_TOTAL_BYTES, truncate=True, index="all"
+                )
+            if got.size <= MAX_TOTAL_BYTES and not got.truncated:
+                blobs.append((rel, bytes(got.data)))
+        dynamic = len(blobs) > MAX_FILES or sum(len(b) for _, b in blobs) > MAX_TOTAL_BYTES
+        refs: list[FileRef] = []
+        for rel, data in blobs:
+            uri = _uris.join(skill_path, rel)
+            if dynamic:
+                mime = _uris.mime_type(rel, text=False)
+                refs.append(FileRef(uri, ref, rel, len(data), None, mime))
+                continue
+            mime = _uris.mime_type(rel, text=_uris.is_text(data))
+            refs.append(FileRef(uri, ref, rel, len(data), bytes_digest(data), mime))
+        return refs
+
+
+def _record(
+    skill_path: str, ref: str, entry: Any, frontmatter: dict[str, Any], refs: Sequence[FileRef]
+) -> SkillRecord:
+    """The published skill (its ``skills/list`` entry) over its served files."""
+    skill_uri = _uris.join(skill_path, "SKILL.md")
+    if not any(r.uri == skill_uri for r in refs):
+        raise FileNotFoundError(f"{ref}: SKILL.md is not readable")
+    dynamic = any(r.digest is None for r in refs)
+    resources: list[dict[str, Any]] | str = (
+        "dynamic" if dynamic else [{"uri": r.uri, "digest": r.digest, "size": r.size} for r in refs]
+    )
+    return SkillRecord(
+        uri=skill_uri,
+        root=_uris.join(skill_path),
+        name=frontmatter["name"],
+        ref=ref,
+        source=str(entry.source),
+        status=str(entry.status),
+        description=frontmatter["description"],
+        entry={"uri": skill_uri, "frontmatter": frontmatter, "resources": resources},
+        files=tuple(r.uri for r in refs),
+    )
 
 
 def _directories(

@@ -3,7 +3,7 @@
 - ``publishable``: the catalog entries served (enabled and shadowed skills whose
   frontmatter has a spec-conformant name and a description), each with its skill
   path: the winner of a name at ``<name>``, a shadowed one at ``<source>/<name>``.
-- ``read_all``: one file's bytes (any file of the folder, not only tier-3 ones).
+- ``read_all``: one file's bytes (any file of the skill, not only tier-3 ones).
 - ``signature``: what a skill's published form depends on, to skip unchanged
   skills on a rescan.
 """
@@ -47,17 +47,21 @@ class CatalogView(Protocol):
         truncate: bool = ...,
         index: Any = None,
     ) -> Any: ...
+    def skill_md_bytes(self, name: str, *, max_bytes: int = ..., truncate: bool = ...) -> Any: ...
 
 
 def read_all(catalog: CatalogView, ref: str, relpath: str, skill_md: str | None = None) -> bytes:
     """One file of a skill, any file (not only scripts/references/assets), up to the limit.
 
-    ``SKILL.md`` is not in the catalog's file index (it is the skill itself); it is
-    read from the path discovery found for it (``skill_md``).
+    ``SKILL.md`` is not in the catalog's file index (it is the skill itself): a
+    folder's is read from the path discovery found for it (``skill_md``), a skill
+    without a folder (an inline skill in a ``MemoryStore``) serves the bytes its
+    store holds (``catalog.skill_md_bytes``).
     """
     if relpath == "SKILL.md":
         if skill_md is None:
-            raise FileNotFoundError(f"{ref}: SKILL.md has no path on disk")
+            md: bytes = catalog.skill_md_bytes(ref, max_bytes=MAX_TOTAL_BYTES).data
+            return md
         return read_bounded(skill_md)
     data: bytes = catalog.read_bundled(ref, relpath, max_bytes=MAX_TOTAL_BYTES, index="all").data
     return data

@@ -69,6 +69,9 @@ def list_command(
     _json_errors(fmt)
     catalog = _open_catalog(roots, recursive)
     kinds = {s.name: s.kind for s in catalog.sources}
+    for diag in catalog.diagnostics:  # roots that are files, unreadable, escaping links
+        if diag.severity is not skilldeck.Severity.INFO:
+            click.echo(f"{diag.severity.value}: {diag.code} {diag.message}", err=True)
     entries = [
         e
         for e in catalog.entries(include_shadowed=show_all)

@@ -87,7 +87,7 @@ def test_timeout_kills_the_whole_tree_verified_by_pid(make_skill: MakeSkill, mod
     assert len(seen) >= 7, seen  # every sleep, including the setsid escapers, was observed
     survivors = [pid for pid, start in seen.items() if _alive(pid, start)]
     assert survivors == [], survivors
-    assert elapsed < 6, elapsed
+    assert elapsed < 15, elapsed  # timeout 1 s + grace 0.5 s; slack for a loaded machine
     result = info.value.context["result"]
     assert result.to_dict()["success"] is False and result.isolation
 
@@ -181,7 +181,7 @@ def test_fork_bomb_is_contained(make_skill: MakeSkill, mode: str) -> None:
     finally:
         done.set()
         watcher.join()
-    assert time.monotonic() - t0 < 10
+    assert time.monotonic() - t0 < 20  # timeout 2 s; slack for a loaded machine
     assert "fork" in info.value.context["output"].lower()  # the cap was hit
     # the cap counts the run-as user's processes at launch plus 64; other tests' processes
     # of that user ending meanwhile (under xdist) may free a few more slots

@@ -32,6 +32,7 @@ from skilldeck._catalog._cache import MetadataCache, Record
 from skilldeck._catalog._discover import Walker
 from skilldeck._catalog._files import index_files, read_contained, within
 from skilldeck._catalog._model import Skill, SkillMetadata
+from skilldeck._catalog._pool import diag_row, parse_records, pool_workers, skill_md_lowercase
 from skilldeck._catalog._store import (
     DEFAULT_FILE_LIMIT,
     FileData,
@@ -58,11 +59,25 @@ MAX_DEPTH = 12
 """How deep a recursive root is searched (the root is depth 0)."""
 
 
-def _diag_tuple(d: Diagnostic) -> list[Any]:
-    return [d.code, d.severity.value, d.message, d.path, d.line, d.column, d.hint]
+_diag_tuple = diag_row
 
 
 _SEVERITY = {s.value: s for s in Severity}
+_SKILL_MD = os.sep + "SKILL.md"
+
+
+def _record(m: SkillMetadata) -> Record:
+    """The cache's plain-data record of a skill's metadata (see ``_parse``)."""
+    return [
+        m.name,
+        m.description,
+        list(m.tags),
+        list(m.requires_commands),
+        list(m.requires_env),
+        list(m.requires_other),
+        m.valid,
+        [_diag_tuple(d) for d in m.diagnostics],
+    ]
 
 
 def _diag_from(row: list[Any]) -> Diagnostic:
@@ -100,8 +115,9 @@ class FileSystemStore:
         self._extra_allowed = tuple(os.fspath(p) for p in allowed_roots)
         self._cache = cache
         self._lock = threading.RLock()
-        # in-process memory: key -> (mtime_ns, size, record, metadata)
-        self._memory: dict[str, tuple[int, int, Record, SkillMetadata]] = {}
+        # in-process memory: key -> (mtime_ns, size, metadata); the cache records
+        # are rebuilt from the metadata when saved (holding both doubles the objects)
+        self._memory: dict[str, tuple[int, int, SkillMetadata]] = {}
         self._scan: Scan | None = None
         self._by_key: dict[str, SkillMetadata] = {}
         self.exists = False
@@ -189,85 +205,124 @@ class FileSystemStore:
     def _parse_all(self, found: list[tuple[str, str, str, int, int]]) -> list[SkillMetadata]:
         """Turn (folder, SKILL.md, real SKILL.md, mtime, size) into metadata, cached."""
         disk: dict[str, Record] | None = None
-        new_memory: dict[str, tuple[int, int, Record, SkillMetadata]] = {}
+        memory = self._memory
+        new_memory: dict[str, tuple[int, int, SkillMetadata]] = {}
         changed = False
-        metas: list[SkillMetadata] = []
+        metas: list[Any] = []  # SkillMetadata, None where a file is still to parse
+        append = metas.append
+        todo: list[tuple[int, str, str, str, str, int, int]] = []
+        new_meta, source = SkillMetadata, self.source
         for folder, md, real_md, mtime, size in found:
             key = md if md == real_md else f"{md}\0{real_md}"
-            hit = self._memory.get(key)
+            hit = memory.get(key)
             if hit is not None and hit[0] == mtime and hit[1] == size:
                 new_memory[key] = hit
-                metas.append(hit[3])
+                append(hit[2])
                 continue
             if disk is None:
                 disk = self._cache.load(self.cache_key) if self._cache is not None else {}
             row = disk.get(key)
             if row is not None and row[0] == mtime and row[1] == size:
-                record: Record = row[2]
-                manifest = None
+                rec = row[2]  # self._meta(folder, md, rec), inlined: the warm hot loop
+                meta = new_meta(
+                    rec[0],
+                    rec[1],
+                    folder,
+                    "SKILL.md" if md == folder + _SKILL_MD else self._md_name(folder, md),
+                    source,
+                    folder,
+                    tuple(rec[2]),
+                    tuple(rec[3]),
+                    tuple(rec[4]),
+                    tuple(rec[5]),
+                    tuple(map(_diag_from, rec[7])) if rec[7] else (),
+                    rec[6],
+                )
             else:
-                changed = True
-                record, manifest = self._parse(real_md, folder)
-            meta = self._meta(folder, md, record, manifest)
-            new_memory[key] = (mtime, size, record, meta)
-            metas.append(meta)
+                todo.append((len(metas), key, folder, md, real_md, mtime, size))
+                append(None)  # parsed below
+                continue
+            new_memory[key] = (mtime, size, meta)
+            append(meta)
+        if todo:
+            changed = True
+            self._parse_missing(todo, metas, new_memory)
         if self._cache is not None and (
             changed
             or (disk is not None and len(disk) != len(new_memory))
-            or (disk is None and len(new_memory) != len(self._memory))
+            or (disk is None and len(new_memory) != len(memory))
         ):
-            self._cache.save(self.cache_key, {k: [v[0], v[1], v[2]] for k, v in new_memory.items()})
+            self._cache.save(
+                self.cache_key, {k: [v[0], v[1], _record(v[2])] for k, v in new_memory.items()}
+            )
         self._memory = new_memory
         return metas
 
-    def _parse(self, md: str, folder: str) -> tuple[Record, Any]:
+    def _parse_missing(
+        self,
+        todo: list[tuple[int, str, str, str, str, int, int]],
+        metas: list[Any],
+        memory: dict[str, tuple[int, int, SkillMetadata]],
+    ) -> None:
+        """Parse the files the caches could not serve (in worker processes when many)."""
+        records = None
+        workers = pool_workers(len(todo))
+        if workers:
+            records = parse_records([(t[4], t[2]) for t in todo], self.mode, workers)
+        for n, (pos, key, folder, md, real_md, mtime, size) in enumerate(todo):
+            if records is not None:
+                meta = self._meta(folder, md, records[n])
+            else:
+                meta = self._parse(real_md, folder, md)
+            metas[pos] = meta
+            memory[key] = (mtime, size, meta)
+
+    def _parse(self, real_md: str, folder: str, md: str) -> SkillMetadata:
+        """Read one SKILL.md into metadata.
+
+        The manifest is not kept: like metadata served from the cache, it is
+        read again on first use (holding 10,000 manifests costs memory and
+        collector time for every listing).
+        """
         parsed = read_skill_md(
-            md, metadata_only=True, mode=self.mode, folder_name=os.path.basename(folder)
+            real_md, metadata_only=True, mode=self.mode, folder_name=os.path.basename(folder)
         )
         m = parsed.manifest
-        valid = parsed.ok
-        diags = list(parsed.diagnostics)
-        if os.path.basename(md) == "skill.md":
-            diags.insert(
-                0,
-                Diagnostic.make(
-                    "SK215",
-                    "the skill file is named 'skill.md'; the specification requires 'SKILL.md'",
-                    path=md,
-                    hint=f"rename it to {os.path.join(folder, 'SKILL.md')}",
-                    severity=Severity.WARNING,
-                ),
-            )
-        if m is not None:
-            record = [
-                m.name,
-                m.description,
-                list(m.tags),
-                list(m.requires.commands),
-                list(m.requires.env),
-                sorted(str(k) for k in m.requires.other),
-                valid,
-                [_diag_tuple(d) for d in diags],
-            ]
-        else:
-            record = [
-                os.path.basename(folder),
-                "",
-                [],
-                [],
-                [],
-                [],
-                False,
-                [_diag_tuple(d) for d in diags],
-            ]
-        return record, m if valid else None
+        diags = parsed.diagnostics
+        if os.path.basename(real_md) == "skill.md":
+            diags = (skill_md_lowercase(real_md, folder), *diags)
+        md_name = self._md_name(folder, md)
+        if m is None:
+            return SkillMetadata(
+                os.path.basename(folder), "", folder, md_name, self.source, folder,
+                (), (), (), (), diags, False,
+            )  # fmt: skip
+        req = m.requires
+        return SkillMetadata(
+            m.name,
+            m.description,
+            folder,
+            md_name,
+            self.source,
+            folder,
+            tuple(m.tags),
+            tuple(req.commands),
+            tuple(req.env),
+            tuple(sorted(str(k) for k in req.other)) if req.other else (),
+            diags,
+            parsed.ok,
+        )
 
-    def _meta(self, folder: str, md: str, rec: Record, manifest: Any) -> SkillMetadata:
+    @staticmethod
+    def _md_name(folder: str, md: str) -> str:
+        return md[len(folder) + 1 :] if md.startswith(folder) else os.path.basename(md)
+
+    def _meta(self, folder: str, md: str, rec: Record) -> SkillMetadata:
         return SkillMetadata(
             rec[0],
             rec[1],
             folder,
-            md[len(folder) + 1 :] if md.startswith(folder) else os.path.basename(md),
+            self._md_name(folder, md),
             self.source,
             folder,
             tuple(rec[2]),
@@ -276,7 +331,6 @@ class FileSystemStore:
             tuple(rec[5]),
             tuple(_diag_from(d) for d in rec[7]) if rec[7] else (),
             rec[6],
-            manifest,
         )
 
     # ------------------------------------------------------------------ access

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import stat as _stat
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
@@ -155,8 +155,15 @@ def read_skill_md(
             if not _stat.S_ISREG(st.st_mode):
                 what = "a folder" if _stat.S_ISDIR(st.st_mode) else "not a regular file"
                 return _unreadable(spath, f"{spath} is {what}")
-            with os.fdopen(fd, "rb", closefd=False) as fh:
-                data = fh.read(bound + 1)
+            # the whole file when it fits (its size is known); else one byte past the bound
+            size = st.st_size
+            want = size if 0 < size <= bound else bound + 1
+            data = os.read(fd, want)
+            while len(data) < want:  # a short read (files that grow, odd file systems)
+                more = os.read(fd, want - len(data))
+                if not more:
+                    break
+                data += more
         finally:
             os.close(fd)
     except OSError as exc:
@@ -172,9 +179,15 @@ def read_skill_md(
         complete=not truncated,
         limit=FRONTMATTER_LIMIT if metadata_only else bound,
     )
-    if metadata_only:
-        return replace(parsed, body="", size=st.st_size)
-    return replace(parsed, body_truncated=truncated, size=st.st_size)
+    return ParsedSkillMd(
+        parsed.manifest,
+        "" if metadata_only else parsed.body,
+        parsed.body_line,
+        parsed.diagnostics,
+        False if metadata_only else truncated,
+        st.st_size,
+        parsed.raw_name,
+    )
 
 
 def _cut_utf8(data: bytes) -> bytes:

@@ -1,0 +1,127 @@
+"""Cold scans parsed by worker processes give exactly what in-process parsing gives."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from skilldeck import FileSystemStore
+from skilldeck._catalog import _pool
+
+SKILLS = {
+    "ok": "---\nname: ok\ndescription: Fine.\ntags: [a, b]\n---\nBody\n",
+    "extras": "---\nname: extras\ndescription: x\ncategory: y\n---\n",
+    "bad-name": "---\nname: Bad_Name\ndescription: x\n---\n",
+    "no-desc": "---\nname: no-desc\n---\n",
+    "broken": "---\nname: broken\ndescription: [unclosed\n---\n",
+    "nofm": "just text\n",
+    "needs": (
+        "---\nname: needs\ndescription: x\nmetadata:\n  requires:\n"
+        "    commands: [git]\n    env: [TOKEN]\n---\n"
+    ),
+    "umlaut": "---\nname: umlaut\ndescription: Grüße \udcff\n---\n",
+}
+
+
+def _tree(root: Path) -> None:
+    for name, text in SKILLS.items():
+        folder = root / name
+        folder.mkdir(parents=True)
+        data = text.encode("utf-8", "surrogateescape")
+        (folder / ("skill.md" if name == "extras" else "SKILL.md")).write_bytes(data)
+
+
+@pytest.mark.parametrize("mode", ["lenient", "strict"])
+def test_worker_records_equal_in_process_metadata(tmp_path: Path, mode: str) -> None:
+    root = tmp_path / "skills"
+    _tree(root)
+    store = FileSystemStore(root, mode=mode)  # type: ignore[arg-type]
+    serial = store.scan().skills
+    assert len(serial) == len(SKILLS)
+    items = []
+    for meta in serial:
+        assert meta.folder is not None and meta.md_name is not None
+        items.append((os.path.join(meta.folder, meta.md_name), meta.folder))
+    records = _pool.parse_records(items, mode, 2)
+    assert records is not None
+    pooled = [
+        store._meta(folder, md, rec) for (md, folder), rec in zip(items, records, strict=True)
+    ]
+    assert pooled == list(serial)
+    assert [m.diagnostics for m in pooled] == [m.diagnostics for m in serial]
+    assert any(not m.valid for m in pooled)
+    assert mode == "strict" or any(m.valid for m in pooled)
+    assert any(d.code == "SK215" for m in pooled for d in m.diagnostics)
+
+
+def test_pool_only_for_large_scans() -> None:
+    assert _pool.pool_workers(_pool.POOL_THRESHOLD - 1) == 0
+    assert _pool.pool_workers(10) == 0
+
+
+def test_workers_do_not_repeat_unflushed_output(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    _tree(tmp_path / "skills")
+    code = (
+        "import sys\n"
+        "from skilldeck._catalog import _pool\n"
+        "sys.stdout.write('HEADER\\n')\n"
+        f"items = [({str(tmp_path / 'skills' / 'ok' / 'SKILL.md')!r}, 'ok')] * 8\n"
+        "records = _pool.parse_records(items, 'lenient', 2)\n"
+        "print(records[0][0], len(records))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert out.stdout == "HEADER\nok 8\n"
+
+
+def test_large_cold_scan_in_workers_matches_in_process(tmp_path: Path) -> None:
+    """A real catalog over 2,000+ skills (workers) lists what in-process parsing lists."""
+    import json
+    import subprocess
+    import sys
+
+    root = tmp_path / "many"
+    kinds = list(SKILLS.items())
+    for i in range(_pool.POOL_THRESHOLD + 10):
+        base, text = kinds[i % len(kinds)]
+        folder = root / f"{base}-{i:05d}"
+        folder.mkdir(parents=True)
+        text = text.replace(f"name: {base}\n", f"name: {base}-{i:05d}\n")
+        text = text.replace("Bad_Name", f"Bad_Name{i}")  # distinct: no copies collapse
+        (folder / "SKILL.md").write_bytes(text.encode("utf-8", "surrogateescape"))
+    code = (
+        "import json, sys\n"
+        "from skilldeck import Catalog\n"
+        "from skilldeck._catalog import _pool\n"
+        "if sys.argv[2] == 'serial':\n"
+        "    _pool.POOL_THRESHOLD = 10**9\n"
+        "cat = Catalog.from_roots([sys.argv[1]], cache=False)\n"
+        "used = _pool.pool_workers(len(cat.entries()))\n"
+        "rows = [[e.name, e.status.value, e.metadata.description, e.metadata.tags,\n"
+        "         [[d.code, d.message, d.path, d.line] for d in e.diagnostics]]\n"
+        "        for e in cat.entries()]\n"
+        "print(json.dumps({'workers': used, 'rows': rows}))\n"
+    )
+    out = {}
+    for how in ("pooled", "serial"):
+        run = subprocess.run(
+            [sys.executable, "-c", code, str(root), how],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=True,
+        )
+        out[how] = json.loads(run.stdout)
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
+    assert out["pooled"]["workers"] >= 2 or cores < 2 or sys.platform == "darwin"
+    assert out["serial"]["workers"] == 0
+    assert len(out["pooled"]["rows"]) == _pool.POOL_THRESHOLD + 10
+    assert out["pooled"]["rows"] == out["serial"]["rows"]
+    statuses = {row[1] for row in out["pooled"]["rows"]}
+    assert {"enabled", "invalid"} <= statuses

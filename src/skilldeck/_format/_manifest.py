@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import fnmatch
 import re
-import shutil
 import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -20,6 +19,8 @@ from typing import Any
 
 from skilldeck._diagnostics import Diagnostic, Severity
 from skilldeck._format import _codes as C
+from skilldeck._format._checks import Ctx, scalar_text, typename
+from skilldeck._format._extensions import Extensions, Requirements, Triggers
 
 __all__ = [
     "EXTENSION_FIELDS",
@@ -90,31 +91,6 @@ class ToolPattern:
         """Does ``tool_name`` fall under this pattern's name part?"""
         candidate = tool_name.replace(".", "_")
         return fnmatch.fnmatchcase(candidate, self.canonical_name)
-
-
-@dataclass(frozen=True, slots=True)
-class Requirements:
-    """What a skill needs from the machine (``requires``)."""
-
-    commands: tuple[str, ...] = ()
-    env: tuple[str, ...] = ()
-    other: Mapping[str, Any] = field(default_factory=dict)
-
-    @property
-    def empty(self) -> bool:
-        return not (self.commands or self.env or self.other)
-
-    def missing_commands(self) -> tuple[str, ...]:
-        return tuple(c for c in self.commands if shutil.which(c) is None)
-
-
-@dataclass(frozen=True, slots=True)
-class Triggers:
-    """Seed 001's planned ``triggers``: words and patterns that suggest the skill."""
-
-    keywords: tuple[str, ...] = ()
-    verbs: tuple[str, ...] = ()
-    patterns: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -259,41 +235,6 @@ def _suggest(name: str) -> str:
     return slug[:MAX_NAME].strip("-") or "my-skill"
 
 
-class _Ctx:
-    def __init__(
-        self,
-        positions: Mapping[str, tuple[int, int]],
-        path: str | None,
-        strict: bool,
-        origin: tuple[int, int] | None = None,
-    ) -> None:
-        self.positions = positions
-        self.origin = origin
-        self.path = path
-        self.strict = strict
-        self.diags: list[Diagnostic] = []
-
-    def add(
-        self,
-        code: str,
-        message: str,
-        key: str | None,
-        *,
-        hint: str | None = None,
-        severity: Severity | None = None,
-    ) -> None:
-        pos = self.positions.get(key) if key else self.origin
-        line, col = (pos[0], pos[1]) if pos else (None, None)
-        self.diags.append(
-            Diagnostic.make(
-                code, message, path=self.path, line=line, column=col, hint=hint, severity=severity
-            )
-        )
-
-    def mode(self, lenient: Severity = Severity.WARNING) -> Severity:
-        return Severity.ERROR if self.strict else lenient
-
-
 def build_manifest(
     data: Mapping[str, Any],
     *,
@@ -308,7 +249,7 @@ def build_manifest(
 
     ``origin`` (the opening ``---`` line) locates findings about missing keys.
     """
-    ctx = _Ctx(positions, path, strict, origin)
+    ctx = Ctx(positions, path, strict, origin)
     name = _name(data, ctx, folder_name)
     description = _description(data, ctx)
     license_ = _optional_str(data, "license", ctx)
@@ -324,7 +265,7 @@ def build_manifest(
     metadata = _metadata(data, ctx)
     allowed = _allowed_tools(data, ctx)
     extra = _unknown_fields(data, ctx)
-    ext = _Extensions(data, metadata, ctx)
+    ext = Extensions(data, metadata, ctx)
     if name is None or description is None:
         return None, ctx.diags
     manifest = Manifest(
@@ -352,7 +293,7 @@ def build_manifest(
     return manifest, ctx.diags
 
 
-def _name(data: Mapping[str, Any], ctx: _Ctx, folder_name: str | None) -> str | None:
+def _name(data: Mapping[str, Any], ctx: Ctx, folder_name: str | None) -> str | None:
     if "name" not in data or data["name"] is None or data["name"] == "":
         ctx.add(
             C.NAME_MISSING,
@@ -366,7 +307,7 @@ def _name(data: Mapping[str, Any], ctx: _Ctx, folder_name: str | None) -> str | 
         if ctx.strict or isinstance(raw, list | dict | bool):
             ctx.add(
                 C.WRONG_TYPE,
-                f"'name' must be a string, not {_typename(raw)}",
+                f"'name' must be a string, not {typename(raw)}",
                 "name",
                 hint="quote the name",
             )
@@ -402,7 +343,7 @@ def _name(data: Mapping[str, Any], ctx: _Ctx, folder_name: str | None) -> str | 
     return raw
 
 
-def _description(data: Mapping[str, Any], ctx: _Ctx) -> str | None:
+def _description(data: Mapping[str, Any], ctx: Ctx) -> str | None:
     raw = data.get("description")
     if raw is None or (isinstance(raw, str) and not raw.strip()):
         ctx.add(
@@ -416,7 +357,7 @@ def _description(data: Mapping[str, Any], ctx: _Ctx) -> str | None:
         if ctx.strict or isinstance(raw, list | dict):
             ctx.add(
                 C.WRONG_TYPE,
-                f"'description' must be a string, not {_typename(raw)}",
+                f"'description' must be a string, not {typename(raw)}",
                 "description",
                 hint="quote the description",
             )
@@ -441,7 +382,7 @@ def _description(data: Mapping[str, Any], ctx: _Ctx) -> str | None:
     return raw
 
 
-def _optional_str(data: Mapping[str, Any], key: str, ctx: _Ctx) -> str | None:
+def _optional_str(data: Mapping[str, Any], key: str, ctx: Ctx) -> str | None:
     if key not in data or data[key] is None:
         return None
     value = data[key]
@@ -451,7 +392,7 @@ def _optional_str(data: Mapping[str, Any], key: str, ctx: _Ctx) -> str | None:
         return str(value)
     ctx.add(
         C.WRONG_TYPE,
-        f"'{key}' must be a string, not {_typename(value)}",
+        f"'{key}' must be a string, not {typename(value)}",
         key,
         hint=f"quote the value of '{key}'",
         severity=ctx.mode(),
@@ -459,14 +400,14 @@ def _optional_str(data: Mapping[str, Any], key: str, ctx: _Ctx) -> str | None:
     return None
 
 
-def _metadata(data: Mapping[str, Any], ctx: _Ctx) -> dict[str, Any]:
+def _metadata(data: Mapping[str, Any], ctx: Ctx) -> dict[str, Any]:
     if "metadata" not in data or data["metadata"] is None:
         return {}
     value = data["metadata"]
     if not isinstance(value, dict):
         ctx.add(
             C.METADATA_NOT_MAPPING,
-            f"'metadata' must be a mapping, not {_typename(value)}",
+            f"'metadata' must be a mapping, not {typename(value)}",
             "metadata",
             hint="write metadata as indented 'key: value' lines",
             severity=ctx.mode(),
@@ -476,15 +417,15 @@ def _metadata(data: Mapping[str, Any], ctx: _Ctx) -> dict[str, Any]:
         if not isinstance(item, str):
             ctx.add(
                 C.METADATA_NOT_STRING,
-                f"metadata value '{key}' is {_typename(item)}; the specification wants strings",
+                f"metadata value '{key}' is {typename(item)}; the specification wants strings",
                 f"metadata.{key}" if f"metadata.{key}" in ctx.positions else "metadata",
-                hint=f'quote it: {key}: "{_scalar_text(item)}"',
+                hint=f'quote it: {key}: "{scalar_text(item)}"',
                 severity=ctx.mode(),
             )
     return dict(value)
 
 
-def _allowed_tools(data: Mapping[str, Any], ctx: _Ctx) -> tuple[ToolPattern, ...] | None:
+def _allowed_tools(data: Mapping[str, Any], ctx: Ctx) -> tuple[ToolPattern, ...] | None:
     key = "allowed-tools"
     if key not in data and "allowed_tools" in data:
         key = "allowed_tools"
@@ -520,7 +461,7 @@ def _allowed_tools(data: Mapping[str, Any], ctx: _Ctx) -> tuple[ToolPattern, ...
     else:
         ctx.add(
             C.ALLOWED_TOOLS_TYPE,
-            f"'allowed-tools' must be a space-separated string, not {_typename(value)}",
+            f"'allowed-tools' must be a space-separated string, not {typename(value)}",
             key,
             hint="allowed-tools: Read Bash(git:*)",
             severity=ctx.mode(),
@@ -529,7 +470,7 @@ def _allowed_tools(data: Mapping[str, Any], ctx: _Ctx) -> tuple[ToolPattern, ...
     return tuple(ToolPattern.parse(e) for e in entries if e)
 
 
-def _unknown_fields(data: Mapping[str, Any], ctx: _Ctx) -> dict[str, Any]:
+def _unknown_fields(data: Mapping[str, Any], ctx: Ctx) -> dict[str, Any]:
     known = SPEC_FIELDS if ctx.strict else SPEC_FIELDS | EXTENSION_FIELDS | {"allowed_tools"}
     unknown = [k for k in data if k not in known]
     if not unknown:
@@ -553,176 +494,3 @@ def _unknown_fields(data: Mapping[str, Any], ctx: _Ctx) -> dict[str, Any]:
             severity=Severity.INFO,
         )
     return {k: data[k] for k in unknown if k not in EXTENSION_FIELDS}
-
-
-class _Extensions:
-    """Resolve extension fields from the top level, else from ``metadata``."""
-
-    def __init__(self, data: Mapping[str, Any], metadata: Mapping[str, Any], ctx: _Ctx) -> None:
-        self.data = data
-        self.metadata = metadata
-        self.ctx = ctx
-
-    def _get(self, key: str) -> tuple[Any, str | None]:
-        if key in self.data and self.data[key] is not None:
-            return self.data[key], key
-        if key in self.metadata and self.metadata[key] is not None:
-            return self.metadata[key], f"metadata.{key}"
-        return None, None
-
-    def _bad(self, where: str, message: str, hint: str) -> None:
-        self.ctx.add(C.EXTENSION_INVALID, message, where, hint=hint)
-
-    def text(self, key: str) -> str | None:
-        value, _ = self._get(key)
-        if value is None or isinstance(value, dict | list):
-            return None
-        return _scalar_text(value)
-
-    def words(self, key: str) -> tuple[str, ...]:
-        value, where = self._get(key)
-        if value is None:
-            return ()
-        if isinstance(value, str):
-            return tuple(w for w in re.split(r"[\s,]+", value) if w)
-        if isinstance(value, list) and all(isinstance(v, str | int | float) for v in value):
-            return tuple(_scalar_text(v) for v in value)
-        self._bad(
-            where or key,
-            f"'{key}' must be a list or a space-separated string",
-            f"{key}: [one, two]",
-        )
-        return ()
-
-    def flag(self, key: str) -> bool:
-        value, where = self._get(key)
-        if value is None:
-            return False
-        if isinstance(value, bool):
-            return value
-        if isinstance(value, str) and value.lower() in {"true", "false", "yes", "no"}:
-            return value.lower() in {"true", "yes"}
-        self._bad(where or key, f"'{key}' must be true or false", f"{key}: true")
-        return False
-
-    def timeout(self) -> int | None:
-        value, where = self._get("timeout")
-        if value is None:
-            return None
-        try:
-            seconds = int(str(value).strip().removesuffix("s"))
-        except ValueError:
-            seconds = -1
-        if not 1 <= seconds <= 300:
-            self._bad(
-                where or "timeout", f"timeout must be 1-300 seconds, not {value!r}", "timeout: 30"
-            )
-            return None
-        return seconds
-
-    def modes(self) -> tuple[str, ...] | None:
-        value, where = self._get("modes")
-        if value is None:
-            return None
-        if isinstance(value, str):
-            return tuple(w for w in re.split(r"[\s,]+", value) if w)
-        if isinstance(value, list) and all(isinstance(v, str) for v in value):
-            return tuple(value)
-        self._bad(where or "modes", "'modes' must be a list of mode names", "modes: [Dev, Global]")
-        return None
-
-    def requires(self) -> Requirements:
-        value, where = self._get("requires")
-        if value is None:
-            return Requirements()
-        if isinstance(value, str):
-            return Requirements(commands=tuple(value.split()))
-        if isinstance(value, list) and all(isinstance(v, str) for v in value):
-            return Requirements(commands=tuple(value))
-        if isinstance(value, dict):
-            commands: list[str] = []
-            env: list[str] = []
-            other: dict[str, Any] = {}
-            for key, item in value.items():
-                items = item.split() if isinstance(item, str) else item
-                if not isinstance(items, list) or not all(isinstance(i, str) for i in items):
-                    other[key] = item
-                elif key in {"commands", "bins", "binaries", "cli", "command"}:
-                    commands.extend(items)
-                elif key in {"env", "environment", "env_vars"}:
-                    env.extend(items)
-                else:
-                    other[key] = items
-            return Requirements(tuple(commands), tuple(env), other)
-        self._bad(
-            where or "requires",
-            "'requires' must list commands (space-separated or a "
-            "list) or be a mapping with 'commands' and 'env'",
-            "requires: git gh",
-        )
-        return Requirements()
-
-    def triggers(self) -> Triggers | None:
-        value, where = self._get("triggers")
-        if value is None:
-            return None
-        if not isinstance(value, dict):
-            self._bad(
-                where or "triggers",
-                "'triggers' must be a mapping with keywords, verbs and patterns",
-                "triggers: {keywords: [pdf], verbs: [extract]}",
-            )
-            return None
-        parts: dict[str, tuple[str, ...]] = {}
-        for key in ("keywords", "verbs", "patterns"):
-            item = value.get(key) or []
-            if isinstance(item, str):
-                item = [item]
-            if not isinstance(item, list) or not all(isinstance(i, str) for i in item):
-                self._bad(
-                    where or "triggers",
-                    f"'triggers.{key}' must be a list of strings",
-                    f"{key}: [one, two]",
-                )
-                item = []
-            parts[key] = tuple(item)
-        good_patterns = []
-        for pattern in parts["patterns"]:
-            try:
-                re.compile(pattern)
-            except re.error as exc:
-                self._bad(
-                    where or "triggers",
-                    f"trigger pattern {pattern!r} is not a valid regular expression: {exc}",
-                    "escape backslashes in YAML strings",
-                )
-                continue
-            good_patterns.append(pattern)
-        unknown = set(value) - {"keywords", "verbs", "patterns"}
-        if unknown:
-            self._bad(
-                where or "triggers",
-                "unknown trigger kind(s): " + ", ".join(sorted(unknown)),
-                "use keywords, verbs and patterns",
-            )
-        return Triggers(parts["keywords"], parts["verbs"], tuple(good_patterns))
-
-
-def _typename(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int):
-        return "a number"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, dict):
-        return "a mapping"
-    return type(value).__name__
-
-
-def _scalar_text(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)

@@ -1,0 +1,198 @@
+"""The extension fields DESIGN.md recognises, at the top level or under ``metadata``.
+
+``version``, ``author``, ``tags``, ``requires``, ``modes``, ``read_only``,
+``always_ask``, ``timeout``, ``network`` and ``triggers`` (seeds 001 and 003):
+one resolved value each, the top level winning; an unusable value is an SK217
+warning and is ignored.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from skilldeck._format import _codes as C
+from skilldeck._format._checks import Ctx, scalar_text
+
+__all__ = ["Extensions", "Requirements", "Triggers"]
+
+
+@dataclass(frozen=True, slots=True)
+class Requirements:
+    """What a skill needs from the machine (``requires``)."""
+
+    commands: tuple[str, ...] = ()
+    env: tuple[str, ...] = ()
+    other: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def empty(self) -> bool:
+        return not (self.commands or self.env or self.other)
+
+    def missing_commands(self) -> tuple[str, ...]:
+        return tuple(c for c in self.commands if shutil.which(c) is None)
+
+
+@dataclass(frozen=True, slots=True)
+class Triggers:
+    """Seed 001's planned ``triggers``: words and patterns that suggest the skill."""
+
+    keywords: tuple[str, ...] = ()
+    verbs: tuple[str, ...] = ()
+    patterns: tuple[str, ...] = ()
+
+
+class Extensions:
+    """Resolve extension fields from the top level, else from ``metadata``."""
+
+    def __init__(self, data: Mapping[str, Any], metadata: Mapping[str, Any], ctx: Ctx) -> None:
+        self.data = data
+        self.metadata = metadata
+        self.ctx = ctx
+
+    def _get(self, key: str) -> tuple[Any, str | None]:
+        if key in self.data and self.data[key] is not None:
+            return self.data[key], key
+        if key in self.metadata and self.metadata[key] is not None:
+            return self.metadata[key], f"metadata.{key}"
+        return None, None
+
+    def _bad(self, where: str, message: str, hint: str) -> None:
+        self.ctx.add(C.EXTENSION_INVALID, message, where, hint=hint)
+
+    def text(self, key: str) -> str | None:
+        value, _ = self._get(key)
+        if value is None or isinstance(value, dict | list):
+            return None
+        return scalar_text(value)
+
+    def words(self, key: str) -> tuple[str, ...]:
+        value, where = self._get(key)
+        if value is None:
+            return ()
+        if isinstance(value, str):
+            return tuple(w for w in re.split(r"[\s,]+", value) if w)
+        if isinstance(value, list) and all(isinstance(v, str | int | float) for v in value):
+            return tuple(scalar_text(v) for v in value)
+        self._bad(
+            where or key,
+            f"'{key}' must be a list or a space-separated string",
+            f"{key}: [one, two]",
+        )
+        return ()
+
+    def flag(self, key: str) -> bool:
+        value, where = self._get(key)
+        if value is None:
+            return False
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, str) and value.lower() in {"true", "false", "yes", "no"}:
+            return value.lower() in {"true", "yes"}
+        self._bad(where or key, f"'{key}' must be true or false", f"{key}: true")
+        return False
+
+    def timeout(self) -> int | None:
+        value, where = self._get("timeout")
+        if value is None:
+            return None
+        try:
+            seconds = int(str(value).strip().removesuffix("s"))
+        except ValueError:
+            seconds = -1
+        if not 1 <= seconds <= 300:
+            self._bad(
+                where or "timeout", f"timeout must be 1-300 seconds, not {value!r}", "timeout: 30"
+            )
+            return None
+        return seconds
+
+    def modes(self) -> tuple[str, ...] | None:
+        value, where = self._get("modes")
+        if value is None:
+            return None
+        if isinstance(value, str):
+            return tuple(w for w in re.split(r"[\s,]+", value) if w)
+        if isinstance(value, list) and all(isinstance(v, str) for v in value):
+            return tuple(value)
+        self._bad(where or "modes", "'modes' must be a list of mode names", "modes: [Dev, Global]")
+        return None
+
+    def requires(self) -> Requirements:
+        value, where = self._get("requires")
+        if value is None:
+            return Requirements()
+        if isinstance(value, str):
+            return Requirements(commands=tuple(value.split()))
+        if isinstance(value, list) and all(isinstance(v, str) for v in value):
+            return Requirements(commands=tuple(value))
+        if isinstance(value, dict):
+            commands: list[str] = []
+            env: list[str] = []
+            other: dict[str, Any] = {}
+            for key, item in value.items():
+                items = item.split() if isinstance(item, str) else item
+                if not isinstance(items, list) or not all(isinstance(i, str) for i in items):
+                    other[key] = item
+                elif key in {"commands", "bins", "binaries", "cli", "command"}:
+                    commands.extend(items)
+                elif key in {"env", "environment", "env_vars"}:
+                    env.extend(items)
+                else:
+                    other[key] = items
+            return Requirements(tuple(commands), tuple(env), other)
+        self._bad(
+            where or "requires",
+            "'requires' must list commands (space-separated or a "
+            "list) or be a mapping with 'commands' and 'env'",
+            "requires: git gh",
+        )
+        return Requirements()
+
+    def triggers(self) -> Triggers | None:
+        value, where = self._get("triggers")
+        if value is None:
+            return None
+        if not isinstance(value, dict):
+            self._bad(
+                where or "triggers",
+                "'triggers' must be a mapping with keywords, verbs and patterns",
+                "triggers: {keywords: [pdf], verbs: [extract]}",
+            )
+            return None
+        parts: dict[str, tuple[str, ...]] = {}
+        for key in ("keywords", "verbs", "patterns"):
+            item = value.get(key) or []
+            if isinstance(item, str):
+                item = [item]
+            if not isinstance(item, list) or not all(isinstance(i, str) for i in item):
+                self._bad(
+                    where or "triggers",
+                    f"'triggers.{key}' must be a list of strings",
+                    f"{key}: [one, two]",
+                )
+                item = []
+            parts[key] = tuple(item)
+        good_patterns = []
+        for pattern in parts["patterns"]:
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                self._bad(
+                    where or "triggers",
+                    f"trigger pattern {pattern!r} is not a valid regular expression: {exc}",
+                    "escape backslashes in YAML strings",
+                )
+                continue
+            good_patterns.append(pattern)
+        unknown = set(value) - {"keywords", "verbs", "patterns"}
+        if unknown:
+            self._bad(
+                where or "triggers",
+                "unknown trigger kind(s): " + ", ".join(sorted(unknown)),
+                "use keywords, verbs and patterns",
+            )
+        return Triggers(parts["keywords"], parts["verbs"], tuple(good_patterns))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import sys
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -69,6 +70,14 @@ def handle_errors(func: F) -> F:
                 if exc.hint:
                     click.echo(f"hint: {exc.hint}", err=True)
             sys.exit(EXIT_FINDINGS)
+        except BrokenPipeError:
+            # The reader went away (`skilldeck list | head`): stop quietly, as cat does.
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            sys.exit(EXIT_FINDINGS)
+        except KeyboardInterrupt:
+            click.echo("interrupted", err=True)
+            sys.exit(130)
         except OSError as exc:
             click.echo(f"error: {exc}", err=True)
             sys.exit(EXIT_USAGE)

@@ -61,6 +61,13 @@ def test_pool_only_for_large_scans() -> None:
     assert _pool.pool_workers(10) == 0
 
 
+def test_hosts_can_turn_workers_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SKILLDECK_WORKERS", "0")
+    assert _pool.pool_workers(_pool.POOL_THRESHOLD * 10) == 0
+    monkeypatch.setenv("SKILLDECK_WORKERS", "1")
+    assert _pool.pool_workers(_pool.POOL_THRESHOLD * 10) == 0  # one worker is no pool
+
+
 def test_workers_do_not_repeat_unflushed_output(tmp_path: Path) -> None:
     import subprocess
     import sys

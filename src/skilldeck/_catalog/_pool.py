@@ -93,7 +93,12 @@ def pool_workers(count: int) -> int:
         return 0
     affinity = getattr(os, "sched_getaffinity", None)
     cores = len(affinity(0)) if affinity is not None else (os.cpu_count() or 1)
-    return min(cores, MAX_WORKERS) if cores > 1 else 0
+    limit = MAX_WORKERS
+    chosen = os.environ.get("SKILLDECK_WORKERS", "").strip()
+    if chosen.isdigit():  # the host's say: 0 turns worker processes off
+        limit = min(int(chosen), MAX_WORKERS)
+    workers = min(cores, limit)
+    return workers if workers > 1 else 0
 
 
 def parse_records(items: list[tuple[str, str]], mode: str, workers: int) -> list[list[Any]] | None:

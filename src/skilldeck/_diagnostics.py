@@ -84,9 +84,6 @@ class Diagnostic:
     def with_severity(self, severity: Severity) -> Diagnostic:
         return replace(self, severity=severity)
 
-    def with_path(self, path: str) -> Diagnostic:
-        return replace(self, path=path)
-
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
         out["severity"] = self.severity.value

@@ -23,7 +23,7 @@ __all__ = [
     "Dirs",
     "dirs",
     "find_project_root",
-    "is_within",
+    "is_regular_file",
     "safe_relpath",
 ]
 
@@ -84,16 +84,6 @@ def find_project_root(start: str | os.PathLike[str] | None = None) -> Path | Non
         if (folder / ".git").exists():
             return folder
     return None
-
-
-def is_within(path: str | os.PathLike[str], root: str | os.PathLike[str]) -> bool:
-    """True when the *real* path of ``path`` lies inside the real path of ``root``."""
-    try:
-        real = Path(path).resolve(strict=False)
-        base = Path(root).resolve(strict=False)
-    except (OSError, RuntimeError):
-        return False
-    return real == base or real.is_relative_to(base)
 
 
 def safe_relpath(relpath: str) -> str | None:

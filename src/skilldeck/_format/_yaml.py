@@ -20,7 +20,7 @@ from typing import Any
 
 import yaml
 
-from skilldeck._diagnostics import Diagnostic, Severity
+from skilldeck._diagnostics import Diagnostic
 from skilldeck._format import _codes as C
 
 __all__ = ["YamlResult", "load_yaml"]
@@ -586,8 +586,3 @@ def load_yaml(
             )
         )
     return retry
-
-
-def severity_for(strict: bool, lenient: Severity) -> Severity:
-    """The severity of a rule that is an error in strict mode."""
-    return Severity.ERROR if strict else lenient

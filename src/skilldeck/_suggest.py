@@ -7,7 +7,8 @@ A skill may declare ``triggers: {keywords: [...], verbs: [...], patterns: [...]}
   multi-word keyword as a phrase) adds ``KEYWORD_WEIGHT``;
 - each verb found in any simple inflection (``extract``, ``extracts``,
   ``extracted``, ``extracting``) adds ``VERB_WEIGHT``;
-- each pattern (a regular expression) that matches adds ``PATTERN_WEIGHT``;
+- each pattern (a regular expression in RE2 syntax, run in linear time; one
+  RE2 refuses never matches) that matches adds ``PATTERN_WEIGHT``;
 - the skill's BM25 search score over name, description and tags, scaled so the
   best hit gets ``SEARCH_WEIGHT``, is added on top.
 
@@ -25,6 +26,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from skilldeck._format._linear import compile_linear
 from skilldeck._search import SearchDocument, SearchIndex
 
 __all__ = [
@@ -86,14 +88,6 @@ def _verb(verb: str) -> re.Pattern[str]:
     return re.compile(rf"(?<!\w){forms}(?!\w)", re.IGNORECASE)
 
 
-@lru_cache(maxsize=4096)
-def _pattern(pattern: str) -> re.Pattern[str] | None:
-    try:
-        return re.compile(pattern, re.IGNORECASE)
-    except re.error:  # the format layer reports it; here it simply never matches
-        return None
-
-
 def _triggers(meta: Any) -> Any:
     manifest = getattr(meta, "manifest", None)
     return getattr(manifest, "triggers", None) if manifest is not None else None
@@ -112,7 +106,7 @@ def _trigger_score(text: str, triggers: Any) -> tuple[float, list[str]]:
             reasons.append(f"verb:{verb}")
     head = text[:MAX_PATTERN_TEXT]
     for pat in getattr(triggers, "patterns", ()) or ():
-        compiled = _pattern(pat)
+        compiled = compile_linear(pat)  # RE2: linear in the text, whatever the pattern
         if compiled is not None and compiled.search(head):
             score += PATTERN_WEIGHT
             reasons.append(f"pattern:{pat}")
@@ -178,7 +172,7 @@ def suggest(
             description=skills[i].description,
             source=getattr(skills[i], "source", None) or None,
             reasons=tuple(reasons.get(i, ())),
-            key=f"{getattr(skills[i], 'source', '')}:{skills[i].name}".lstrip(":"),
+            key=f"{getattr(skills[i], 'source', '') or ''}:{skills[i].name}".lstrip(":"),
         )
         for i in ranked
     ]

@@ -16,6 +16,7 @@ from typing import Any
 
 from skilldeck._format import _codes as C
 from skilldeck._format._checks import Ctx, scalar_text
+from skilldeck._format._linear import pattern_problem
 
 __all__ = ["Extensions", "Requirements", "Triggers"]
 
@@ -178,13 +179,13 @@ class Extensions:
             parts[key] = tuple(item)
         good_patterns = []
         for pattern in parts["patterns"]:
-            try:
-                re.compile(pattern)
-            except re.error as exc:
+            problem = pattern_problem(pattern)
+            if problem is not None:
                 self._bad(
                     where or "triggers",
-                    f"trigger pattern {pattern!r} is not a valid regular expression: {exc}",
-                    "escape backslashes in YAML strings",
+                    f"trigger pattern {pattern!r} cannot be used: {problem}",
+                    "trigger patterns use RE2 syntax, which runs in linear time: no "
+                    "backreferences or look-around; escape backslashes in YAML strings",
                 )
                 continue
             good_patterns.append(pattern)

@@ -14,6 +14,7 @@ from typing import Any
 
 from skilldeck._errors import SkillRefError
 from skilldeck._format import read_skill_md
+from skilldeck._format._linear import pattern_problem
 from skilldeck._inline._errors import SkillValidationError
 from skilldeck._inline._tools import SkillTool
 
@@ -89,10 +90,9 @@ class InlineSkill:
             ):
                 problems.append("triggers maps keywords, verbs and patterns to lists of strings")
             for pattern in self.triggers.get("patterns", ()):
-                try:
-                    re.compile(pattern)
-                except re.error as exc:
-                    problems.append(f"trigger pattern {pattern!r} is invalid: {exc}")
+                problem = pattern_problem(pattern)
+                if problem is not None:
+                    problems.append(f"trigger pattern {pattern!r} is invalid (RE2): {problem}")
         if not (1 <= len(self.name) <= 64 and _NAME.match(self.name)):
             problems.append(
                 f"name {self.name!r} must be 1-64 lowercase letters, digits and single hyphens"

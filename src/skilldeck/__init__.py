@@ -19,6 +19,7 @@ from skilldeck._diagnostics import (
 from skilldeck._errors import (
     ApprovalRequiredError,
     ConfigError,
+    ConfigUntrustedError,
     ExecutionError,
     FileAccessError,
     FileNotFoundInSkillError,
@@ -39,6 +40,7 @@ from skilldeck._errors import (
     ToolError,
     ToolNotAllowedError,
     ToolPolicyDeniedError,
+    UnsafeStateError,
 )
 from skilldeck._version import (
     __version__,
@@ -458,6 +460,7 @@ __all__ = [
     "CommandTemplate",
     "Config",
     "ConfigError",
+    "ConfigUntrustedError",
     "Decision",
     "DeclaredTool",
     "Diagnostic",
@@ -570,6 +573,7 @@ __all__ = [
     "TraceEntry",
     "Triggers",
     "Trust",
+    "UnsafeStateError",
     "UpdateResult",
     "ValidationReport",
     "Verdict",

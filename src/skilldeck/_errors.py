@@ -23,6 +23,8 @@
     │   ├── ScriptTimeoutError         SCRIPT_TIMEOUT
     │   └── SandboxUnavailableError    SANDBOX_UNAVAILABLE
     ├── ConfigError                    CONFIG_INVALID
+    │   └── ConfigUntrustedError       CONFIG_UNTRUSTED  (a guarded key in a project file)
+    ├── UnsafeStateError               UNSAFE_STATE      (state folder is a link / not yours)
     ├── InstallError                   INSTALL_FAILED
     │   └── SkillInstallationError     INSTALL_FAILED     (skill_name, skills_dir, cause)
     └── InternalError                  INTERNAL
@@ -44,6 +46,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ApprovalRequiredError",
     "ConfigError",
+    "ConfigUntrustedError",
     "ExecutionError",
     "FileAccessError",
     "FileNotFoundInSkillError",
@@ -64,6 +67,7 @@ __all__ = [
     "ToolError",
     "ToolNotAllowedError",
     "ToolPolicyDeniedError",
+    "UnsafeStateError",
 ]
 
 
@@ -198,6 +202,19 @@ class SandboxUnavailableError(ExecutionError):
 
 class ConfigError(SkillError):
     code = "CONFIG_INVALID"
+
+
+class ConfigUntrustedError(ConfigError):
+    """A project config file asks for settings only a trusted file may set."""
+
+    code = "CONFIG_UNTRUSTED"
+
+
+class UnsafeStateError(SkillError):
+    """A state folder or file (``.skilldeck/...``) is a link, not the expected kind,
+    or owned by another user: skilldeck refuses to act through it."""
+
+    code = "UNSAFE_STATE"
 
 
 class InstallError(SkillError):

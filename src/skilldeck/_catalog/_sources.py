@@ -28,6 +28,7 @@ from skilldeck._catalog._envroots import env_roots
 from skilldeck._catalog._model import TRUST_OF_KIND, Root, Source, SourceKind
 from skilldeck._config import Config
 from skilldeck._paths import PROJECT_DIR, dirs, find_project_root
+from skilldeck._statedir import safe_dirs
 
 __all__ = ["bundled_root", "default_sources", "project_folders"]
 
@@ -83,7 +84,10 @@ def _default_roots(kind: str, config: Config, cwd: str | os.PathLike[str] | None
     if kind == "installed":
         here = Path(cwd) if cwd is not None else Path.cwd()
         base = find_project_root(here) or here.resolve()
-        roots = [Root(dirs().installed), Root(base / PROJECT_DIR / "skills")]
+        roots = [Root(dirs().installed)]
+        state = base / PROJECT_DIR
+        if safe_dirs(state, state / "skills"):  # never through a link a clone ships
+            roots.append(Root(state / "skills"))
         covered = [r.path for r in roots]
         for entry in config.plugins.values():
             raw = entry.get("path")

@@ -18,6 +18,13 @@ staging folder. Whoever takes the scope lock next removes staging folders whose
 owner died: an intent whose swap completed is rolled forward (lockfile and
 config brought in line with what is on disk), one whose swap had not happened
 is dropped, so an interrupted operation leaves either the old or the new state.
+
+A project's ``.skilldeck`` comes with the repository, so none of it is taken
+on faith (see ``docs/security.md``): every entry is opened from a directory
+descriptor without following links and must belong to the current user
+(``UNSAFE_STATE`` otherwise); staging folders carry an id only this user's
+skilldeck can make (``skilldeck._statedir``), and clean-up leaves every other
+folder alone; an intent file names skills, never paths.
 """
 
 from __future__ import annotations
@@ -26,20 +33,30 @@ import contextlib
 import datetime as _dt
 import json
 import os
-import secrets
+import stat
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from skilldeck._atomic import atomic_write_text, file_lock
+from skilldeck._atomic import file_lock
 from skilldeck._config import project_base
 from skilldeck._digest import skill_digest
-from skilldeck._errors import ConfigError, InstallError, SkillNotFoundError
+from skilldeck._errors import ConfigError, InstallError, SkillNotFoundError, UnsafeStateError
 from skilldeck._paths import PROJECT_DIR, dirs
+from skilldeck._statedir import (
+    check_entry,
+    check_stat,
+    open_dir,
+    read_file_at,
+    remove_tree_at,
+    stage_id,
+    stage_id_is_ours,
+    write_file_at,
+)
 
-from ._fsops import exchange, remove_tree
+from ._fsops import exchange
 from ._model import LockEntry, Scope
 
 try:
@@ -47,9 +64,15 @@ try:
 except ImportError:  # pragma: no cover - Windows
     _fcntl = None  # type: ignore[assignment]
 
-__all__ = ["Layout", "Stage", "checkpoint", "layout", "now_iso"]
+__all__ = ["Layout", "Stage", "checkpoint", "layout", "now_iso", "valid_name"]
 
 LOCK_VERSION = 1
+_MAX_LOCK_BYTES = 64 * 1024 * 1024
+_MAX_INTENT_BYTES = 16 * 1024 * 1024
+_STATE_FILES = ("skills.lock", "skills.lock.lock", "config.toml", "config.toml.lock")
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
 _PAUSE_ENV = "SKILLDECK_TEST_PAUSE_AT"
 _PAUSE_FILE_ENV = "SKILLDECK_TEST_PAUSE_FILE"
 
@@ -74,6 +97,19 @@ def checkpoint(stage: str) -> None:
     time.sleep(120)
 
 
+def valid_name(name: object) -> bool:
+    """One plain path component that is not hidden: the only skill names state holds."""
+    return (
+        isinstance(name, str)
+        and 0 < len(name) <= 255
+        and name not in (".", "..")
+        and "/" not in name
+        and "\\" not in name
+        and "\x00" not in name
+        and not name.startswith(".")
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class Layout:
     """Where one scope keeps its installed skills."""
@@ -96,36 +132,81 @@ class Layout:
 
     def skill_dir(self, name: str) -> Path:
         """``installed/<name>``; ``name`` must be one plain path component."""
-        if (
-            not name
-            or name in (".", "..")
-            or "/" in name
-            or "\\" in name
-            or "\x00" in name
-            or name.startswith(".")
-        ):
+        if not valid_name(name):
             raise SkillNotFoundError(
                 f"{name!r} is not a skill name", skill=name, hint="give an installed skill's name"
             )
         return self.installed / name
 
+    # --- the state folder, never through a link --------------------------
+
+    def open_base(self, *, create: bool = False) -> int | None:
+        """A descriptor of the scope's folder, checked; ``None`` when it does not exist.
+
+        The project scope's ``.skilldeck`` is opened without following a link and
+        must belong to the current user; the user scope's data folder is the
+        user's own choice of place (it may be reached through a link).
+        """
+        if self.scope == "project":
+            parent = os.open(self.base.parent, os.O_RDONLY | _DIRECTORY | _CLOEXEC)
+            try:
+                return open_dir(
+                    PROJECT_DIR, dir_fd=parent, path=self.base, create=create, mode=0o755
+                )
+            finally:
+                os.close(parent)
+        if create:
+            self.base.mkdir(parents=True, exist_ok=True, mode=0o700)
+        try:
+            fd = os.open(self.base, os.O_RDONLY | _DIRECTORY | _CLOEXEC)
+        except FileNotFoundError:
+            return None
+        try:
+            check_stat(os.fstat(fd), self.base, want_dir=True)
+        except BaseException:
+            os.close(fd)
+            raise
+        return fd
+
+    def check(self) -> None:
+        """Refuse (``UNSAFE_STATE``) state entries that are links, the wrong kind or not yours."""
+        fd = self.open_base()
+        if fd is None:
+            return
+        try:
+            for name in ("skills", ".staging"):
+                check_entry(fd, name, self.base / name, want_dir=True)
+            for name in _STATE_FILES:
+                check_entry(fd, name, self.base / name, want_dir=False)
+        finally:
+            os.close(fd)
+
     # --- lockfile -------------------------------------------------------
 
     def read_lock(self) -> dict[str, LockEntry]:
         """Lockfile entries by skill name (empty when there is no lockfile)."""
-        try:
-            text = self.lockfile.read_text(encoding="utf-8")
-        except FileNotFoundError:
+        fd = self.open_base()
+        if fd is None:
             return {}
         try:
-            data = json.loads(text)
+            raw = read_file_at(fd, "skills.lock", path=self.lockfile, max_bytes=_MAX_LOCK_BYTES)
+        finally:
+            os.close(fd)
+        if raw is None:
+            return {}
+        try:
+            data = json.loads(raw.decode("utf-8"))
             if not isinstance(data, dict) or not isinstance(data.get("skills", {}), dict):
                 raise ValueError("not a lockfile object")
-            return {
+            entries = {
                 name: LockEntry.from_json(name, entry)
                 for name, entry in data.get("skills", {}).items()
             }
-        except (ValueError, KeyError, TypeError) as exc:
+            bad = [n for n in entries if not valid_name(n)]
+            if bad:
+                raise ValueError(f"{bad[0]!r} is not a skill name")
+            return entries
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
             raise ConfigError(
                 f"{self.lockfile}: damaged lockfile: {exc}",
                 path=self.lockfile,
@@ -137,13 +218,24 @@ class Layout:
             "version": LOCK_VERSION,
             "skills": {name: entries[name].to_json() for name in sorted(entries)},
         }
-        atomic_write_text(self.lockfile, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+        text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+        fd = self.open_base(create=True)
+        assert fd is not None
+        try:
+            write_file_at(fd, "skills.lock", text.encode("utf-8"), mode=0o644)
+        finally:
+            os.close(fd)
 
     @contextlib.contextmanager
     def locked(self, *, timeout: float = 600.0) -> Iterator[None]:
         """Hold the scope lock, after cleaning up what dead operations left behind."""
+        self.check()
+        fd = self.open_base(create=True)
+        if fd is not None:
+            os.close(fd)
         try:
             with file_lock(self.lockfile, timeout=timeout):
+                self.check()
                 recover(self)
                 yield
         except TimeoutError as exc:  # filelock.Timeout subclasses TimeoutError
@@ -155,13 +247,17 @@ class Layout:
 
 def layout(scope: Scope, *, cwd: str | os.PathLike[str] | None = None) -> Layout:
     """The layout of ``scope`` (``user``: skilldeck's data folder; ``project``:
-    ``.skilldeck`` at the repository root, else in ``cwd``)."""
+    ``.skilldeck`` at the repository root, else in ``cwd``), checked: a state
+    entry that is a link or another user's raises ``UnsafeStateError``."""
     if scope == "user":
-        return Layout("user", dirs().data, None)
-    if scope == "project":
+        lay = Layout("user", dirs().data, None)
+    elif scope == "project":
         here = Path(cwd) if cwd is not None else Path.cwd()
-        return Layout("project", project_base(here) / PROJECT_DIR, here)
-    raise InstallError(f"unknown scope {scope!r}", hint="use 'user' or 'project'")
+        lay = Layout("project", project_base(here) / PROJECT_DIR, here)
+    else:
+        raise InstallError(f"unknown scope {scope!r}", hint="use 'user' or 'project'")
+    lay.check()
+    return lay
 
 
 # --- staging -----------------------------------------------------------------
@@ -170,18 +266,41 @@ def layout(scope: Scope, *, cwd: str | os.PathLike[str] | None = None) -> Layout
 class Stage:
     """A private staging folder for one operation, removed on exit.
 
-    While the process lives it holds an ``flock`` on ``.owner``; a folder whose
-    lock can be taken belongs to a dead operation.
+    Its name is an id only this user's skilldeck can make (``stage_id``); while
+    the process lives it holds an ``flock`` on ``.owner``, so a folder whose lock
+    can be taken belongs to a dead operation.
     """
 
     def __init__(self, lay: Layout) -> None:
         self.layout = lay
-        lay.staging.mkdir(parents=True, exist_ok=True)
-        self.path = lay.staging / f"{os.getpid()}-{secrets.token_hex(4)}"
-        self.path.mkdir()
-        self._fd = os.open(self.path / ".owner", os.O_RDWR | os.O_CREAT, 0o600)
-        if _fcntl is not None:
-            _fcntl.flock(self._fd, _fcntl.LOCK_EX)
+        self._fd = -1
+        self._stage_fd = -1
+        base = lay.open_base(create=True)
+        assert base is not None
+        try:
+            staging = open_dir(".staging", dir_fd=base, path=lay.staging, create=True)
+        finally:
+            os.close(base)
+        assert staging is not None
+        self._staging_fd = staging
+        try:
+            self.name = stage_id(dirs().data)
+            os.mkdir(self.name, 0o700, dir_fd=staging)
+            self.path = lay.staging / self.name
+            fd = open_dir(self.name, dir_fd=staging, path=self.path)
+            assert fd is not None
+            self._stage_fd = fd
+            self._fd = os.open(
+                ".owner",
+                os.O_RDWR | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC,
+                0o600,
+                dir_fd=fd,
+            )
+            if _fcntl is not None:
+                _fcntl.flock(self._fd, _fcntl.LOCK_EX)
+        except BaseException:
+            self.close()
+            raise
 
     def __enter__(self) -> Stage:
         return self
@@ -190,35 +309,38 @@ class Stage:
         self.close()
 
     def close(self) -> None:
-        remove_tree(self.path)
+        if self._stage_fd >= 0:
+            os.close(self._stage_fd)
+            self._stage_fd = -1
+        if self._staging_fd >= 0:
+            if hasattr(self, "name"):
+                remove_tree_at(self._staging_fd, self.name)
+            os.close(self._staging_fd)
+            self._staging_fd = -1
         if self._fd >= 0:
             os.close(self._fd)
             self._fd = -1
 
     def write_intent(self, ops: list[dict[str, Any]]) -> None:
-        atomic_write_text(self.path / "intent.json", json.dumps({"ops": ops}, indent=1))
+        write_file_at(self._stage_fd, "intent.json", json.dumps({"ops": ops}, indent=1).encode())
 
 
-def _owner_dead(stage_dir: Path) -> bool:
-    if _fcntl is None:  # pragma: no cover - Windows: trust the pid in the name
-        pid = int(stage_dir.name.split("-", 1)[0] or 0)
-        try:
-            os.kill(pid, 0)
-        except OSError:
-            return True
-        return False
+def _owner_dead(stage_fd: int, st: os.stat_result) -> bool:
+    """Whether the operation that made this (verified) staging folder has ended."""
     try:
-        fd = os.open(stage_dir / ".owner", os.O_RDWR)
+        fd = os.open(".owner", os.O_RDWR | _NOFOLLOW | _CLOEXEC, dir_fd=stage_fd)
     except FileNotFoundError:
         # Created but not yet locked, or half-removed: dead if it is not brand new.
-        try:
-            return time.time() - stage_dir.stat().st_mtime > 60
-        except OSError:
-            return False
-    try:
-        _fcntl.flock(fd, _fcntl.LOCK_EX | _fcntl.LOCK_NB)
-    except BlockingIOError:
+        return time.time() - st.st_mtime > 60
+    except OSError:
         return False
+    try:
+        if _fcntl is None:  # pragma: no cover - Windows: no flock, trust the pid
+            return False
+        try:
+            _fcntl.flock(fd, _fcntl.LOCK_EX | _fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
     finally:
         os.close(fd)
     return True
@@ -273,36 +395,122 @@ def apply_ops(lay: Layout, ops: list[dict[str, Any]]) -> None:
         writer(lay, ops)
 
 
+def _intent_ops(stage_fd: int, where: Path) -> list[dict[str, Any]]:
+    """The checked ops of a dead operation's intent (bad or unknown entries dropped).
+
+    Only ``op``, ``name`` and the lockfile entry are taken from the file; every
+    path is rebuilt from the scope's folders and the validated skill name.
+    """
+    try:
+        raw = read_file_at(stage_fd, "intent.json", path=where, max_bytes=_MAX_INTENT_BYTES)
+        ops = json.loads(raw.decode("utf-8"))["ops"] if raw is not None else []
+    except (ValueError, KeyError, TypeError, OSError, UnsafeStateError):
+        return []
+    out: list[dict[str, Any]] = []
+    for op in ops if isinstance(ops, list) else []:
+        if not isinstance(op, dict) or not valid_name(op.get("name")):
+            continue
+        if op.get("op") == "remove":
+            out.append({"op": "remove", "name": op["name"]})
+        elif op.get("op") == "install" and isinstance(op.get("entry"), dict):
+            try:
+                LockEntry.from_json(op["name"], op["entry"])
+            except (ValueError, KeyError, TypeError, AttributeError):
+                continue
+            plugin = op.get("plugin")
+            out.append(
+                {
+                    "op": "install",
+                    "name": op["name"],
+                    "entry": op["entry"],
+                    "plugin": dict(plugin) if isinstance(plugin, dict) else {},
+                    "keep_installed_at": op.get("keep_installed_at") is True,
+                }
+            )
+    return out
+
+
+def _kind_at(dir_fd: int | None, name: str) -> str | None:
+    """``dir``, ``other`` or ``None`` (missing) for ``name`` in ``dir_fd``, not following links."""
+    if dir_fd is None:
+        return None
+    try:
+        st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    except FileNotFoundError:
+        return None
+    return "dir" if stat.S_ISDIR(st.st_mode) else "other"
+
+
+def _roll_forward(lay: Layout, base: int, stage_fd: int, stage_dir: Path) -> None:
+    ops = _intent_ops(stage_fd, stage_dir / "intent.json")
+    if not ops:
+        return
+    skills = open_dir("skills", dir_fd=base, path=lay.installed)
+    old = open_dir("old", dir_fd=stage_fd, path=stage_dir / "old")
+    try:
+        done: list[dict[str, Any]] = []
+        for op in ops:
+            name = op["name"]
+            here = _kind_at(skills, name)
+            if op["op"] == "install":
+                if here is None and _kind_at(old, name) == "dir":
+                    if skills is None:
+                        skills = open_dir(
+                            "skills", dir_fd=base, path=lay.installed, create=True, mode=0o755
+                        )
+                    # died between the two fallback renames: put the old copy back
+                    os.rename(name, name, src_dir_fd=old, dst_dir_fd=skills)
+                elif here == "dir" and skill_digest(lay.skill_dir(name)) == op["entry"].get(
+                    "digest"
+                ):
+                    op["plugin"]["path"] = str(lay.skill_dir(name))
+                    done.append(op)
+            elif op["op"] == "remove" and here is None:
+                done.append(op)
+        if done:
+            apply_ops(lay, done)
+    finally:
+        for fd in (skills, old):
+            if fd is not None:
+                os.close(fd)
+
+
 def recover(lay: Layout) -> list[str]:
     """Clean up after operations that died (call under the scope lock).
 
-    Returns the names of the staging folders removed.
+    Only staging folders whose name is one of this user's staging ids are
+    touched; anything else in ``.staging`` (for example shipped by a
+    repository) is left alone. Returns the names of the staging folders removed.
     """
-    if not lay.staging.is_dir():
+    base = lay.open_base()
+    if base is None:
         return []
     removed: list[str] = []
-    for stage_dir in sorted(lay.staging.iterdir()):
-        if not stage_dir.is_dir() or not _owner_dead(stage_dir):
-            continue
-        intent = stage_dir / "intent.json"
-        if intent.is_file():
-            try:
-                ops = json.loads(intent.read_text(encoding="utf-8"))["ops"]
-            except (ValueError, KeyError, OSError):
-                ops = []
-            done: list[dict[str, Any]] = []
-            for op in ops:
-                target = lay.skill_dir(op["name"])
-                if op["op"] == "install":
-                    old = stage_dir / op["old"]
-                    if not os.path.lexists(target) and old.is_dir():
-                        os.rename(old, target)  # died between the two fallback renames
-                    elif target.is_dir() and skill_digest(target) == op["entry"]["digest"]:
-                        done.append(op)
-                elif op["op"] == "remove" and not os.path.lexists(target):
-                    done.append(op)
-            if done:
-                apply_ops(lay, done)
-        remove_tree(stage_dir)
-        removed.append(stage_dir.name)
+    try:
+        staging = open_dir(".staging", dir_fd=base, path=lay.staging)
+        if staging is None:
+            return []
+        try:
+            data = dirs().data
+            for name in sorted(os.listdir(staging)):
+                if not stage_id_is_ours(name, data):
+                    continue
+                try:
+                    stage_fd = open_dir(name, dir_fd=staging, path=lay.staging / name)
+                except UnsafeStateError:
+                    continue
+                if stage_fd is None:
+                    continue
+                try:
+                    if not _owner_dead(stage_fd, os.fstat(stage_fd)):
+                        continue
+                    _roll_forward(lay, base, stage_fd, lay.staging / name)
+                finally:
+                    os.close(stage_fd)
+                remove_tree_at(staging, name)
+                removed.append(name)
+        finally:
+            os.close(staging)
+    finally:
+        os.close(base)
     return removed

@@ -1,0 +1,274 @@
+"""State folders a repository can ship: opened without following links, owned by the user.
+
+skilldeck keeps state in folders that a cloned repository may also contain
+(``.skilldeck/``, its ``skills/``, ``.staging/``, lock and intent files), and git
+stores symbolic links. Everything here works from directory descriptors:
+each component is opened with ``O_NOFOLLOW`` relative to its parent's
+descriptor, and a component that is a link, the wrong kind of file, or owned
+by another user is refused with ``UNSAFE_STATE`` instead of being followed.
+Folders this module creates get private modes (``0o700`` unless the caller
+asks otherwise), files ``0o600``.
+
+Staging folders carry an unguessable id: ``<pid>-<nonce>-<mac>`` where the
+MAC is keyed by a secret kept in the user's data folder (a place no repository
+can ship). Clean-up touches only folders whose id verifies, so a staging
+folder planted by a repository is never entered, moved or deleted.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import hashlib
+import hmac
+import os
+import secrets
+import shutil
+import stat
+from pathlib import Path
+
+from skilldeck._errors import UnsafeStateError
+
+__all__ = [
+    "check_entry",
+    "open_dir",
+    "read_file_at",
+    "remove_tree_at",
+    "safe_dirs",
+    "stage_id",
+    "stage_id_is_ours",
+    "write_file_at",
+]
+
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+O_DIR = os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC
+
+_KEY_NAME = "staging.key"
+
+
+def _euid() -> int:
+    geteuid = getattr(os, "geteuid", None)
+    return geteuid() if geteuid is not None else -1
+
+
+def refuse(path: Path | str, problem: str, hint: str | None = None) -> UnsafeStateError:
+    """The ``UNSAFE_STATE`` error for ``path``."""
+    return UnsafeStateError(
+        f"{path} {problem}; skilldeck does not act through it",
+        path=path,
+        hint=hint
+        or "skilldeck never follows links or enters other users' folders in its state "
+        "folders; if the repository shipped this entry, remove it (or work in another "
+        "scope, e.g. --scope user)",
+    )
+
+
+def check_stat(st: os.stat_result, path: Path | str, *, want_dir: bool) -> None:
+    """Refuse a link, the wrong kind of entry, or one owned by another user."""
+    if stat.S_ISLNK(st.st_mode):
+        raise refuse(path, "is a symbolic link")
+    if want_dir and not stat.S_ISDIR(st.st_mode):
+        raise refuse(path, "is not a folder")
+    if not want_dir and not stat.S_ISREG(st.st_mode):
+        raise refuse(path, "is not a regular file")
+    uid = _euid()
+    if uid >= 0 and st.st_uid != uid:
+        raise refuse(
+            path,
+            f"belongs to another user (uid {st.st_uid})",
+            "skilldeck keeps its state only in folders you own; remove it or ask its owner",
+        )
+
+
+def check_entry(
+    dir_fd: int | None, name: str, path: Path | str, *, want_dir: bool
+) -> os.stat_result | None:
+    """``lstat`` of ``name`` in ``dir_fd``, checked; ``None`` when it does not exist."""
+    try:
+        st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    except FileNotFoundError:
+        return None
+    check_stat(st, path, want_dir=want_dir)
+    return st
+
+
+def open_dir(
+    name: str | Path,
+    *,
+    dir_fd: int | None = None,
+    path: Path | str | None = None,
+    create: bool = False,
+    mode: int = 0o700,
+) -> int | None:
+    """Open folder ``name`` (relative to ``dir_fd``) without following a link at it.
+
+    Returns a descriptor, or ``None`` when it does not exist and ``create`` is
+    false. A created folder gets ``mode``. Raises ``UnsafeStateError`` for a
+    link, a file, or a folder owned by another user.
+    """
+    shown = path if path is not None else name
+    try:
+        fd = os.open(name, O_DIR, dir_fd=dir_fd)
+    except FileNotFoundError:
+        if not create:
+            return None
+        with contextlib.suppress(FileExistsError):
+            os.mkdir(name, mode, dir_fd=dir_fd)
+        return open_dir(name, dir_fd=dir_fd, path=path, create=False)
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):
+            raise refuse(shown, "is a symbolic link or not a folder") from None
+        raise
+    try:
+        check_stat(os.fstat(fd), shown, want_dir=True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def read_file_at(
+    dir_fd: int | None, name: str, *, path: Path | str, max_bytes: int
+) -> bytes | None:
+    """Read a state file without following a link (``None`` when missing).
+
+    Refuses links, non-regular files (a fifo never blocks the read) and other
+    users' files; a file larger than ``max_bytes`` is refused too.
+    """
+    try:
+        fd = os.open(name, os.O_RDONLY | _NOFOLLOW | _NONBLOCK | _CLOEXEC, dir_fd=dir_fd)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.EMLINK):
+            raise refuse(path, "is a symbolic link") from None
+        raise
+    with os.fdopen(fd, "rb") as fh:
+        st = os.fstat(fh.fileno())
+        check_stat(st, path, want_dir=False)
+        data = fh.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        raise refuse(path, f"is larger than {max_bytes} bytes")
+    return data
+
+
+def write_file_at(dir_fd: int, name: str, data: bytes, *, mode: int = 0o600) -> None:
+    """Write ``name`` in ``dir_fd`` atomically (new temp file, fsync, rename over)."""
+    tmp = f".{name}.{secrets.token_hex(6)}.tmp"
+    fd = os.open(
+        tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC, mode, dir_fd=dir_fd
+    )
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp, dir_fd=dir_fd)
+        raise
+
+
+def remove_tree_at(dir_fd: int, name: str) -> None:
+    """Remove ``name`` in ``dir_fd`` (a folder tree or a file); never follows a link.
+
+    Read-only folders inside are made writable first. Missing is fine.
+    """
+    try:
+        st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    except FileNotFoundError:
+        return
+    if not stat.S_ISDIR(st.st_mode):
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(name, dir_fd=dir_fd)
+        return
+    shutil.rmtree(name, ignore_errors=True, dir_fd=dir_fd)
+    if not _exists_at(dir_fd, name):
+        return
+    # Read-only folders: make each one writable (checked not to be a link), then retry.
+    with contextlib.suppress(OSError):
+        os.chmod(name, 0o700, dir_fd=dir_fd)
+    for _root, dirnames, _files, rootfd in os.fwalk(name, dir_fd=dir_fd):
+        for d in dirnames:
+            with contextlib.suppress(OSError):
+                if stat.S_ISDIR(os.stat(d, dir_fd=rootfd, follow_symlinks=False).st_mode):
+                    os.chmod(d, 0o700, dir_fd=rootfd)
+    shutil.rmtree(name, ignore_errors=True, dir_fd=dir_fd)
+
+
+def _exists_at(dir_fd: int, name: str) -> bool:
+    try:
+        os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    except FileNotFoundError:
+        return False
+    return True
+
+
+def safe_dirs(*paths: Path) -> bool:
+    """True when every path is a real folder (not a link) owned by the current user."""
+    for path in paths:
+        try:
+            check_stat(os.lstat(path), path, want_dir=True)
+        except (OSError, UnsafeStateError):
+            return False
+    return True
+
+
+# --- staging ids -------------------------------------------------------------
+
+
+def _key(data_dir: Path) -> bytes:
+    """The user's secret for staging ids (created on first use, ``0o600``)."""
+    data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+    fd = open_dir(data_dir)
+    assert fd is not None
+    try:
+        got = read_file_at(fd, _KEY_NAME, path=data_dir / _KEY_NAME, max_bytes=4096)
+        if got is not None and len(got) >= 32:
+            return got
+        try:
+            new = os.open(
+                _KEY_NAME,
+                os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC,
+                0o600,
+                dir_fd=fd,
+            )
+        except FileExistsError:  # another process made it first (or a damaged one)
+            got = read_file_at(fd, _KEY_NAME, path=data_dir / _KEY_NAME, max_bytes=4096)
+            if got is not None and len(got) >= 32:
+                return got
+            raise refuse(data_dir / _KEY_NAME, "is damaged", "delete it; it is remade") from None
+        key = secrets.token_bytes(32)
+        with os.fdopen(new, "wb") as fh:
+            fh.write(key)
+            fh.flush()
+            os.fsync(fh.fileno())
+        return key
+    finally:
+        os.close(fd)
+
+
+def _mac(key: bytes, prefix: str) -> str:
+    return hmac.new(key, prefix.encode("ascii"), hashlib.sha256).hexdigest()[:32]
+
+
+def stage_id(data_dir: Path) -> str:
+    """A new staging folder name: ``<pid>-<nonce>-<mac>``."""
+    prefix = f"{os.getpid()}-{secrets.token_hex(8)}"
+    return f"{prefix}-{_mac(_key(data_dir), prefix)}"
+
+
+def stage_id_is_ours(name: str, data_dir: Path) -> bool:
+    """True when ``name`` was made by :func:`stage_id` with this user's key."""
+    parts = name.split("-")
+    if len(parts) != 3 or not all(p.isalnum() and p.isascii() for p in parts):
+        return False
+    try:
+        key = _key(data_dir)
+    except (OSError, UnsafeStateError):
+        return False
+    return hmac.compare_digest(_mac(key, f"{parts[0]}-{parts[1]}"), parts[2])

@@ -1,0 +1,202 @@
+"""A clone's ``.skilldeck`` is never followed through links, and clean-up acts only on
+staging folders this user's skilldeck made, rebuilding every path itself."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from skilldeck._dist._state import Layout, layout, recover
+from skilldeck._paths import dirs
+from skilldeck._statedir import stage_id, stage_id_is_ours
+
+from .conftest import World, snapshot, write_skill
+
+OLD = 1_000_000_000
+
+
+def _source(world: World, name: str = "hello") -> Path:
+    return write_skill(world.outside.parent / "sources" / name, name)
+
+
+def _refused(res: object) -> None:
+    assert res.code == 1, (res.out, res.err)  # type: ignore[attr-defined]
+    assert "[UNSAFE_STATE]" in res.err, res.err  # type: ignore[attr-defined]
+    assert "hint:" in res.err  # type: ignore[attr-defined]
+    assert "Traceback" not in res.err  # type: ignore[attr-defined]
+
+
+def test_staging_link_never_deletes_folders_outside(world: World) -> None:
+    """``.skilldeck/.staging -> ../..``: install, update, remove and verify stop; nothing goes."""
+    (world.upstream / ".skilldeck").mkdir()
+    os.symlink("../../other-projects", world.upstream / ".skilldeck" / ".staging")
+    world.clone()
+    assert (world.repo / ".skilldeck" / ".staging").is_symlink()
+    src = _source(world)
+    before = snapshot(world.outside)
+    for args in (
+        ("install", str(src), "--scope", "project", "-y"),
+        ("update", "--all", "--scope", "project"),
+        ("remove", "hello", "--scope", "project"),
+        ("verify", "--scope", "project"),
+    ):
+        _refused(world.run(*args))
+        assert snapshot(world.outside) == before, args
+    # The user's own scope is untouched by the hostile clone and still works from inside it.
+    ok = world.run("install", str(src), "-y")
+    assert ok.code == 0, ok.err
+    assert (dirs().installed / "hello" / "SKILL.md").is_file()
+    assert snapshot(world.outside) == before
+
+
+def _plant_intent(world: World, stage: str, old: str, name: str = "stolen") -> Path:
+    folder = world.upstream / ".skilldeck" / ".staging" / stage
+    folder.mkdir(parents=True)
+    entry = {
+        "source": {"kind": "local", "url": "/x"},
+        "digest": "sha256:" + "0" * 64,
+        "files": {},
+    }
+    ops = [{"op": "install", "name": name, "entry": entry, "old": old, "plugin": {}}]
+    (folder / "intent.json").write_text(json.dumps({"ops": ops}), encoding="utf-8")
+    return folder
+
+
+def test_shipped_intent_never_moves_user_folders(world: World) -> None:
+    """A shipped intent whose ``old`` is ``~/.ssh``: the folder stays where it is."""
+    ssh = world.home / ".ssh"
+    _plant_intent(world, "1-0123456789abcdef-0123456789abcdef0123456789abcdef", str(ssh))
+    _plant_intent(world, "4242-deadbeef", "../../../../.ssh", name="also-stolen")
+    world.clone()
+    for planted in (world.repo / ".skilldeck" / ".staging").iterdir():
+        os.utime(planted, (OLD, OLD))  # long dead, as far as age can tell
+    before = snapshot(world.home)
+    src = _source(world)
+    res = world.run("install", str(src), "--scope", "project", "-y")
+    assert res.code == 0, res.err
+    assert world.run("verify", "--scope", "project").code == 0
+    assert snapshot(ssh) == snapshot(world.home / ".ssh") and (ssh / "id_ed25519").is_file()
+    after = snapshot(world.home)
+    assert {k: v for k, v in after.items() if k.startswith(".ssh")} == {
+        k: v for k, v in before.items() if k.startswith(".ssh")
+    }
+    installed = world.repo / ".skilldeck" / "skills"
+    assert sorted(p.name for p in installed.iterdir()) == ["hello"]
+    # The planted folders are not ours: left exactly as they were.
+    staging = world.repo / ".skilldeck" / ".staging"
+    assert {p.name for p in staging.iterdir()} >= {
+        "1-0123456789abcdef-0123456789abcdef0123456789abcdef",
+        "4242-deadbeef",
+    }
+
+
+def test_recovery_rebuilds_paths_even_in_its_own_staging_folders(world: World) -> None:
+    """A dead folder with a genuine id whose intent names an outside ``old`` path and a
+    hostile name: nothing outside is moved; the folder is removed."""
+    world.clone()
+    lay = layout("project", cwd=world.repo)
+    base = lay.base
+    (base / ".staging").mkdir(parents=True, mode=0o700)
+    own = stage_id(dirs().data)
+    assert stage_id_is_ours(own, dirs().data)
+    assert not stage_id_is_ours(own[:-1] + ("0" if own[-1] != "0" else "1"), dirs().data)
+    folder = base / ".staging" / own
+    folder.mkdir()
+    victim = world.outside / "alpha"
+    before = snapshot(world.outside)
+    entry = {"source": {"kind": "local", "url": "/x"}, "digest": "sha256:0", "files": {}}
+    ops = [
+        {"op": "install", "name": "alpha", "entry": entry, "old": str(victim)},
+        {"op": "install", "name": "../../other-projects/beta", "entry": entry, "old": "x"},
+        {"op": "remove", "name": "/etc"},
+    ]
+    (folder / "intent.json").write_text(json.dumps({"ops": ops}), encoding="utf-8")
+    os.utime(folder, (OLD, OLD))
+    assert recover(Layout("project", base, world.repo)) == [own]
+    assert not folder.exists()
+    assert snapshot(world.outside) == before
+    assert not (base / "skills" / "alpha").exists()
+
+
+def test_installed_folder_link_never_reaches_global_skills(world: World) -> None:
+    """``.skilldeck/skills -> ~/.claude/skills``: project install and remove stop."""
+    global_skills = world.home / ".claude" / "skills"
+    (world.upstream / ".skilldeck").mkdir()
+    os.symlink(global_skills, world.upstream / ".skilldeck" / "skills")
+    world.clone()
+    before = snapshot(world.home)
+    src = _source(world)
+    _refused(world.run("install", str(src), "--scope", "project", "-y"))
+    _refused(world.run("remove", "mine", "--scope", "project"))
+    _refused(world.run("verify", "--scope", "project"))
+    assert snapshot(world.home) == before
+    assert (global_skills / "mine" / "SKILL.md").is_file()
+    # The user's skill keeps user trust; the link does not make it an installed one.
+    listed = world.run("list", "--format", "json")
+    assert listed.code == 0, listed.err
+    sources = {s["name"]: s["source"] for s in json.loads(listed.out)["skills"]}
+    assert sources.get("mine") == "user"
+
+
+@pytest.mark.parametrize(
+    "entry", ["skills.lock", "skills.lock.lock", "config.toml.lock", ".skilldeck"]
+)
+def test_state_file_links_are_refused(world: World, entry: str) -> None:
+    """Lock files, the lockfile or the state folder itself shipped as links: nothing is
+    read, truncated or written through them."""
+    target = world.home / ".bashrc"
+    target.write_text("export PATH=$PATH:~/bin\n", encoding="utf-8")
+    if entry == ".skilldeck":
+        os.symlink(world.home, world.upstream / ".skilldeck")
+    else:
+        (world.upstream / ".skilldeck").mkdir()
+        os.symlink(target, world.upstream / ".skilldeck" / entry)
+    world.clone()
+    before = snapshot(world.home)
+    src = _source(world)
+    _refused(world.run("install", str(src), "--scope", "project", "-y"))
+    _refused(world.run("verify", "--scope", "project"))
+    assert snapshot(world.home) == before
+
+
+def test_interrupted_install_is_rolled_forward(world: World) -> None:
+    """Killed after the swap, before the lockfile: the next command finishes the record."""
+    world.clone()
+    src = _source(world)
+    marker = world.outside.parent / "paused"
+    env = {
+        **os.environ,
+        "SKILLDECK_TEST_PAUSE_AT": "record",
+        "SKILLDECK_TEST_PAUSE_FILE": str(marker),
+    }
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "skilldeck", "install", str(src), "--scope", "project", "-y"],
+        cwd=world.repo,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not marker.exists():
+            assert proc.poll() is None and time.monotonic() < deadline
+            time.sleep(0.05)
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    staging = world.repo / ".skilldeck" / ".staging"
+    assert len(list(staging.iterdir())) == 1
+    res = world.run("verify", "--scope", "project")
+    assert res.code == 0, res.err
+    assert "hello" in res.out
+    assert list(staging.iterdir()) == []
+    lock = json.loads((world.repo / ".skilldeck" / "skills.lock").read_text(encoding="utf-8"))
+    assert list(lock["skills"]) == ["hello"]
+    assert oct((staging).stat().st_mode & 0o777) == oct(0o700)

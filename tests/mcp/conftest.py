@@ -186,6 +186,46 @@ def serve_http(
                 proc.wait()
 
 
+def declared_tool_body(tool: str) -> str:
+    """A SKILL.md body declaring command tool ``tool`` that prints its ``word`` argument."""
+    return (
+        f"# Tool\n\n### {tool}\n\nRepeat a word.\n\n#### Parameters\n\n"
+        "| Name | Type | Required | Description |\n|---|---|---|---|\n"
+        "| word | string | yes | what to say |\n\n"
+        f'#### Command\n\n```bash\n{sys.executable} -c "import sys; print(sys.argv[1])" '
+        "{{word}}\n```\n"
+    )
+
+
+def write_tool_skill(root: Path, name: str, tool: str, extra: str = "") -> Path:
+    """A skill whose body declares one command tool (shown only once the skill is loaded)."""
+    folder = root / name
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "SKILL.md").write_text(
+        f"---\nname: {name}\ndescription: Skill {name} brings tool {tool}\n{extra}---\n\n"
+        + declared_tool_body(tool),
+        encoding="utf-8",
+    )
+    return folder
+
+
+@pytest.fixture
+def tool_root(tmp_path: Path) -> Path:
+    """``echo`` declares the tool ``say``; ``narrow`` allows only ``skills_search``;
+    both approved to run (``skilldeck approve``)."""
+    from click.testing import CliRunner
+
+    from skilldeck.cli import main
+
+    root = tmp_path / "tools"
+    write_tool_skill(root, "echo", "say")
+    write_skill(root, "narrow", "Narrow tool set", extra="allowed-tools: skills_search\n")
+    for name in ("echo", "narrow"):
+        done = CliRunner().invoke(main, ["approve", name, "--root", str(root)])
+        assert done.exit_code == 0, done.output
+    return root
+
+
 class Helpers:
     """Test helpers, handed to tests by the ``h`` fixture."""
 
@@ -198,6 +238,7 @@ class Helpers:
     sha = staticmethod(sha)
     free_port = staticmethod(free_port)
     serve_http = staticmethod(serve_http)
+    write_tool_skill = staticmethod(write_tool_skill)
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 
-from skilldeck.mcp import EXTENSION_ID, create_server
+from skilldeck.mcp import EXTENSION_ID, HANDLE_META_KEY, create_server
 
 pytestmark = pytest.mark.anyio
 
@@ -31,9 +31,14 @@ async def test_capability_declares_extension_and_resources(
     async with Client(server, mode=mode) as client:
         caps = client.session.server_capabilities
         assert caps is not None
-        assert caps.extensions == {EXTENSION_ID: {"directoryRead": True}}
+        assert caps.extensions == {
+            EXTENSION_ID: {"directoryRead": True},
+            "dev.skilldeck/sessions": {"handleMeta": HANDLE_META_KEY},
+        }
         assert caps.resources is not None
         assert caps.resources.list_changed is True
+        assert caps.tools is not None
+        assert caps.tools.list_changed is True
 
 
 async def test_list_entries_are_complete_and_verifiable(

@@ -35,6 +35,28 @@ from skilldeck.cli._app import handle_errors, main, root_option
     help="Offer skills_run_script and command tools (approvals still apply).",
 )
 @click.option(
+    "--allowed-tools",
+    "allowed_tools",
+    type=click.Choice(["off", "enforce"]),
+    default="off",
+    show_default=True,
+    help="enforce: a loaded skill's allowed-tools narrows that client's tools.",
+)
+@click.option(
+    "--session-timeout",
+    type=click.FloatRange(min=0.1),
+    default=1800.0,
+    show_default=True,
+    help="Seconds a client's session (loaded skills, tools) lives without a request.",
+)
+@click.option(
+    "--max-sessions",
+    type=click.IntRange(min=1),
+    default=1000,
+    show_default=True,
+    help="Most client sessions kept at once; the least recently used goes first.",
+)
+@click.option(
     "--watch/--no-watch",
     default=True,
     show_default=True,
@@ -49,12 +71,16 @@ def serve(
     roots: tuple[str, ...],
     token: str | None,
     allow_exec: bool,
+    allowed_tools: str,
+    session_timeout: float,
+    max_sessions: int,
     watch: bool,
 ) -> None:
     """Serve the catalog over MCP: the Skills extension plus skills_* tools.
 
     Same sources, precedence and status as `skilldeck list`. Shadowed skills
-    stay reachable as skill://SOURCE/NAME.
+    stay reachable as skill://SOURCE/NAME. Each client has its own session:
+    the skills it loads add their tools to its list only.
     """
     try:
         from skilldeck import mcp as skill_mcp
@@ -67,7 +93,10 @@ def serve(
     server = skill_mcp.create_server(
         roots=[os.fspath(r) for r in roots],
         allow_exec=allow_exec,
+        allowed_tools="enforce" if allowed_tools == "enforce" else "off",
         watch=watch,
+        session_timeout=session_timeout,
+        max_sessions=max_sessions,
     )
     if transport == "stdio":
         skill_mcp.run_stdio(server)

@@ -20,13 +20,15 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Literal
 
+from skilldeck.mcp import _approvals
 from skilldeck.mcp._extension import CachePolicy, SkillsExtension
 from skilldeck.mcp._http import TOKEN_ENV, check_bind, http_app, is_loopback, run_http, run_stdio
 from skilldeck.mcp._index import SkillIndex
 from skilldeck.mcp._prompt import PROMPT_NAME
 from skilldeck.mcp._server import SkillServer
+from skilldeck.mcp._sessions import DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_SESSIONS, HANDLE_META_KEY
 from skilldeck.mcp._tools import READ_TOOLS, ToolFallback
 from skilldeck.mcp._wire import (
     DIRECTORY_MIME,
@@ -45,9 +47,13 @@ from skilldeck.mcp._wire import (
     SkillResource,
 )
 
+if TYPE_CHECKING:
+    from skilldeck import Catalog, Executor, SkillRuntime
+
 __all__ = [
     "DIRECTORY_MIME",
     "EXTENSION_ID",
+    "HANDLE_META_KEY",
     "MAX_FILES",
     "MAX_TOTAL_BYTES",
     "PROMPT_NAME",
@@ -78,28 +84,33 @@ __all__ = [
 
 
 def create_server(
-    catalog: Any = None,
+    catalog: Catalog | None = None,
     *,
     roots: Sequence[str | os.PathLike[str]] = (),
     recursive: bool = False,
-    runtime: Any = None,
+    runtime: SkillRuntime | None = None,
     tools: bool = True,
     allow_exec: bool = False,
-    executor: Any = None,
+    allowed_tools: Literal["off", "enforce"] = "off",
+    executor: Executor | None = None,
     name: str = "skilldeck",
     page_size: int = 100,
     cache_ttl_ms: int = 0,
     poll_interval: float | None = None,
     watch: bool = False,
+    session_timeout: float = DEFAULT_IDLE_TIMEOUT,
+    max_sessions: int = DEFAULT_MAX_SESSIONS,
 ) -> SkillServer:
     """An MCP server for a catalog.
 
     ``catalog`` defaults to ``Catalog.from_roots(roots)`` when ``roots`` are
     given, else ``Catalog.default()`` (the same sources as ``skilldeck list``).
     The tool fallback uses ``runtime`` (default: a ``SkillRuntime`` on the same
-    catalog); ``allow_exec`` offers ``skills_run_script`` and command tools, run
-    by ``executor`` (default: an ``Executor`` whose approver asks the MCP client's
-    user when the approval store does not already cover the run).
+    catalog; ``allowed_tools`` is its ``allowed_tools_enforcement``), with one
+    runtime session per client (``session_timeout`` seconds
+    idle, at most ``max_sessions``); ``allow_exec`` offers ``skills_run_script``
+    and command tools, run by ``executor`` (default: an ``Executor`` whose approver
+    asks the MCP client's user when the approval store does not already cover the run).
     While serving, ``watch`` rescans the catalog whenever a file under a root
     changes (``skilldeck[watch]``; without it, polls every ``poll_interval`` or
     2 s) and ``poll_interval`` alone rescans on a timer; clients are notified of
@@ -116,13 +127,22 @@ def create_server(
             catalog = skilldeck.Catalog.default()
     fallback: ToolFallback | None = None
     if tools:
-        fallback = ToolFallback(runtime, allow_exec=allow_exec)
         if runtime is None:
             if allow_exec and executor is None:
-                executor = skilldeck.Executor(approver=fallback.approve)
-            fallback.runtime = skilldeck.SkillRuntime(
-                catalog, scripts=allow_exec, declared_tools=allow_exec, executor=executor
+                executor = skilldeck.Executor(approver=_approvals.approve)
+            runtime = skilldeck.SkillRuntime(
+                catalog,
+                scripts=allow_exec,
+                declared_tools=allow_exec,
+                executor=executor,
+                allowed_tools_enforcement=allowed_tools,
             )
+        fallback = ToolFallback(
+            runtime,
+            allow_exec=allow_exec,
+            idle_timeout=session_timeout,
+            max_sessions=max_sessions,
+        )
     return SkillServer(
         catalog,
         tools=fallback,

@@ -83,8 +83,18 @@ class BearerAuth:
 
 
 def http_app(server: SkillServer, *, host: str = "127.0.0.1", token: str | None = None) -> Any:
-    """The ASGI app serving ``server`` at ``/mcp`` (bearer-protected when ``token`` is set)."""
-    app = server.streamable_http_app(streamable_http_path=MCP_PATH, host=host)
+    """The ASGI app serving ``server`` at ``/mcp`` (bearer-protected when ``token`` is set).
+
+    HTTP sessions (``Mcp-Session-Id``) end after the same idle timeout as the
+    runtime sessions of the tool fallback, and are capped at the same number.
+    """
+    limits: dict[str, Any] = {}
+    if server.tools is not None:
+        limits = {
+            "session_idle_timeout": server.tools.sessions.idle_timeout,
+            "max_sessions": server.tools.sessions.max_sessions,
+        }
+    app = server.streamable_http_app(streamable_http_path=MCP_PATH, host=host, **limits)
     return BearerAuth(app, token) if token else app
 
 

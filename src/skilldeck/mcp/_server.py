@@ -17,10 +17,11 @@ from typing import Any
 import anyio
 import anyio.to_thread
 from mcp.server.caching import CacheHint
+from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+from mcp.server.extension import Extension
 from mcp.server.lowlevel.helper_types import ReadResourceContents
 from mcp.server.mcpserver import Context, MCPServer
-from mcp_types import CallToolResult, InputRequiredResult, PaginatedRequestParams
-from mcp_types import Tool as MCPTool
+from mcp_types import CallToolRequestParams, InputRequiredResult, PaginatedRequestParams
 from pydantic.networks import AnyUrl
 
 from skilldeck._version import __version__
@@ -29,8 +30,8 @@ from skilldeck.mcp._extension import CachePolicy, SkillsExtension
 from skilldeck.mcp._index import IndexBuilder, SkillIndex
 from skilldeck.mcp._notify import ChangeNotifier
 from skilldeck.mcp._scan import CatalogView
+from skilldeck.mcp._sessions import HANDLE_META_KEY, current_client
 from skilldeck.mcp._tools import ToolFallback
-from skilldeck.mcp._wire import EXTENSION_ID
 
 __all__ = ["SkillServer"]
 
@@ -59,7 +60,9 @@ class SkillServer(MCPServer[Any]):
         watch: bool = False,
     ) -> None:
         self.catalog = catalog
-        self.notifier = ChangeNotifier(extensions={EXTENSION_ID: {"directoryRead": True}})
+        self.notifier = ChangeNotifier(tools=tools is not None)
+        if tools is not None:
+            tools.bus = self.notifier.bus
         self._builder = IndexBuilder(catalog)
         self._index = self._builder.build()
         for address, reason in self._index.skipped:
@@ -71,11 +74,16 @@ class SkillServer(MCPServer[Any]):
         self._resource_page_size = resource_page_size
         cache = CachePolicy(ttl_ms=cache_ttl_ms, scope="public")
         hint = CacheHint(ttl_ms=cache_ttl_ms, scope="public")
+        extensions: list[Extension] = [
+            SkillsExtension(lambda: self._index, cache=cache, page_size=page_size)
+        ]
+        if tools is not None:
+            extensions.append(_SessionTools(self, tools))
         super().__init__(
             name,
             version=__version__,
             instructions=INSTRUCTIONS,
-            extensions=[SkillsExtension(lambda: self._index, cache=cache, page_size=page_size)],
+            extensions=extensions,
             subscriptions=self.notifier.bus,
             cache_hints={
                 "resources/list": hint,
@@ -84,10 +92,11 @@ class SkillServer(MCPServer[Any]):
                 "prompts/list": hint,
                 "tools/list": CacheHint(ttl_ms=0, scope="private"),
             },
-            middleware=[self.notifier.middleware],
+            middleware=[self.notifier.middleware, self._client_middleware],
             lifespan=_lifespan,
             log_level="WARNING",
         )
+        self.notifier.extensions = {e.identifier: e.settings() for e in extensions}
         # resources/list is paginated here (MCPServer's own handler is not).
         self._lowlevel_server.add_request_handler(
             "resources/list", PaginatedRequestParams, self._list_resources_page
@@ -174,18 +183,66 @@ class SkillServer(MCPServer[Any]):
             return [await _resources.read(self._index, self.catalog, str(uri))]
         return await super().read_resource(uri, context)
 
-    # -- tool fallback ---------------------------------------------------------
+    # -- per-client tools ------------------------------------------------------
 
-    async def list_tools(self) -> list[MCPTool]:
-        own = await super().list_tools()
-        return (self._tools.list_tools() if self._tools is not None else []) + own
+    @property
+    def tools(self) -> ToolFallback | None:
+        """The tool fallback (``None`` when the server offers no tools)."""
+        return self._tools
 
-    async def call_tool(
-        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
-    ) -> CallToolResult | InputRequiredResult:
-        if self._tools is not None:
-            return await self._tools.call(name, arguments, context)
-        return await super().call_tool(name, arguments, context)
+    async def _client_middleware(
+        self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
+    ) -> HandlerResult:
+        """Know which client asks; add that client's tools to ``tools/list``."""
+        fallback = self._tools
+        if fallback is None:
+            return await call_next(ctx)
+        token = current_client.set(fallback.sessions.key_for(ctx))
+        try:
+            result = await call_next(ctx)
+        finally:
+            current_client.reset(token)
+        if ctx.method == "tools/list" and isinstance(result, dict):
+            own = [
+                t.model_dump(by_alias=True, mode="json", exclude_none=True)
+                for t in fallback.list_tools(ctx)
+            ]
+            result["tools"] = own + list(result.get("tools") or [])
+        return result
+
+
+class _SessionTools(Extension):
+    """Routes ``tools/call`` of the runtime's tools to the caller's session.
+
+    Advertised as ``dev.skilldeck/sessions``: its setting names the ``_meta`` key
+    of the session handle that session-less (2026-07-28 HTTP) clients may echo.
+    """
+
+    identifier = "dev.skilldeck/sessions"
+
+    def __init__(self, server: SkillServer, tools: ToolFallback) -> None:
+        self._server = server
+        self._tools = tools
+
+    def settings(self) -> dict[str, Any]:
+        return {"handleMeta": HANDLE_META_KEY}
+
+    async def intercept_tool_call(
+        self,
+        params: CallToolRequestParams,
+        ctx: ServerRequestContext[Any, Any],
+        call_next: CallNext,
+    ) -> HandlerResult:
+        own = {t.name for t in await self._server.list_tools()}
+        if params.name in own:  # a tool the host registered on the server itself
+            return await call_next(ctx)
+        context: Context[Any, Any] = Context(
+            request_context=ctx,
+            mcp_server=self._server,
+            input_params=params,
+            subscriptions=self._server.notifier.bus,
+        )
+        return await self._tools.call(ctx, params.name, params.arguments or {}, context)
 
 
 @asynccontextmanager

@@ -1,58 +1,87 @@
 """The tool fallback: the runtime's ``skills_*`` tools for clients without the extension.
 
+Each client has its own runtime session (``_sessions``), so ``skills_load`` works
+over MCP as in Python: the loaded skill's declared and Python tools join *that
+client's* ``tools/list``, its ``allowed-tools`` narrows *that client's* list, the
+host's governance hook sees that session, and the client is told with
+``notifications/tools/list_changed``. Other clients are unaffected.
+
 Each call goes to ``SkillRuntime.call`` (in a worker thread) and comes back as
 the runtime's envelope, both as structured content and as its JSON text
-(``isError`` when ``ok`` is false).
+(``isError`` when ``ok`` is false). A tool that does not exist at all is a
+protocol error (``-32602``, "no tool named …") whose ``data`` is the envelope's
+error (``code`` ``TOOL_NOT_ALLOWED``, ``reason`` ``UNKNOWN_TOOL``). Arguments that
+fail a tool's schema stay a tool result (``INVALID_ARGUMENTS`` naming the field),
+as the MCP specification asks, so the model can correct itself.
 
 Without execution enabled only the reading tools are offered (``skills_list``,
-``skills_load``, ``skills_read_file``, ``skills_search``); ``skills_run_script``
-and body-declared command tools are neither listed nor callable.
+``skills_load``, ``skills_read_file``, ``skills_search``); ``skills_run_script``,
+body-declared command tools and any other tool of the runtime are neither listed
+nor callable.
 
-Approvals: ``ToolFallback.approve`` is the executor's approver; it asks the
-client's user through MCP elicitation (``_approvals``) when the approval store
-does not cover a run.
-
-Sessions: one runtime session per HTTP session (``Mcp-Session-Id``; at most 256
-kept), a fresh one for an HTTP request without one, and a single one for the
-stdio and in-process transports.
+Approvals: the executor's approver (``_approvals.approve``) asks the client's
+user through MCP elicitation when the approval store does not cover a run.
 """
 
 from __future__ import annotations
 
 import json
-from collections import OrderedDict
+import logging
 from collections.abc import Mapping
-from typing import Any, Protocol
+from typing import Any
 
 import anyio.to_thread
+from mcp.server.context import ServerRequestContext
 from mcp.server.mcpserver import Context
-from mcp_types import CallToolResult, InputRequiredResult, TextContent, ToolAnnotations
+from mcp.shared.exceptions import MCPError
+from mcp.shared.subscriptions import ToolsListChanged
+from mcp_types import (
+    CallToolResult,
+    InputRequiredResult,
+    TextContent,
+    ToolAnnotations,
+    ToolListChangedNotification,
+)
 from mcp_types import Tool as MCPTool
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
+from skilldeck import Session, SkillRuntime
 from skilldeck.mcp import _approvals
+from skilldeck.mcp._notify import ClientBus
+from skilldeck.mcp._sessions import (
+    DEFAULT_IDLE_TIMEOUT,
+    DEFAULT_MAX_SESSIONS,
+    HANDLE_META_KEY,
+    ClientSession,
+    ClientSessions,
+)
+from skilldeck.mcp._wire import INVALID_PARAMS
 
-__all__ = ["READ_TOOLS", "RuntimeView", "ToolFallback"]
+__all__ = ["READ_TOOLS", "ToolFallback"]
+
+logger = logging.getLogger("skilldeck.mcp")
 
 
 READ_TOOLS = frozenset({"skills_list", "skills_load", "skills_read_file", "skills_search"})
-_MAX_SESSIONS = 256
-
-
-class RuntimeView(Protocol):
-    """The part of ``skilldeck.SkillRuntime`` the fallback uses."""
-
-    def session(self) -> Any: ...
-    def tool_specs(self, session: Any) -> list[Any]: ...
-    def call(self, session: Any, name: str, arguments: Mapping[str, Any]) -> Mapping[str, Any]: ...
 
 
 class ToolFallback:
-    """Lists the runtime's tools and calls them for MCP clients."""
+    """Lists the runtime's tools and calls them, one runtime session per client."""
 
-    def __init__(self, runtime: RuntimeView | None = None, *, allow_exec: bool = False) -> None:
-        self.runtime: Any = runtime
+    def __init__(
+        self,
+        runtime: SkillRuntime,
+        *,
+        allow_exec: bool = False,
+        idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
+        max_sessions: int = DEFAULT_MAX_SESSIONS,
+    ) -> None:
+        self.runtime = runtime
         self.allow_exec = allow_exec
-        self._sessions: OrderedDict[str, Any] = OrderedDict()
+        self.sessions = ClientSessions(
+            runtime.session, idle_timeout=idle_timeout, max_sessions=max_sessions
+        )
+        self.bus: ClientBus | None = None  # set by the server: where listen streams hear us
 
     # -- the executor's approver (runs on the worker thread) ---------------------
 
@@ -62,85 +91,124 @@ class ToolFallback:
 
     # -- listing ---------------------------------------------------------------
 
-    def _allowed(self, name: str) -> bool:
-        return self.allow_exec or name in READ_TOOLS
-
-    def list_tools(self) -> list[MCPTool]:
-        session = self.runtime.session()
+    def _offered(self, session: Session) -> list[MCPTool]:
         out: list[MCPTool] = []
         for spec in self.runtime.tool_specs(session):
-            if not self._allowed(spec.name):
+            if not (self.allow_exec or spec.name in READ_TOOLS):
                 continue
-            read_only = bool(getattr(spec, "read_only", spec.name in READ_TOOLS))
             out.append(
                 MCPTool(
                     name=spec.name,
                     description=spec.description,
                     input_schema=dict(spec.parameters),
-                    annotations=ToolAnnotations(read_only_hint=read_only, open_world_hint=False),
+                    annotations=ToolAnnotations(
+                        read_only_hint=spec.read_only, open_world_hint=False
+                    ),
                 )
             )
         return out
 
+    def list_tools(self, ctx: ServerRequestContext[Any, Any] | None = None) -> list[MCPTool]:
+        """The tools this client may use now (its loaded skills, its allowed-tools)."""
+        client = self._client(ctx)
+        if client is None:
+            return self._offered(self.sessions.fresh())
+        tools = self._offered(client.session)
+        client.listed = tuple(t.name for t in tools)
+        return tools
+
+    def _client(self, ctx: ServerRequestContext[Any, Any] | None) -> ClientSession | None:
+        key = self.sessions.key_for(ctx) if ctx is not None else None
+        return self.sessions.get(key) if key is not None else None
+
     # -- calling ---------------------------------------------------------------
 
-    def _session_for(self, context: Context[Any, Any] | None) -> Any:
-        key = "default"
-        if context is not None:
-            headers = getattr(context.request_context.request, "headers", None)
-            if headers is not None:
-                session_id = headers.get("mcp-session-id")
-                if not session_id:
-                    return self.runtime.session()  # stateless HTTP: nothing to keep
-                key = f"http:{session_id}"
-        session = self._sessions.get(key)
-        if session is None:
-            session = self.runtime.session()
-            self._sessions[key] = session
-            while len(self._sessions) > _MAX_SESSIONS:
-                self._sessions.popitem(last=False)
-        else:
-            self._sessions.move_to_end(key)
-        return session
-
     async def call(
-        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None
+        self,
+        ctx: ServerRequestContext[Any, Any],
+        name: str,
+        arguments: Mapping[str, Any],
+        context: Context[Any, Any] | None = None,
     ) -> CallToolResult | InputRequiredResult:
-        if not self._allowed(name):
-            return _result(
-                {
-                    "ok": False,
-                    "error": {
-                        "code": "TOOL_NOT_ALLOWED",
-                        "message": f"tool {name!r} is not available: script execution is disabled",
-                        "hint": "start the server with --allow-exec to enable skills_run_script",
-                    },
-                }
-            )
-        session = self._session_for(context)
+        """Run one ``tools/call`` in this client's session."""
+        client = self._client(ctx)
+        session = client.session if client is not None else self.sessions.fresh()
+        before = [t.name for t in self._offered(session)]
+        if name not in before:
+            refused = self._refusal(session, name)
+            if refused is not None:
+                return _result(refused)
         asker = _approvals.asker_for(context)
         envelope = await anyio.to_thread.run_sync(self._run, asker, session, name, dict(arguments))
-        if asker is not None and not envelope.get("ok"):
-            question = _approvals.input_required(asker, name)
-            if question is not None:
-                return question
-        return _result(envelope)
+        if not envelope.get("ok"):
+            error = envelope.get("error") or {}
+            if error.get("reason") == "UNKNOWN_TOOL":
+                raise MCPError(INVALID_PARAMS, str(error.get("message")), data=dict(error))
+            if asker is not None:
+                question = _approvals.input_required(asker, name)
+                if question is not None:
+                    return question
+        meta: dict[str, Any] | None = None
+        if client is None and session.loaded:  # session-less: keep the state under a handle
+            client = self.sessions.adopt(session)
+            meta = {HANDLE_META_KEY: client.key}
+        if client is not None:
+            after = tuple(t.name for t in self._offered(session))
+            seen = client.listed if client.listed is not None else tuple(before)
+            if after != seen:
+                client.listed = None
+                await self._tools_changed(ctx, client)
+        return _result(envelope, meta)
+
+    def _refusal(self, session: Session, name: str) -> dict[str, Any] | None:
+        """The envelope for a tool this client is not offered, if it exists at all."""
+        if self.allow_exec:
+            return None  # the runtime says why (allowed-tools, governance, unknown)
+        exists = name == "skills_run_script" or any(
+            s.name == name for s in self.runtime.tool_specs(session)
+        )
+        if not exists:
+            return None  # the runtime reports the unknown name
+        return {
+            "ok": False,
+            "error": {
+                "code": "TOOL_NOT_ALLOWED",
+                "message": f"tool {name!r} is not available: script execution is disabled",
+                "hint": "start the server with --allow-exec to run scripts and skill tools",
+                "reason": "EXEC_DISABLED",
+            },
+        }
+
+    async def _tools_changed(
+        self, ctx: ServerRequestContext[Any, Any], client: ClientSession
+    ) -> None:
+        """Tell this client (only) that its tool list changed."""
+        if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
+            if self.bus is not None:
+                await self.bus.publish_to(client.key, ToolsListChanged())
+            return
+        try:
+            await ctx.session.send_notification(
+                ToolListChangedNotification(), related_request_id=ctx.request_id
+            )
+        except Exception:  # advisory: a client that went away misses nothing it can use
+            logger.debug("could not send tools/list_changed", exc_info=True)
 
     def _run(
-        self, asker: _approvals.Asker | None, session: Any, name: str, arguments: dict[str, Any]
+        self, asker: _approvals.Asker | None, session: Session, name: str, arguments: dict[str, Any]
     ) -> Mapping[str, Any]:
         token = _approvals.current.set(asker)
         try:
-            envelope: Mapping[str, Any] = self.runtime.call(session, name, arguments)
-            return envelope
+            return self.runtime.call(session, name, arguments)
         finally:
             _approvals.current.reset(token)
 
 
-def _result(envelope: Mapping[str, Any]) -> CallToolResult:
+def _result(envelope: Mapping[str, Any], meta: dict[str, Any] | None = None) -> CallToolResult:
     text = json.dumps(envelope, ensure_ascii=False, default=str)
     return CallToolResult(
         content=[TextContent(type="text", text=text)],
         structured_content=json.loads(text),
         is_error=not envelope.get("ok", False),
+        _meta=meta,
     )

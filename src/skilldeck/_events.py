@@ -16,9 +16,10 @@ The audit sink (:class:`JsonlAuditSink`) is append-only. Each event becomes
 one line written with a single ``write`` on a descriptor opened with
 ``O_APPEND``, under an exclusive ``flock`` (plus a thread lock), then flushed
 and ``fsync``'d, so lines from several threads or processes never interleave.
-Values that look like secrets (by key name, or by shape: API keys, bearer
-tokens, private keys, JWTs, URL credentials) are replaced by ``[REDACTED]``
-before anything reaches the disk.
+Values that look like secrets (by key name; by shape: API keys, bearer
+tokens, private keys, JWTs, URL credentials; or as the value of a secret-named
+assignment inside a string: ``OPENAI_API_KEY=…``, ``--password …``) are
+replaced by ``[REDACTED]`` before anything reaches the disk or any sink.
 """
 
 from __future__ import annotations
@@ -64,6 +65,8 @@ __all__ = [
     "ToolCalled",
     "event_types",
     "redact",
+    "redact_event",
+    "redact_text",
 ]
 
 _log = logging.getLogger("skilldeck.events")
@@ -279,12 +282,20 @@ SinkLike = EventSink | Callable[[Event], None]
 
 
 class EventBus:
-    """Delivers each event to every sink, in subscription order."""
+    """Delivers each event to every sink, in subscription order.
 
-    def __init__(self, sinks: Sequence[SinkLike] = (), *, raise_errors: bool = False) -> None:
+    Sinks receive events already redacted (:func:`redact_event`), so a secret in a
+    tool argument or a command line never reaches a log, a trace or a host's
+    sink; ``redact=False`` delivers them as they are.
+    """
+
+    def __init__(
+        self, sinks: Sequence[SinkLike] = (), *, raise_errors: bool = False, redact: bool = True
+    ) -> None:
         self._sinks: list[SinkLike] = list(sinks)
         self._lock = threading.Lock()
         self.raise_errors = raise_errors
+        self.redact = redact
         self.errors: list[BaseException] = []
 
     def subscribe(self, sink: SinkLike) -> Callable[[], None]:
@@ -303,7 +314,10 @@ class EventBus:
         return tuple(self._sinks)
 
     def emit(self, event: Event) -> None:
-        for sink in self.sinks:
+        sinks = self.sinks
+        if sinks and self.redact:
+            event = redact_event(event)
+        for sink in sinks:
             try:
                 if isinstance(sink, EventSink):
                     sink.emit(event)
@@ -344,19 +358,71 @@ _SECRET_KEY = re.compile(
 )
 _KEY_SUFFIX = re.compile(r"(^|[_\-.])(key|pat|pwd)$", re.IGNORECASE)
 
+# Credentials recognised by their shape wherever they appear in a string.
 _SECRET_VALUE = re.compile(
     r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(-----END [A-Z ]*PRIVATE KEY-----|\Z)"
-    r"|\b(sk|rk|pk)-(ant-|proj-|live-|test-)?[A-Za-z0-9_\-]{16,}"
+    r"|\b(sk|rk|pk)-(ant-|proj-|live-|test-|svcacct-)?[A-Za-z0-9_\-]{16,}"
     r"|\bgh[pousr]_[A-Za-z0-9]{20,}"
     r"|\bgithub_pat_[A-Za-z0-9_]{20,}"
-    r"|\bxox[abposr]-[A-Za-z0-9\-]{10,}"
+    r"|\bglpat-[A-Za-z0-9_\-]{20,}"
+    r"|\bxox[abposre]-[A-Za-z0-9\-]{10,}"
+    r"|\bhf_[A-Za-z0-9]{30,}"
+    r"|\bnpm_[A-Za-z0-9]{36}\b"
     r"|\b(AKIA|ASIA)[0-9A-Z]{16}\b"
     r"|\bAIza[0-9A-Za-z_\-]{30,}"
     r"|\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"
     r"|(?<=[Bb]earer )[A-Za-z0-9._~+/\-]{8,}=*"
+    r"|(?<=[Bb]asic )(?=[A-Za-z0-9+/]{0,200}(?:[0-9+/=]|[a-z][A-Z]))[A-Za-z0-9+/]{12,}=*"
     r"|(?<=://)[^/\s:@]+:[^/\s@]+(?=@)",
     re.DOTALL,
 )
+
+# The last word of a name that holds a secret: ``OPENAI_API_KEY``, ``password``,
+# ``aws_secret_access_key``, ``GITHUB_TOKEN``, ``client-secret``. ``max_tokens``
+# or ``token_count`` do not end in one.
+_CREDENTIAL_NAME_END = (
+    r"(?:pass(?:word|wd|phrase)?|pwd|secret(?:[_\-]?(?:access[_\-]?)?key)?|token"
+    r"|api[_\-]?key|apikey|access[_\-]?key|private[_\-]?key|credentials?"
+    r"|session[_\-]?key|signing[_\-]?key)"
+)
+# ``NAME=value`` / ``NAME = "value"`` (shell, env files, command lines, URLs' query),
+# ``"name": "value"`` (JSON or YAML text inside a string) and ``--name value`` flags.
+# A name starts at a boundary and is at most 64 characters long, so the work per
+# character is bounded: linear on any input.
+_SECRET_ASSIGNMENT = re.compile(
+    r"(?P<lead>(?<![A-Za-z0-9_.\-])[A-Za-z0-9_.\-]{0,64}?" + _CREDENTIAL_NAME_END + r"[\"']?"
+    r"(?:\s*=\s*|\s*:\s*(?=[\"'])|(?<=[\"']):\s*)[\"']?)"
+    r"(?P<value>[^\s\"'&;,()\[\]{}]{1,1024})"
+    r"|(?P<flag>(?<![A-Za-z0-9_\-])--[A-Za-z0-9\-]{0,64}?"
+    + _CREDENTIAL_NAME_END
+    + r"(?:=|\s+)[\"']?)"
+    r"(?P<flagvalue>[^\s\"'&;]{1,1024})",
+    re.IGNORECASE,
+)
+
+
+def _redact_assignment(match: re.Match[str]) -> str:
+    if match.group("lead") is not None:
+        value = match.group("value")
+        lead = match.group("lead")
+    else:
+        value = match.group("flagvalue")
+        lead = match.group("flag")
+    if value == REDACTED or value.startswith(("$", "[REDACTED")):
+        return match.group(0)  # already redacted, or a reference such as $TOKEN
+    following = match.string[match.end() : match.end() + 1]
+    if following in ("(", "["):
+        return match.group(0)  # code that fetches the secret: os.environ["X"], get_key()
+    return lead + REDACTED
+
+
+def redact_text(text: str) -> str:
+    """``text`` with credentials replaced by ``[REDACTED]``: known token shapes,
+    private keys, URL passwords, and the values of secret-named assignments
+    (``OPENAI_API_KEY=…``, ``password=…``, ``--token …``, ``"api_key": "…"``)."""
+    return _SECRET_ASSIGNMENT.sub(_redact_assignment, _SECRET_VALUE.sub(REDACTED, text))
+
+
 _MAX_DEPTH = 20
 
 
@@ -379,7 +445,7 @@ def redact(value: Any, *, _depth: int = 0) -> Any:
     if _depth > _MAX_DEPTH:
         return REDACTED
     if isinstance(value, str):
-        return _SECRET_VALUE.sub(REDACTED, value)
+        return redact_text(value)
     if isinstance(value, Mapping):
         out: dict[str, Any] = {}
         for k, v in value.items():
@@ -392,6 +458,30 @@ def redact(value: Any, *, _depth: int = 0) -> Any:
     if isinstance(value, list | tuple):
         return [redact(v, _depth=_depth + 1) for v in value]
     return value
+
+
+def _redact_field(value: Any) -> Any:
+    if isinstance(value, str):
+        return redact_text(value)
+    if isinstance(value, tuple):
+        return tuple(redact(v) for v in value)
+    if isinstance(value, Mapping | list):
+        return redact(value)
+    return value
+
+
+def redact_event(event: Event) -> Event:
+    """A copy of ``event`` whose fields are redacted like :func:`redact` (the same
+    event when nothing in it looks like a secret)."""
+    changes: dict[str, Any] = {}
+    for f in dataclasses.fields(event):
+        value = getattr(event, f.name)
+        if f.name in ("event_id", "created_at", "session_id"):
+            continue
+        new = _redact_field(value)
+        if new != value:
+            changes[f.name] = new
+    return dataclasses.replace(event, **changes) if changes else event
 
 
 def _jsonable(value: Any) -> Any:

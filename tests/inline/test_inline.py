@@ -100,6 +100,23 @@ def test_params_from_a_dataclass_and_enabled_predicate() -> None:
     assert "Check style first" in s.to_skill_md(Review("python", "style"))
 
 
+def test_predicate_reading_params_without_params_is_a_coded_error() -> None:
+    @dataclass(frozen=True)
+    class Review:
+        language: str
+
+    s = skill(enabled=lambda p: p.language == "python")
+    section = SkillsSection(skills=[s])
+    with pytest.raises(skilldeck.InvalidArgumentsError, match="no params were given") as info:
+        section.runtime()
+    assert info.value.code == "INVALID_ARGUMENTS"
+    assert info.value.skill == "code-review" and info.value.field == "params"
+    assert info.value.hint and "params=" in info.value.hint
+    # with params bound the same section works
+    assert section.runtime(Review("python")) is not None
+    assert [x.name for x in section.active(Review("go"))] == []
+
+
 def test_summary_defaults_and_names_the_tools() -> None:
     def lint_code(paths: list[str]) -> dict[str, int]:
         """Run the linter."""

@@ -236,11 +236,36 @@ def test_invalid_allowlist_error_fails_the_run(
     assert not s.policy.enforced
 
 
-def test_untrusted_source_is_ignored_unless_opted_in(
+def test_untrusted_list_narrows_and_never_pre_approves(
     make_skill: MakeSkill, skills_root: Path
 ) -> None:
+    make_skill("remote", allowed_tools="Read")
+    asked: list[GovernanceRequest] = []
+
+    def hook(req: GovernanceRequest) -> str:
+        # a host that asks the user about Read: nothing in the list may skip that
+        if req.phase == "call":
+            asked.append(req)
+        return "confirm" if req.tool == "Read" else "allow"
+
+    rt = enforcing(skills_root, untrusted=True, governance=hook)
+    s = rt.session()
+    env = load(rt, s, "remote")
+    assert codes(env) == ["ALLOWED_TOOLS_ENFORCED"]
+    assert "untrusted" in env["warnings"][0]["message"]
+    assert s.policy.enforced and not s.policy.trusted
+    # only the baseline and Read are offered
+    assert exposed(rt, s) == ["skills_list", "skills_load", "skills_read_file", "Read"]
+    assert error_code(rt.call(s, "web_fetch", {})) == "TOOL_NOT_ALLOWED"
+    assert error_code(rt.call(s, "Bash", {"command": "ls"})) == "TOOL_NOT_ALLOWED"
+    # Read is listed by the skill, yet its confirmation is still required
+    assert error_code(rt.call(s, "Read", {})) == "TOOL_CONFIRMATION_REQUIRED"
+    assert asked and asked[-1].tool == "Read" and asked[-1].skill_trusted is False
+
+
+def test_host_may_ignore_untrusted_lists(make_skill: MakeSkill, skills_root: Path) -> None:
     make_skill("remote", allowed_tools="state_get")
-    rt = enforcing(skills_root, untrusted=True)
+    rt = enforcing(skills_root, untrusted=True, honor_untrusted_allowed_tools=False)
     s = rt.session()
     env = load(rt, s, "remote")
     assert codes(env) == ["ALLOWED_TOOLS_IGNORED"]
@@ -248,10 +273,11 @@ def test_untrusted_source_is_ignored_unless_opted_in(
     assert s.policy.ignored_reason == "UNTRUSTED_SOURCE" and not s.policy.enforced
     assert check(rt.call(s, "web_fetch", {}))["ok"]
 
-    honoring = enforcing(skills_root, untrusted=True, honor_untrusted_allowed_tools=True)
-    s2 = honoring.session()
-    assert codes(load(honoring, s2, "remote")) == ["ALLOWED_TOOLS_ENFORCED"]
-    assert error_code(honoring.call(s2, "web_fetch", {})) == "TOOL_NOT_ALLOWED"
+    trusted = enforcing(skills_root)
+    s2 = trusted.session()
+    assert codes(load(trusted, s2, "remote")) == ["ALLOWED_TOOLS_ENFORCED"]
+    assert s2.policy.trusted
+    assert error_code(trusted.call(s2, "web_fetch", {})) == "TOOL_NOT_ALLOWED"
 
 
 def test_argument_part_reaches_governance_as_constraint(

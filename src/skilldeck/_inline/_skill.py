@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from skilldeck._errors import SkillRefError
+from skilldeck._errors import InvalidArgumentsError, SkillRefError
 from skilldeck._format import read_skill_md
 from skilldeck._format._linear import pattern_problem
 from skilldeck._inline._errors import SkillValidationError
@@ -136,9 +136,31 @@ class InlineSkill:
         return tuple(t for t in self.tools if isinstance(t, SkillTool))
 
     def is_enabled(self, params: Any = None) -> bool:
+        """Whether the skill takes part for ``params`` (else ``default_params``).
+
+        A predicate that fails (typically one reading fields of params when none
+        were bound) raises ``InvalidArgumentsError`` naming the skill."""
         if self.enabled is None:
             return True
-        return bool(self.enabled(params if params is not None else self.default_params))
+        value = params if params is not None else self.default_params
+        try:
+            return bool(self.enabled(value))
+        except Exception as exc:
+            if value is None:
+                message = (
+                    f"inline skill {self.name!r} decides from its params whether it is "
+                    f"enabled, but no params were given ({type(exc).__name__}: {exc})"
+                )
+                hint = "pass params= to the section's method, or give the skill default_params"
+            else:
+                message = (
+                    f"the enabled predicate of inline skill {self.name!r} failed on the "
+                    f"params given ({type(exc).__name__}: {exc})"
+                )
+                hint = "pass params of the type the predicate expects"
+            raise InvalidArgumentsError(
+                message, skill=self.name, field="params", hint=hint
+            ) from exc
 
     def render_body(self, params: Any = None) -> str:
         """The body: the template with ``params`` (else ``default_params``) filled in."""

@@ -118,6 +118,7 @@ class GovernedSurface(WrappingSurface):
             skill=policy.skill if policy.enforced else _last_loaded(session),
             constraints=policy.constraints_for(tool.spec),
             read_only=tool.spec.read_only,
+            skill_trusted=policy.trusted,
         )
 
     def expose(self, session: Session, tool: Tool) -> Tool | None:

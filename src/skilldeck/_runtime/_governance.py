@@ -60,7 +60,9 @@ class Verdict:
 @dataclass(frozen=True, slots=True)
 class GovernanceRequest:
     """What the hook sees. ``constraints`` are the argument parts of the active
-    allowed-tools patterns naming this tool (``git:*`` for ``Bash(git:*)``)."""
+    allowed-tools patterns naming this tool (``git:*`` for ``Bash(git:*)``).
+    ``skill_trusted`` is False when those patterns come from an untrusted skill:
+    they may narrow what the hook allows, never widen it."""
 
     tool: str
     key: str
@@ -71,6 +73,7 @@ class GovernanceRequest:
     skill: str | None = None
     constraints: tuple[str, ...] = ()
     read_only: bool = False
+    skill_trusted: bool = True
 
 
 GovernanceHook = Callable[[GovernanceRequest], "Decision | Verdict | str | bool | None"]

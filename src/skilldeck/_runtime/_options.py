@@ -24,7 +24,8 @@ class RuntimeOptions:
 
     - ``allowed_tools_enforcement``: ``off`` (default) or ``enforce`` (seed 000).
     - ``allowed_tools_invalid_allowlist``: ``ignore`` (default), ``enforce``, ``error``.
-    - ``honor_untrusted_allowed_tools``: apply allowed-tools of untrusted skills too.
+    - ``honor_untrusted_allowed_tools``: apply allowed-tools of untrusted skills as a
+      restriction (default ``True``: it only takes tools away); ``False`` ignores them.
     - ``include_location``: ``skills_list`` / ``skills_load`` give the SKILL.md path.
     - ``tool_prefix`` / ``tool_names``: expose the ``skills_*`` tools under a prefix or
       a rename map (``SEED_002_NAMES``); parameters keep their names.
@@ -38,7 +39,7 @@ class RuntimeOptions:
 
     allowed_tools_enforcement: Literal["off", "enforce"] = "off"
     allowed_tools_invalid_allowlist: Literal["ignore", "enforce", "error"] = "ignore"
-    honor_untrusted_allowed_tools: bool = False
+    honor_untrusted_allowed_tools: bool = True
     include_location: bool = False
     tool_prefix: str = ""
     tool_names: Mapping[str, str] = field(default_factory=dict)

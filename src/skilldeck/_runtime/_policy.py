@@ -15,9 +15,15 @@
   ``ignore`` (default: no contraction, ``ALLOWED_TOOLS_IGNORED`` with reason
   ``NO_MATCHES``), ``enforce`` (baseline only) or ``error`` (the call raises
   ``ToolNotAllowedError`` with ``reason="INVALID_ALLOWLIST"``: the run fails).
-- Skills from an untrusted source have their list ignored
-  (``ALLOWED_TOOLS_IGNORED``, reason ``UNTRUSTED_SOURCE``) unless the host
-  sets ``honor_untrusted_allowed_tools``.
+- allowed-tools is only ever a restriction here: it takes tools away from the
+  surface and never pre-approves a call or skips a confirmation. That is why
+  it applies to skills from untrusted sources too (ignoring it would give such
+  a skill *more* tools, not fewer); their policy carries ``trusted=False`` and
+  the governance hook sees ``skill_trusted=False``, so a host never reads an
+  untrusted list as a grant (the MCP Skills extension forbids treating remote
+  ``allowed-tools`` as pre-approval). A host that prefers to ignore untrusted
+  lists sets ``honor_untrusted_allowed_tools=False`` (``ALLOWED_TOOLS_IGNORED``,
+  reason ``UNTRUSTED_SOURCE``).
 """
 
 from __future__ import annotations
@@ -58,6 +64,7 @@ class AllowedToolsPolicy:
     allow_set_count: int = 0
     ignored_reason: str | None = None
     baseline_only: bool = False
+    trusted: bool = True
 
     def allows(self, spec: ToolSpec) -> bool:
         if not self.enforced or spec.key in BASELINE_TOOLS:
@@ -112,14 +119,20 @@ def decide_policy(
     raw = tuple(p.raw for p in patterns)
     if not trusted and not honor_untrusted:
         policy = AllowedToolsPolicy(
-            mode=mode, skill=skill, patterns=patterns, ignored_reason="UNTRUSTED_SOURCE"
+            mode=mode,
+            skill=skill,
+            patterns=patterns,
+            ignored_reason="UNTRUSTED_SOURCE",
+            trusted=False,
         )
         warning = ToolWarning(
             "ALLOWED_TOOLS_IGNORED",
             f"allowed-tools of {skill!r} ignored: the skill comes from an untrusted source "
-            "(the host can opt in with honor_untrusted_allowed_tools)",
+            "and the host set honor_untrusted_allowed_tools=False",
         )
         return PolicyOutcome(policy, "ignored", (warning,))
+    restriction = "" if trusted else " (a restriction only: the skill is untrusted)"
+
     matched = [
         s
         for s in available
@@ -132,12 +145,13 @@ def decide_policy(
             skill=skill,
             patterns=patterns,
             allow_set_count=len(matched),
+            trusted=trusted,
         )
         names = ", ".join(s.name for s in matched[:20])
         warning = ToolWarning(
             "ALLOWED_TOOLS_ENFORCED",
             f"allowed-tools of {skill!r} now limits the tools to the baseline plus "
-            f"{len(matched)} tool(s): {names}",
+            f"{len(matched)} tool(s): {names}{restriction}",
         )
         return PolicyOutcome(policy, "activated", (warning,))
     # a non-empty allowlist that matches nothing we have
@@ -149,7 +163,12 @@ def decide_policy(
         )
     if invalid_allowlist == "enforce":
         policy = AllowedToolsPolicy(
-            mode=mode, enforced=True, skill=skill, patterns=patterns, baseline_only=True
+            mode=mode,
+            enforced=True,
+            skill=skill,
+            patterns=patterns,
+            baseline_only=True,
+            trusted=trusted,
         )
         warning = ToolWarning(
             "ALLOWED_TOOLS_ENFORCED",
@@ -158,7 +177,7 @@ def decide_policy(
         )
         return PolicyOutcome(policy, "activated", (warning,))
     policy = AllowedToolsPolicy(
-        mode=mode, skill=skill, patterns=patterns, ignored_reason="NO_MATCHES"
+        mode=mode, skill=skill, patterns=patterns, ignored_reason="NO_MATCHES", trusted=trusted
     )
     warning = ToolWarning(
         "ALLOWED_TOOLS_IGNORED",

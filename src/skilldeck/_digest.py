@@ -2,7 +2,9 @@
 
 A file digest is ``sha256:<hex>`` of its raw bytes. A skill digest is the
 digest of its sorted ``(relative path, file digest)`` list, one
-``"<path>\\0<digest>\\n"`` record per file, paths POSIX-style.
+``"<path>\\0<digest>\\n"`` record per file, paths POSIX-style. The files of a
+skill are those of the one walker (``skilldeck._tree``): what is digested is
+what is served.
 """
 
 from __future__ import annotations
@@ -10,9 +12,19 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Iterable, Mapping
-from pathlib import Path
+from dataclasses import dataclass
 
-__all__ = ["bytes_digest", "digest_of_files", "file_digest", "skill_digest", "skill_file_digests"]
+from skilldeck._tree import SkillTree, WalkLimits
+
+__all__ = [
+    "SkillFile",
+    "bytes_digest",
+    "digest_of_files",
+    "file_digest",
+    "skill_digest",
+    "skill_file_digests",
+    "skill_files",
+]
 
 _CHUNK = 1 << 20
 
@@ -40,28 +52,47 @@ def digest_of_files(files: Mapping[str, str] | Iterable[tuple[str, str]]) -> str
     return "sha256:" + h.hexdigest()
 
 
-def skill_file_digests(root: str | os.PathLike[str]) -> dict[str, str]:
-    """Digest of every regular file under ``root`` (links are not followed out).
+@dataclass(frozen=True, slots=True)
+class SkillFile:
+    """One file of a skill as the walker lists it, with the digest of its bytes."""
 
-    Symlinks to files inside ``root`` are digested by their target's bytes;
-    links leaving ``root`` and special files are skipped.
+    path: str
+    size: int
+    executable: bool
+    digest: str
+
+
+def skill_files(
+    root: str | os.PathLike[str],
+    *,
+    limits: WalkLimits | None = None,
+    skill: str | None = None,
+) -> tuple[SkillFile, ...]:
+    """Every file of a skill folder with its digest, sorted by path.
+
+    The file set is ``skilldeck._tree.walk_skill``'s: exactly what is served
+    and what a run can see (hidden files, links leaving the folder and special
+    files are not part of a skill). Each file is read through the contained
+    reader, so a swap mid-walk gives a coded error, never outside bytes.
+    Past a walk limit: ``PathNotAllowedError``.
     """
-    base = Path(root)
-    real_base = base.resolve()
-    out: dict[str, str] = {}
-    for dirpath, dirnames, filenames in os.walk(base, followlinks=False):
-        dirnames[:] = sorted(d for d in dirnames if d not in {".git"})
-        for fname in filenames:
-            full = Path(dirpath) / fname
-            try:
-                real = full.resolve(strict=True)
-            except (OSError, RuntimeError):
-                continue
-            if not real.is_relative_to(real_base) or not real.is_file():
-                continue
-            rel = full.relative_to(base).as_posix()
-            out[rel] = file_digest(real)
-    return out
+    out: list[SkillFile] = []
+    with SkillTree(root, skill=skill) as tree:
+        for entry in tree.walk(limits=limits or WalkLimits()).files:
+            fd = tree.open(entry.path)
+            h = hashlib.sha256()
+            size = 0
+            with open(fd, "rb", closefd=True) as fh:
+                while chunk := fh.read(_CHUNK):
+                    h.update(chunk)
+                    size += len(chunk)
+            out.append(SkillFile(entry.path, size, entry.executable, "sha256:" + h.hexdigest()))
+    return tuple(out)
+
+
+def skill_file_digests(root: str | os.PathLike[str]) -> dict[str, str]:
+    """``relative path -> digest`` of every file of a skill folder (see ``skill_files``)."""
+    return {f.path: f.digest for f in skill_files(root)}
 
 
 def skill_digest(root: str | os.PathLike[str]) -> str:

@@ -1,0 +1,164 @@
+"""The one walker and the one contained reader (``skilldeck._tree``)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from tests.foundation._trees import (
+    HIDDEN,
+    OUTSIDE_BYTES,
+    VISIBLE,
+    build_deep,
+    build_tree,
+    remove_deep,
+)
+
+from skilldeck import FileNotFoundInSkillError, FileTooLargeError, PathNotAllowedError
+from skilldeck._tree import SkillTree, WalkLimits, looks_like_secret, read_beneath, walk_skill
+
+
+def test_walk_lists_exactly_the_visible_files(tmp_path: Path, resolver: str) -> None:
+    skill = build_tree(tmp_path)
+    walk = walk_skill(skill)
+    assert walk.paths == tuple(sorted(VISIBLE))
+    assert walk.complete
+    by_path = {e.path: e for e in walk.files}
+    assert by_path["scripts/run.py"].executable
+    assert by_path["guide-link.md"].link and by_path["refs/guide.md"].link
+    assert not by_path["references/guide.md"].link
+    problems = {(p.kind, p.path) for p in walk.problems}
+    assert problems == {
+        ("escapes", "escape.md"),
+        ("escapes", "references/outdir"),
+        ("escapes", "refs/outdir"),
+        ("dangling", "dangling.md"),
+        ("loop", "references/up"),
+        ("loop", "refs/up"),
+        ("hidden", "env-link.md"),
+        ("special", "assets/pipe"),
+    }
+    assert ".env" in walk.hidden and ".git" in walk.hidden
+    assert "references/deep/.cache" in walk.hidden
+    assert not any(part.startswith(".") for p in walk.paths for part in p.split("/"))
+
+
+def test_reader_serves_every_listed_file_with_its_bytes(tmp_path: Path, resolver: str) -> None:
+    skill = build_tree(tmp_path)
+    with SkillTree(skill, skill="tricky") as tree:
+        for rel, data in VISIBLE.items():
+            got = tree.read(rel, max_bytes=1000)
+            assert (got.data, got.size, got.truncated) == (data, len(data), False)
+
+
+@pytest.mark.parametrize(
+    ("rel", "code"),
+    [
+        ("escape.md", "PATH_NOT_ALLOWED"),
+        ("references/outdir/secret.md", "PATH_NOT_ALLOWED"),
+        ("refs/outdir/guide.md", "PATH_NOT_ALLOWED"),
+        ("dangling.md", "FILE_NOT_FOUND"),
+        ("env-link.md", "PATH_NOT_ALLOWED"),
+        ("assets/pipe", "PATH_NOT_ALLOWED"),
+        ("references", "PATH_NOT_ALLOWED"),
+        ("nothing.md", "FILE_NOT_FOUND"),
+        ("references/guide.md/x", "FILE_NOT_FOUND"),
+        ("../outside/secret.md", "PATH_NOT_ALLOWED"),
+        ("/etc/passwd", "PATH_NOT_ALLOWED"),
+        ("a\x00b", "PATH_NOT_ALLOWED"),
+        ("references\\guide.md", "PATH_NOT_ALLOWED"),
+        *((h, "PATH_NOT_ALLOWED") for h in HIDDEN),
+    ],
+)
+def test_reader_refuses_with_a_coded_error(
+    tmp_path: Path, resolver: str, rel: str, code: str
+) -> None:
+    skill = build_tree(tmp_path)
+    with pytest.raises((PathNotAllowedError, FileNotFoundInSkillError)) as info:
+        read_beneath(skill, rel, max_bytes=1000, skill="tricky")
+    assert info.value.code == code
+    assert OUTSIDE_BYTES.decode() not in str(info.value)
+
+
+def test_bounded_reads(tmp_path: Path, resolver: str) -> None:
+    skill = build_tree(tmp_path)
+    (skill / "big.txt").write_bytes(b"x" * 5000)
+    with pytest.raises(FileTooLargeError) as info:
+        read_beneath(skill, "big.txt", max_bytes=100)
+    assert info.value.context["size"] == 5000
+    got = read_beneath(skill, "big.txt", max_bytes=100, truncate=True)
+    assert (len(got.data), got.size, got.truncated) == (100, 5000, True)
+
+
+def test_a_skill_folder_swapped_for_a_link_is_not_followed(tmp_path: Path, resolver: str) -> None:
+    skill = build_tree(tmp_path)
+    real = os.path.realpath(skill)
+    os.rename(skill, tmp_path / "moved")
+    os.symlink(tmp_path / "outside", skill)
+    with pytest.raises(FileNotFoundInSkillError):
+        read_beneath(real, "secret.md", max_bytes=100, follow_root=False)
+
+
+def test_limits_raise_coded_errors_or_stop_when_not_strict(tmp_path: Path) -> None:
+    skill = tmp_path / "s"
+    deep = skill.joinpath(*["d"] * 10)
+    deep.mkdir(parents=True)
+    (deep / "f.md").write_text("x")
+    with pytest.raises(PathNotAllowedError) as info:
+        walk_skill(skill, limits=WalkLimits(max_depth=5))
+    assert info.value.code == "PATH_NOT_ALLOWED" and info.value.context["reason"] == "too_deep"
+    walk = walk_skill(skill, limits=WalkLimits(max_depth=5), strict=False)
+    assert not walk.complete and walk.files == ()
+    assert [p.kind for p in walk.problems] == ["too_deep"]
+    for i in range(5):
+        (skill / f"f{i}.md").write_text("x" * 10)
+    with pytest.raises(PathNotAllowedError, match="more than 3 files"):
+        walk_skill(skill, limits=WalkLimits(max_files=3))
+    with pytest.raises(PathNotAllowedError, match="more than 25 bytes"):
+        walk_skill(skill, limits=WalkLimits(max_bytes=25))
+    partial = walk_skill(skill, limits=WalkLimits(max_files=3), strict=False)
+    assert len(partial.files) == 3 and not partial.complete
+
+
+def test_twelve_hundred_levels_give_a_coded_error_not_a_recursion_error(tmp_path: Path) -> None:
+    skill = tmp_path / "deep"
+    skill.mkdir()
+    build_deep(skill, 1200)
+    try:
+        with pytest.raises(PathNotAllowedError, match="deeper than 64"):
+            walk_skill(skill)
+    finally:
+        remove_deep(skill)
+
+
+def test_a_link_cycle_between_folders_is_cut(tmp_path: Path, resolver: str) -> None:
+    skill = tmp_path / "s"
+    (skill / "a").mkdir(parents=True)
+    (skill / "b").mkdir()
+    (skill / "a" / "f.md").write_text("a")
+    os.symlink("../b", skill / "a" / "to-b")
+    os.symlink("../a", skill / "b" / "to-a")
+    walk = walk_skill(skill)
+    assert set(walk.paths) >= {"a/f.md", "b/to-a/f.md"}
+    assert all(p.count("/") < 6 for p in walk.paths)
+    assert {p.kind for p in walk.problems} == {"loop"}
+
+
+@pytest.mark.parametrize(
+    ("name", "secret"),
+    [
+        (".env", True),
+        (".env.production", True),
+        (".env.example", False),
+        ("keys/server.pem", True),
+        ("id_ed25519", True),
+        (".aws", True),
+        ("credentials.json", True),
+        ("README.md", False),
+        ("scripts/run.py", False),
+        (".DS_Store", False),
+    ],
+)
+def test_secret_names(name: str, secret: bool) -> None:
+    assert looks_like_secret(name) is secret

@@ -151,6 +151,7 @@ def update(
                     )
                 else:
                     to_commit.append((staged, new_entry, changes, entry))
+        checkpoint("staging")
         if to_commit:
             with lay.locked():
                 now = lay.read_lock()

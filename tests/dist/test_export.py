@@ -1,0 +1,82 @@
+"""Exporting skills into other agents' folders."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from tests.dist._helpers import make_skill, tree_files
+
+import skilldeck
+
+
+def test_export_by_name_and_by_path_into_an_isolated_home(tmp_path: Path) -> None:
+    src = make_skill(tmp_path / "src", "exported", files={"scripts/run.sh": "#!/bin/sh\n"})
+    os.chmod(src / "scripts" / "run.sh", 0o755)
+    skilldeck.install(str(src))
+    other = make_skill(tmp_path / "other", "by-path")
+    home = tmp_path / "agent-home"
+    events: list[object] = []
+    result = skilldeck.export_skills(["exported", other], "claude", home=home, events=events.append)
+    target = home / ".claude" / "skills"
+    assert Path(result.skills_dir) == target
+    assert result.names == ("exported", "by-path")
+    assert tree_files(target / "exported") == tree_files(src)
+    assert os.stat(target / "exported" / "scripts" / "run.sh").st_mode & 0o111
+    assert [type(e).__name__ for e in events] == ["SkillsInstalled"]
+    # again: identical copies are left alone
+    again = skilldeck.export_skills(["exported"], "claude", home=home)
+    assert [s.status for s in again.skills] == ["unchanged"]
+
+
+def test_a_different_copy_is_kept_unless_forced(tmp_path: Path) -> None:
+    src = make_skill(tmp_path / "src", "kept", body="one\n")
+    home = tmp_path / "home2"
+    skilldeck.export_skills([src], "agents", home=home)
+    make_skill(src, "kept", body="two\n")
+    with pytest.raises(skilldeck.InstallError) as info:
+        skilldeck.export_skills([src], "agents", home=home)
+    assert "--force" in (info.value.hint or "")
+    copy = home / ".agents" / "skills" / "kept" / "SKILL.md"
+    assert "one" in copy.read_text()
+    replaced = skilldeck.export_skills([src], "agents", home=home, force=True)
+    assert [s.status for s in replaced.skills] == ["replaced"]
+    assert "two" in copy.read_text()
+    leftovers = [p.name for p in copy.parent.parent.iterdir() if p.name != "kept"]
+    assert leftovers == []
+
+
+def test_an_invalid_skill_stops_the_export_before_anything_is_copied(tmp_path: Path) -> None:
+    good = make_skill(tmp_path / "good", "good")
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "SKILL.md").write_text("---\nname: Bad!\n---\n")
+    target = tmp_path / "out"
+    with pytest.raises(skilldeck.InstallError):
+        skilldeck.export_skills([good, bad], target)
+    assert not (target / "good").exists()
+
+
+def test_a_link_leaving_the_skill_is_refused_on_export(tmp_path: Path) -> None:
+    src = make_skill(tmp_path / "src", "leaky")
+    (src / "leak").symlink_to("/etc/passwd")
+    with pytest.raises(skilldeck.InstallError):
+        skilldeck.export_skills([src], tmp_path / "out")
+    assert not (tmp_path / "out" / "leaky").exists()
+
+
+def test_unknown_names_are_a_coded_error(tmp_path: Path) -> None:
+    with pytest.raises(skilldeck.SkillNotFoundError):
+        skilldeck.export_skills(["no-such-skill"], tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+
+
+def test_export_target_for_scopes(tmp_path: Path) -> None:
+    project = tmp_path / "proj"
+    (project / ".git").mkdir(parents=True)
+    assert skilldeck.export_target("claude") == Path.home() / ".claude" / "skills"
+    assert skilldeck.export_target("agents", scope="project", cwd=project) == (
+        project / ".agents" / "skills"
+    )
+    assert skilldeck.export_target(tmp_path / "x") == tmp_path / "x"

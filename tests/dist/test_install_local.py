@@ -1,0 +1,223 @@
+"""Installing from local folders: selection, naming, conflicts, limits, hostile trees."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from tests.dist._helpers import make_skill, tree_files
+
+import skilldeck
+
+
+def _lock(result: skilldeck.InstallResult) -> dict[str, object]:
+    lockfile = Path(result.installed_dir).parent / "skills.lock"
+    data: dict[str, object] = json.loads(lockfile.read_text())
+    return data
+
+
+def test_a_single_skill_folder_installs_whole_and_is_catalogued(tmp_path: Path) -> None:
+    src = make_skill(
+        tmp_path / "src" / "pdf",
+        "pdf-tools",
+        files={"scripts/run.py": "print('hi')\n", "reference/notes.md": "notes\n"},
+    )
+    os.chmod(src / "scripts" / "run.py", 0o755)
+    result = skilldeck.install(str(src))
+    assert result.names == ("pdf-tools",)
+    installed = Path(result.skills[0].path)
+    assert installed.name == "pdf-tools"
+    assert tree_files(installed) == tree_files(src)
+    assert os.stat(installed / "scripts" / "run.py").st_mode & 0o777 == 0o755
+    assert os.stat(installed / "SKILL.md").st_mode & 0o777 == 0o644
+    assert result.skills[0].file_count == 3
+    # the catalog sees it as an installed skill
+    meta = skilldeck.Catalog.default().get("pdf-tools")
+    assert meta is not None and Path(meta.path).resolve() == installed.resolve()
+    infos = skilldeck.list_installed()
+    assert [(i.name, i.kind, i.enabled) for i in infos] == [("pdf-tools", "local", True)]
+
+
+def test_a_multi_skill_source_needs_a_choice_and_installs_nothing_without_one(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "src"
+    make_skill(root / "skills" / "alpha", "alpha")
+    make_skill(root / "skills" / "beta", "beta")
+    make_skill(root / "other" / "gamma", "gamma")
+    with pytest.raises(skilldeck.InstallError) as info:
+        skilldeck.install(str(root))
+    assert "holds 3 skills" in info.value.message
+    assert "--skill" in (info.value.hint or "")
+    assert skilldeck.list_installed() == ()
+
+    one = skilldeck.install(str(root), skills=["beta"])
+    assert one.names == ("beta",)
+    by_path = skilldeck.install(str(root), skills=["other/gamma"])
+    assert by_path.names == ("gamma",)
+    with pytest.raises(skilldeck.InstallError, match="no skill named nope"):
+        skilldeck.install(str(root), skills=["nope"])
+
+
+def test_all_and_subpath_select_skills(tmp_path: Path) -> None:
+    root = tmp_path / "src"
+    make_skill(root / "skills" / "alpha", "alpha")
+    make_skill(root / "skills" / "beta", "beta")
+    make_skill(root / "other" / "gamma", "gamma")
+    result = skilldeck.install(f"{root}#skills", all_skills=True)
+    assert result.names == ("alpha", "beta")
+    assert [e["source"]["skill_path"] for e in _lock(result)["skills"].values()] == [  # type: ignore[index, union-attr]
+        "skills/alpha",
+        "skills/beta",
+    ]
+    with pytest.raises(skilldeck.InstallError, match="sub-folder"):
+        skilldeck.install(str(root), subpath="../..", all_skills=True)
+
+
+def test_name_renames_the_copy_and_keeps_it_valid(tmp_path: Path) -> None:
+    src = make_skill(tmp_path / "src", "helper")
+    result = skilldeck.install(str(src), name="team-helper")
+    installed = Path(result.skills[0].path)
+    assert installed.name == "team-helper"
+    assert "name: team-helper" in (installed / "SKILL.md").read_text()
+    assert "name: helper" in (src / "SKILL.md").read_text()  # the source is untouched
+    assert skilldeck.validate_skill(installed).valid
+    with pytest.raises(skilldeck.InstallError, match="not a valid skill name"):
+        skilldeck.install(str(src), name="Bad Name")
+
+
+def test_a_second_install_of_the_same_name_needs_force(tmp_path: Path) -> None:
+    src = make_skill(tmp_path / "src", "dup", body="one\n")
+    first = skilldeck.install(str(src))
+    installed = Path(first.skills[0].path)
+    (src / "SKILL.md").write_text((src / "SKILL.md").read_text().replace("one", "two"))
+    with pytest.raises(skilldeck.InstallError, match="already installed") as info:
+        skilldeck.install(str(src))
+    assert "--force" in (info.value.hint or "")
+    assert "one" in (installed / "SKILL.md").read_text()
+    again = skilldeck.install(str(src), force=True)
+    assert again.skills[0].replaced
+    assert "two" in (installed / "SKILL.md").read_text()
+
+
+def test_an_invalid_skill_md_installs_nothing(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "SKILL.md").write_text("---\nname: Not Valid!\n---\nbody\n")
+    with pytest.raises(skilldeck.ManifestError) as info:
+        skilldeck.install(str(src))
+    assert info.value.diagnostics
+    assert skilldeck.list_installed() == ()
+
+
+def test_no_skill_md_is_a_coded_error(tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(skilldeck.InstallError, match=r"no SKILL\.md found"):
+        skilldeck.install(str(tmp_path / "empty"))
+    with pytest.raises(skilldeck.InstallError, match="not found"):
+        skilldeck.install(str(tmp_path / "missing"))
+
+
+def test_a_link_leaving_the_skill_is_refused(tmp_path: Path) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("private key\n")
+    src = make_skill(tmp_path / "src", "linky")
+    (src / "leak.txt").symlink_to(secret)
+    with pytest.raises(skilldeck.InstallError) as info:
+        skilldeck.install(str(src))
+    assert "leak.txt" in str(info.value)
+    assert skilldeck.list_installed() == ()
+
+
+def test_a_link_inside_the_skill_becomes_a_plain_file(tmp_path: Path) -> None:
+    src = make_skill(tmp_path / "src", "inner", files={"docs/a.md": "A\n"})
+    (src / "b.md").symlink_to("docs/a.md")
+    result = skilldeck.install(str(src))
+    copy = Path(result.skills[0].path) / "b.md"
+    assert not copy.is_symlink() and copy.read_text() == "A\n"
+
+
+def test_dangling_and_looping_links_and_fifos_are_refused(tmp_path: Path) -> None:
+    dangling = make_skill(tmp_path / "d", "dangling")
+    (dangling / "gone").symlink_to(tmp_path / "d" / "nowhere")
+    loop = make_skill(tmp_path / "l", "looping")
+    (loop / "a").symlink_to("b")
+    (loop / "b").symlink_to("a")
+    fifo = make_skill(tmp_path / "f", "fifo")
+    os.mkfifo(fifo / "pipe")
+    for src in (dangling, loop, fifo):
+        with pytest.raises(skilldeck.InstallError):
+            skilldeck.install(str(src))
+    assert skilldeck.list_installed() == ()
+
+
+def test_a_skill_md_that_is_a_link_to_a_secret_is_never_read(tmp_path: Path) -> None:
+    secret = tmp_path / "id_rsa"
+    secret.write_text("---\nname: stolen\ndescription: x. Use when x.\n---\n")
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "SKILL.md").symlink_to(secret)
+    with pytest.raises(skilldeck.InstallError):
+        skilldeck.install(str(src))
+    assert skilldeck.list_installed() == ()
+
+
+def test_too_many_files_and_too_many_bytes_stop_the_install(tmp_path: Path) -> None:
+    many = make_skill(tmp_path / "many", "many", files={f"f/{i}.txt": "x" for i in range(30)})
+    with pytest.raises(skilldeck.InstallError, match="files"):
+        skilldeck.install(str(many), limits=skilldeck.InstallLimits(max_files=10))
+    big = make_skill(tmp_path / "big", "big", files={"blob.bin": b"\0" * 200_000})
+    with pytest.raises(skilldeck.InstallError):
+        skilldeck.install(str(big), limits=skilldeck.InstallLimits(max_bytes=100_000))
+    assert skilldeck.list_installed() == ()
+    # the default limits accept both
+    assert skilldeck.install(str(many)).names == ("many",)
+
+
+def test_default_limit_refuses_a_skill_over_512_files(tmp_path: Path) -> None:
+    src = make_skill(tmp_path / "src", "huge", files={f"d/{i}.txt": "" for i in range(600)})
+    with pytest.raises(skilldeck.InstallError, match="512"):
+        skilldeck.install(str(src))
+
+
+def test_setuid_bits_are_dropped(tmp_path: Path) -> None:
+    src = make_skill(tmp_path / "src", "suid", files={"tool.sh": "#!/bin/sh\n"})
+    os.chmod(src / "tool.sh", 0o4755)
+    result = skilldeck.install(str(src))
+    assert os.stat(Path(result.skills[0].path) / "tool.sh").st_mode & 0o7777 == 0o755
+
+
+def test_project_scope_installs_under_the_repository_root(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    (project / ".git").mkdir(parents=True)
+    (project / "sub").mkdir()
+    src = make_skill(tmp_path / "src", "proj-skill")
+    result = skilldeck.install(str(src), scope="project", cwd=project / "sub")
+    assert Path(result.skills[0].path) == project / ".skilldeck" / "skills" / "proj-skill"
+    assert (project / ".skilldeck" / "skills.lock").is_file()
+    assert [i.scope for i in skilldeck.list_installed(cwd=project)] == ["project"]
+
+
+def test_events_and_progress_are_reported(tmp_path: Path) -> None:
+    src = make_skill(tmp_path / "src", "evented")
+    events: list[object] = []
+    stages: list[str] = []
+    skilldeck.install(str(src), events=events.append, on_progress=lambda p: stages.append(p.stage))
+    assert [type(e).__name__ for e in events] == ["SkillsInstalled"]
+    assert "validate" in stages
+
+
+def test_confirm_sees_the_plan_and_can_cancel(tmp_path: Path) -> None:
+    src = make_skill(tmp_path / "src", "asked")
+    plans: list[skilldeck.InstallPlan] = []
+
+    def no(plan: skilldeck.InstallPlan) -> bool:
+        plans.append(plan)
+        return False
+
+    with pytest.raises(skilldeck.InstallError, match="cancelled"):
+        skilldeck.install(str(src), confirm=no)
+    assert [s.name for s in plans[0].skills] == ["asked"]
+    assert skilldeck.list_installed() == ()

@@ -1,0 +1,148 @@
+"""Update, remove, enable/disable, verify and the lockfile's digests."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+import pytest
+from tests.dist._helpers import make_skill
+
+import skilldeck
+
+
+def _lockfile() -> Path:
+    return Path(os.environ["SKILLDECK_HOME"]) / "data" / "skills.lock"
+
+
+def test_the_lockfile_pins_every_file_by_digest(tmp_path: Path) -> None:
+    src = make_skill(tmp_path / "src", "pinned", files={"scripts/x.py": "x = 1\n"})
+    result = skilldeck.install(str(src))
+    entry = json.loads(_lockfile().read_text())["skills"]["pinned"]
+    folder = Path(result.skills[0].path)
+    for rel, digest in entry["files"].items():
+        assert digest == "sha256:" + hashlib.sha256((folder / rel).read_bytes()).hexdigest()
+    assert sorted(entry["files"]) == ["SKILL.md", "scripts/x.py"]
+    assert entry["digest"] == result.skills[0].digest == skilldeck.skill_digest(folder)
+    assert entry["source"]["kind"] == "local"
+
+
+def test_verify_names_modified_added_removed_and_stray_files(tmp_path: Path) -> None:
+    src = make_skill(tmp_path / "src", "watched", files={"a.txt": "a\n", "b.txt": "b\n"})
+    folder = Path(skilldeck.install(str(src)).skills[0].path)
+    assert skilldeck.verify().ok
+    (folder / "a.txt").write_text("tampered\n")
+    (folder / "b.txt").unlink()
+    (folder / "new.txt").write_text("new\n")
+    report = skilldeck.verify()
+    check = report.skills[0]
+    assert not report.ok and not check.ok
+    assert check.changes.modified == ("a.txt",)
+    assert check.changes.removed == ("b.txt",)
+    assert check.changes.added == ("new.txt",)
+
+    # update restores the tampered copy from its source
+    upd = skilldeck.update(["watched"]).skills[0]
+    assert upd.status == "updated"
+    assert skilldeck.verify().ok
+
+    (folder / "link").symlink_to("/etc/passwd")
+    check = skilldeck.verify(["watched"]).skills[0]
+    assert not check.ok and "link" in (check.problem or "")
+
+
+def test_verify_reports_a_missing_folder_and_untracked_folders(tmp_path: Path) -> None:
+    src = make_skill(tmp_path / "src", "gone")
+    folder = Path(skilldeck.install(str(src)).skills[0].path)
+    os.rename(folder, folder.parent / "stranger")
+    report = skilldeck.verify()
+    assert report.skills[0].problem == "folder missing"
+    assert report.untracked == ("stranger",)
+    with pytest.raises(skilldeck.SkillNotFoundError):
+        skilldeck.verify(["nope"])
+
+
+def test_remove_deletes_folder_lock_entry_and_config_table(tmp_path: Path) -> None:
+    src = make_skill(tmp_path / "src", "leaving")
+    keep = make_skill(tmp_path / "keep", "staying")
+    folder = Path(skilldeck.install(str(src)).skills[0].path)
+    skilldeck.install(str(keep))
+    config = Path(os.environ["SKILLDECK_HOME"]) / "config" / "config.toml"
+    assert "[plugins.leaving]" in config.read_text()
+    events: list[object] = []
+    result = skilldeck.remove("leaving", events=events.append)
+    assert result.name == "leaving"
+    assert not folder.exists()
+    assert "leaving" not in json.loads(_lockfile().read_text())["skills"]
+    assert "[plugins.leaving]" not in config.read_text()
+    assert "[plugins.staying]" in config.read_text()
+    assert [type(e).__name__ for e in events] == ["SkillsRemoved"]
+    assert [i.name for i in skilldeck.list_installed()] == ["staying"]
+    with pytest.raises(skilldeck.SkillNotFoundError) as info:
+        skilldeck.remove("leaving")
+    assert "staying" in (info.value.hint or "")
+
+
+@pytest.mark.parametrize("bad", ["../escape", ".", "..", "a/b", ".staging"])
+def test_remove_refuses_names_that_are_not_one_folder(bad: str) -> None:
+    with pytest.raises(skilldeck.SkillNotFoundError):
+        skilldeck.remove(bad)
+
+
+def test_disable_and_enable_survive_an_update(tmp_path: Path) -> None:
+    src = make_skill(tmp_path / "src", "toggled", body="one\n")
+    skilldeck.install(str(src))
+    skilldeck.set_skill_enabled("toggled", False)
+    assert not skilldeck.list_installed()[0].enabled
+    entries = [e for e in skilldeck.Catalog.default().entries() if e.name == "toggled"]
+    assert entries and not any(e.visible for e in entries)
+    make_skill(src, "toggled", body="two\n")
+    assert skilldeck.update(all_skills=True).skills[0].status == "updated"
+    assert not skilldeck.list_installed()[0].enabled
+    skilldeck.set_skill_enabled("toggled", True)
+    assert skilldeck.list_installed()[0].enabled
+
+
+def test_update_without_names_or_all_says_what_to_do() -> None:
+    with pytest.raises(skilldeck.InstallError) as info:
+        skilldeck.update()
+    assert info.value.hint
+
+
+def test_update_of_an_unknown_skill_names_the_installed_ones(tmp_path: Path) -> None:
+    skilldeck.install(str(make_skill(tmp_path / "src", "known")))
+    with pytest.raises(skilldeck.SkillNotFoundError) as info:
+        skilldeck.update(["unknown"])
+    assert "known" in (info.value.hint or "")
+
+
+def test_a_damaged_lockfile_is_a_config_error_and_is_left_alone(tmp_path: Path) -> None:
+    skilldeck.install(str(make_skill(tmp_path / "src", "first")))
+    _lockfile().write_text("{ not json")
+    with pytest.raises(skilldeck.ConfigError):
+        skilldeck.install(str(make_skill(tmp_path / "src2", "second")))
+    with pytest.raises(skilldeck.ConfigError):
+        skilldeck.verify()
+    assert _lockfile().read_text() == "{ not json"
+
+
+def test_a_lockfile_entry_pointing_outside_is_refused(tmp_path: Path) -> None:
+    skilldeck.install(str(make_skill(tmp_path / "src", "first")))
+    data = json.loads(_lockfile().read_text())
+    data["skills"]["../../evil"] = data["skills"]["first"]
+    _lockfile().write_text(json.dumps(data))
+    result = skilldeck.update(all_skills=True)
+    status = {u.name: u.status for u in result.skills}
+    assert status == {"../../evil": "failed", "first": "unchanged"}
+    assert not (tmp_path.parent / "evil").exists()
+    assert (Path(os.environ["SKILLDECK_HOME"]) / "data" / "skills" / "first").is_dir()
+
+
+def test_update_revokes_a_stale_script_approval(tmp_path: Path) -> None:
+    src = make_skill(tmp_path / "src", "approved", body="one\n")
+    skilldeck.install(str(src))
+    make_skill(src, "approved", body="two\n")
+    upd = skilldeck.update(["approved"]).skills[0]
+    assert upd.status == "updated" and upd.old_digest != upd.new_digest

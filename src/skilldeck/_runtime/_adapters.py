@@ -17,6 +17,11 @@ Each adapter has ``tools(specs)``, ``request(messages, specs)`` (the body withou
 function that posts a request body and returns the raw response into a model for
 :func:`run_tool_loop`. Provider tool names must match ``^[a-zA-Z0-9_-]{1,64}$``;
 other names (``state.get``) are rewritten and mapped back when replies are parsed.
+
+``strict=True`` on the OpenAI adapters sends each schema in the form strict mode
+accepts (every property required, optional ones nullable, no extra properties);
+a tool whose schema cannot be strict (free-form script arguments) goes with
+``strict: false``. The runtime reads a ``null`` optional argument as "not given".
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from skilldeck._runtime._loop import Model, ModelReply, ToolCallRequest
+from skilldeck._runtime._strict import strict_schema
 from skilldeck._runtime._tools import ToolSpec
 
 __all__ = [
@@ -65,6 +71,19 @@ def _parameters(spec: Mapping[str, Any]) -> dict[str, Any]:
     params.setdefault("type", "object")
     params.setdefault("properties", {})
     return params
+
+
+def _strict_parameters(
+    spec: Mapping[str, Any], strict: bool | None
+) -> tuple[dict[str, Any], bool | None]:
+    """The parameters to send and the ``strict`` flag that is true of them: with
+    ``strict`` on, the strict form of the schema, or ``strict`` off for a tool whose
+    schema cannot be strict (free-form arguments)."""
+    params = _parameters(spec)
+    if not strict:
+        return params, strict
+    converted = strict_schema(params)
+    return (params, False) if converted is None else (converted, True)
 
 
 def _arguments_text(arguments: Mapping[str, Any] | str) -> str:
@@ -112,13 +131,14 @@ class OpenAIChatAdapter(_Base):
     def tools(self, specs: Sequence[SpecLike]) -> list[dict[str, Any]]:
         out = []
         for spec in map(_spec_dict, specs):
+            parameters, strict = _strict_parameters(spec, self.strict)
             function: dict[str, Any] = {
                 "name": self._name_out(spec["name"]),
                 "description": spec.get("description", ""),
-                "parameters": _parameters(spec),
+                "parameters": parameters,
             }
-            if self.strict is not None:
-                function["strict"] = self.strict
+            if strict is not None:
+                function["strict"] = strict
             out.append({"type": "function", "function": function})
         return out
 
@@ -184,16 +204,19 @@ class OpenAIResponsesAdapter(_Base):
         self.strict = strict
 
     def tools(self, specs: Sequence[SpecLike]) -> list[dict[str, Any]]:
-        return [
-            {
-                "type": "function",
-                "name": self._name_out(spec["name"]),
-                "description": spec.get("description", ""),
-                "parameters": _parameters(spec),
-                "strict": self.strict,
-            }
-            for spec in map(_spec_dict, specs)
-        ]
+        out = []
+        for spec in map(_spec_dict, specs):
+            parameters, strict = _strict_parameters(spec, self.strict)
+            out.append(
+                {
+                    "type": "function",
+                    "name": self._name_out(spec["name"]),
+                    "description": spec.get("description", ""),
+                    "parameters": parameters,
+                    "strict": bool(strict),
+                }
+            )
+        return out
 
     def request(
         self, messages: Sequence[Mapping[str, Any]], specs: Sequence[SpecLike]

@@ -50,6 +50,7 @@ from skilldeck._runtime._options import SEED_002_NAMES, CatalogLike, RuntimeOpti
 from skilldeck._runtime._policy import decide_policy
 from skilldeck._runtime._scripts import ScriptTools
 from skilldeck._runtime._session import LoadedSkill, Session
+from skilldeck._runtime._strict import drop_null_optionals
 from skilldeck._runtime._tools import (
     CompositeSurface,
     HostTool,
@@ -224,6 +225,8 @@ class SkillRuntime:
             tool = self._surface.resolve(session, name)
             if tool is None:
                 raise self._unknown_tool(session, name)
+            # a strict-mode model sends null for an optional argument it leaves out
+            args = drop_null_optionals(tool.spec.parameters, args)
             envelope = tool(ToolCall(session, name, args, tool.spec)).envelope()
         except ToolNotAllowedError as exc:
             if exc.context.get("reason") == "INVALID_ALLOWLIST":

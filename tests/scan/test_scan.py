@@ -123,13 +123,16 @@ def test_commands_in_documentation_are_warnings(tmp_path: Path) -> None:
     folder.mkdir()
     (folder / "SKILL.md").write_text(
         HEAD.replace("demo", "doc")
-        + "Install:\n\n```sh\ncurl -LsSf https://astral.sh/uv/install.sh | sh\n```\n"
+        + "Install:\n\n```sh\ncurl -LsSf https://tools.example/install.sh | sh\n```\n"
+        + "Or:\n\n```sh\ncurl -LsSf https://astral.sh/uv/install.sh | sh\n```\n"
     )
-    (found,) = skilldeck.scan_skill(folder)
+    found, vendor = skilldeck.scan_skill(folder)
     assert found.code == "SK601"
     assert found.severity is skilldeck.Severity.WARNING
     assert (found.line, found.column) == (8, 1)
     assert "documentation" in found.message
+    # a well-known vendor installer is a note, not a warning
+    assert (vendor.code, vendor.severity) == ("SK601", skilldeck.Severity.INFO)
 
 
 def elf() -> bytes:
@@ -242,7 +245,8 @@ def test_quoted_examples_are_lowered_not_dropped() -> None:
     )
     found = skilldeck.scan_text(text)
     assert [d.code for d in found] == ["SK608", "SK608", "SK608"]
-    assert all(d.severity is skilldeck.Severity.WARNING for d in found)
+    # quoted: a warning; quoted in a passage about attacks: a note
+    assert [d.severity.value for d in found] == ["info", "warning", "info"]
     assert all("example" in d.message for d in found)
 
 
@@ -299,7 +303,7 @@ def test_missing_path_raises() -> None:
 def test_every_scan_code_is_registered() -> None:
     for code in skilldeck.SCAN_CODES:
         assert code in skilldeck.CODES
-    assert tuple(f"SK6{n:02d}" for n in range(1, 15)) == skilldeck.SCAN_CODES
+    assert tuple(f"SK6{n:02d}" for n in range(1, 21)) == skilldeck.SCAN_CODES
 
 
 # --- CLI ----------------------------------------------------------------------

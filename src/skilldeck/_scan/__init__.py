@@ -19,7 +19,14 @@ never runs anything. What it looks for:
   and jailbreak phrasing (SK610), fake system-prompt or chat-template markup
   (SK611), instructions hidden in HTML comments (SK612), requests to send the
   conversation or secrets elsewhere (SK613);
-- files it could not scan (too large, unreadable) — SK614.
+- files it could not scan (too large, unreadable, over the time budget) — SK614;
+- secrets gathered and sent over the network (SK615), reverse shells (SK616),
+  persistence and agent-settings changes (SK617), dependencies and install hooks
+  from unchecked sources (SK618), destructive commands aimed at home or root
+  (SK619), obfuscated code (SK620).
+
+Every built-in rule runs in linear time (RE2, line by line) and each file has a
+time budget, so hostile text cannot stall a scan or an install.
 
 Severity follows context. Command patterns are errors in scripts and warnings
 in documentation (a SKILL.md that says ``curl ... | sh`` asks the model to run

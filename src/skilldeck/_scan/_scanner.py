@@ -2,252 +2,62 @@
 
 from __future__ import annotations
 
-import bisect
 import os
-import re
 import stat
-import unicodedata
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from skilldeck._diagnostics import Diagnostic, Severity
 from skilldeck._errors import ConfigError, InstallError
-from skilldeck._scan._rules import (
-    _BIDI,
-    _COMMANDS,
-    _CREDENTIALS,
-    _FENCE,
-    _HINTS,
-    _HTML_COMMENT,
-    _IMPERATIVE,
-    _INJECTION,
-    _INVISIBLE,
-    _SKIP_DIRS,
-    _SUSPECT,
-    _TAGS,
-    _VS_RUN,
-    BIDI,
-    BINARY,
-    HIDDEN_COMMENT,
-    INFO,
-    INVISIBLE,
-    ROLE,
-    SKIPPED,
-    SMUGGLED,
-    W,
-    _binary_kind,
-    _kind,
-    _Rule,
-)
+from skilldeck._scan._engine import Budget, BudgetExceeded
+from skilldeck._scan._findings import Facts, text_findings
+from skilldeck._scan._joined import joined_findings
+from skilldeck._scan._rules import _HINTS, _SKIP_DIRS, BINARY, SKIPPED, binary_kind, kind_of
+from skilldeck._scan._text import Text
 
 __all__ = ["SCAN_MODES", "ScanOptions", "install_scan", "scan_mode", "scan_skill", "scan_text"]
 
 
 @dataclass(frozen=True, slots=True)
 class ScanOptions:
-    """Limits of one scan: files larger than ``max_file_bytes`` are skipped (SK614)."""
+    """Limits of one scan: files larger than ``max_file_bytes`` are skipped (SK614);
+    a file whose checks take longer than ``file_seconds`` is reported as not fully
+    scanned (SK614, a warning: what was found before the limit is kept)."""
 
     max_file_bytes: int = 4 * 1024 * 1024
     max_files: int = 10_000
     ignore: frozenset[str] = frozenset()
+    file_seconds: float = 5.0
 
 
 # ---------------------------------------------------------------------------
 # one text
 
 
-_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
-
-
-class _Text:
-    """Line/column lookup and code/quote context for one decoded file."""
-
-    def __init__(self, text: str, *, markdown: bool) -> None:
-        self.text = text
-        self.ascii = text.isascii()
-        # same length as text (str.lower() may change it outside ASCII)
-        lower = text.lower()
-        self.lower = lower if len(lower) == len(text) else text.translate(_ASCII_LOWER)
-        self._lines_of: dict[str, set[int]] = {}
-        self.starts = [0]
-        self.starts.extend(m.end() for m in re.finditer("\n", text))
-        self.fenced: list[tuple[int, int]] = []
-        self.front_end = 0
-        if markdown:
-            self._find_regions()
-
-    def _find_regions(self) -> None:
-        lines = self.text.split("\n")
-        if lines and lines[0].strip() == "---":
-            for i in range(1, len(lines)):
-                if lines[i].strip() in ("---", "..."):
-                    self.front_end = self.starts[i] if i < len(self.starts) else len(self.text)
-                    break
-        opened: tuple[int, str] | None = None
-        for i, line in enumerate(lines):
-            m = _FENCE.match(line)
-            if m is None:
-                continue
-            mark = m.group(1)
-            if opened is None:
-                opened = (self.starts[i], mark)
-            elif mark[0] == opened[1][0] and len(mark) >= len(opened[1]):
-                self.fenced.append((opened[0], self.starts[i] + len(line)))
-                opened = None
-        if opened is not None:
-            self.fenced.append((opened[0], len(self.text)))
-
-    def position(self, offset: int) -> tuple[int, int]:
-        line = bisect.bisect_right(self.starts, offset) - 1
-        return line + 1, offset - self.starts[line] + 1
-
-    def line_text(self, offset: int) -> str:
-        line = bisect.bisect_right(self.starts, offset) - 1
-        end = self.starts[line + 1] - 1 if line + 1 < len(self.starts) else len(self.text)
-        return self.text[self.starts[line] : end]
-
-    def matches(self, rule: _Rule) -> Iterator[re.Match[str]]:
-        """Matches of ``rule`` on the lines that hold one of its keywords."""
-        lines: set[int] = set()
-        for word in rule.keywords:
-            lines |= self._lines_with(word)
-        for line in sorted(lines):
-            end = self.starts[line + 1] if line + 1 < len(self.starts) else len(self.text)
-            yield from rule.pattern.finditer(self.text, self.starts[line], end)
-
-    def _lines_with(self, word: str) -> set[int]:
-        found = self._lines_of.get(word)
-        if found is None:
-            found = set()
-            at = self.lower.find(word)
-            while at != -1:
-                line = bisect.bisect_right(self.starts, at) - 1
-                found.add(line)
-                nxt = self.starts[line + 1] if line + 1 < len(self.starts) else len(self.text)
-                at = self.lower.find(word, nxt)
-            self._lines_of[word] = found
-        return found
-
-    def in_frontmatter(self, offset: int) -> bool:
-        return offset < self.front_end
-
-    def quoted(self, offset: int) -> bool:
-        """Inside a code fence, inline code or double quotes on its line?"""
-        if any(a <= offset < b for a, b in self.fenced):
-            return True
-        line = bisect.bisect_right(self.starts, offset) - 1
-        before = self.text[self.starts[line] : offset]
-        if before.count("`") % 2 == 1:
-            return True
-        if before.count('"') % 2 == 1:
-            return True
-        return before.count("\u201c") > before.count("\u201d")
-
-
-def _finding(
-    doc: _Text,
-    where: str,
-    offset: int,
-    code: str,
-    message: str,
-    severity: Severity | None = None,
-) -> Diagnostic:
-    """A finding at ``offset`` of ``doc``, with the code's hint."""
-    line, col = doc.position(offset)
-    return Diagnostic.make(
-        code, message, path=where, line=line, column=col, hint=_HINTS[code], severity=severity
-    )
-
-
-def _char_name(char: str) -> str:
-    return f"U+{ord(char):04X} ({unicodedata.name(char, f'U+{ord(char):04X}')})"
-
-
-def _unicode_findings(doc: _Text, where: str) -> Iterator[Diagnostic]:
-    if doc.ascii or not _SUSPECT.search(doc.text):
-        return
-    for m in _BIDI.finditer(doc.text):
-        yield _finding(
-            doc, where, m.start(), BIDI, f"bidirectional control character {_char_name(m.group())}"
+def _scan(text: str, where: str, kind: str, seconds: float) -> tuple[list[Diagnostic], Facts]:
+    budget = Budget(seconds)
+    try:
+        doc = Text(text, markdown=kind == "doc", budget=budget)
+        return text_findings(doc, where, kind)
+    except BudgetExceeded:
+        note = Diagnostic.make(
+            SKIPPED,
+            f"not fully scanned: the checks took longer than {seconds:g} s",
+            path=where,
+            hint=_HINTS[SKIPPED],
+            severity=Severity.WARNING,
         )
-    for m in _INVISIBLE.finditer(doc.text):
-        if m.group() == "\ufeff" and m.start() == 0:
-            continue  # a byte-order mark at the start is harmless
-        yield _finding(
-            doc, where, m.start(), INVISIBLE, f"invisible character {_char_name(m.group())}"
+        return [note], Facts(kind=kind)
+    except RecursionError:
+        note = Diagnostic.make(
+            SKIPPED,
+            "not fully scanned: nested too deeply",
+            path=where,
+            hint=_HINTS[SKIPPED],
+            severity=Severity.WARNING,
         )
-    for m in _TAGS.finditer(doc.text):
-        if m.start() > 0 and doc.text[m.start() - 1] == "\U0001f3f4":
-            continue  # subdivision flag emoji (e.g. England) are built from tag characters
-        hidden = "".join(chr(ord(c) - 0xE0000) for c in m.group() if 0xE0020 <= ord(c) <= 0xE007E)
-        shown = f": hidden text {hidden[:60]!r}" if hidden else ""
-        yield _finding(
-            doc, where, m.start(), SMUGGLED, f"{len(m.group())} Unicode tag character(s){shown}"
-        )
-    for m in _VS_RUN.finditer(doc.text):
-        yield _finding(
-            doc,
-            where,
-            m.start(),
-            SMUGGLED,
-            f"a run of {len(m.group())} variation selectors (can encode hidden bytes)",
-        )
-
-
-def _command_findings(doc: _Text, where: str, kind: str) -> Iterator[Diagnostic]:
-    severity = None if kind == "script" else W
-    context = "" if kind == "script" else " (in documentation: the model may be told to run it)"
-    seen: set[tuple[str, int]] = set()
-    for rule in (*_COMMANDS, _CREDENTIALS):
-        for m in doc.matches(rule):
-            line = doc.position(m.start())[0]
-            if (rule.code, line) in seen:
-                continue
-            seen.add((rule.code, line))
-            message = f"{rule.message}: {_excerpt(m.group())}{context}"
-            yield _finding(doc, where, m.start(), rule.code, message, severity)
-
-
-def _injection_findings(doc: _Text, where: str) -> Iterator[Diagnostic]:
-    seen: set[int] = set()
-    for rule in _INJECTION:
-        code, what = rule.code, rule.message
-        for m in doc.matches(rule):
-            if m.start() in seen:
-                continue
-            seen.add(m.start())
-            severity: Severity | None = None
-            if doc.in_frontmatter(m.start()):
-                note = " in the frontmatter (tier 1 shows it to the model on every turn)"
-            elif doc.quoted(m.start()):
-                note = " (quoted or in code; probably an example)"
-                severity = W if code != ROLE else INFO
-            else:
-                note = ""
-            message = f"{what}{note}: {_excerpt(m.group())}"
-            yield _finding(doc, where, m.start(), code, message, severity)
-    if "<!--" not in doc.text:
-        return
-    for m in _HTML_COMMENT.finditer(doc.text):
-        inner = m.group(1)
-        if len(inner.strip()) < 20 or not _IMPERATIVE.search(inner):
-            continue
-        if doc.quoted(m.start()):
-            continue
-        yield _finding(
-            doc,
-            where,
-            m.start(),
-            HIDDEN_COMMENT,
-            "an HTML comment holds text the model reads but rendered Markdown hides: "
-            + _excerpt(inner.strip()),
-        )
-
-
-def _excerpt(text: str, limit: int = 80) -> str:
-    flat = " ".join(text.split())
-    return repr(flat if len(flat) <= limit else flat[: limit - 1] + "…")
+        return [note], Facts(kind=kind)
 
 
 def scan_text(
@@ -261,17 +71,10 @@ def scan_text(
 
     Inline skills use it on their rendered SKILL.md; ``scan_skill`` on every file.
     """
-    doc = _Text(text, markdown=kind == "doc")
-    out = [*_unicode_findings(doc, path or "<text>")]
-    out.extend(_command_findings(doc, path or "<text>", kind))
-    if kind != "script":
-        out.extend(_injection_findings(doc, path or "<text>"))
+    found, _ = _scan(text, path or "<text>", kind, ScanOptions().file_seconds)
     if path is None:
-        out = [_without_path(d) for d in out]
-    return sorted(
-        (d for d in out if d.code not in ignore),
-        key=lambda d: (d.line or 0, d.column or 0, d.code),
-    )
+        found = [_without_path(d) for d in found]
+    return [d for d in found if d.code not in ignore]
 
 
 def _without_path(diag: Diagnostic) -> Diagnostic:
@@ -303,37 +106,34 @@ def _walk(root: Path, limit: int) -> Iterator[tuple[str, Path]]:
             yield full.relative_to(root).as_posix(), full
 
 
-def _scan_file(path: Path, rel: str, display: str, opts: ScanOptions) -> list[Diagnostic]:
+def _scan_file(
+    path: Path, rel: str, display: str, opts: ScanOptions
+) -> tuple[list[Diagnostic], Facts | None]:
     try:
         st = os.stat(path)
     except OSError as exc:
-        return [_skipped(display, f"cannot read it: {exc.strerror}")]
+        return [_skipped(display, f"cannot read it: {exc.strerror}")], None
     if not stat.S_ISREG(st.st_mode):
-        return []
+        return [], None
     try:
         with open(path, "rb") as fh:
             head = fh.read(64 * 1024)
-            found = _binary_kind(head)
+            found = binary_kind(head)
             if found is not None:
-                return [
-                    Diagnostic.make(
-                        BINARY,
-                        f"{rel} is {found}",
-                        path=display,
-                        line=None,
-                        column=None,
-                        hint=_HINTS[BINARY],
-                    )
-                ]
+                diag = Diagnostic.make(
+                    BINARY, f"{rel} is {found}", path=display, hint=_HINTS[BINARY]
+                )
+                return [diag], None
             if b"\x00" in head[:8192]:
-                return []  # other binary data (images, archives): nothing textual to scan
+                return [], None  # other binary data (images, archives): nothing textual to scan
             if st.st_size > opts.max_file_bytes:
-                return [_skipped(display, f"{st.st_size} bytes, over the scan limit")]
-            data = head + fh.read()
+                return [_skipped(display, f"{st.st_size} bytes, over the scan limit")], None
+            data = head + fh.read(opts.max_file_bytes + 1 - len(head))
     except OSError as exc:
-        return [_skipped(display, f"cannot read it: {exc.strerror}")]
+        return [_skipped(display, f"cannot read it: {exc.strerror}")], None
     text = data.decode("utf-8", errors="replace")
-    return scan_text(text, path=display, kind=_kind(rel, head, st.st_mode), ignore=opts.ignore)
+    found_list, facts = _scan(text, display, kind_of(rel, head, st.st_mode), opts.file_seconds)
+    return found_list, facts
 
 
 def _skipped(display: str, why: str) -> Diagnostic:
@@ -350,20 +150,28 @@ def scan_skill(
 
     Never raises for what it finds; a path that does not exist raises
     ``FileNotFoundError``. ``ignore`` drops codes (a host's decision, not the
-    skill's). The installer calls this between staging and swapping in.
+    skill's). The installer calls this between staging and swapping in. Files of
+    one skill are also checked together (a download in one file run by another).
     """
     opts = options or ScanOptions()
     if ignore:
-        opts = ScanOptions(opts.max_file_bytes, opts.max_files, frozenset(ignore) | opts.ignore)
+        opts = ScanOptions(
+            opts.max_file_bytes, opts.max_files, frozenset(ignore) | opts.ignore, opts.file_seconds
+        )
     root = Path(path)
     if not os.path.lexists(root):
         raise FileNotFoundError(2, "no such file or folder", str(root))
     if not root.is_dir():
-        found = _scan_file(root, root.name, str(root), opts)
+        found, _ = _scan_file(root, root.name, str(root), opts)
     else:
         found = []
+        facts: dict[str, tuple[str, Facts]] = {}
         for rel, full in _walk(root, opts.max_files):
-            found.extend(_scan_file(full, rel, str(full), opts))
+            diags, fact = _scan_file(full, rel, str(full), opts)
+            found.extend(diags)
+            if fact is not None:
+                facts[rel] = (str(full), fact)
+        found.extend(joined_findings(facts))
     return [d for d in found if d.code not in opts.ignore]
 
 

@@ -50,7 +50,7 @@ def scan(fmt: str, ignore: tuple[str, ...], paths: tuple[str, ...]) -> None:
     unknown = [c for c in ignore if c not in skilldeck.SCAN_CODES]
     if unknown:
         raise click.BadParameter(
-            f"unknown code(s) {', '.join(unknown)}; scan codes are SK601-SK614",
+            f"unknown code(s) {', '.join(unknown)}; scan codes are SK601-SK620",
             param_hint="--ignore",
         )
     results: list[tuple[str, list[skilldeck.Diagnostic]]] = []

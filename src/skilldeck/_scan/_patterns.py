@@ -1,0 +1,600 @@
+"""Line rules for commands and code: what a script (or a command quoted in a document)
+does. Each is an RE2 pattern tried on the lines holding one of its keywords, with an
+optional check that reads the matched line and may drop or re-grade the match."""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Callable
+
+from skilldeck._scan._engine import Hit, Pattern
+from skilldeck._scan._rules import (
+    CREDENTIALS,
+    DECODE_EXEC,
+    DESTROY,
+    DOWNLOAD_EXEC,
+    OBFUSCATED,
+    PERSIST,
+    REVERSE_SHELL,
+    SUPPLY,
+)
+from skilldeck._scan._text import Rule
+
+__all__ = ["KEEP", "LINE_RULES", "LOWER", "RAISE", "LineRule", "known_installer"]
+
+#: A check's verdicts: keep the rule's grade, lower it one step, raise it one step
+#: (``None`` drops the match).
+KEEP, LOWER, RAISE = 0, -1, 1
+Check = Callable[[str, Hit], int | None]
+
+
+class LineRule(Rule):
+    """A ``Rule`` with an optional ``check(line, hit)`` returning a verdict."""
+
+    __slots__ = ("check",)
+
+    def __init__(
+        self,
+        code: str,
+        pattern: str,
+        keywords: tuple[str, ...],
+        message: str,
+        *,
+        check: Check | None = None,
+        case: bool = False,
+    ) -> None:
+        super().__init__(code, pattern, keywords, message, case=case)
+        self.check = check
+
+
+# ---------------------------------------------------------------------------
+# checks
+
+_INSTALLER_HOSTS = (
+    "astral.sh",
+    "sh.rustup.rs",
+    "rustup.rs",
+    "get.docker.com",
+    "bun.sh",
+    "deno.land",
+    "deno.com",
+    "raw.githubusercontent.com/homebrew/",
+    "raw.githubusercontent.com/nvm-sh/",
+    "raw.githubusercontent.com/helm/",
+    "install.python-poetry.org",
+    "get.pnpm.io",
+    "fnm.vercel.app",
+    "get.sdkman.io",
+    "ollama.com",
+    "claude.ai/install",
+    "starship.rs",
+    "tailscale.com/install",
+    "get.helm.sh",
+    "sdk.cloud.google.com",
+    "fly.io/install",
+    "mise.run",
+    "get.k3s.io",
+    "install.determinate.systems",
+    "nixos.org",
+    "opencode.ai",
+    "cursor.com/install",
+    "cli.github.com",
+    "volta.sh",
+    "pyenv.run",
+    "get.rvm.io",
+    "foundry.paradigm.xyz",
+    "dot.net/v1/dotnet-install",
+    "get.pulumi.com",
+    "cli.doppler.com",
+    "railway.app/install",
+    "supabase.com",
+    "modal.com",
+    "vercel.com/install",
+    "pkgx.sh",
+    "goreleaser",
+    "deb.nodesource.com",
+    "rpm.nodesource.com",
+    "install.sh/",
+)
+
+
+_INSTALLER = Pattern(
+    r"(?://|//www\.|\.)(?:" + "|".join(h.replace(".", r"\.") for h in _INSTALLER_HOSTS) + ")"
+)
+
+
+def known_installer(text: str) -> bool:
+    """Does ``text`` fetch from a well-known vendor installer address?"""
+    return _INSTALLER.search(text) is not None
+
+
+def _alternation(text: str) -> bool:
+    """``a|b|c`` with no spaces: a regular-expression alternation, not a pipeline."""
+    count = 0
+    for i in range(1, len(text) - 1):
+        if text[i] == "|" and text[i - 1].isalnum() and text[i + 1].isalnum():
+            count += 1
+    return count >= 2
+
+
+_NO_STDIN_FLAGS = {"-c", "-e", "-m", "-E", "--eval", "-p", "--print", "-r", "--command"}
+
+
+def _stdin_is_code(after_pipe: str) -> bool:
+    """Does the command after ``|`` run its standard input as code?
+
+    ``python3 -m json.tool``, ``python -c '…'``, ``python script.py`` and
+    ``node app.js`` read the download as data; ``sh``, ``bash -s``, ``python3 -``
+    and a bare ``node`` run it."""
+    segment = after_pipe
+    for stop in ("|", ";", "&", ")", "\n"):
+        at = segment.find(stop)
+        if at != -1:
+            segment = segment[:at]
+    try:
+        words = shlex.split(segment[:500])
+    except ValueError:
+        words = segment[:500].split()
+    while words and (words[0] in ("sudo", "env", "-E") or "=" in words[0]):
+        words.pop(0)
+    if not words:
+        return True
+    if words[0].lower() in ("iex", "invoke-expression"):
+        return True
+    for word in words[1:]:
+        if word in ("-", "-s", "--"):
+            return True
+        if word in _NO_STDIN_FLAGS:
+            code = " ".join(words)
+            return any(w in code for w in ("exec(", "eval(", "stdin.read", "sys.stdin"))
+        if not word.startswith("-"):
+            return False  # a script or program path: stdin is its data
+    return True
+
+
+def _pipe_check(line: str, hit: Hit) -> int | None:
+    if _alternation(hit.text):
+        return None
+    at = hit.text.rfind("|")
+    rest = line[hit.start + at + 1 :]
+    if not _stdin_is_code(rest):
+        return None
+    return LOWER if known_installer(hit.text) else KEEP
+
+
+def _ps_check(line: str, hit: Hit) -> int | None:
+    return None if _alternation(hit.text) else KEEP
+
+
+_USAGE_WORDS = (
+    "ssh-keygen",
+    "ssh-add",
+    "ssh-copy-id",
+    "ssh -i",
+    "-i ~/.ssh",
+    "identityfile",
+    "chmod 600",
+    "chmod 700",
+    "chmod 400",
+    "ssh-agent",
+    "known_hosts",
+    "gpg --",
+)
+
+
+def _credential_check(line: str, hit: Hit) -> int | None:
+    after = line[hit.end : hit.end + 8]
+    if after.startswith(".pub") or hit.text.endswith(".pub"):
+        return None
+    low = line.lower()
+    if any(w in low for w in _USAGE_WORDS):
+        return LOWER
+    return KEEP
+
+
+_FETCHES_OR_RUNS = Pattern(
+    r"\b(?:curl|wget|nc|ncat|netcat|socat|base64|python[0-9.]*\s+-c|perl\s+-e|bash\s+-[ic]"
+    r"|sh\s+-c|eval|iex|invoke-expression|iwr|irm|downloadstring|/dev/tcp)\b|https?://"
+)
+_BENIGN_PERSISTED = Pattern(
+    r"\b(?:export\s+(?:PATH|\w*_HOME|\w*_ROOT|EDITOR|LANG)|alias\s|source\s|PATH=|completion"
+    r"|eval\s+\"?\$\(\s*[\w./-]+\s+(?:init|shellenv|env|activate|hook|completion))"
+)
+
+
+def _persist_check(line: str, hit: Hit) -> int | None:
+    if _FETCHES_OR_RUNS.search(line) is not None:
+        return RAISE
+    if _BENIGN_PERSISTED.search(line) is not None:
+        return LOWER
+    return KEEP
+
+
+def _fetch_raises(line: str, hit: Hit) -> int | None:
+    return RAISE if _FETCHES_OR_RUNS.search(line) is not None else KEEP
+
+
+_HOOK_FETCH = Pattern(r"curl|wget|https?://|node\s+-e|eval|base64|\|\s*(?:ba)?sh\b|sh\s+-c")
+
+
+def _hook_check(line: str, hit: Hit) -> int | None:
+    return RAISE if _HOOK_FETCH.search(line[hit.start :]) is not None else KEEP
+
+
+def _git_dep_check(line: str, hit: Hit) -> int | None:
+    tail = line[hit.end : hit.end + 200]
+    at = tail.find("@")
+    if (
+        at != -1
+        and len(tail) >= at + 41
+        and all(c in "0123456789abcdef" for c in tail[at + 1 : at + 41])
+    ):
+        return LOWER  # pinned to a commit
+    return KEEP
+
+
+# ---------------------------------------------------------------------------
+# the rules
+
+_SHELLS = (
+    r"(?:sudo\s+(?:-\S+\s+)*)?(?:env\s+(?:\w+=\S*\s+)*)?(?:/usr(?:/local)?/bin/|/bin/)?"
+    r"(?:(?:ba|z|k|da|fi|tc|c)?sh|python[0-9.]*|perl|ruby|node|php|pwsh|powershell|iex"
+    r"|source\s+/dev/stdin)\b"
+)
+_FETCH = r"(?:curl|wget|aria2c|lwp-request|iwr|irm|invoke-webrequest|invoke-restmethod)"
+_FETCH_WORDS = ("curl", "wget", "aria2c", "lwp-request", "iwr", "irm", "invoke-")
+_DOWNLOAD = "runs what it downloads"
+_DECODED = "decodes text and executes it"
+_DECODE = (
+    r"(?:base64\s+(?:-[a-zA-Z]*[dD][a-zA-Z]*|--decode)|openssl\s+(?:enc\s+)?[^\n|]*?-d\b"
+    r"|xxd\s+-r|uudecode|gunzip|zcat|gzip\s+-[a-z]*d|rev\b"
+    r"|tr\s+['\"]?A-Za-z['\"]?\s+['\"]?N-ZA-Mn-za-m)"
+)
+_DECODE_WORDS = ("base64", "openssl", "xxd", "uudecode", "gunzip", "zcat", "gzip", "rev", "tr ")
+_HOME = (
+    r"(?:~|\$HOME|\$\{HOME\}|/root|/home/[\w.-]+|/Users/[\w.-]+|%USERPROFILE%|\$env:USERPROFILE)"
+)
+_RC = (
+    r"\.(?:bashrc|bash_profile|bash_login|profile|zshrc|zprofile|zshenv|zlogin|kshrc|cshrc"
+    r"|tcshrc|config/fish/config\.fish)\b"
+)
+
+LINE_RULES: list[LineRule] = [
+    # -- SK601 download and run ------------------------------------------------
+    LineRule(
+        DOWNLOAD_EXEC,
+        rf"\b{_FETCH}\b[^\n;&]*?\|\s*{_SHELLS}",
+        _FETCH_WORDS,
+        _DOWNLOAD,
+        check=_pipe_check,
+    ),
+    LineRule(
+        DOWNLOAD_EXEC,
+        rf"(?:\b(?:ba|z|k)?sh|\bsource|(?:^|\s)\.)\s+(?:-\S+\s+)*<\(\s*{_FETCH}\b"
+        rf"|\b(?:eval|(?:ba|z|k)?sh\s+-c|python[0-9.]*\s+-c|node\s+-e|perl\s+-e|ruby\s+-e)"
+        rf"\s+[\"']?(?:\$\(|`)\s*{_FETCH}\b",
+        _FETCH_WORDS,
+        _DOWNLOAD,
+    ),
+    LineRule(
+        DOWNLOAD_EXEC,
+        r"\b(?:iex|Invoke-Expression)\b[^\n|]*?(?:DownloadString|DownloadData|\biwr\b"
+        r"|Invoke-WebRequest|\birm\b|Invoke-RestMethod|Net\.WebClient)"
+        r"|(?:\birm\b|\biwr\b|Invoke-RestMethod|Invoke-WebRequest|DownloadString\s*\()[^\n]*?"
+        r"\|\s*(?:iex|Invoke-Expression)\b",
+        ("iex", "invoke-expression"),
+        _DOWNLOAD,
+        check=_ps_check,
+    ),
+    LineRule(
+        DOWNLOAD_EXEC,
+        r"\b(?:exec|eval)\s*\(\s*[^\n]*?\b(?:urlopen|requests\.get|httpx\.get"
+        r"|urllib\.request\.urlopen)\s*\("
+        r"|\b(?:eval|new\s+Function|Function)\s*\(\s*(?:await\s+)?[^\n]*?\b(?:fetch|axios\.get"
+        r"|https?\.get)\s*\(",
+        ("exec", "eval", "function"),
+        _DOWNLOAD,
+    ),
+    # -- SK602 decode and run --------------------------------------------------
+    LineRule(
+        DECODE_EXEC,
+        rf"{_DECODE}[^\n;&]*?\|\s*{_SHELLS}",
+        _DECODE_WORDS,
+        _DECODED,
+        check=_pipe_check,
+    ),
+    LineRule(
+        DECODE_EXEC,
+        rf"\b(?:eval|(?:ba|z|k)?sh\s+-c|source)\s+[\"']?(?:\$\(|<\(|`)[^\n)]*?{_DECODE}",
+        _DECODE_WORDS,
+        _DECODED,
+    ),
+    LineRule(
+        DECODE_EXEC,
+        r"\b(?:eval|new\s+Function|Function|setTimeout|setInterval)\s*\(\s*(?:window\.)?atob\s*\("
+        r"|\b(?:eval|new\s+Function|Function)\s*\(\s*(?:Buffer\.from\s*\([^\n]*?(?:base64|hex)"
+        r"|unescape\s*\(|String\.fromCharCode\s*\(|decodeURIComponent\s*\(\s*escape)"
+        r"|\b(?:exec|eval|compile)\s*\(\s*(?:(?:base64|codecs|zlib|bz2|lzma|gzip|marshal"
+        r"|pickle)\.|b64decode|b32decode|b16decode|a85decode|b85decode|urlsafe_b64decode"
+        r"|bytes\.fromhex|bytearray\.fromhex|__import__\s*\(\s*['\"](?:base64|zlib|codecs"
+        r"|marshal)|['\"]{2}\.join\s*\(|[^\n]*\[::-1\])"
+        r"|\beval\s*\(?\s*(?:decode_base64|MIME::Base64|Base64\.decode64|base64_decode)\b",
+        ("eval", "exec", "compile", "function", "settimeout", "setinterval"),
+        _DECODED,
+    ),
+    LineRule(
+        DECODE_EXEC,
+        r"\b(?:powershell|pwsh)(?:\.exe)?\b[^\n]*?\s[-/](?:e|ec|en|enc|enco|encod|encode"
+        r"|encoded|encodedc\w*)\s+(?:[A-Za-z0-9+/=]{16,}|\$\w+|\$\(|\$env:\w+)"
+        r"|\b(?:iex|Invoke-Expression)\b[^\n|]*?FromBase64String",
+        ("powershell", "pwsh", "iex", "invoke-expression"),
+        _DECODED,
+        check=_ps_check,
+    ),
+    # -- SK603 credential locations --------------------------------------------
+    LineRule(
+        CREDENTIALS,
+        r"(?:^|[^\w.\-])(?P<at>\.ssh(?:/(?:id_\w+(?:\.pub)?|\*|\.\*)|/?[\s'\")`]|/?$|\\id_\w+))"
+        r"|\b(?P<at2>id_(?:rsa|dsa|ecdsa|ed25519)(?:_sk)?(?:\.pub)?)\b"
+        r"|(?:^|[^\w.\-])\.aws[/\\]credentials\b"
+        r"|(?:^|[^\w\-])[._]netrc\b"
+        r"|(?:^|[^\w.\-])\.git-credentials\b"
+        r"|(?:^|[^\w.\-])\.docker[/\\]config\.json"
+        r"|(?:^|[^\w.\-])\.kube[/\\]config\b"
+        r"|(?:^|[^\w.\-])\.config[/\\](?:gcloud[/\\](?:credentials|access_tokens|legacy)"
+        r"|gh[/\\]hosts\.yml)"
+        r"|\bapplication_default_credentials\.json"
+        r"|(?:^|[^\w.\-])\.(?:gnupg|password-store)\b"
+        r"|(?:^|[^\w.\-])\.(?:npmrc|pypirc)\b"
+        r"|/etc/shadow\b"
+        r"|\bsecurity\s+(?:find|dump)-(?:generic|internet)-password|\bsecurity\s+dump-keychain"
+        r"|Library[/\\]Keychains|\blogin\.keychain|\bsecret-tool\s+lookup"
+        r"|Google[/\\]Chrome[/\\]User Data|\.config[/\\](?:google-chrome|chromium|BraveSoftware)"
+        r"|Application Support[/\\](?:Google[/\\]Chrome|BraveSoftware|Microsoft Edge|Firefox)"
+        r"|\.mozilla[/\\]firefox|Firefox[/\\]Profiles"
+        r"|\bLogin Data\b|\bkey[34]\.db\b|\blogins\.json\b|\bcookies\.sqlite\b",
+        (
+            ".ssh",
+            "id_",
+            ".aws",
+            "netrc",
+            ".git-cred",
+            ".docker",
+            ".kube",
+            ".config",
+            "application_d",
+            ".gnupg",
+            ".password-store",
+            ".npmrc",
+            ".pypirc",
+            "/etc/shadow",
+            "security ",
+            "keychain",
+            "secret-tool",
+            "chrome",
+            "firefox",
+            "login data",
+            "key3",
+            "key4",
+            "logins.json",
+            "cookies.sqlite",
+        ),
+        "refers to a credential location",
+        check=_credential_check,
+    ),
+    LineRule(
+        CREDENTIALS,
+        r"\b(?:169\.254\.169\.254|169\.254\.170\.2|metadata\.google\.internal"
+        r"|100\.100\.100\.200)\b",
+        ("169.254.", "metadata.google", "100.100.100.200"),
+        "reads the cloud instance metadata service (temporary cloud credentials)",
+        check=lambda line, hit: LOWER,
+    ),
+    # -- SK616 reverse shells --------------------------------------------------
+    LineRule(
+        REVERSE_SHELL,
+        r"/dev/(?:tcp|udp)/[^\s/]+/\d+"
+        r"|\b(?:ba|z)?sh\s+-i\s*(?:[0-9]?>&|<&|>\s*&)"
+        r"|\b(?:nc|ncat|netcat|nc\.traditional)\b[^\n|;]*\s-(?:e|c)\s*\S*(?:sh|bash|cmd(?:\.exe)?"
+        r"|powershell)\b"
+        r"|\bmkfifo\b[^\n]*\|\s*(?:nc|ncat|netcat|telnet|openssl\s+s_client)\b"
+        r"|\bmknod\b[^\n]*\|\s*(?:nc|ncat|netcat|telnet)\b"
+        r"|\bsocat\b[^\n]*\b(?:exec|system):[^\n]*(?:sh|bash|cmd)"
+        r"|\btelnet\b[^\n]*\|\s*/bin/(?:ba)?sh\b[^\n]*\|\s*telnet\b"
+        r"|\bsocket\b[^\n]*\bdup2\b[^\n]*(?:pty\.spawn|/bin/(?:ba)?sh|subprocess)"
+        r"|Net\.Sockets\.TCPClient\b[^\n]*(?:iex|Invoke-Expression|GetStream)",
+        (
+            "/dev/tcp",
+            "/dev/udp",
+            "sh -i",
+            "nc",
+            "netcat",
+            "mkfifo",
+            "mknod",
+            "socat",
+            "telnet",
+            "dup2",
+            "tcpclient",
+        ),
+        "opens a reverse shell",
+    ),
+    # -- SK617 persistence and agent settings ------------------------------------
+    LineRule(
+        PERSIST,
+        rf"(?:>>?|\btee\s+(?:-a\s+)?|\bcp\s+\S+\s+|\bln\s+-s\S*\s+\S+\s+)\s*[\"']?{_HOME}/{_RC}"
+        rf"|\bopen\s*\([^\n]*{_RC}[^\n]*[\"'](?:a|w|a\+|w\+)[\"']"
+        rf"|{_RC}[^\n]*\.(?:write_text|write|appendFileSync|appendFile|writeFileSync)\s*\("
+        rf"|\b(?:Add-Content|Set-Content|Out-File)\b[^\n]*\$PROFILE",
+        (
+            "bashrc",
+            "bash_profile",
+            "bash_login",
+            "profile",
+            "zshrc",
+            "zprofile",
+            "zshenv",
+            "zlogin",
+            "kshrc",
+            "cshrc",
+            "config.fish",
+        ),
+        "writes to a shell start-up file",
+        check=_persist_check,
+    ),
+    LineRule(
+        PERSIST,
+        r"\|\s*crontab\s+(?:-u\s+\S+\s+)?-(?:\s|$)|\bcrontab\s+(?:-u\s+\S+\s+)?[\w/~.$\"'-]+\.\w+"
+        r"|/etc/cron\.(?:d|daily|hourly|weekly|monthly)/|/var/spool/cron|@reboot\b"
+        r"|\bschtasks(?:\.exe)?\s+/create\b|\bRegister-ScheduledTask\b"
+        r"|\bat\s+now\b",
+        (
+            "crontab",
+            "/etc/cron",
+            "/var/spool/cron",
+            "@reboot",
+            "schtasks",
+            "register-scheduled",
+            "at now",
+        ),
+        "schedules a command (cron, scheduled task)",
+        check=_persist_check,
+    ),
+    LineRule(
+        PERSIST,
+        r"Library/Launch(?:Agents|Daemons)/|\blaunchctl\s+(?:load|bootstrap|submit|enable)\b"
+        r"|\.config/systemd/user/|\bsystemctl\s+--user\s+(?:enable|start)\b"
+        r"|\.config/autostart/|CurrentVersion\\+Run(?:Once)?\b|Start Menu\\+Programs\\+Startup"
+        r"|\bloginwindow\b[^\n]*LoginHook",
+        (
+            "launchagents",
+            "launchdaemons",
+            "launchctl",
+            "systemd/user",
+            "systemctl --user",
+            "autostart",
+            "currentversion",
+            "startup",
+            "loginhook",
+        ),
+        "installs a login item or background service",
+        check=_persist_check,
+    ),
+    LineRule(
+        PERSIST,
+        r"\bNOPASSWD\b[^\n]*(?:sudoers|>>|\btee\b)|(?:sudoers|>>|\btee\b)[^\n]*\bNOPASSWD\b"
+        rf"|(?:>>|\btee\s+-a)\s*[\"']?(?:{_HOME}/)?\.ssh/authorized_keys",
+        ("nopasswd", "authorized_keys"),
+        "grants passwordless root or adds an SSH login key",
+        check=lambda line, hit: RAISE,
+    ),
+    LineRule(
+        PERSIST,
+        r"--dangerously-skip-permissions|--dangerously-bypass-approvals-and-sandbox"
+        r"|\"?defaultMode\"?\s*:\s*\"?bypassPermissions"
+        r"|\"allow\"\s*:\s*\[\s*\"(?:Bash(?:\(\*\))?|\*)\"",
+        ("dangerously", "bypasspermissions", '"allow"'),
+        "turns off the agent's permission checks",
+    ),
+    LineRule(
+        PERSIST,
+        rf"(?:>>?|\btee\b|\bcp\b|\bmv\b|\bln\b|\bopen\s*\(|\bwrite_text|\bwriteFile|json\.dump"
+        rf"|\bSet-Content|\bOut-File|\bsed\s+-i|\bjq\b)[^\n]*(?:{_HOME}/)?"
+        r"(?:\.claude/(?:settings(?:\.local)?\.json|hooks|agents|commands|CLAUDE\.md)"
+        r"|claude_desktop_config\.json|\.cursor/(?:mcp\.json|rules)|\.vscode/(?:mcp|settings)\.json"
+        r"|\.codex/config\.toml|\.gemini/settings\.json|\.continue/config|mcp_config\.json"
+        r"|\.windsurf|\.aider\.conf)",
+        (
+            ".claude/",
+            "claude_desktop",
+            ".cursor/",
+            ".vscode/",
+            ".codex/",
+            ".gemini/",
+            ".continue/",
+            "mcp_config",
+            ".windsurf",
+            ".aider",
+        ),
+        "changes an agent's settings or MCP configuration",
+        check=_fetch_raises,
+    ),
+    # -- SK618 supply chain ---------------------------------------------------------
+    LineRule(
+        SUPPLY,
+        r"--(?:extra-)?index-url[=\s]+http://|--trusted-host\b|\bpip3?\s+install\b[^\n]*\shttp://",
+        ("index-url", "trusted-host", "http://"),
+        "installs packages over plain HTTP or from an untrusted index",
+        check=lambda line, hit: RAISE if "http://" in hit.text else KEEP,
+    ),
+    LineRule(
+        SUPPLY,
+        r"--extra-index-url[=\s]+https://(?P<at>\S+)",
+        ("extra-index-url",),
+        "adds a second package index (dependency confusion)",
+        check=lambda line, hit: (
+            None if "pypi.org" in hit.text or "pytorch.org" in hit.text else KEEP
+        ),
+    ),
+    LineRule(
+        SUPPLY,
+        r"(?P<at>\bgit\+(?:https?|ssh|git)://[^\s\"'#]+)",
+        ("git+",),
+        "depends on a git URL instead of a released package",
+        check=_git_dep_check,
+    ),
+    LineRule(
+        SUPPLY,
+        r"\"(?:pre|post)?install\"\s*:\s*\"[^\"]*\"",
+        ('install"',),
+        "runs an npm install hook",
+        check=_hook_check,
+    ),
+    # -- SK619 destruction ----------------------------------------------------------
+    LineRule(
+        DESTROY,
+        r"\brm\s+(?:-[a-zA-Z-]+\s+)*-[a-zA-Z]*[rR][a-zA-Z]*\s+(?:-[a-zA-Z-]+\s+)*[\"']?"
+        rf"(?:/|/\*|{_HOME}|{_HOME}/|{_HOME}/\*|/home|/Users|/etc|/usr|/var|/boot|/System"
+        r"|C:\\\\?)[\"']?(?:\s|;|&|\||\)|$)"
+        r"|\bshutil\.rmtree\s*\(\s*(?:os\.path\.expanduser\s*\(\s*[\"']~/?[\"']\s*\)"
+        r"|(?:str\s*\(\s*)?(?:pathlib\.)?Path\.home\s*\(\s*\)\s*\)?\s*[,)]|[\"']/[\"']"
+        r"|os\.environ\s*\[\s*[\"']HOME[\"']\s*\]|os\.getenv\s*\(\s*[\"']HOME[\"']\s*\))"
+        r"|\bRemove-Item\b[^\n]*-Recurse[^\n]*(?:\$HOME|\$env:USERPROFILE|\$env:SystemRoot"
+        r"|\s~[\s\"']|\sC:\\\\?[\s\"'*]|\sC:\\\\?$)"
+        r"|\b(?:del|erase)\s+/[sSqQfF][^\n]*\s[\"']?C:\\\\?[\s\"'*]|\b(?:rd|rmdir)\s+/s\b[^\n]*\sC:\\\\"
+        r"|\bmkfs(?:\.\w+)?\s+[^\n]*/dev/|\bdd\s+[^\n]*\bof=/dev/(?:sd|nvme|hd|disk|xvd|vd|mmcblk)"
+        r"|:\(\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;\s*:"
+        r"|\bchmod\s+-R\s+(?:0?777|0?000)\s+/(?:\s|$)"
+        rf"|\bfind\s+(?:/|{_HOME}/?)\s[^\n]*(?:-delete|-exec\s+rm\b)"
+        r"|\b(?:fs\.)?rmSync\s*\(\s*(?:os\.homedir\s*\(\s*\)|[\"']/[\"'])",
+        (
+            "rm ",
+            "rmtree",
+            "remove-item",
+            "del ",
+            "erase ",
+            "rd ",
+            "rmdir",
+            "mkfs",
+            "dd ",
+            ":()",
+            "chmod",
+            "find ",
+            "rmsync",
+        ),
+        "deletes or overwrites a home, root or system folder",
+    ),
+    # -- SK620 obfuscation ----------------------------------------------------------
+    LineRule(
+        OBFUSCATED,
+        r"\bcodecs\.(?:decode|encode)\s*\([^\n]*[\"']rot[_-]?13[\"']"
+        r"|\bgetattr\s*\(\s*(?:__builtins__|builtins|__import__\s*\(\s*[\"']builtins[\"']\s*\))"
+        r"\s*,"
+        r"|__builtins__\s*\.\s*__dict__\s*\[|\bglobals\s*\(\s*\)\s*\[\s*[\"']__builtins__"
+        r"|(?:\bchr\s*\(\s*\d+\s*\)\s*\+\s*){5,}"
+        r"|String\.fromCharCode\s*\(\s*(?:\d+\s*,\s*){8,}"
+        r"|\s-(?:w|win|window|windowstyle)\s+hidden\b"
+        r"|\[char\[\]\]\s*\(\s*(?:\d+\s*,\s*){8,}",
+        ("codecs", "getattr", "__builtins__", "chr", "fromcharcode", "hidden", "[char[]]"),
+        "obfuscated code",
+    ),
+]

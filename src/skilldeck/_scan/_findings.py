@@ -186,7 +186,11 @@ def _run_rule(doc: Text, rule: LineRule) -> Iterator[tuple[int, Hit, int]]:
             return
         verdict = 0
         if rule.check is not None:
-            found = rule.check(doc.line(doc.line_at(offset)), hit)
+            # the check reads the line with the one before it (a sentence may wrap)
+            line = doc.line_at(offset)
+            before = doc.line(line - 1)[-300:] + "\n" if line > 0 else ""
+            shifted = Hit(hit.start + len(before), hit.end + len(before), hit.text)
+            found = rule.check(before + doc.line(line), shifted)
             if found is None:
                 continue
             verdict = found

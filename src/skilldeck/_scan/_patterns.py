@@ -186,7 +186,7 @@ def _credential_check(line: str, hit: Hit) -> int | None:
     after = line[hit.end : hit.end + 8]
     if after.startswith(".pub") or hit.text.endswith(".pub"):
         return None
-    low = line.lower()
+    low = line[line.rfind("\n") + 1 :].lower()
     if any(w in low for w in _USAGE_WORDS):
         return LOWER
     return KEEP
@@ -203,6 +203,7 @@ _BENIGN_PERSISTED = Pattern(
 
 
 def _persist_check(line: str, hit: Hit) -> int | None:
+    line = line[line.rfind("\n") + 1 :]  # this line only, not the one before
     if _FETCHES_OR_RUNS.search(line) is not None:
         return RAISE
     if _BENIGN_PERSISTED.search(line) is not None:
@@ -211,6 +212,7 @@ def _persist_check(line: str, hit: Hit) -> int | None:
 
 
 def _fetch_raises(line: str, hit: Hit) -> int | None:
+    line = line[line.rfind("\n") + 1 :]
     return RAISE if _FETCHES_OR_RUNS.search(line) is not None else KEEP
 
 

@@ -77,12 +77,19 @@ def _request_check(line: str, hit: Hit) -> int | None:
 
 
 _NEGATED = Pattern(
-    r"\b(?:never|not|don'?t|avoid|no|without|instead\s+of|rather\s+than)\s+(?:\w+\s+){0,2}$"
+    r"\b(?:never|not|don'?t|avoid|no|without|instead\s+of|rather\s+than|refuse\w*|reject\w*)\b"
 )
 
 
 def _not_negated(line: str, hit: Hit) -> int | None:
-    return None if _NEGATED.search(line[max(0, hit.start - 40) : hit.start]) else KEEP
+    """Drop advice against the act ("never ask the agent to … hide anything from the
+    user"): a negation earlier in the same sentence."""
+    before = line[max(0, hit.start - 200) : hit.start]
+    for stop in (". ", "! ", "? ", "\n\n", ".\n"):
+        cut = before.rfind(stop)
+        if cut != -1:
+            before = before[cut + len(stop) :]
+    return None if _NEGATED.search(before) is not None else KEEP
 
 
 _PLACEHOLDER = (

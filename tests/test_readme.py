@@ -146,7 +146,7 @@ def test_setup_commands_match_the_project() -> None:
     declared = set(project["optional-dependencies"])
     assert set(extras.group(1).split(",")) <= declared
     assert install.endswith(".venv/bin/skilldeck list")
-    assert project["scripts"]["skilldeck"] == "skilldeck.cli:main"
+    assert project["scripts"]["skilldeck"] == "skilldeck.cli:entry"
 
     # Command 2: the CI script, which runs ruff, mypy and pytest with xdist.
     assert tests == "bash .ci/run"

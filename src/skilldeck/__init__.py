@@ -9,44 +9,16 @@ command line start quickly; type checkers see every import below.
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
 
-from skilldeck._diagnostics import (
-    CODES,
-    Diagnostic,
-    Severity,
-)
-from skilldeck._errors import (
-    ApprovalRequiredError,
-    ConfigError,
-    ConfigUntrustedError,
-    ExecutionError,
-    FileAccessError,
-    FileNotFoundInSkillError,
-    FileTooLargeError,
-    InstallError,
-    InternalError,
-    InvalidArgumentsError,
-    ManifestError,
-    PathNotAllowedError,
-    SandboxUnavailableError,
-    ScriptFailedError,
-    ScriptTimeoutError,
-    SkillError,
-    SkillNotFoundError,
-    SkillRefError,
-    SkillUnavailableError,
-    ToolConfirmationRequiredError,
-    ToolError,
-    ToolNotAllowedError,
-    ToolPolicyDeniedError,
-    UnsafeStateError,
-)
 from skilldeck._version import (
     __version__,
 )
 
+TYPE_CHECKING = False  # typing itself costs start-up time; type checkers see True
+
 if TYPE_CHECKING:
+    from typing import Any
+
     from skilldeck._catalog import (
         Catalog,
         CatalogEntry,
@@ -78,6 +50,11 @@ if TYPE_CHECKING:
         config_path,
         load_config,
         update_config,
+    )
+    from skilldeck._diagnostics import (
+        CODES,
+        Diagnostic,
+        Severity,
     )
     from skilldeck._digest import (
         bytes_digest,
@@ -122,6 +99,32 @@ if TYPE_CHECKING:
         set_skill_enabled,
         update,
         verify,
+    )
+    from skilldeck._errors import (
+        ApprovalRequiredError,
+        ConfigError,
+        ConfigUntrustedError,
+        ExecutionError,
+        FileAccessError,
+        FileNotFoundInSkillError,
+        FileTooLargeError,
+        InstallError,
+        InternalError,
+        InvalidArgumentsError,
+        ManifestError,
+        PathNotAllowedError,
+        SandboxUnavailableError,
+        ScriptFailedError,
+        ScriptTimeoutError,
+        SkillError,
+        SkillNotFoundError,
+        SkillRefError,
+        SkillUnavailableError,
+        ToolConfirmationRequiredError,
+        ToolError,
+        ToolNotAllowedError,
+        ToolPolicyDeniedError,
+        UnsafeStateError,
     )
     from skilldeck._events import (
         AllowedToolsPolicyChanged,
@@ -252,6 +255,33 @@ if TYPE_CHECKING:
 
 # public name -> the private module that defines it
 _LAZY: dict[str, str] = {
+    "CODES": "skilldeck._diagnostics",
+    "Diagnostic": "skilldeck._diagnostics",
+    "Severity": "skilldeck._diagnostics",
+    "ApprovalRequiredError": "skilldeck._errors",
+    "ConfigError": "skilldeck._errors",
+    "ConfigUntrustedError": "skilldeck._errors",
+    "ExecutionError": "skilldeck._errors",
+    "FileAccessError": "skilldeck._errors",
+    "FileNotFoundInSkillError": "skilldeck._errors",
+    "FileTooLargeError": "skilldeck._errors",
+    "InstallError": "skilldeck._errors",
+    "InternalError": "skilldeck._errors",
+    "InvalidArgumentsError": "skilldeck._errors",
+    "ManifestError": "skilldeck._errors",
+    "PathNotAllowedError": "skilldeck._errors",
+    "SandboxUnavailableError": "skilldeck._errors",
+    "ScriptFailedError": "skilldeck._errors",
+    "ScriptTimeoutError": "skilldeck._errors",
+    "SkillError": "skilldeck._errors",
+    "SkillNotFoundError": "skilldeck._errors",
+    "SkillRefError": "skilldeck._errors",
+    "SkillUnavailableError": "skilldeck._errors",
+    "ToolConfirmationRequiredError": "skilldeck._errors",
+    "ToolError": "skilldeck._errors",
+    "ToolNotAllowedError": "skilldeck._errors",
+    "ToolPolicyDeniedError": "skilldeck._errors",
+    "UnsafeStateError": "skilldeck._errors",
     "AGENT_HOMES": "skilldeck._dist",
     "AllowedToolsPolicy": "skilldeck._runtime",
     "AllowedToolsPolicyChanged": "skilldeck._events",

@@ -1,4 +1,4 @@
-from skilldeck.cli import main
+from skilldeck.cli import entry
 
 if __name__ == "__main__":
-    main()
+    entry()

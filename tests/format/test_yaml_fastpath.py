@@ -69,22 +69,81 @@ LINE = st.one_of(
     st.sampled_from(["", "# comment", "description: |", "description: >-", "  '", "    deep"]),
 )
 
+# Documents of the shape real frontmatters have (what the fast path is for), built
+# from the same tricky words: unique keys, nested blocks, lists, continued lines.
+# mostly words a plain scalar may hold (resolved or kept as text), some that need quoting
+TEXT = st.lists(
+    st.one_of(
+        st.sampled_from(
+            "pdf Use when it's 1.0 yes ~ null true False 010 0x1F é 日本 x#y a:b 2024-01-01 "
+            "the files Review 7 -3 +4 1_000 .5 Dev".split()
+        ),
+        WORDS,
+    ),
+    min_size=1,
+    max_size=4,
+).map(" ".join)
+SAFE_KEYS = ["name", "description", "license", "version", "tags", "metadata", "x_y", "a.b", "k9"]
+BLOCK = st.one_of(
+    TEXT.map(lambda v: f": {v}"),
+    st.lists(TEXT, min_size=1, max_size=3).map(
+        lambda vs: ":\n" + "\n".join(f"  - {v}" for v in vs)
+    ),
+    st.lists(TEXT, min_size=1, max_size=3).map(lambda vs: ":\n" + "\n".join(f"- {v}" for v in vs)),
+    st.lists(st.tuples(st.sampled_from(["author", "version", "Lang", "k"]), TEXT), max_size=3).map(
+        lambda kvs: ":\n" + "\n".join(f"  {k}: {v}" for k, v in kvs)
+    ),
+    st.lists(WORDS, max_size=3).map(lambda ws: ": [" + ", ".join(ws) + "]"),
+    st.tuples(TEXT, TEXT).map(lambda vv: f": {vv[0]}\n  {vv[1]}"),
+    st.tuples(st.sampled_from(["|", ">", "|-", ">-"]), TEXT, TEXT).map(
+        lambda t: f": {t[0]}\n  {t[1]}\n  {t[2]}"
+    ),
+)
+DOC = st.lists(
+    st.tuples(st.sampled_from(SAFE_KEYS), BLOCK), min_size=1, max_size=6, unique_by=lambda kv: kv[0]
+).map(lambda kvs: "\n".join(k + b for k, b in kvs))
 
-def _same(text: str) -> None:
+
+def _same(text: str) -> bool:
+    """Do both paths agree? False when the fast path declines (libyaml reads it)."""
     text = text if text.endswith("\n") else text + "\n"
     fast = _fast_load(text, 2)
     if fast is None:
-        return
+        return False
     full = _full_load(text, 2, None)
     assert full.ok, (text, full.diagnostics)
     assert fast.data == full.data, text
     assert fast.positions == full.positions, text
+    assert type(fast.data) is type(full.data)
+    return True
 
 
-@settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow], deadline=None)
-@given(st.lists(LINE, min_size=1, max_size=8).map("\n".join))
-def test_fast_path_agrees_with_libyaml(text: str) -> None:
-    _same(text)
+def _agreement(strategy: st.SearchStrategy[str], examples: int) -> dict[bool, int]:
+    """Check ``examples`` generated texts; how many the fast path read (True) or declined."""
+    taken = {True: 0, False: 0}
+
+    @settings(max_examples=examples, suppress_health_check=[HealthCheck.too_slow], deadline=None)
+    @given(strategy)
+    def check(text: str) -> None:
+        taken[_same(text)] += 1
+
+    check()
+    return taken
+
+
+def test_fast_path_agrees_with_libyaml_on_any_lines() -> None:
+    """Arbitrary lines: wherever the fast path answers, libyaml agrees."""
+    taken = _agreement(st.lists(LINE, min_size=1, max_size=8).map("\n".join), 500)
+    assert taken[True] >= 10, taken  # a few percent are readable at all
+    assert taken[False] >= 250, taken
+
+
+def test_fast_path_agrees_with_libyaml_on_frontmatter_shapes() -> None:
+    """Documents shaped like real frontmatters: the fast path reads a good share
+    of them (so the agreement means something) and declines the tricky rest."""
+    taken = _agreement(DOC, 500)
+    assert taken[True] >= 75, taken  # about 30%
+    assert taken[False] >= 75, taken
 
 
 @pytest.mark.parametrize(
@@ -136,7 +195,7 @@ def test_deep_flow_nesting_refused_before_libyaml() -> None:
 
 
 def test_corpus_frontmatters_agree(corpus: Path) -> None:
-    checked = 0
+    taken = {True: 0, False: 0}
     for skill_md in corpus.rglob("SKILL.md"):
         try:
             data = skill_md.read_bytes()
@@ -146,6 +205,7 @@ def test_corpus_frontmatters_agree(corpus: Path) -> None:
         split = split_frontmatter(text)
         if split.frontmatter is None:
             continue
-        _same(split.frontmatter)
-        checked += 1
-    assert checked > 1000
+        taken[_same(split.frontmatter)] += 1
+    assert taken[True] + taken[False] > 1000
+    # the fast path reads most real frontmatters itself (it is why discovery is fast)
+    assert taken[True] > 0.8 * (taken[True] + taken[False]), taken

@@ -1,33 +1,63 @@
-"""The persisted metadata cache: one JSON file per root in the user cache folder.
+"""The persisted metadata cache: one index file per root in the user cache folder.
 
-Entries are keyed by the SKILL.md path and validated by its ``mtime_ns`` and
-size, so an unchanged catalog lists without re-reading or re-parsing any
-SKILL.md. The file also records a stamp of the parser (skilldeck's version and
-the format modules' sizes and times), so a new parser never serves old results.
-A broken or foreign cache file is ignored, never trusted.
+Each index holds one row per SKILL.md: its key (the path as found, plus the
+real path for links), its stat signature and the parsed record. A row is
+served only while the file's signature is unchanged: ``mtime_ns``, size, inode,
+``ctime_ns`` and device. The ctime cannot be set back by ``os.utime``, so a file
+rewritten with the same size and a restored mtime still misses the cache.
+
+The index is MessagePack decoded by msgspec against a fixed schema, so a damaged
+or foreign file (a truncated write, an edited row with a wrong type) fails
+validation as a whole and the root is parsed again: a broken cache is never
+trusted and never crashes a listing. The file also records a stamp of the
+parser (skilldeck's version and the format modules' sizes and times), so a new
+parser never serves old results.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
 import os
 import tempfile
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
+from skilldeck._diagnostics import Severity
 from skilldeck._version import __version__
 
-__all__ = ["CACHE_FORMAT", "MAX_FILES", "MetadataCache", "Record"]
+__all__ = ["CACHE_FORMAT", "MAX_FILES", "DiagRow", "MetadataCache", "Record", "Row", "Sig"]
 
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2
 
 MAX_FILES = 64
 """At most this many roots are cached; the least recently used are dropped."""
 
-#: ``[mtime_ns, size, parsed]``: parsed is the store's plain-data record.
-Record = list[Any]
+#: code, severity, message, path, line, column, hint
+DiagRow = tuple[str, Severity, str, str | None, int | None, int | None, str | None]
+
+_Strs = tuple[str, ...]
+
+#: name, description, tags, requires (commands, env, other), valid, diagnostics
+Record = tuple[str, str, _Strs, _Strs, _Strs, _Strs, bool, tuple[DiagRow, ...]]
+
+#: the stat signature of a SKILL.md: mtime_ns, size, inode, ctime_ns, device
+Sig = tuple[int, int, int, int, int]
+
+#: key, signature, record
+Row = tuple[str, Sig, Record]
+
+
+class _Index(msgspec.Struct, array_like=True, forbid_unknown_fields=True):
+    stamp: str
+    root: str
+    rows: list[Row]
+
+
+_ENCODER = msgspec.msgpack.Encoder()
+_DECODER = msgspec.msgpack.Decoder(_Index)
 
 _STAMP: str | None = None
 
@@ -52,65 +82,60 @@ def parser_stamp() -> str:
 
 
 class MetadataCache:
-    """Reads and writes cached records of one root under ``directory``."""
+    """Reads and writes the index of one root under ``directory``."""
 
     def __init__(self, directory: str | os.PathLike[str]) -> None:
         self.directory = Path(directory)
 
     def _file(self, root_key: str) -> Path:
         digest = hashlib.sha256(root_key.encode("utf-8", "surrogateescape")).hexdigest()
-        return self.directory / f"{digest[:32]}.json"
+        return self.directory / f"{digest[:32]}.idx"
 
-    def load(self, root_key: str) -> dict[str, Record]:
-        """The cached records of a root (empty when absent, stale or unreadable)."""
-        try:
-            raw = self._file(root_key).read_bytes()
-            data = json.loads(raw)
-        except (OSError, ValueError):
-            return {}
-        if (
-            not isinstance(data, dict)
-            or data.get("stamp") != parser_stamp()
-            or data.get("root") != root_key
-            or not isinstance(data.get("entries"), dict)
-        ):
-            return {}
-        entries: dict[str, Record] = data["entries"]
-        with contextlib.suppress(OSError):
-            os.utime(self._file(root_key))  # recently used: kept by the pruning in save()
-        return entries
-
-    def save(self, root_key: str, entries: dict[str, Record]) -> None:
-        """Replace a root's cached records (atomically; failures are ignored).
-
-        Written to a temp file and renamed, without fsync: after a crash the
-        cache is either the old file, the new one, or unreadable, which only
-        costs a re-parse.
-        """
-        payload = {"stamp": parser_stamp(), "root": root_key, "entries": entries}
+    def load(self, root_key: str) -> dict[str, tuple[Sig, Record]]:
+        """The cached rows of a root by key (empty when absent, stale, foreign or damaged)."""
         target = self._file(root_key)
         try:
-            # ASCII JSON: non-ASCII text as \u escapes (and lone surrogates of
-            # undecodable file names too) encodes and decodes faster than UTF-8
-            blob = json.dumps(payload, ensure_ascii=True, separators=(",", ":"))
+            with open(target, "rb") as fh:
+                raw = fh.read()
+            index = _DECODER.decode(raw)
+        except (OSError, msgspec.DecodeError, ValueError, TypeError, RecursionError):
+            return {}
+        if index.stamp != parser_stamp() or index.root != root_key:
+            return {}
+        with contextlib.suppress(OSError):
+            os.utime(target)  # recently used: kept by the pruning in save()
+        return {key: (sig, rec) for key, sig, rec in index.rows}
+
+    def save(self, root_key: str, rows: list[Row]) -> None:
+        """Replace a root's index (atomically; failures are ignored).
+
+        Written to a temp file and renamed, without fsync: after a crash the
+        index is either the old file, the new one, or unreadable, which only
+        costs a re-parse.
+        """
+        target = self._file(root_key)
+        try:
+            blob = _encode(_Index(parser_stamp(), root_key, rows))
+            if blob is None:
+                return
             target.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".cache.", suffix=".tmp")
             try:
                 with os.fdopen(fd, "wb") as fh:
-                    fh.write(blob.encode("ascii"))
+                    fh.write(blob)
                 os.replace(tmp, target)
             except BaseException:
                 with contextlib.suppress(OSError):
                     os.unlink(tmp)
                 raise
-        except (OSError, ValueError, TypeError):
+        except OSError:
             return  # a cache that cannot be written only costs speed
         self._prune()
 
     def _prune(self) -> None:
         """Keep the ``MAX_FILES`` most recently used root files (roots come and go)."""
         try:
-            files = [e for e in os.scandir(self.directory) if e.name.endswith(".json")]
+            files = [e for e in os.scandir(self.directory) if e.name.endswith(".idx")]
             if len(files) <= MAX_FILES:
                 return
             files.sort(key=lambda e: e.stat().st_mtime_ns, reverse=True)
@@ -119,3 +144,23 @@ class MetadataCache:
         for old in files[MAX_FILES:]:
             with contextlib.suppress(OSError):
                 os.unlink(old.path)
+
+
+def _encode(index: _Index) -> bytes | None:
+    """MessagePack of the index; rows whose text cannot be UTF-8 encoded (file
+    names with undecodable bytes) are left out: they are parsed on every scan."""
+    try:
+        return _ENCODER.encode(index)
+    except (msgspec.EncodeError, UnicodeEncodeError, ValueError, TypeError):
+        pass
+    kept: list[Any] = []
+    for row in index.rows:
+        try:
+            _ENCODER.encode(row)
+        except (msgspec.EncodeError, UnicodeEncodeError, ValueError, TypeError):
+            continue
+        kept.append(row)
+    try:
+        return _ENCODER.encode(_Index(index.stamp, index.root, kept))
+    except (msgspec.EncodeError, UnicodeEncodeError, ValueError, TypeError):
+        return None

@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from skilldeck._catalog import _codes as C
+from skilldeck._catalog._cache import Sig
 from skilldeck._catalog._files import SKIP_DIRS, within
 from skilldeck._diagnostics import Diagnostic, Severity
 
@@ -17,8 +18,8 @@ if TYPE_CHECKING:
 
 __all__ = ["Found", "Walker"]
 
-#: (folder as found, SKILL.md as found, real SKILL.md, mtime_ns, size)
-Found = tuple[str, str, str, int, int]
+#: (folder as found, SKILL.md as found, real SKILL.md, stat signature)
+Found = tuple[str, str, str, Sig]
 
 _SKILL_NAMES = ("SKILL.md", "skill.md")
 _SEP = os.sep
@@ -42,7 +43,7 @@ class Walker:
         self.real_root = real_root
         self.allowed = allowed
         self.diags = diags
-        self.found: list[tuple[str, str, str, int, int]] = []
+        self.found: list[Found] = []
         self.seen_skill: set[str] = set()  # real skill folders
         self.visited: set[str] = set()  # real folders walked (recursive)
         self.links: list[tuple[str, int]] = []
@@ -95,7 +96,14 @@ class Walker:
                 )
             )
             return
-        self.found.append((folder, md, real_md, st.st_mtime_ns, st.st_size))
+        self.found.append(
+            (
+                folder,
+                md,
+                real_md,
+                (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns, st.st_dev),
+            )
+        )
 
     def link_ok(self, link: str, real: str) -> bool:
         """May a link be followed? Emits SK503/SK504 and returns False when not."""
@@ -125,7 +133,7 @@ class Walker:
 
     # -- walking
 
-    def walk(self) -> list[tuple[str, str, str, int, int]]:
+    def walk(self) -> list[Found]:
         if self.store.recursive:
             self.walk_tree(self.root, self.real_root, 0)
         else:
@@ -179,7 +187,14 @@ class Walker:
             except OSError:
                 st = None
             if st is not None and is_reg(st.st_mode):  # the common case, inlined
-                found.append((folder, md, md, st.st_mtime_ns, st.st_size))
+                found.append(
+                    (
+                        folder,
+                        md,
+                        md,
+                        (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns, st.st_dev),
+                    )
+                )
                 seen.add(real_prefix + name)
                 continue
             before = len(found)

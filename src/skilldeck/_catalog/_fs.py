@@ -28,10 +28,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 from skilldeck._catalog import _codes as C
-from skilldeck._catalog._cache import MetadataCache, Record
-from skilldeck._catalog._discover import Walker
+from skilldeck._catalog._cache import DiagRow, MetadataCache, Record, Sig
+from skilldeck._catalog._discover import Found, Walker
 from skilldeck._catalog._files import index_files, read_contained, within
-from skilldeck._catalog._model import Skill, SkillMetadata
+from skilldeck._catalog._model import Skill, SkillMetadata, metadata_of
 from skilldeck._catalog._pool import diag_row, parse_records, pool_workers, skill_md_lowercase
 from skilldeck._catalog._store import (
     DEFAULT_FILE_LIMIT,
@@ -58,30 +58,25 @@ Mode = Literal["lenient", "strict"]
 MAX_DEPTH = 12
 """How deep a recursive root is searched (the root is depth 0)."""
 
-
-_diag_tuple = diag_row
-
-
-_SEVERITY = {s.value: s for s in Severity}
 _SKILL_MD = os.sep + "SKILL.md"
 
 
 def _record(m: SkillMetadata) -> Record:
     """The cache's plain-data record of a skill's metadata (see ``_parse``)."""
-    return [
+    return (
         m.name,
         m.description,
-        list(m.tags),
-        list(m.requires_commands),
-        list(m.requires_env),
-        list(m.requires_other),
+        m.tags,
+        m.requires_commands,
+        m.requires_env,
+        m.requires_other,
         m.valid,
-        [_diag_tuple(d) for d in m.diagnostics],
-    ]
+        tuple(map(diag_row, m.diagnostics)),
+    )
 
 
-def _diag_from(row: list[Any]) -> Diagnostic:
-    return Diagnostic(row[0], _SEVERITY[row[1]], row[2], row[3], row[4], row[5], row[6])
+def _diag_from(row: DiagRow) -> Diagnostic:
+    return Diagnostic(row[0], Severity(row[1]), row[2], row[3], row[4], row[5], row[6])
 
 
 class FileSystemStore:
@@ -115,12 +110,14 @@ class FileSystemStore:
         self._extra_allowed = tuple(os.fspath(p) for p in allowed_roots)
         self._cache = cache
         self._lock = threading.RLock()
-        # in-process memory: key -> (mtime_ns, size, metadata); the cache records
-        # are rebuilt from the metadata when saved (holding both doubles the objects)
-        self._memory: dict[str, tuple[int, int, SkillMetadata]] = {}
+        # in-process memory: key -> (stat signature, metadata); the cache rows are
+        # rebuilt from the metadata when saved (holding both doubles the objects)
+        self._memory: dict[str, tuple[Sig, SkillMetadata]] = {}
         self._scan: Scan | None = None
         self._by_key: dict[str, SkillMetadata] = {}
         self.exists = False
+        self.workers_used = 0
+        """Worker processes that parsed the last scan's files (0: parsed here)."""
 
     def __repr__(self) -> str:
         mode = "recursive" if self.recursive else "immediate"
@@ -202,80 +199,78 @@ class FileSystemStore:
             hint="check the folder's permissions",
         )
 
-    def _parse_all(self, found: list[tuple[str, str, str, int, int]]) -> list[SkillMetadata]:
-        """Turn (folder, SKILL.md, real SKILL.md, mtime, size) into metadata, cached."""
-        disk: dict[str, Record] | None = None
+    def _parse_all(self, found: list[Found]) -> list[SkillMetadata]:
+        """Turn (folder, SKILL.md, real SKILL.md, signature) into metadata, cached."""
+        disk: dict[str, tuple[Sig, Record]] | None = None
         memory = self._memory
-        new_memory: dict[str, tuple[int, int, SkillMetadata]] = {}
-        changed = False
+        new_memory: dict[str, tuple[Sig, SkillMetadata]] = {}
         metas: list[Any] = []  # SkillMetadata, None where a file is still to parse
         append = metas.append
-        todo: list[tuple[int, str, str, str, str, int, int]] = []
-        new_meta, source = SkillMetadata, self.source
-        for folder, md, real_md, mtime, size in found:
+        todo: list[tuple[int, str, str, str, str, Sig]] = []
+        make, source, diag_of = metadata_of, self.source, _diag_from
+        for folder, md, real_md, sig in found:
             key = md if md == real_md else f"{md}\0{real_md}"
             hit = memory.get(key)
-            if hit is not None and hit[0] == mtime and hit[1] == size:
+            if hit is not None and hit[0] == sig:
                 new_memory[key] = hit
-                append(hit[2])
+                append(hit[1])
                 continue
             if disk is None:
                 disk = self._cache.load(self.cache_key) if self._cache is not None else {}
             row = disk.get(key)
-            if row is not None and row[0] == mtime and row[1] == size:
-                rec = row[2]  # self._meta(folder, md, rec), inlined: the warm hot loop
-                meta = new_meta(
-                    rec[0],
-                    rec[1],
-                    folder,
-                    "SKILL.md" if md == folder + _SKILL_MD else self._md_name(folder, md),
-                    source,
-                    folder,
-                    tuple(rec[2]),
-                    tuple(rec[3]),
-                    tuple(rec[4]),
-                    tuple(rec[5]),
-                    tuple(map(_diag_from, rec[7])) if rec[7] else (),
-                    rec[6],
-                )
-            else:
-                todo.append((len(metas), key, folder, md, real_md, mtime, size))
+            if row is None or row[0] != sig:
+                todo.append((len(metas), key, folder, md, real_md, sig))
                 append(None)  # parsed below
                 continue
-            new_memory[key] = (mtime, size, meta)
+            rec = row[1]  # self._meta(folder, md, rec), inlined: the warm hot loop
+            meta = make(
+                rec[0],
+                rec[1],
+                folder,
+                "SKILL.md" if md == folder + _SKILL_MD else self._md_name(folder, md),
+                source,
+                folder,
+                rec[2],
+                rec[3],
+                rec[4],
+                rec[5],
+                tuple(map(diag_of, rec[7])) if rec[7] else (),
+                rec[6],
+            )
+            new_memory[key] = (sig, meta)
             append(meta)
         if todo:
-            changed = True
             self._parse_missing(todo, metas, new_memory)
         if self._cache is not None and (
-            changed
+            todo
             or (disk is not None and len(disk) != len(new_memory))
             or (disk is None and len(new_memory) != len(memory))
         ):
             self._cache.save(
-                self.cache_key, {k: [v[0], v[1], _record(v[2])] for k, v in new_memory.items()}
+                self.cache_key, [(k, v[0], _record(v[1])) for k, v in new_memory.items()]
             )
         self._memory = new_memory
         return metas
 
     def _parse_missing(
         self,
-        todo: list[tuple[int, str, str, str, str, int, int]],
+        todo: list[tuple[int, str, str, str, str, Sig]],
         metas: list[Any],
-        memory: dict[str, tuple[int, int, SkillMetadata]],
+        memory: dict[str, tuple[Sig, SkillMetadata]],
     ) -> None:
         """Parse the files the caches could not serve (in worker processes when many)."""
         records = None
         workers = pool_workers(len(todo))
         if workers:
             records = parse_records([(t[4], t[2]) for t in todo], self.mode, workers)
-        for n, (pos, key, folder, md, real_md, mtime, size) in enumerate(todo):
+        self.workers_used = workers if records is not None else 0
+        for n, (pos, key, folder, md, real_md, sig) in enumerate(todo):
             if records is not None:
                 meta = self._meta(folder, md, records[n])
             else:
                 meta = self._parse(real_md, folder, md)
             metas[pos] = meta
-            memory[key] = (mtime, size, meta)
+            memory[key] = (sig, meta)
 
     def _parse(self, real_md: str, folder: str, md: str) -> SkillMetadata:
         """Read one SKILL.md into metadata.

@@ -180,6 +180,45 @@ class SkillMetadata:
         }
 
 
+_META_SLOTS = tuple(getattr(SkillMetadata, f).__set__ for f in SkillMetadata.__dataclass_fields__)
+
+
+def metadata_of(
+    name: str,
+    description: str,
+    folder: str | None,
+    md_name: str | None,
+    source: str,
+    key: str,
+    tags: tuple[str, ...],
+    requires_commands: tuple[str, ...],
+    requires_env: tuple[str, ...],
+    requires_other: tuple[str, ...],
+    diagnostics: tuple[Diagnostic, ...],
+    valid: bool,
+) -> SkillMetadata:
+    """``SkillMetadata(...)`` with every field given, built about twice as fast
+    (the slots are set directly instead of through the frozen ``__setattr__``):
+    listing 10,000 cached skills builds 10,000 of them."""
+    meta: SkillMetadata = object.__new__(SkillMetadata)
+    s = _META_SLOTS
+    s[0](meta, name)
+    s[1](meta, description)
+    s[2](meta, folder)
+    s[3](meta, md_name)
+    s[4](meta, source)
+    s[5](meta, key)
+    s[6](meta, tags)
+    s[7](meta, requires_commands)
+    s[8](meta, requires_env)
+    s[9](meta, requires_other)
+    s[10](meta, diagnostics)
+    s[11](meta, valid)
+    s[12](meta, None)
+    s[13](meta, None)
+    return meta
+
+
 def _folder_name(path: Path | None) -> str | None:
     return path.name if path is not None else None
 

@@ -18,8 +18,8 @@ import contextlib
 import os
 import sys
 import threading
-from typing import Any
 
+from skilldeck._catalog._cache import DiagRow, Record
 from skilldeck._diagnostics import Diagnostic, Severity
 from skilldeck._format import read_skill_md
 
@@ -31,11 +31,11 @@ POOL_THRESHOLD = 2000
 MAX_WORKERS = 4
 
 
-def diag_row(d: Diagnostic) -> list[Any]:
-    return [d.code, d.severity.value, d.message, d.path, d.line, d.column, d.hint]
+def diag_row(d: Diagnostic) -> DiagRow:
+    return (d.code, d.severity, d.message, d.path, d.line, d.column, d.hint)
 
 
-def parse_record(real_md: str, folder: str, mode: str) -> list[Any]:
+def parse_record(real_md: str, folder: str, mode: str) -> Record:
     """One SKILL.md as the cache's record: name, description, tags, requirements
     (commands, env, other), valid, diagnostics (rows)."""
     parsed = read_skill_md(
@@ -45,22 +45,22 @@ def parse_record(real_md: str, folder: str, mode: str) -> list[Any]:
         folder_name=os.path.basename(folder),
     )
     m = parsed.manifest
-    rows = [diag_row(d) for d in parsed.diagnostics]
+    rows = tuple(map(diag_row, parsed.diagnostics))
     if os.path.basename(real_md) == "skill.md":
-        rows.insert(0, diag_row(skill_md_lowercase(real_md, folder)))
+        rows = (diag_row(skill_md_lowercase(real_md, folder)), *rows)
     if m is None:
-        return [os.path.basename(folder), "", [], [], [], [], False, rows]
+        return (os.path.basename(folder), "", (), (), (), (), False, rows)
     req = m.requires
-    return [
+    return (
         m.name,
         m.description,
-        list(m.tags),
-        list(req.commands),
-        list(req.env),
-        sorted(str(k) for k in req.other),
+        tuple(m.tags),
+        tuple(req.commands),
+        tuple(req.env),
+        tuple(sorted(str(k) for k in req.other)) if req.other else (),
         parsed.ok,
         rows,
-    ]
+    )
 
 
 def skill_md_lowercase(real_md: str, folder: str) -> Diagnostic:
@@ -73,7 +73,7 @@ def skill_md_lowercase(real_md: str, folder: str) -> Diagnostic:
     )
 
 
-def _parse_chunk(args: tuple[list[tuple[str, str]], str]) -> list[list[Any]]:
+def _parse_chunk(args: tuple[list[tuple[str, str]], str]) -> list[Record]:
     items, mode = args
     return [parse_record(real_md, folder, mode) for real_md, folder in items]
 
@@ -101,7 +101,7 @@ def pool_workers(count: int) -> int:
     return workers if workers > 1 else 0
 
 
-def parse_records(items: list[tuple[str, str]], mode: str, workers: int) -> list[list[Any]] | None:
+def parse_records(items: list[tuple[str, str]], mode: str, workers: int) -> list[Record] | None:
     """Records of ``(real SKILL.md, folder)`` items, in order, parsed by ``workers``
     forked processes; ``None`` when the workers could not do it."""
     import multiprocessing
@@ -120,7 +120,7 @@ def parse_records(items: list[tuple[str, str]], mode: str, workers: int) -> list
             parts = pool.map(_parse_chunk, chunks)
     except Exception:  # any failure of the workers: parse in-process
         return None
-    out: list[list[Any]] = []
+    out: list[Record] = []
     for part in parts:
         out.extend(part)
     return out if len(out) == len(items) else None

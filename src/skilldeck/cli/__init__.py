@@ -1,16 +1,37 @@
-"""The ``skilldeck`` command line. Each command group lives in its own module."""
+"""The ``skilldeck`` command line. Each command group lives in its own module.
+
+Command modules register on ``main`` when imported; ``main`` imports the one a
+command needs when it runs (see ``_lazy``), so start-up stays small.
+``entry`` is the console script: ``skilldeck --version`` answers without
+importing the command line at all.
+"""
 
 from __future__ import annotations
 
-# Command modules register on ``main`` when imported (one line each).
-from skilldeck.cli import (
-    _author,  # noqa: F401  (validate, lint, show, new)
-    _catalog,  # noqa: F401  (list, why, prompt, load, read, enable, disable, doctor)
-    _dist,  # noqa: F401  (install, update, remove, verify, export, manage)
-    _run,  # noqa: F401  (run, approve, revoke, approvals, sandbox status)
-    _scan,  # noqa: F401  (scan)
-    _serve,  # noqa: F401  (serve)
-)
-from skilldeck.cli._app import main
+import sys
 
-__all__ = ["main"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from skilldeck.cli._app import main
+
+__all__ = ["entry", "main"]
+
+
+def entry() -> None:
+    """Run the command line (the ``skilldeck`` console script)."""
+    if sys.argv[1:] == ["--version"]:
+        from skilldeck._version import __version__
+
+        sys.stdout.write(f"skilldeck, version {__version__}\n")  # what click prints
+        return
+    from skilldeck.cli._app import main
+
+    main()
+
+
+def __getattr__(name: str) -> object:
+    if name == "main":
+        from skilldeck.cli._app import main
+
+        return main
+    raise AttributeError(f"module 'skilldeck.cli' has no attribute {name!r}")

@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 import click
 
 import skilldeck
+from skilldeck.cli._lazy import LazyGroup
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -24,7 +25,7 @@ EXIT_FINDINGS = 1
 EXIT_USAGE = 2
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(skilldeck.__version__, prog_name="skilldeck")
 def main() -> None:
     """skilldeck: run Agent Skills (SKILL.md folders) for LLM agents."""

@@ -124,6 +124,13 @@ def test_default_column_wins() -> None:
     assert tool.parameters[0].default == 3
 
 
+def test_quoted_or_escaped_operators_are_plain_text() -> None:
+    for command in ('grep "a|b" f.txt', "echo 'x;y'", "echo a\\;b", "jq '.a | .b' f.json"):
+        tools, codes = tools_of(tool_block("t", "None.", command))
+        assert len(tools) == 1, command
+        assert "SK405" not in codes, command
+
+
 @pytest.mark.parametrize(
     ("body", "code"),
     [
@@ -135,6 +142,11 @@ def test_default_column_wins() -> None:
         (tool_block("t", "None.", "{{prog}} x"), "SK404"),
         (tool_block("t", "None.", "cat x | grep y"), "SK405"),
         (tool_block("t", "None.", "make && make install"), "SK405"),
+        (tool_block("t", "None.", "echo hi; rm x"), "SK405"),
+        (tool_block("t", "None.", "jq .a|.b data.json"), "SK405"),
+        (tool_block("t", "None.", "make 2>&1"), "SK405"),
+        (tool_block("t", "None.", "echo a>out.txt"), "SK405"),
+        (tool_block("t", "None.", "curl http://x.invalid/?a=1&b=2"), "SK405"),
         (tool_block("t", TABLE + "| q | text2 | yes | x |", "echo {{q}}"), "SK406"),
         (tool_block("t", TABLE + "| q | string | maybe | x |", "echo {{q}}"), "SK407"),
         (

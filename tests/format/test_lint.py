@@ -350,7 +350,7 @@ def test_lint_accepts_the_skill_md_path(tmp_path: Path) -> None:
 
 def test_lint_codes_are_registered() -> None:
     lint_codes = {c for c in skilldeck.CODES if c.startswith("SK3")}
-    assert lint_codes == {f"SK3{n:02d}" for n in range(1, 12)}
+    assert lint_codes >= {f"SK3{n:02d}" for n in range(1, 12)} | {"SK330"}
     for code in lint_codes:
         assert skilldeck.CODES[code].severity is not skilldeck.Severity.ERROR
 
@@ -380,3 +380,20 @@ def test_dot_dot_inside_the_skill_is_not_outside(tmp_path: Path) -> None:
     )
     report = skilldeck.lint_skill(folder)
     assert not only(report, "SK308") and not only(report, "SK306")
+
+
+def test_unknown_modes_are_flagged_with_the_known_ones(tmp_path: Path) -> None:
+    folder = tmp_path / "formatter"
+    folder.mkdir()
+    (folder / "SKILL.md").write_text(
+        "---\nname: formatter\ndescription: Formats code. Use when asked to format.\n"
+        "modes: [Dev, dev, Kitchen]\n---\nRun it.\n"
+    )
+    found = [d for d in skilldeck.lint_skill(folder).diagnostics if d.code == "SK330"]
+    assert [d.message.split("'")[1] for d in found] == ["dev", "Kitchen"]
+    assert found[0].hint is not None and "'Dev'" in found[0].hint
+    assert found[0].line == 4
+    # a host with its own modes
+    custom = skilldeck.lint_skill(folder, modes=["Kitchen", "Dev"])
+    assert [d.message.split("'")[1] for d in custom.diagnostics if d.code == "SK330"] == ["dev"]
+    assert "Kitchen, Dev" in next(d.message for d in custom.diagnostics if d.code == "SK330")

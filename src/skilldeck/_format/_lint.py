@@ -51,6 +51,10 @@ TOOL_NOT_ALLOWED = register_code(
     "SK310", W, "the body uses a tool that allowed-tools does not list"
 )
 TOOL_UNUSED = register_code("SK311", INFO, "allowed-tools lists a tool the body never mentions")
+UNKNOWN_MODE = register_code("SK330", W, "modes names a mode the host does not know")
+
+# The modes of the SKILL.md format that introduced ``modes`` (the focused app decides).
+DEFAULT_MODES = ("Global", "Dev", "Meeting")
 
 MAX_BODY_LINES = 500
 MAX_BODY_TOKENS = 5000
@@ -114,27 +118,39 @@ _RESOURCE_PATH = re.compile(
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 
 
-def lint_skill(path: str | os.PathLike[str], *, strict: bool = False) -> ValidationReport:
+def lint_skill(
+    path: str | os.PathLike[str],
+    *,
+    strict: bool = False,
+    modes: Sequence[str] | None = None,
+) -> ValidationReport:
     """Validate the skill at ``path`` and add the lint findings (``SK3xx``, ``SK4xx``).
 
     ``path`` is a skill folder or its SKILL.md. ``SK3xx`` findings are warnings or
     information only; an ``SK4xx`` error (a body-declared tool that cannot run) makes
-    the report invalid. Never raises for a bad skill.
+    the report invalid. ``modes`` are the modes the host uses (default: ``Global``,
+    ``Dev``, ``Meeting``); a skill naming another one gets ``SK330``. Never raises for
+    a bad skill.
     """
-    return lint_report(validate_skill(path, strict=strict))
+    return lint_report(validate_skill(path, strict=strict), modes=modes)
 
 
-def lint_report(report: ValidationReport) -> ValidationReport:
+def lint_report(
+    report: ValidationReport, *, modes: Sequence[str] | None = None
+) -> ValidationReport:
     """Add lint findings to an existing validation report."""
     if report.skill_md is None:
         return report
-    found = sorted(_lint(report), key=lambda d: (d.line or 0, d.column or 0, d.code))
+    found = sorted(
+        _lint(report, DEFAULT_MODES if modes is None else tuple(modes)),
+        key=lambda d: (d.line or 0, d.column or 0, d.code),
+    )
     if not found:
         return report
     return replace(report, diagnostics=(*report.diagnostics, *found))
 
 
-def _lint(report: ValidationReport) -> Iterator[Diagnostic]:
+def _lint(report: ValidationReport, modes: Sequence[str]) -> Iterator[Diagnostic]:
     skill_md = str(report.skill_md)
     folder = report.path
     body = report.body or ""
@@ -146,6 +162,7 @@ def _lint(report: ValidationReport) -> Iterator[Diagnostic]:
     yield from _body_size(body, lines, skill_md, body_line)
     if manifest is not None:
         yield from _description(manifest, skill_md)
+        yield from _modes(manifest, modes, skill_md)
     yield from _references(lines, code_mask, folder, skill_md, body_line)
     yield from _scripts(body, folder, skill_md, body_line)
     if manifest is not None and manifest.allowed_tools:
@@ -153,6 +170,30 @@ def _lint(report: ValidationReport) -> Iterator[Diagnostic]:
     # Command tools declared in the body (seed 003): their findings are SK4xx.
     _, tool_diags = parse_declared_tools(body, path=skill_md, body_line=body_line)
     yield from tool_diags
+
+
+# --- modes -------------------------------------------------------------------
+
+
+def _modes(manifest: Manifest, known: Sequence[str], path: str) -> Iterator[Diagnostic]:
+    if not manifest.modes:
+        return
+    folded = {m.casefold(): m for m in known}
+    line, column = manifest.position("modes")
+    for mode in manifest.modes:
+        if mode in known:
+            continue
+        near = folded.get(mode.casefold())
+        yield Diagnostic.make(
+            UNKNOWN_MODE,
+            f"modes names {mode!r}, which is not one of the known modes: {', '.join(known)}",
+            path=path,
+            line=line,
+            column=column,
+            hint=f"write {near!r} (modes are case-sensitive)"
+            if near
+            else "use one of the known modes; the skill is hidden in every other mode",
+        )
 
 
 # --- body size -------------------------------------------------------------

@@ -244,6 +244,9 @@ def parse_command_template(text: str) -> CommandTemplate:
     for tok in tokens:
         if tok in _SHELL_OPERATORS:
             raise _ShellOperator(tok)
+    glued = _glued_operator(raw)
+    if glued is not None:
+        raise _ShellOperator(glued)
     program, *rest = tokens
     prog_tpl, _ = _arg_template(program)
     if not prog_tpl.is_literal:
@@ -257,6 +260,22 @@ def parse_command_template(text: str) -> CommandTemplate:
             )
         args.append(tpl)
     return CommandTemplate(program=program, args=tuple(args), raw=raw)
+
+
+def _glued_operator(raw: str) -> str | None:
+    """An unquoted operator written against a word (``echo hi; rm x``, ``a|b``,
+    ``cmd 2>&1``), which a shell would read as an operator although the plain split
+    keeps it inside the word."""
+    lexer = shlex.shlex(raw, posix=True, punctuation_chars=";&|<>")
+    lexer.whitespace_split = True
+    lexer.commenters = ""
+    try:
+        for tok in lexer:
+            if tok and all(ch in ";&|<>" for ch in tok):
+                return tok
+    except ValueError:
+        return None
+    return None
 
 
 class _ShellOperator(ValueError):

@@ -97,6 +97,7 @@ needs_bwrap = pytest.mark.skipif(
 def executor(**config: Any) -> skilldeck.Executor:
     """An executor with in-memory approvals and short timeouts."""
     config.setdefault("kill_grace", 0.5)
+    config.setdefault("workdir", "skill")
     return skilldeck.Executor(
         skilldeck.ExecConfig(**config), approvals=skilldeck.MemoryApprovalStore()
     )

@@ -87,10 +87,12 @@ def test_the_program_sees_a_clean_world(
     if os.geteuid() == 0:
         assert "uid=65534" in first
     assert "umask=0077" in first
-    assert f"cwd={skill.path}" in first
+    snapshot = result.isolation["skill_dir"]  # workdir = "skill": the private copy
+    assert snapshot != str(skill.path) and f"cwd={snapshot}" in first
     assert "/dev/null" in result.output.splitlines()[1]
     assert "SKILLDECK_SKILL_NAME=demo" in result.output
-    assert f"SKILLDECK_SKILL_DIR={skill.path}" in result.output
+    assert f"SKILLDECK_SKILL_DIR={snapshot}" in result.output
+    assert not Path(snapshot).exists()  # removed after the run
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -301,7 +303,9 @@ def test_user_skill_needs_approval_then_runs_until_it_changes(make_skill: MakeSk
     (request,) = asked
     assert request.skill == "demo" and request.trust is skilldeck.Trust.USER
     assert request.reason == "first_run" and request.persist
-    assert request.argv[-2:] == (str(skill.path / "scripts" / "ok.sh"), "x")
+    # the approver sees the private snapshot that runs, bound to the skill's digest
+    assert request.argv[-1] == "x" and request.argv[-2].endswith("/scripts/ok.sh")
+    assert request.argv[-2].startswith(request.isolation["skill_dir"])
     assert "ok.sh" in request.preview and request.isolation["sandbox"] == "none"
     assert request.digest == skilldeck.skill_digest(skill.path)
     # remembered: no callback needed now
@@ -389,16 +393,29 @@ def test_auto_uses_bubblewrap_when_it_works(make_skill: MakeSkill) -> None:
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="the privilege drop applies when run as root")
-def test_root_without_sandbox_refuses_paths_the_user_cannot_reach(
+def test_root_without_sandbox_runs_as_itself_when_nobody_cannot_reach(
     make_skill: MakeSkill, tmp_path: Path
 ) -> None:
-    hidden = tmp_path / "private"  # under pytest's 0700 tmp folder
-    (hidden / "scripts").mkdir(parents=True)
-    (hidden / "scripts" / "ok.sh").write_text("echo ok\n")
-    skill = FakeSkill("private", hidden)
+    skill = make_skill(scripts={"ok.sh": "id -u; grep CapEff /proc/self/status\n"})
+    private = tmp_path / "work"  # under pytest's 0700 tmp folder
+    private.mkdir()
+    result = executor(sandbox="none", workdir=str(private)).run_script(
+        skill, "ok.sh", trust="bundled"
+    )
+    assert result.success, result.output
+    uid, caps = result.output.split("\n")[:2]
+    assert uid == "0" and caps.split()[-1] == "0000000000000000"  # root without capabilities
+    assert result.isolation["user"].startswith("0 ")
+    reason = result.isolation["user_reason"]
+    named = reason.split("cannot reach the working folder: ")[1].split(" (mode")[0]
+    assert str(private).startswith(named) and os.stat(named).st_mode & 0o777 == 0o700
+    # a user named explicitly is not replaced: the run is refused, naming the path
     with pytest.raises(skilldeck.SandboxUnavailableError) as info:
-        executor(sandbox="none").run_script(skill, "ok.sh", trust="bundled")
-    assert "uid 65534" in info.value.message
+        executor(sandbox="none", workdir=str(private), run_as=(65534, 65534)).run_script(
+            skill, "ok.sh", trust="bundled"
+        )
+    assert "uid 65534" in info.value.message and named in info.value.message
+    assert "--run-as self" in (info.value.hint or "")
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -480,7 +497,8 @@ def test_seed_deploy_example_asks_every_time_and_runs_its_script(world: Path, mo
     )
     assert result.output == "deploy target=preview message=ship it; now args=2\n"
     assert requests[0].reason == "always_ask"
-    assert requests[0].isolation["network_requested"] is False  # host grants no network
+    assert requests[0].isolation["network_requested"] is True
+    assert requests[0].isolation["network_granted"] is False  # the host grants no network
     result = ex.run_tool(skill, tool, {}, trust="user", approver=lambda r: True)
     assert result.output == "deploy target=preview message=<none> args=1\n"
 
@@ -501,7 +519,8 @@ def test_seed_summarize_example_starts_without_network(world: Path) -> None:
     except skilldeck.ScriptTimeoutError as exc:
         result = exc.context["result"]
     assert result.isolation["network"] == "denied"
-    assert result.isolation["network_requested"] is False
+    assert result.isolation["network_requested"] is True
+    assert result.isolation["network_granted"] is False
     assert not result.success
 
 
@@ -575,23 +594,30 @@ def test_helper_protocol(native: bool) -> None:
 
 
 @needs_bwrap
-def test_project_workdir_outside_a_repository_keeps_home_hidden(
-    make_skill: MakeSkill, world: Path
+@pytest.mark.parametrize("mode", MODES)
+def test_project_workdir_outside_a_repository_is_the_current_folder(
+    make_skill: MakeSkill, world: Path, mode: str
 ) -> None:
     skill = make_skill(scripts={"w.sh": "pwd\n"})
     ex = skilldeck.Executor(
-        skilldeck.ExecConfig(sandbox="strict", workdir="project"),
+        skilldeck.ExecConfig(sandbox=mode), approvals=skilldeck.MemoryApprovalStore(), cwd=world
+    )
+    result = ex.run_script(skill, "w.sh", trust="bundled")
+    assert result.output.strip() == str(world.resolve())
+    assert result.isolation["workdir_mode"] == "project (current folder)"
+
+
+@needs_bwrap
+def test_project_workdir_in_the_home_folder_stays_hidden(make_skill: MakeSkill) -> None:
+    skill = make_skill(scripts={"w.sh": "pwd\n"})
+    ex = skilldeck.Executor(
+        skilldeck.ExecConfig(sandbox="strict"),
         approvals=skilldeck.MemoryApprovalStore(),
-        cwd=world,
+        cwd=Path.home(),
     )
     result = ex.run_script(skill, "w.sh", trust="bundled")
     assert result.output.strip() != str(Path.home())
-    assert result.isolation["workdir_mode"] == "project (no repository: temp)"
-    plain = executor(sandbox="none", workdir="project", run_as=None)
-    plain.cwd = world
-    assert plain.run_script(skill, "w.sh", trust="bundled").output.strip() == str(
-        Path.home().resolve()
-    )
+    assert "temp" in result.isolation["workdir_mode"]
 
 
 def test_huge_arguments_are_invalid_not_internal(make_skill: MakeSkill) -> None:

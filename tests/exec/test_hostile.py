@@ -155,8 +155,9 @@ def test_fork_bomb_is_contained(make_skill: MakeSkill, mode: str) -> None:
     # the bomb in a subshell (a shell whose own fork fails exits), then a busy loop
     # that needs no fork, so the run lasts until the timeout
     bomb = "(b() { b | b & }; b); while :; do :; done\n"
-    skill = make_skill(scripts={"bomb.sh": bomb}, timeout=2)
-    script = str(skill.path / "scripts" / "bomb.sh")
+    name = f"bomb_{uuid.uuid4().hex[:12]}.sh"  # unique: the run uses a snapshot's path
+    skill = make_skill(scripts={name: bomb}, timeout=2)
+    script = f"/scripts/{name}"
 
     def count() -> int:
         """Live processes running the bomb (forked shells keep the script's command line)."""
@@ -177,7 +178,7 @@ def test_fork_bomb_is_contained(make_skill: MakeSkill, mode: str) -> None:
         with pytest.raises(skilldeck.ScriptTimeoutError) as info:
             executor(
                 sandbox=mode, kill_grace=0.5, limits=skilldeck.Limits(processes=64)
-            ).run_script(skill, "bomb.sh", trust="bundled")
+            ).run_script(skill, name, trust="bundled")
     finally:
         done.set()
         watcher.join()

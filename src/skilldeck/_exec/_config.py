@@ -8,11 +8,15 @@ from dataclasses import dataclass, fields, replace
 from typing import Any, Literal
 
 from skilldeck._errors import ConfigError
+from skilldeck._exec._files import Mount, parse_mount
 
-__all__ = ["ExecConfig", "Limits", "SandboxMode", "WorkdirMode"]
+__all__ = ["ExecConfig", "Limits", "RunAsSetting", "SandboxMode", "WorkdirMode", "parse_run_as"]
 
 SandboxMode = Literal["auto", "strict", "none"]
 WorkdirMode = Literal["skill", "project", "temp"]
+RunAsSetting = tuple[int, int] | Literal["auto"] | None
+_WORKDIR_MODES = ("skill", "project", "temp")
+_INTERPRETER_KINDS = ("python", "sh", "bash", "node", "ruby", "perl")
 
 _MIB = 1024 * 1024
 
@@ -47,15 +51,23 @@ class ExecConfig:
     - ``timeout_cap``: upper bound in seconds on any skill's ``timeout``;
       ``default_timeout`` applies when the skill sets none;
     - ``kill_grace``: seconds between SIGTERM and SIGKILL on timeout;
-    - ``workdir``: ``skill`` (the skill folder), ``project`` (repository root,
-      else the home folder, as seed 003 has it) or ``temp`` (a fresh folder);
+    - ``workdir``: ``project`` (default: the repository root above the current
+      folder, else the current folder), ``skill`` (the skill's snapshot),
+      ``temp`` (a fresh folder) or an absolute path;
     - ``output_head`` / ``output_tail``: bytes of output kept from each end;
     - ``network``: the host grants network to skills that ask (``network: true``);
       both must agree, and only bubblewrap can actually withhold it;
     - ``env_allow``: extra variable names or ``PREFIX*`` patterns passed through
       (deny patterns still win);
-    - ``run_as``: ``(uid, gid)`` the program runs as when skilldeck itself runs
-      as root (default ``nobody``); ``None`` keeps root (not recommended);
+    - ``run_as``: who runs the program when skilldeck itself runs as root:
+      ``"auto"`` (default: ``nobody`` when it can reach everything the run needs,
+      else the invoking user with every capability dropped), ``(uid, gid)`` (that
+      user or refuse) or ``None`` (the invoking user, capabilities dropped);
+    - ``mounts``: extra paths visible under bubblewrap (``Mount``, read-only
+      unless ``writable``); ``mount_arguments``: make paths given as arguments
+      visible (``None``: the command line does, library hosts do not);
+    - ``interpreters``: programs for script kinds, e.g. ``{"python": "/usr/bin/python3"}``
+      (default: python is skilldeck's own interpreter, others are found on PATH);
     - ``auto_run_read_only``: trust levels whose ``read_only`` skills run without
       approval (seed 003: ``bundled``);
     - ``native_helper``: compile and use the C launch helper when a C compiler
@@ -66,16 +78,19 @@ class ExecConfig:
     timeout_cap: float = 300.0
     default_timeout: float = 30.0
     kill_grace: float = 5.0
-    workdir: WorkdirMode = "skill"
+    workdir: WorkdirMode | str = "project"
     output_head: int = 2048
     output_tail: int = 2048
     network: bool = False
     env_allow: tuple[str, ...] = ()
-    run_as: tuple[int, int] | None = (65534, 65534)
+    run_as: RunAsSetting = "auto"
     auto_run_read_only: tuple[str, ...] = ("bundled",)
     limits: Limits = Limits()
     native_helper: bool = True
     bwrap_path: str | None = None
+    mounts: tuple[Mount, ...] = ()
+    mount_arguments: bool | None = None
+    interpreters: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
         if self.sandbox not in ("auto", "strict", "none"):
@@ -83,11 +98,22 @@ class ExecConfig:
                 f"execution.sandbox must be auto, strict or none, not {self.sandbox!r}",
                 hint='sandbox = "auto"',
             )
-        if self.workdir not in ("skill", "project", "temp"):
+        if self.workdir not in _WORKDIR_MODES and not (
+            isinstance(self.workdir, str) and os.path.isabs(self.workdir)
+        ):
             raise ConfigError(
-                f"execution.workdir must be skill, project or temp, not {self.workdir!r}",
-                hint='workdir = "skill"',
+                "execution.workdir must be skill, project, temp or an absolute path, "
+                f"not {self.workdir!r}",
+                hint='workdir = "project"',
             )
+        if self.run_as != "auto" and self.run_as is not None and not isinstance(self.run_as, tuple):
+            raise ConfigError(f"execution.run_as: bad value {self.run_as!r}")
+        for kind, _ in self.interpreters:
+            if kind not in _INTERPRETER_KINDS:
+                raise ConfigError(
+                    f"execution.interpreters: unknown script kind {kind!r}",
+                    hint="known: " + ", ".join(_INTERPRETER_KINDS),
+                )
         for name in ("timeout_cap", "default_timeout"):
             value = getattr(self, name)
             if not 0 < value <= 3600:
@@ -103,6 +129,10 @@ class ExecConfig:
 
     def replace(self, **changes: Any) -> ExecConfig:
         return replace(self, **changes)
+
+    def interpreter(self, kind: str) -> str | None:
+        """The configured program for a script kind (``None``: the default)."""
+        return dict(self.interpreters).get(kind)
 
     @classmethod
     def from_mapping(cls, table: Mapping[str, Any]) -> ExecConfig:
@@ -122,6 +152,9 @@ class ExecConfig:
             "bwrap": str,
             "run_as": (int, list, str),
             "limits": dict,
+            "mounts": list,
+            "mount_arguments": bool,
+            "interpreters": dict,
         }
         kwargs: dict[str, Any] = {}
         for key, value in table.items():
@@ -145,6 +178,14 @@ class ExecConfig:
                 kwargs["run_as"] = _run_as(value)
             elif key == "limits":
                 kwargs["limits"] = _limits(value)
+            elif key == "mounts":
+                kwargs["mounts"] = tuple(
+                    parse_mount(v, source="execution.mounts") if isinstance(v, str)
+                    else _bad("execution.mounts must be a list of PATH[:ro|rw] strings")
+                    for v in value
+                )  # fmt: skip
+            elif key == "interpreters":
+                kwargs["interpreters"] = _interpreters(value)
             else:
                 kwargs[key] = value
         return cls(**kwargs)
@@ -157,22 +198,51 @@ class ExecConfig:
         return cls.from_mapping(load_config(cwd=cwd).execution)
 
 
-def _run_as(value: Any) -> tuple[int, int] | None:
-    if isinstance(value, str):
-        if value in ("root", "none", ""):
-            return None
-        import pwd
+def _bad(message: str) -> Any:
+    raise ConfigError(message)
 
+
+def _interpreters(table: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
+    out = []
+    for kind, program in table.items():
+        if not isinstance(program, str) or not program or "\x00" in program:
+            raise ConfigError(f"execution.interpreters.{kind} must be a program name or path")
+        out.append((str(kind), program))
+    return tuple(out)
+
+
+def parse_run_as(value: Any) -> RunAsSetting:
+    """``auto``, ``self``, a user name, a uid or ``[uid, gid]`` (``ConfigError`` otherwise)."""
+    return _run_as(value)
+
+
+def _run_as(value: Any) -> RunAsSetting:
+    if isinstance(value, str):
+        if value == "auto":
+            return "auto"
+        if value in ("self", "root", "none", ""):
+            return None
+        if value.isdigit():
+            return _run_as(int(value))
         try:
+            import pwd
+
             entry = pwd.getpwnam(value)
-        except KeyError:
-            raise ConfigError(f"execution.run_as: no user {value!r}") from None
+        except (ImportError, KeyError):
+            raise ConfigError(
+                f"execution.run_as: no user {value!r}", hint="run_as = auto, self or a user name"
+            ) from None
         return (entry.pw_uid, entry.pw_gid)
-    if isinstance(value, int):
-        return (value, value)
+    if isinstance(value, int) and not isinstance(value, bool):
+        try:
+            import pwd
+
+            return (value, pwd.getpwuid(value).pw_gid)
+        except (ImportError, KeyError):
+            return (value, value)
     if len(value) == 2 and all(isinstance(v, int) and v > 0 for v in value):
         return (value[0], value[1])
-    raise ConfigError("execution.run_as must be a user name, a uid or [uid, gid]")
+    raise ConfigError("execution.run_as must be auto, self, a user name, a uid or [uid, gid]")
 
 
 def _limits(table: Mapping[str, Any]) -> Limits:

@@ -1,4 +1,4 @@
-"""The ``Executor``: plan a run, ask for approval, run it isolated, report what was applied."""
+"""The ``Executor``: snapshot the skill, plan the run, ask for approval, run it isolated."""
 
 from __future__ import annotations
 
@@ -10,25 +10,27 @@ import shutil
 import sys
 import tempfile
 import threading
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
 from skilldeck._catalog._model import Trust
-from skilldeck._digest import skill_digest
 from skilldeck._errors import (
     ApprovalRequiredError,
     InvalidArgumentsError,
-    SandboxUnavailableError,
+    PathNotAllowedError,
     ScriptFailedError,
     ScriptTimeoutError,
 )
 from skilldeck._exec._approvals import ApprovalStore, FileApprovalStore
 from skilldeck._exec._config import ExecConfig
 from skilldeck._exec._env import build_env
+from skilldeck._exec._files import failure_hint
 from skilldeck._exec._interp import render_command
 from skilldeck._exec._native import Helper, find_helper
+from skilldeck._exec._plan import Plan, make_plan, report
+from skilldeck._exec._programs import python_roots
 from skilldeck._exec._runner import (
     RunResult,
     capture,
@@ -36,18 +38,22 @@ from skilldeck._exec._runner import (
     parse_json_output,
     render_output,
 )
-from skilldeck._exec._sandbox import HELPER_MOUNT, SandboxStatus, bwrap_argv, probe_sandbox
-from skilldeck._exec._scripts import (
-    check_reachable,
-    check_script_args,
-    interpreter_for,
-    resolve_script,
+from skilldeck._exec._sandbox import (
+    HELPER_MOUNT,
+    SandboxStatus,
+    bwrap_argv,
+    private_dirs,
+    probe_sandbox,
 )
+from skilldeck._exec._scripts import check_script_args, interpreter_for, resolve_script
+from skilldeck._exec._snapshot import Snapshot, take_snapshot
 from skilldeck._exec._trust import ApprovalRequest, Approver, coerce_trust, decide_approval
 from skilldeck._format._mdtools import DeclaredTool
-from skilldeck._paths import find_project_root
 
 __all__ = ["Executor", "SkillLike"]
+
+#: builds (argv, the arguments a person or model gave) once the snapshot exists
+_Build = Callable[[Snapshot], tuple[list[str], list[str]]]
 
 
 class SkillLike(Protocol):
@@ -66,22 +72,8 @@ class _Call:
     kind: str
     target: str
     trust: Trust | str | None
-    digest: str | None
     approver: Approver | None
     cancel: threading.Event | None
-
-
-@dataclass(slots=True)
-class _Plan:
-    skill: str
-    skill_dir: Path
-    argv: list[str]
-    timeout: float
-    network: bool
-    sandbox: SandboxStatus | None
-    fallback: str | None
-    workdir_mode: str
-    isolation: dict[str, Any] = field(default_factory=dict)
 
 
 def _skill_dir(skill: SkillLike) -> Path:
@@ -114,6 +106,21 @@ def _count_processes(uid: int) -> int:
     return count
 
 
+def _in_snapshot(name: str, skill_dir: Path, snap: Snapshot, script: str) -> Path:
+    """The snapshot's copy of ``script`` (checked against the original folder first)."""
+    path = resolve_script(name, skill_dir, script)
+    rel = path.relative_to(skill_dir).as_posix()
+    if rel not in snap.files:
+        raise PathNotAllowedError(
+            f"{rel} is not part of skill '{name}''s approved files: hidden files and folders "
+            "(names starting with '.') are left out of the skill's digest, so they never run",
+            skill=name,
+            path=rel,
+            hint="move the program to a visible path under scripts/",
+        )
+    return snap.path / rel
+
+
 class Executor:
     """Runs bundled scripts and declared command tools under the configured isolation.
 
@@ -122,7 +129,8 @@ class Executor:
     defaults to the JSON store in skilldeck's data folder; ``approver`` is the
     host's policy callback (``None``: runs that need a yes fail with
     ``APPROVAL_REQUIRED``); ``mode`` is the runtime's current mode,
-    passed to programs as ``SKILLDECK_MODE``.
+    passed to programs as ``SKILLDECK_MODE``; ``cwd`` is the current folder the
+    ``project`` working folder is found from (default: the process's).
     """
 
     def __init__(
@@ -163,15 +171,22 @@ class Executor:
     ) -> RunResult:
         """Run ``scripts/...`` of ``skill`` with ``args`` (an interpreter picked by kind).
 
+        The run uses a private snapshot of the skill's digested files; approval is
+        bound to that snapshot's digest (``digest`` is accepted for compatibility).
         A non-zero exit returns ``success=False``; refusals and timeouts raise.
         ``approver`` overrides the executor's for this call; setting ``cancel``
         stops the run like a timeout (``SCRIPT_FAILED``, ``reason: cancelled``).
         """
         skill_dir = _skill_dir(skill)
-        path = resolve_script(skill.name, skill_dir, script)
-        argv = [*interpreter_for(skill.name, path), str(path), *check_script_args(args)]
-        call = _Call("script", script, trust, digest, approver, cancel)
-        return self._run(skill, skill_dir, argv, call)
+        resolve_script(skill.name, skill_dir, script)  # refuse bad paths before copying
+        checked = check_script_args(args)
+        overrides = dict(self.config.interpreters)
+
+        def build(snap: Snapshot) -> tuple[list[str], list[str]]:
+            path = _in_snapshot(skill.name, skill_dir, snap, script)
+            return [*interpreter_for(skill.name, path, overrides), str(path), *checked], checked
+
+        return self._run(skill, skill_dir, build, _Call("script", script, trust, approver, cancel))
 
     def run_tool(
         self,
@@ -186,130 +201,38 @@ class Executor:
     ) -> RunResult:
         """Run a declared command tool of ``skill`` with JSON ``arguments`` (as ``run_script``)."""
         skill_dir = _skill_dir(skill)
-        argv = render_command(tool, arguments)
-        program = argv[0]
-        if "/" in program and not program.startswith("/"):
-            path = resolve_script(skill.name, skill_dir, program)
-            argv = [*interpreter_for(skill.name, path), str(path), *argv[1:]]
-        call = _Call("tool", tool.name, trust, digest, approver, cancel)
-        return self._run(skill, skill_dir, argv, call)
+        rendered = render_command(tool, arguments)
+        program = rendered[0]
+        relative = "/" in program and not program.startswith("/")
+        if relative:
+            resolve_script(skill.name, skill_dir, program)
+        overrides = dict(self.config.interpreters)
+
+        def build(snap: Snapshot) -> tuple[list[str], list[str]]:
+            if not relative:
+                return list(rendered), rendered[1:]
+            path = _in_snapshot(skill.name, skill_dir, snap, program)
+            argv = [*interpreter_for(skill.name, path, overrides), str(path), *rendered[1:]]
+            return argv, rendered[1:]
+
+        return self._run(skill, skill_dir, build, _Call("tool", tool.name, trust, approver, cancel))
 
     def preview_tool(self, tool: DeclaredTool, arguments: Mapping[str, Any]) -> list[str]:
         """The argv a call would run (arguments validated), without running anything."""
         return render_command(tool, arguments)
 
-    # --------------------------------------------------------------- planning
-
-    def _workdir(self, plan: _Plan, scratch: Path) -> Path:
-        mode = self.config.workdir
-        if mode == "skill":
-            return plan.skill_dir
-        if mode == "project":
-            root = find_project_root(self.cwd)
-            if root is not None:
-                return root.resolve()
-            if plan.sandbox is None:
-                return Path.home().resolve()  # seed 003: the home folder outside a repository
-            # Under the sandbox the home stays hidden: a fresh folder instead.
-            plan.workdir_mode = "project (no repository: temp)"
-        work = scratch / "work"
-        work.mkdir(mode=0o700)
-        return work
-
-    def _plan(self, skill: SkillLike, skill_dir: Path, argv: list[str]) -> _Plan:
-        cfg = self.config
-        wants_net = bool(_manifest_flag(skill, "network", False))
-        network = wants_net and cfg.network
-        timeout = cfg.timeout_for(_manifest_flag(skill, "timeout", None))
-        sandbox: SandboxStatus | None = None
-        fallback: str | None = None
-        if cfg.sandbox != "none":
-            status = probe_sandbox(cfg.bwrap_path)
-            if status.available:
-                sandbox = status
-            elif cfg.sandbox == "strict":
-                raise SandboxUnavailableError(
-                    f"the sandbox is required but unavailable: {status.reason}",
-                    skill=skill.name,
-                    hint="install bubblewrap (apt install bubblewrap), or set "
-                    '[execution] sandbox = "auto" to run with the always-on layers only',
-                )
-            else:
-                fallback = f"bubblewrap unavailable: {status.reason}"
-        if not os.path.isabs(argv[0]):
-            # Only absolute PATH entries: never a program from the host's current folder.
-            search = os.environ.get("PATH", os.defpath).split(os.pathsep)
-            path = os.pathsep.join(p for p in search if os.path.isabs(p))
-            found = shutil.which(argv[0], path=path)
-            if found is not None:
-                argv = [found, *argv[1:]]
-        return _Plan(skill.name, skill_dir, argv, timeout, network, sandbox, fallback, cfg.workdir)
-
-    def _isolation(
-        self, plan: _Plan, *, workdir: Path, helper: Helper, uid: int | None, env: Mapping[str, str]
-    ) -> dict[str, Any]:
-        cfg = self.config
-        lim = cfg.limits
-        sandboxed = plan.sandbox is not None
-        if sandboxed:
-            filesystem = {
-                "root": "read-only",
-                "tmp": "private",
-                "homes": "hidden",
-                "skill": "read-only",
-                "workdir": "read-only" if workdir == plan.skill_dir else "writable",
-            }
-            namespaces = ["mount", "pid", "ipc", "uts", "cgroup"] + (
-                [] if plan.network else ["net"]
-            )
-            if plan.sandbox is not None and not plan.sandbox.as_root:
-                namespaces.append("user")
-        else:
-            filesystem = {
-                "root": "host",
-                "tmp": "host",
-                "homes": "visible",
-                "skill": "host",
-                "workdir": "host",
-            }
-            namespaces = []
-        return {
-            "sandbox": "bubblewrap" if sandboxed else "none",
-            "requested": cfg.sandbox,
-            "fallback": plan.fallback,
-            "user": str(uid) if uid is not None else f"{os.getuid()} (unchanged)",
-            "capabilities": "dropped" if (uid is not None or sandboxed) else "unchanged",
-            "no_new_privs": True,
-            "namespaces": namespaces,
-            "network": "allowed" if (plan.network or not sandboxed) else "denied",
-            "network_requested": bool(plan.network),
-            "filesystem": filesystem,
-            "workdir": str(workdir),
-            "workdir_mode": plan.workdir_mode,
-            "timeout_s": plan.timeout,
-            "kill_grace_s": cfg.kill_grace,
-            "process_tracking": "pid-namespace" if sandboxed else "subreaper+process-group",
-            "limits": lim.to_dict(),
-            "umask": "077",
-            "stdin": "closed",
-            "env": sorted(env),
-            "helper": helper.kind,
-        }
-
-    # ---------------------------------------------------------------- running
+    # ---------------------------------------------------------------- approval
 
     def _approve(
         self,
         skill: SkillLike,
-        plan: _Plan,
-        kind: str,
-        target: str,
+        plan: Plan,
+        call: _Call,
         trust: Trust,
-        digest: str,
-        workdir: str,
         isolation: Mapping[str, Any],
-        approver: Approver | None,
+        skill_dir: Path,
     ) -> None:
+        digest = plan.snapshot.digest
         stored = self.approvals.get(skill.name)
         decision = decide_approval(
             trust=trust,
@@ -321,7 +244,7 @@ class Executor:
         )
         if decision.action == "run":
             return
-        ask = approver if approver is not None else self.approver
+        ask = call.approver if call.approver is not None else self.approver
         if ask is None:
             if decision.stored_fallback:
                 return
@@ -345,10 +268,10 @@ class Executor:
             description=description if isinstance(description, str) else None,
             trust=trust,
             digest=digest,
-            kind=kind,
-            target=target,
+            kind=call.kind,
+            target=call.target,
             argv=tuple(plan.argv),
-            workdir=workdir,
+            workdir=str(plan.workdir),
             isolation=isolation,
             reason=decision.reason,
             persist=decision.persist,
@@ -366,96 +289,133 @@ class Executor:
                 hint=f"to allow it without asking, run: skilldeck approve {skill.name}",
             )
         if decision.persist:
-            self.approvals.grant(skill.name, digest, trust=trust.value, path=str(plan.skill_dir))
+            self.approvals.grant(skill.name, digest, trust=trust.value, path=str(skill_dir))
+
+    # ---------------------------------------------------------------- running
 
     @contextlib.contextmanager
-    def _scratch(self, uid: int | None, gid: int | None) -> Iterator[Path]:
+    def _scratch(self) -> Iterator[Path]:
         scratch = Path(tempfile.mkdtemp(prefix="skilldeck-run-"))
         try:
-            if uid is not None and gid is not None:
-                os.chown(scratch, uid, gid)
             yield scratch
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
 
-    def _run(self, skill: SkillLike, skill_dir: Path, argv: list[str], call: _Call) -> RunResult:
-        cfg = self.config
-        kind, target = call.kind, call.target
+    def _run(self, skill: SkillLike, skill_dir: Path, build: _Build, call: _Call) -> RunResult:
         level = coerce_trust(call.trust if call.trust is not None else _skill_trust(skill))
-        content = call.digest or _skill_digest_of(skill) or skill_digest(skill_dir)
-        plan = self._plan(skill, skill_dir, argv)
-        as_root = os.geteuid() == 0
-        uid, gid = cfg.run_as if as_root and cfg.run_as is not None else (None, None)
+        snap = take_snapshot(skill.name, skill_dir)
+        try:
+            argv, user_args = build(snap)
+            with self._scratch() as scratch:
+                return self._run_planned(
+                    skill, skill_dir, snap, argv, user_args, scratch, call, level
+                )
+        finally:
+            snap.remove()
+
+    def _run_planned(
+        self,
+        skill: SkillLike,
+        skill_dir: Path,
+        snap: Snapshot,
+        argv: list[str],
+        user_args: list[str],
+        scratch: Path,
+        call: _Call,
+        level: Trust,
+    ) -> RunResult:
+        cfg = self.config
         helper = find_helper(native=cfg.native_helper)
-        with self._scratch(uid, gid) as scratch:
-            workdir = self._workdir(plan, scratch)
-            if uid is not None and gid is not None and workdir.parent == scratch:
-                os.chown(workdir, uid, gid)
-            private_home = plan.sandbox is not None or uid is not None
-            home_dir = scratch / "home"
-            if private_home:
-                home_dir.mkdir(mode=0o700)
-                if uid is not None and gid is not None:
-                    os.chown(home_dir, uid, gid)
-            env = build_env(
-                os.environ,
-                skill_name=skill.name,
-                skill_dir=str(skill_dir),
-                work_dir=str(workdir),
-                scratch_dir=str(scratch),
-                mode=self.mode,
-                extra_allow=cfg.env_allow,
-                home=str(home_dir) if private_home else None,
+        plan = make_plan(
+            cfg,
+            skill=skill.name,
+            snapshot=snap,
+            argv=argv,
+            user_args=user_args,
+            timeout=cfg.timeout_for(_manifest_flag(skill, "timeout", None)),
+            network_requested=bool(_manifest_flag(skill, "network", False)),
+            scratch=scratch,
+            cwd=self.cwd,
+            env=os.environ,
+            helper_roots=python_roots() if helper.kind == "python" else (),
+        )
+        uid, gid = plan.user.uid, plan.user.gid
+        if uid is not None and gid is not None:
+            os.chown(scratch, uid, gid)
+            if plan.workdir.parent == scratch:
+                os.chown(plan.workdir, uid, gid)
+        private_home = plan.sandboxed or uid is not None
+        home_dir = scratch / "home"
+        if private_home:
+            home_dir.mkdir(mode=0o700)
+            if uid is not None and gid is not None:
+                os.chown(home_dir, uid, gid)
+        env = build_env(
+            os.environ,
+            skill_name=skill.name,
+            skill_dir=str(snap.path),
+            work_dir=str(plan.workdir),
+            scratch_dir=str(scratch),
+            mode=self.mode,
+            extra_allow=cfg.env_allow,
+            home=str(home_dir) if private_home else None,
+        )
+        if plan.program is not None and plan.program.shim is not None:
+            # what the shim chose comes first, for the program's own children too
+            env["PATH"] = str(Path(plan.program.path).parent) + os.pathsep + env["PATH"]
+        if uid is not None:
+            # The program runs as another user than the files' owner; git would
+            # refuse the repository ("dubious ownership"). It runs confined anyway.
+            env.update(
+                GIT_CONFIG_COUNT="1", GIT_CONFIG_KEY_0="safe.directory", GIT_CONFIG_VALUE_0="*"
             )
-            if uid is not None:
-                # The program runs as another user than the files' owner; git would
-                # refuse the repository ("dubious ownership"). It runs confined anyway.
-                env.update(
-                    GIT_CONFIG_COUNT="1",
-                    GIT_CONFIG_KEY_0="safe.directory",
-                    GIT_CONFIG_VALUE_0="*",
-                )
-            isolation = self._isolation(plan, workdir=workdir, helper=helper, uid=uid, env=env)
-            self._approve(
-                skill, plan, kind, target, level, content, str(workdir), isolation, call.approver
+        isolation = report(plan, cfg, helper=helper.kind, env=env, requested_mode=cfg.sandbox)
+        self._approve(skill, plan, call, level, isolation, skill_dir)
+        if plan.program is None:
+            return self._not_found(plan, isolation)
+        if not snap.verify():
+            raise ApprovalRequiredError(
+                f"the private copy of '{skill.name}' changed before it could run; nothing ran",
+                skill=skill.name,
+                reason="changed",
+                hint="run it again",
             )
-            if not os.path.isabs(plan.argv[0]):
-                return self._not_found(plan, isolation)
-            if uid is not None and gid is not None and plan.sandbox is None:
-                check_reachable(skill.name, plan.argv, workdir, uid, gid)
-            # Under bubblewrap the PID namespace's init turns a signal death into
-            # 128+N; the helper reports the exact status through a pipe.
-            status_pipe = os.pipe() if plan.sandbox is not None else None
-            full = self._command(
-                plan, helper, uid, gid, skill_dir, workdir, scratch,
-                status_fd=status_pipe[1] if status_pipe else -1,
-            )  # fmt: skip
-            try:
-                cap = capture(
-                    full,
-                    cwd=str(workdir),
-                    env=env,
-                    timeout=plan.timeout,
-                    grace=cfg.kill_grace,
-                    head=cfg.output_head,
-                    tail=cfg.output_tail,
-                    sandboxed=plan.sandbox is not None,
-                    status_pipe=status_pipe,
-                    cancel=call.cancel,
-                )
-            except OSError as exc:
-                if exc.errno == errno.E2BIG:
-                    raise InvalidArgumentsError(
-                        "the arguments are too long for one command line",
-                        skill=skill.name,
-                        field="args",
-                        hint="pass large inputs in a file or fewer, shorter values",
-                    ) from exc
-                raise ScriptFailedError(
-                    f"cannot start the launch helper: {exc}",
+        # Under bubblewrap the PID namespace's init turns a signal death into
+        # 128+N; the helper reports the exact status through a pipe.
+        status_pipe = os.pipe() if plan.sandboxed else None
+        full = self._command(plan, helper, scratch, status_fd=status_pipe[1] if status_pipe else -1)
+        try:
+            cap = capture(
+                full,
+                cwd=str(plan.workdir),
+                env=env,
+                timeout=plan.timeout,
+                grace=cfg.kill_grace,
+                head=cfg.output_head,
+                tail=cfg.output_tail,
+                sandboxed=plan.sandboxed,
+                portable=not plan.linux,
+                status_pipe=status_pipe,
+                cancel=call.cancel,
+            )
+        except OSError as exc:
+            if exc.errno == errno.E2BIG:
+                raise InvalidArgumentsError(
+                    "the arguments are too long for one command line",
                     skill=skill.name,
-                    hint="check that Python and /proc are usable; see skilldeck sandbox status",
+                    field="args",
+                    hint="pass large inputs in a file or fewer, shorter values",
                 ) from exc
+            raise ScriptFailedError(
+                f"cannot start the launch helper: {exc}",
+                skill=skill.name,
+                hint="check that Python and /proc are usable; see skilldeck sandbox status",
+            ) from exc
+        return self._result(skill.name, call.target, plan, cap, isolation)
+
+    def _result(
+        self, name: str, target: str, plan: Plan, cap: Any, isolation: Mapping[str, Any]
+    ) -> RunResult:
         output, truncated = render_output(cap)
         code = cap.returncode
         if cap.cancelled:
@@ -464,8 +424,8 @@ class Executor:
                 "Cancelled", isolation, cap.total,
             )  # fmt: skip
             raise ScriptFailedError(
-                f"'{target}' of skill '{skill.name}' was cancelled; its process tree was killed",
-                skill=skill.name,
+                f"'{target}' of skill '{name}' was cancelled; its process tree was killed",
+                skill=name,
                 reason="cancelled",
                 output=output,
                 duration_ms=cap.duration_ms,
@@ -477,15 +437,26 @@ class Executor:
                 f"Timed out after {plan.timeout:g} s", isolation, cap.total,
             )  # fmt: skip
             raise ScriptTimeoutError(
-                f"'{target}' of skill '{skill.name}' timed out after {plan.timeout:g} s; "
+                f"'{target}' of skill '{name}' timed out after {plan.timeout:g} s; "
                 "its whole process tree was killed",
-                skill=skill.name,
+                skill=name,
                 hint="raise the skill's timeout (1-300 s) or make the script faster",
                 output=output,
                 duration_ms=cap.duration_ms,
                 result=result,
             )
-        error = describe_exit(code)
+        hint = None
+        if code != 0:
+            visible = [str(plan.workdir), str(plan.snapshot.path), *(m.path for m in plan.binds)]
+            hint = failure_hint(
+                output,
+                args=plan.user_args,
+                workdir=plan.workdir,
+                user_cwd=plan.user_cwd,
+                hidden=private_dirs(plan.network),
+                visible=visible,
+                sandboxed=plan.sandboxed,
+            )
         return RunResult(
             success=code == 0,
             exit_code=code,
@@ -493,12 +464,13 @@ class Executor:
             truncated=truncated,
             duration_ms=cap.duration_ms,
             parsed=parse_json_output(output, truncated),
-            error=error,
+            error=describe_exit(code),
             isolation=isolation,
             output_bytes=cap.total,
+            hint=hint,
         )
 
-    def _not_found(self, plan: _Plan, isolation: Mapping[str, Any]) -> RunResult:
+    def _not_found(self, plan: Plan, isolation: Mapping[str, Any]) -> RunResult:
         return RunResult(
             success=False,
             exit_code=127,
@@ -507,27 +479,21 @@ class Executor:
             duration_ms=0,
             error=f"Command not found: {plan.argv[0]}",
             isolation=isolation,
+            hint=f"install {plan.argv[0]}, or check PATH (programs are looked up on its "
+            "absolute entries)",
         )
 
     def _command(
-        self,
-        plan: _Plan,
-        helper: Helper,
-        uid: int | None,
-        gid: int | None,
-        skill_dir: Path,
-        workdir: Path,
-        scratch: Path,
-        *,
-        status_fd: int = -1,
+        self, plan: Plan, helper: Helper, scratch: Path, *, status_fd: int = -1
     ) -> list[str]:
         cfg = self.config
         lim = cfg.limits
+        uid, gid = plan.user.uid, plan.user.gid
         cpu = lim.cpu_seconds
         if cpu is None:
             cpu = math.ceil(plan.timeout + cfg.kill_grace) + 1
         nproc = -1
-        if lim.processes is not None:
+        if lim.processes is not None and plan.linux:
             nproc = _count_processes(uid if uid is not None else os.getuid()) + lim.processes
         numbers = [
             uid if uid is not None else -1,
@@ -541,28 +507,28 @@ class Executor:
             -1 if lim.core_dumps else 0,
             status_fd,
         ]
+        mode = "supervise" if plan.linux else "portable"
         if plan.sandbox is None:
             prefix = list(helper.argv)
         else:
             assert plan.sandbox.path is not None
-            extra = {sys.prefix, sys.base_prefix, str(Path(sys.executable).resolve().parent)}
-            extra |= {str(Path(plan.argv[0]).resolve().parent)}
             prefix = bwrap_argv(
                 plan.sandbox.path,
                 as_root=plan.sandbox.as_root,
                 network=plan.network,
-                skill_dir=str(skill_dir),
-                work_dir=str(workdir),
-                work_writable=workdir != skill_dir,
+                skill_dir=str(plan.snapshot.path),
+                work_dir=str(plan.workdir),
+                work_writable=plan.workdir != plan.snapshot.path,
                 scratch_dir=str(scratch),
                 helper_file=helper.path,
-                extra_ro=sorted(extra),
+                extra_ro=sorted({*plan.roots, *plan.helper_roots}),
+                binds=[(m.path, m.writable) for m in plan.binds],
             )
             if helper.kind == "native":
                 prefix.append(HELPER_MOUNT)
             else:
                 prefix += [sys.executable, "-I", "-S", HELPER_MOUNT]
-        return [*prefix, "2", "supervise", *(str(n) for n in numbers), "--", *plan.argv]
+        return [*prefix, "2", mode, *(str(n) for n in numbers), "--", *plan.argv]
 
 
 def _skill_trust(skill: Any) -> Any:
@@ -570,8 +536,3 @@ def _skill_trust(skill: Any) -> Any:
     if trust is None:
         trust = getattr(getattr(skill, "source", None), "trust", None)
     return trust
-
-
-def _skill_digest_of(skill: Any) -> str | None:
-    value = getattr(skill, "digest", None)
-    return value if isinstance(value, str) and value.startswith("sha256:") else None

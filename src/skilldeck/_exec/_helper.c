@@ -7,6 +7,10 @@
  *
  * MODE "exec": apply limits, drop privileges, exec PROGRAM (used inside a PID
  * namespace, which already contains the process tree).
+ * MODE "portable": like "exec" with POSIX calls only (no prctl, no /proc): the
+ * runner kills the process group instead. Off Linux every mode behaves so.
+ * Running as root with UID -1 keeps uid 0 but empties every capability set
+ * (bounding, ambient, permitted, effective, inheritable) before exec.
  * MODE "supervise": become a child subreaper, fork PROGRAM with the limits and
  * the dropped privileges, wait; on SIGTERM/SIGINT/SIGHUP send SIGTERM to every
  * descendant, and after GRACE_MS freeze (SIGSTOP) and SIGKILL them all; when
@@ -23,13 +27,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#ifdef __linux__
+#include <linux/capability.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#define LINUX_LAYERS 1
+#else
+#define LINUX_LAYERS 0
+#define prctl(...) (-1)
+#endif
 
 #ifndef PR_SET_CHILD_SUBREAPER
 #define PR_SET_CHILD_SUBREAPER 36
@@ -67,8 +80,25 @@ static void limit(int res, long v, long extra) {
 
 struct opts {
     long uid, gid, cpu, as, fsize, nofile, nproc, core;
-    int pdeath, status_fd;
+    int pdeath, status_fd, portable;
 };
+
+/* Root staying root: no capability survives exec (bounding and ambient sets
+ * emptied, then permitted/effective/inheritable cleared). */
+static void drop_capabilities(void) {
+#ifdef __linux__
+    for (int cap = 0; cap < 64; cap++) {
+        if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno == EINVAL) break;
+    }
+#ifdef PR_CAP_AMBIENT
+    prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+#endif
+    struct __user_cap_header_struct head = {_LINUX_CAPABILITY_VERSION_3, 0};
+    struct __user_cap_data_struct data[2];
+    memset(data, 0, sizeof data);
+    if (syscall(SYS_capset, &head, data) != 0) die("capset", NULL);
+#endif
+}
 
 static void setup_and_exec(const struct opts *o, char **prog) {
     if (o->status_fd >= 0) close(o->status_fd);
@@ -79,17 +109,25 @@ static void setup_and_exec(const struct opts *o, char **prog) {
     limit(RLIMIT_NOFILE, o->nofile, 0);
     limit(RLIMIT_NPROC, o->nproc, 0);
     limit(RLIMIT_CORE, o->core, 0);
+    int linux_layers = LINUX_LAYERS && !o->portable;
     if (o->uid >= 0) {
-        for (int cap = 0; cap < 64; cap++) {
-            if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno == EINVAL) break;
+        if (linux_layers) {
+            for (int cap = 0; cap < 64; cap++) {
+                if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno == EINVAL) break;
+            }
         }
         if (setgroups(0, NULL) != 0) die("setgroups", NULL);
-        if (setresgid((gid_t)o->gid, (gid_t)o->gid, (gid_t)o->gid) != 0) die("setresgid", NULL);
-        if (setresuid((uid_t)o->uid, (uid_t)o->uid, (uid_t)o->uid) != 0) die("setresuid", NULL);
-        if (getuid() != (uid_t)o->uid || geteuid() != (uid_t)o->uid) die("privilege drop", NULL);
+        if (setgid((gid_t)o->gid) != 0) die("setgid", NULL);
+        if (setuid((uid_t)o->uid) != 0) die("setuid", NULL);
+        if (getuid() != (uid_t)o->uid || geteuid() != (uid_t)o->uid || getegid() != (gid_t)o->gid)
+            die("privilege drop", NULL);
+    } else if (geteuid() == 0 && linux_layers) {
+        drop_capabilities();
     }
-    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) die("no_new_privs", NULL);
-    if (o->pdeath) prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+    if (linux_layers) {
+        if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) die("no_new_privs", NULL);
+        if (o->pdeath) prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+    }
     execv(prog[0], prog);
     die("cannot execute", prog[0]);
 }
@@ -206,10 +244,11 @@ int main(int argc, char **argv) {
         fprintf(stderr, "skilldeck-helper: bad arguments (protocol 2)\n");
         return 125;
     }
-    int supervise = strcmp(argv[2], "supervise") == 0;
+    int portable = strcmp(argv[2], "portable") == 0 || !LINUX_LAYERS;
+    int supervise = strcmp(argv[2], "supervise") == 0 && !portable;
     struct opts o = {num(argv[3]),  num(argv[4]),  num(argv[6]),  num(argv[7]),
                      num(argv[8]),  num(argv[9]),  num(argv[10]), num(argv[11]),
-                     supervise,     (int)num(argv[12])};
+                     supervise,     (int)num(argv[12]), portable};
     long grace = num(argv[5]);
     char **prog = argv + 14;
     if (!supervise) setup_and_exec(&o, prog);

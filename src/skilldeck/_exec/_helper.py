@@ -12,6 +12,8 @@ argv::
 
 - ``exec``: apply limits, drop privileges, exec PROGRAM (inside a PID namespace,
   which already contains the tree);
+- ``portable``: like ``exec`` with POSIX calls only (no ``prctl``, no ``/proc``); the
+  runner kills the process group instead. Off Linux every mode behaves so;
 - ``supervise``: become a child subreaper (orphans of the tree, including
   ``setsid`` escapers, are re-parented here), fork PROGRAM, wait; on
   SIGTERM/SIGINT/SIGHUP send SIGTERM to every descendant, after GRACE_MS freeze
@@ -21,7 +23,8 @@ argv::
   a PID namespace's init reports a signal death as 128+N, like an exit status.
 
 Limits: ``-1`` leaves one unchanged. ``UID``/``GID`` other than ``-1`` drop to
-that user (bounding set emptied, groups cleared); ``no_new_privs`` is always set.
+that user (bounding set emptied, groups cleared); ``no_new_privs`` is always set
+(on Linux). Root staying root (``UID`` ``-1``) loses every capability before exec.
 Only the standard library's C-level modules are imported, so it starts fast.
 """
 
@@ -41,12 +44,30 @@ PR_SET_PDEATHSIG = 1
 PR_CAPBSET_DROP = 24
 PR_SET_CHILD_SUBREAPER = 36
 PR_SET_NO_NEW_PRIVS = 38
+PR_CAP_AMBIENT = 47
+PR_CAP_AMBIENT_CLEAR_ALL = 4
+_CAP_VERSION_3 = 0x20080522
+LINUX = sys.platform.startswith("linux")
 
 _libc = ctypes.CDLL(None, use_errno=True)
 
 
-def _prctl(option: int, arg: int) -> int:
-    return int(_libc.prctl(option, ctypes.c_ulong(arg), 0, 0, 0))
+def _prctl(option: int, arg: int, arg2: int = 0) -> int:
+    if not LINUX:
+        return -1
+    return int(_libc.prctl(option, ctypes.c_ulong(arg), ctypes.c_ulong(arg2), 0, 0))
+
+
+def _drop_capabilities() -> None:
+    """Root staying root: empty the bounding and ambient sets, then every other set."""
+    for cap in range(64):
+        if _prctl(PR_CAPBSET_DROP, cap) != 0 and ctypes.get_errno() == errno.EINVAL:
+            break
+    _prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL)
+    header = (ctypes.c_uint32 * 2)(_CAP_VERSION_3, 0)
+    data = (ctypes.c_uint32 * 6)()
+    if _libc.capset(header, data) != 0:
+        _fail("capset")
 
 
 def _fail(what: str, code: int = 126) -> NoReturn:
@@ -68,8 +89,11 @@ def _limit(res: int, value: int, extra: int = 0) -> None:
             os._exit(126)
 
 
-def _setup_and_exec(opts: Sequence[int], prog: list[str], pdeath: bool) -> NoReturn:
+def _setup_and_exec(
+    opts: Sequence[int], prog: list[str], pdeath: bool, portable: bool = False
+) -> NoReturn:
     uid, gid, cpu, as_, fsize, nofile, nproc, core, status_fd = opts
+    linux = LINUX and not portable
     if status_fd >= 0:
         os.close(status_fd)
     os.umask(0o077)
@@ -80,22 +104,26 @@ def _setup_and_exec(opts: Sequence[int], prog: list[str], pdeath: bool) -> NoRet
     _limit(resource.RLIMIT_NPROC, nproc)
     _limit(resource.RLIMIT_CORE, core)
     if uid >= 0:
-        for cap in range(64):
-            if _prctl(PR_CAPBSET_DROP, cap) != 0 and ctypes.get_errno() == errno.EINVAL:
-                break
+        if linux:
+            for cap in range(64):
+                if _prctl(PR_CAPBSET_DROP, cap) != 0 and ctypes.get_errno() == errno.EINVAL:
+                    break
         try:
             os.setgroups([])
-            os.setresgid(gid, gid, gid)
-            os.setresuid(uid, uid, uid)
+            os.setgid(gid)
+            os.setuid(uid)
         except OSError as exc:
             os.write(2, f"skilldeck-helper: privilege drop: {exc}\n".encode())
             os._exit(126)
-        if os.getuid() != uid or os.geteuid() != uid:
+        if os.getuid() != uid or os.geteuid() != uid or os.getegid() != gid:
             os._exit(126)
-    if _prctl(PR_SET_NO_NEW_PRIVS, 1) != 0:
-        _fail("no_new_privs")
-    if pdeath:
-        _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    elif linux and os.geteuid() == 0:
+        _drop_capabilities()
+    if linux:
+        if _prctl(PR_SET_NO_NEW_PRIVS, 1) != 0:
+            _fail("no_new_privs")
+        if pdeath:
+            _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     try:
         os.execv(prog[0], prog)  # noqa: S606  (argv, never a shell)
     except OSError as exc:
@@ -164,8 +192,9 @@ def main(argv: list[str]) -> int:
     opts = (uid, gid, *nums[3:])
     status_fd = nums[9]
     prog = argv[14:]
-    if mode != "supervise":
-        _setup_and_exec(opts, prog, False)
+    portable = mode == "portable" or not LINUX
+    if mode != "supervise" or portable:
+        _setup_and_exec(opts, prog, False, portable)
     _prctl(PR_SET_CHILD_SUBREAPER, 1)
     watched = {signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGCHLD}
     old = signal.pthread_sigmask(signal.SIG_BLOCK, watched)

@@ -48,9 +48,12 @@ class RunResult:
     error: str | None = None
     isolation: Mapping[str, Any] = field(default_factory=dict)
     output_bytes: int = 0
+    hint: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """``{success, exit_code, output, truncated, duration_ms, parsed, error, isolation}``."""
+        """``{success, exit_code, output, truncated, duration_ms, parsed, error, isolation}``,
+        plus ``hint`` when a failed run has one."""
+        extra = {"hint": self.hint} if self.hint else {}
         return {
             "success": self.success,
             "exit_code": self.exit_code,
@@ -60,6 +63,7 @@ class RunResult:
             "parsed": self.parsed,
             "error": self.error,
             "isolation": dict(self.isolation),
+            **extra,
         }
 
 
@@ -124,6 +128,7 @@ def capture(
     head: int,
     tail: int,
     sandboxed: bool,
+    portable: bool = False,
     status_pipe: tuple[int, int] | None = None,
     cancel: threading.Event | None = None,
 ) -> Captured:
@@ -131,9 +136,13 @@ def capture(
 
     On timeout: SIGTERM to the whole tree (the helper forwards it to every
     descendant; under bubblewrap each process inside gets it), SIGKILL after
-    ``grace`` seconds (under bubblewrap killing the outer process collapses the
-    PID namespace). ``status_pipe`` (read end, write end) is where the helper reports
-    the program's exact status; the write end is passed to the helper and closed here.
+    ``grace`` seconds. Under bubblewrap the processes inside are killed first and
+    the outer ``bwrap`` only if it does not then exit by itself, so it reaps its
+    own children (killing it first would leave its child to PID 1 as a zombie).
+    ``portable`` (no ``/proc``, no subreaper): leftovers in the process group are
+    killed as soon as the program exits. ``status_pipe`` (read end, write end) is
+    where the helper reports the program's exact status; the write end is passed to
+    the helper and closed here.
     ``cancel``, once set, stops the run the same way as the timeout.
     Raises ``OSError`` when the helper itself cannot start.
     """
@@ -172,6 +181,7 @@ def capture(
     exited_at: float | None = None
     sel = selectors.DefaultSelector()
     sel.register(fd, selectors.EVENT_READ)
+    outer_kill_at: float | None = None
     try:
         while True:
             now = time.monotonic()
@@ -190,10 +200,19 @@ def capture(
                 and now >= term_sent_at + grace + (0 if sandboxed else 1.0)
             ):
                 killed = True
+                if sandboxed:
+                    _kill_inside(proc.pid)
+                    outer_kill_at = now + 1.0
+                else:
+                    _signal(proc.pid, signal.SIGKILL, group=False)
+                    _signal(proc.pid, signal.SIGKILL, group=True)
+            if outer_kill_at is not None and now >= outer_kill_at and proc.poll() is None:
+                outer_kill_at = None
                 _signal(proc.pid, signal.SIGKILL, group=False)
-                _signal(proc.pid, signal.SIGKILL, group=True)
             if exited_at is None and proc.poll() is not None:
                 exited_at = now
+                if portable:
+                    _signal(proc.pid, signal.SIGKILL, group=True)
             if exited_at is not None and now - exited_at > 1.0:
                 # descendants outside the helper's reach still hold the pipe
                 _signal(proc.pid, signal.SIGKILL, group=True)
@@ -204,7 +223,7 @@ def capture(
                 wait = 0.05
             elif not timed_out:
                 wait = deadline - now
-            elif not killed:
+            elif not killed or outer_kill_at is not None:
                 wait = 0.05
             else:
                 wait = 0.1
@@ -218,6 +237,15 @@ def capture(
             if not data:
                 break
             sink.feed(data)
+    except BaseException:
+        # interrupted (Ctrl-C, a host's cancellation): nothing of the run may outlive it
+        if sandboxed:
+            _kill_inside(proc.pid)
+        _signal(proc.pid, signal.SIGKILL, group=True)
+        _wait(proc, 2.0)
+        if status_pipe:
+            os.close(status_pipe[0])
+        raise
     finally:
         sel.close()
         proc.stdout.close()
@@ -228,6 +256,13 @@ def capture(
     return Captured(
         returncode, bytes(sink.head), sink.final_tail(), sink.total, duration, timed_out, cancelled
     )
+
+
+def _kill_inside(outer: int) -> None:
+    """SIGKILL every process below the outer ``bwrap``, deepest first; it then exits itself."""
+    inside = descendants(outer)
+    for pid in sorted(inside, reverse=True):
+        _signal(pid, signal.SIGKILL, group=False)
 
 
 def _wait(proc: subprocess.Popen[bytes], timeout: float) -> int:

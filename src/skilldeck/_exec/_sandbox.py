@@ -18,16 +18,23 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from skilldeck._exec._platform import linux_layers, platform_note
 from skilldeck._paths import dirs
 
-__all__ = ["HELPER_MOUNT", "SandboxStatus", "bwrap_argv", "probe_sandbox"]
+__all__ = [
+    "HELPER_MOUNT",
+    "SandboxStatus",
+    "bwrap_argv",
+    "hidden_dirs",
+    "private_dirs",
+    "probe_sandbox",
+]
 
 # Paths inside the sandbox: private tmpfs mounts, not the host's shared /tmp.
 _TMP = "/tmp"  # noqa: S108
@@ -80,7 +87,7 @@ def probe_sandbox(bwrap: str | None = None, *, refresh: bool = False) -> Sandbox
     """Try bubblewrap once per process (``refresh`` probes again)."""
     path = bwrap or shutil.which("bwrap")
     as_root = os.geteuid() == 0
-    key = path or ""
+    key = f"{path or ''}\0{linux_layers()}"
     with _lock:
         if not refresh and key in _probes:
             return _probes[key]
@@ -90,10 +97,12 @@ def probe_sandbox(bwrap: str | None = None, *, refresh: bool = False) -> Sandbox
 
 
 def _probe(path: str | None, as_root: bool) -> SandboxStatus:
+    if not linux_layers():
+        return SandboxStatus(False, path, None, platform_note(), as_root, False)
     if path is None:
         return SandboxStatus(False, None, None, "bwrap is not installed", as_root, False)
-    if sys.platform != "linux":
-        return SandboxStatus(False, path, None, "bubblewrap needs Linux", as_root, False)
+    if not os.path.isfile(path):
+        return SandboxStatus(False, None, None, f"bwrap is not installed at {path}", as_root, False)
     try:
         ver = subprocess.run(
             [path, "--version"], capture_output=True, text=True, timeout=10, check=False
@@ -118,6 +127,16 @@ def _probe(path: str | None, as_root: bool) -> SandboxStatus:
         reason = "bwrap failed: " + (detail[-1] if detail else f"exit status {proc.returncode}")
         return SandboxStatus(False, path, version, reason, as_root, False)
     return SandboxStatus(True, path, version, None, as_root, not as_root)
+
+
+def hidden_dirs() -> list[str]:
+    """Folders hidden behind empty mounts under bubblewrap (homes, skilldeck's own)."""
+    return _hidden_dirs()
+
+
+def private_dirs(network: bool) -> list[str]:
+    """Folders whose host content a sandboxed program cannot see."""
+    return [_TMP, _VAR_TMP, *_hidden_dirs(), *(() if network else ("/run", "/var/run"))]
 
 
 def _hidden_dirs() -> list[str]:
@@ -153,6 +172,7 @@ def bwrap_argv(
     scratch_dir: str,
     helper_file: str,
     extra_ro: Sequence[str] = (),
+    binds: Sequence[tuple[str, bool]] = (),
 ) -> list[str]:
     """The ``bwrap ... --`` prefix for one run (the helper is mounted at ``HELPER_MOUNT``)."""
     hidden = _hidden_dirs()
@@ -189,6 +209,11 @@ def bwrap_argv(
         argv += [*parents(work_dir), "--bind" if work_writable else "--ro-bind", work_dir, work_dir]
     argv += [*parents(skill_dir), "--ro-bind", skill_dir, skill_dir]
     argv += [*parents(scratch_dir), "--bind", scratch_dir, scratch_dir]
+    # Extra mounts and argument paths, after the work folder: a read-only file
+    # inside a writable work folder stays read-only.
+    for path, writable in binds:
+        if Path(path).exists():
+            argv += [*parents(path), "--bind" if writable else "--ro-bind", path, path]
     argv += [*parents(HELPER_MOUNT), "--ro-bind", helper_file, HELPER_MOUNT]
     argv += ["--chdir", work_dir, "--"]
     return argv

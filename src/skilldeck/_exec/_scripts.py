@@ -8,22 +8,20 @@ the file's exec bit; unknown kinds are refused with ``INVALID_ARGUMENTS``
 
 from __future__ import annotations
 
-import os
 import shutil
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from skilldeck._errors import (
     FileNotFoundInSkillError,
     InvalidArgumentsError,
     PathNotAllowedError,
-    SandboxUnavailableError,
     ScriptFailedError,
 )
 from skilldeck._paths import safe_relpath
 
-__all__ = ["check_reachable", "check_script_args", "interpreter_for", "resolve_script"]
+__all__ = ["check_script_args", "interpreter_for", "list_scripts", "resolve_script"]
 
 #: interpreter kinds by file extension; anything else is refused
 _EXTENSIONS = {
@@ -94,19 +92,44 @@ def resolve_script(skill: str, skill_dir: Path, script: str) -> Path:
             hint="scripts must live under scripts/ and links must not leave it",
         )
     if not full.exists():
+        scripts_list = list_scripts(skill_dir)
         raise FileNotFoundInSkillError(
             f"skill '{skill}' has no {rel}",
             skill=skill,
             path=rel,
-            hint=f"list its files with: skilldeck show {skill}",
+            hint=(
+                f"its scripts: {', '.join(scripts_list[:20])}; run one with: "
+                f"skilldeck run {skill} {scripts_list[0]}"
+                if scripts_list
+                else f"skill '{skill}' has no scripts; list its files with: skilldeck show {skill}"
+            ),
         )
     if not full.is_file():
         raise PathNotAllowedError(f"{rel} is not a regular file", skill=skill, path=rel)
     return full
 
 
-def interpreter_for(skill: str, path: Path) -> list[str]:
-    """The interpreter argv prefix for a script, from the allowlist by extension or shebang."""
+def list_scripts(skill_dir: Path, files: frozenset[str] | None = None) -> list[str]:
+    """The runnable files under ``scripts/`` (of ``files``, the digested set, when given)."""
+    if files is not None:
+        return sorted(f for f in files if f.startswith("scripts/"))
+    base = skill_dir / "scripts"
+    if not base.is_dir():
+        return []
+    return sorted(
+        p.relative_to(skill_dir).as_posix()
+        for p in base.rglob("*")
+        if p.is_file() and not any(part.startswith(".") for part in p.relative_to(base).parts)
+    )
+
+
+def interpreter_for(
+    skill: str, path: Path, overrides: Mapping[str, str] | None = None
+) -> list[str]:
+    """The interpreter argv prefix for a script, from the allowlist by extension or shebang.
+
+    ``overrides`` maps a kind (``python``, ``node``, ...) to the program to use.
+    """
     kind = _EXTENSIONS.get(path.suffix.lower())
     if kind is None:
         kind = _shebang_kind(path)
@@ -120,16 +143,18 @@ def interpreter_for(skill: str, path: Path) -> list[str]:
             + ", ".join(sorted(_EXTENSIONS))
             + " or a shebang naming python, sh, bash, node, ruby or perl",
         )
+    chosen = (overrides or {}).get(kind)
     if kind == "python":
-        return [sys.executable, "-E", "-s"]
-    if kind == "sh":
+        return [chosen or sys.executable, "-E", "-s"]
+    if kind == "sh" and chosen is None:
         return ["/bin/sh"]
-    found = shutil.which(kind)
+    found = shutil.which(chosen or kind)
     if found is None:
         raise ScriptFailedError(
             f"cannot run {path.name}: '{kind}' is not installed",
             skill=skill,
-            hint=f"install {kind} or ask the skill's author for another script",
+            hint=f'install {kind}, set [execution.interpreters] {kind} = "/path/to/{kind}", '
+            "or ask the skill's author for another script",
         )
     return [found]
 
@@ -154,42 +179,3 @@ def _shebang_kind(path: Path) -> str | None:
     if name.startswith("python3."):
         name = "python3"
     return _SHEBANG_NAMES.get(name)
-
-
-def check_reachable(skill: str, argv: Sequence[str], workdir: Path, uid: int, gid: int) -> None:
-    """Without bubblewrap, the unprivileged user must reach the program and its folder."""
-    needs = [(Path(argv[0]).resolve(), os.X_OK), (workdir, os.X_OK)]
-    if len(argv) > 1 and os.path.isabs(argv[1]) and Path(argv[1]).is_file():
-        needs.append((Path(argv[1]).resolve(), os.R_OK))
-    for path, want in needs:
-        blocked = _blocked_for(path, uid, gid, want)
-        if blocked is not None:
-            raise SandboxUnavailableError(
-                f"{blocked} is not accessible to the unprivileged user (uid {uid}) "
-                "that runs skills when skilldeck runs as root",
-                skill=skill,
-                path=str(blocked),
-                hint="use the bubblewrap sandbox (it mounts interpreters and the skill "
-                "for that user), make the path readable by others, or set "
-                '[execution] run_as = "root" (not recommended)',
-            )
-
-
-def _allows(st: os.stat_result, uid: int, gid: int, want: int) -> bool:
-    shift = 6 if st.st_uid == uid else 3 if st.st_gid == gid else 0
-    bits = (st.st_mode >> shift) & 0o7
-    need = (4 if want & os.R_OK else 0) | (1 if want & os.X_OK else 0)
-    return bits & need == need
-
-
-def _blocked_for(path: Path, uid: int, gid: int, want: int) -> Path | None:
-    """The first folder or file on ``path`` that ``uid``/``gid`` cannot traverse or use."""
-    try:
-        for parent in reversed(path.parents):
-            if not _allows(parent.stat(), uid, gid, os.X_OK):
-                return parent
-        if not _allows(path.stat(), uid, gid, want):
-            return path
-    except OSError:
-        return path
-    return None

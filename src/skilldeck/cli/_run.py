@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import shlex
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -60,14 +62,50 @@ def _prompt(request: skilldeck.ApprovalRequest) -> bool:
     return click.confirm("Run it?", default=False, err=err)
 
 
-def _exec_config(sandbox: str | None, workdir: str | None) -> skilldeck.ExecConfig:
+def _exec_config(
+    sandbox: str | None,
+    workdir: str | None,
+    run_as: str | None = None,
+    mounts: Sequence[str] = (),
+) -> skilldeck.ExecConfig:
+    """The ``[execution]`` config with the command line's choices on top.
+
+    On the command line, paths given as arguments are made visible under the
+    sandbox (the person typed them), unless the config says otherwise.
+    """
+    from skilldeck._exec._config import parse_run_as
+    from skilldeck._exec._files import parse_mount
+
     config = skilldeck.ExecConfig.load()
     changes: dict[str, Any] = {}
     if sandbox:
         changes["sandbox"] = sandbox
     if workdir:
-        changes["workdir"] = workdir
-    return config.replace(**changes) if changes else config
+        known = ("skill", "project", "temp")
+        changes["workdir"] = workdir if workdir in known else os.path.abspath(workdir)
+    if run_as:
+        changes["run_as"] = parse_run_as(run_as)
+    if mounts:
+        cwd = os.getcwd()
+        extra = tuple(parse_mount(m, base=cwd) for m in mounts)
+        changes["mounts"] = (*config.mounts, *extra)
+    if config.mount_arguments is None:
+        changes["mount_arguments"] = True
+    return config.replace(**changes)
+
+
+def with_roots(hint: str | None, roots: Sequence[str]) -> str | None:
+    """Add the ``--root`` options of this command to the skilldeck commands a hint shows."""
+    if not hint or not roots:
+        return hint
+    suffix = "".join(f" --root {shlex.quote(os.path.abspath(r))}" for r in roots)
+    out = []
+    for part in hint.split("; "):
+        marker = part.find("skilldeck ")
+        if marker >= 0 and part[marker:].split()[1] in ("approve", "run", "show"):
+            part = part + suffix
+        out.append(part)
+    return "; ".join(out)
 
 
 @main.command("run", context_settings={"ignore_unknown_options": False})
@@ -89,9 +127,25 @@ def _exec_config(sandbox: str | None, workdir: str | None) -> skilldeck.ExecConf
 )
 @click.option(
     "--workdir",
-    type=click.Choice(["skill", "project", "temp"]),
+    metavar="skill|project|temp|PATH",
     default=None,
-    help="Override [execution] workdir.",
+    help="Working folder: project (default: the repository root, else the current "
+    "folder), skill, temp or a folder.",
+)
+@click.option(
+    "--run-as",
+    "run_as",
+    metavar="auto|self|USER",
+    default=None,
+    help="Who runs the program when skilldeck runs as root (default auto: nobody when it "
+    "can reach everything, else yourself without capabilities).",
+)
+@click.option(
+    "--mount",
+    "mounts",
+    multiple=True,
+    metavar="PATH[:ro|rw]",
+    help="Make PATH visible under the sandbox (read-only unless :rw; repeatable).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the result object as JSON.")
 @root_option
@@ -103,6 +157,8 @@ def run_command(
     pairs: tuple[str, ...],
     sandbox: str | None,
     workdir: str | None,
+    run_as: str | None,
+    mounts: tuple[str, ...],
     as_json: bool,
     roots: tuple[str, ...],
 ) -> None:
@@ -111,13 +167,33 @@ def run_command(
     Script arguments follow `--`; tool arguments are given with --arg KEY=VALUE.
     Runs that need approval ask here when stdin is a terminal; otherwise they
     fail with APPROVAL_REQUIRED (approve first with `skilldeck approve NAME`).
+    Paths given as arguments are made visible under the sandbox.
     """
+    try:
+        _run(name, target, args, pairs, sandbox, workdir, run_as, mounts, as_json, roots)
+    except skilldeck.SkillError as exc:
+        exc.hint = with_roots(exc.hint, roots)
+        raise
+
+
+def _run(
+    name: str,
+    target: str,
+    args: tuple[str, ...],
+    pairs: tuple[str, ...],
+    sandbox: str | None,
+    workdir: str | None,
+    run_as: str | None,
+    mounts: tuple[str, ...],
+    as_json: bool,
+    roots: tuple[str, ...],
+) -> None:
     catalog = _catalog(roots)
     skill = catalog.load(name)
     trust = catalog.trust(name)
     digest = catalog.digest(name)
     executor = skilldeck.Executor(
-        _exec_config(sandbox, workdir),
+        _exec_config(sandbox, workdir, run_as, mounts),
         approver=_prompt if _interactive() else None,
     )
     tools, _ = skilldeck.parse_declared_tools(
@@ -144,13 +220,21 @@ def run_command(
                 field="arg",
                 hint="pass script arguments after --",
             )
-        result = executor.run_script(skill, target, list(args), trust=trust, digest=digest)
+        try:
+            result = executor.run_script(skill, target, list(args), trust=trust, digest=digest)
+        except skilldeck.FileNotFoundInSkillError as exc:
+            if tools:
+                names = ", ".join(t.name for t in tools)
+                exc.hint = f"its declared tools: {names}; " + (exc.hint or "")
+            raise
     if as_json:
         _echo_json({"ok": True, "data": result.to_dict()})
     else:
         click.echo(result.output, nl=not result.output.endswith("\n"))
         if not result.success:
             click.echo(f"error: {result.error}", err=True)
+            if result.hint:
+                click.echo(f"hint: {result.hint}", err=True)
     if not result.success:
         sys.exit(EXIT_FINDINGS)
 

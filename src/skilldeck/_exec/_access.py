@@ -1,0 +1,152 @@
+"""Who runs a skill's program, and whether that user can reach what the run needs.
+
+When skilldeck runs as root it never hands skill code root's powers. In ``auto``
+(the default ``run_as``) the program runs as ``nobody`` when that user can reach
+everything the run needs (the program and its install folders, the skill's
+snapshot, the working folder, paths given as arguments and extra mounts);
+otherwise it runs as the invoking user with every capability dropped, and the
+isolation report says which path was out of reach. A ``run_as`` naming a user
+(or ``sandbox = "strict"``) refuses instead, naming the path.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from skilldeck._errors import SandboxUnavailableError
+
+__all__ = ["Need", "RunAs", "blocked_for", "choose_user", "nobody", "user_label"]
+
+_RX = os.R_OK | os.X_OK
+
+
+@dataclass(frozen=True, slots=True)
+class Need:
+    """A path the run needs, the access it needs, and what it is (for messages).
+
+    ``start``: under bubblewrap, the mount point at or above ``path`` below which
+    host permissions apply (folders above a mount inside a hidden folder are
+    created traversable by the sandbox); ``None`` checks every folder from ``/``.
+    """
+
+    path: Path
+    want: int
+    what: str
+    start: Path | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RunAs:
+    """The user the program runs as (``None``: unchanged) and why."""
+
+    uid: int | None
+    gid: int | None
+    label: str
+    reason: str | None = None
+    blocked: str | None = None
+
+
+def nobody() -> tuple[int, int]:
+    """The ``nobody`` user's ids (65534 when the system has no such entry)."""
+    try:
+        import pwd
+
+        entry = pwd.getpwnam("nobody")
+        return (entry.pw_uid, entry.pw_gid)
+    except (ImportError, KeyError):
+        return (65534, 65534)
+
+
+def user_label(uid: int) -> str:
+    try:
+        import pwd
+
+        return f"{uid} ({pwd.getpwuid(uid).pw_name})"
+    except (ImportError, KeyError):
+        return str(uid)
+
+
+def _allows(st: os.stat_result, uid: int, gid: int, want: int) -> bool:
+    if uid == 0:
+        return True
+    shift = 6 if st.st_uid == uid else 3 if st.st_gid == gid else 0
+    bits = (st.st_mode >> shift) & 0o7
+    need = (
+        (4 if want & os.R_OK else 0) | (2 if want & os.W_OK else 0) | (1 if want & os.X_OK else 0)
+    )
+    return bits & need == need
+
+
+def blocked_for(
+    path: Path, uid: int, gid: int, want: int, start: Path | None = None
+) -> Path | None:
+    """The first folder or file on ``path`` that ``uid``/``gid`` cannot traverse or use."""
+    try:
+        for parent in reversed(path.parents):
+            if start is not None and not parent.is_relative_to(start):
+                continue
+            if not _allows(parent.stat(), uid, gid, os.X_OK):
+                return parent
+        if not _allows(path.stat(), uid, gid, want):
+            return path
+    except OSError:
+        return None  # a path that does not exist blocks nobody in particular
+    return None
+
+
+def _describe(path: Path) -> str:
+    try:
+        st = path.stat()
+    except OSError:
+        return str(path)
+    return f"{path} (mode {st.st_mode & 0o7777:04o}, owner uid {st.st_uid})"
+
+
+def choose_user(
+    setting: tuple[int, int] | str | None,
+    needs: Sequence[Need],
+    *,
+    skill: str,
+    as_root: bool,
+    drop_caps: bool,
+) -> RunAs:
+    """Pick the run-as user (see the module docstring); raise when a chosen user cannot reach."""
+    me = os.getuid() if hasattr(os, "getuid") else -1
+    self_label = (
+        f"{user_label(me)}, capabilities dropped" if drop_caps and as_root else user_label(me)
+    )
+    if not as_root:
+        reason = None
+        if isinstance(setting, tuple):
+            reason = "run_as applies only when skilldeck runs as root"
+        return RunAs(None, None, self_label, reason)
+    if setting is None:
+        return RunAs(None, None, self_label, 'run_as = "self"')
+    auto = setting == "auto"
+    uid, gid = nobody() if auto or not isinstance(setting, tuple) else setting
+    for need in needs:
+        blocked = blocked_for(need.path, uid, gid, need.want, need.start)
+        if blocked is None:
+            continue
+        why = f"uid {uid} cannot reach the {need.what}: {_describe(blocked)}"
+        if auto:
+            return RunAs(
+                None, None, self_label, why + "; running as the invoking user", str(blocked)
+            )
+        raise SandboxUnavailableError(
+            f"the program cannot run as uid {uid}: {why}",
+            skill=skill,
+            path=str(blocked),
+            hint=f"make it reachable (chmod o+rx on {blocked} and its folders), use "
+            "bubblewrap (apt-get install bubblewrap), which mounts the interpreter for that "
+            "user, or run as yourself: --run-as self",
+        )
+    return RunAs(uid, gid, user_label(uid))
+
+
+def rx(path: str | os.PathLike[str]) -> int:
+    """Read and traverse for folders, read for files."""
+    return _RX if os.path.isdir(path) else os.R_OK

@@ -1,0 +1,162 @@
+"""What a run may read and write: the working folder, extra mounts, paths given as arguments.
+
+- The working folder (``workdir``): ``project`` (default: the repository root above
+  the current folder, else the current folder), ``skill`` (the skill's private
+  snapshot, read-only), ``temp`` (a fresh empty folder) or an absolute path. Under
+  bubblewrap it is visible read-write (the snapshot stays read-only).
+- ``mounts``: ``PATH`` (read-only) or ``PATH:rw`` entries made visible under
+  bubblewrap.
+- Paths given as arguments that exist on the host are made visible read-only
+  (``mount_arguments``; on for the command line, off for hosts such as the MCP
+  server, where a model writes the arguments).
+
+When a sandboxed program fails on a path it could not see, :func:`failure_hint`
+says which one and how to make it visible.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from skilldeck._errors import ConfigError, InvalidArgumentsError
+from skilldeck._paths import find_project_root
+
+__all__ = [
+    "Mount",
+    "argument_paths",
+    "covered",
+    "failure_hint",
+    "parse_mount",
+    "project_workdir",
+]
+
+_MAX_ARGUMENT_PATHS = 64
+_PATH_IN_OUTPUT = re.compile(r"(?<![\w.~-])(/[\w.@%+=,~-]+(?:/[\w.@%+=,~-]+)*)")
+_FAILURE_WORDS = ("No such file", "Permission denied", "not found", "cannot open", "can't open")
+
+
+@dataclass(frozen=True, slots=True)
+class Mount:
+    """One extra path made visible under bubblewrap."""
+
+    path: str
+    writable: bool = False
+
+    def spec(self) -> str:
+        return f"{self.path}:{'rw' if self.writable else 'ro'}"
+
+
+def parse_mount(text: str, *, base: str | None = None, source: str = "--mount") -> Mount:
+    """``PATH``, ``PATH:ro`` or ``PATH:rw`` (relative paths against ``base``)."""
+    if not isinstance(text, str) or not text or "\x00" in text:
+        raise ConfigError(f"{source}: expected PATH[:ro|rw], got {text!r}")
+    path, writable = text, False
+    head, sep, tail = text.rpartition(":")
+    if sep and tail in ("ro", "rw"):
+        path, writable = head, tail == "rw"
+    if not os.path.isabs(path):
+        if base is None:
+            raise ConfigError(f"{source}: {path!r} must be an absolute path", hint="e.g. /data:ro")
+        path = os.path.join(base, path)
+    return Mount(os.path.normpath(path), writable)
+
+
+def covered(path: str, roots: Iterable[str]) -> bool:
+    """True when ``path`` is one of ``roots`` or inside one."""
+    return any(path == r or path.startswith(r.rstrip("/") + "/") for r in roots)
+
+
+def project_workdir(cwd: Path) -> tuple[Path, bool]:
+    """The repository root above ``cwd`` (``True``), else ``cwd`` itself (``False``)."""
+    root = find_project_root(cwd)
+    if root is not None:
+        return root.resolve(), True
+    return cwd.resolve(), False
+
+
+def check_workdir(path: str) -> Path:
+    """An explicit working folder: it must exist and be a folder."""
+    folder = Path(path)
+    if not folder.is_dir():
+        raise InvalidArgumentsError(
+            f"the working folder {path} does not exist or is not a folder",
+            field="workdir",
+            hint="give an existing folder, or one of skill, project, temp",
+        )
+    return folder.resolve()
+
+
+def _candidates(arg: str) -> list[str]:
+    out = []
+    if arg.startswith("-"):
+        _, sep, value = arg.partition("=")
+        if sep:
+            out.append(value)
+    else:
+        out.append(arg)
+    return [c for c in out if c and "\x00" not in c and "://" not in c and len(c) < 4096]
+
+
+def argument_paths(args: Sequence[str], workdir: Path) -> list[str]:
+    """Real paths of the arguments that name something existing (relative to ``workdir``)."""
+    found: list[str] = []
+    for arg in args:
+        for cand in _candidates(arg):
+            full = cand if os.path.isabs(cand) else os.path.join(workdir, cand)
+            try:
+                if not os.path.lexists(full):
+                    continue
+                real = os.path.realpath(full)
+            except (OSError, ValueError):
+                continue
+            if real not in found:
+                found.append(real)
+            if len(found) >= _MAX_ARGUMENT_PATHS:
+                return found
+    return found
+
+
+def failure_hint(
+    output: str,
+    *,
+    args: Sequence[str],
+    workdir: Path,
+    user_cwd: Path | None,
+    hidden: Sequence[str],
+    visible: Sequence[str],
+    sandboxed: bool,
+) -> str | None:
+    """A hint for a failed run that touched a path it could not see, or ``None``."""
+    if user_cwd is not None and user_cwd.resolve() != workdir:
+        for arg in args:
+            for cand in _candidates(arg):
+                if os.path.isabs(cand) or cand.startswith("-"):
+                    continue
+                if (user_cwd / cand).exists() and not (workdir / cand).exists():
+                    return (
+                        f"{cand!r} is relative to the working folder {workdir}, not to your "
+                        f"current folder {user_cwd}: pass an absolute path, or run with "
+                        f"--workdir {user_cwd}"
+                    )
+    if not sandboxed:
+        return None
+    for match in _PATH_IN_OUTPUT.finditer(output[-8192:]):
+        path = match.group(1).rstrip(".,:")
+        if covered(path, visible) or not covered(path, hidden):
+            continue
+        if os.path.lexists(path):
+            return (
+                f"{path} exists on this machine but is hidden from the sandbox: pass it as an "
+                f"argument, or add --mount {path} (or --mount {path}:rw to write there)"
+            )
+    if any(word in output for word in _FAILURE_WORDS):
+        return (
+            f"under the sandbox a program sees the working folder ({workdir}, read-write), the "
+            "skill, paths given as arguments, and --mount paths; /tmp and home folders are "
+            "private to the run"
+        )
+    return None

@@ -1,0 +1,149 @@
+"""Find the real program behind a name: ``PATH`` lookup, version-manager shims, prefixes.
+
+A program named without a slash is looked up on the absolute entries of ``PATH``.
+Shims of version managers (pyenv, rbenv, nodenv, asdf: small scripts that pick a
+version and ``exec`` it) are resolved to the program they would run, by asking
+the manager (``pyenv which python3``) in the run's working folder, so the choice
+of version is the same. A sandbox then mounts what that program needs: its
+install prefix (``<prefix>/bin/x``), and for a Python virtual environment also
+the base installation named by ``pyvenv.cfg``.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["Program", "find_program", "program_roots"]
+
+_SHIM_EXEC = re.compile(rb'exec\s+"?([^"\s]+?)"?\s+exec\s+"?(?:\$program|\$\{0##\*/\}|[\w.+-]+)"?')
+_SHIM_ROOT = re.compile(rb'export\s+([A-Z]+_ROOT|ASDF_DIR|ASDF_DATA_DIR)="([^"]+)"')
+_MANAGERS = ("pyenv", "rbenv", "nodenv", "asdf", "goenv", "jenv", "plenv")
+
+
+@dataclass(frozen=True, slots=True)
+class Program:
+    """What runs: ``path`` (absolute), the ``shim`` it replaced, and folders it needs."""
+
+    path: str
+    shim: str | None
+    roots: tuple[str, ...]
+
+
+def _search(name: str, env_path: str | None) -> str | None:
+    search = (env_path if env_path is not None else os.defpath).split(os.pathsep)
+    # Only absolute PATH entries: never a program from the host's current folder.
+    path = os.pathsep.join(p for p in search if os.path.isabs(p))
+    return shutil.which(name, path=path)
+
+
+def _shim_manager(path: str) -> tuple[str, dict[str, str]] | None:
+    """The version manager a shim script execs (and the roots it exports), else ``None``."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(4096)
+    except OSError:
+        return None
+    if not head.startswith(b"#!"):
+        return None
+    match = _SHIM_EXEC.search(head)
+    if match is None:
+        return None
+    manager = os.fsdecode(match.group(1))
+    if Path(manager).name not in _MANAGERS:
+        return None
+    if not os.path.isabs(manager):
+        found = shutil.which(manager)
+        if found is None:
+            return None
+        manager = found
+    exported = {os.fsdecode(k): os.fsdecode(v) for k, v in _SHIM_ROOT.findall(head)}
+    return manager, exported
+
+
+def _which_via(manager: str, name: str, cwd: str, env: Mapping[str, str]) -> str | None:
+    try:
+        done = subprocess.run(
+            [manager, "which", name],
+            cwd=cwd,
+            env=dict(env),
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=10,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    lines = done.stdout.decode("utf-8", "replace").strip().splitlines()
+    if done.returncode != 0 or not lines:
+        return None
+    real = lines[-1].strip()
+    return real if os.path.isabs(real) and os.access(real, os.X_OK) else None
+
+
+@functools.lru_cache(maxsize=256)
+def _prefix_of(path: str) -> str | None:
+    parent = Path(path).parent
+    if parent.name in ("bin", "sbin") and str(parent.parent) != "/":
+        return str(parent.parent)
+    return None
+
+
+def program_roots(path: str) -> tuple[str, ...]:
+    """Folders ``path`` needs: its install prefix, the resolved one, a venv's base."""
+    roots: list[str] = []
+    for cand in (path, os.path.realpath(path)):
+        prefix = _prefix_of(cand)
+        folder = prefix or str(Path(cand).parent)
+        if folder not in roots:
+            roots.append(folder)
+        if prefix is not None:
+            base = _venv_base(prefix)
+            if base is not None and base not in roots:
+                roots.append(base)
+    return tuple(roots)
+
+
+def _venv_base(prefix: str) -> str | None:
+    """The base installation of a Python virtual environment (``home`` in pyvenv.cfg)."""
+    try:
+        text = Path(prefix, "pyvenv.cfg").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    for line in text.splitlines():
+        key, sep, value = line.partition("=")
+        if sep and key.strip() == "home":
+            home = os.path.realpath(value.strip())
+            return _prefix_of(home + "/python") or home
+    return None
+
+
+def find_program(
+    name: str, *, env_path: str | None, cwd: str, env: Mapping[str, str]
+) -> Program | None:
+    """The program ``name`` would run (shims resolved), or ``None`` when not found."""
+    found = name if os.path.isabs(name) else _search(name, env_path)
+    if found is None:
+        return None
+    shim: str | None = None
+    shimmed = _shim_manager(found)
+    if shimmed is not None:
+        manager, exported = shimmed
+        real = _which_via(manager, Path(found).name, cwd, {**env, **exported})
+        if real is not None:
+            shim, found = found, real
+    return Program(found, shim, program_roots(found))
+
+
+def python_roots() -> tuple[str, ...]:
+    """Folders skilldeck's own Python needs (for ``.py`` scripts run with it)."""
+    roots = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}
+    roots |= set(program_roots(sys.executable))
+    return tuple(sorted(roots))

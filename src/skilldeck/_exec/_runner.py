@@ -190,7 +190,9 @@ def capture(
                 cancelled = now < deadline
                 term_sent_at = now
                 if sandboxed:
-                    for pid in descendants(proc.pid):
+                    # parents first (lower ids, as a rule), so a shell dies before
+                    # it can report its child's death
+                    for pid in sorted(descendants(proc.pid)):
                         _signal(pid, signal.SIGTERM, group=False)
                 else:
                     _signal(proc.pid, signal.SIGTERM, group=True)

@@ -35,6 +35,7 @@ from skilldeck.mcp._wire import (
     INVALID_PARAMS,
     DirectoryReadParams,
     GetSkillParams,
+    protocol_error,
 )
 
 __all__ = ["CachePolicy", "SkillsExtension", "decode_cursor", "encode_cursor"]
@@ -69,11 +70,21 @@ def decode_cursor(kind: str, cursor: str | None) -> str | None:
     except (binascii.Error, ValueError, UnicodeDecodeError):
         value = None
     if not (isinstance(value, list) and len(value) == 2 and value[0] == kind):
-        raise MCPError(INVALID_PARAMS, f"invalid cursor for {kind}: {cursor!r}")
+        raise _bad_cursor(kind, cursor)
     last = value[1]
     if not isinstance(last, str):
-        raise MCPError(INVALID_PARAMS, f"invalid cursor for {kind}: {cursor!r}")
+        raise _bad_cursor(kind, cursor)
     return last
+
+
+def _bad_cursor(kind: str, cursor: str) -> MCPError:
+    return protocol_error(
+        INVALID_PARAMS,
+        f"invalid cursor for {kind}: {cursor!r}",
+        envelope="INVALID_ARGUMENTS",
+        hint="pass back a nextCursor exactly as received, or none for the first page",
+        field="cursor",
+    )
 
 
 class SkillsExtension(Extension):
@@ -124,7 +135,13 @@ class SkillsExtension(Extension):
         uri = _uris.normalise(params.uri) or params.uri
         record = self._index().by_uri.get(uri)
         if record is None:
-            raise MCPError(INVALID_PARAMS, f"No skill is served at {params.uri}")
+            raise protocol_error(
+                INVALID_PARAMS,
+                f"No skill is served at {params.uri}",
+                envelope="SKILL_NOT_FOUND",
+                hint="use the uri of a SKILL.md listed by skills/list",
+                uri=params.uri,
+            )
         return self._cache.stamp({"resultType": "complete", "skill": record.entry})
 
     async def _read_dir(
@@ -135,8 +152,19 @@ class SkillsExtension(Extension):
         children = index.dirs.get(uri) if uri is not None else None
         if children is None:
             if uri is not None and uri in index.files:
-                raise MCPError(INVALID_PARAMS, f"{params.uri} is not a directory resource")
-            raise MCPError(INVALID_PARAMS, f"No directory is served at {params.uri}")
+                raise protocol_error(
+                    INVALID_PARAMS,
+                    f"{params.uri} is not a directory resource",
+                    envelope="FILE_NOT_FOUND",
+                    hint="read a file with resources/read",
+                    uri=params.uri,
+                )
+            raise protocol_error(
+                INVALID_PARAMS,
+                f"No directory is served at {params.uri}",
+                envelope="FILE_NOT_FOUND",
+                uri=params.uri,
+            )
         last = decode_cursor("dir", params.cursor)
         start = 0 if last is None else bisect_right([c["uri"] for c in children], last)
         page = children[start : start + self._dir_page_size]

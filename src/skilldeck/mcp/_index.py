@@ -21,9 +21,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
+from skilldeck import Catalog, CatalogEntry
 from skilldeck._digest import bytes_digest
 from skilldeck.mcp import _uris
-from skilldeck.mcp._scan import CatalogView, publishable, read_bounded, ref_of, signature
+from skilldeck.mcp._scan import publishable, read_bounded, ref_of, signature
 from skilldeck.mcp._wire import DIRECTORY_MIME, MAX_FILES, MAX_TOTAL_BYTES
 
 __all__ = ["FileRef", "IndexBuilder", "SkillIndex", "SkillRecord"]
@@ -84,7 +85,7 @@ class SkillIndex:
 class IndexBuilder:
     """Builds ``SkillIndex`` snapshots from a catalog, reusing digests of unchanged files."""
 
-    def __init__(self, catalog: CatalogView) -> None:
+    def __init__(self, catalog: Catalog) -> None:
         self.catalog = catalog
         self._cache: dict[tuple[str, int, int, int], str] = {}
         # skill path -> (signature, record, file refs, digest-cache keys) of the last build
@@ -136,10 +137,10 @@ class IndexBuilder:
         self,
         skill_path: str,
         ref: str,
-        entry: Any,
+        entry: CatalogEntry,
         frontmatter: dict[str, Any],
     ) -> tuple[SkillRecord, list[FileRef], list[_Key]]:
-        skill_md = getattr(entry.metadata, "skill_md", None)
+        skill_md = entry.metadata.skill_md
         if entry.path is None or skill_md is None:
             stored = self._stored_files(skill_path, ref)
             return _record(skill_path, ref, entry, frontmatter, stored), stored, []
@@ -209,7 +210,11 @@ class IndexBuilder:
 
 
 def _record(
-    skill_path: str, ref: str, entry: Any, frontmatter: dict[str, Any], refs: Sequence[FileRef]
+    skill_path: str,
+    ref: str,
+    entry: CatalogEntry,
+    frontmatter: dict[str, Any],
+    refs: Sequence[FileRef],
 ) -> SkillRecord:
     """The published skill (its ``skills/list`` entry) over its served files."""
     skill_uri = _uris.join(skill_path, "SKILL.md")

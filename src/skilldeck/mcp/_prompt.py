@@ -7,9 +7,12 @@ the catalog's visible skills, pinned skills first, within an optional budget
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from mcp.server.mcpserver.prompts import Prompt
+
+from skilldeck import Budget
+from skilldeck.mcp._wire import INVALID_PARAMS, protocol_error
 
 if TYPE_CHECKING:
     from skilldeck.mcp._server import SkillServer
@@ -30,7 +33,19 @@ def register(server: SkillServer) -> None:
 
     def skills_catalog(budget: str = "") -> str:
         """The skills this server offers as an <available_skills> block, for a system prompt."""
-        return render(server, budget.strip() or None)
+        text = budget.strip()
+        if text:
+            try:
+                Budget.parse(text)
+            except ValueError as exc:
+                raise protocol_error(
+                    INVALID_PARAMS,
+                    f"invalid argument 'budget': {exc}",
+                    envelope="INVALID_ARGUMENTS",
+                    hint="a positive number of characters, e.g. '4000', or '1000 tokens'",
+                    field="budget",
+                ) from None
+        return render(server, text or None)
 
     server.add_prompt(Prompt.from_function(skills_catalog, name=PROMPT_NAME))
 
@@ -39,12 +54,12 @@ def render(server: SkillServer, budget: str | None = None) -> str:
     """The intro line and the tier-1 block of the catalog's visible skills."""
     import skilldeck
 
-    catalog: Any = server.catalog
-    config = getattr(catalog, "config", None)
+    catalog = server.catalog
+    config = catalog.config
     block = skilldeck.render_skills(
         catalog.list(),
-        budget=budget if budget is not None else getattr(config, "budget", None),
-        pinned=tuple(getattr(config, "pinned", ()) or ()),
+        budget=budget if budget is not None else config.budget,
+        pinned=tuple(config.pinned),
         empty="element",
     )
     return f"{_INTRO}\n\n{block}"

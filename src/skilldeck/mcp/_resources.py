@@ -16,14 +16,14 @@ from typing import Any
 
 import anyio.to_thread
 from mcp.server.lowlevel.helper_types import ReadResourceContents
-from mcp.shared.exceptions import MCPError
 
+from skilldeck import Catalog
 from skilldeck._errors import FileAccessError, FileTooLargeError, SkillError, SkillNotFoundError
 from skilldeck.mcp import _uris
 from skilldeck.mcp._extension import decode_cursor, encode_cursor
 from skilldeck.mcp._index import FileRef, SkillIndex
-from skilldeck.mcp._scan import CatalogView, read_all
-from skilldeck.mcp._wire import INTERNAL_ERROR, INVALID_PARAMS
+from skilldeck.mcp._scan import read_all
+from skilldeck.mcp._wire import INTERNAL_ERROR, INVALID_PARAMS, protocol_error
 
 __all__ = ["META_PREFIX", "list_page", "read"]
 
@@ -63,29 +63,44 @@ def list_page(index: SkillIndex, cursor: str | None, page_size: int) -> dict[str
     return result
 
 
-async def read(index: SkillIndex, catalog: CatalogView, uri: str) -> ReadResourceContents:
+async def read(index: SkillIndex, catalog: Catalog, uri: str) -> ReadResourceContents:
     """The content of one ``skill://`` file, text or bytes, with its MIME type."""
     canonical = _uris.normalise(uri)
     ref = index.files.get(canonical) if canonical is not None else None
     if ref is None:
         if canonical is not None and canonical in index.dirs:
-            raise MCPError(INVALID_PARAMS, f"{uri} is a directory; use resources/directory/read")
-        raise MCPError(INVALID_PARAMS, f"No skill file is served at {uri}", {"uri": uri})
+            raise protocol_error(
+                INVALID_PARAMS,
+                f"{uri} is a directory; use resources/directory/read",
+                envelope="FILE_NOT_FOUND",
+                uri=uri,
+            )
+        raise protocol_error(
+            INVALID_PARAMS, f"No skill file is served at {uri}", envelope="FILE_NOT_FOUND", uri=uri
+        )
     try:
         if ref.size > _THREAD_READ_BYTES:
             data = await anyio.to_thread.run_sync(_read, catalog, ref)
         else:
             data = _read(catalog, ref)
     except FileTooLargeError as exc:  # grew past the limit since the scan: served, unreadable
-        raise MCPError(INTERNAL_ERROR, f"could not read {uri}: {exc}", {"uri": uri}) from None
+        raise protocol_error(
+            INTERNAL_ERROR, f"could not read {uri}: {exc}", envelope=exc.code, uri=uri
+        ) from None
     except (FileAccessError, SkillNotFoundError, FileNotFoundError) as exc:
-        raise MCPError(INVALID_PARAMS, f"{uri} is no longer served: {exc}", {"uri": uri}) from None
+        envelope = exc.code if isinstance(exc, SkillError) else "FILE_NOT_FOUND"
+        raise protocol_error(
+            INVALID_PARAMS, f"{uri} is no longer served: {exc}", envelope=envelope, uri=uri
+        ) from None
     except (SkillError, OSError) as exc:
-        raise MCPError(INTERNAL_ERROR, f"could not read {uri}: {exc}", {"uri": uri}) from None
+        envelope = exc.code if isinstance(exc, SkillError) else "INTERNAL"
+        raise protocol_error(
+            INTERNAL_ERROR, f"could not read {uri}: {exc}", envelope=envelope, uri=uri
+        ) from None
     if _uris.is_text(data):
         return ReadResourceContents(content=data.decode("utf-8"), mime_type=ref.mime)
     return ReadResourceContents(content=data, mime_type=ref.mime)
 
 
-def _read(catalog: CatalogView, ref: FileRef) -> bytes:
+def _read(catalog: Catalog, ref: FileRef) -> bytes:
     return read_all(catalog, ref.ref, ref.relpath, ref.skill_md)

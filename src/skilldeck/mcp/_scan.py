@@ -13,15 +13,15 @@ from __future__ import annotations
 import json
 import os
 import stat
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Protocol
+from collections.abc import Iterable, Mapping
+from typing import Any
 
+from skilldeck import Catalog, CatalogEntry, SkillStatus
 from skilldeck.mcp import _uris
 from skilldeck.mcp._wire import MAX_TOTAL_BYTES
 
 __all__ = [
     "SERVED_STATUSES",
-    "CatalogView",
     "publishable",
     "read_all",
     "read_bounded",
@@ -29,28 +29,11 @@ __all__ = [
     "signature",
 ]
 
-SERVED_STATUSES = frozenset({"enabled", "shadowed"})
+SERVED_STATUSES = frozenset({SkillStatus.ENABLED, SkillStatus.SHADOWED})
 _MAX_SIGNATURE_ENTRIES = 20_000
 
 
-class CatalogView(Protocol):
-    """The part of ``skilldeck.Catalog`` the server uses."""
-
-    def entries(self, *, include_shadowed: bool = True) -> Sequence[Any]: ...
-    def files(self, name: str, *, index: Any = None) -> Sequence[str]: ...
-    def read_bundled(
-        self,
-        name: str,
-        relpath: str,
-        *,
-        max_bytes: int = ...,
-        truncate: bool = ...,
-        index: Any = None,
-    ) -> Any: ...
-    def skill_md_bytes(self, name: str, *, max_bytes: int = ..., truncate: bool = ...) -> Any: ...
-
-
-def read_all(catalog: CatalogView, ref: str, relpath: str, skill_md: str | None = None) -> bytes:
+def read_all(catalog: Catalog, ref: str, relpath: str, skill_md: str | None = None) -> bytes:
     """One file of a skill, any file (not only scripts/references/assets), up to the limit.
 
     ``SKILL.md`` is not in the catalog's file index (it is the skill itself): a
@@ -77,7 +60,7 @@ def read_bounded(path: str) -> bytes:
         return fh.read(MAX_TOTAL_BYTES + 1)[:MAX_TOTAL_BYTES]
 
 
-def signature(ref: str, entry: Any, frontmatter: dict[str, Any]) -> Any:
+def signature(ref: str, entry: CatalogEntry, frontmatter: dict[str, Any]) -> Any:
     """What a skill's published form depends on; ``None`` when the tree is too big to tell."""
     if entry.path is None:
         return None
@@ -100,25 +83,25 @@ def signature(ref: str, entry: Any, frontmatter: dict[str, Any]) -> Any:
         if len(tree) > _MAX_SIGNATURE_ENTRIES:
             return None
     tree.sort()
-    return (ref, str(entry.status), json.dumps(frontmatter, sort_keys=True), tuple(tree))
+    return (ref, entry.status.value, json.dumps(frontmatter, sort_keys=True), tuple(tree))
 
 
-def ref_of(entry: Any) -> str:
+def ref_of(entry: CatalogEntry) -> str:
     """How the catalog addresses an entry: the visible skill by name, others as ``SOURCE:NAME``.
 
     (``SOURCE:NAME`` names the first candidate of that source; a source holding two
     skills of one name, e.g. at two depths of a recursive root, cannot address the
     second, so the visible one is always addressed by its bare name.)
     """
-    if str(entry.status) == "enabled":
-        return str(entry.name)
+    if entry.status is SkillStatus.ENABLED:
+        return entry.name
     return f"{entry.source}:{entry.name}"
 
 
-def _frontmatter(entry: Any) -> dict[str, Any] | None:
+def _frontmatter(entry: CatalogEntry) -> dict[str, Any] | None:
     """The verbatim frontmatter as JSON, or ``None`` when it lacks a usable name/description."""
-    manifest = getattr(getattr(entry, "metadata", None), "manifest", None)
-    raw = getattr(manifest, "frontmatter", None)
+    manifest = entry.metadata.manifest
+    raw = manifest.frontmatter if manifest is not None else None
     if not isinstance(raw, Mapping):
         return None
     data = json.loads(json.dumps(dict(raw), default=str, ensure_ascii=False))
@@ -130,20 +113,23 @@ def _frontmatter(entry: Any) -> dict[str, Any] | None:
     return dict(data)
 
 
-def publishable(entries: Iterable[Any]) -> list[tuple[str, Any, dict[str, Any]]]:
+def publishable(
+    entries: Iterable[CatalogEntry],
+) -> list[tuple[str, CatalogEntry, dict[str, Any]]]:
     """(skill path, entry, frontmatter) of every served entry, winners at ``<name>``."""
-    chosen: list[tuple[Any, dict[str, Any]]] = []
+    chosen: list[tuple[CatalogEntry, dict[str, Any]]] = []
     for entry in entries:
-        if str(entry.status) not in SERVED_STATUSES:
+        if entry.status not in SERVED_STATUSES:
             continue
         frontmatter = _frontmatter(entry)
         if frontmatter is not None:
             chosen.append((entry, frontmatter))
-    winners = {fm["name"] for e, fm in chosen if str(e.status) != "shadowed"}
+    shadowed = SkillStatus.SHADOWED
+    winners = {fm["name"] for e, fm in chosen if e.status is not shadowed}
     taken: set[str] = set()
-    out: list[tuple[str, Any, dict[str, Any]]] = []
-    for entry, fm in sorted(chosen, key=lambda c: str(c[0].status) == "shadowed"):
-        if str(entry.status) != "shadowed":
+    out: list[tuple[str, CatalogEntry, dict[str, Any]]] = []
+    for entry, fm in sorted(chosen, key=lambda c: c[0].status is shadowed):
+        if entry.status is not shadowed:
             path = fm["name"]
         else:
             prefix = str(entry.source).replace("/", "-").replace(":", "-") or "source"

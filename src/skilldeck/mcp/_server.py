@@ -21,17 +21,30 @@ from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.extension import Extension
 from mcp.server.lowlevel.helper_types import ReadResourceContents
 from mcp.server.mcpserver import Context, MCPServer
-from mcp_types import CallToolRequestParams, InputRequiredResult, PaginatedRequestParams
+from mcp_types import (
+    CallToolRequestParams,
+    InputRequiredResult,
+    PaginatedRequestParams,
+    SetLevelRequestParams,
+)
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic.networks import AnyUrl
 
+from skilldeck import Catalog
 from skilldeck._version import __version__
-from skilldeck.mcp import _prompt, _resources, _uris
+from skilldeck.mcp import _complete, _prompt, _resources, _uris
 from skilldeck.mcp._extension import CachePolicy, SkillsExtension
 from skilldeck.mcp._index import IndexBuilder, SkillIndex
+from skilldeck.mcp._logs import ClientLogs
 from skilldeck.mcp._notify import ChangeNotifier
-from skilldeck.mcp._scan import CatalogView
-from skilldeck.mcp._sessions import HANDLE_META_KEY, current_client
+from skilldeck.mcp._sessions import (
+    HANDLE_META_KEY,
+    connection_key,
+    connection_of,
+    current_client,
+)
 from skilldeck.mcp._tools import ToolFallback
+from skilldeck.mcp._wire import INVALID_PARAMS, protocol_error
 
 __all__ = ["SkillServer"]
 
@@ -49,7 +62,7 @@ class SkillServer(MCPServer[Any]):
 
     def __init__(
         self,
-        catalog: CatalogView,
+        catalog: Catalog,
         *,
         tools: ToolFallback | None = None,
         name: str = "skilldeck",
@@ -102,6 +115,13 @@ class SkillServer(MCPServer[Any]):
             "resources/list", PaginatedRequestParams, self._list_resources_page
         )
         _prompt.register(self)
+        _complete.register(self, lambda: self._index)
+        # logging/setLevel left the 2026-07-28 revision; the SDK's lowlevel handler API
+        # is its documented way to serve it to handshake-era clients.
+        self.logs = ClientLogs()
+        self._lowlevel_server.add_request_handler(
+            "logging/setLevel", SetLevelRequestParams, self.logs.set_level
+        )
 
     # -- state -----------------------------------------------------------------
 
@@ -113,9 +133,7 @@ class SkillServer(MCPServer[Any]):
     async def refresh(self) -> set[str]:
         """Rescan the catalog; notify clients and return the URIs that changed (if any)."""
         async with self._refresh_lock:
-            refresh = getattr(self.catalog, "refresh", None)
-            if callable(refresh):
-                await anyio.to_thread.run_sync(refresh)
+            await anyio.to_thread.run_sync(self.catalog.refresh)
             new = await anyio.to_thread.run_sync(self._builder.build)
             old_fp, new_fp = self._index.fingerprint(), new.fingerprint()
             changed = {u for u in old_fp.keys() | new_fp.keys() if old_fp.get(u) != new_fp.get(u)}
@@ -138,8 +156,7 @@ class SkillServer(MCPServer[Any]):
 
     async def _watch_roots(self, fallback: float | None) -> None:
         """Refresh whenever a file under a root changes (``watchfiles``); else poll."""
-        paths_of = getattr(self.catalog, "watched_paths", None)
-        paths = [str(p) for p in paths_of()] if callable(paths_of) else []
+        paths = [str(p) for p in self.catalog.watched_paths()]
         try:
             from watchfiles import awatch
         except ImportError:  # skilldeck[watch] not installed
@@ -195,20 +212,43 @@ class SkillServer(MCPServer[Any]):
     ) -> HandlerResult:
         """Know which client asks; add that client's tools to ``tools/list``."""
         fallback = self._tools
-        if fallback is None:
-            return await call_next(ctx)
-        token = current_client.set(fallback.sessions.key_for(ctx))
+        if ctx.method == "prompts/get":
+            await self._check_prompt(ctx)
+        token = current_client.set(self._client_key(ctx))
         try:
             result = await call_next(ctx)
         finally:
             current_client.reset(token)
-        if ctx.method == "tools/list" and isinstance(result, dict):
+        if fallback is not None and ctx.method == "tools/list" and isinstance(result, dict):
             own = [
                 t.model_dump(by_alias=True, mode="json", exclude_none=True)
                 for t in fallback.list_tools(ctx)
             ]
             result["tools"] = own + list(result.get("tools") or [])
         return result
+
+    def _client_key(self, ctx: ServerRequestContext[Any, Any]) -> str | None:
+        if self._tools is not None:
+            return self._tools.sessions.key_for(ctx)
+        connection = connection_of(ctx)
+        if connection is None or connection.protocol_version in MODERN_PROTOCOL_VERSIONS:
+            return None
+        return connection_key(connection)
+
+    async def _check_prompt(self, ctx: ServerRequestContext[Any, Any]) -> None:
+        """An unknown prompt name is a bad argument (``-32602``), not an internal error."""
+        name = (ctx.params or {}).get("name")
+        if not isinstance(name, str):
+            return  # the SDK's params validation answers
+        known = sorted(p.name for p in await self.list_prompts())
+        if name not in known:
+            raise protocol_error(
+                INVALID_PARAMS,
+                f"there is no prompt named {name!r}",
+                envelope="INVALID_ARGUMENTS",
+                hint=f"available prompts: {', '.join(known)}",
+                field="name",
+            )
 
 
 class _SessionTools(Extension):

@@ -42,6 +42,8 @@ __all__ = [
     "HANDLE_META_KEY",
     "ClientSession",
     "ClientSessions",
+    "connection_key",
+    "connection_of",
     "current_client",
 ]
 
@@ -51,6 +53,7 @@ HANDLE_META_KEY: Final = "dev.skilldeck/session"
 DEFAULT_IDLE_TIMEOUT: Final = 30 * 60.0
 DEFAULT_MAX_SESSIONS: Final = 1000
 _STATE_KEY: Final = "dev.skilldeck/client"
+_ENDS_KEY: Final = "dev.skilldeck/ends-session"
 
 # The client of the request being handled (set by the server middleware), so code
 # the SDK calls without a context, such as the subscription bus, can tell who asks.
@@ -100,26 +103,25 @@ class ClientSessions:
 
     def key_for(self, ctx: ServerRequestContext[Any, Any]) -> str | None:
         """The client key of this request, or ``None`` for a session-less request."""
-        connection = _connection_of(ctx)
+        connection = connection_of(ctx)
         if connection is None:
             return None
         if connection.protocol_version not in MODERN_PROTOCOL_VERSIONS:
-            key = connection.state.get(_STATE_KEY)
-            if key is None:
-                key = "conn:" + secrets.token_hex(8)
-                connection.state[_STATE_KEY] = key
+            key = connection_key(connection)
+            if not connection.state.get(_ENDS_KEY):
+                connection.state[_ENDS_KEY] = True
                 # the session ends with the connection (stdio EOF, HTTP DELETE or idle)
                 connection.exit_stack.callback(self.drop, key)
-            return str(key)
+            return key
         if connection.has_standalone_channel:  # a 2026-07-28 duplex stream (stdio)
             outbound = connection.outbound
             with self._lock:
-                key = self._streams.get(outbound)
-                if key is None:
-                    key = "pipe:" + secrets.token_hex(8)
-                    self._streams[outbound] = key
-                    weakref.finalize(outbound, self.drop, key)
-            return key
+                pipe = self._streams.get(outbound)
+                if pipe is None:
+                    pipe = "pipe:" + secrets.token_hex(8)
+                    self._streams[outbound] = pipe
+                    weakref.finalize(outbound, self.drop, pipe)
+            return pipe
         handle = _handle_of(ctx.params)
         if handle is not None and self.lookup(handle) is not None:
             return handle
@@ -186,7 +188,16 @@ class ClientSessions:
             del self._sessions[key]
 
 
-def _connection_of(ctx: ServerRequestContext[Any, Any]) -> Any:
+def connection_key(connection: Any) -> str:
+    """The client key of a handshake-era connection (kept in its per-connection state)."""
+    key = connection.state.get(_STATE_KEY)
+    if key is None:
+        key = "conn:" + secrets.token_hex(8)
+        connection.state[_STATE_KEY] = key
+    return str(key)
+
+
+def connection_of(ctx: ServerRequestContext[Any, Any]) -> Any:
     """The SDK connection a request arrived on.
 
     ``ServerSession`` keeps it private in ``mcp`` 2.3 (the SDK's newer ``Context``

@@ -156,6 +156,7 @@ class ToolFallback:
             after = tuple(t.name for t in self._offered(session))
             seen = client.listed if client.listed is not None else tuple(before)
             if after != seen:
+                logger.info("tools of this session changed: %s", ", ".join(after))
                 client.listed = None
                 await self._tools_changed(ctx, client)
         return _result(envelope, meta)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any, Final, Literal
 
+from mcp.shared.exceptions import MCPError
 from mcp_types import (
     CacheableResult,
     PaginatedRequestParams,
@@ -41,6 +42,7 @@ __all__ = [
     "ListSkillsResult",
     "SkillEntry",
     "SkillResource",
+    "protocol_error",
 ]
 
 EXTENSION_ID: Final = "io.modelcontextprotocol/skills"
@@ -49,6 +51,21 @@ MAX_FILES: Final = 512
 MAX_TOTAL_BYTES: Final = 16 * 1024 * 1024
 INVALID_PARAMS: Final = -32602
 INTERNAL_ERROR: Final = -32603
+
+
+def protocol_error(
+    code: int, message: str, *, envelope: str, hint: str | None = None, **data: Any
+) -> MCPError:
+    """A JSON-RPC error whose ``data`` carries the Python envelope's error ``code``.
+
+    ``data`` is ``{"code": ENVELOPE_CODE, "hint"?: ..., **context}`` (e.g. ``uri``,
+    ``field``), so a client sees the same code over MCP as through the tools.
+    """
+    payload: dict[str, Any] = {"code": envelope}
+    if hint:
+        payload["hint"] = hint
+    payload.update(data)
+    return MCPError(code, message, payload)
 
 
 class GetSkillParams(RequestParams):

@@ -1,0 +1,143 @@
+"""Protocol errors with the envelope's code, logging/setLevel, completion/complete."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client
+from mcp.shared.exceptions import MCPError
+from mcp_types import (
+    LoggingMessageNotificationParams,
+    PromptReference,
+    ResourceTemplateReference,
+)
+
+import skilldeck
+from skilldeck.mcp import create_server
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+@pytest.mark.parametrize("budget", ["abc", "-5", "1000 lines", "0"])
+async def test_bad_prompt_argument_names_the_field(
+    tree: dict[str, Path], mode: str, budget: str
+) -> None:
+    server = create_server(roots=[tree["high"]])
+    async with Client(server, mode=mode) as client:
+        with pytest.raises(MCPError) as err:
+            await client.get_prompt("skills_catalog", {"budget": budget})
+        assert err.value.error.code == -32602
+        assert "budget" in err.value.error.message
+        assert err.value.error.data["code"] == "INVALID_ARGUMENTS"
+        assert err.value.error.data["field"] == "budget"
+        with pytest.raises(MCPError) as err:
+            await client.get_prompt("nope")
+        assert err.value.error.code == -32602
+        assert err.value.error.data == {
+            "code": "INVALID_ARGUMENTS",
+            "hint": "available prompts: skills_catalog",
+            "field": "name",
+        }
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_errors_carry_the_envelope_code(tree: dict[str, Path], mode: str, h: Any) -> None:
+    server = create_server(roots=[tree["low"], tree["high"]])
+    async with Client(server, mode=mode) as client:
+        cases = [
+            (h.get_skill(client, "skill://nope/SKILL.md"), "SKILL_NOT_FOUND"),
+            (h.read_dir(client, "skill://nope"), "FILE_NOT_FOUND"),
+            (h.read_dir(client, "skill://alpha/SKILL.md"), "FILE_NOT_FOUND"),
+            (h.read_dir(client, "skill://alpha", cursor="garbage"), "INVALID_ARGUMENTS"),
+            (client.read_resource("skill://alpha/nope.md"), "FILE_NOT_FOUND"),
+            (client.read_resource("skill://alpha/references"), "FILE_NOT_FOUND"),
+        ]
+        for call, code in cases:
+            with pytest.raises(MCPError) as err:
+                await call
+            assert err.value.error.code == -32602
+            assert err.value.error.data["code"] == code, err.value.error
+
+
+async def _logs_until(inbox: list[LoggingMessageNotificationParams], text: str) -> None:
+    with anyio.fail_after(10):
+        while not any(text in str(m.data) for m in inbox):
+            await anyio.sleep(0.02)
+
+
+@pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")
+async def test_set_level_sends_logs_to_that_client(tool_root: Path) -> None:
+    catalog = skilldeck.Catalog.from_roots([tool_root])
+    runtime = skilldeck.SkillRuntime(catalog, scripts=True, declared_tools=True)
+    server = create_server(catalog, runtime=runtime, allow_exec=True)
+    got_a: list[LoggingMessageNotificationParams] = []
+    got_b: list[LoggingMessageNotificationParams] = []
+    got_c: list[LoggingMessageNotificationParams] = []
+
+    def inbox(into: list[LoggingMessageNotificationParams]) -> Any:
+        async def callback(params: LoggingMessageNotificationParams) -> None:
+            into.append(params)
+
+        return callback
+
+    async with (
+        Client(server, mode="legacy", logging_callback=inbox(got_a)) as a,
+        Client(server, mode="legacy", logging_callback=inbox(got_b)) as b,
+        Client(server, mode="legacy", logging_callback=inbox(got_c)) as c,
+    ):
+        caps = a.session.server_capabilities
+        assert caps is not None and caps.logging is not None
+        await a.session.set_logging_level("info")
+        await b.session.set_logging_level("error")
+        await a.call_tool("skills_load", {"name": "echo"})
+        await _logs_until(got_a, "say")  # A's own request: only A hears it
+        assert got_a[-1].level == "info" and got_a[-1].logger == "skilldeck.mcp"
+        (tool_root / "echo" / "notes.md").write_text("new\n")
+        await server.refresh()  # not a request: every client at that level hears it
+        await _logs_until(got_a, "catalog changed")
+        await c.session.set_logging_level("debug")
+        await c.call_tool("skills_load", {"name": "echo"})
+        await _logs_until(got_c, "tools of this session changed")
+        await anyio.sleep(0.2)
+        assert got_b == []  # at "error", B hears none of these
+        changes = [m for m in got_a if "tools of this session changed" in str(m.data)]
+        assert len(changes) == 1  # C's change stays C's
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_completion_of_skill_names_and_paths(tree: dict[str, Path], mode: str) -> None:
+    server = create_server(roots=[tree["low"], tree["high"]])
+    async with Client(server, mode=mode) as client:
+        caps = client.session.server_capabilities
+        assert caps is not None and caps.completions is not None
+        templates = (await client.list_resource_templates()).resource_templates
+        template = next(t.uri_template for t in templates if t.uri_template.startswith("skill://"))
+        ref = ResourceTemplateReference(type="ref/resource", uri=template)
+        names = await client.complete(ref, {"name": "skill", "value": ""})
+        assert names.completion.values == ["alpha", "beta", "root1"]
+        some = await client.complete(ref, {"name": "skill", "value": "b"})
+        assert some.completion.values == ["beta"]
+        paths = await client.complete(
+            ref, {"name": "path", "value": "references/"}, context_arguments={"skill": "alpha"}
+        )
+        assert paths.completion.values == ["references/deep/more.txt", "references/guide.md"]
+        shadowed = await client.complete(
+            ref, {"name": "path", "value": ""}, context_arguments={"skill": "root1"}
+        )
+        assert shadowed.completion.values == ["alpha/SKILL.md"]
+        none = await client.complete(
+            ref, {"name": "path", "value": ""}, context_arguments={"skill": "nope"}
+        )
+        assert none.completion.values == []
+        prompt = PromptReference(type="ref/prompt", name="skills_catalog")
+        budgets = await client.complete(prompt, {"name": "budget", "value": "1"})
+        assert budgets.completion.values == ["1000 tokens", "16000"]

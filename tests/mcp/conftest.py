@@ -153,10 +153,15 @@ def free_port() -> int:
 
 @contextlib.contextmanager
 def serve_http(
-    roots: list[Path], port: int, *extra: str, env: dict[str, str] | None = None
+    roots: list[Path],
+    port: int,
+    *extra: str,
+    env: dict[str, str] | None = None,
+    host: str = "127.0.0.1",
 ) -> Iterator[subprocess.Popen[bytes]]:
-    """``skilldeck serve --transport http`` on ``port`` until the block ends."""
+    """``skilldeck serve --transport http`` on ``host``:``port`` until the block ends."""
     cmd = [sys.executable, "-m", "skilldeck", "serve", "--transport", "http", "--port", str(port)]
+    cmd += ["--host", host]
     for root in roots:
         cmd += ["--root", str(root)]
     cmd += list(extra)
@@ -172,8 +177,9 @@ def serve_http(
                     raise RuntimeError(
                         "server did not start: " + log.read().decode(errors="replace")
                     )
-                with socket.socket() as s:
-                    if s.connect_ex(("127.0.0.1", port)) == 0:
+                family = socket.AF_INET6 if ":" in host else socket.AF_INET
+                with socket.socket(family) as s:
+                    if s.connect_ex((host.rstrip("."), port)) == 0:
                         break
                 time.sleep(0.05)
             yield proc

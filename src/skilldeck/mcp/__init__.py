@@ -24,7 +24,15 @@ from typing import TYPE_CHECKING, Literal
 
 from skilldeck.mcp import _approvals
 from skilldeck.mcp._extension import CachePolicy, SkillsExtension
-from skilldeck.mcp._http import TOKEN_ENV, check_bind, http_app, is_loopback, run_http, run_stdio
+from skilldeck.mcp._http import (
+    TOKEN_ENV,
+    check_bind,
+    http_app,
+    is_loopback,
+    rebinding_settings,
+    run_http,
+    run_stdio,
+)
 from skilldeck.mcp._index import SkillIndex
 from skilldeck.mcp._prompt import PROMPT_NAME
 from skilldeck.mcp._server import SkillServer
@@ -78,6 +86,7 @@ __all__ = [
     "create_server",
     "http_app",
     "is_loopback",
+    "rebinding_settings",
     "run_http",
     "run_stdio",
 ]

@@ -4,6 +4,13 @@ HTTP binds to loopback by default. Binding anywhere else needs a bearer token
 (``--token`` or ``SKILLDECK_MCP_TOKEN``); without one ``check_bind`` refuses.
 With a token every HTTP request must carry ``Authorization: Bearer <token>``
 (compared in constant time) or gets ``401``.
+
+Served on a loopback address (all of ``127.0.0.0/8``, ``localhost`` and
+``localhost.``, ``::1`` in any spelling; the only addresses served without a
+token), with or without a token, every request must
+name a loopback host in ``Host`` (else ``421``) and, when it sends one, a
+loopback ``Origin`` (else ``403``): a web page whose DNS name was rebound to
+``127.0.0.1`` cannot talk to the server (``rebinding_settings``).
 """
 
 from __future__ import annotations
@@ -16,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from skilldeck._errors import ConfigError
 
 if TYPE_CHECKING:
+    from mcp.server.transport_security import TransportSecuritySettings
     from starlette.types import ASGIApp, Receive, Scope, Send
 
     from skilldeck.mcp._server import SkillServer
@@ -26,6 +34,7 @@ __all__ = [
     "check_bind",
     "http_app",
     "is_loopback",
+    "rebinding_settings",
     "run_http",
     "run_stdio",
 ]
@@ -42,6 +51,39 @@ def is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host.strip("[]")).is_loopback
     except ValueError:
         return False
+
+
+def _host_forms(host: str) -> list[str]:
+    """How a Host header may name ``host`` (without a port)."""
+    bare = host.strip("[]").lower()
+    try:
+        address = ipaddress.ip_address(bare)
+    except ValueError:
+        return [bare, bare.rstrip(".") + "."] if bare.rstrip(".") == "localhost" else [bare]
+    if address.version == 6:
+        forms = {f"[{bare}]", f"[{address.compressed}]", f"[{address.exploded}]"}
+        return sorted(forms)
+    return [address.compressed]
+
+
+def rebinding_settings(host: str) -> TransportSecuritySettings:
+    """Host/Origin checks for a server reachable without a token (DNS-rebinding protection).
+
+    Allowed: the address served and the usual loopback names (``127.0.0.1``,
+    ``localhost``, ``localhost.``, ``[::1]``), each with or without a port.
+    """
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    names: list[str] = []
+    for name in (host, "127.0.0.1", "localhost", "::1"):
+        for form in _host_forms(name):
+            if form not in names:
+                names.append(form)
+    hosts = [h for name in names for h in (name, f"{name}:*")]
+    origins = [f"{scheme}://{h}" for scheme in ("http", "https") for h in hosts]
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins
+    )
 
 
 def check_bind(host: str, token: str | None) -> None:
@@ -94,6 +136,8 @@ def http_app(server: SkillServer, *, host: str = "127.0.0.1", token: str | None 
             "session_idle_timeout": server.tools.sessions.idle_timeout,
             "max_sessions": server.tools.sessions.max_sessions,
         }
+    if not token or is_loopback(host):  # reachable by any local page: check Host and Origin
+        limits["transport_security"] = rebinding_settings(host)
     app = server.streamable_http_app(streamable_http_path=MCP_PATH, host=host, **limits)
     return BearerAuth(app, token) if token else app
 

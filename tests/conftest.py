@@ -10,7 +10,14 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 CORPUS = REPO.parent / "shared" / "corpus"
 
-_STRIP_PREFIXES = ("SKILLDECK_", "SKILLS_DIR", "CUSTOM_SKILLS_DIR", "XDG_")
+_STRIP_PREFIXES = (
+    "SKILLDECK_",
+    "SKILLS_DIR",
+    "CUSTOM_SKILLS_DIR",
+    "XDG_",
+    "CODEX_HOME",
+    "CLAUDE_CONFIG_DIR",
+)
 
 
 @pytest.fixture(autouse=True)

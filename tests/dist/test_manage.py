@@ -105,10 +105,11 @@ def test_disable_and_enable_survive_an_update(tmp_path: Path) -> None:
     assert skilldeck.list_installed()[0].enabled
 
 
-def test_update_without_names_or_all_says_what_to_do() -> None:
-    with pytest.raises(skilldeck.InstallError) as info:
-        skilldeck.update()
-    assert info.value.hint
+def test_update_without_names_updates_everything(tmp_path: Path) -> None:
+    assert skilldeck.update().skills == ()
+    skilldeck.install(str(make_skill(tmp_path / "a", "first")))
+    skilldeck.install(str(make_skill(tmp_path / "b", "second")))
+    assert [u.name for u in skilldeck.update().skills] == ["first", "second"]
 
 
 def test_update_of_an_unknown_skill_names_the_installed_ones(tmp_path: Path) -> None:

@@ -4,12 +4,16 @@
 source      roots (lowest first; a later root wins over an earlier one)      trust
 ==========  ===============================================================  =========
 bundled     the package's ``_bundled/`` folder                               bundled
-user        ``~/.agents/skills``, ``~/.claude/skills``, ``dirs().user_skills``  user
+user        ``$XDG_CONFIG_HOME/agents/skills``, ``~/.agent/skills``,
+            ``~/.agents/skills``, ``$CODEX_HOME/skills`` (``~/.codex``),
+            ``$CLAUDE_CONFIG_DIR/skills`` (``~/.claude``),
+            ``dirs().user_skills``                                            user
 extra       ``SKILLS_DIR``, ``[catalog] roots`` (immediate) and ``recursive``
             (recursive), ``SKILLDECK_PATH``, ``CUSTOM_SKILLS_DIR`` (see
             ``_envroots``)                                                     user
 project     from the repository root down to the working directory, in each
-            folder ``.claude/skills`` then ``.agents/skills``                 user
+            folder ``.agent/skills``, ``.claude/skills`` then ``.agents/skills``
+                                                                              user
 installed   ``dirs().installed``, ``<project>/.skilldeck/skills``, and the
             ``path`` of each ``[plugins.<name>]`` table                       untrusted
 ==========  ===============================================================  =========
@@ -60,14 +64,23 @@ def _home() -> Path:
     return Path(os.path.expanduser("~"))
 
 
+def _env_dir(var: str, default: Path) -> Path:
+    value = os.environ.get(var, "").strip()
+    return Path(value).expanduser() if value else default
+
+
 def _default_roots(kind: str, config: Config, cwd: str | os.PathLike[str] | None) -> list[Root]:
     if kind == "bundled":
         return [Root(bundled_root())]
     if kind == "user":
         home = _home()
+        config_home = _env_dir("XDG_CONFIG_HOME", home / ".config")
         return [
+            Root(config_home / "agents" / "skills"),  # the universal layout's user folder
+            Root(home / ".agent" / "skills"),  # openskills --global --universal
             Root(home / ".agents" / "skills"),
-            Root(home / ".claude" / "skills"),
+            Root(_env_dir("CODEX_HOME", home / ".codex") / "skills"),
+            Root(_env_dir("CLAUDE_CONFIG_DIR", home / ".claude") / "skills"),
             Root(dirs().user_skills),
         ]
     if kind == "extra":
@@ -78,6 +91,7 @@ def _default_roots(kind: str, config: Config, cwd: str | os.PathLike[str] | None
     if kind == "project":
         roots: list[Root] = []
         for folder in project_folders(cwd):
+            roots.append(Root(folder / ".agent" / "skills"))  # openskills --universal
             roots.append(Root(folder / ".claude" / "skills"))
             roots.append(Root(folder / ".agents" / "skills"))
         return roots

@@ -23,6 +23,7 @@ from skilldeck._digest import skill_digest
 from skilldeck._errors import InstallError, SkillNotFoundError
 from skilldeck._events import SinkLike, SkillsInstalled
 
+from ._agents import AGENTS, ALIASES, agent_dir
 from ._fsops import copy_skill_tree, exchange, remove_tree
 from ._model import ExportedSkill, ExportResult, InstallLimits, Scope
 from ._state import layout
@@ -30,11 +31,11 @@ from ._support import emit, validate
 
 __all__ = ["AGENT_HOMES", "export_skills", "export_target"]
 
-#: Skills folders of other agents, relative to a home (user scope) or a project.
-AGENT_HOMES: dict[str, str] = {
-    "claude": ".claude/skills",
-    "agents": ".agents/skills",
-    "codex": ".codex/skills",
+#: Each agent id (and the older spellings ``claude`` and ``agents``) with its
+#: user-level skills folder (``~`` is the home; ``None``: project only).
+AGENT_HOMES: dict[str, str | None] = {
+    **{a.id: a.user_dir for a in AGENTS.values()},
+    **{alias: AGENTS[target].user_dir for alias, target in ALIASES.items()},
 }
 _TMP_PREFIX = ".skilldeck-tmp-"
 
@@ -46,25 +47,35 @@ def export_target(
     home: str | os.PathLike[str] | None = None,
     cwd: str | os.PathLike[str] | None = None,
 ) -> Path:
-    """The skills folder for ``to``: ``claude``/``agents``/``codex`` or a folder.
+    """The skills folder for ``to``: an agent id (``claude-code``, ``codex``,
+    ``cursor``... as ``skilldeck agents`` lists them) or a folder.
 
-    For an agent name the folder is under ``home`` when given (an isolated
-    agent home), else under the user's home (``scope="user"``) or the project
-    root (``scope="project"``).
+    For an agent the folder is its user-level one (under ``home`` when given:
+    an isolated agent home) or, with ``scope="project"``, its project folder
+    under the project root. A value that is neither a known id nor a path
+    (holding ``/``, or starting with ``.`` or ``~``) is refused with
+    ``InstallError``, so a typo never creates a folder.
     """
     key = os.fspath(to)
-    if key in AGENT_HOMES:
-        if home is not None:
-            base = Path(home)
-        elif scope == "project":
-            base = project_base(cwd)
-        else:
-            base = Path.home()
-        return base / AGENT_HOMES[key]
+    agent_id = ALIASES.get(key, key)
+    if not isinstance(to, os.PathLike) and agent_id in AGENTS:
+        agent = AGENTS[agent_id]
+        if scope == "project" and home is None:
+            return agent_dir(agent, scope="project", project=project_base(cwd))
+        return agent_dir(agent, scope="user", home=Path(home) if home is not None else None)
+    if not isinstance(to, os.PathLike) and not _looks_like_path(key):
+        raise InstallError(
+            f"unknown agent {key!r}",
+            hint="give an agent id (see `skilldeck agents`) or a folder path such as ./skills",
+        )
     path = Path(key).expanduser()
     if not path.is_absolute():
         path = (Path(cwd) if cwd is not None else Path.cwd()) / path
     return path
+
+
+def _looks_like_path(text: str) -> bool:
+    return "/" in text or os.sep in text or text.startswith((".", "~"))
 
 
 def _resolve(item: str | os.PathLike[str], cwd: Path) -> Path:

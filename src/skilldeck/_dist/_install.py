@@ -8,7 +8,7 @@ import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from skilldeck._config import load_config
 from skilldeck._diagnostics import Diagnostic, Severity
@@ -19,6 +19,7 @@ from skilldeck._paths import is_regular_file
 from skilldeck._scan import install_scan, scan_mode
 
 from . import _record  # noqa: F401  (registers the config writer)
+from ._agents import resolve_agents
 from ._archive import extract_archive
 from ._fsops import copy_skill_tree
 from ._git import fetch_commit
@@ -28,10 +29,12 @@ from ._model import (
     InstallProgress,
     InstallResult,
     LockEntry,
+    Placement,
     ProgressCallback,
     Scope,
     SourceSpec,
 )
+from ._placements import conflicts, place, targets
 from ._source import parse_source
 from ._state import Layout, Stage, apply_ops, checkpoint, layout, now_iso, swap_in
 from ._support import emit, revoke_approvals, validate
@@ -297,7 +300,44 @@ def select_skills(
     )
 
 
-def lock_entry(spec: SourceSpec, staged: Staged, commit: str | None, when: str) -> LockEntry:
+def _refuse_existing(
+    lay: Layout,
+    staged: Sequence[Staged],
+    entries: dict[str, LockEntry],
+    wanted: Sequence[Placement],
+) -> None:
+    """Without ``force``: a skill of the same name, or an agent folder holding
+    something else, stops the install before anything is asked or changed."""
+    for s in staged:
+        if os.path.lexists(lay.skill_dir(s.name)):
+            prev = entries.get(s.name)
+            origin = f" from {prev.source_display}" if prev else ""
+            raise InstallError(
+                f"a skill named {s.name!r} is already installed{origin} ({lay.skill_dir(s.name)})",
+                skill=s.name,
+                hint=f"replace it with --force, install beside it with --name NEW-NAME, "
+                f"or leave it and run `skilldeck update {s.name}`",
+            )
+        where = targets(lay.scope, lay.base, s.name, wanted)
+        taken = conflicts(where, lay.skill_dir(s.name), [s.digest])
+        if taken:
+            raise InstallError(
+                f"{taken[0].path} already holds a skill named {s.name!r} that skilldeck "
+                "did not install",
+                skill=s.name,
+                path=str(taken[0].path),
+                hint="replace it with --force, or install under another name with --name NEW-NAME",
+            )
+
+
+def lock_entry(
+    spec: SourceSpec,
+    staged: Staged,
+    commit: str | None,
+    when: str,
+    *,
+    placements: tuple[Placement, ...] = (),
+) -> LockEntry:
     return LockEntry(
         name=staged.name,
         kind=spec.kind,
@@ -310,6 +350,7 @@ def lock_entry(spec: SourceSpec, staged: Staged, commit: str | None, when: str) 
         files=staged.files,
         installed_at=when,
         updated_at=when,
+        placements=placements,
     )
 
 
@@ -375,6 +416,8 @@ def install(
     on_progress: ProgressCallback | None = None,
     confirm: ConfirmCallback | None = None,
     events: SinkLike | None = None,
+    agents: Sequence[str] | None = None,
+    copy: bool = False,
 ) -> InstallResult:
     """Install skills from a git URL, ``owner/repo``, a local folder or an archive.
 
@@ -386,10 +429,24 @@ def install(
     skills needs ``skills=[...]`` or ``all_skills=True``. An installed skill of
     the same name is replaced only with ``force=True``. ``confirm`` sees the
     plan (names, warnings, replacements) and may return False to cancel.
+
+    ``agents`` (ids of the agent table, ``"*"`` for every agent found on this
+    machine) also places each skill in those agents' folders for the scope:
+    a link to the installed copy, or a copy with ``copy=True``. The lockfile
+    records the placements; update, remove and enable/disable keep them in step.
     """
     lim = limits or InstallLimits()
     spec = parse_source(source, ref=ref, subpath=subpath, cwd=cwd)
     lay = layout(scope, cwd=cwd)
+    picked_agents = resolve_agents(agents or ())
+    mode: Literal["link", "copy"] = "copy" if copy else "link"
+    wanted = tuple(Placement(a.id, mode) for a in picked_agents)
+    for a in picked_agents:
+        if scope == "user" and a.user_dir is None:
+            raise InstallError(
+                f"{a.display} has no user-level skills folder (project only)",
+                hint=f"use --scope project with --agent {a.id}",
+            )
     if name is not None and (all_skills or (skills and len(skills) > 1)):
         raise InstallError("--name applies to one skill only", hint="install them one at a time")
     with Stage(lay) as stage:
@@ -402,12 +459,15 @@ def install(
             raise InstallError(
                 "--name applies to one skill only", hint="pick one skill with --skill"
             )
-        mode = scan_mode(load_config(cwd=cwd))
+        scan = scan_mode(load_config(cwd=cwd))
         staged = [
-            stage_skill(p, tree, stage, lim, name=name, on_progress=on_progress, scan=mode)
+            stage_skill(p, tree, stage, lim, name=name, on_progress=on_progress, scan=scan)
             for p in picked
         ]
         checkpoint("staging")
+        entries = lay.read_lock()
+        if not force:
+            _refuse_existing(lay, staged, entries, wanted)
         if confirm is not None:
             plan = InstallPlan(
                 spec,
@@ -427,25 +487,28 @@ def install(
             if not confirm(plan):
                 raise InstallError("install cancelled; nothing was changed")
         when = now_iso()
+        placed: dict[str, tuple[str, ...]] = {}
         with lay.locked():
             entries = lay.read_lock()
+            if not force:
+                _refuse_existing(lay, staged, entries, wanted)
+            items = []
             for s in staged:
-                if os.path.lexists(lay.skill_dir(s.name)) and not force:
-                    prev = entries.get(s.name)
-                    origin = f" from {prev.source_display}" if prev else ""
-                    raise InstallError(
-                        f"a skill named {s.name!r} is already installed{origin} "
-                        f"({lay.skill_dir(s.name)})",
-                        skill=s.name,
-                        hint=f"use --force to replace it, --name to install under another "
-                        f"name, or `skilldeck update {s.name}`",
-                    )
-            items = [(s, lock_entry(spec, s, commit, when)) for s in staged]
+                prev = entries.get(s.name)
+                keep = [p for p in (prev.placements if prev else ()) if p not in wanted]
+                merged = tuple(p for p in keep if p.agent not in {w.agent for w in wanted})
+                entry = lock_entry(spec, s, commit, when, placements=merged + wanted)
+                items.append((s, entry))
             replaced = commit_staged(lay, stage, items)
-            for s, was_replaced in zip(staged, replaced, strict=True):
+            for (s, entry), was_replaced in zip(items, replaced, strict=True):
                 prev = entries.get(s.name)
                 if was_replaced and prev is not None and prev.digest != s.digest:
                     revoke_approvals(s.name, prev.digest)
+                where = targets(lay.scope, lay.base, s.name, entry.placements)
+                known = [s.digest] + ([prev.digest] if prev else [])
+                placed[s.name] = tuple(
+                    place(where, lay.skill_dir(s.name), digests=known, force=force, limits=lim)
+                )
     result = InstallResult(
         scope=scope,
         source=spec,
@@ -461,6 +524,7 @@ def install(
                 replaced=r,
                 file_count=len(s.files),
                 warnings=s.warnings,
+                placed=placed.get(s.name, ()),
             )
             for (s, entry), r in zip(items, replaced, strict=True)
         ),

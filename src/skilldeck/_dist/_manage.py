@@ -24,6 +24,7 @@ from ._model import (
     FileChanges,
     InstallLimits,
     LockEntry,
+    PlacementCheck,
     ProgressCallback,
     RemoveResult,
     Scope,
@@ -33,10 +34,32 @@ from ._model import (
     UpdateResult,
     VerifyReport,
 )
+from ._placements import check, place, targets, unplace
 from ._state import Layout, Stage, apply_ops, checkpoint, layout, now_iso, swap_out
 from ._support import emit, revoke_approvals
 
 __all__ = ["InstalledInfo", "list_installed", "remove", "set_skill_enabled", "update", "verify"]
+
+
+def _enabled(name: str, cwd: str | os.PathLike[str] | None) -> bool:
+    config = load_config(cwd=cwd)
+    disabled = set(config.disabled)
+    if name in disabled or f"installed:{name}" in disabled:
+        return False
+    return config.plugins.get(name, {}).get("enabled") is not False
+
+
+def _sync_placements(
+    lay: Layout, entry: LockEntry, digests: list[str], cwd: str | os.PathLike[str] | None
+) -> tuple[tuple[str, ...], str | None]:
+    """Bring an installed skill's placements in line (after an update): (paths, problem)."""
+    if not entry.placements or not _enabled(entry.name, cwd):
+        return (), None
+    where = targets(lay.scope, lay.base, entry.name, entry.placements)
+    try:
+        return tuple(place(where, lay.skill_dir(entry.name), digests=digests)), None
+    except (InstallError, OSError) as exc:
+        return (), f"placement not refreshed: {getattr(exc, 'message', exc)}"
 
 
 def _unknown(name: str, lay: Layout, entries: dict[str, LockEntry]) -> SkillNotFoundError:
@@ -56,9 +79,7 @@ def _pick(
             if n not in entries:
                 raise _unknown(n, lay, entries)
         return [entries[n] for n in dict.fromkeys(names)]
-    if all_skills:
-        return [entries[n] for n in sorted(entries)]
-    raise InstallError("name the skills to update, or pass --all", hint="skilldeck update NAME")
+    return [entries[n] for n in sorted(entries)]  # no names: every installed skill
 
 
 def update(
@@ -73,6 +94,9 @@ def update(
     events: SinkLike | None = None,
 ) -> UpdateResult:
     """Fetch installed skills' sources again and install what changed.
+
+    ``names`` picks skills; without names every installed skill of the scope
+    is updated (``all_skills`` says the same explicitly).
 
     Skills are compared by content digest; each result lists the files added,
     removed and modified relative to what is on disk now. A skill pinned to a
@@ -182,6 +206,16 @@ def update(
                     changes,
                     approvals_revoked=revoked,
                 )
+    if not dry_run and any(e.placements for e in chosen):
+        with lay.locked():
+            fresh = lay.read_lock()
+            for e in chosen:
+                u = results[e.name]
+                cur = fresh.get(e.name)
+                if u.status == "failed" or cur is None:
+                    continue
+                paths, problem = _sync_placements(lay, cur, [e.digest, cur.digest], cwd)
+                results[e.name] = replace(u, placed=paths, error=problem or u.error)
     ordered = tuple(results[e.name] for e in chosen)
     updated = tuple(u.name for u in ordered if u.status == "updated")
     if updated:
@@ -212,6 +246,7 @@ def remove(
         if name not in entries and not os.path.lexists(target):
             raise _unknown(name, lay, entries)
         old_digest = entries[name].digest if name in entries else None
+        old_places = entries[name].placements if name in entries else ()
         ops = [{"op": "remove", "name": name}]
         stage.write_intent(ops)
         checkpoint("swap")
@@ -220,10 +255,14 @@ def remove(
             swap_out(lay, name, stage.path / "old" / name)
         checkpoint("record")
         apply_ops(lay, ops)
+        where = targets(lay.scope, lay.base, name, old_places)
+        removed, kept = unplace(where, target, [old_digest] if old_digest else [])
     if old_digest is not None:
         revoke_approvals(name, old_digest)
     emit(events, SkillsRemoved(skills=(name,), location=str(lay.installed)))
-    return RemoveResult(scope=scope, name=name, path=str(target))
+    return RemoveResult(
+        scope=scope, name=name, path=str(target), unplaced=tuple(removed), kept=tuple(kept)
+    )
 
 
 def _stray_entries(folder: Path) -> list[str]:
@@ -274,13 +313,29 @@ def verify(
             problem = "links or special files: " + ", ".join(stray[:5])
         elif actual != entry.digest:
             problem = "files differ from the lockfile"
+        places = _placement_checks(lay, entry, cwd)
+        drift = [p for p in places if p.problem]
+        if problem is None and drift:
+            problem = f"agent folder {drift[0].path}: {drift[0].problem}"
         checks.append(
-            SkillVerification(entry.name, problem is None, entry.digest, actual, changes, problem)
+            SkillVerification(
+                entry.name, problem is None, entry.digest, actual, changes, problem, places
+            )
         )
     untracked: tuple[str, ...] = ()
     if lay.installed.is_dir():
         untracked = tuple(sorted(p.name for p in lay.installed.iterdir() if p.name not in entries))
     return VerifyReport(scope=scope, skills=tuple(checks), untracked=untracked)
+
+
+def _placement_checks(
+    lay: Layout, entry: LockEntry, cwd: str | os.PathLike[str] | None
+) -> tuple[PlacementCheck, ...]:
+    if not entry.placements:
+        return ()
+    where = targets(lay.scope, lay.base, entry.name, entry.placements)
+    enabled = _enabled(entry.name, cwd)
+    return tuple(check(where, lay.skill_dir(entry.name), entry.digest, enabled=enabled))
 
 
 @dataclass(frozen=True, slots=True)
@@ -298,6 +353,12 @@ class InstalledInfo:
     enabled: bool
     installed_at: str
     updated_at: str
+    #: agent folders that show the skill, each checked on disk
+    placements: tuple[PlacementCheck, ...] = ()
+
+    @property
+    def agents(self) -> tuple[str, ...]:
+        return tuple(a for p in self.placements for a in p.agents)
 
 
 def list_installed(
@@ -328,6 +389,7 @@ def list_installed(
                     enabled=enabled,
                     installed_at=entry.installed_at,
                     updated_at=entry.updated_at,
+                    placements=_placement_checks(lay, entry, cwd),
                 )
             )
     return tuple(out)
@@ -344,6 +406,8 @@ def set_skill_enabled(
 
     Edits ``[catalog].disabled`` in the scope's config file, and the
     ``enabled`` flag of ``[plugins.<name>]`` when the skill was installed.
+    An installed skill placed in agents' folders is taken out of them when
+    disabled (agents have no disabled list) and put back when enabled.
     Returns the config file written.
     """
 
@@ -364,4 +428,14 @@ def set_skill_enabled(
         if isinstance(plugins, Table) and isinstance(plugins.get(name), Table):
             plugins[name]["enabled"] = enabled
 
-    return update_config(scope, mutate, cwd=cwd)
+    written = update_config(scope, mutate, cwd=cwd)
+    lay = layout(scope, cwd=cwd)
+    entry = lay.read_lock().get(name)
+    if entry is not None and entry.placements:
+        where = targets(lay.scope, lay.base, name, entry.placements)
+        with lay.locked():
+            if enabled:
+                place(where, lay.skill_dir(name), digests=[entry.digest])
+            else:
+                unplace(where, lay.skill_dir(name), [entry.digest])
+    return written

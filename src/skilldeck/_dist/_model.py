@@ -17,6 +17,8 @@ __all__ = [
     "InstallResult",
     "InstalledSkill",
     "LockEntry",
+    "Placement",
+    "PlacementCheck",
     "ProgressCallback",
     "RemoveResult",
     "Scope",
@@ -79,6 +81,46 @@ class InstallProgress:
 ProgressCallback = Callable[[InstallProgress], None]
 
 
+PlacementMode = Literal["link", "copy"]
+
+
+@dataclass(frozen=True, slots=True)
+class Placement:
+    """An agent's folder that shows an installed skill: a link to skilldeck's
+    installed copy (``link``, the default) or a copy of it (``copy``).
+
+    Only the agent id and mode are recorded; the folder is derived from the
+    agent table and the scope each time, never read back from the lockfile.
+    """
+
+    agent: str
+    mode: PlacementMode = "link"
+
+    def to_json(self) -> dict[str, str]:
+        return {"agent": self.agent, "mode": self.mode}
+
+    @classmethod
+    def from_json(cls, data: Any) -> Placement:
+        if not isinstance(data, dict) or not isinstance(data.get("agent"), str):
+            raise ValueError("a placement needs an agent id")
+        mode = data.get("mode", "link")
+        if mode not in ("link", "copy"):
+            raise ValueError(f"unknown placement mode {mode!r}")
+        return cls(agent=data["agent"], mode=mode)
+
+
+@dataclass(frozen=True, slots=True)
+class PlacementCheck:
+    """One placement checked on disk. ``problem`` is None when it is in step:
+    ``missing``, ``dangling link``, ``link to another folder``, ``differs from the
+    installed copy``, ``present while disabled`` or ``not a folder``."""
+
+    agents: tuple[str, ...]
+    path: str
+    mode: PlacementMode
+    problem: str | None = None
+
+
 @dataclass(frozen=True, slots=True)
 class LockEntry:
     """What the lockfile records about one installed skill."""
@@ -95,9 +137,10 @@ class LockEntry:
     trust: str = "untrusted"
     installed_at: str = ""
     updated_at: str = ""
+    placements: tuple[Placement, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "source": {
                 "kind": self.kind,
                 "url": self.url,
@@ -112,6 +155,9 @@ class LockEntry:
             "installed_at": self.installed_at,
             "updated_at": self.updated_at,
         }
+        if self.placements:
+            out["placements"] = [p.to_json() for p in self.placements]
+        return out
 
     @classmethod
     def from_json(cls, name: str, data: dict[str, Any]) -> LockEntry:
@@ -122,6 +168,9 @@ class LockEntry:
         files = data.get("files") or {}
         if not isinstance(files, dict):
             raise ValueError("files must be a table")
+        raw_places = data.get("placements") or []
+        if not isinstance(raw_places, list):
+            raise ValueError("placements must be a list")
         return cls(
             name=name,
             kind=kind,
@@ -135,6 +184,7 @@ class LockEntry:
             trust=str(data.get("trust", "untrusted")),
             installed_at=str(data.get("installed_at", "")),
             updated_at=str(data.get("updated_at", "")),
+            placements=tuple(Placement.from_json(p) for p in raw_places),
         )
 
     @property
@@ -160,6 +210,8 @@ class InstalledSkill:
     replaced: bool
     file_count: int
     warnings: tuple[Diagnostic, ...] = ()
+    #: agent folders now showing the skill (links or copies)
+    placed: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,6 +276,8 @@ class SkillUpdate:
     changes: FileChanges = field(default_factory=FileChanges)
     approvals_revoked: bool = False
     error: str | None = None
+    #: agent folders refreshed or repaired for this skill
+    placed: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,6 +296,10 @@ class RemoveResult:
     scope: Scope
     name: str
     path: str
+    #: agent folders the skill was taken out of
+    unplaced: tuple[str, ...] = ()
+    #: agent folders left alone (not skilldeck's link or copy any more), with why
+    kept: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -254,6 +312,7 @@ class SkillVerification:
     actual: str | None
     changes: FileChanges = field(default_factory=FileChanges)
     problem: str | None = None
+    placements: tuple[PlacementCheck, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

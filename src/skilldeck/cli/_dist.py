@@ -125,7 +125,18 @@ def _warn_diags(diags: tuple[skilldeck.Diagnostic, ...], name: str) -> None:
 @click.option("--all", "all_skills", is_flag=True, help="Install every skill the source holds.")
 @click.option("--name", help="Install the (single) skill under this name.")
 @_SCOPE
-@click.option("--force", is_flag=True, help="Replace an installed skill of the same name.")
+@click.option(
+    "--agent",
+    "agents",
+    multiple=True,
+    metavar="ID",
+    help="Also place the skill in this agent's folder (repeatable; '*' = every agent "
+    "found here; ids: `skilldeck agents`).",
+)
+@click.option("--copy", is_flag=True, help="Place copies in agent folders instead of links.")
+@click.option(
+    "--force", is_flag=True, help="Replace an installed skill (or agent folder) of the same name."
+)
 @click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation.")
 @_JSON
 @handle_errors
@@ -137,6 +148,8 @@ def install(
     all_skills: bool,
     name: str | None,
     scope: str,
+    agents: tuple[str, ...],
+    copy: bool,
     force: bool,
     yes: bool,
     as_json: bool,
@@ -146,6 +159,7 @@ def install(
     SOURCE may end in #SUBDIR. A source holding several skills needs --skill
     or --all. Installs are staged, validated and swapped in atomically.
     """
+    _check_agents(agents)
     ask = not yes and not as_json and sys.stdin.isatty()
 
     with _Reporter(not as_json) as reporter:
@@ -169,6 +183,8 @@ def install(
             force=force,
             on_progress=reporter.callback,
             confirm=confirm if ask else None,
+            agents=agents or None,
+            copy=copy,
         )
     if as_json:
         _print_json(result)
@@ -179,6 +195,50 @@ def install(
             _warn_diags(s.warnings, s.name)
         verb = "replaced" if s.replaced else "installed"
         click.echo(f"{verb} {s.name} ({result.scope}) from {s.source}{at} -> {s.path}")
+        for where in s.placed:
+            click.echo(f"  placed in {where}")
+
+
+def _check_agents(agents: tuple[str, ...]) -> None:
+    """Unknown agent ids are a usage error (exit 2), before anything is fetched."""
+    from skilldeck._dist._agents import AGENTS, ALIASES
+
+    for a in agents:
+        if a != "*" and ALIASES.get(a, a) not in AGENTS:
+            raise click.BadParameter(
+                f"unknown agent {a!r}; `skilldeck agents` lists the ids", param_hint="--agent"
+            )
+
+
+@main.command("agents")
+@click.option("--detected", is_flag=True, help="Only agents found on this machine.")
+@_JSON
+@handle_errors
+def agents_command(detected: bool, as_json: bool) -> None:
+    """List the agent ids for --agent and export --to, with their skills folders."""
+    from skilldeck._dist._agents import AGENTS, detected_agents
+
+    found = {a.id for a in detected_agents()}
+    rows = [a for a in AGENTS.values() if not detected or a.id in found]
+    if as_json:
+        _print_json(
+            [
+                {
+                    "id": a.id,
+                    "name": a.display,
+                    "project": a.project_dir,
+                    "user": a.user_dir,
+                    "detected": a.id in found,
+                }
+                for a in rows
+            ]
+        )
+        return
+    for a in rows:
+        mark = "*" if a.id in found else " "
+        click.echo(f"{mark} {a.id:<16} {a.project_dir:<24} {a.user_dir or '(project only)'}")
+    if not detected:
+        click.echo("(* = found on this machine)")
 
 
 @main.command()
@@ -223,6 +283,10 @@ def update(
             if u.status == "updated":
                 done = "was revoked" if u.approvals_revoked else "no longer applies"
                 click.echo(f"  content changed: any script approval for it {done}")
+                for where in u.placed:
+                    click.echo(f"  agent folder in step: {where}")
+            if u.error:
+                click.echo(f"  warning: {u.error}", err=True)
     if not result.ok:
         sys.exit(EXIT_FINDINGS)
 
@@ -239,6 +303,10 @@ def remove(name: str, scope: str, as_json: bool) -> None:
         _print_json(result)
     else:
         click.echo(f"removed {result.name} ({result.scope})")
+        for where in result.unplaced:
+            click.echo(f"  removed from {where}")
+        for why in result.kept:
+            click.echo(f"  warning: kept {why}", err=True)
 
 
 @main.command()
@@ -257,6 +325,9 @@ def verify(names: tuple[str, ...], scope: str, as_json: bool) -> None:
                 click.echo(f"ok       {s.name}")
                 continue
             click.echo(f"FAILED   {s.name}: {s.problem}")
+            for pc in s.placements:
+                if pc.problem:
+                    click.echo(f"  {','.join(pc.agents)}: {pc.path}: {pc.problem}")
             for label, paths in (
                 ("added", s.changes.added),
                 ("removed", s.changes.removed),
@@ -278,7 +349,9 @@ def verify(names: tuple[str, ...], scope: str, as_json: bool) -> None:
     "--to",
     "to",
     required=True,
-    help="claude (~/.claude/skills), agents (.agents/skills), codex (~/.codex/skills) or a folder.",
+    metavar="AGENT|DIR",
+    help="An agent id (claude-code, codex, cursor... see `skilldeck agents`) or a folder "
+    "(./path). --scope user: the agent's folder in your home; project: in the project.",
 )
 @_SCOPE
 @click.option("--home", type=click.Path(file_okay=False), help="Use this home (isolated agent).")
@@ -289,6 +362,13 @@ def export(
     skills: tuple[str, ...], to: str, scope: str, home: str | None, force: bool, as_json: bool
 ) -> None:
     """Copy skills (names or folders) into another agent's skills folder."""
+    from skilldeck._dist._agents import AGENTS, ALIASES
+
+    if ALIASES.get(to, to) not in AGENTS and not ("/" in to or to.startswith((".", "~"))):
+        raise click.BadParameter(
+            f"unknown agent {to!r}; `skilldeck agents` lists the ids, or give a folder as ./{to}",
+            param_hint="--to",
+        )
     result = skilldeck.export_skills(
         list(skills),
         to,
@@ -333,6 +413,9 @@ def manage_list(scope: str | None, as_json: bool) -> None:
         commit = f" @ {i.commit[:12]}" if i.commit else ""
         state = "" if i.enabled else " (disabled)"
         click.echo(f"{mark} {i.name:<24} {i.scope:<8} {i.source}{commit}{state}")
+        for pc in i.placements:
+            drift = f" ({pc.problem})" if pc.problem else ""
+            click.echo(f"    {','.join(pc.agents)}: {pc.path} [{pc.mode}]{drift}")
 
 
 def _set_enabled(name: str, enabled: bool, scope: str, as_json: bool) -> None:

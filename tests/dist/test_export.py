@@ -33,14 +33,14 @@ def test_export_by_name_and_by_path_into_an_isolated_home(tmp_path: Path) -> Non
 def test_a_different_copy_is_kept_unless_forced(tmp_path: Path) -> None:
     src = make_skill(tmp_path / "src", "kept", body="one\n")
     home = tmp_path / "home2"
-    skilldeck.export_skills([src], "agents", home=home)
+    skilldeck.export_skills([src], "universal", home=home)
     make_skill(src, "kept", body="two\n")
     with pytest.raises(skilldeck.InstallError) as info:
-        skilldeck.export_skills([src], "agents", home=home)
+        skilldeck.export_skills([src], "universal", home=home)
     assert "--force" in (info.value.hint or "")
-    copy = home / ".agents" / "skills" / "kept" / "SKILL.md"
+    copy = home / ".config" / "agents" / "skills" / "kept" / "SKILL.md"
     assert "one" in copy.read_text()
-    replaced = skilldeck.export_skills([src], "agents", home=home, force=True)
+    replaced = skilldeck.export_skills([src], "universal", home=home, force=True)
     assert [s.status for s in replaced.skills] == ["replaced"]
     assert "two" in copy.read_text()
     leftovers = [p.name for p in copy.parent.parent.iterdir() if p.name != "kept"]

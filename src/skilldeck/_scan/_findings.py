@@ -8,12 +8,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from skilldeck._diagnostics import CODES, Diagnostic, Severity
-from skilldeck._scan._engine import Hit
-from skilldeck._scan._patterns import LINE_RULES, LineRule
+from skilldeck._scan._engine import Hit, Pattern
+from skilldeck._scan._patterns import LINE_RULES, LineRule, known_installer
 from skilldeck._scan._prose import INJECTION, MODEL_ADDRESS, SCRIPT_COMMENTS
+from skilldeck._scan._pyflow import python_findings
 from skilldeck._scan._rules import (
     _HINTS,
     BIDI,
+    CREDENTIALS,
     HIDDEN_COMMENT,
     INVISIBLE,
     LEAK,
@@ -21,6 +23,7 @@ from skilldeck._scan._rules import (
     SMUGGLED,
     SUPPLY,
 )
+from skilldeck._scan._shflow import shell_flow
 from skilldeck._scan._text import Rule, Text
 
 __all__ = ["Facts", "finding", "grade", "text_findings"]
@@ -156,7 +159,7 @@ def _command_shift(doc: Text, rule: LineRule, kind: str, offset: int, end: int) 
         return 0
     if kind == "data" and rule.code in (SUPPLY, PERSIST):
         return 0
-    shift = -1
+    shift = 0 if rule.doc_keeps else -1
     if doc.teaching(offset, end):
         shift -= 1
     return shift
@@ -198,12 +201,23 @@ def _run_rule(doc: Text, rule: LineRule) -> Iterator[tuple[int, Hit, int]]:
         yield offset, hit, verdict
 
 
+_ACCESS = Pattern(
+    r"\b(?:cat|cp|tar|zip|base64|scp|rsync|curl|wget|upload|send|read|open|copy|exfil\w*"
+    r"|steal|grab|collect|harvest|dump|post|nc|type|Get-Content|readFile\w*|xxd|strings)\b"
+)
+
+
 def _line_findings(doc: Text, where: str, kind: str) -> Iterator[Diagnostic]:
     context = "" if kind == "script" else " (in documentation: the model may be told to run it)"
     for rule in LINE_RULES:
         for offset, hit, verdict in _run_rule(doc, rule):
             end = offset + len(hit.text)
             shift = verdict + _command_shift(doc, rule, kind, offset, end)
+            # documentation names credential files to configure tools; it is the
+            # reading or sending of them that matters
+            quiet_doc = rule.code == CREDENTIALS and kind != "script"
+            if quiet_doc and _ACCESS.search(doc.line(doc.line_at(offset))) is None:
+                shift -= 1
             message = f"{rule.message}: {excerpt(hit.text)}{context}"
             yield finding(doc, where, offset, rule.code, message, grade(rule.code, shift))
     if kind == "script":
@@ -375,15 +389,79 @@ def leak_findings(doc: Text, where: str, facts: Facts, *, near: int | None) -> I
             return
 
 
-def text_findings(doc: Text, where: str, kind: str) -> tuple[list[Diagnostic], Facts]:
+def text_findings(
+    doc: Text, where: str, kind: str, *, language: str = "other"
+) -> tuple[list[Diagnostic], Facts]:
     """Every finding of one text, capped per code, and the file's facts."""
     out: list[Diagnostic] = [*_unicode(doc, where)]
     out.extend(_line_findings(doc, where, kind))
     if kind != "script":
         out.extend(_prose_findings(doc, where))
     facts = collect_facts(doc, kind)
-    out.extend(leak_findings(doc, where, facts, near=None if kind == "script" else 6))
+    if not (kind == "script" and language == "python" and _parses(doc.text)):
+        # Python that parses is followed by its data flow instead (an environment copy
+        # handed to a subprocess is not a leak because the file also posts a report)
+        out.extend(leak_findings(doc, where, facts, near=None if kind == "script" else 6))
+    out.extend(flow_findings(doc, where, kind, language, facts))
     return _capped(out), facts
+
+
+def _parses(source: str) -> bool:
+    try:
+        compile(source, "<scan>", "exec", flags=0x400, dont_inherit=True)  # PyCF_ONLY_AST
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return True
+
+
+_SHELL_FENCES = ("", "sh", "bash", "shell", "console", "zsh", "terminal", "shell-session")
+
+
+def flow_findings(
+    doc: Text, where: str, kind: str, language: str, facts: Facts
+) -> Iterator[Diagnostic]:
+    """Data flow within a Python or shell script, or within a shell block of a document."""
+    doc.budget.check()
+    if kind == "script" and language == "python":
+        found, downloads, runs = python_findings(doc.text)
+        facts.downloads.update(downloads)
+        facts.runs.update(runs)
+        for item in found:
+            offset = doc.starts[min(item.line, len(doc.starts)) - 1] + item.column - 1
+            raised = item.message.endswith("(error)")
+            message = item.message.removesuffix(" (error)")
+            level = grade(item.code, 1 if raised else 0)
+            yield finding(doc, where, offset, item.code, message, level)
+        return
+    if kind == "script" and language == "shell":
+        yield from _shell_blocks(doc, where, [(0, doc.text)], 0, facts)
+        return
+    if kind == "doc" and ("```" in doc.text or "~~~" in doc.text):
+        blocks = []
+        for start, end in zip(doc.fence_starts, doc.fence_ends, strict=True):
+            first = doc.line_at(start)
+            lang = doc.line(first).strip(" `~").split(" ", 1)[0].lower()
+            if lang in _SHELL_FENCES:
+                body_start = doc.starts[first + 1] if first + 1 < len(doc.starts) else end
+                blocks.append((first + 1, doc.text[body_start:end]))
+        yield from _shell_blocks(doc, where, blocks, -1, facts)
+
+
+def _shell_blocks(
+    doc: Text, where: str, blocks: list[tuple[int, str]], shift: int, facts: Facts
+) -> Iterator[Diagnostic]:
+    for first, body in blocks:
+        doc.budget.check()
+        flow = shell_flow(body[:200_000], first_line=first, check=doc.budget.check)
+        facts.downloads.update(flow.downloads)
+        for name, line in flow.runs.items():
+            facts.runs.setdefault(name, line)
+        for code, line, message in flow.findings:
+            offset = doc.starts[min(line, len(doc.starts)) - 1]
+            level = shift
+            if shift and (known_installer(body) or doc.teaching(offset)):
+                level -= 1
+            yield finding(doc, where, offset, code, message, grade(code, level))
 
 
 def _capped(found: list[Diagnostic]) -> list[Diagnostic]:

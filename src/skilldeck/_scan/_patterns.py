@@ -13,6 +13,7 @@ from skilldeck._scan._rules import (
     DECODE_EXEC,
     DESTROY,
     DOWNLOAD_EXEC,
+    LEAK,
     OBFUSCATED,
     PERSIST,
     REVERSE_SHELL,
@@ -31,7 +32,7 @@ Check = Callable[[str, Hit], int | None]
 class LineRule(Rule):
     """A ``Rule`` with an optional ``check(line, hit)`` returning a verdict."""
 
-    __slots__ = ("check",)
+    __slots__ = ("check", "doc_keeps")
 
     def __init__(
         self,
@@ -42,9 +43,12 @@ class LineRule(Rule):
         *,
         check: Check | None = None,
         case: bool = False,
+        doc_keeps: bool = False,
     ) -> None:
         super().__init__(code, pattern, keywords, message, case=case)
         self.check = check
+        #: keep the severity in documentation (a document telling the model to do it)
+        self.doc_keeps = doc_keeps
 
 
 # ---------------------------------------------------------------------------
@@ -220,7 +224,8 @@ _HOOK_FETCH = Pattern(r"curl|wget|https?://|node\s+-e|eval|base64|\|\s*(?:ba)?sh
 
 
 def _hook_check(line: str, hit: Hit) -> int | None:
-    return RAISE if _HOOK_FETCH.search(line[hit.start :]) is not None else KEEP
+    """An install hook that downloads or runs code is an error; a local one a note."""
+    return RAISE if _HOOK_FETCH.search(hit.text) is not None else LOWER
 
 
 def _git_dep_check(line: str, hit: Hit) -> int | None:
@@ -392,6 +397,15 @@ LINE_RULES: list[LineRule] = [
         "reads the cloud instance metadata service (temporary cloud credentials)",
         check=lambda line, hit: LOWER,
     ),
+    # -- SK615 DNS exfiltration ------------------------------------------------------
+    LineRule(
+        LEAK,
+        r"\b(?:nslookup|dig|host|drill|Resolve-DnsName|ping)\s+(?:[-+]\S+\s+)*[^\s;|&]*"
+        r"(?:\$\([^)\n]{0,200}\)|`[^`\n]{0,200}`|\$\{?\w+\}?)[^\s;|&]*\.[A-Za-z][\w-]*"
+        r"\.[A-Za-z]{2,}",
+        ("nslookup", "dig ", "host ", "drill", "resolve-dnsname", "ping "),
+        "data is encoded into a hostname that is looked up (DNS exfiltration)",
+    ),
     # -- SK616 reverse shells --------------------------------------------------
     LineRule(
         REVERSE_SHELL,
@@ -496,6 +510,7 @@ LINE_RULES: list[LineRule] = [
         r"|\"allow\"\s*:\s*\[\s*\"(?:Bash(?:\(\*\))?|\*)\"",
         ("dangerously", "bypasspermissions", '"allow"'),
         "turns off the agent's permission checks",
+        doc_keeps=True,
     ),
     LineRule(
         PERSIST,

@@ -19,7 +19,7 @@ from skilldeck._scan._rules import (
 
 __all__ = ["INJECTION", "MODEL_ADDRESS", "SCRIPT_COMMENTS"]
 
-_GAP = r"[^.!?\n]{0,120}?"  # within one sentence
+_GAP = r"(?:[^.!?\n]|[.!?][^\s]){0,120}?"  # within one sentence ("a.b" is no end)
 _USER = r"(?:the\s+|your\s+)?(?:user|human|operator|requester|person)s?"
 
 
@@ -93,7 +93,7 @@ def _not_negated(line: str, hit: Hit) -> int | None:
 
 
 _PLACEHOLDER = (
-    r"(?:\{\{?[^}\s]{1,60}\}\}?|<[A-Za-z_][^>\s]{0,60}>|\[[A-Za-z_ ]{3,40}\]"
+    r"(?:\{\{?[^}\s]{1,60}\}\}?|<[A-Za-z_][^>\s]{0,60}>|\[[A-Za-z0-9_ ]{3,60}\]"
     r"|\$\{?[A-Za-z_]{3,}\}?|%s|\.\.\.)"
 )
 
@@ -151,6 +151,24 @@ INJECTION: list[LineRule] = [
             "operator",
             "requester",
             "person",
+            "mention",
+            "reveal",
+            "disclose",
+            "report",
+            "say",
+            "acknowledge",
+            "explain",
+            "list",
+            "display",
+            "tell",
+            "show",
+            "hide",
+            "conceal",
+            "without",
+            "erase",
+            "remove",
+            "delete",
+            "wipe",
             "keep",
             "silently",
             "quietly",
@@ -272,6 +290,29 @@ INJECTION: list[LineRule] = [
             "ssh",
             "cookie",
             "session",
+        ),
+        "text asks to send the conversation, files or secrets elsewhere",
+    ),
+    LineRule(
+        EXFILTRATE,
+        r"\b(?:conversation|chat\s+history|transcript|system\s+prompt|instructions|contents?\s+of"
+        r"|\.env\b|credentials|secrets|api[\s_-]?keys?|passwords|tokens|environment\s+variables"
+        r"|ssh\s+keys?|private\s+keys?|cookies)" + _GAP + r"\b(?:send|post|upload|forward"
+        r"|transmit|submit|exfiltrate|e-?mail|pipe|beacon)\s+(?:them|it|this|these|that|those"
+        r"|the\s+\w+)" + _GAP + r"\b(?:to|at)\s+(?:https?://|[\w.+-]+@[\w-]+\.|(?:this|the|our"
+        r"|my|an?|following|given|that)\s+(?:\w+\s+)?(?:url|link|server|endpoint|webhook"
+        r"|address|domain|collector|inbox)|webhook)",
+        (
+            "send",
+            "post",
+            "upload",
+            "forward",
+            "transmit",
+            "submit",
+            "exfiltrate",
+            "mail",
+            "pipe",
+            "beacon",
         ),
         "text asks to send the conversation, files or secrets elsewhere",
     ),

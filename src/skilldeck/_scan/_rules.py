@@ -81,6 +81,8 @@ def kind_of(rel: str, head: bytes, mode: int) -> str:
     ext = os.path.splitext(name)[1].lower()
     if ext in _SCRIPT_EXT or head.startswith(b"#!") or rel.startswith("scripts/"):
         return "script"
+    if name.lower().startswith(("requirements", "constraints")) and ext in (".txt", ".in"):
+        return "data"
     if ext in _DOC_EXT or name.lower() == "skill.md":
         return "doc"
     if mode & 0o111 and not ext:

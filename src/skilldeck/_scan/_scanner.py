@@ -13,7 +13,15 @@ from skilldeck._errors import ConfigError, InstallError
 from skilldeck._scan._engine import Budget, BudgetExceeded
 from skilldeck._scan._findings import Facts, text_findings
 from skilldeck._scan._joined import joined_findings
-from skilldeck._scan._rules import _HINTS, _SKIP_DIRS, BINARY, SKIPPED, binary_kind, kind_of
+from skilldeck._scan._rules import (
+    _HINTS,
+    _SKIP_DIRS,
+    BINARY,
+    SKIPPED,
+    binary_kind,
+    kind_of,
+    language_of,
+)
 from skilldeck._scan._text import Text
 
 __all__ = ["SCAN_MODES", "ScanOptions", "install_scan", "scan_mode", "scan_skill", "scan_text"]
@@ -39,7 +47,7 @@ def _scan(text: str, where: str, kind: str, seconds: float) -> tuple[list[Diagno
     budget = Budget(seconds)
     try:
         doc = Text(text, markdown=kind == "doc", budget=budget)
-        return text_findings(doc, where, kind)
+        return text_findings(doc, where, kind, language=language_of(where, text))
     except BudgetExceeded:
         note = Diagnostic.make(
             SKIPPED,

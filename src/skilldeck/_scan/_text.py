@@ -230,6 +230,10 @@ class Text:
         start = self.starts[max(0, line - 2)]
         stop = self.line_span(line)[1]
         around = self.text[start:offset][-2000:] + " " + self.text[end or offset : stop][:500]
+        # words in host names and paths ("attacker.invalid") do not make a passage a lesson
+        around = " ".join(
+            w for w in around.split() if "." not in w.strip(".,;:!?") and "/" not in w
+        )
         if _TEACHING.search(around) is not None:
             return True
         heading = self._heading_above(line)

@@ -68,6 +68,7 @@ __all__ = [
     "ToolNotAllowedError",
     "ToolPolicyDeniedError",
     "UnsafeStateError",
+    "error_codes",
 ]
 
 
@@ -223,3 +224,15 @@ class InstallError(SkillError):
 
 class InternalError(SkillError):
     code = "INTERNAL"
+
+
+def error_codes() -> tuple[str, ...]:
+    """Every ``code`` of the exception tree, each once, in the tree's order."""
+    seen: dict[str, None] = {}
+    pending: list[type[SkillError]] = [SkillError]
+    while pending:
+        cls = pending.pop()
+        if cls is not SkillError:
+            seen.setdefault(cls.code, None)
+        pending.extend(reversed(cls.__subclasses__()))
+    return tuple(seen)

@@ -360,3 +360,61 @@ def test_story_6_conditional_enablement(tmp_path: Path, monkeypatch: pytest.Monk
     # enabled_skills narrows further (seed 004's SkillsSectionParams)
     only = section.active(ts, enabled_skills={"security"})
     assert [s.name for s in only] == ["security"]
+
+
+@dataclass(frozen=True)
+class FwLintParams:
+    paths: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class FwLintResult:
+    issues: int
+    fixed: int
+
+    def render(self) -> str:
+        return f"Found {self.issues} issues, fixed {self.fixed}"
+
+
+def test_tool_and_result_shapes_of_other_python_skill_frameworks() -> None:
+    """``Tool[P, R](name=..., description=..., handler=...)`` and handlers returning
+    ``ToolResult(message=..., value=...)`` work unchanged, mapped onto SkillTool."""
+    from skilldeck import InlineSkill as Skill
+    from skilldeck import SkillTool as Tool
+    from skilldeck import ToolContext, ToolResult
+
+    seen: list[FwLintParams] = []
+
+    def lint_handler(params: FwLintParams, *, context: ToolContext) -> ToolResult[FwLintResult]:
+        seen.append(params)
+        if not params.paths:
+            return ToolResult(message="nothing to lint", success=False)
+        return ToolResult(message="Linting complete", value=FwLintResult(issues=5, fixed=3))
+
+    lint_tool = Tool[FwLintParams, FwLintResult](
+        name="lint_code",
+        description="Run ruff linter on specified paths",
+        handler=lint_handler,
+    )
+    skill = Skill(
+        name="linting",
+        description="Code linting workflows with automated fixes.",
+        title="Linting",
+        key="linting",
+        template="# Linting\n\nUse the `lint_code` tool.",
+        tools=[lint_tool],
+    )
+    rt = SkillsSection(skills=[skill]).runtime()
+    s = rt.session()
+    assert rt.call(s, "skills_load", {"name": "linting"})["ok"]
+    ok = rt.call(s, "lint_code", {"paths": ["a.py"]})
+    assert ok == {
+        "ok": True,
+        "data": {"issues": 5, "fixed": 3, "message": "Linting complete"},
+        "warnings": [],
+    }
+    assert isinstance(seen[0], FwLintParams) and list(seen[0].paths) == ["a.py"]
+    failed = rt.call(s, "lint_code", {"paths": []})
+    assert failed["ok"] is False
+    assert failed["error"]["code"] == "SCRIPT_FAILED"
+    assert "nothing to lint" in failed["error"]["message"]

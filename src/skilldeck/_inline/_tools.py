@@ -12,11 +12,14 @@ import types
 import typing
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Generic, Literal
+
+from typing_extensions import TypeVar
 
 from skilldeck._errors import InvalidArgumentsError, ScriptFailedError, SkillError
 from skilldeck._events import Event
 from skilldeck._inline._errors import SkillValidationError
+from skilldeck._runtime import ToolResult, value_data
 
 if TYPE_CHECKING:
     from skilldeck._inline._skill import InlineSkill
@@ -42,9 +45,19 @@ class ToolContext:
     emit: Callable[[Event], None] | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class SkillTool:
+P = TypeVar("P", default=Any)
+R = TypeVar("R", default=Any)
+
+
+# not slots=True: a frozen slotted dataclass cannot take the attribute that
+# ``SkillTool[P, R](...)`` sets on the instance
+@dataclass(frozen=True)
+class SkillTool(Generic[P, R]):
     """A Python tool of an inline skill.
+
+    ``SkillTool[Params, Result](name=..., description=..., handler=...)`` is also
+    accepted (the generic form other Python skill frameworks use for their
+    ``Tool``); the type parameters only document the handler.
 
     ``handler`` is called with the model's arguments as keyword arguments (or,
     when its one parameter is annotated with a dataclass, with an instance of
@@ -53,8 +66,10 @@ class SkillTool:
     signature's annotations when not given. The return value becomes the
     result's ``data``: a mapping as is, a dataclass as its fields (plus
     ``message`` when it has a ``render()`` method), anything else as
-    ``{"result": value}``. A ``SkillError`` it raises keeps its code; any other
-    exception becomes ``SCRIPT_FAILED`` with the exception's message.
+    ``{"result": value}``; a ``ToolResult(message=..., value=...)`` as
+    ``ToolResult.resolved_data`` (``success=False`` fails the call). A
+    ``SkillError`` it raises keeps its code; any other exception becomes
+    ``SCRIPT_FAILED`` with the exception's message.
     """
 
     name: str
@@ -130,7 +145,7 @@ class SkillTool:
                 skill=context.skill,
                 hint="check the arguments; the error comes from the skill's Python code",
             ) from exc
-        return _as_data(value)
+        return _as_data(value, self.name, context.skill)
 
 
 def _signature(fn: Callable[..., Any]) -> inspect.Signature | None:
@@ -236,16 +251,16 @@ def _type_schema(tp: Any) -> dict[str, Any]:
     return {}
 
 
-def _as_data(value: Any) -> dict[str, Any]:
-    if isinstance(value, Mapping):
-        return dict(value)
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        data: dict[str, Any] = dataclasses.asdict(value)
-        render = getattr(value, "render", None)
-        if callable(render):
-            data["message"] = str(render())
-        return data
-    return {"result": value}
+def _as_data(value: Any, tool: str, skill: str) -> dict[str, Any]:
+    if isinstance(value, ToolResult):
+        if not value.success:
+            raise ScriptFailedError(
+                f"tool {tool!r} of skill {skill!r} failed: {value.message or 'no message'}",
+                skill=skill,
+                hint="the tool reported the failure itself; check its arguments",
+            )
+        return value.resolved_data()
+    return value_data(value)
 
 
 class InlineToolProvider:

@@ -24,6 +24,7 @@ from skilldeck._runtime._envelope import (
     ToolWarning,
     error_envelope,
     ok_envelope,
+    value_data,
 )
 from skilldeck._runtime._governance import Decision, GovernanceRequest, Verdict
 from skilldeck._runtime._loop import LoopResult, ModelReply, ToolCallRequest, run_tool_loop
@@ -65,4 +66,5 @@ __all__ = [
     "provider_name",
     "run_tool_loop",
     "validate_arguments",
+    "value_data",
 ]

@@ -13,11 +13,14 @@ failure. ``error`` carries ``code`` and ``message`` and, when known, ``hint``,
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic
 
-from skilldeck._errors import InternalError, SkillError
+from typing_extensions import TypeVar
+
+from skilldeck._errors import InternalError, SkillError, error_codes
 
 __all__ = [
     "ENVELOPE_SCHEMA",
@@ -27,25 +30,12 @@ __all__ = [
     "ToolWarning",
     "error_envelope",
     "ok_envelope",
+    "value_data",
 ]
 
-ERROR_CODES: tuple[str, ...] = (
-    "SKILL_NOT_FOUND",
-    "SKILL_UNAVAILABLE",
-    "INVALID_SKILL",
-    "FILE_NOT_FOUND",
-    "PATH_NOT_ALLOWED",
-    "FILE_TOO_LARGE",
-    "INVALID_ARGUMENTS",
-    "TOOL_NOT_ALLOWED",
-    "TOOL_POLICY_DENIED",
-    "TOOL_CONFIRMATION_REQUIRED",
-    "APPROVAL_REQUIRED",
-    "SCRIPT_FAILED",
-    "SCRIPT_TIMEOUT",
-    "SANDBOX_UNAVAILABLE",
-    "INTERNAL",
-)
+# Every code of the exception tree, in the order its classes are defined: new
+# error classes join the list by themselves.
+ERROR_CODES: tuple[str, ...] = error_codes()
 
 WARNING_CODES: tuple[str, ...] = (
     "CONTENT_TRUNCATED",
@@ -65,18 +55,57 @@ class ToolWarning:
         return {"code": self.code, "message": self.message}
 
 
-@dataclass(frozen=True, slots=True)
-class ToolResult:
-    """What a tool handler returns: the ``data`` object and any warnings."""
+R = TypeVar("R", default=Any)
+
+
+# not slots=True: a frozen slotted dataclass cannot take the attribute that
+# ``ToolResult[X](...)`` sets on the instance
+@dataclass(frozen=True)
+class ToolResult(Generic[R]):
+    """What a tool handler returns: the ``data`` object and any warnings.
+
+    Python tools may also answer in the ``ToolResult(message=..., value=...)``
+    shape of other Python skill frameworks: ``value`` becomes ``data`` the way a
+    returned value does (:func:`value_data`), ``message`` is added as
+    ``data["message"]``, and ``success=False`` fails the call (``SCRIPT_FAILED``
+    with ``message``).
+    """
 
     data: Mapping[str, Any] = field(default_factory=dict)
     warnings: tuple[ToolWarning, ...] = ()
+    message: str | None = field(default=None, kw_only=True)
+    value: R | None = field(default=None, kw_only=True)
+    success: bool = field(default=True, kw_only=True)
 
-    def with_warnings(self, *more: ToolWarning) -> ToolResult:
-        return ToolResult(self.data, self.warnings + tuple(more))
+    def with_warnings(self, *more: ToolWarning) -> ToolResult[R]:
+        return dataclasses.replace(self, warnings=self.warnings + tuple(more))
+
+    def resolved_data(self) -> dict[str, Any]:
+        """``data``, with ``value`` and ``message`` folded in when they are set."""
+        data = dict(self.data)
+        if self.value is not None:
+            data.update(value_data(self.value))
+        if self.message is not None:
+            data["message"] = self.message
+        return data
 
     def envelope(self) -> dict[str, Any]:
-        return ok_envelope(self.data, self.warnings)
+        return ok_envelope(self.resolved_data(), self.warnings)
+
+
+def value_data(value: Any) -> dict[str, Any]:
+    """A tool's return value as the envelope's ``data``: a mapping as is, a dataclass
+    as its fields (plus ``message`` when it has a ``render()`` method), anything
+    else as ``{"result": value}``."""
+    if isinstance(value, Mapping):
+        return dict(value)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        data: dict[str, Any] = dataclasses.asdict(value)
+        render = getattr(value, "render", None)
+        if callable(render):
+            data["message"] = str(render())
+        return data
+    return {"result": value}
 
 
 def ok_envelope(data: Mapping[str, Any], warnings: Sequence[ToolWarning] = ()) -> dict[str, Any]:

@@ -45,7 +45,7 @@ def test_hostile_text_is_scanned_fast(name: str, kind: str) -> None:
     started = time.perf_counter()
     found = skilldeck.scan_text(text, kind=kind)
     elapsed = time.perf_counter() - started
-    assert elapsed < 4.0, f"{name} ({kind}, {len(text):,} chars) took {elapsed:.2f} s"
+    assert elapsed < 8.0, f"{name} ({kind}, {len(text):,} chars) took {elapsed:.2f} s"
     per_code: dict[str, int] = {}
     for diag in found:
         per_code[diag.code] = per_code.get(diag.code, 0) + 1
@@ -60,7 +60,7 @@ def test_two_hundred_thousand_curls_in_a_skill(tmp_path: Path) -> None:
     )
     started = time.perf_counter()
     skilldeck.scan_skill(folder)
-    assert time.perf_counter() - started < 4.0
+    assert time.perf_counter() - started < 8.0
 
 
 def test_time_budget_reports_an_unfinished_file(tmp_path: Path) -> None:

@@ -12,6 +12,12 @@ and from the config folder for the user file.
 Writes go through :func:`update_config`: read, mutate a ``tomlkit`` document
 (comments and layout kept), validate, write atomically under a file lock.
 Tables and keys are documented in ``docs/configuration.md``.
+
+The project file comes with the repository: it is read without following
+links, and its guarded keys (``skilldeck._configtrust``: anything that runs a
+program or weakens isolation, approvals, checks or trust) are ignored until
+the user trusts the file's digest (``skilldeck trust``); ``Config.untrusted``
+says what was ignored.
 """
 
 from __future__ import annotations
@@ -29,8 +35,19 @@ import tomlkit.exceptions
 from tomlkit.toml_document import TOMLDocument
 
 from skilldeck._atomic import atomic_write_text, file_lock
+from skilldeck._configtrust import (
+    TrustedConfig,
+    UntrustedSettings,
+    file_digest,
+    guarded_values,
+    is_trusted,
+    record_trust,
+    revoke_trust,
+    strip_keys,
+)
 from skilldeck._errors import ConfigError
 from skilldeck._paths import PROJECT_DIR, dirs, find_project_root
+from skilldeck._statedir import check_entry, open_dir, read_file_at
 
 __all__ = [
     "DEFAULT_SOURCES",
@@ -41,8 +58,12 @@ __all__ = [
     "config_path",
     "load_config",
     "project_base",
+    "revoke_project_trust",
+    "trust_project_config",
     "update_config",
 ]
+
+_MAX_CONFIG_BYTES = 4 * 1024 * 1024
 
 Scope = Literal["user", "project"]
 
@@ -133,6 +154,8 @@ class Config:
     plugins: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     execution: Mapping[str, Any] = field(default_factory=dict)
     runtime: Mapping[str, Any] = field(default_factory=dict)
+    #: guarded keys of an untrusted project file, ignored (``None``: nothing ignored)
+    untrusted: UntrustedSettings | None = None
 
     @property
     def files(self) -> tuple[Path, ...]:
@@ -160,9 +183,37 @@ def _line_of(text: str, key: str) -> int | None:
     return text.count("\n", 0, m.start()) + 1 if m else None
 
 
-def _read_doc(path: Path) -> tuple[TOMLDocument, str] | None:
+def _read_bytes(path: Path, *, project: bool) -> bytes | None:
+    """The file's bytes (``None`` when missing). A project file and its
+    ``.skilldeck`` folder are never read through a link (``UNSAFE_STATE``)."""
+    if project:
+        try:
+            parent = os.open(path.parent.parent, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+        except FileNotFoundError:
+            return None
+        try:
+            fd = open_dir(PROJECT_DIR, dir_fd=parent, path=path.parent)
+        finally:
+            os.close(parent)
+        if fd is None:
+            return None
+        try:
+            return read_file_at(fd, path.name, path=path, max_bytes=_MAX_CONFIG_BYTES)
+        finally:
+            os.close(fd)
+    with path.open("rb") as fh:
+        raw = fh.read(_MAX_CONFIG_BYTES + 1)
+    if len(raw) > _MAX_CONFIG_BYTES:
+        raise ConfigError(f"{path}: config file is larger than {_MAX_CONFIG_BYTES} bytes")
+    return raw
+
+
+def _read_doc(path: Path, *, project: bool = False) -> tuple[TOMLDocument, str, bytes] | None:
     try:
-        text = path.read_text(encoding="utf-8")
+        raw = _read_bytes(path, project=project)
+        if raw is None:
+            return None
+        text = raw.decode("utf-8")
     except FileNotFoundError:
         return None
     except UnicodeDecodeError as exc:
@@ -176,7 +227,7 @@ def _read_doc(path: Path) -> tuple[TOMLDocument, str] | None:
             hint="check the file's permissions",
         ) from exc
     try:
-        return tomlkit.parse(text), text
+        return tomlkit.parse(text), text, raw
     except tomlkit.exceptions.ParseError as exc:
         raise ConfigError(
             f"{path}:{exc.line}:{exc.col}: invalid TOML: {exc}",
@@ -299,23 +350,47 @@ def _load_file(path: Path, base: Path) -> dict[str, Any] | None:
     read = _read_doc(path)
     if read is None:
         return None
-    doc, text = read
+    doc, text, _raw = read
     data = _plain(doc)
     return _Checker(path, text, base).normalise(data)
+
+
+def _load_project(path: Path, base: Path) -> tuple[dict[str, Any], UntrustedSettings | None] | None:
+    """The project file's checked data, its guarded keys removed unless it is trusted."""
+    read = _read_doc(path, project=True)
+    if read is None:
+        return None
+    doc, text, raw = read
+    data = _Checker(path, text, base).normalise(_plain(doc))
+    guarded = list(guarded_values(data, base))
+    if not guarded:
+        return data, None
+    digest = file_digest(raw)
+    state = is_trusted(path, digest)
+    if state == "valid":
+        return data, None
+    strip_keys(data, guarded)
+    return data, UntrustedSettings(path, tuple(guarded), digest, state)
 
 
 def load_config(*, cwd: str | os.PathLike[str] | None = None) -> Config:
     """Read and merge the user and project config files (missing files are fine).
 
     Raises ``ConfigError`` (with path, line and a hint) for a file that is not
-    valid TOML or holds a wrong value for a known key.
+    valid TOML or holds a wrong value for a known key, and ``UnsafeStateError``
+    for a project file (or its ``.skilldeck`` folder) that is a link or another
+    user's. Guarded keys of an untrusted project file are left out and listed
+    in ``Config.untrusted``.
     """
     user_path = config_path("user")
     project_path = config_path("project", cwd=cwd)
     user = _load_file(user_path, user_path.parent)
     project = None
+    untrusted = None
     if project_path.resolve() != user_path.resolve():
-        project = _load_file(project_path, project_path.parent.parent)
+        loaded = _load_project(project_path, project_path.parent.parent)
+        if loaded is not None:
+            project, untrusted = loaded
     merged = _merge(user or {}, project or {})
     catalog = merged.get("catalog", {})
     budget = catalog.get("budget")
@@ -335,7 +410,32 @@ def load_config(*, cwd: str | os.PathLike[str] | None = None) -> Config:
         plugins=_freeze(merged.get("plugins", {})),
         execution=_freeze(merged.get("execution", {})),
         runtime=_freeze(merged.get("runtime", {})),
+        untrusted=untrusted,
     )
+
+
+def trust_project_config(*, cwd: str | os.PathLike[str] | None = None) -> TrustedConfig:
+    """Trust the project config file as it is now: its guarded keys apply until it changes.
+
+    The file must exist, be valid, and be the user's own (not through a link).
+    """
+    path = config_path("project", cwd=cwd)
+    read = _read_doc(path, project=True)
+    if read is None:
+        raise ConfigError(
+            f"there is no project config file at {path}",
+            path=path,
+            hint="run `skilldeck trust` inside the project whose .skilldeck/config.toml "
+            "you want to apply",
+        )
+    doc, text, raw = read
+    _Checker(path, text, path.parent.parent).normalise(_plain(doc))
+    return record_trust(path, file_digest(raw))
+
+
+def revoke_project_trust(*, cwd: str | os.PathLike[str] | None = None) -> bool:
+    """Stop trusting the project config file; returns whether it was trusted."""
+    return revoke_trust(config_path("project", cwd=cwd))
 
 
 def update_config(
@@ -352,16 +452,44 @@ def update_config(
     """
     path = config_path(scope, cwd=cwd)
     base = path.parent if scope == "user" else path.parent.parent
+    if scope == "project":
+        _check_project_state(path)
     with file_lock(path):
-        read = _read_doc(path)
+        read = _read_doc(path, project=scope == "project")
         doc = read[0] if read is not None else tomlkit.document()
+        before = _plain(tomlkit.parse(read[1])) if read is not None else {}
         mutate(doc)
         text = tomlkit.dumps(doc)
         try:
-            _Checker(path, text, base).normalise(_plain(tomlkit.parse(text)))
+            after = _Checker(path, text, base).normalise(_plain(tomlkit.parse(text)))
         except tomlkit.exceptions.ParseError as exc:
             raise ConfigError(
                 f"{path}: the change would produce invalid TOML: {exc}", path=path
             ) from exc
         atomic_write_text(path, text)
+    if scope == "project" and read is not None:
+        # skilldeck's own edit (e.g. a [plugins] table) keeps a trusted file trusted
+        # when the guarded settings are unchanged; any other change lapses the trust.
+        old = guarded_values(_Checker(path, read[1], base).normalise(before), base)
+        if (
+            old
+            and old == guarded_values(after, base)
+            and is_trusted(path, file_digest(read[2])) == "valid"
+        ):
+            record_trust(path, file_digest(text.encode("utf-8")))
     return path
+
+
+def _check_project_state(path: Path) -> None:
+    """Refuse to write a project config through a link or into another user's folder."""
+    parent = os.open(path.parent.parent, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        fd = open_dir(PROJECT_DIR, dir_fd=parent, path=path.parent, create=True, mode=0o755)
+    finally:
+        os.close(parent)
+    assert fd is not None
+    try:
+        for name in (path.name, path.name + ".lock"):
+            check_entry(fd, name, path.parent / name, want_dir=False)
+    finally:
+        os.close(fd)

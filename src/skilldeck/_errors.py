@@ -23,7 +23,6 @@
     │   ├── ScriptTimeoutError         SCRIPT_TIMEOUT
     │   └── SandboxUnavailableError    SANDBOX_UNAVAILABLE
     ├── ConfigError                    CONFIG_INVALID
-    │   └── ConfigUntrustedError       CONFIG_UNTRUSTED  (a guarded key in a project file)
     ├── UnsafeStateError               UNSAFE_STATE      (state folder is a link / not yours)
     ├── InstallError                   INSTALL_FAILED
     │   └── SkillInstallationError     INSTALL_FAILED     (skill_name, skills_dir, cause)
@@ -46,7 +45,6 @@ if TYPE_CHECKING:
 __all__ = [
     "ApprovalRequiredError",
     "ConfigError",
-    "ConfigUntrustedError",
     "ExecutionError",
     "FileAccessError",
     "FileNotFoundInSkillError",
@@ -203,12 +201,6 @@ class SandboxUnavailableError(ExecutionError):
 
 class ConfigError(SkillError):
     code = "CONFIG_INVALID"
-
-
-class ConfigUntrustedError(ConfigError):
-    """A project config file asks for settings only a trusted file may set."""
-
-    code = "CONFIG_UNTRUSTED"
 
 
 class UnsafeStateError(SkillError):

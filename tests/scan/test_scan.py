@@ -384,6 +384,11 @@ def test_scan_mode_from_config() -> None:
     Path(".skilldeck").mkdir()
     Path(".skilldeck/config.toml").write_text('[install]\nscan = "block"\n')
     assert scan_mode(skilldeck.load_config()) == "block"
-    Path(".skilldeck/config.toml").write_text('[install]\nscan = "sometimes"\n')
+    # A project file may tighten the scan, not loosen it (docs/security.md).
+    Path(".skilldeck/config.toml").write_text('[install]\nscan = "off"\n')
+    assert scan_mode(skilldeck.load_config()) == "warn"
+    user = skilldeck.config_path("user")
+    user.parent.mkdir(parents=True, exist_ok=True)
+    user.write_text('[install]\nscan = "sometimes"\n')
     with pytest.raises(skilldeck.ConfigError, match=r"install\.scan"):
         scan_mode(skilldeck.load_config())

@@ -23,3 +23,9 @@ FILE_LINK_ESCAPES = register_code("SK514", W, "a bundled file is a link leaving 
 SPECIAL_FILE = register_code("SK515", I, "a bundled file is not a regular file")
 TOO_MANY_FILES = register_code("SK516", W, "a skill folder holds more files than are indexed")
 UNKNOWN_CONFIG_NAME = register_code("SK517", I, "the config names a skill that does not exist")
+PROJECT_CONFIG_UNTRUSTED = register_code(
+    "SK530", W, "a project config file is not trusted: its guarded settings are ignored"
+)
+PROJECT_NOT_OWNED = register_code(
+    "SK531", W, "a project folder belongs to another user and is ignored"
+)

@@ -19,7 +19,8 @@ installed   ``dirs().installed``, ``<project>/.skilldeck/skills``, and the
 ==========  ===============================================================  =========
 
 ``[catalog] sources`` reorders or drops sources; ``[catalog.source_roots]``
-replaces a source's default roots.
+replaces a source's default roots. A root inside the current repository never
+gives more than ``user`` trust, whatever the config says (docs/security.md).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from importlib import resources
 from pathlib import Path
 
 from skilldeck._catalog._envroots import env_roots
-from skilldeck._catalog._model import TRUST_OF_KIND, Root, Source, SourceKind
+from skilldeck._catalog._model import TRUST_OF_KIND, Root, Source, SourceKind, Trust
 from skilldeck._config import Config
 from skilldeck._paths import PROJECT_DIR, dirs, find_project_root
 from skilldeck._statedir import safe_dirs
@@ -125,5 +126,22 @@ def default_sources(config: Config, *, cwd: str | os.PathLike[str] | None = None
         else:
             roots = _default_roots(kind, config, cwd)
         k: SourceKind = kind  # type: ignore[assignment]
-        out.append(Source(kind, k, tuple(roots), TRUST_OF_KIND[kind]))
+        out.append(Source(kind, k, tuple(roots), _capped(TRUST_OF_KIND[kind], roots, cwd)))
     return out
+
+
+def _capped(trust: Trust, roots: list[Root], cwd: str | os.PathLike[str] | None) -> Trust:
+    """Skills in the repository never get more than ``user`` trust, whatever the config."""
+    if trust is not Trust.BUNDLED:
+        return trust
+    own = bundled_root().resolve()
+    project = find_project_root(cwd)
+    if project is None:
+        return trust
+    for root in roots:
+        path = root.path.resolve()
+        if path == own or own in path.parents:
+            continue  # the package's own skills, wherever it is installed
+        if path == project or project in path.parents:
+            return Trust.USER
+    return trust

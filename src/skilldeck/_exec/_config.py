@@ -158,6 +158,10 @@ class ExecConfig:
         }
         kwargs: dict[str, Any] = {}
         for key, value in table.items():
+            if isinstance(value, tuple):
+                # A loaded Config is frozen (lists become tuples): every list-valued
+                # key reads the same from a config file as from a plain mapping.
+                value = list(value)
             want = known.get(key)
             if want is None:
                 raise ConfigError(

@@ -27,8 +27,13 @@ EXIT_USAGE = 2
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(skilldeck.__version__, prog_name="skilldeck")
-def main() -> None:
+@click.pass_context
+def main(ctx: click.Context) -> None:
     """skilldeck: run Agent Skills (SKILL.md folders) for LLM agents."""
+    if ctx.invoked_subcommand != "trust":
+        from skilldeck.cli._trust import warn_untrusted_project
+
+        warn_untrusted_project()
 
 
 def root_option(func: F) -> F:

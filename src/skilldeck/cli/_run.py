@@ -327,6 +327,7 @@ def sandbox_group() -> None:
 def sandbox_status_command(as_json: bool) -> None:
     """Probe bubblewrap and show how scripts would be isolated here."""
     config = skilldeck.ExecConfig.load()
+    untrusted = skilldeck.load_config().untrusted
     status = skilldeck.probe_sandbox(config.bwrap_path, refresh=True)
     helper = skilldeck.Executor(config).launch_helper()
     effective = (
@@ -342,6 +343,7 @@ def sandbox_status_command(as_json: bool) -> None:
         "run_as": list(config.run_as) if status.as_root and config.run_as else None,
         "network_grant": config.network,
         "workdir": config.workdir,
+        "untrusted_config": untrusted.to_dict() if untrusted is not None else None,
     }
     if as_json:
         _echo_json({"ok": True, "data": data})
@@ -357,3 +359,6 @@ def sandbox_status_command(as_json: bool) -> None:
         click.echo(f"  running as root: programs run as {who}")
     click.echo(f"  network for skills that ask: {'granted' if config.network else 'denied'}")
     click.echo(f"  working folder: {config.workdir}")
+    if untrusted is not None:
+        click.echo(f"✗ project config: {untrusted.message}")
+        click.echo(f"  hint: {untrusted.hint}")

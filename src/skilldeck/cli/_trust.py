@@ -1,0 +1,85 @@
+"""``skilldeck trust``: apply a project's guarded config settings, bound to the file's digest.
+
+Also the one warning every command prints when the project config file of the
+working folder asks for settings it was not trusted with.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import click
+
+import skilldeck
+from skilldeck.cli._app import EXIT_FINDINGS, handle_errors, main
+
+
+def warn_untrusted_project() -> None:
+    """On stderr: which guarded settings of the project config file are ignored.
+
+    Silent when there is no project config file; problems with the file are
+    left to the command itself to report.
+    """
+    try:
+        if not skilldeck.config_path("project").exists():
+            return
+        untrusted = skilldeck.load_config().untrusted
+    except (skilldeck.SkillError, OSError):
+        return
+    if untrusted is not None:
+        click.echo(f"warning: {untrusted.message} [SK530]", err=True)
+        click.echo(f"hint: {untrusted.hint}", err=True)
+
+
+@main.command("trust")
+@click.argument(
+    "project",
+    required=False,
+    type=click.Path(file_okay=False, dir_okay=True, exists=True, path_type=Path),
+)
+@click.option("--revoke", is_flag=True, help="Stop trusting the project's config file.")
+@click.option("--list", "list_all", is_flag=True, help="List trusted config files.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
+@handle_errors
+def trust_command(project: Path | None, revoke: bool, list_all: bool, as_json: bool) -> None:
+    """Trust PROJECT's .skilldeck/config.toml (default: the current project) as it is now.
+
+    A project config file may ask for settings that run programs or weaken
+    isolation, approvals, checks or trust (for example [execution] bwrap,
+    sandbox, env_allow); they are ignored until you trust the file. The trust
+    is bound to the file's sha256 digest: any change to the file lapses it.
+    Read the file before you trust it.
+    """
+    cwd = os.fspath(project) if project is not None else None
+    if list_all:
+        items = skilldeck.trusted_configs()
+        if as_json:
+            click.echo(json.dumps({"ok": True, "data": [t.to_dict() for t in items]}, indent=2))
+        elif not items:
+            click.echo("no trusted config files")
+        for t in items if not as_json else ():
+            click.echo(f"{t.state:<8} {t.file}  {t.digest[:19]}…  trusted {t.trusted_at}")
+        return
+    path = skilldeck.config_path("project", cwd=cwd)
+    if revoke:
+        found = skilldeck.revoke_project_trust(cwd=cwd)
+        if as_json:
+            click.echo(json.dumps({"ok": True, "data": {"file": str(path), "revoked": found}}))
+        else:
+            click.echo(f"{'revoked' if found else 'was not trusted'}: {path}")
+        if not found:
+            sys.exit(EXIT_FINDINGS)
+        return
+    before = skilldeck.load_config(cwd=cwd).untrusted
+    record = skilldeck.trust_project_config(cwd=cwd)
+    keys = list(before.keys) if before is not None else []
+    if as_json:
+        click.echo(json.dumps({"ok": True, "data": {**record.to_dict(), "applies": keys}}))
+        return
+    click.echo(f"trusted {record.file} ({record.digest})")
+    if keys:
+        click.echo("now applied: " + ", ".join(keys))
+    click.echo("any change to the file lapses this; `skilldeck trust --revoke` forgets it")

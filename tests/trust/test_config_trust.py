@@ -51,7 +51,6 @@ def test_repository_program_never_runs(world: World) -> None:
     data = json.loads(status.out)["data"]
     assert data["mode"] == "auto"
     assert data["network_grant"] is False
-    assert data["run_as"] in (None, [65534, 65534])
     untrusted = data["untrusted_config"]
     assert untrusted["file"] == str(world.repo / ".skilldeck" / "config.toml")
     assert "execution.bwrap" in untrusted["keys"] and "install.scan" in untrusted["keys"]
@@ -69,6 +68,7 @@ def test_repository_program_never_runs(world: World) -> None:
     cfg = skilldeck.ExecConfig.load(cwd=world.repo)
     assert cfg.bwrap_path is None and cfg.sandbox == "auto" and cfg.env_allow == ()
     assert cfg.auto_run_read_only == ("bundled",) and cfg.timeout_cap == 300
+    assert cfg.run_as == skilldeck.ExecConfig().run_as and cfg.network is False
 
 
 def test_safe_project_settings_still_apply(world: World) -> None:

@@ -1,8 +1,8 @@
 """Run from a private copy of exactly the files an approval covers.
 
-The file set is the one the content digest covers (``skill_file_digests``: no
-hidden files or folders). Each file is read once, hashed and written into a fresh
-folder, so the digest of the copy is the digest of what runs. Approval is decided
+The file set is the one the content digest covers (the walker's, as in
+``skill_digest``: no hidden files or folders, no links leaving the folder).
+Each file is read once, hashed and written into a fresh folder, so the digest of the copy is the digest of what runs. Approval is decided
 on that digest, and the copy is hashed again right before the program starts: a
 file changed while the approver was asked, or a hidden file added to the skill,
 never runs.
@@ -10,7 +10,6 @@ never runs.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import os
 import shutil
@@ -18,8 +17,9 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from skilldeck._digest import digest_of_files, file_digest, skill_file_digests
-from skilldeck._errors import ScriptFailedError
+from skilldeck._digest import digest_of_files, file_digest
+from skilldeck._errors import FileNotFoundInSkillError, ScriptFailedError
+from skilldeck._tree import SkillTree, WalkLimits
 
 __all__ = ["Snapshot", "take_snapshot"]
 
@@ -48,48 +48,40 @@ class Snapshot:
         shutil.rmtree(self.path, ignore_errors=True)
 
 
-def _copy(src: Path, dst: Path) -> str:
-    """Copy one file (never following a final link), returning the digest of the bytes copied."""
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+def _copy(fd: int, dst: Path, executable: bool) -> str:
+    """Copy an open file into ``dst``, returning the digest of the bytes copied."""
     h = hashlib.sha256()
-    fd = os.open(src, flags)
-    try:
-        st = os.fstat(fd)
-        mode = 0o755 if st.st_mode & 0o111 else 0o644
-        with os.fdopen(fd, "rb") as fi, open(dst, "xb") as fo:
-            fd = -1
-            while chunk := fi.read(_CHUNK):
-                h.update(chunk)
-                fo.write(chunk)
-        os.chmod(dst, mode)
-    finally:
-        if fd >= 0:
-            os.close(fd)
+    with os.fdopen(fd, "rb") as fi, open(dst, "xb") as fo:
+        while chunk := fi.read(_CHUNK):
+            h.update(chunk)
+            fo.write(chunk)
+    os.chmod(dst, 0o755 if executable else 0o644)
     return "sha256:" + h.hexdigest()
 
 
 def take_snapshot(skill: str, skill_dir: Path) -> Snapshot:
-    """Copy the digested file set of ``skill_dir`` into a new private folder."""
-    base = skill_dir.resolve()
-    listing = skill_file_digests(base)
+    """Copy the digested file set of ``skill_dir`` into a new private folder.
+
+    The files are the walker's (``skilldeck._tree``), read through its contained
+    reader: the same set ``skill_digest`` and ``verify`` cover.
+    """
     dest = Path(tempfile.mkdtemp(prefix="skilldeck-skill-"))
     try:
         os.chmod(dest, 0o755)  # noqa: S103  (an unprivileged run-as user must read it)
         copied: dict[str, str] = {}
-        for rel in sorted(listing):
-            real = (base / rel).resolve()
-            if not real.is_relative_to(base):
-                continue  # a link changed to leave the folder since it was listed
-            target = dest / rel
-            for parent in reversed(target.relative_to(dest).parents):
-                folder = dest / parent
-                if not folder.is_dir():
-                    folder.mkdir(mode=0o755)
-                    os.chmod(folder, 0o755)  # noqa: S103
-            try:
-                copied[rel] = _copy(real, target)
-            except FileNotFoundError:
-                continue  # removed since it was listed
+        with SkillTree(skill_dir, skill=skill) as tree:
+            for entry in tree.walk(limits=WalkLimits()).files:
+                try:
+                    fd = tree.open(entry.path)
+                except FileNotFoundInSkillError:
+                    continue  # removed since it was listed
+                target = dest / entry.path
+                for parent in reversed(Path(entry.path).parents):
+                    folder = dest / parent
+                    if not folder.is_dir():
+                        folder.mkdir()
+                        os.chmod(folder, 0o755)  # noqa: S103
+                copied[entry.path] = _copy(fd, target, entry.executable)
     except OSError as exc:
         shutil.rmtree(dest, ignore_errors=True)
         raise ScriptFailedError(
@@ -98,7 +90,6 @@ def take_snapshot(skill: str, skill_dir: Path) -> Snapshot:
             hint="check that the skill's files are readable and the temporary folder has room",
         ) from exc
     except BaseException:
-        with contextlib.suppress(OSError):
-            shutil.rmtree(dest, ignore_errors=True)
+        shutil.rmtree(dest, ignore_errors=True)
         raise
     return Snapshot(dest, digest_of_files(copied), frozenset(copied))

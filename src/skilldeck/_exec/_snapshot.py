@@ -2,10 +2,10 @@
 
 The file set is the one the content digest covers (the walker's, as in
 ``skill_digest``: no hidden files or folders, no links leaving the folder).
-Each file is read once, hashed and written into a fresh folder, so the digest of the copy is the digest of what runs. Approval is decided
-on that digest, and the copy is hashed again right before the program starts: a
-file changed while the approver was asked, or a hidden file added to the skill,
-never runs.
+Each file is read once, hashed and written into a fresh folder, so the digest
+of the copy is the digest of what runs. Approval is decided on that digest, and
+the copy is hashed again right before the program starts: a file changed while
+the approver was asked, or a hidden file added to the skill, never runs.
 """
 
 from __future__ import annotations

@@ -233,6 +233,8 @@ static void kill_tree(void) {
     free(now.v);
 }
 
+static void noop(int sig) { (void)sig; }
+
 static long now_ms(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -254,6 +256,15 @@ int main(int argc, char **argv) {
     if (!supervise) setup_and_exec(&o, prog);
 
     prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+    /* A namespace's init (bwrap --as-pid-1) only receives signals it handles. */
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = noop;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    sigaction(SIGCHLD, &sa, NULL);
     sigset_t set, old;
     sigemptyset(&set);
     sigaddset(&set, SIGTERM);

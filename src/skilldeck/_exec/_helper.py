@@ -182,6 +182,10 @@ def _kill_tree() -> None:
     _signal_all(stopped, signal.SIGKILL)
 
 
+def _noop(signum: int, frame: object) -> None:
+    return None
+
+
 def main(argv: list[str]) -> int:
     if len(argv) < 15 or argv[1] != "2" or argv[13] != "--":
         os.write(2, b"skilldeck-helper: bad arguments (protocol 2)\n")
@@ -197,6 +201,8 @@ def main(argv: list[str]) -> int:
         _setup_and_exec(opts, prog, False, portable)
     _prctl(PR_SET_CHILD_SUBREAPER, 1)
     watched = {signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGCHLD}
+    for each in watched:  # a namespace's init (bwrap --as-pid-1) only gets handled signals
+        signal.signal(each, _noop)
     old = signal.pthread_sigmask(signal.SIG_BLOCK, watched)
     main_pid = os.fork()
     if main_pid == 0:

@@ -72,6 +72,10 @@ def _base_flags(*, as_root: bool, network: bool) -> list[str]:
     flags = [
         "--die-with-parent",
         "--unshare-pid",
+        # the launch helper is the namespace's init and bwrap's only child: without
+        # this, bwrap's own init is orphaned to PID 1 when bwrap exits (a zombie
+        # wherever PID 1 does not reap)
+        "--as-pid-1",
         "--unshare-ipc",
         "--unshare-uts",
         "--unshare-cgroup-try",

@@ -102,13 +102,9 @@ def test_portable_layers_run_and_kill_the_group(
 ) -> None:
     monkeypatch.setenv("SKILLDECK_EXEC_PORTABLE", "1")
     skill = make_skill(
-        scripts={
-            "ok.sh": "echo ok; ulimit -n\n",
-            "slow.sh": "sleep 97531 & echo started; sleep 60\n",
-            "bg.sh": "sleep 97532 & echo bye\n",
-        },
-        timeout=1,
+        scripts={"ok.sh": "echo ok; ulimit -n\n", "bg.sh": "sleep 97532 & echo bye\n"}
     )
+    slow = make_skill("slow", {"slow.sh": "sleep 97531 & echo started; sleep 60\n"}, timeout=1)
     ex = executor(sandbox="auto")
     result = ex.run_script(skill, "ok.sh", trust="bundled")
     assert result.output == "ok\n1024\n"
@@ -117,7 +113,7 @@ def test_portable_layers_run_and_kill_the_group(
     assert "SKILLDECK_EXEC_PORTABLE" in iso["platform"] and iso["fallback"]
     assert iso["process_tracking"] == "process-group" and iso["no_new_privs"] is False
     with pytest.raises(skilldeck.ScriptTimeoutError):
-        ex.run_script(skill, "slow.sh", trust="bundled")
+        ex.run_script(slow, "slow.sh", trust="bundled")
     assert ex.run_script(skill, "bg.sh", trust="bundled").output == "bye\n"
     left = subprocess.run(["pgrep", "-f", "sleep 9753[12]"], capture_output=True, check=False)
     assert left.stdout == b""  # nothing of either run is left behind

@@ -166,6 +166,7 @@ if TYPE_CHECKING:
         render_command,
         skill_visible_in_mode,
     )
+    from skilldeck._format._invocation import Invocation
     from skilldeck._format._lint import (
         estimate_tokens,
         lint_skill,
@@ -238,6 +239,7 @@ if TYPE_CHECKING:
         run_tool_loop,
         validate_arguments,
     )
+    from skilldeck._runtime._invoke import Invoked, substitute_arguments
     from skilldeck._scan import (
         SCAN_CODES,
         ScanOptions,
@@ -323,6 +325,8 @@ _LAZY: dict[str, str] = {
     "HostTool": "skilldeck._runtime",
     "InlineSkill": "skilldeck._inline",
     "InlineSkillsInstalled": "skilldeck._inline",
+    "Invocation": "skilldeck._format._invocation",
+    "Invoked": "skilldeck._runtime._invoke",
     "InstallLimits": "skilldeck._dist",
     "InstallPlan": "skilldeck._dist",
     "InstallProgress": "skilldeck._dist",
@@ -446,6 +450,7 @@ _LAZY: dict[str, str] = {
     "skill_digest": "skilldeck._digest",
     "skill_payload": "skilldeck._disclosure",
     "skill_visible_in_mode": "skilldeck._exec",
+    "substitute_arguments": "skilldeck._runtime._invoke",
     "suggest": "skilldeck._suggest",
     "update": "skilldeck._dist",
     "update_config": "skilldeck._config",
@@ -530,6 +535,8 @@ __all__ = [
     "InstalledSkill",
     "InternalError",
     "InvalidArgumentsError",
+    "Invocation",
+    "Invoked",
     "JsonlAuditSink",
     "Limits",
     "ListSink",
@@ -657,6 +664,7 @@ __all__ = [
     "skill_digest",
     "skill_payload",
     "skill_visible_in_mode",
+    "substitute_arguments",
     "suggest",
     "trust_project_config",
     "trusted_configs",

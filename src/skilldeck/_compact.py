@@ -28,6 +28,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
 from skilldeck._errors import SkillError
+from skilldeck._format._invocation import model_invocable
 from skilldeck._format._mdtools import parse_declared_tools
 
 __all__ = ["COMPACT_HEADER", "render_compact_catalog", "render_compact_manifest"]
@@ -83,6 +84,7 @@ def render_compact_manifest(
       left out and counted in a last line pointing at ``search_tool``.
     """
     declared = declared or {}
+    skills = [s for s in skills if model_invocable(s)]  # the model never sees those
     skill_lines: list[str] = []
     declared_names: set[str] = set()
     for skill in skills:
@@ -156,7 +158,7 @@ def render_compact_catalog(
     costs more than the other tier-1 formats. A skill that cannot be loaded now
     is listed as itself.
     """
-    skills = list(catalog.list())
+    skills = [m for m in catalog.list() if model_invocable(m)]
     declared: dict[str, tuple[Any, ...]] = {}
     for meta in skills:
         try:

@@ -29,11 +29,13 @@ from skilldeck._catalog._model import Skill
 from skilldeck._catalog._store import DEFAULT_FILE_LIMIT, FileData, IndexMode
 from skilldeck._config import Budget
 from skilldeck._errors import PathNotAllowedError
+from skilldeck._format._invocation import model_invocable
 
 __all__ = [
     "DEFAULT_FILE_LIMIT",
     "FileContent",
     "Tier1Format",
+    "model_facing",
     "omitted_message",
     "plan_skills",
     "read_skill_file",
@@ -68,6 +70,13 @@ def omitted_message(count: int, search_tool: str = "skills_search") -> str:
         f"{count} more {noun} not listed here. "
         f"Call the {search_tool} tool with a few keywords to find them."
     )
+
+
+def model_facing(skills: Sequence[Any]) -> Sequence[Any]:
+    """``skills`` without those the model must never see (``disable-model-invocation``)."""
+    if all(map(model_invocable, skills)):
+        return skills
+    return [s for s in skills if model_invocable(s)]
 
 
 def _location(skill: Any) -> str | None:
@@ -160,7 +169,12 @@ def plan_skills(
     search_tool: str = "skills_search",
     max_description: int | None = None,
 ) -> Tier1Plan:
-    """Which skills tier 1 lists, and how much of each description, for this format."""
+    """Which skills tier 1 lists, and how much of each description, for this format.
+
+    Skills with ``disable-model-invocation`` are never listed; ``when_to_use`` is
+    appended to each description (the two cut to 1,536 characters together).
+    """
+    skills = model_facing(skills)
     r = _renderer(format, include_location)
     limit = _budget_chars(budget)
     overhead = len(r.wrap([])) if format != "json" else len('{"skills": []}')
@@ -190,8 +204,10 @@ def render_skills(
 
     ``budget`` is characters (int) or a ``Budget`` / ``"2000 tokens"``.
     ``include_location`` adds each SKILL.md's absolute path. With nothing to
-    show the result is ``""`` unless ``empty="element"``.
+    show the result is ``""`` unless ``empty="element"``. Skills with
+    ``disable-model-invocation`` are left out: tier 1 is what the model sees.
     """
+    skills = model_facing(skills)
     if not skills and empty == "nothing":
         return ""
     plan = plan_skills(

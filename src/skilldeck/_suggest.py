@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from skilldeck._format._invocation import model_invocable
 from skilldeck._format._linear import compile_linear
 from skilldeck._search import SearchDocument, SearchIndex
 
@@ -138,8 +139,11 @@ def suggest(
     ``skills`` are metadata objects (``name``, ``description``, optional ``tags``
     and ``manifest.triggers``), e.g. ``catalog.list()``. ``index`` reuses a
     search index built over the same skills (hits are matched by name);
-    ``search=False`` uses triggers only.
+    ``search=False`` uses triggers only. Skills with ``disable-model-invocation``
+    are never suggested.
     """
+    if not all(map(model_invocable, skills)):  # the model never sees those
+        skills = [m for m in skills if model_invocable(m)]
     sample = text[:MAX_TEXT]
     scores: dict[int, float] = {}
     reasons: dict[int, list[str]] = {}
@@ -188,7 +192,9 @@ def _position(skills: Sequence[Any], name: str) -> int | None:
 def order_by_relevance(text: str, skills: Sequence[Any], **options: Any) -> list[Any]:
     """``skills`` with those that fit ``text`` first (best first), the rest after in
     their given order. Feed the result to a tier-1 renderer with a budget so the
-    relevant skills are the ones that survive it."""
+    relevant skills are the ones that survive it. Skills the model must not see
+    (``disable-model-invocation``) are left out."""
+    skills = [m for m in skills if model_invocable(m)]
     picked = suggest(text, skills, limit=None, **options)
     first_names = [s.name for s in picked]
     by_name: dict[str, Any] = {}

@@ -10,6 +10,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from skilldeck._format._invocation import listing_description
+
 __all__ = ["MIN_DESCRIPTION", "SkillLike", "Tier1Item", "Tier1Plan", "clean_text", "plan_tier1"]
 
 MIN_DESCRIPTION = 80
@@ -91,7 +93,7 @@ def plan_tier1(
     """
     ordered, n_pinned = order_pinned(skills, pinned)
     measure = cost or (lambda s, d: len(s.name) + len(d) + 2)
-    texts = [clean_text(s.description) for s in ordered]
+    texts = [clean_text(listing_description(s)) for s in ordered]
     if budget is None:
         plain: list[Tier1Item] = []
         for s, text in zip(ordered, texts, strict=True):

@@ -28,7 +28,16 @@ import msgspec
 from skilldeck._diagnostics import Severity
 from skilldeck._version import __version__
 
-__all__ = ["CACHE_FORMAT", "MAX_FILES", "DiagRow", "MetadataCache", "Record", "Row", "Sig"]
+__all__ = [
+    "CACHE_FORMAT",
+    "MAX_FILES",
+    "DiagRow",
+    "InvocationRow",
+    "MetadataCache",
+    "Record",
+    "Row",
+    "Sig",
+]
 
 CACHE_FORMAT = 2
 
@@ -40,8 +49,14 @@ DiagRow = tuple[str, Severity, str, str | None, int | None, int | None, str | No
 
 _Strs = tuple[str, ...]
 
-#: name, description, tags, requires (commands, env, other), valid, diagnostics
-Record = tuple[str, str, _Strs, _Strs, _Strs, _Strs, bool, tuple[DiagRow, ...]]
+#: model_invocable, user_invocable, when_to_use, argument_hint (invocation controls)
+InvocationRow = tuple[bool, bool, str | None, str | None]
+
+#: name, description, tags, requires (commands, env, other), valid, diagnostics,
+#: invocation controls (``None``: the defaults)
+Record = tuple[
+    str, str, _Strs, _Strs, _Strs, _Strs, bool, tuple[DiagRow, ...], InvocationRow | None
+]
 
 #: the stat signature of a SKILL.md: mtime_ns, size, inode, ctime_ns, device
 Sig = tuple[int, int, int, int, int]

@@ -72,6 +72,9 @@ def _record(m: SkillMetadata) -> Record:
         m.requires_other,
         m.valid,
         tuple(map(diag_row, m.diagnostics)),
+        None
+        if m.model_invocable and m.user_invocable and not (m.when_to_use or m.argument_hint)
+        else (m.model_invocable, m.user_invocable, m.when_to_use, m.argument_hint),
     )
 
 
@@ -236,6 +239,7 @@ class FileSystemStore:
                 rec[5],
                 tuple(map(diag_of, rec[7])) if rec[7] else (),
                 rec[6],
+                rec[8],
             )
             new_memory[key] = (sig, meta)
             append(meta)
@@ -293,6 +297,7 @@ class FileSystemStore:
                 (), (), (), (), diags, False,
             )  # fmt: skip
         req = m.requires
+        inv = m.invocation
         return SkillMetadata(
             m.name,
             m.description,
@@ -306,6 +311,10 @@ class FileSystemStore:
             tuple(sorted(str(k) for k in req.other)) if req.other else (),
             diags,
             parsed.ok,
+            not inv.disable_model_invocation,
+            inv.user_invocable,
+            inv.when_to_use,
+            inv.argument_hint,
         )
 
     @staticmethod
@@ -326,6 +335,7 @@ class FileSystemStore:
             tuple(rec[5]),
             tuple(_diag_from(d) for d in rec[7]) if rec[7] else (),
             rec[6],
+            *(rec[8] or (True, True, None, None)),
         )
 
     # ------------------------------------------------------------------ access

@@ -117,6 +117,11 @@ class SkillMetadata:
     as a ``Path``; ``skill_md`` is the SKILL.md in it. ``key`` is what the
     skill's store accepts in ``load_skill`` / ``read_file``. ``manifest`` is
     parsed on first use when the metadata came from the cache.
+
+    Invocation controls, read at discovery: ``model_invocable`` is false for
+    ``disable-model-invocation`` skills (never shown to the model),
+    ``user_invocable`` false for ``user-invocable: false`` ones; ``when_to_use``
+    and ``argument_hint`` are those fields' text.
     """
 
     name: str
@@ -131,6 +136,10 @@ class SkillMetadata:
     requires_other: tuple[str, ...] = ()
     diagnostics: tuple[Diagnostic, ...] = ()
     valid: bool = True
+    model_invocable: bool = True
+    user_invocable: bool = True
+    when_to_use: str | None = None
+    argument_hint: str | None = None
     _manifest: Manifest | None = field(default=None, compare=False, repr=False)
     _path: Path | None = field(default=None, compare=False, repr=False)
 
@@ -196,10 +205,13 @@ def metadata_of(
     requires_other: tuple[str, ...],
     diagnostics: tuple[Diagnostic, ...],
     valid: bool,
+    invocation: tuple[bool, bool, str | None, str | None] | None = None,
 ) -> SkillMetadata:
     """``SkillMetadata(...)`` with every field given, built about twice as fast
     (the slots are set directly instead of through the frozen ``__setattr__``):
-    listing 10,000 cached skills builds 10,000 of them."""
+    listing 10,000 cached skills builds 10,000 of them. ``invocation`` is
+    ``(model_invocable, user_invocable, when_to_use, argument_hint)``, ``None``
+    for the defaults."""
     meta: SkillMetadata = object.__new__(SkillMetadata)
     s = _META_SLOTS
     s[0](meta, name)
@@ -214,9 +226,17 @@ def metadata_of(
     s[9](meta, requires_other)
     s[10](meta, diagnostics)
     s[11](meta, valid)
-    s[12](meta, None)
-    s[13](meta, None)
+    model, user, when, hint = invocation or _DEFAULT_INVOCATION
+    s[12](meta, model)
+    s[13](meta, user)
+    s[14](meta, when)
+    s[15](meta, hint)
+    s[16](meta, None)
+    s[17](meta, None)
     return meta
+
+
+_DEFAULT_INVOCATION = (True, True, None, None)
 
 
 def _folder_name(path: Path | None) -> str | None:

@@ -18,10 +18,14 @@ import contextlib
 import os
 import sys
 import threading
+from typing import Any
 
-from skilldeck._catalog._cache import DiagRow, Record
+from skilldeck._catalog._cache import DiagRow, InvocationRow, Record
 from skilldeck._diagnostics import Diagnostic, Severity
 from skilldeck._format import read_skill_md
+from skilldeck._format._invocation import Invocation
+
+_DEFAULT_INVOCATION = Invocation()
 
 __all__ = ["POOL_THRESHOLD", "parse_record", "parse_records", "pool_workers"]
 
@@ -37,7 +41,7 @@ def diag_row(d: Diagnostic) -> DiagRow:
 
 def parse_record(real_md: str, folder: str, mode: str) -> Record:
     """One SKILL.md as the cache's record: name, description, tags, requirements
-    (commands, env, other), valid, diagnostics (rows)."""
+    (commands, env, other), valid, diagnostics (rows), invocation controls."""
     parsed = read_skill_md(
         real_md,
         metadata_only=True,
@@ -49,7 +53,7 @@ def parse_record(real_md: str, folder: str, mode: str) -> Record:
     if os.path.basename(real_md) == "skill.md":
         rows = (diag_row(skill_md_lowercase(real_md, folder)), *rows)
     if m is None:
-        return (os.path.basename(folder), "", (), (), (), (), False, rows)
+        return (os.path.basename(folder), "", (), (), (), (), False, rows, None)
     req = m.requires
     return (
         m.name,
@@ -60,6 +64,21 @@ def parse_record(real_md: str, folder: str, mode: str) -> Record:
         tuple(sorted(str(k) for k in req.other)) if req.other else (),
         parsed.ok,
         rows,
+        invocation_row(m),
+    )
+
+
+def invocation_row(m: Any) -> InvocationRow | None:
+    """``(model_invocable, user_invocable, when_to_use, argument_hint)``, or ``None``
+    for the defaults."""
+    inv = m.invocation
+    if inv == _DEFAULT_INVOCATION:
+        return None
+    return (
+        not inv.disable_model_invocation,
+        inv.user_invocable,
+        inv.when_to_use,
+        inv.argument_hint,
     )
 
 

@@ -203,6 +203,10 @@ class MemoryStore:
             requires_env=m.requires.env,
             requires_other=tuple(m.requires.other),
             diagnostics=parsed.diagnostics,
+            model_invocable=not m.disable_model_invocation,
+            user_invocable=m.user_invocable,
+            when_to_use=m.when_to_use,
+            argument_hint=m.argument_hint,
             _manifest=m,
         )
         with self._lock:

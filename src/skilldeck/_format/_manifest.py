@@ -21,10 +21,13 @@ from skilldeck._diagnostics import Diagnostic, Severity
 from skilldeck._format import _codes as C
 from skilldeck._format._checks import Ctx, scalar_text, typename
 from skilldeck._format._extensions import Extensions, Requirements, Triggers
+from skilldeck._format._invocation import INVOCATION_FIELDS, Invocation, read_invocation
 
 __all__ = [
     "EXTENSION_FIELDS",
+    "INVOCATION_FIELDS",
     "SPEC_FIELDS",
+    "Invocation",
     "Manifest",
     "Requirements",
     "ToolPattern",
@@ -37,19 +40,22 @@ __all__ = [
 SPEC_FIELDS = frozenset(
     {"name", "description", "license", "compatibility", "allowed-tools", "metadata"}
 )
-EXTENSION_FIELDS = frozenset(
-    {
-        "version",
-        "author",
-        "tags",
-        "requires",
-        "modes",
-        "read_only",
-        "always_ask",
-        "timeout",
-        "network",
-        "triggers",
-    }
+EXTENSION_FIELDS = (
+    frozenset(
+        {
+            "version",
+            "author",
+            "tags",
+            "requires",
+            "modes",
+            "read_only",
+            "always_ask",
+            "timeout",
+            "network",
+            "triggers",
+        }
+    )
+    | INVOCATION_FIELDS
 )
 
 NAME_RE = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
@@ -113,10 +119,56 @@ class Manifest:
     timeout: int | None = None
     network: bool = False
     triggers: Triggers | None = None
+    invocation: Invocation = field(default_factory=Invocation)
     extra: Mapping[str, Any] = field(default_factory=dict)
     frontmatter: Mapping[str, Any] = field(default_factory=dict)
     frontmatter_text: str = ""
     positions: Mapping[str, tuple[int, int]] = field(default_factory=dict, repr=False)
+
+    # the invocation controls (Claude Code's extension fields), typed
+
+    @property
+    def disable_model_invocation(self) -> bool:
+        """The model never sees or loads this skill on its own (the user and host may)."""
+        return self.invocation.disable_model_invocation
+
+    @property
+    def user_invocable(self) -> bool:
+        """Offered to the user as a command (``/name``, MCP prompts)."""
+        return self.invocation.user_invocable
+
+    @property
+    def when_to_use(self) -> str | None:
+        return self.invocation.when_to_use
+
+    @property
+    def argument_hint(self) -> str | None:
+        return self.invocation.argument_hint
+
+    @property
+    def arguments(self) -> tuple[str, ...]:
+        return self.invocation.arguments
+
+    @property
+    def context(self) -> str | None:
+        """``"fork"``: the skill runs in a sub-session of its own (``Session.fork``)."""
+        return self.invocation.context
+
+    @property
+    def agent(self) -> str | None:
+        return self.invocation.agent
+
+    @property
+    def model(self) -> str | None:
+        return self.invocation.model
+
+    @property
+    def effort(self) -> str | None:
+        return self.invocation.effort
+
+    @property
+    def hooks(self) -> Mapping[str, Any] | None:
+        return self.invocation.hooks
 
     def position(self, key: str) -> tuple[int | None, int | None]:
         """Line and column of a (dotted) frontmatter key, if known."""
@@ -285,6 +337,7 @@ def build_manifest(
         timeout=ext.timeout(),
         network=ext.flag("network"),
         triggers=ext.triggers(),
+        invocation=read_invocation(ext),
         extra=extra,
         frontmatter=dict(data),
         frontmatter_text=frontmatter_text,
@@ -477,6 +530,16 @@ def _unknown_fields(data: Mapping[str, Any], ctx: Ctx) -> dict[str, Any]:
         return {}
     if ctx.strict:
         for key in unknown:
+            if key in INVOCATION_FIELDS:
+                ctx.add(
+                    C.UNKNOWN_FIELD,
+                    f"field '{key}' is an invocation control (a Claude Code extension), "
+                    "not part of the specification",
+                    key,
+                    hint="skilldeck and Claude Code read it at the top level; agents that "
+                    "follow only the specification ignore it",
+                )
+                continue
             hint = (
                 f"move it under 'metadata:' as a string ({key}: ...)"
                 if key in EXTENSION_FIELDS or key == "allowed_tools"

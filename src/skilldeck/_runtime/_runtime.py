@@ -42,10 +42,12 @@ from skilldeck._events import (
     SkillLoaded,
     ToolCalled,
 )
+from skilldeck._format._invocation import listing_description, model_invocable
 from skilldeck._runtime._builtin import builtin_tools, file_payload, truncated_warning
 from skilldeck._runtime._envelope import ToolResult, ToolWarning, error_envelope
 from skilldeck._runtime._gates import AllowedToolsGate, GovernedSurface, ValidatedSurface
 from skilldeck._runtime._governance import ConfirmCallback, GovernanceHook
+from skilldeck._runtime._invoke import Invoked, split_arguments, substitute_arguments
 from skilldeck._runtime._options import SEED_002_NAMES, CatalogLike, RuntimeOptions, as_kwargs
 from skilldeck._runtime._policy import decide_policy
 from skilldeck._runtime._scripts import ScriptTools
@@ -207,8 +209,9 @@ class SkillRuntime:
 
     def visible_skills(self, session: Session | None = None) -> list[Any]:
         """Metadata of the skills ``skills_list`` shows (the mode's, and a forked
-        session's subset); what tier 1 for that session should render."""
-        metas = [m for m in self.catalog.list() if self._visible(m)]
+        session's subset; never a ``disable-model-invocation`` skill); what tier 1
+        for that session should render."""
+        metas = [m for m in self.catalog.list() if self._visible(m) and model_invocable(m)]
         if session is None or session.scope is None:
             return metas
         return [m for m in metas if session.can_see(m.name)]
@@ -301,11 +304,19 @@ class SkillRuntime:
 
         return skill_visible_in_mode(getattr(meta, "manifest", None), mode)
 
-    def _resolve(self, name: str, session: Session | None = None) -> Any:
+    def _resolve(self, name: str, session: Session | None = None, *, by_host: bool = False) -> Any:
         """The catalog entry for ``name`` (``SOURCE:NAME`` accepted), checked against the
-        mode and the session's scope (a forked session's hidden skills do not exist)."""
+        mode and the session's scope (a forked session's hidden skills do not exist).
+
+        For the model (``by_host`` false) a ``disable-model-invocation`` skill does not
+        exist either, until the user invoked it in this session."""
         entry = self.catalog.get(name)
-        if session is not None and not session.can_see(entry.metadata.name):
+        hidden = (
+            not by_host
+            and not model_invocable(entry.metadata)
+            and (session is None or not session.is_loaded(entry.metadata.name))
+        )
+        if hidden or (session is not None and not session.can_see(entry.metadata.name)):
             raise SkillNotFoundError(
                 f"no skill named {name!r}",
                 skill=name,
@@ -335,7 +346,7 @@ class SkillRuntime:
         page = metas[offset : offset + limit]
         skills = []
         for meta in page:
-            item: dict[str, Any] = {"name": meta.name, "description": meta.description}
+            item: dict[str, Any] = {"name": meta.name, "description": listing_description(meta)}
             if getattr(meta, "source", None):
                 item["source"] = meta.source
             if self.options.include_location and getattr(meta, "location", None):
@@ -348,8 +359,11 @@ class SkillRuntime:
         return ToolResult(data)
 
     def _tool_load(self, call: ToolCall) -> ToolResult:
+        return self._load(call, by_host=False)
+
+    def _load(self, call: ToolCall, *, by_host: bool) -> ToolResult:
         name = str(call.arguments["name"])
-        self._resolve(name, call.session)
+        self._resolve(name, call.session, by_host=by_host)
         limit = self.options.max_body_bytes
         skill = self.catalog.load(name, max_bytes=limit)
         digest = self.catalog.digest(name)
@@ -481,7 +495,7 @@ class SkillRuntime:
         (``skilldeck._suggest.suggest``; each ``Suggestion`` says why)."""
         from skilldeck._suggest import suggest
 
-        metas = [m for m in self.catalog.list() if self._visible(m)]
+        metas = [m for m in self.catalog.list() if self._visible(m) and model_invocable(m)]
         return suggest(text, metas, limit=limit, index=self.search_index())
 
     def search_index(self) -> SearchIndex:
@@ -504,10 +518,75 @@ class SkillRuntime:
             return self._index
 
     def _listing(self) -> list[Any]:
-        metas = list(self.catalog.list())
+        """What the model may know of: the mode's skills, less ``disable-model-invocation``."""
+        metas = [m for m in self.catalog.list() if model_invocable(m)]
         if self.options.mode is None:
             return metas
         return [m for m in metas if self._visible(m)]
+
+    # --- the user's path: invoking a skill by name ----------------------------------
+
+    def invoke(
+        self,
+        session: Session,
+        name: str,
+        arguments: str | Sequence[str] = "",
+    ) -> Invoked:
+        """The user invoked skill ``name`` (a slash command, an MCP prompt): load it
+        for them, even when the model may not (``disable-model-invocation``).
+
+        Refuses skills marked ``user-invocable: false`` (``SkillUnavailableError``).
+        The body's ``$ARGUMENTS``, ``$N`` and ``$name`` placeholders get
+        ``arguments`` (see ``skilldeck.substitute_arguments``). A skill with
+        ``context: fork`` is loaded into a child of ``session`` (``Session.fork``,
+        limited to the skill's ``allowed-tools`` when it has them), returned as
+        ``Invoked.session``. Emits the same events as ``skills_load``.
+        """
+        entry = self._resolve(name, session, by_host=True)
+        meta = entry.metadata
+        if not getattr(meta, "user_invocable", True):
+            raise SkillUnavailableError(
+                f"skill {name!r} is not invocable by the user (user-invocable: false)",
+                skill=name,
+                hint="the model loads it itself when it fits the task",
+            )
+        manifest = meta.manifest
+        target = session
+        forked = manifest is not None and manifest.context == "fork"
+        if forked:
+            tools = [p.raw for p in manifest.allowed_tools] if manifest.allowed_tools else None
+            target = session.fork(tools=tools)
+        spec = ToolSpec(self._exposed("skills_load"), "", {}, origin="skills")
+        started = time.perf_counter()
+        args = {"name": name}
+        result = self._load(ToolCall(target, spec.name, args, spec), by_host=True)
+        self._finish(target, spec.name, args, result.envelope(), started)
+        data = result.data
+        names = manifest.arguments if manifest is not None else ()
+        prompt = substitute_arguments(
+            str(data["body"]),
+            arguments,
+            names=names,
+            skill_dir=str(meta.path) if meta.path is not None else None,
+            session_id=target.id,
+        )
+        parts = (
+            tuple(split_arguments(arguments))
+            if isinstance(arguments, str)
+            else tuple(str(a) for a in arguments)
+        )
+        return Invoked(
+            name=str(data["name"]),
+            prompt=prompt,
+            session=target,
+            forked=forked,
+            arguments=parts,
+            agent=manifest.agent if manifest is not None else None,
+            model=manifest.model if manifest is not None else None,
+            effort=manifest.effort if manifest is not None else None,
+            hooks=manifest.hooks if manifest is not None else None,
+            data=data,
+        )
 
     def _search_doc(self, meta: Any) -> SearchDocument:
         headings = self._headings(meta) if self.options.search_headings else ()

@@ -32,7 +32,7 @@ from pydantic.networks import AnyUrl
 
 from skilldeck import Catalog
 from skilldeck._version import __version__
-from skilldeck.mcp import _complete, _prompt, _resources, _uris
+from skilldeck.mcp import _complete, _prompt, _resources, _skill_prompts, _uris
 from skilldeck.mcp._extension import CachePolicy, SkillsExtension
 from skilldeck.mcp._index import IndexBuilder, SkillIndex
 from skilldeck.mcp._logs import ClientLogs
@@ -122,6 +122,7 @@ class SkillServer(MCPServer[Any]):
         self._lowlevel_server.add_request_handler(
             "logging/setLevel", SetLevelRequestParams, self.logs.set_level
         )
+        self._skill_prompts = _skill_prompts.sync(self, set())
 
     # -- state -----------------------------------------------------------------
 
@@ -138,6 +139,8 @@ class SkillServer(MCPServer[Any]):
             old_fp, new_fp = self._index.fingerprint(), new.fingerprint()
             changed = {u for u in old_fp.keys() | new_fp.keys() if old_fp.get(u) != new_fp.get(u)}
             self._index = new
+            if changed:
+                self._skill_prompts = _skill_prompts.sync(self, self._skill_prompts)
         if changed:
             logger.info("catalog changed: %d file(s)", len(changed))
             await self.notifier.publish(changed)

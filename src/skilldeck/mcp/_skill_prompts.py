@@ -1,0 +1,75 @@
+"""User-invocable skills as MCP prompts: clients that turn prompts into slash
+commands offer ``/skill-name``.
+
+One prompt per visible skill that a user may invoke (``user-invocable`` is not
+false), named after the skill, with one optional ``arguments`` argument whose
+description is the skill's ``argument-hint``. Getting it returns the skill's body
+with the arguments substituted (``skilldeck.substitute_arguments``) as a user
+message. Skills with ``disable-model-invocation`` are included: a prompt is the
+user's choice, not the model's. The set follows the catalog on every refresh.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from mcp.server.mcpserver.prompts.base import Prompt, PromptArgument
+
+if TYPE_CHECKING:
+    from skilldeck.mcp._server import SkillServer
+
+__all__ = ["sync"]
+
+_RESERVED = frozenset({"skills_catalog"})
+
+
+def _prompt(server: SkillServer, meta: Any) -> Prompt:
+    name = str(meta.name)
+    hint = getattr(meta, "argument_hint", None)
+    catalog: Any = server.catalog
+
+    def render(arguments: Any = "", **_ignored: Any) -> str:
+        from skilldeck._runtime._invoke import substitute_arguments
+
+        loaded = catalog.load(name)
+        names = loaded.manifest.arguments if loaded.manifest is not None else ()
+        folder = loaded.path
+        return substitute_arguments(
+            loaded.body,
+            "" if arguments is None else str(arguments),
+            names=names,
+            skill_dir=str(folder) if folder is not None else None,
+        )
+
+    # built directly: Prompt.from_function costs a pydantic model per skill at start-up
+    return Prompt(
+        name=name,
+        title=None,
+        description=str(meta.description),
+        arguments=[
+            PromptArgument(
+                name="arguments",
+                description=hint or "what to pass to the skill ($ARGUMENTS)",
+                required=False,
+            )
+        ],
+        fn=render,
+        context_kwarg=None,
+    )
+
+
+def sync(server: SkillServer, registered: set[str]) -> set[str]:
+    """Make the server's skill prompts match the catalog; returns the names now registered."""
+    wanted: dict[str, Any] = {}
+    catalog: Any = server.catalog
+    for meta in catalog.list():
+        name = str(meta.name)
+        if getattr(meta, "user_invocable", True) and name not in _RESERVED:
+            wanted.setdefault(name, meta)
+    for name in registered - set(wanted):
+        server.remove_prompt(name)
+    for name, meta in wanted.items():
+        if name in registered:
+            server.remove_prompt(name)  # the description or hint may have changed
+        server.add_prompt(_prompt(server, meta))
+    return set(wanted)

@@ -248,7 +248,9 @@ def test_fast_metadata_constructor_equals_the_dataclass() -> None:
 
 def test_cache_api_round_trip(tmp_path: Path) -> None:
     cache = MetadataCache(tmp_path / "c")
-    rows: Any = [("k", (1, 2, 3, 4, 5), ("n", "d", (), (), (), (), True, ()))]
+    rows: Any = [("k", (1, 2, 3, 4, 5), ("n", "d", (), (), (), (), True, (), None))]
     cache.save("root", rows)
-    assert cache.load("root") == {"k": ((1, 2, 3, 4, 5), ("n", "d", (), (), (), (), True, ()))}
+    assert cache.load("root") == {
+        "k": ((1, 2, 3, 4, 5), ("n", "d", (), (), (), (), True, (), None))
+    }
     assert cache.load("another root") == {}

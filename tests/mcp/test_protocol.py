@@ -44,7 +44,7 @@ async def test_bad_prompt_argument_names_the_field(
         assert err.value.error.code == -32602
         assert err.value.error.data == {
             "code": "INVALID_ARGUMENTS",
-            "hint": "available prompts: skills_catalog",
+            "hint": "available prompts: alpha, beta, skills_catalog",
             "field": "name",
         }
 

@@ -245,11 +245,13 @@ class SkillServer(MCPServer[Any]):
             return  # the SDK's params validation answers
         known = sorted(p.name for p in await self.list_prompts())
         if name not in known:
+            # every user-invocable skill is a prompt: name a few, not thousands
+            shown = ", ".join(known[:20]) + (f" and {len(known) - 20} more" if known[20:] else "")
             raise protocol_error(
                 INVALID_PARAMS,
                 f"there is no prompt named {name!r}",
                 envelope="INVALID_ARGUMENTS",
-                hint=f"available prompts: {', '.join(known)}",
+                hint=f"available prompts: {shown}",
                 field="name",
             )
 

@@ -109,6 +109,7 @@ def create_server(
     watch: bool = False,
     session_timeout: float = DEFAULT_IDLE_TIMEOUT,
     max_sessions: int = DEFAULT_MAX_SESSIONS,
+    snapshot_cache: bool | str | os.PathLike[str] = True,
 ) -> SkillServer:
     """An MCP server for a catalog.
 
@@ -125,7 +126,10 @@ def create_server(
     2 s) and ``poll_interval`` alone rescans on a timer; clients are notified of
     every change. ``SkillServer.refresh()`` does the same on demand.
     ``cache_ttl_ms`` is the ``ttlMs`` freshness hint of listings and reads (0: a live
-    catalog; raise it for one that does not change).
+    catalog; raise it for one that does not change). ``snapshot_cache`` keeps the
+    published snapshot (frontmatter, file lists, digests) between runs in the user
+    cache folder (or the folder given; ``False``: not at all), so a restart reads
+    and hashes only what changed.
     """
     import skilldeck
 
@@ -160,4 +164,5 @@ def create_server(
         cache_ttl_ms=cache_ttl_ms,
         poll_interval=poll_interval,
         watch=watch,
+        snapshot_cache=snapshot_cache,
     )

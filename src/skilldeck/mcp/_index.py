@@ -12,6 +12,7 @@ every build (they live in memory and are small).
 
 from __future__ import annotations
 
+import gc
 import os
 import threading
 from bisect import bisect_right
@@ -21,15 +22,13 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
-from skilldeck import Catalog, CatalogEntry
-from skilldeck._digest import bytes_digest
+from skilldeck import Catalog, CatalogEntry, bytes_digest
 from skilldeck.mcp import _uris
-from skilldeck.mcp._scan import publishable, read_bounded, ref_of, signature
+from skilldeck.mcp._scan import frontmatter, publishable, read_bounded, ref_of, signature
+from skilldeck.mcp._store import FileRow, FileStat, SkillRow, SnapshotStore, StatKey, tree_hash
 from skilldeck.mcp._wire import DIRECTORY_MIME, MAX_FILES, MAX_TOTAL_BYTES
 
 __all__ = ["FileRef", "IndexBuilder", "SkillIndex", "SkillRecord"]
-
-_Key = tuple[str, int, int, int]  # (path, inode, mtime_ns, size) of one digested file
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,46 +81,134 @@ class SkillIndex:
         return {uri: ref.digest or "dynamic" for uri, ref in self.files.items()}
 
 
-class IndexBuilder:
-    """Builds ``SkillIndex`` snapshots from a catalog, reusing digests of unchanged files."""
+@dataclass(slots=True)
+class _Built:
+    """One skill as last built: the persisted row and, once derived, its wire form."""
 
-    def __init__(self, catalog: Catalog) -> None:
+    row: SkillRow
+    record: SkillRecord | None = None
+    refs: list[FileRef] | None = None
+
+    def derived(self, entry: CatalogEntry) -> tuple[SkillRecord, list[FileRef]]:
+        if self.record is None or self.refs is None:
+            row = self.row
+            self.refs = [FileRef(*f) for f in row.files]
+            self.record = _record(row.skill_path, row.ref, entry, row.frontmatter, self.refs)
+        return self.record, self.refs
+
+
+def _folder_key(entry: CatalogEntry) -> str | None:
+    """Skills with a folder are remembered by it; in-memory skills are rebuilt each time."""
+    if entry.path is None or entry.metadata.skill_md is None:
+        return None
+    return os.fspath(entry.path)
+
+
+class IndexBuilder:
+    """Builds ``SkillIndex`` snapshots from a catalog, reusing what did not change.
+
+    A skill whose tree signature, address and status are unchanged is reused
+    whole (no parse, no file listing, no read); a changed one re-hashes only the
+    files whose stat key changed. With a ``store``, the last build survives the
+    process, so a restarted server starts warm.
+    """
+
+    def __init__(self, catalog: Catalog, *, store: SnapshotStore | None = None) -> None:
         self.catalog = catalog
-        self._cache: dict[tuple[str, int, int, int], str] = {}
-        # skill path -> (signature, record, file refs, digest-cache keys) of the last build
-        self._skills: dict[str, tuple[Any, SkillRecord, list[FileRef], list[_Key]]] = {}
+        self._store = store
+        self._loaded = store is None
+        self._digests: dict[StatKey, str] = {}  # stat key -> "digest|size|is_text"
+        self._skills: dict[str, _Built] = {}  # folder -> last build
         self._lock = threading.Lock()
 
     def build(self) -> SkillIndex:
         """Scan the catalog now (blocking; run it in a worker thread from async code)."""
         with self._lock:
-            return self._build()
+            # A build makes many small objects and frees none: the cyclic collector
+            # would only rescan them (a third of a warm start for 2,000 skills).
+            enabled = gc.isenabled()
+            gc.disable()
+            try:
+                return self._build()
+            finally:
+                if enabled:
+                    gc.enable()
+
+    def _same(
+        self, known: _Built | None, entry: CatalogEntry, sig: Any, skill_path: str | None = None
+    ) -> bool:
+        if known is None or sig is None:
+            return False
+        row = known.row
+        return (
+            (skill_path is None or row.skill_path == skill_path)
+            and row.signature == sig
+            and row.status == entry.status.value
+            and row.source == entry.source
+            and row.ref == ref_of(entry)
+        )
 
     def _build(self) -> SkillIndex:
-        published = publishable(self.catalog.entries(include_shadowed=True))
-        cache: dict[_Key, str] = {}
-        skills: dict[str, tuple[Any, SkillRecord, list[FileRef], list[_Key]]] = {}
+        if not self._loaded and self._store is not None:
+            self._skills = {key: _Built(row) for key, row in self._store.load().items()}
+            self._loaded = True
+        sigs: dict[str, str | None] = {}
+
+        def frontmatter_of(entry: CatalogEntry) -> dict[str, Any] | None:
+            key = _folder_key(entry)
+            if key is not None:
+                tree = signature(entry)
+                sigs[key] = sig = tree_hash(tree) if tree is not None else None
+                known = self._skills.get(key)
+                if self._same(known, entry, sig) and known is not None:
+                    return known.row.frontmatter  # unchanged: no need to parse SKILL.md
+            return frontmatter(entry)
+
+        published = publishable(self.catalog.entries(include_shadowed=True), frontmatter_of)
+        self._digests = {}
+        skills: dict[str, _Built] = {}
         records: list[SkillRecord] = []
         files: dict[str, FileRef] = {}
         skipped: list[tuple[str, str]] = []
-        for skill_path, entry, frontmatter in published:
+        changed = False
+        for skill_path, entry, fm in published:
             ref = ref_of(entry)
-            sig = signature(ref, entry, frontmatter)
-            known = self._skills.get(skill_path)
-            if sig is not None and known is not None and known[0] == sig:
-                _, record, refs, keys = known  # nothing under the folder changed
-            else:
-                try:
-                    record, refs, keys = self._skill(skill_path, ref, entry, frontmatter)
-                except Exception as exc:  # one unreadable skill must not hide the others
-                    skipped.append((ref, f"{type(exc).__name__}: {exc}"))
-                    continue
-            for key in keys:
-                cache[key] = self._cache[key]
-            skills[skill_path] = (sig, record, refs, keys)
+            key = _folder_key(entry)
+            known = self._skills.get(key) if key is not None else None
+            sig = sigs.get(key) if key is not None else None
+            if key is not None and known is not None and self._same(known, entry, sig, skill_path):
+                record, refs = known.derived(entry)
+                skills[key] = known
+                records.append(record)
+                files.update((r.uri, r) for r in refs)
+                continue
+            changed = True
+            if known is not None:
+                self._remember_digests(known.row)  # re-hash only the files that changed
+            try:
+                record, refs, stats = self._skill(skill_path, ref, entry, fm)
+            except Exception as exc:  # one unreadable skill must not hide the others
+                skipped.append((ref, f"{type(exc).__name__}: {exc}"))
+                continue
+            if key is not None and sig is not None:
+                row = SkillRow(
+                    key=key,
+                    signature=sig,
+                    skill_path=skill_path,
+                    ref=ref,
+                    source=entry.source,
+                    status=entry.status.value,
+                    frontmatter=fm,
+                    files=[_file_row(r) for r in refs],
+                    stats=stats,
+                )
+                skills[key] = _Built(row, record, refs)
             records.append(record)
             files.update((r.uri, r) for r in refs)
-        self._cache, self._skills = cache, skills
+        changed = changed or skills.keys() != self._skills.keys()
+        self._digests, self._skills = {}, skills
+        if changed and self._store is not None:
+            self._store.save([b.row for b in skills.values()])
         records.sort(key=lambda r: r.uri)
         return SkillIndex(
             skills=tuple(records),
@@ -139,7 +226,7 @@ class IndexBuilder:
         ref: str,
         entry: CatalogEntry,
         frontmatter: dict[str, Any],
-    ) -> tuple[SkillRecord, list[FileRef], list[_Key]]:
+    ) -> tuple[SkillRecord, list[FileRef], list[FileStat | None]]:
         skill_md = entry.metadata.skill_md
         if entry.path is None or skill_md is None:
             stored = self._stored_files(skill_path, ref)
@@ -147,37 +234,47 @@ class IndexBuilder:
         folder = Path(entry.path)
         md = os.fspath(skill_md)
         rels = ["SKILL.md", *sorted(set(self.catalog.files(ref, index="all")) - {"SKILL.md"})]
-        sizes: list[tuple[str, int, tuple[str, int, int, int]]] = []
+        sizes: list[tuple[str, int, StatKey]] = []
         for rel in rels:
             try:
                 st = os.stat(md if rel == "SKILL.md" else folder / rel)
             except OSError:
                 continue
-            key = (str(folder / rel), st.st_ino, st.st_mtime_ns, st.st_size)
+            key = (str(folder / rel), st.st_ino, st.st_mtime_ns, st.st_size, st.st_ctime_ns)
             sizes.append((rel, st.st_size, key))
         sizes = [s for s in sizes if s[1] <= MAX_TOTAL_BYTES]
         dynamic = len(sizes) > MAX_FILES or sum(s[1] for s in sizes) > MAX_TOTAL_BYTES
         refs: list[FileRef] = []
-        keys: list[_Key] = []
+        stats: list[FileStat | None] = []
         for rel, size, key in sizes:
             uri = _uris.join(skill_path, rel)
             path = md if rel == "SKILL.md" else None
             if dynamic:
                 mime = _uris.mime_type(rel, text=False)
                 refs.append(FileRef(uri, ref, rel, size, None, mime, path))
+                stats.append(None)
                 continue
-            known = self._cache.get(key)
+            known = self._digests.get(key)
             if known is None:
                 # The catalog listed this file (inside the folder, a regular file);
                 # digesting reads it directly, serving always goes through the catalog.
                 data = read_bounded(path or os.fspath(folder / rel))
                 known = f"{bytes_digest(data)}|{len(data)}|{int(_uris.is_text(data))}"
-                self._cache[key] = known
-            keys.append(key)
+                self._digests[key] = known
             digest, size_s, text_s = known.split("|")
+            stats.append((key[1], key[2], key[3], key[4], text_s == "1"))
             mime = _uris.mime_type(rel, text=text_s == "1")
             refs.append(FileRef(uri, ref, rel, int(size_s), digest, mime, path))
-        return _record(skill_path, ref, entry, frontmatter, refs), refs, keys
+        return _record(skill_path, ref, entry, frontmatter, refs), refs, stats
+
+    def _remember_digests(self, row: SkillRow) -> None:
+        """The digests a skill's last build computed, by stat key (for its rebuild)."""
+        for file, stat in zip(row.files, row.stats, strict=False):
+            if stat is None or file[4] is None:
+                continue
+            ino, mtime, size, ctime, text = stat
+            key: StatKey = (str(Path(row.key) / file[2]), ino, mtime, size, ctime)
+            self._digests[key] = f"{file[4]}|{file[3]}|{int(text)}"
 
     def _stored_files(self, skill_path: str, ref: str) -> list[FileRef]:
         """The files of a skill without a folder, read through the catalog's store API.
@@ -235,6 +332,10 @@ def _record(
         entry={"uri": skill_uri, "frontmatter": frontmatter, "resources": resources},
         files=tuple(r.uri for r in refs),
     )
+
+
+def _file_row(ref: FileRef) -> FileRow:
+    return (ref.uri, ref.ref, ref.relpath, ref.size, ref.digest, ref.mime, ref.skill_md)
 
 
 def _directories(

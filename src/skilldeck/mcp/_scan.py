@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import os
 import stat
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from skilldeck import Catalog, CatalogEntry, SkillStatus
@@ -22,6 +22,7 @@ from skilldeck.mcp._wire import MAX_TOTAL_BYTES
 
 __all__ = [
     "SERVED_STATUSES",
+    "frontmatter",
     "publishable",
     "read_all",
     "read_bounded",
@@ -60,11 +61,12 @@ def read_bounded(path: str) -> bytes:
         return fh.read(MAX_TOTAL_BYTES + 1)[:MAX_TOTAL_BYTES]
 
 
-def signature(ref: str, entry: CatalogEntry, frontmatter: dict[str, Any]) -> Any:
-    """What a skill's published form depends on; ``None`` when the tree is too big to tell."""
+def signature(entry: CatalogEntry) -> list[tuple[str, int, int, int, int]] | None:
+    """The stat of everything under a skill's folder: ``(path, inode, mtime, size, ctime)``,
+    sorted; ``None`` when the skill has no folder or the tree is too big to tell."""
     if entry.path is None:
         return None
-    tree: list[tuple[str, int, int, int]] = []
+    tree: list[tuple[str, int, int, int, int]] = []
     stack = [os.fspath(entry.path)]
     while stack:
         top = stack.pop()
@@ -72,10 +74,10 @@ def signature(ref: str, entry: CatalogEntry, frontmatter: dict[str, Any]) -> Any
             with os.scandir(top) as it:
                 for item in it:
                     try:
-                        st = item.stat()
+                        st = item.stat(follow_symlinks=False)
                     except OSError:
                         continue
-                    tree.append((item.path, st.st_ino, st.st_mtime_ns, st.st_size))
+                    tree.append((item.path, st.st_ino, st.st_mtime_ns, st.st_size, st.st_ctime_ns))
                     if item.is_dir(follow_symlinks=False):
                         stack.append(item.path)
         except OSError:
@@ -83,7 +85,7 @@ def signature(ref: str, entry: CatalogEntry, frontmatter: dict[str, Any]) -> Any
         if len(tree) > _MAX_SIGNATURE_ENTRIES:
             return None
     tree.sort()
-    return (ref, entry.status.value, json.dumps(frontmatter, sort_keys=True), tuple(tree))
+    return tree
 
 
 def ref_of(entry: CatalogEntry) -> str:
@@ -98,7 +100,7 @@ def ref_of(entry: CatalogEntry) -> str:
     return f"{entry.source}:{entry.name}"
 
 
-def _frontmatter(entry: CatalogEntry) -> dict[str, Any] | None:
+def frontmatter(entry: CatalogEntry) -> dict[str, Any] | None:
     """The verbatim frontmatter as JSON, or ``None`` when it lacks a usable name/description."""
     manifest = entry.metadata.manifest
     raw = manifest.frontmatter if manifest is not None else None
@@ -115,15 +117,19 @@ def _frontmatter(entry: CatalogEntry) -> dict[str, Any] | None:
 
 def publishable(
     entries: Iterable[CatalogEntry],
+    frontmatter_of: Callable[[CatalogEntry], dict[str, Any] | None] = frontmatter,
 ) -> list[tuple[str, CatalogEntry, dict[str, Any]]]:
-    """(skill path, entry, frontmatter) of every served entry, winners at ``<name>``."""
+    """(skill path, entry, frontmatter) of every served entry, winners at ``<name>``.
+
+    ``frontmatter_of`` gives an entry's frontmatter (a caller may have it cached).
+    """
     chosen: list[tuple[CatalogEntry, dict[str, Any]]] = []
     for entry in entries:
         if entry.status not in SERVED_STATUSES:
             continue
-        frontmatter = _frontmatter(entry)
-        if frontmatter is not None:
-            chosen.append((entry, frontmatter))
+        found = frontmatter_of(entry)
+        if found is not None:
+            chosen.append((entry, found))
     shadowed = SkillStatus.SHADOWED
     winners = {fm["name"] for e, fm in chosen if e.status is not shadowed}
     taken: set[str] = set()

@@ -10,8 +10,10 @@ replaces it whole on ``refresh()``.
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterable
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -43,6 +45,7 @@ from skilldeck.mcp._sessions import (
     connection_of,
     current_client,
 )
+from skilldeck.mcp._store import SnapshotStore
 from skilldeck.mcp._tools import ToolFallback
 from skilldeck.mcp._wire import INVALID_PARAMS, protocol_error
 
@@ -71,12 +74,13 @@ class SkillServer(MCPServer[Any]):
         cache_ttl_ms: int = 0,
         poll_interval: float | None = None,
         watch: bool = False,
+        snapshot_cache: bool | str | os.PathLike[str] = True,
     ) -> None:
         self.catalog = catalog
         self.notifier = ChangeNotifier(tools=tools is not None)
         if tools is not None:
             tools.bus = self.notifier.bus
-        self._builder = IndexBuilder(catalog)
+        self._builder = IndexBuilder(catalog, store=_store_for(catalog, snapshot_cache))
         self._index = self._builder.build()
         for address, reason in self._index.skipped:
             logger.warning("not published: %s (%s)", address, reason)
@@ -288,6 +292,20 @@ class _SessionTools(Extension):
             subscriptions=self._server.notifier.bus,
         )
         return await self._tools.call(ctx, params.name, params.arguments or {}, context)
+
+
+def _store_for(catalog: Catalog, where: bool | str | os.PathLike[str]) -> SnapshotStore | None:
+    """Where the snapshot of this catalog's roots is kept between runs (``False``: nowhere)."""
+    if where is False:
+        return None
+    if where is True:
+        from skilldeck._paths import dirs  # the user cache folder, as the catalog's cache
+
+        folder: Path = dirs().cache / "mcp"
+    else:
+        folder = Path(where)
+    roots = "\n".join(f"{r.source}\t{r.path}\t{int(r.recursive)}" for r in catalog.roots)
+    return SnapshotStore(folder, roots)
 
 
 @asynccontextmanager

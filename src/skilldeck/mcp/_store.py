@@ -1,0 +1,133 @@
+"""The server's snapshot kept between runs, so ``serve`` starts without re-hashing.
+
+One file per set of catalog roots under the user cache folder (``mcp/``). It
+holds, per published skill, a hash of the tree signature the skill was built
+from (the ``(path, inode, mtime, size, ctime)`` of every file and folder under
+it), its frontmatter, and its files with their digests and stat keys. On start
+the server walks each skill's tree (``stat`` only):
+an unchanged skill is taken from here without parsing its SKILL.md, listing its
+files or reading a byte; a changed one is rebuilt, re-hashing only files whose
+key changed.
+
+The file is MessagePack checked against a fixed schema with a stamp of the code
+that wrote it: a damaged, foreign or older file is ignored as a whole (it only
+costs a rebuild), and it is replaced atomically after a build that changed
+something. The ctime in every key cannot be set back with ``os.utime``, so a
+file rewritten with its old size and mtime is hashed again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+import skilldeck
+
+__all__ = ["FileRow", "FileStat", "SkillRow", "SnapshotStore", "StatKey", "tree_hash"]
+
+_FORMAT = 1
+_MAX_FILES = 32
+
+#: uri, ref, relpath, size, digest (None in a dynamic skill), mime, skill_md path
+FileRow = tuple[str, str, str, int, str | None, str, str | None]
+#: (path, inode, mtime_ns, size, ctime_ns): what a digest is cached by
+StatKey = tuple[str, int, int, int, int]
+#: a file's stat key without its path, and whether it is served as text
+FileStat = tuple[int, int, int, int, bool]
+
+
+class SkillRow(msgspec.Struct, array_like=True, forbid_unknown_fields=True):
+    key: str  # the skill's folder
+    signature: str  # hash of the tree signature
+    skill_path: str
+    ref: str
+    source: str
+    status: str
+    frontmatter: dict[str, Any]
+    files: list[FileRow]
+    stats: list[FileStat | None]  # aligned with files; None when not digested
+
+
+class _Snapshot(msgspec.Struct, array_like=True, forbid_unknown_fields=True):
+    stamp: str
+    roots: str
+    skills: list[SkillRow]
+
+
+_DECODER = msgspec.msgpack.Decoder(_Snapshot)
+_ENCODER = msgspec.msgpack.Encoder()
+
+
+def tree_hash(signature: list[StatKey]) -> str:
+    """A short fingerprint of a tree signature (what a stored skill is compared by)."""
+    blob = "\n".join(f"{p}\0{i}\0{m}\0{s}\0{c}" for p, i, m, s, c in signature)
+    return hashlib.blake2b(blob.encode("utf-8", "surrogateescape"), digest_size=16).hexdigest()
+
+
+def _stamp() -> str:
+    parts = [skilldeck.__version__, str(_FORMAT)]
+    folder = Path(__file__).parent
+    with contextlib.suppress(OSError):
+        for entry in sorted(os.scandir(folder), key=lambda e: e.name):
+            if entry.name.endswith(".py"):
+                st = entry.stat()
+                parts.append(f"{entry.name}:{st.st_size}:{st.st_mtime_ns}")
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
+
+
+class SnapshotStore:
+    """Loads and saves the snapshot of one set of roots under ``directory``."""
+
+    def __init__(self, directory: str | os.PathLike[str], roots: str) -> None:
+        self.directory = Path(directory)
+        self.roots = roots
+        digest = hashlib.sha256(roots.encode("utf-8", "surrogateescape")).hexdigest()
+        self.path = self.directory / f"{digest[:32]}.snap"
+        self._stamp = _stamp()
+
+    def load(self) -> dict[str, SkillRow]:
+        """The saved skills by folder (empty when absent, stale, foreign or damaged)."""
+        try:
+            with open(self.path, "rb") as fh:
+                snapshot = _DECODER.decode(fh.read())
+        except (OSError, msgspec.DecodeError, ValueError, TypeError, RecursionError):
+            return {}
+        if snapshot.stamp != self._stamp or snapshot.roots != self.roots:
+            return {}
+        return {row.key: row for row in snapshot.skills}
+
+    def save(self, skills: list[SkillRow]) -> None:
+        """Replace the snapshot atomically; a cache that cannot be written only costs speed."""
+        try:
+            blob = _ENCODER.encode(_Snapshot(self._stamp, self.roots, skills))
+            self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+            fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=".snap.", suffix=".tmp")
+            try:
+                with os.fdopen(fd, "wb") as fh:
+                    fh.write(blob)
+                os.replace(tmp, self.path)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
+                raise
+        except (OSError, TypeError, msgspec.EncodeError):
+            return
+        self._prune()
+
+    def _prune(self) -> None:
+        try:
+            files = [e for e in os.scandir(self.directory) if e.name.endswith(".snap")]
+            if len(files) <= _MAX_FILES:
+                return
+            files.sort(key=lambda e: e.stat().st_mtime_ns)
+            for entry in files[: len(files) - _MAX_FILES]:
+                with contextlib.suppress(OSError):
+                    os.unlink(entry.path)
+        except OSError:
+            return

@@ -1,0 +1,69 @@
+"""``serve`` starts warm: the published snapshot is kept between runs and trusted only
+while every file's (inode, mtime, size, ctime) is unchanged."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import skilldeck
+from skilldeck.mcp import SkillServer, create_server
+
+
+def _published(server: SkillServer) -> dict[str, Any]:
+    index = server.index
+    return {
+        "skills": [dict(s.entry) for s in index.skills],
+        "files": {u: (r.digest, r.size, r.mime) for u, r in index.files.items()},
+        "dirs": dict(index.dirs),
+    }
+
+
+def _server(roots: list[Path], cache: Path) -> SkillServer:
+    return create_server(catalog=skilldeck.Catalog.from_roots(roots), snapshot_cache=cache)
+
+
+def test_warm_start_serves_what_a_cold_one_does(
+    tree: dict[str, Path], tmp_path: Path, h: Any
+) -> None:
+    cache = tmp_path / "snap"
+    roots = [tree["low"], tree["high"]]
+    cold = _published(_server(roots, cache))
+    assert list(cache.glob("*.snap")), "the first start keeps its snapshot"
+    assert _published(_server(roots, cache)) == cold
+    assert _published(create_server(roots=roots, snapshot_cache=False)) == cold
+
+    # same size, same mtime, other bytes: the ctime gives it away
+    guide = tree["high"] / "alpha/references/guide.md"
+    before = guide.stat()
+    guide.write_bytes(guide.read_bytes().replace(b"Guide", b"GUIDE"))
+    os.utime(guide, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert guide.stat().st_size == before.st_size
+    warm = _published(_server(roots, cache))
+    uri = "skill://alpha/references/guide.md"
+    assert warm["files"][uri][0] == h.sha(guide.read_bytes())
+    assert warm["files"][uri][0] != cold["files"][uri][0]
+
+    # a renamed frontmatter field reaches the entry; a removed skill leaves
+    md = tree["high"] / "beta/SKILL.md"
+    md.write_text(md.read_text().replace("Beta does beta things", "Beta, edited"))
+    (tree["low"] / "alpha/SKILL.md").unlink()
+    warm = _published(_server(roots, cache))
+    beta = next(s for s in warm["skills"] if s["uri"] == "skill://beta/SKILL.md")
+    assert beta["frontmatter"]["description"] == "Beta, edited"
+    assert not any(u.startswith("skill://root1/") for u in warm["files"])
+    assert warm == _published(create_server(roots=roots, snapshot_cache=False))
+
+
+def test_damaged_or_foreign_snapshot_is_ignored(tree: dict[str, Path], tmp_path: Path) -> None:
+    cache = tmp_path / "snap"
+    roots = [tree["high"]]
+    cold = _published(_server(roots, cache))
+    (snap,) = cache.glob("*.snap")
+    for garbage in (b"", b"\x00" * 100, snap.read_bytes()[:-7], b"\x93\xa1x\xa1y\x90"):
+        snap.write_bytes(garbage)
+        assert _published(_server(roots, cache)) == cold
+    other = _published(_server([tree["low"]], cache))  # another root set: its own file
+    assert other != cold
+    assert len(list(cache.glob("*.snap"))) == 2

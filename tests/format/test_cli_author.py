@@ -274,7 +274,9 @@ def test_show_needs_exactly_one_skill(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     "resources", ["", "scripts", "references", "assets", "scripts,references,assets"]
 )
-def test_new_scaffold_is_strict_valid_and_lint_clean(tmp_path: Path, resources: str) -> None:
+def test_new_scaffold_is_strict_valid_and_lint_flags_only_the_placeholder(
+    tmp_path: Path, resources: str
+) -> None:
     args = ["new", "pdf-tools", "--dir", str(tmp_path)]
     if resources:
         args += ["--resources", resources]
@@ -286,6 +288,16 @@ def test_new_scaffold_is_strict_valid_and_lint_clean(tmp_path: Path, resources: 
         assert f"  {res}/" in result.stdout
     strict = as_json(run("validate", "--strict", "--format", "json", str(folder)))
     assert strict["skills"][0]["diagnostics"] == []
+    linted = as_json(run("lint", "--format", "json", str(folder)))
+    assert [d["code"] for d in linted["skills"][0]["diagnostics"]] == ["SK312"]
+    text = (folder / "SKILL.md").read_text()
+    start = text.index("description: ") + len("description: ")
+    end = text.index("\n", start)
+    (folder / "SKILL.md").write_text(
+        text[:start]
+        + "Extracts text from PDFs. Use when the user asks for a PDF's text."
+        + text[end:]
+    )
     linted = as_json(run("lint", "--format", "json", str(folder)))
     assert linted["skills"][0]["diagnostics"] == []
 
@@ -300,10 +312,25 @@ def test_new_script_runs(tmp_path: Path) -> None:
     assert json.loads(out.stdout) == {"skill": "pdf-tools", "arguments": ["a b"]}
 
 
-def test_new_defaults_to_the_current_folder() -> None:
+def test_new_defaults_to_the_projects_agents_folder_which_list_reads(tmp_path: Path) -> None:
     result = run("new", "here-skill")
     assert result.exit_code == 0
-    assert Path("here-skill/SKILL.md").is_file()
+    assert Path(".agents/skills/here-skill/SKILL.md").is_file()
+    assert "note:" not in result.stdout
+    listed = json.loads(run("list", "--format", "json").stdout)
+    assert "here-skill" in [s["name"] for s in listed["skills"]]
+    project = tmp_path / "proj"
+    (project / ".git").mkdir(parents=True)
+    (project / "sub").mkdir()
+    os.chdir(project / "sub")
+    assert run("new", "deep-skill").exit_code == 0
+    assert (project / ".agents" / "skills" / "deep-skill" / "SKILL.md").is_file()
+
+
+def test_new_elsewhere_says_how_to_make_it_visible(tmp_path: Path) -> None:
+    result = run("new", "hidden-skill", "--dir", str(tmp_path / "elsewhere"))
+    assert result.exit_code == 0
+    assert f"skilldeck list --root {tmp_path / 'elsewhere'}" in result.stdout
 
 
 @pytest.mark.parametrize("name", ["Bad_Name", "-x", "a--b", "x" * 65, "a/b", ""])

@@ -44,6 +44,7 @@ from skilldeck._catalog._store import (
 from skilldeck._diagnostics import Diagnostic, Severity
 from skilldeck._digest import skill_digest
 from skilldeck._errors import (
+    FileTooLargeError,
     ManifestError,
     PathNotAllowedError,
     SkillNotFoundError,
@@ -387,6 +388,15 @@ class FileSystemStore:
         )
         if parsed.manifest is None:
             first = parsed.errors[0] if parsed.errors else None
+            size = _size(md_real)
+            if max_bytes is not None and size is not None and size > max_bytes:
+                raise FileTooLargeError(
+                    f"SKILL.md of {meta.name!r} has {size} bytes; its frontmatter does not "
+                    f"fit in the {max_bytes}-byte limit",
+                    skill=meta.name,
+                    path=str(meta.skill_md),
+                    hint=f"raise the limit (--max-bytes {size} reads all of it)",
+                )
             raise ManifestError(
                 f"SKILL.md of {meta.name!r} can no longer be read as a skill"
                 + (f": {first.code} {first.message}" if first else ""),
@@ -444,3 +454,10 @@ class FileSystemStore:
     def digest(self, name: str) -> str:
         """The content digest of the skill folder (``skilldeck.skill_digest``)."""
         return skill_digest(self._real_folder(self.get(name)))
+
+
+def _size(path: str) -> int | None:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return None

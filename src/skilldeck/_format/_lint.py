@@ -32,6 +32,7 @@ from urllib.parse import unquote
 from skilldeck._diagnostics import Diagnostic, Severity, register_code
 from skilldeck._format._manifest import Manifest, ToolPattern
 from skilldeck._format._mdtools import parse_declared_tools
+from skilldeck._format._scaffold import TEMPLATE_MARKER
 from skilldeck._format._validate import ValidationReport, validate_skill
 
 __all__ = ["estimate_tokens", "lint_report", "lint_skill", "skill_scripts"]
@@ -51,6 +52,9 @@ TOOL_NOT_ALLOWED = register_code(
     "SK310", W, "the body uses a tool that allowed-tools does not list"
 )
 TOOL_UNUSED = register_code("SK311", INFO, "allowed-tools lists a tool the body never mentions")
+TEMPLATE_DESCRIPTION = register_code(
+    "SK312", W, "the description is still the placeholder `skilldeck new` wrote"
+)
 UNKNOWN_MODE = register_code("SK330", W, "modes names a mode the host does not know")
 
 # The modes of the SKILL.md format that introduced ``modes`` (the focused app decides).
@@ -236,6 +240,17 @@ def _description(manifest: Manifest, path: str) -> Iterator[Diagnostic]:
     if not isinstance(text, str) or not text.strip():
         return
     line, column = manifest.position("description")
+    if text.strip().startswith(TEMPLATE_MARKER):
+        yield Diagnostic.make(
+            TEMPLATE_DESCRIPTION,
+            "the description is the placeholder from `skilldeck new`; agents choose "
+            "skills from the description alone",
+            path=path,
+            line=line,
+            column=column,
+            hint="say what the skill does and when to use it (the requests, file types "
+            "or situations that should make an agent load it)",
+        )
     if not _WHEN.search(text):
         yield Diagnostic.make(
             NO_WHEN_TO_USE,

@@ -9,6 +9,9 @@ from pathlib import Path
 from skilldeck._errors import InstallError, InvalidArgumentsError
 from skilldeck._format._manifest import check_name
 
+#: How the placeholder description of a new skill starts (``lint`` flags it as SK312).
+TEMPLATE_MARKER = "Replace this sentence with"
+
 __all__ = ["RESOURCE_FOLDERS", "scaffold_skill"]
 
 RESOURCE_FOLDERS = ("scripts", "references", "assets")
@@ -123,7 +126,7 @@ def scaffold_skill(path: str | os.PathLike[str], *, resources: Iterable[str] = (
     if "assets" in chosen:
         sections += _ASSETS_SECTION
     description = (
-        f"Replace this sentence with what the {name} skill does. Use when the user asks "
+        f"{TEMPLATE_MARKER} what the {name} skill does. Use when the user asks "
         "for it; name the requests, file types or situations that should make an agent "
         "load this skill."
     )

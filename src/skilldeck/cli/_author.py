@@ -323,9 +323,9 @@ def _parse_resources(value: str | None) -> tuple[str, ...]:
     "--dir",
     "directory",
     type=click.Path(file_okay=False, path_type=str),
-    default=".",
-    show_default=True,
-    help="Folder to create the skill in.",
+    default=None,
+    help="Folder to create the skill in (default: .agents/skills of the project, "
+    "where skilldeck and other agents find it).",
 )
 @click.option(
     "--resources",
@@ -334,16 +334,23 @@ def _parse_resources(value: str | None) -> tuple[str, ...]:
     help="Comma-separated resource folders to add: scripts,references,assets.",
 )
 @handle_errors
-def new(name: str, directory: str, resources: str | None) -> None:
+def new(name: str, directory: str | None, resources: str | None) -> None:
     """Create a new skill folder NAME with a SKILL.md to fill in.
 
-    The scaffold passes `skilldeck validate --strict` and `skilldeck lint` as is.
+    Without --dir the skill goes in .agents/skills at the project root (the
+    repository holding the current folder, else the current folder), which
+    `skilldeck list` and other agents read. `skilldeck lint` flags the
+    placeholder description until you replace it.
     """
     chosen = _parse_resources(resources)
     if not name or Path(name).name != name:
         raise click.BadParameter(
             "give a bare name; use --dir for the parent folder", param_hint="NAME"
         )
+    if directory is None:
+        from skilldeck._config import project_base
+
+        directory = str(project_base() / ".agents" / "skills")
     target = Path(directory) / name
     try:
         skilldeck.scaffold_skill(target, resources=chosen)
@@ -357,3 +364,18 @@ def new(name: str, directory: str, resources: str | None) -> None:
     for rel in ["SKILL.md", *_files(target)]:
         click.echo(f"  {rel}")
     click.echo(f"next: edit {target / 'SKILL.md'}, then run: skilldeck lint {target}")
+    if not _catalog_sees(name, target):
+        click.echo(
+            f"note: skilldeck does not look in {target.parent}; move the skill to "
+            f".agents/skills of your project, or run: skilldeck list --root {target.parent}"
+        )
+
+
+def _catalog_sees(name: str, target: Path) -> bool:
+    """The default catalog lists the new skill from ``target``."""
+    try:
+        entries = skilldeck.Catalog.default().entries()
+    except skilldeck.SkillError:
+        return False
+    real = target.resolve()
+    return any(e.path is not None and e.path.resolve() == real for e in entries)

@@ -18,7 +18,7 @@ from typing import Any
 import click
 
 import skilldeck
-from skilldeck.cli._app import EXIT_FINDINGS, handle_errors, main
+from skilldeck.cli._app import EXIT_FINDINGS, handle_errors, main, root_option
 
 _SCOPE = click.option(
     "--scope",
@@ -381,6 +381,40 @@ def export(
         return
     for s in result.skills:
         click.echo(f"{s.status} {s.name} -> {s.path}")
+
+
+@main.command()
+@click.option(
+    "--agents-md",
+    "agents_md",
+    is_flag=False,
+    flag_value="AGENTS.md",
+    default=None,
+    metavar="[FILE]",
+    help="Write the skill list into FILE (default AGENTS.md), between skilldeck's markers.",
+)
+@root_option
+@_JSON
+@handle_errors
+def sync(agents_md: str | None, roots: tuple[str, ...], as_json: bool) -> None:
+    """Write the skill list for agents that have no skill support of their own.
+
+    Only the block between skilldeck's markers is replaced; the rest of the
+    file stays as it is. Run it again after installing or removing skills.
+    """
+    from skilldeck._dist._agentsmd import sync_agents_md
+
+    if agents_md is None:
+        raise click.UsageError("say what to write: --agents-md [FILE]")
+    catalog = skilldeck.Catalog.default() if not roots else skilldeck.Catalog.from_roots(roots)
+    listed = catalog.list()
+    text = skilldeck.render_skills(listed, format="xml", empty="element")
+    changed = sync_agents_md(agents_md, text)
+    if as_json:
+        _print_json({"file": agents_md, "changed": changed, "skills": [m.name for m in listed]})
+        return
+    state = "updated" if changed else "already up to date"
+    click.echo(f"{agents_md}: {state} ({len(listed)} skills)")
 
 
 # --- seed 001's spelling -------------------------------------------------------

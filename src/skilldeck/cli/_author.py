@@ -360,15 +360,24 @@ def new(name: str, directory: str | None, resources: str | None) -> None:
         ) from exc
     except skilldeck.InstallError as exc:
         raise click.UsageError(f"{exc.message}; {exc.hint}") from exc
-    click.echo(f"created {target}")
+    shown = _relative(target)
+    click.echo(f"created {shown}")
     for rel in ["SKILL.md", *_files(target)]:
         click.echo(f"  {rel}")
-    click.echo(f"next: edit {target / 'SKILL.md'}, then run: skilldeck lint {target}")
+    click.echo(f"next: edit {shown}/SKILL.md, then run: skilldeck lint {shown}")
     if not _catalog_sees(name, target):
         click.echo(
             f"note: skilldeck does not look in {target.parent}; move the skill to "
             f".agents/skills of your project, or run: skilldeck list --root {target.parent}"
         )
+
+
+def _relative(path: Path) -> str:
+    """``path`` relative to the current folder when inside it (shorter to paste)."""
+    try:
+        return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        return str(path)
 
 
 def _catalog_sees(name: str, target: Path) -> bool:

@@ -1,26 +1,34 @@
-"""Discovery benchmark: listing N skills cold and warm, against two baselines.
+"""Discovery benchmark: listing 1,000 / 10,000 / 100,000 real skills, cold and warm.
 
 Usage::
 
-    python bench/discovery.py [--skills 10000] [--render 1000] [--repeat 3] [--json]
+    python bench/discovery.py [--sizes 1000,10000,100000] [--rounds 5] [--json]
 
-Generates N skill folders (``skill-00000`` ...) whose frontmatter is sampled from
-``../shared/corpus`` (the name rewritten to match the folder; synthetic
-frontmatter when the corpus is absent), then times, in this process:
+Each root holds N folders ``skill-000000`` ... whose SKILL.md is a whole SKILL.md
+file sampled from ``../shared/corpus`` (frontmatter and body), its ``name:``
+rewritten to match the folder. Trees are written once under ``--work`` and reused.
 
-- ``cold``: a new ``Catalog`` with an empty metadata cache lists every skill
-  (scan, bounded read and parse of each SKILL.md, status);
-- ``warm (new catalog)``: a new ``Catalog`` over the same unchanged files, served
-  from the persisted cache (what a fresh process pays after its imports);
-- ``warm (refresh)``: ``refresh()`` of a catalog that already listed them;
-- ``plain loop``: for each folder, read a 64 KiB prefix of SKILL.md, split the
-  frontmatter and ``yaml.load`` it with libyaml's ``CSafeLoader``;
-- ``skills-ref``: the reference library's ``read_properties`` on each folder;
-- tier 1: ``render_xml`` of the first ``--render`` skills, without and with a
-  budget.
+Every contender runs in a fresh process and times only its work (imports
+excluded): wall time, CPU time (its own and its worker processes') and the
+process's peak RSS. Rounds are interleaved (A B C ... A B C ...) so that load
+from other processes hits every contender alike; min and median are printed,
+with ratios against the plain loop and the ``os.stat`` floor.
 
-The figures are the minimum of ``--repeat`` runs (the OS page cache is warm in
-every case: only skilldeck's own cache differs between cold and warm).
+- ``floor: stat``: list the root, ``os.stat`` each SKILL.md (what any cache
+  that notices edits must do at least);
+- ``floor: read``: list the root, read the first 16 KiB of each SKILL.md;
+- ``plain loop``: read a 64 KiB prefix, split the frontmatter, libyaml's
+  ``CSafeLoader`` (no validation: the strongest naive baseline);
+- ``skills-ref`` / ``agentskills-fs``: the peers' own listing (``read_properties``
+  per folder; ``discover`` + ``get_metadata``), each from a throwaway venv made
+  once under ``--work`` (agentskills-fs needs Python 3.12+);
+- ``skilldeck cold``: ``Catalog.from_roots([root]).list()`` with an empty cache
+  (2 worker processes on a large root), and with ``SKILLDECK_WORKERS=0``;
+- ``skilldeck warm``: the same with the cache in place;
+- ``skilldeck refresh``: in one process, ``refresh()`` and ``list()`` of a
+  catalog that listed the root already (nothing changed), min of 5;
+- ``tier 1``: ``render_xml`` of every listed skill with a 50,000-character
+  budget, in one process, min of 5.
 """
 
 from __future__ import annotations
@@ -31,261 +39,375 @@ import os
 import random
 import re
 import shutil
+import statistics
+import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import yaml
+BENCH = Path(__file__).resolve()
+CORPUS = BENCH.parents[2] / "shared" / "corpus"
+PEER_PYTHONS = (
+    "python3.13",
+    "python3.12",
+    "~/.pyenv/versions/3.13*/bin/python",
+    "~/.pyenv/versions/3.12*/bin/python",
+)
 
-from skilldeck import Catalog, render_xml
-
-REPO = Path(__file__).resolve().parents[1]
-CORPUS = REPO.parent / "shared" / "corpus"
-
-TARGETS = {"cold": 0.4, "warm_new": 0.05, "warm_refresh": 0.05, "tier1": 0.010}
-
-_SYNTHETIC = [
-    "description: {desc}\nlicense: MIT\n",
-    'description: "{desc}"\nmetadata:\n  version: 1.0.0\n  author: bench\n',
-    "description: >\n  {desc}\n  Use it when asked.\nallowed-tools: Read Grep Bash(git:*)\n",
-]
+# ------------------------------------------------------------------ the trees
 
 
-def _corpus_frontmatters(limit: int = 5000) -> list[str]:
-    out: list[str] = []
-    if not CORPUS.is_dir():
-        return out
-    for md in sorted(CORPUS.rglob("SKILL.md"))[:limit]:
-        text = md.read_text("utf-8", "replace").lstrip("\ufeff").replace("\r\n", "\n")
-        if not text.startswith("---\n"):
-            continue
-        end = text.find("\n---", 4)
-        if end < 0:
-            continue
-        fm = text[4 : end + 1]
-        # keep every field but the name, which must match the generated folder
-        fm = re.sub(r"(?m)^name:.*\n(?:[ \t]+.*\n)*", "", fm)
-        if "description" in fm:
-            out.append(fm)
+def corpus_files(corpus: Path = CORPUS) -> list[str]:
+    """Every corpus SKILL.md with a frontmatter holding ``name:``, as text."""
+    out = []
+    for md in sorted(corpus.rglob("SKILL.md")):
+        text = md.read_bytes().decode("utf-8", "replace")
+        if text.lstrip("\ufeff").startswith("---") and re.search(r"(?m)^name:", text):
+            out.append(text)
     return out
 
 
-def generate(root: Path, count: int, seed: int = 7) -> str:
-    """Write ``count`` skills under ``root``; returns where the frontmatter came from."""
+def make_tree(root: Path, count: int, samples: list[str], seed: int = 7) -> None:
     rng = random.Random(seed)
-    samples = _corpus_frontmatters()
-    origin = f"sampled from {len(samples)} corpus frontmatters" if samples else "synthetic"
-    words = "parse render check convert summarise profile deploy review test plan".split()
+    tmp = root.with_name(root.name + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
     for i in range(count):
-        name = f"skill-{i:05d}"
-        if samples:
-            fm = rng.choice(samples)
-        else:
-            desc = " ".join(rng.choice(words) for _ in range(rng.randint(8, 40)))
-            fm = rng.choice(_SYNTHETIC).format(desc=desc.capitalize())
-        folder = root / name
-        folder.mkdir(parents=True)
-        body = f"# {name}\n\n" + "Step one. Step two.\n" * rng.randint(5, 60)
-        (folder / "SKILL.md").write_text(f"---\nname: {name}\n{fm}---\n{body}", "utf-8")
-    return origin
+        name = f"skill-{i:06d}"
+        text = re.sub(r"(?m)^name:.*$", f"name: {name}", rng.choice(samples), count=1)
+        os.mkdir(tmp / name)
+        with open(tmp / name / "SKILL.md", "w", encoding="utf-8") as fh:
+            fh.write(text)
+    os.replace(tmp, root)
 
 
-def _cpu() -> float:
-    """CPU seconds of this process and of its finished (waited-for) children."""
-    t = os.times()
-    return time.process_time() + t.children_user + t.children_system
+# ------------------------------------------------------------------ contenders
+# Each runs in a fresh process (``--run NAME``); the peers' runs import only the
+# standard library and their own package.
 
 
-def best(
-    fn: Callable[[], Any], repeat: int, setup: Callable[[], Any] | None = None
-) -> dict[str, float]:
-    """The fastest of ``repeat`` runs: wall time and this process's CPU time.
-
-    On a loaded machine the CPU time is the figure to compare (wall time then
-    includes waiting for a core). It includes the CPU time of child processes
-    (a cold scan of a large root parses in worker processes), so with workers
-    it can exceed the wall time.
-    """
-    runs = []
-    for _ in range(repeat):
-        if setup is not None:
-            setup()
-        c0 = _cpu()
-        t0 = time.perf_counter()
-        fn()
-        runs.append((time.perf_counter() - t0, _cpu() - c0))
-    return {"wall": min(r[0] for r in runs), "cpu": min(r[1] for r in runs)}
+def _folders(root: str) -> list[str]:
+    return sorted(e.path for e in os.scandir(root) if e.is_dir())
 
 
-def plain_loop(root: Path) -> int:
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+def run_floor_stat(root: str, cache: str) -> int:
+    n = 0
+    for e in os.scandir(root):
+        os.stat(e.path + "/SKILL.md")
+        n += 1
+    return n
+
+
+def run_floor_read(root: str, cache: str) -> int:
+    n = 0
+    for e in os.scandir(root):
+        with open(e.path + "/SKILL.md", "rb") as fh:
+            n += bool(fh.read(16384))
+    return n
+
+
+def run_plain_loop(root: str, cache: str) -> int:
+    import yaml
+
     ok = 0
-    for entry in os.scandir(root):
-        try:
-            with open(os.path.join(entry.path, "SKILL.md"), "rb") as fh:
-                text = fh.read(65536).decode("utf-8", "replace")
-        except OSError:
-            continue
+    for folder in _folders(root):
+        with open(folder + "/SKILL.md", "rb") as fh:
+            text = fh.read(65536).decode("utf-8", "replace")
         if not text.startswith("---"):
             continue
         end = text.find("\n---", 3)
         try:
-            data = yaml.load(text[3:end], Loader=loader)
+            data = yaml.load(text[3:end], Loader=yaml.CSafeLoader)
         except yaml.YAMLError:
             continue
         ok += isinstance(data, dict)
     return ok
 
 
-def skills_ref_loop(root: Path) -> int:
+def run_skills_ref(root: str, cache: str) -> int:
     import skills_ref
 
     ok = 0
-    for entry in os.scandir(root):
+    for folder in _folders(root):
         try:
-            skills_ref.read_properties(Path(entry.path))
+            skills_ref.read_properties(Path(folder))
             ok += 1
         except Exception:
             continue
     return ok
 
 
-def run(count: int, render: int, repeat: int) -> dict[str, Any]:
-    work = Path(tempfile.mkdtemp(prefix="skilldeck-bench-"))
-    try:
-        root = work / "skills"
-        origin = generate(root, count)
-        cache = work / "cache"
+def run_agentskills_fs(root: str, cache: str) -> int:
+    import asyncio
 
-        def fresh_cache() -> None:
-            shutil.rmtree(cache, ignore_errors=True)
+    from agentskills_fs import LocalFileSystemSkillProvider
 
-        def listing() -> int:
-            return len(Catalog.from_roots([root], cache=cache).list())
+    async def main() -> int:
+        provider = LocalFileSystemSkillProvider(Path(root))
+        ok = 0
+        for skill_id in await provider.discover():
+            try:
+                await provider.get_metadata(skill_id)
+                ok += 1
+            except Exception:
+                continue
+        return ok
 
-        visible = listing()
-        res: dict[str, Any] = {"skills": count, "frontmatter": origin, "visible": visible}
-        res["cold"] = best(listing, repeat, setup=fresh_cache)
-        listing()  # fill the persisted cache
-        res["warm_new"] = best(listing, repeat)
-        cat = Catalog.from_roots([root], cache=cache)
+    return asyncio.run(main())
+
+
+def _catalog(root: str, cache: str) -> Any:
+    from skilldeck import Catalog
+
+    return Catalog.from_roots([root], cache=cache)
+
+
+def run_skilldeck(root: str, cache: str) -> int:
+    return len(_catalog(root, cache).list())
+
+
+def run_skilldeck_refresh(root: str, cache: str) -> dict[str, float]:
+    cat = _catalog(root, cache)
+    cat.list()
+    best = float("inf"), float("inf")
+    for _ in range(5):
+        w, c = time.perf_counter(), time.process_time()
+        cat.refresh()
         cat.list()
-        res["warm_refresh"] = best(cat.refresh, repeat)
-        res["plain_loop"] = best(lambda: plain_loop(root), repeat)
-        try:
-            res["skills_ref"] = best(lambda: skills_ref_loop(root), max(1, repeat - 1))
-        except ImportError:
-            res["skills_ref"] = None
-        metas = cat.list()[:render]
-        res["render_n"] = len(metas)
-        res["tier1"] = best(lambda: render_xml(metas), repeat * 3)
-        res["tier1_budget"] = best(lambda: render_xml(metas, budget=50_000), repeat * 3)
-        return res
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
+        best = min(best[0], time.perf_counter() - w), min(best[1], time.process_time() - c)
+    return {"wall": best[0], "cpu": best[1], "count": len(cat.list())}
 
 
-def corpus_run(repeat: int) -> dict[str, Any] | None:
-    """The real corpus as one recursive root: cold and warm listing, counts per status."""
-    if not CORPUS.is_dir():
+def run_tier1(root: str, cache: str) -> dict[str, float]:
+    from skilldeck import render_xml
+
+    metas = _catalog(root, cache).list()
+    best = float("inf"), float("inf")
+    for _ in range(5):
+        w, c = time.perf_counter(), time.process_time()
+        render_xml(metas, budget=50_000)
+        best = min(best[0], time.perf_counter() - w), min(best[1], time.process_time() - c)
+    return {"wall": best[0], "cpu": best[1], "count": len(metas)}
+
+
+RUNNERS = {
+    "floor-stat": run_floor_stat,
+    "floor-read": run_floor_read,
+    "plain-loop": run_plain_loop,
+    "skills-ref": run_skills_ref,
+    "agentskills-fs": run_agentskills_fs,
+    "skilldeck-cold": run_skilldeck,
+    "skilldeck-cold-1": run_skilldeck,
+    "skilldeck-warm": run_skilldeck,
+    "skilldeck-refresh": run_skilldeck_refresh,
+    "tier1-budget": run_tier1,
+}
+
+LABELS = {
+    "floor-stat": "floor: stat",
+    "floor-read": "floor: read 16 KiB",
+    "plain-loop": "plain loop (CSafeLoader)",
+    "skills-ref": "skills-ref 0.1.1",
+    "agentskills-fs": "agentskills-fs 0.7.0",
+    "skilldeck-cold": "skilldeck cold",
+    "skilldeck-cold-1": "skilldeck cold, no workers",
+    "skilldeck-warm": "skilldeck warm (new process)",
+    "skilldeck-refresh": "skilldeck refresh (in process)",
+    "tier1-budget": "tier 1, 50k-char budget",
+}
+
+
+def worker(name: str, root: str, cache: str) -> None:
+    """Time one contender's work in this (fresh) process; print JSON."""
+    import resource
+
+    fn = RUNNERS[name]
+    if name.startswith("skilldeck") or name == "tier1-budget":
+        import skilldeck._catalog  # noqa: F401  (imports are not work)
+    t0, c0 = time.perf_counter(), time.process_time()
+    out = fn(root, cache)
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu += kids.ru_utime + kids.ru_stime
+    if isinstance(out, dict):
+        wall, cpu, count = out["wall"], out["cpu"], int(out["count"])
+    else:
+        count = out
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    try:  # ru_maxrss survives exec on Linux (the parent's peak): read this process's own
+        with open("/proc/self/status") as fh:
+            rss = next(int(x.split()[1]) for x in fh if x.startswith("VmHWM:")) / 1024
+    except (OSError, StopIteration, ValueError):
+        pass
+    print(json.dumps({"wall": wall, "cpu": cpu, "count": count, "rss": rss}))
+
+
+# ------------------------------------------------------------------ driver
+
+
+def _python_312() -> str | None:
+    """An interpreter of Python 3.12 or later (agentskills-fs needs one)."""
+    import glob
+
+    for pattern in PEER_PYTHONS:
+        for cand in sorted(glob.glob(os.path.expanduser(pattern))) or [shutil.which(pattern)]:
+            if not cand:
+                continue
+            check = [cand, "-c", "import sys; sys.exit(sys.version_info < (3, 12))"]
+            if subprocess.run(check, capture_output=True).returncode == 0:
+                return cand
+    return None
+
+
+def peer_python(work: Path, name: str) -> str | None:
+    """The interpreter of a throwaway venv holding the peer (made once)."""
+    venv = work / f"venv-{name}"
+    py = venv / "bin" / "python"
+    if py.exists():
+        return str(py)
+    base = sys.executable if name == "skills-ref" else _python_312()
+    if base is None:
         return None
-    work = Path(tempfile.mkdtemp(prefix="skilldeck-bench-corpus-"))
-    cache = work / "cache"
+    package = {"skills-ref": "skills-ref==0.1.1", "agentskills-fs": "agentskills-fs==0.7.0"}[name]
     try:
-
-        def listing() -> Catalog:
-            cat = Catalog.from_roots([CORPUS], recursive=True, cache=cache)
-            cat.entries()
-            return cat
-
-        out: dict[str, Any] = {}
-        out["cold"] = best(listing, repeat, setup=lambda: shutil.rmtree(cache, True))
-        listing()
-        out["warm_new"] = best(listing, repeat)
-        cat = listing()
-        out["warm_refresh"] = best(cat.refresh, repeat)
-        counts: dict[str, int] = {}
-        for entry in cat.entries():
-            counts[entry.status.value] = counts.get(entry.status.value, 0) + 1
-        out["counts"] = counts
-        out["diagnostics"] = len(cat.diagnostics)
-        return out
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
+        subprocess.run([base, "-m", "venv", str(venv)], check=True, capture_output=True)
+        subprocess.run(
+            [str(py), "-m", "pip", "install", "-q", package], check=True, capture_output=True
+        )
+    except (OSError, subprocess.CalledProcessError):
+        shutil.rmtree(venv, ignore_errors=True)
+        return None
+    return str(py)
 
 
-def report(res: dict[str, Any]) -> str:
-    def ms(x: dict[str, float] | None, kind: str) -> str:
-        return "n/a" if x is None else f"{x[kind] * 1000:8.1f}"
+def run_one(
+    python: str, name: str, root: Path, cache: Path, env: dict[str, str]
+) -> dict[str, Any] | None:
+    proc = subprocess.run(
+        [python, str(BENCH), "--run", name, "--root", str(root), "--cache", str(cache)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=3600,
+    )
+    if proc.returncode != 0:
+        sys.stderr.write(f"{name} failed:\n{proc.stderr[-2000:]}\n")
+        return None
+    result: dict[str, Any] = json.loads(proc.stdout.strip().splitlines()[-1])
+    return result
 
-    def ratio(base: dict[str, float] | None, ours: dict[str, float]) -> str:
-        return "n/a" if base is None else f"{base['cpu'] / ours['cpu']:.1f}x"
 
-    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+def measure(
+    root: Path, work: Path, rounds: int, peers: bool, contenders: list[str]
+) -> dict[str, Any]:
+    cache = work / "cache"
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    env.pop("SKILLDECK_WORKERS", None)
+    pythons = dict.fromkeys(contenders, sys.executable)
+    for peer in ("skills-ref", "agentskills-fs"):
+        if peer in pythons:
+            py = peer_python(work, peer) if peers else None
+            if py is None:
+                del pythons[peer]
+            else:
+                pythons[peer] = py
+    runs: dict[str, list[dict[str, Any]]] = {name: [] for name in pythons}
+    for _ in range(rounds):
+        for name, py in pythons.items():
+            run_env = dict(env)
+            if name.startswith("skilldeck-cold"):
+                shutil.rmtree(cache, ignore_errors=True)
+            if name == "skilldeck-cold-1":
+                run_env["SKILLDECK_WORKERS"] = "0"
+            if name in ("skilldeck-warm", "skilldeck-refresh", "tier1-budget"):
+                run_one(sys.executable, "skilldeck-warm", root, cache, env)  # cache in place
+            res = run_one(py, name, root, cache, run_env)
+            if res is not None:
+                runs[name].append(res)
+    out: dict[str, Any] = {}
+    for name, rs in runs.items():
+        if not rs:
+            continue
+        out[name] = {
+            "wall_min": min(r["wall"] for r in rs),
+            "wall_median": statistics.median(r["wall"] for r in rs),
+            "cpu_min": min(r["cpu"] for r in rs),
+            "cpu_median": statistics.median(r["cpu"] for r in rs),
+            "rss_max": max(r["rss"] for r in rs),
+            "count": rs[-1]["count"],
+            "rounds": len(rs),
+        }
+    return out
+
+
+def report(size: int, res: dict[str, Any]) -> str:
+    load = os.getloadavg()[0]
     lines = [
-        f"{res['skills']} skills ({res['frontmatter']}), {res['visible']} visible; "
-        f"load average {load:.1f} on {os.cpu_count()} cores",
-        "",
-        f"{'':28}{'wall ms':>8} {'cpu ms':>8}  loop/ours  ref/ours  target (cpu)",
+        f"\n{size:,} skills (whole corpus SKILL.md files); load average {load:.1f} "
+        f"on {os.cpu_count()} cores; rounds interleaved, fresh processes, work time only",
+        f"{'':32}{'wall min':>9}{'median':>9}{'cpu min':>9}{'median':>9}"
+        f"{'/loop wall':>11}{'/loop cpu':>10}{'/stat cpu':>10}{'peak RSS':>10}{'listed':>8}",
     ]
-    for key, label in (
-        ("cold", "cold (empty cache)"),
-        ("warm_new", "warm (new catalog)"),
-        ("warm_refresh", "warm (refresh)"),
-    ):
-        ours = res[key]
-        target = TARGETS[key]
-        flag = (
-            "ok" if ours["cpu"] <= target else f"MISSED by {(ours['cpu'] - target) * 1000:.0f} ms"
-        )
+    loop = res.get("plain-loop")
+    floor = res.get("floor-stat")
+    for name, label in LABELS.items():
+        r = res.get(name)
+        if r is None:
+            continue
+        vs_loop_w = f"{r['wall_median'] / loop['wall_median']:.2f}x" if loop else "n/a"
+        vs_loop_c = f"{r['cpu_median'] / loop['cpu_median']:.2f}x" if loop else "n/a"
+        vs_stat = f"{r['cpu_median'] / floor['cpu_median']:.2f}x" if floor else "n/a"
         lines.append(
-            f"{label:<28}{ms(ours, 'wall')} {ms(ours, 'cpu')}  "
-            f"{ratio(res['plain_loop'], ours):>9} {ratio(res['skills_ref'], ours):>9}"
-            f"  {target * 1000:.0f} ms: {flag}"
+            f"{label:<32}{r['wall_min'] * 1000:>8.1f} {r['wall_median'] * 1000:>8.1f}"
+            f"{r['cpu_min'] * 1000:>9.1f}{r['cpu_median'] * 1000:>9.1f}"
+            f"{vs_loop_w:>11}{vs_loop_c:>10}{vs_stat:>10}{r['rss_max']:>8.0f}Mi{r['count']:>8}"
         )
-    lines.append(
-        f"{'plain loop (CSafeLoader)':<28}{ms(res['plain_loop'], 'wall')} "
-        f"{ms(res['plain_loop'], 'cpu')}"
-    )
-    lines.append(
-        f"{'skills-ref read_properties':<28}{ms(res['skills_ref'], 'wall')} "
-        f"{ms(res['skills_ref'], 'cpu')}"
-    )
-    t1 = res["tier1"]
-    flag = "ok" if t1["cpu"] <= TARGETS["tier1"] else "MISSED"
-    lines.append("")
-    lines.append(
-        f"tier 1 (XML) of {res['render_n']} skills: {ms(t1, 'cpu').strip()} ms cpu; with a "
-        f"50,000-char budget: {ms(res['tier1_budget'], 'cpu').strip()} ms cpu; "
-        f"target 10 ms: {flag}"
-    )
-    corpus = res.get("corpus")
-    if corpus:
-        counts = ", ".join(f"{n} {k}" for k, n in sorted(corpus["counts"].items()))
-        lines.append("")
-        lines.append(
-            f"corpus as one recursive root: {counts}; {corpus['diagnostics']} root diagnostics"
-        )
-        for key in ("cold", "warm_new", "warm_refresh"):
-            lines.append(
-                f"  {key:<14}{ms(corpus[key], 'wall')} ms wall {ms(corpus[key], 'cpu')} ms cpu"
-            )
+    lines.append("(times in ms; ratios of medians; peak RSS includes imports)")
     return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--skills", type=int, default=10_000)
-    parser.add_argument("--render", type=int, default=1_000)
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--sizes", default="1000,10000,100000")
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument(
+        "--work", type=Path, default=Path(tempfile.gettempdir()) / "skilldeck-bench"
+    )
+    parser.add_argument("--corpus", type=Path, default=CORPUS)
+    parser.add_argument("--contenders", default=",".join(RUNNERS))
+    parser.add_argument("--peers-up-to", type=int, default=10_000, help="skip peers above this")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--run", help=argparse.SUPPRESS)
+    parser.add_argument("--root", help=argparse.SUPPRESS)
+    parser.add_argument("--cache", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    res = run(args.skills, args.render, args.repeat)
-    res["corpus"] = corpus_run(args.repeat)
-    print(json.dumps(res, indent=2) if args.json else report(res))
+    if args.run:
+        worker(args.run, args.root, args.cache)
+        return 0
+    if not args.corpus.is_dir():
+        parser.error(f"{args.corpus} is not a folder (the corpus of real skills)")
+    samples = corpus_files(args.corpus)
+    args.work.mkdir(parents=True, exist_ok=True)
+    results: dict[str, Any] = {"samples": len(samples), "sizes": {}}
+    for size in (int(s) for s in args.sizes.split(",")):
+        root = args.work / f"tree-{size}"
+        if not root.is_dir():
+            make_tree(root, size, samples)
+        contenders = args.contenders.split(",")
+        res = measure(
+            root,
+            args.work / f"run-{size}",
+            max(1, args.rounds if size < 100_000 else min(args.rounds, 3)),
+            size <= args.peers_up_to,
+            contenders,
+        )
+        results["sizes"][size] = res
+        if not args.json:
+            print(report(size, res), flush=True)
+    if args.json:
+        print(json.dumps(results, indent=2))
     return 0
 
 

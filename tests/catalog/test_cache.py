@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -11,12 +12,13 @@ import pytest
 from click.testing import CliRunner
 
 from skilldeck import Catalog
+from skilldeck._catalog import _fs
 from skilldeck._catalog._cache import MetadataCache
 from skilldeck._catalog._model import SkillMetadata, metadata_of
 from skilldeck._paths import dirs
 from skilldeck.cli import main
 
-from .conftest import MakeSkill
+from .conftest import MakeSkill, write_skill
 
 
 def _index_file() -> Path:
@@ -24,8 +26,31 @@ def _index_file() -> Path:
     return found
 
 
+RACY_S = 0.02
+
+
+@pytest.fixture(autouse=True)
+def short_racy_window(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Files count as settled 20 ms after their last change (1 s outside tests)."""
+    monkeypatch.setattr(_fs, "_RACY_NS", int(RACY_S * 1e9))
+
+
+def settle() -> None:
+    time.sleep(RACY_S * 2)
+
+
+@pytest.fixture
+def make_skill() -> MakeSkill:
+    def make(*args: Any, **kwargs: Any) -> Path:
+        folder = write_skill(*args, **kwargs)
+        settle()
+        return folder
+
+    return make
+
+
 def _rows(path: Path) -> list[Any]:
-    stamp, root, rows = msgspec.msgpack.decode(path.read_bytes())
+    stamp, root, rows, _listing = msgspec.msgpack.decode(path.read_bytes())
     return [stamp, root, rows]
 
 
@@ -43,7 +68,7 @@ def test_persisted_cache_serves_a_new_catalog(tmp_path: Path, make_skill: MakeSk
     assert sig == [st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns, st.st_dev]
     # a row whose signature matches is served without reading the file: prove it
     record[1] = "from the index"
-    _write(_index_file(), [stamp, root, [[key, sig, record]]])
+    _write(_index_file(), [stamp, root, [[key, sig, record]], None])
     assert Catalog.from_roots([tmp_path / "r"]).list()[0].description == "from the index"
 
 
@@ -54,6 +79,7 @@ def _rewrite_same_mtime_and_size(path: Path, old: str, new: str) -> None:
     path.write_text(text)
     os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
     assert path.stat().st_mtime_ns == st.st_mtime_ns and path.stat().st_size == st.st_size
+    settle()
 
 
 def test_an_edit_that_keeps_mtime_and_size_is_not_served(
@@ -84,6 +110,7 @@ def test_a_file_swapped_in_with_the_same_stat_is_not_served(
     other.write_text(md.read_text().replace("AAAA", "DDDD"))
     os.utime(other, ns=(st.st_atime_ns, st.st_mtime_ns))
     os.replace(other, md)
+    settle()
     assert Catalog.from_roots([tmp_path / "r"]).list()[0].description == "DDDD"
 
 
@@ -97,6 +124,7 @@ def test_refresh_picks_up_changes_in_process(tmp_path: Path, make_skill: MakeSki
     make_skill(root, "two")
     md = root / "one" / "SKILL.md"
     md.write_text(md.read_text().replace("first text", "second, longer text"))
+    settle()
     assert cat.refresh() is True
     assert [(m.name, m.description) for m in cat.list()] == [
         ("one", "second, longer text"),
@@ -104,6 +132,7 @@ def test_refresh_picks_up_changes_in_process(tmp_path: Path, make_skill: MakeSki
     ]
     (md).unlink()
     (root / "one").rmdir()
+    settle()
     assert cat.refresh() is True
     assert [m.name for m in cat.list()] == ["two"]
 
@@ -116,7 +145,7 @@ def test_cache_off_and_corrupt_cache(tmp_path: Path, make_skill: MakeSkill) -> N
     cache_file = _index_file()
     cache_file.write_text("{not json")
     assert [m.name for m in Catalog.from_roots([tmp_path / "r"]).list()] == ["x"]
-    _write(cache_file, ["other", "x", []])
+    _write(cache_file, ["other", "x", [], None])
     assert [m.name for m in Catalog.from_roots([tmp_path / "r"]).list()] == ["x"]
 
 
@@ -131,11 +160,16 @@ def _damage(kind: str, row: list[Any]) -> Any:
     if kind == "tags-not-a-list":
         return [key, sig, [rec[0], rec[1], 5, *rec[3:]]]
     if kind == "valid-not-bool":
-        return [key, sig, [*rec[:6], "yes", rec[7]]]
+        return [key, sig, [*rec[:6], "yes", *rec[7:]]]
     if kind == "bad-severity":
-        return [key, sig, [*rec[:7], [["SK201", "fatal", "m", None, 1, 1, None]]]]
+        bad = {"code": "SK201", "severity": "fatal", "message": "m"}
+        return [key, sig, [*rec[:7], [bad], *rec[8:]]]
     if kind == "diag-too-short":
-        return [key, sig, [*rec[:7], [["SK201"]]]]
+        return [key, sig, [*rec[:7], [{"code": "SK201"}], *rec[8:]]]
+    if kind == "diag-a-list":
+        return [key, sig, [*rec[:7], [["SK201", "error", "m"]], *rec[8:]]]
+    if kind == "invocation-not-bool":
+        return [key, sig, [*rec[:8], ["no", True, None, None]]]
     if kind == "record-a-map":
         return [key, sig, {"name": "x"}]
     if kind == "row-is-null":
@@ -151,6 +185,8 @@ DAMAGE = [
     "valid-not-bool",
     "bad-severity",
     "diag-too-short",
+    "diag-a-list",
+    "invocation-not-bool",
     "record-a-map",
     "row-is-null",
 ]
@@ -166,14 +202,14 @@ def test_a_malformed_row_falls_back_to_parsing(
     Catalog.from_roots([tmp_path / "r"]).list()
     stamp, root, rows = _rows(_index_file())
     rows[0] = _damage(kind, rows[0])
-    _write(_index_file(), [stamp, root, rows])
+    _write(_index_file(), [stamp, root, rows, None])
     listed = Catalog.from_roots([tmp_path / "r"]).list()
     assert [(m.name, m.description) for m in listed] == [
         ("good", "Real text."),
         ("other", "Other text."),
     ]
     # the CLI lists too (it used to die with a TypeError), and the index is rewritten
-    _write(_index_file(), [stamp, root, rows])
+    _write(_index_file(), [stamp, root, rows, None])
     result = CliRunner().invoke(main, ["list", "--root", str(tmp_path / "r")])
     assert result.exit_code == 0, result.output
     assert "good" in result.output and "Traceback" not in result.output
@@ -208,9 +244,8 @@ def test_undecodable_file_names_are_parsed_not_cached(tmp_path: Path) -> None:
     name = "caf\udce9"
     with open(odd + b"/SKILL.md", "wb") as fh:
         fh.write(b"---\nname: cafe\ndescription: d\n---\n")
-    from tests.catalog.conftest import write_skill
-
     write_skill(root, "plain")
+    settle()
     first = Catalog.from_roots([root]).entries()
     again = Catalog.from_roots([root]).entries()
     assert [(e.name, e.status) for e in first] == [(e.name, e.status) for e in again]
@@ -249,8 +284,75 @@ def test_fast_metadata_constructor_equals_the_dataclass() -> None:
 def test_cache_api_round_trip(tmp_path: Path) -> None:
     cache = MetadataCache(tmp_path / "c")
     rows: Any = [("k", (1, 2, 3, 4, 5), ("n", "d", (), (), (), (), True, (), None))]
-    cache.save("root", rows)
-    assert cache.load("root") == {
-        "k": ((1, 2, 3, 4, 5), ("n", "d", (), (), (), (), True, (), None))
-    }
-    assert cache.load("another root") == {}
+    cache.save("root", rows, ((1, 2, 3), ["/r/other"]))
+    assert cache.load("root") == (
+        {"k": ((1, 2, 3, 4, 5), ("n", "d", (), (), (), (), True, (), None))},
+        ((1, 2, 3), ["/r/other"]),
+    )
+    assert cache.load("another root") == ({}, None)
+
+
+def test_racy_files_are_read_again_until_they_settle(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file changed within the racy window of a scan is not cached: an edit in
+    the same clock tick would keep its signature."""
+    monkeypatch.setattr(_fs, "_RACY_NS", 10**9)
+    write_skill(tmp_path / "r", "fresh", "AAAA")
+    assert Catalog.from_roots([tmp_path / "r"]).list()[0].description == "AAAA"
+    assert _rows(_index_file())[2] == []  # not persisted yet
+    cat = Catalog.from_roots([tmp_path / "r"])
+    first = cat.list()[0]
+    _rewrite_same_mtime_and_size(tmp_path / "r" / "fresh" / "SKILL.md", "AAAA", "BBBB")
+    cat.refresh()
+    assert cat.list()[0].description == "BBBB" and cat.list()[0] is not first
+    monkeypatch.setattr(_fs, "_RACY_NS", 0)
+    Catalog.from_roots([tmp_path / "r"]).list()
+    assert [r[0] for r in _rows(_index_file())[2]] == [str(tmp_path / "r" / "fresh" / "SKILL.md")]
+
+
+def _listing_catalog(root: Path) -> Catalog:
+    cat = Catalog.from_roots([root])
+    cat.list()
+    return cat
+
+
+def test_folder_list_reuse_sees_every_change(tmp_path: Path, make_skill: MakeSkill) -> None:
+    """The folder list of an unchanged root is reused (one lstat per skill), and
+    every kind of change still shows, in-process and in a new process."""
+    root = tmp_path / "r"
+    for name in ("a", "b", "c"):
+        make_skill(root, name)
+    (root / "notes").mkdir()
+    (root / "README.md").write_text("hi")
+    settle()
+    cat = _listing_catalog(root)
+    (store,) = [s for _src, _root, s in cat._stores]
+    assert store._listing is not None and store._listing[2] == [str(root / "notes")]
+    assert _rows(_index_file())[2] and msgspec.msgpack.decode(_index_file().read_bytes())[3]
+    fresh = _listing_catalog(root)  # a new process's catalog replays the stored listing
+    assert [m.name for m in fresh.list()] == ["a", "b", "c"]
+
+    def names() -> list[list[str]]:
+        settle()
+        cat.refresh()
+        return [[m.name for m in cat.list()], [m.name for m in _listing_catalog(root).list()]]
+
+    make_skill(root, "d")  # a new folder
+    assert names() == [["a", "b", "c", "d"]] * 2
+    write_skill(root, "notes")  # SKILL.md appears in a folder that had none
+    assert names() == [["a", "b", "c", "d", "notes"]] * 2
+    (root / "b" / "SKILL.md").unlink()  # SKILL.md removed, the folder stays
+    assert names() == [["a", "c", "d", "notes"]] * 2
+    (root / "c" / "SKILL.md").unlink()
+    (root / "c" / "SKILL.md").mkdir()  # SKILL.md replaced by a folder: a finding
+    assert names() == [["a", "d", "notes"]] * 2
+    assert any(d.code == "SK502" or "SKILL.md" in d.message for d in cat.diagnostics)
+    (root / "c" / "SKILL.md").rmdir()
+    os.symlink(root / "a" / "SKILL.md", root / "c" / "SKILL.md")  # a link inside the root
+    linked = names()
+    assert linked[0] == linked[1] and "a" in linked[0]
+    st = root.stat()
+    write_skill(root, "e")  # a folder added with the root's mtime put back: ctime moved
+    os.utime(root, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert "e" in names()[0] and "e" in names()[1]

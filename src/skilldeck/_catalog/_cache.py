@@ -6,7 +6,8 @@ served only while the file's signature is unchanged: ``mtime_ns``, size, inode,
 ``ctime_ns`` and device. The ctime cannot be set back by ``os.utime``, so a file
 rewritten with the same size and a restored mtime still misses the cache.
 
-The index is MessagePack decoded by msgspec against a fixed schema, so a damaged
+The index is MessagePack decoded by msgspec against a fixed schema (straight
+into tuples and ``Diagnostic`` objects, in C), so a damaged
 or foreign file (a truncated write, an edited row with a wrong type) fails
 validation as a whole and the root is parsed again: a broken cache is never
 trusted and never crashes a listing. The file also records a stamp of the
@@ -25,27 +26,18 @@ from typing import Any
 
 import msgspec
 
-from skilldeck._diagnostics import Severity
+from skilldeck._diagnostics import Diagnostic
 from skilldeck._version import __version__
 
 __all__ = [
-    "CACHE_FORMAT",
-    "MAX_FILES",
-    "DiagRow",
-    "InvocationRow",
-    "MetadataCache",
-    "Record",
-    "Row",
-    "Sig",
-]
+    "CACHE_FORMAT", "MAX_FILES", "InvocationRow", "Listing", "MetadataCache", "Record",
+    "RootSig", "Row", "Sig",
+]  # fmt: skip
 
-CACHE_FORMAT = 2
+CACHE_FORMAT = 3
 
 MAX_FILES = 64
 """At most this many roots are cached; the least recently used are dropped."""
-
-#: code, severity, message, path, line, column, hint
-DiagRow = tuple[str, Severity, str, str | None, int | None, int | None, str | None]
 
 _Strs = tuple[str, ...]
 
@@ -55,7 +47,7 @@ InvocationRow = tuple[bool, bool, str | None, str | None]
 #: name, description, tags, requires (commands, env, other), valid, diagnostics,
 #: invocation controls (``None``: the defaults)
 Record = tuple[
-    str, str, _Strs, _Strs, _Strs, _Strs, bool, tuple[DiagRow, ...], InvocationRow | None
+    str, str, _Strs, _Strs, _Strs, _Strs, bool, tuple[Diagnostic, ...], InvocationRow | None
 ]
 
 #: the stat signature of a SKILL.md: mtime_ns, size, inode, ctime_ns, device
@@ -64,11 +56,19 @@ Sig = tuple[int, int, int, int, int]
 #: key, signature, record
 Row = tuple[str, Sig, Record]
 
+#: a root folder's mtime_ns, ctime_ns and inode
+RootSig = tuple[int, int, int]
+
+#: what an immediate root held when its rows were written: the root's signature
+#: and its sub-folders without SKILL.md (the rows' folders are its skills)
+Listing = tuple[RootSig, list[str]]
+
 
 class _Index(msgspec.Struct, array_like=True, forbid_unknown_fields=True):
     stamp: str
     root: str
     rows: list[Row]
+    listing: Listing | None = None
 
 
 _ENCODER = msgspec.msgpack.Encoder()
@@ -106,22 +106,23 @@ class MetadataCache:
         digest = hashlib.sha256(root_key.encode("utf-8", "surrogateescape")).hexdigest()
         return self.directory / f"{digest[:32]}.idx"
 
-    def load(self, root_key: str) -> dict[str, tuple[Sig, Record]]:
-        """The cached rows of a root by key (empty when absent, stale, foreign or damaged)."""
+    def load(self, root_key: str) -> tuple[dict[str, tuple[Sig, Record]], Listing | None]:
+        """The cached rows of a root by key and its listing (empty when absent,
+        stale, foreign or damaged)."""
         target = self._file(root_key)
         try:
             with open(target, "rb") as fh:
                 raw = fh.read()
             index = _DECODER.decode(raw)
         except (OSError, msgspec.DecodeError, ValueError, TypeError, RecursionError):
-            return {}
+            return {}, None
         if index.stamp != parser_stamp() or index.root != root_key:
-            return {}
+            return {}, None
         with contextlib.suppress(OSError):
             os.utime(target)  # recently used: kept by the pruning in save()
-        return {key: (sig, rec) for key, sig, rec in index.rows}
+        return {key: (sig, rec) for key, sig, rec in index.rows}, index.listing
 
-    def save(self, root_key: str, rows: list[Row]) -> None:
+    def save(self, root_key: str, rows: list[Row], listing: Listing | None = None) -> None:
         """Replace a root's index (atomically; failures are ignored).
 
         Written to a temp file and renamed, without fsync: after a crash the
@@ -130,7 +131,7 @@ class MetadataCache:
         """
         target = self._file(root_key)
         try:
-            blob = _encode(_Index(parser_stamp(), root_key, rows))
+            blob = _encode(_Index(parser_stamp(), root_key, rows, listing))
             if blob is None:
                 return
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -163,7 +164,8 @@ class MetadataCache:
 
 def _encode(index: _Index) -> bytes | None:
     """MessagePack of the index; rows whose text cannot be UTF-8 encoded (file
-    names with undecodable bytes) are left out: they are parsed on every scan."""
+    names with undecodable bytes) are left out: they are parsed on every scan
+    (and the listing, which the rows no longer cover, too)."""
     try:
         return _ENCODER.encode(index)
     except (msgspec.EncodeError, UnicodeEncodeError, ValueError, TypeError):
@@ -176,6 +178,6 @@ def _encode(index: _Index) -> bytes | None:
             continue
         kept.append(row)
     try:
-        return _ENCODER.encode(_Index(index.stamp, index.root, kept))
+        return _ENCODER.encode(_Index(index.stamp, index.root, kept, None))
     except (msgspec.EncodeError, UnicodeEncodeError, ValueError, TypeError):
         return None

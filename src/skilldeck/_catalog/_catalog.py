@@ -34,7 +34,7 @@ from skilldeck._catalog._model import (
     Trust,
     WhyLine,
 )
-from skilldeck._catalog._resolve import Candidate, Resolver, State, fingerprint
+from skilldeck._catalog._resolve import Listed, Resolver, State, fingerprint
 from skilldeck._catalog._sources import default_sources
 from skilldeck._catalog._store import DEFAULT_FILE_LIMIT, FileData, IndexMode, Scan
 from skilldeck._catalog._why import explain
@@ -207,8 +207,7 @@ class Catalog:
         self._last_scans = scans
         diags: list[Diagnostic] = []
         roots: list[RootInfo] = []
-        cands: list[Candidate] = []
-        rank = 0
+        cands: list[Listed] = []
         for (src, root, store), scan in zip(self._stores, scans, strict=True):
             diags.extend(scan.diagnostics)
             if root is not None:
@@ -222,12 +221,12 @@ class Catalog:
                         scan.diagnostics,
                     )
                 )
-            # inside a root, the first folder in path order wins: rank it highest
-            for meta in reversed(scan.skills):
-                if meta.source != src.name:
-                    meta = replace(meta, source=src.name)
-                rank += 1
-                cands.append(Candidate(meta, store, src, rank))
+            # inside a root, the first folder in path order wins: it comes last
+            name = src.name
+            cands.extend(
+                (meta if meta.source == name else replace(meta, source=name), store, src)
+                for meta in reversed(scan.skills)
+            )
         return self._resolver.resolve(cands, diags, roots, self._state)
 
     # ------------------------------------------------------------------ status

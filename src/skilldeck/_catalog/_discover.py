@@ -48,6 +48,10 @@ class Walker:
         self.visited: set[str] = set()  # real folders walked (recursive)
         self.links: list[tuple[str, int]] = []
         self.too_deep: list[str] = []
+        # an immediate root of plain skill folders (SKILL.md a regular file, no
+        # links, no findings) can be listed again from its rows: see ``replay``
+        self.plain = not store.recursive
+        self.others: list[str] = []  # sub-folders without SKILL.md or skill.md
 
     # -- SKILL.md inside a folder
 
@@ -163,6 +167,7 @@ class Walker:
     def walk_immediate(self) -> None:
         root = self.root
         if os.path.lexists(os.path.join(root, "SKILL.md")):
+            self.plain = False
             self.add_skill_dir(root, self.real_root)
             return
         with os.scandir(root) as it:
@@ -177,6 +182,7 @@ class Walker:
                 continue
             if e.is_symlink():
                 self.links.append((e.path, 1))
+                self.plain = False
                 continue
             if not e.is_dir(follow_symlinks=False):
                 continue
@@ -201,6 +207,44 @@ class Walker:
             self.skill_file(folder)  # links, skill.md, odd files: the careful path
             if len(found) > before:
                 seen.add(real_prefix + name)
+                self.plain = False
+            elif st is None:
+                self.others.append(folder)
+            else:
+                self.plain = False  # SKILL.md is something else than a file
+
+    def replay(self, folders: list[str], others: list[str]) -> list[Found] | None:
+        """The skills of an immediate root whose folder list did not change (its
+        mtime, ctime and inode are those of a plain walk): one ``lstat`` per skill.
+
+        ``None`` when a SKILL.md is gone or no longer a regular file, or a folder
+        without one gained one: the caller walks the root again.
+        """
+        found: list[Found] = []
+        append, lstat, is_reg, sep = found.append, os.lstat, _stat.S_ISREG, _SEP
+        try:
+            for folder in folders:
+                md = folder + sep + "SKILL.md"
+                st = lstat(md)
+                if not is_reg(st.st_mode):
+                    return None
+                append(
+                    (
+                        folder,
+                        md,
+                        md,
+                        (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns, st.st_dev),
+                    )
+                )
+        except OSError:
+            return None
+        for folder in others:
+            if os.path.lexists(folder + sep + "SKILL.md") or os.path.lexists(
+                folder + sep + "skill.md"
+            ):
+                return None
+        self.others = others
+        return found
 
     def walk_tree(self, folder: str, real: str, depth: int) -> None:
         stack = [(folder, real, depth)]

@@ -23,16 +23,17 @@ import errno
 import os
 import stat as _stat
 import threading
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
 from skilldeck._catalog import _codes as C
-from skilldeck._catalog._cache import DiagRow, MetadataCache, Record, Sig
+from skilldeck._catalog._cache import Listing, MetadataCache, Record, RootSig, Sig
 from skilldeck._catalog._discover import Found, Walker
 from skilldeck._catalog._files import index_files, read_contained, within
 from skilldeck._catalog._model import Skill, SkillMetadata, metadata_of
-from skilldeck._catalog._pool import diag_row, parse_records, pool_workers, skill_md_lowercase
+from skilldeck._catalog._pool import parse_records, pool_workers, skill_md_lowercase
 from skilldeck._catalog._store import (
     DEFAULT_FILE_LIMIT,
     FileData,
@@ -41,7 +42,7 @@ from skilldeck._catalog._store import (
     bundled_relpath,
     require_listed,
 )
-from skilldeck._diagnostics import Diagnostic, Severity
+from skilldeck._diagnostics import Diagnostic
 from skilldeck._digest import skill_digest
 from skilldeck._errors import (
     FileTooLargeError,
@@ -60,6 +61,8 @@ MAX_DEPTH = 12
 """How deep a recursive root is searched (the root is depth 0)."""
 
 _SKILL_MD = os.sep + "SKILL.md"
+_RACY_NS = 1_000_000_000
+_NEVER: Sig = (-1, -1, -1, -1, -1)  # matches no file: parsed again next scan
 
 
 def _record(m: SkillMetadata) -> Record:
@@ -72,15 +75,11 @@ def _record(m: SkillMetadata) -> Record:
         m.requires_env,
         m.requires_other,
         m.valid,
-        tuple(map(diag_row, m.diagnostics)),
+        m.diagnostics,
         None
         if m.model_invocable and m.user_invocable and not (m.when_to_use or m.argument_hint)
         else (m.model_invocable, m.user_invocable, m.when_to_use, m.argument_hint),
     )
-
-
-def _diag_from(row: DiagRow) -> Diagnostic:
-    return Diagnostic(row[0], Severity(row[1]), row[2], row[3], row[4], row[5], row[6])
 
 
 class FileSystemStore:
@@ -117,6 +116,9 @@ class FileSystemStore:
         # in-process memory: key -> (stat signature, metadata); the cache rows are
         # rebuilt from the metadata when saved (holding both doubles the objects)
         self._memory: dict[str, tuple[Sig, SkillMetadata]] = {}
+        # the last walk of an immediate root: its signature, skill folders, others
+        self._listing: tuple[RootSig, list[str], list[str]] | None = None
+        self._disk: tuple[dict[str, tuple[Sig, Record]], Listing | None] | None = None
         self._scan: Scan | None = None
         self._by_key: dict[str, SkillMetadata] = {}
         self.exists = False
@@ -172,11 +174,23 @@ class FileSystemStore:
         real_root = os.path.realpath(root)
         allowed = (real_root, *(os.path.realpath(p) for p in self._extra_allowed))
         walker = Walker(self, root, real_root, allowed, diags)
-        try:
-            found = walker.walk()
-        except OSError as exc:
-            return Scan((), (self._root_unreadable(root, exc),))
-        metas = self._parse_all(found)
+        start = time.time_ns()
+        root_sig = (st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+        found = self._replay(walker, root_sig) if not self.recursive else None
+        if found is None:
+            try:
+                found = walker.walk()
+            except OSError as exc:
+                return Scan((), (self._root_unreadable(root, exc),))
+        # The folder list is reused while the root's signature stays, unless the root
+        # changed within the last second: a change in the same clock tick as the walk
+        # would leave the signature as it was (git's "racy" entries).
+        fresh = max(st.st_mtime_ns, st.st_ctime_ns) > start - _RACY_NS
+        if walker.plain and not diags and not fresh:
+            self._listing = (root_sig, [f[0] for f in found], walker.others)
+        else:
+            self._listing = None
+        metas = self._parse_all(found, start - _RACY_NS)
         prev = self._scan
         if (
             prev is not None
@@ -186,6 +200,19 @@ class FileSystemStore:
         ):
             return prev  # nothing changed: the same object tells the catalog so cheaply
         return Scan(tuple(metas), tuple(diags))
+
+    def _replay(self, walker: Walker, root_sig: RootSig) -> list[Found] | None:
+        """The last walk's skills again when the root's folder list cannot have changed."""
+        listing = self._listing
+        if listing is None and not self._memory and self._cache is not None:
+            self._disk = self._cache.load(self.cache_key)  # kept for _parse_all
+            stored = self._disk[1]
+            if stored is not None and stored[0] == root_sig:
+                cut = len(_SKILL_MD)
+                listing = (stored[0], [key[:-cut] for key in self._disk[0]], stored[1])
+        if listing is None or listing[0] != root_sig:
+            return None
+        return walker.replay(listing[1], listing[2])
 
     def _root_not_dir(self, root: str) -> Diagnostic:
         return Diagnostic.make(
@@ -203,15 +230,20 @@ class FileSystemStore:
             hint="check the folder's permissions",
         )
 
-    def _parse_all(self, found: list[Found]) -> list[SkillMetadata]:
-        """Turn (folder, SKILL.md, real SKILL.md, signature) into metadata, cached."""
-        disk: dict[str, tuple[Sig, Record]] | None = None
+    def _parse_all(self, found: list[Found], racy: int) -> list[SkillMetadata]:
+        """Turn (folder, SKILL.md, real SKILL.md, signature) into metadata, cached.
+
+        Files changed at or after ``racy`` (ns) are parsed again next time: an edit
+        in the same clock tick as this read would keep their signature.
+        """
+        loaded, self._disk = self._disk, None
+        disk: dict[str, tuple[Sig, Record]] | None = loaded[0] if loaded is not None else None
         memory = self._memory
         new_memory: dict[str, tuple[Sig, SkillMetadata]] = {}
         metas: list[Any] = []  # SkillMetadata, None where a file is still to parse
         append = metas.append
         todo: list[tuple[int, str, str, str, str, Sig]] = []
-        make, source, diag_of = metadata_of, self.source, _diag_from
+        make, source = metadata_of, self.source
         for folder, md, real_md, sig in found:
             key = md if md == real_md else f"{md}\0{real_md}"
             hit = memory.get(key)
@@ -220,7 +252,7 @@ class FileSystemStore:
                 append(hit[1])
                 continue
             if disk is None:
-                disk = self._cache.load(self.cache_key) if self._cache is not None else {}
+                disk = self._cache.load(self.cache_key)[0] if self._cache is not None else {}
             row = disk.get(key)
             if row is None or row[0] != sig:
                 todo.append((len(metas), key, folder, md, real_md, sig))
@@ -238,21 +270,25 @@ class FileSystemStore:
                 rec[3],
                 rec[4],
                 rec[5],
-                tuple(map(diag_of, rec[7])) if rec[7] else (),
+                rec[7],
                 rec[6],
                 rec[8],
             )
             new_memory[key] = (sig, meta)
             append(meta)
         if todo:
-            self._parse_missing(todo, metas, new_memory)
+            self._parse_missing(todo, metas, new_memory, memory, racy)
+        listing = self._listing
         if self._cache is not None and (
             todo
             or (disk is not None and len(disk) != len(new_memory))
             or (disk is None and len(new_memory) != len(memory))
+            or (listing is not None and loaded is not None and loaded[1] is None)
         ):
+            rows = [(k, v[0], _record(v[1])) for k, v in new_memory.items() if 0 <= v[0][3] < racy]
+            whole = len(rows) == len(new_memory)
             self._cache.save(
-                self.cache_key, [(k, v[0], _record(v[1])) for k, v in new_memory.items()]
+                self.cache_key, rows, (listing[0], listing[2]) if listing and whole else None
             )
         self._memory = new_memory
         return metas
@@ -262,8 +298,15 @@ class FileSystemStore:
         todo: list[tuple[int, str, str, str, str, Sig]],
         metas: list[Any],
         memory: dict[str, tuple[Sig, SkillMetadata]],
+        before: dict[str, tuple[Sig, SkillMetadata]],
+        racy: int,
     ) -> None:
-        """Parse the files the caches could not serve (in worker processes when many)."""
+        """Parse the files the caches could not serve (in worker processes when many).
+
+        A file parsed again to the same metadata keeps its metadata object (so an
+        unchanged catalog stays the same object); a racy one is remembered with a
+        signature that never matches.
+        """
         records = None
         workers = pool_workers(len(todo))
         if workers:
@@ -274,8 +317,11 @@ class FileSystemStore:
                 meta = self._meta(folder, md, records[n])
             else:
                 meta = self._parse(real_md, folder, md)
+            old = before.get(key)
+            if old is not None and old[1] == meta:
+                meta = old[1]
             metas[pos] = meta
-            memory[key] = (sig, meta)
+            memory[key] = (sig if sig[3] < racy else _NEVER, meta)
 
     def _parse(self, real_md: str, folder: str, md: str) -> SkillMetadata:
         """Read one SKILL.md into metadata.
@@ -334,7 +380,7 @@ class FileSystemStore:
             tuple(rec[3]),
             tuple(rec[4]),
             tuple(rec[5]),
-            tuple(_diag_from(d) for d in rec[7]) if rec[7] else (),
+            tuple(rec[7]),
             rec[6],
             *(rec[8] or (True, True, None, None)),
         )

@@ -326,6 +326,35 @@ class CatalogEntry:
         }
 
 
+_ENTRY_SLOTS = tuple(getattr(CatalogEntry, f).__set__ for f in CatalogEntry.__dataclass_fields__)
+
+
+def entry_of(
+    name: str,
+    source: str,
+    status: SkillStatus,
+    metadata: SkillMetadata,
+    reason: str | None,
+    shadowed_by: str | None,
+    trust: Trust,
+    diagnostics: tuple[Diagnostic, ...],
+    duplicates: tuple[Path, ...],
+) -> CatalogEntry:
+    """``CatalogEntry(...)`` with every field given, built faster (see ``metadata_of``)."""
+    entry: CatalogEntry = object.__new__(CatalogEntry)
+    s = _ENTRY_SLOTS
+    s[0](entry, name)
+    s[1](entry, source)
+    s[2](entry, status)
+    s[3](entry, metadata)
+    s[4](entry, reason)
+    s[5](entry, shadowed_by)
+    s[6](entry, trust)
+    s[7](entry, diagnostics)
+    s[8](entry, duplicates)
+    return entry
+
+
 @dataclass(frozen=True, slots=True)
 class WhyLine:
     """One line of ``why``: a candidate (or a near miss) and why it is (not) visible.

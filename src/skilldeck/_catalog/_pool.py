@@ -20,14 +20,14 @@ import sys
 import threading
 from typing import Any
 
-from skilldeck._catalog._cache import DiagRow, InvocationRow, Record
+from skilldeck._catalog._cache import InvocationRow, Record
 from skilldeck._diagnostics import Diagnostic, Severity
 from skilldeck._format import read_skill_md
 from skilldeck._format._invocation import Invocation
 
 _DEFAULT_INVOCATION = Invocation()
 
-__all__ = ["POOL_THRESHOLD", "parse_record", "parse_records", "pool_workers"]
+__all__ = ["POOL_THRESHOLD", "parse_record", "parse_records", "pool_workers", "skill_md_lowercase"]
 
 POOL_THRESHOLD = 2000
 """Fewer files than this are parsed in-process (starting workers costs ~30 ms)."""
@@ -35,13 +35,9 @@ POOL_THRESHOLD = 2000
 MAX_WORKERS = 4
 
 
-def diag_row(d: Diagnostic) -> DiagRow:
-    return (d.code, d.severity, d.message, d.path, d.line, d.column, d.hint)
-
-
 def parse_record(real_md: str, folder: str, mode: str) -> Record:
     """One SKILL.md as the cache's record: name, description, tags, requirements
-    (commands, env, other), valid, diagnostics (rows), invocation controls."""
+    (commands, env, other), valid, diagnostics, invocation controls."""
     parsed = read_skill_md(
         real_md,
         metadata_only=True,
@@ -49,9 +45,9 @@ def parse_record(real_md: str, folder: str, mode: str) -> Record:
         folder_name=os.path.basename(folder),
     )
     m = parsed.manifest
-    rows = tuple(map(diag_row, parsed.diagnostics))
+    rows = parsed.diagnostics
     if os.path.basename(real_md) == "skill.md":
-        rows = (diag_row(skill_md_lowercase(real_md, folder)), *rows)
+        rows = (skill_md_lowercase(real_md, folder), *rows)
     if m is None:
         return (os.path.basename(folder), "", (), (), (), (), False, rows, None)
     req = m.requires

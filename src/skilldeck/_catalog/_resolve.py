@@ -22,12 +22,16 @@ from pathlib import Path
 from typing import Any
 
 from skilldeck._catalog import _codes as C
-from skilldeck._catalog._model import CatalogEntry, SkillMetadata, SkillStatus, Source
+from skilldeck._catalog._model import CatalogEntry, SkillMetadata, SkillStatus, Source, entry_of
 from skilldeck._config import Config
 from skilldeck._diagnostics import Diagnostic
 from skilldeck._errors import SkillError
 
-__all__ = ["Candidate", "Requirements", "Resolver", "State", "collapse", "fingerprint"]
+__all__ = [
+    "Candidate", "Listed", "Requirements", "Resolver", "State", "collapse", "fingerprint",
+]  # fmt: skip
+
+_ENABLED = SkillStatus.ENABLED
 
 
 @dataclass(slots=True)
@@ -39,6 +43,10 @@ class Candidate:
     source: Source
     rank: int
     duplicates: list[Path] = field(default_factory=list)
+
+
+#: a candidate as the catalog lists it: metadata, its store, its source
+Listed = tuple[SkillMetadata, Any, Source]
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,18 +78,26 @@ class Resolver:
         self._environ = environ
         # name -> (candidate metadata, entries) of the last resolve, for reuse
         self._resolved: dict[str, tuple[tuple[SkillMetadata, ...], tuple[CatalogEntry, ...]]] = {}
+        self._needs: list[str] = []  # names whose status depends on PATH or the environment
 
     def resolve(
         self,
-        cands: list[Candidate],
+        cands: list[Listed],
         diags: list[Diagnostic],
         roots: list[Any],
         before: State | None,
     ) -> State:
-        """Group candidates by name (highest precedence first) and give each a status."""
-        groups: dict[str, list[Candidate]] = {}
-        for cand in reversed(cands):  # built in ascending rank: highest first
-            groups.setdefault(cand.meta.name, []).append(cand)
+        """Group candidates (lowest precedence first) by name, highest first, and give
+        each a status. ``Candidate`` objects are made only for names that need them."""
+        groups: dict[str, list[Listed]] = {}
+        get = groups.get
+        for listed in reversed(cands):
+            name = listed[0].name
+            bucket = get(name)
+            if bucket is None:
+                groups[name] = [listed]
+            else:
+                bucket.append(listed)
         if before is not None and self.unchanged(groups):
             return State(
                 before.entries,
@@ -94,20 +110,22 @@ class Resolver:
         checker = Requirements(self._environ) if self.check_requirements else None
         disabled = set(self.config.disabled)
         plugin_paths = self.disabled_plugin_paths()
+        simple = not disabled and not plugin_paths
         entries: list[CatalogEntry] = []
         visible: dict[str, CatalogEntry] = {}
         by_name: dict[str, tuple[CatalogEntry, ...]] = {}
         stores: dict[int, Any] = {}
         previous = self._resolved
         resolved: dict[str, tuple[tuple[SkillMetadata, ...], tuple[CatalogEntry, ...]]] = {}
+        needs: list[str] = []  # names whose status can change with PATH or the environment
         for name in sorted(groups):
             raw = groups[name]
             last = previous.get(name)
             if last is not None and len(raw) == 1 and len(last[0]) == 1:
-                only = raw[0].meta
+                only = raw[0][0]
                 if last[0][0] is only and not only.requires_commands and not only.requires_env:
                     entry = last[1][0]  # unchanged: its status depends only on the config
-                    stores[id(only)] = raw[0].store
+                    stores[id(only)] = raw[0][1]
                     if entry.status is SkillStatus.ENABLED:
                         visible[name] = entry
                     by_name[name] = last[1]
@@ -115,22 +133,33 @@ class Resolver:
                     resolved[name] = last
                     continue
             if len(raw) == 1:  # the common case: one candidate, nothing to compare
-                cand = raw[0]
-                status, reason, extra = self.own_status(cand, disabled, plugin_paths, checker)
-                found = cand.meta.diagnostics + extra if extra else cand.meta.diagnostics
-                entry = CatalogEntry(
-                    name, cand.source.name, status, cand.meta, reason, None,
-                    cand.source.trust, found, (),
+                meta, store, src = raw[0]
+                if (
+                    simple
+                    and meta.valid
+                    and not (meta.requires_commands or meta.requires_env or meta.requires_other)
+                ):  # own_status would say enabled with no notes: skip asking
+                    status, reason, notes = _ENABLED, None, meta.diagnostics
+                else:
+                    status, reason, extra = self.own_status(
+                        Candidate(meta, store, src, 0), disabled, plugin_paths, checker
+                    )
+                    notes = meta.diagnostics + extra if extra else meta.diagnostics
+                    if meta.requires_commands or meta.requires_env:
+                        needs.append(name)
+                entry = entry_of(
+                    name, src.name, status, meta, reason, None, src.trust, notes, ()
                 )  # fmt: skip
-                stores[id(cand.meta)] = cand.store
-                if status is SkillStatus.ENABLED:
+                stores[id(meta)] = store
+                if status is _ENABLED:
                     visible[name] = entry
                 one = (entry,)
                 by_name[name] = one
                 entries.append(entry)
-                resolved[name] = ((cand.meta,), one)
+                resolved[name] = ((meta,), one)
                 continue
-            metas = tuple(c.meta for c in raw)
+            needs.append(name)
+            metas = tuple(c[0] for c in raw)
             if (
                 last is not None
                 and len(last[0]) == len(metas)
@@ -139,7 +168,7 @@ class Resolver:
             ):
                 # unchanged candidates whose status depends only on this catalog's config
                 made_again = last[1]
-                store_of = {id(c.meta): c.store for c in raw}
+                store_of = {id(c[0]): c[1] for c in raw}
                 for entry in made_again:
                     stores[id(entry.metadata)] = store_of[id(entry.metadata)]
                     if entry.status is SkillStatus.ENABLED:
@@ -148,7 +177,7 @@ class Resolver:
                 entries.extend(made_again)
                 resolved[name] = last
                 continue
-            group = collapse(raw)
+            group = collapse([Candidate(meta, store, src, 0) for meta, store, src in raw])
             own = [self.own_status(c, disabled, plugin_paths, checker) for c in group]
             winner = next(
                 (i for i, (st, _, _) in enumerate(own) if st is SkillStatus.ENABLED), None
@@ -202,6 +231,7 @@ class Resolver:
             entries.extend(made)
             resolved[name] = (metas, by_name[name])
         self._resolved = resolved
+        self._needs = needs
         return State(tuple(entries), visible, by_name, stores, tuple(diags), tuple(roots))
 
     def requirements_unchanged(self, state: State) -> bool:
@@ -212,12 +242,12 @@ class Resolver:
         disabled = set(self.config.disabled)
         plugins = self.disabled_plugin_paths()
         sources = {s.name: s for s in self.sources}
-        for name, group in state.by_name.items():
-            for entry in group:
+        for name in self._needs:
+            for entry in state.by_name.get(name, ()):
                 meta = entry.metadata
                 if not (meta.requires_commands or meta.requires_env):
                     continue
-                if len(group) > 1:
+                if len(state.by_name[name]) > 1:
                     return False
                 cand = Candidate(meta, None, sources[entry.source], 0)
                 status, reason, _ = self.own_status(cand, disabled, plugins, checker)
@@ -225,7 +255,7 @@ class Resolver:
                     return False
         return True
 
-    def unchanged(self, groups: dict[str, list[Candidate]]) -> bool:
+    def unchanged(self, groups: dict[str, list[Listed]]) -> bool:
         """Is every candidate the same object as last time, and no status able to
         change (requirements are re-checked on every refresh)?"""
         previous = self._resolved
@@ -238,12 +268,13 @@ class Resolver:
             last = previous.get(name)
             if last is None or len(last[0]) != len(raw):
                 return False
-            for meta, cand in zip(last[0], raw, strict=True):
-                if meta is not cand.meta:
+            for meta, (now, store, src) in zip(last[0], raw, strict=True):
+                if meta is not now:
                     return False
                 if meta.requires_commands or meta.requires_env:
                     if len(raw) > 1:
                         return False
+                    cand = Candidate(meta, store, src, 0)
                     status, reason, _ = self.own_status(cand, disabled, plugins, checker)
                     entry = last[1][0]
                     if entry.status is not status or entry.reason != reason:

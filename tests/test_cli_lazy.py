@@ -12,6 +12,12 @@ from skilldeck.cli import _lazy, main
 
 
 def test_the_command_map_names_every_command_and_its_module() -> None:
+    import pkgutil
+
+    import skilldeck.cli
+
+    found = {m.name for m in pkgutil.iter_modules(skilldeck.cli.__path__)}
+    assert set(_lazy.MODULES) == found - {"_app", "_lazy"}, "add the new module to MODULES"
     _lazy.load_all()
     registered = {
         name: (cmd.callback.__module__ if cmd.callback else "")

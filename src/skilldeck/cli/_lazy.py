@@ -22,7 +22,9 @@ COMMANDS = {
     **dict.fromkeys(
         ("list", "why", "prompt", "load", "read", "enable", "disable", "doctor"), "_catalog"
     ),
-    **dict.fromkeys(("install", "update", "remove", "verify", "export", "manage"), "_dist"),
+    **dict.fromkeys(
+        ("install", "update", "remove", "verify", "export", "manage", "agents"), "_dist"
+    ),
     **dict.fromkeys(("run", "approve", "revoke", "approvals", "sandbox"), "_run"),
     "scan": "_scan",
     "serve": "_serve",

@@ -82,8 +82,9 @@ def test_memory_store_in_a_catalog(tmp_path: Path, make_skill: MakeSkill) -> Non
     assert skill.body == "Body two\n"
     assert cat.read_file("inline-two", "references/r.md") == b"ref"
     assert read_skill_file(cat, "inline-two", "scripts/x.py").text == "print()"
-    with pytest.raises(PathNotAllowedError):
-        cat.read_file("inline-two", "docs/deep/x.md")  # outside the bundled index
+    # the default listing is a view: every file of the skill can be read, as over MCP
+    assert cat.read_file("inline-two", "docs/deep/x.md") == b"deep"
+    assert cat.read_file("inline-two", "SKILL.md").startswith(b"---\nname: inline-two")
     with pytest.raises(PathNotAllowedError):
         cat.read_file("inline-two", "../r.md")
     with pytest.raises(FileNotFoundInSkillError):

@@ -39,6 +39,8 @@ def cat(tmp_path: Path, make_skill: MakeSkill) -> Catalog:
     )
     make_skill(root, "neighbour", files={"references/other.md": "other skill\n"})
     refs = skill / "references"
+    (skill / ".env").write_bytes(SECRET)
+    (refs / ".hidden.md").write_bytes(SECRET)
     (refs / "escape.md").symlink_to(tmp_path / "secret.txt")
     (refs / "abs-escape.md").symlink_to("/etc/hostname")
     (refs / "to-neighbour.md").symlink_to(root / "neighbour" / "references" / "other.md")
@@ -84,9 +86,9 @@ HOSTILE = [
     "references",
     "references/",
     "scripts/dangling.sh",
-    "SKILL.md",
-    "references/sub/deeper.md",
     "references/sub",
+    ".env",
+    "references/.hidden.md",
     str(Path("/proc/self/environ")),
     "references/guide.md/",
     "references/./../../secret.txt",
@@ -172,5 +174,8 @@ def test_binary_as_base64_or_refused(cat: Catalog) -> None:
 
 def test_load_with_every_file(cat: Catalog) -> None:
     assert cat.read_file("target", "notes.md") == b"root level note\n"
+    # the default listing is a view; any file of the skill can be read (as over MCP)
+    assert cat.read_file("target", "references/sub/deeper.md") == b"deeper\n"
+    assert cat.read_file("target", "SKILL.md").startswith(b"---")
     assert "references/sub/deeper.md" not in cat.load("target").files
     assert "references/sub/deeper.md" in cat.load("target", index="all").files

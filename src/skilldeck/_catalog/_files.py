@@ -16,7 +16,14 @@ from skilldeck._catalog._store import FileData, IndexMode, in_bundled_index
 from skilldeck._diagnostics import Diagnostic
 from skilldeck._tree import Problem, SkillTree, WalkLimits, walk_skill
 
-__all__ = ["MAX_INDEX_FILES", "SKIP_DIRS", "index_files", "read_contained", "within"]
+__all__ = [
+    "MAX_INDEX_FILES",
+    "SKIP_DIRS",
+    "index_files",
+    "read_contained",
+    "readable_files",
+    "within",
+]
 
 MAX_INDEX_FILES = 5_000
 """At most this many files are indexed per skill with ``index="all"``."""
@@ -97,6 +104,15 @@ def index_files(real_dir: str, mode: IndexMode) -> tuple[tuple[str, ...], tuple[
     else:
         files = tuple(p for p in walk.paths if p != "SKILL.md")
     return files, tuple(_diagnostic(real_dir, p) for p in walk.problems)
+
+
+def readable_files(real_dir: str) -> frozenset[str]:
+    """Every path a read may name: the whole index and SKILL.md, whatever the index mode
+    lists, so every front end (tool, CLI, MCP) serves the same set."""
+    walk = walk_skill(
+        real_dir, limits=WalkLimits(max_files=MAX_INDEX_FILES + 1), strict=False, follow_root=False
+    )
+    return frozenset(walk.paths)
 
 
 def _diagnostic(real_dir: str, problem: Problem) -> Diagnostic:

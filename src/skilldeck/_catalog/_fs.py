@@ -31,7 +31,7 @@ from typing import Any, Literal
 from skilldeck._catalog import _codes as C
 from skilldeck._catalog._cache import Listing, MetadataCache, Record, RootSig, Sig
 from skilldeck._catalog._discover import Found, Walker
-from skilldeck._catalog._files import index_files, read_contained, within
+from skilldeck._catalog._files import index_files, read_contained, readable_files, within
 from skilldeck._catalog._model import Skill, SkillMetadata, metadata_of
 from skilldeck._catalog._pool import parse_records, pool_workers, skill_md_lowercase
 from skilldeck._catalog._store import (
@@ -480,13 +480,17 @@ class FileSystemStore:
         truncate: bool = False,
         index: IndexMode | None = None,
     ) -> FileData:
-        """Read one bundled file, refusing anything outside the skill (see module doc)."""
+        """Read one file of the skill, refusing anything outside it (see module doc).
+
+        Any file the walker lists can be read (SKILL.md too), whatever ``index``
+        lists: the tool, the CLI and MCP serve one set.
+        """
         meta = self.get(name)
         clean = bundled_relpath(relpath, skill=meta.name)
         real_dir = self._real_folder(meta)
         require_listed(
             clean,
-            index_files(real_dir, index or self.index)[0],
+            readable_files(real_dir),
             skill=meta.name,
             exists=lambda rel: os.path.lexists(os.path.join(real_dir, rel)),
         )

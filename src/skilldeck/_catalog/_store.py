@@ -25,6 +25,7 @@ from skilldeck._errors import (
 )
 from skilldeck._format import ParsedSkillMd, parse_skill_md
 from skilldeck._paths import safe_relpath
+from skilldeck._tree import is_hidden
 
 __all__ = [
     "BUNDLED_DIRS",
@@ -119,6 +120,13 @@ def bundled_relpath(relpath: str, *, skill: str) -> str:
             path=str(relpath),
             hint="give a path relative to the skill folder, e.g. references/guide.md",
         )
+    if any(is_hidden(part) for part in clean.split("/")):
+        raise PathNotAllowedError(
+            f"{clean} is a hidden file; hidden files are never served",
+            skill=skill,
+            path=clean,
+            hint="hidden files and folders (.env, .git/, ...) are not part of a skill",
+        )
     return clean
 
 
@@ -187,7 +195,7 @@ class MemoryStore:
         blobs: dict[str, bytes] = {}
         for rel, content in (files or {}).items():
             clean = safe_relpath(rel)
-            if clean is None or clean == "SKILL.md":
+            if clean is None or clean == "SKILL.md" or any(map(is_hidden, clean.split("/"))):
                 raise PathNotAllowedError(f"invalid bundled file path {rel!r}", path=rel)
             blobs[clean] = content.encode("utf-8") if isinstance(content, str) else content
         m = parsed.manifest
@@ -269,9 +277,9 @@ class MemoryStore:
     ) -> FileData:
         entry = self._get(name)
         clean = bundled_relpath(relpath, skill=name)
-        require_listed(
-            clean, self.files(name, index=index), skill=name, exists=entry.files.__contains__
-        )
+        if clean == "SKILL.md":  # every file is readable, whatever the index lists
+            return _limit(entry.text.encode("utf-8"), clean, max_bytes, truncate, name)
+        require_listed(clean, entry.files, skill=name, exists=entry.files.__contains__)
         return _limit(entry.files[clean], clean, max_bytes, truncate, name)
 
     def read_file(self, name: str, relpath: str, *, max_bytes: int = DEFAULT_FILE_LIMIT) -> bytes:

@@ -40,6 +40,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Literal
 
+from skilldeck._diagnostics import Diagnostic, Severity, register_code
 from skilldeck._errors import FileNotFoundInSkillError, FileTooLargeError, PathNotAllowedError
 
 __all__ = [
@@ -54,6 +55,22 @@ __all__ = [
     "read_beneath",
     "walk_skill",
 ]
+
+# Codes of what a walk leaves out (SK5xx: discovery and catalog; documented there)
+LINK_DANGLING = register_code("SK504", Severity.WARNING, "a symlink points at nothing")
+LINK_LOOP = register_code(
+    "SK505", Severity.WARNING, "a symlink leads back to a folder being scanned"
+)
+TOO_DEEP = register_code(
+    "SK507", Severity.WARNING, "folders below the recursion depth limit were not scanned"
+)
+FILE_LINK_ESCAPES = register_code(
+    "SK514", Severity.WARNING, "a bundled file is a link leaving the skill folder"
+)
+SPECIAL_FILE = register_code("SK515", Severity.INFO, "a bundled file is not a regular file")
+TOO_MANY_FILES = register_code(
+    "SK516", Severity.WARNING, "a skill folder holds more files than are indexed"
+)
 
 MAX_LINKS = 40
 """Links followed while resolving one path (the kernel's own limit)."""
@@ -123,6 +140,27 @@ class Problem:
     kind: ProblemKind
     path: str
     message: str
+
+    def diagnostic(self, root: str | os.PathLike[str]) -> Diagnostic:
+        """This problem as a coded diagnostic located under ``root``."""
+        code, hint = _PROBLEM_CODES[self.kind]
+        where = os.path.join(os.fspath(root), self.path) if self.path else os.fspath(root)
+        left_out = self.kind not in ("too_deep", "too_many")
+        return Diagnostic.make(
+            code, self.message + (" (left out)" if left_out else ""), path=where, hint=hint
+        )
+
+
+_PROBLEM_CODES: dict[str, tuple[str, str]] = {
+    "escapes": (FILE_LINK_ESCAPES, "copy the file into the skill instead of linking to it"),
+    "hidden": (FILE_LINK_ESCAPES, "hidden files are never served; link to a visible file"),
+    "dangling": (LINK_DANGLING, "remove the link or restore its target"),
+    "loop": (LINK_LOOP, "remove the looping link"),
+    "special": (SPECIAL_FILE, "skills hold only folders and regular files"),
+    "unreadable": (SPECIAL_FILE, "check the permissions of the folder"),
+    "too_deep": (TOO_DEEP, "keep a skill's folders shallow"),
+    "too_many": (TOO_MANY_FILES, "keep a skill small; move bulk data elsewhere"),
+}
 
 
 @dataclass(frozen=True, slots=True)

@@ -58,12 +58,14 @@ def test_an_invalid_skill_stops_the_export_before_anything_is_copied(tmp_path: P
     assert not (target / "good").exists()
 
 
-def test_a_link_leaving_the_skill_is_refused_on_export(tmp_path: Path) -> None:
+def test_a_link_leaving_the_skill_is_left_out_on_export(tmp_path: Path) -> None:
     src = make_skill(tmp_path / "src", "leaky")
     (src / "leak").symlink_to("/etc/passwd")
-    with pytest.raises(skilldeck.InstallError):
-        skilldeck.export_skills([src], tmp_path / "out")
-    assert not (tmp_path / "out" / "leaky").exists()
+    (src / ".env").write_text("TOKEN=1\n")
+    skilldeck.export_skills([src], tmp_path / "out")
+    out = tmp_path / "out" / "leaky"
+    assert (out / "SKILL.md").is_file()
+    assert not os.path.lexists(out / "leak") and not os.path.lexists(out / ".env")
 
 
 def test_unknown_names_are_a_coded_error(tmp_path: Path) -> None:

@@ -120,15 +120,17 @@ def test_no_skill_md_is_a_coded_error(tmp_path: Path) -> None:
         skilldeck.install(str(tmp_path / "missing"))
 
 
-def test_a_link_leaving_the_skill_is_refused(tmp_path: Path) -> None:
+def test_a_link_leaving_the_skill_is_left_out_with_a_warning(tmp_path: Path) -> None:
     secret = tmp_path / "secret.txt"
     secret.write_text("private key\n")
     src = make_skill(tmp_path / "src", "linky")
     (src / "leak.txt").symlink_to(secret)
-    with pytest.raises(skilldeck.InstallError) as info:
-        skilldeck.install(str(src))
-    assert "leak.txt" in str(info.value)
-    assert skilldeck.list_installed() == ()
+    result = skilldeck.install(str(src))
+    copy = Path(result.skills[0].path)
+    assert not os.path.lexists(copy / "leak.txt")
+    assert "private key" not in "".join(p.read_text() for p in copy.rglob("*") if p.is_file())
+    warnings = result.skills[0].warnings
+    assert any(w.code == "SK514" and "leak.txt" in w.message for w in warnings)
 
 
 def test_a_link_inside_the_skill_becomes_a_plain_file(tmp_path: Path) -> None:
@@ -139,18 +141,17 @@ def test_a_link_inside_the_skill_becomes_a_plain_file(tmp_path: Path) -> None:
     assert not copy.is_symlink() and copy.read_text() == "A\n"
 
 
-def test_dangling_and_looping_links_and_fifos_are_refused(tmp_path: Path) -> None:
-    dangling = make_skill(tmp_path / "d", "dangling")
-    (dangling / "gone").symlink_to(tmp_path / "d" / "nowhere")
-    loop = make_skill(tmp_path / "l", "looping")
-    (loop / "a").symlink_to("b")
-    (loop / "b").symlink_to("a")
-    fifo = make_skill(tmp_path / "f", "fifo")
-    os.mkfifo(fifo / "pipe")
-    for src in (dangling, loop, fifo):
-        with pytest.raises(skilldeck.InstallError):
-            skilldeck.install(str(src))
-    assert skilldeck.list_installed() == ()
+def test_dangling_and_looping_links_and_fifos_are_left_out(tmp_path: Path) -> None:
+    src = make_skill(tmp_path / "d", "odd", files={"docs/a.md": "A\n"})
+    (src / "gone").symlink_to(tmp_path / "d" / "nowhere")
+    (src / "a").symlink_to("b")
+    (src / "b").symlink_to("a")
+    (src / "docs" / "up").symlink_to("..")
+    os.mkfifo(src / "pipe")
+    result = skilldeck.install(str(src))
+    copy = Path(result.skills[0].path)
+    assert set(tree_files(copy)) == {"SKILL.md", "docs/a.md"}
+    assert {w.code for w in result.skills[0].warnings} >= {"SK504", "SK505", "SK515"}
 
 
 def test_a_skill_md_that_is_a_link_to_a_secret_is_never_read(tmp_path: Path) -> None:

@@ -319,10 +319,8 @@ def test_install_skips_prompt_skills_unless_asked(tmp_path: Path) -> None:
 
 
 def test_install_failure_names_the_skill_and_leaves_nothing_half_written(tmp_path: Path) -> None:
-    outside = tmp_path / "secret.txt"
-    outside.write_text("secret")
     src = write_skill(tmp_path / "src", "leaky")
-    os.symlink(outside, src / "secret.txt")
+    src.joinpath(*["d"] * 70).mkdir(parents=True)  # deeper than a skill may nest
     target = tmp_path / "skills"
     section = SkillsSection(skills=[skill()], skill_refs=[SkillRef(src)])
     with pytest.raises(skilldeck.SkillInstallationError) as info:
@@ -330,7 +328,7 @@ def test_install_failure_names_the_skill_and_leaves_nothing_half_written(tmp_pat
     err = info.value
     assert (err.skill_name, err.source, err.skills_dir) == ("leaky", "ref", target)
     assert isinstance(err.cause, skilldeck.InstallError)
-    assert "outside the skill" in err.message
+    assert "deeper than 64" in err.message
     assert err.code == "INSTALL_FAILED"
     assert sorted(p.name for p in target.iterdir()) == ["code-review"]
 

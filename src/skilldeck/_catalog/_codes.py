@@ -3,25 +3,36 @@
 from __future__ import annotations
 
 from skilldeck._diagnostics import Severity, register_code
+from skilldeck._tree import (  # what a walk of a skill folder leaves out
+    FILE_LINK_ESCAPES,
+    LINK_DANGLING,
+    LINK_LOOP,
+    SPECIAL_FILE,
+    TOO_DEEP,
+    TOO_MANY_FILES,
+)
+
+__all__ = [
+    "FILE_LINK_ESCAPES",
+    "LINK_DANGLING",
+    "LINK_LOOP",
+    "SPECIAL_FILE",
+    "TOO_DEEP",
+    "TOO_MANY_FILES",
+]
 
 E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO  # noqa: E741
 
 ROOT_NOT_DIR = register_code("SK501", E, "a skills root is not a folder")
 ROOT_UNREADABLE = register_code("SK502", E, "a skills root cannot be read")
 LINK_ESCAPES = register_code("SK503", W, "a symlink leads outside every allowed root")
-LINK_DANGLING = register_code("SK504", W, "a symlink points at nothing")
-LINK_LOOP = register_code("SK505", W, "a symlink leads back to a folder being scanned")
 LINK_DUPLICATE = register_code("SK506", I, "a symlink leads to a skill already found")
-TOO_DEEP = register_code("SK507", W, "folders below the recursion depth limit were not scanned")
 NOT_A_SKILL_FILE = register_code("SK508", W, "SKILL.md is not a regular file")
 DUPLICATE_NAME = register_code("SK509", W, "two skills in one source have the same name")
 SHADOWED = register_code("SK510", I, "a skill is hidden by one of the same name")
 MISSING_COMMAND = register_code("SK511", W, "a required command is not on PATH")
 MISSING_ENV = register_code("SK512", W, "a required environment variable is not set")
 UNCHECKED_REQUIREMENT = register_code("SK513", I, "a requirement skilldeck cannot check")
-FILE_LINK_ESCAPES = register_code("SK514", W, "a bundled file is a link leaving the skill folder")
-SPECIAL_FILE = register_code("SK515", I, "a bundled file is not a regular file")
-TOO_MANY_FILES = register_code("SK516", W, "a skill folder holds more files than are indexed")
 UNKNOWN_CONFIG_NAME = register_code("SK517", I, "the config names a skill that does not exist")
 PROJECT_CONFIG_UNTRUSTED = register_code(
     "SK530", W, "a project config file is not trusted: its guarded settings are ignored"

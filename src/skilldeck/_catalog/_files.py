@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import os
 
-from skilldeck._catalog import _codes as C
 from skilldeck._catalog._store import FileData, IndexMode, in_bundled_index
 from skilldeck._diagnostics import Diagnostic
-from skilldeck._tree import Problem, SkillTree, WalkLimits, walk_skill
+from skilldeck._tree import SkillTree, WalkLimits, walk_skill
 
 __all__ = [
     "MAX_INDEX_FILES",
@@ -45,25 +44,6 @@ SKIP_DIRS = frozenset(
 )
 """Folders discovery does not search for skills (a skill's own files are indexed
 by the walker's rules, which leave out only hidden names)."""
-
-_CODES = {
-    "escapes": C.FILE_LINK_ESCAPES,
-    "hidden": C.FILE_LINK_ESCAPES,
-    "dangling": C.LINK_DANGLING,
-    "loop": C.LINK_LOOP,
-    "special": C.SPECIAL_FILE,
-    "unreadable": C.SPECIAL_FILE,
-    "too_deep": C.TOO_DEEP,
-    "too_many": C.TOO_MANY_FILES,
-}
-_HINTS = {
-    "escapes": "copy the file into the skill instead of linking to it",
-    "hidden": "hidden files are never served; link to a visible file",
-    "dangling": "remove the link or restore its target",
-    "loop": "remove the looping link",
-    "too_deep": "keep a skill's folders shallow",
-    "too_many": "keep a skill small; move bulk data elsewhere",
-}
 
 
 def within(real: str, bases: tuple[str, ...] | list[str]) -> bool:
@@ -103,7 +83,7 @@ def index_files(real_dir: str, mode: IndexMode) -> tuple[tuple[str, ...], tuple[
         files = tuple(p for p in walk.paths if in_bundled_index(p))
     else:
         files = tuple(p for p in walk.paths if p != "SKILL.md")
-    return files, tuple(_diagnostic(real_dir, p) for p in walk.problems)
+    return files, tuple(p.diagnostic(real_dir) for p in walk.problems)
 
 
 def readable_files(real_dir: str) -> frozenset[str]:
@@ -113,15 +93,3 @@ def readable_files(real_dir: str) -> frozenset[str]:
         real_dir, limits=WalkLimits(max_files=MAX_INDEX_FILES + 1), strict=False, follow_root=False
     )
     return frozenset(walk.paths)
-
-
-def _diagnostic(real_dir: str, problem: Problem) -> Diagnostic:
-    message = problem.message
-    if problem.kind not in ("too_deep", "too_many"):
-        message += " (not indexed)"
-    return Diagnostic.make(
-        _CODES[problem.kind],
-        message,
-        path=os.path.join(real_dir, problem.path) if problem.path else real_dir,
-        hint=_HINTS.get(problem.kind),
-    )

@@ -1,10 +1,11 @@
 """File-tree operations: a checked copy of a skill folder, atomic swaps, removal.
 
 ``copy_skill_tree`` is the single gate every installed or exported file goes
-through: it walks without following links out, refuses links that leave the
-skill, special files (devices, fifos, sockets) and trees over the limits,
-copies links that stay inside as plain files, and normalises permissions
-(``0o755`` for anything executable, ``0o644`` otherwise; no setuid bits).
+through: it copies the one walker's file set (``skilldeck._tree``: hidden files,
+links that leave the skill and special files are left out, links that stay
+inside become plain files), refuses trees over the limits, reads every file
+beneath the skill folder, and normalises permissions (``0o755`` for anything
+executable, ``0o644`` otherwise; no setuid bits).
 """
 
 from __future__ import annotations
@@ -14,114 +15,74 @@ import ctypes
 import ctypes.util
 import os
 import shutil
-import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from skilldeck._errors import InstallError
+from skilldeck._diagnostics import Diagnostic
+from skilldeck._errors import FileNotFoundInSkillError, InstallError, PathNotAllowedError
+from skilldeck._tree import SkillTree, WalkLimits
 
 from ._model import InstallLimits, InstallProgress, ProgressCallback
 
 __all__ = ["copy_skill_tree", "exchange", "remove_tree", "scan_skill_tree"]
 
-_SKIP = frozenset({".git"})
-
 
 @dataclass(frozen=True, slots=True)
 class _Item:
     rel: str
-    real: str
     is_dir: bool
     executable: bool
     size: int
 
 
-def scan_skill_tree(root: Path, limits: InstallLimits, *, what: str = "skill") -> list[_Item]:
-    """Every directory and file a copy of ``root`` would hold, checked against the rules."""
-    real_root = os.path.realpath(root)
-    items: list[_Item] = []
-    files = 0
-    folders = 0
-    total = 0
-    active: set[str] = set()
+def _walk_limits(limits: InstallLimits) -> WalkLimits:
+    return WalkLimits(
+        max_files=limits.max_files, max_dirs=4 * limits.max_files, max_bytes=limits.max_bytes
+    )
 
-    def walk(real_dir: str, rel_dir: str) -> None:
-        nonlocal files, folders, total
-        if real_dir in active:
+
+def _items(
+    tree: SkillTree,
+    limits: InstallLimits,
+    what: str,
+    name: str,
+    problems: list[Diagnostic] | None = None,
+) -> list[_Item]:
+    try:
+        walk = tree.walk(limits=_walk_limits(limits))
+    except PathNotAllowedError as exc:
+        raise InstallError(
+            f"{what} {name}: {exc.message.split(': ', 1)[-1]}",
+            path=exc.path,
+            hint="skills are limited in size and depth; raise the limit only for a source "
+            "you trust",
+        ) from None
+    for problem in walk.problems:
+        if problem.path.lower() == "skill.md":
             raise InstallError(
-                f"{what} {root.name}: a link at {rel_dir or '.'} loops back on itself",
-                path=str(root),
-                hint="remove the looping link",
+                f"{what} {name}: SKILL.md is not a file inside the skill ({problem.message})",
+                path=str(tree.root),
+                hint="SKILL.md must be a regular file in the skill folder",
             )
-        active.add(real_dir)
-        try:
-            entries = sorted(os.scandir(real_dir), key=lambda e: e.name)
-        except OSError as exc:
-            raise InstallError(f"cannot read {real_dir}: {exc.strerror}", path=real_dir) from exc
-        for entry in entries:
-            rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
-            if entry.name in _SKIP:
-                continue  # git metadata (a folder, or a submodule's pointer file)
-            full = os.path.join(real_dir, entry.name)
-            if entry.is_symlink():
-                target = os.path.realpath(full)
-                if not (target == real_root or target.startswith(real_root + os.sep)):
-                    raise InstallError(
-                        f"{what} {root.name}: link {rel} points outside the skill",
-                        path=str(root),
-                        hint="replace the link with the file it points to, or remove it",
-                    )
-                if not os.path.exists(target):
-                    raise InstallError(
-                        f"{what} {root.name}: link {rel} is dangling",
-                        path=str(root),
-                        hint="remove the broken link",
-                    )
-                full = target
-            try:
-                st = os.stat(full)
-            except OSError as exc:
-                raise InstallError(f"cannot read {rel}: {exc.strerror}", path=full) from exc
-            if stat.S_ISDIR(st.st_mode):
-                folders += 1
-                if folders > 4 * limits.max_files:
-                    raise InstallError(
-                        f"{what} {root.name} has more than {4 * limits.max_files} folders "
-                        "(counting linked folders each time they are reached)",
-                        path=str(root),
-                        hint="remove the extra folders or links to folders",
-                    )
-                items.append(_Item(rel, full, True, False, 0))
-                walk(full, rel)
-            elif stat.S_ISREG(st.st_mode):
-                files += 1
-                total += st.st_size
-                if files > limits.max_files:
-                    raise InstallError(
-                        f"{what} {root.name} has more than {limits.max_files} files",
-                        path=str(root),
-                        hint="skills are limited in size; raise the limit only for a source "
-                        "you trust",
-                    )
-                if total > limits.max_bytes:
-                    raise InstallError(
-                        f"{what} {root.name} is larger than {limits.max_bytes} bytes "
-                        f"(at {rel}, {st.st_size} bytes)",
-                        path=str(root),
-                        hint="skills are limited in size; raise the limit only for a source "
-                        "you trust",
-                    )
-                items.append(_Item(rel, full, False, bool(st.st_mode & 0o111), st.st_size))
-            else:
-                raise InstallError(
-                    f"{what} {root.name}: {rel} is not a regular file (device, fifo or socket)",
-                    path=str(root),
-                    hint="skills may hold only folders and regular files",
-                )
-        active.discard(real_dir)
+        if problems is not None:
+            problems.append(problem.diagnostic(tree.root))
+    folders = [_Item(d, True, False, 0) for d in walk.dirs]  # sorted: parents first
+    return folders + [_Item(e.path, False, e.executable, e.size) for e in walk.files]
 
-    walk(real_root, "")
-    return items
+
+def scan_skill_tree(root: Path, limits: InstallLimits, *, what: str = "skill") -> list[_Item]:
+    """Every folder and file a copy of ``root`` holds: the one walker's set
+    (``skilldeck._tree``: no hidden files, in-skill links as files, links out and
+    special files left out), within ``limits`` (else ``InstallError``)."""
+    with _open_tree(root, what) as tree:
+        return _items(tree, limits, what, root.name)
+
+
+def _open_tree(root: Path, what: str) -> SkillTree:
+    try:
+        return SkillTree(root, skill=root.name)
+    except FileNotFoundInSkillError as exc:
+        raise InstallError(f"{what} {root.name}: {exc.message}", path=str(root)) from None
 
 
 def copy_skill_tree(
@@ -131,25 +92,41 @@ def copy_skill_tree(
     *,
     on_progress: ProgressCallback | None = None,
     what: str = "skill",
+    problems: list[Diagnostic] | None = None,
 ) -> int:
-    """Copy ``src`` to the new folder ``dest`` under the rules above. Returns the file count."""
-    items = scan_skill_tree(src, limits, what=what)
-    total = sum(1 for i in items if not i.is_dir)
-    dest.mkdir(mode=0o755)
-    done = 0
-    for item in items:
-        target = dest / item.rel
-        if item.is_dir:
-            target.mkdir(mode=0o755, exist_ok=True)
-            continue
-        mode = 0o755 if item.executable else 0o644
-        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, mode)
-        with os.fdopen(fd, "wb") as out, open(item.real, "rb") as inp:
-            shutil.copyfileobj(inp, out, 1 << 20)
-        os.chmod(target, mode)
-        done += 1
-        if on_progress and (done % 64 == 0 or done == total):
-            on_progress(InstallProgress("copy", f"copying {src.name}", done, total))
+    """Copy ``src`` to the new folder ``dest`` under the rules above. Returns the file count.
+
+    What the walk left out (links leaving the skill, special files) is appended
+    to ``problems`` as diagnostics. Every file is read through the contained
+    reader, so a folder swapped for a link mid-copy fails the copy
+    (``InstallError``) instead of copying outside bytes.
+    """
+    with _open_tree(src, what) as tree:
+        items = _items(tree, limits, what, src.name, problems)
+        total = sum(1 for i in items if not i.is_dir)
+        dest.mkdir(mode=0o755)
+        done = 0
+        for item in items:
+            target = dest / item.rel
+            if item.is_dir:
+                target.mkdir(mode=0o755, exist_ok=True)
+                continue
+            mode = 0o755 if item.executable else 0o644
+            try:
+                src_fd = tree.open(item.rel)
+            except (PathNotAllowedError, FileNotFoundInSkillError) as exc:
+                raise InstallError(
+                    f"{what} {src.name}: {exc.message}",
+                    path=str(src),
+                    hint="the source changed while it was copied; try again",
+                ) from None
+            fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, mode)
+            with os.fdopen(fd, "wb") as out, open(src_fd, "rb") as inp:
+                shutil.copyfileobj(inp, out, 1 << 20)
+            os.chmod(target, mode)
+            done += 1
+            if on_progress and (done % 64 == 0 or done == total):
+                on_progress(InstallProgress("copy", f"copying {src.name}", done, total))
     return total
 
 

@@ -225,7 +225,8 @@ def stage_skill(
     ready = stage.path / "ready"
     ready.mkdir(exist_ok=True)
     incoming = ready / f".incoming-{secrets.token_hex(4)}"
-    count = copy_skill_tree(src, incoming, limits, on_progress=on_progress)
+    left_out: list[Diagnostic] = []  # links out, special files: skipped, reported
+    count = copy_skill_tree(src, incoming, limits, on_progress=on_progress, problems=left_out)
     pre = validate(incoming)
     if pre.manifest is None or not pre.name:
         raise _invalid(_rel(src, tree) or src.name, pre.diagnostics)
@@ -251,7 +252,8 @@ def stage_skill(
     files = skill_file_digests(dest)
     if on_progress:
         on_progress(InstallProgress("validate", f"{final}: {count} files checked"))
-    warnings = tuple(d for d in report.diagnostics if d.severity is Severity.WARNING)
+    warnings = tuple(left_out)
+    warnings += tuple(d for d in report.diagnostics if d.severity is Severity.WARNING)
     findings = install_scan(dest, mode=scan, skill=final)
     warnings += tuple(d.with_severity(Severity.WARNING) if d.is_error else d for d in findings)
     return Staged(final, dest, _rel(src, tree), files, digest_of_files(files), warnings)

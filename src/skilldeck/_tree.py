@@ -53,6 +53,7 @@ __all__ = [
     "is_hidden",
     "looks_like_secret",
     "read_beneath",
+    "secret_findings",
     "walk_skill",
 ]
 
@@ -70,6 +71,9 @@ FILE_LINK_ESCAPES = register_code(
 SPECIAL_FILE = register_code("SK515", Severity.INFO, "a bundled file is not a regular file")
 TOO_MANY_FILES = register_code(
     "SK516", Severity.WARNING, "a skill folder holds more files than are indexed"
+)
+SECRET_FILE = register_code(
+    "SK518", Severity.WARNING, "a skill folder holds a file that looks like a secret"
 )
 
 MAX_LINKS = 40
@@ -109,6 +113,25 @@ _SECRET_NAMES = frozenset(
 )
 _SECRET_SUFFIXES = (".pem", ".key", ".p12", ".pfx", ".keystore", ".jks", ".ppk", ".asc")
 _NOT_SECRET_ENV = (".example", ".sample", ".template", ".dist", ".defaults")
+
+
+def secret_findings(root: str | os.PathLike[str], walk: Walk) -> list[Diagnostic]:
+    """An SK518 warning for each file (listed or hidden) whose name looks like a secret."""
+    out: list[Diagnostic] = []
+    for rel in sorted({*walk.paths, *walk.hidden}):
+        if looks_like_secret(rel):
+            hidden = is_hidden(rel.rsplit("/", 1)[-1])
+            out.append(
+                Diagnostic.make(
+                    SECRET_FILE,
+                    f"{rel} looks like a secret (keys, tokens, .env)"
+                    + (" (hidden: never served, but it is in the folder)" if hidden else ""),
+                    path=os.path.join(os.fspath(root), rel),
+                    hint="remove it from the skill folder and rotate the secret if it was "
+                    "ever shared",
+                )
+            )
+    return out
 
 
 def looks_like_secret(path: str) -> bool:

@@ -292,7 +292,9 @@ def test_links_leaving_the_skill_are_not_read(tmp_path: Path) -> None:
     (folder / "scripts").mkdir()
     os.symlink(outside, folder / "scripts" / "run.sh")
     os.symlink(folder / "SKILL.md", folder / "again.md")
-    assert skilldeck.scan_skill(folder) == []
+    found = skilldeck.scan_skill(folder)
+    # the link is reported (left out), its target never read: no SK601 finding
+    assert [(d.code, d.path) for d in found] == [("SK514", str(folder / "scripts" / "run.sh"))]
 
 
 def test_missing_path_raises() -> None:

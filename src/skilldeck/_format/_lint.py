@@ -30,10 +30,12 @@ from pathlib import Path
 from urllib.parse import unquote
 
 from skilldeck._diagnostics import Diagnostic, Severity, register_code
+from skilldeck._errors import FileAccessError
 from skilldeck._format._manifest import Manifest, ToolPattern
 from skilldeck._format._mdtools import parse_declared_tools
 from skilldeck._format._scaffold import TEMPLATE_MARKER
 from skilldeck._format._validate import ValidationReport, validate_skill
+from skilldeck._tree import secret_findings, walk_skill
 
 __all__ = ["estimate_tokens", "lint_report", "lint_skill", "skill_scripts"]
 
@@ -169,6 +171,7 @@ def _lint(report: ValidationReport, modes: Sequence[str]) -> Iterator[Diagnostic
         yield from _modes(manifest, modes, skill_md)
     yield from _references(lines, code_mask, folder, skill_md, body_line)
     yield from _scripts(body, folder, skill_md, body_line)
+    yield from _tree(folder)
     if manifest is not None and manifest.allowed_tools:
         yield from _tools(lines, code_mask, manifest, skill_md, body_line)
     # Command tools declared in the body (seed 003): their findings are SK4xx.
@@ -409,17 +412,33 @@ def _references(
 
 def skill_scripts(folder: Path) -> list[str]:
     """Relative paths of the files under ``scripts/`` (no caches, no hidden files)."""
-    base = folder / "scripts"
-    if not base.is_dir() or base.is_symlink():
+
+    def enter(rel: str) -> bool:
+        return rel.split("/", 1)[0] == "scripts" and "__pycache__" not in rel.split("/")
+
+    try:
+        walk = walk_skill(folder, strict=False, enter=enter)
+    except FileAccessError:
         return []
-    found: list[str] = []
-    for dirpath, dirnames, filenames in os.walk(base):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d != "__pycache__")
-        for name in sorted(filenames):
-            if name.startswith(".") or name.endswith((".pyc", ".pyo")) or name == "__init__.py":
-                continue
-            found.append(Path(dirpath, name).relative_to(folder).as_posix())
-    return found
+    return [
+        rel
+        for rel in walk.paths
+        if rel.startswith("scripts/")
+        and not rel.endswith((".pyc", ".pyo"))
+        and rel.rsplit("/", 1)[-1] != "__init__.py"
+    ]
+
+
+def _tree(folder: Path) -> Iterator[Diagnostic]:
+    """Files that look like secrets (SK518), and a tree too deep to use (SK507, an error)."""
+    try:
+        walk = walk_skill(folder, strict=False)
+    except FileAccessError:
+        return
+    for problem in walk.problems:
+        if problem.kind == "too_deep":
+            yield problem.diagnostic(folder).with_severity(Severity.ERROR)
+    yield from secret_findings(folder, walk)
 
 
 def _scripts(body: str, folder: Path, path: str, body_line: int) -> Iterator[Diagnostic]:

@@ -11,6 +11,7 @@ from skilldeck._diagnostics import Diagnostic, Severity
 from skilldeck._format import _codes as C
 from skilldeck._format._manifest import Manifest
 from skilldeck._format._skillmd import DEFAULT_MAX_BYTES, Mode, read_skill_md
+from skilldeck._tree import WalkLimits
 
 __all__ = ["ValidationReport", "find_skill_dirs", "locate_skill_md", "validate_skill"]
 
@@ -165,7 +166,22 @@ def find_skill_dirs(path: str | os.PathLike[str]) -> list[Path]:
 
 
 def _walk(root: Path) -> Iterator[Path]:
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-        dirnames[:] = [d for d in dirnames if d not in SKIP_DIRS]
-        if {"SKILL.md", "skill.md"} & (set(filenames) | set(dirnames)):
-            yield Path(dirpath)
+    """Folders holding SKILL.md, iteratively (no recursion limit) and at most
+    ``WalkLimits().max_depth`` folders deep (a deeper skill's own walk reports it)."""
+    max_depth = WalkLimits().max_depth
+    stack = [(os.fspath(root), 0)]
+    while stack:
+        folder, depth = stack.pop()
+        try:
+            with os.scandir(folder) as it:
+                entries = [(e.name, e.is_dir(follow_symlinks=False)) for e in it]
+        except OSError:
+            continue
+        names = {name for name, _ in entries}
+        if names & {"SKILL.md", "skill.md"}:
+            yield Path(folder)
+        if depth >= max_depth:
+            continue
+        for name, is_dir in sorted(entries, reverse=True):
+            if is_dir and name not in SKIP_DIRS:
+                stack.append((os.path.join(folder, name), depth + 1))

@@ -4,18 +4,17 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Collection, Iterator
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
 from skilldeck._diagnostics import Diagnostic, Severity
-from skilldeck._errors import ConfigError, InstallError
+from skilldeck._errors import ConfigError, FileAccessError, InstallError, PathNotAllowedError
 from skilldeck._scan._engine import Budget, BudgetExceeded
 from skilldeck._scan._findings import Facts, text_findings
 from skilldeck._scan._joined import joined_findings
 from skilldeck._scan._rules import (
     _HINTS,
-    _SKIP_DIRS,
     BINARY,
     SKIPPED,
     binary_kind,
@@ -23,6 +22,9 @@ from skilldeck._scan._rules import (
     language_of,
 )
 from skilldeck._scan._text import Text
+from skilldeck._tree import SkillTree, Walk, WalkLimits, secret_findings
+
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)  # a lone path that is a FIFO must not hang
 
 __all__ = ["SCAN_MODES", "ScanOptions", "install_scan", "scan_mode", "scan_skill", "scan_text"]
 
@@ -95,36 +97,39 @@ def _without_path(diag: Diagnostic) -> Diagnostic:
 # a folder
 
 
-def _walk(root: Path, limit: int) -> Iterator[tuple[str, Path]]:
-    """``(relpath, path)`` of every regular file below ``root``; links are not followed
-    out of it (the catalog and the installer report such links)."""
-    real_root = os.path.realpath(root)
-    count = 0
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS)
-        for name in sorted(filenames):
-            full = Path(dirpath) / name
-            if full.is_symlink():
-                target = os.path.realpath(full)
-                if not target.startswith(real_root + os.sep):
-                    continue
-            count += 1
-            if count > limit:
-                return
-            yield full.relative_to(root).as_posix(), full
+def _walk(tree: SkillTree, limit: int) -> tuple[Walk, list[Diagnostic]]:
+    """The one walker's files of a folder (``skilldeck._tree``), what it left out
+    (links out, special files) and files that look like secrets, as findings.
+
+    Too deep a tree raises a coded ``PathNotAllowedError`` (as digests and
+    installs do); past ``limit`` files the rest is not scanned (SK516).
+    """
+    walk = tree.walk(limits=WalkLimits(max_files=limit), strict=False)
+    deep = next((p for p in walk.problems if p.kind == "too_deep"), None)
+    if deep is not None:
+        raise PathNotAllowedError(
+            f"{tree.root}: {deep.message}",
+            path=tree.root,
+            hint="skills must stay shallow; nothing was scanned",
+            reason="too_deep",
+        )
+    notes = [p.diagnostic(tree.root) for p in walk.problems]
+    return walk, notes + secret_findings(tree.root, walk)
 
 
 def _scan_file(
-    path: Path, rel: str, display: str, opts: ScanOptions
+    path: Path, rel: str, display: str, opts: ScanOptions, tree: SkillTree | None = None
 ) -> tuple[list[Diagnostic], Facts | None]:
-    try:
-        st = os.stat(path)
-    except OSError as exc:
-        return [_skipped(display, f"cannot read it: {exc.strerror}")], None
+    try:  # a folder's files are read beneath it (``tree``), a lone file by its path
+        fd = tree.open(rel) if tree is not None else os.open(path, os.O_RDONLY | _NONBLOCK)
+    except (OSError, FileAccessError) as exc:
+        return [_skipped(display, f"cannot read it: {getattr(exc, 'strerror', None) or exc}")], None
+    st = os.fstat(fd)
     if not stat.S_ISREG(st.st_mode):
+        os.close(fd)
         return [], None
     try:
-        with open(path, "rb") as fh:
+        with open(fd, "rb") as fh:
             head = fh.read(64 * 1024)
             found = binary_kind(head)
             if found is not None:
@@ -172,13 +177,15 @@ def scan_skill(
     if not root.is_dir():
         found, _ = _scan_file(root, root.name, str(root), opts)
     else:
-        found = []
         facts: dict[str, tuple[str, Facts]] = {}
-        for rel, full in _walk(root, opts.max_files):
-            diags, fact = _scan_file(full, rel, str(full), opts)
-            found.extend(diags)
-            if fact is not None:
-                facts[rel] = (str(full), fact)
+        with SkillTree(root) as tree:
+            walk, found = _walk(tree, opts.max_files)
+            for entry in walk.files:
+                full = root / entry.path
+                diags, fact = _scan_file(full, entry.path, str(full), opts, tree)
+                found.extend(diags)
+                if fact is not None:
+                    facts[entry.path] = (str(full), fact)
         found.extend(joined_findings(facts))
     return [d for d in found if d.code not in opts.ignore]
 

@@ -23,7 +23,8 @@ COMMANDS = {
         ("list", "why", "prompt", "load", "read", "enable", "disable", "doctor"), "_catalog"
     ),
     **dict.fromkeys(
-        ("install", "update", "remove", "verify", "export", "manage", "agents"), "_dist"
+        ("install", "update", "remove", "verify", "export", "manage", "agents", "sync"),
+        "_dist",
     ),
     **dict.fromkeys(("run", "approve", "revoke", "approvals", "sandbox"), "_run"),
     "scan": "_scan",

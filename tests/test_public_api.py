@@ -1,35 +1,105 @@
-"""The one public namespace: ``__all__`` is exactly what ``skilldeck`` offers."""
+"""The public namespace: a small top level derived from one table, public
+sub-module facades for the rest, and the type-checking imports in step."""
 
 from __future__ import annotations
 
+import ast
+import importlib
 import inspect
 import subprocess
 import sys
+from pathlib import Path
+
+import pytest
 
 import skilldeck
 
-_EAGER_MODULES = ("skilldeck._errors", "skilldeck._diagnostics", "skilldeck._version")
+INIT = Path(skilldeck.__file__)
+FACADES = (
+    "events",
+    "adapters",
+    "dist",
+    "execution",
+    "format",
+    "tools",
+    "catalog",
+    "config",
+    "disclosure",
+    "search",
+    "security",
+)
+
+
+def _type_checking_imports(path: Path) -> dict[str, str]:
+    """name -> module of every ``from M import X as X`` under ``if TYPE_CHECKING:``."""
+    tree = ast.parse(path.read_text("utf-8"))
+    out: dict[str, str] = {}
+    for node in tree.body:
+        if isinstance(node, ast.If) and getattr(node.test, "id", None) == "TYPE_CHECKING":
+            for stmt in node.body:
+                if isinstance(stmt, ast.ImportFrom) and stmt.module != "typing":
+                    for alias in stmt.names:
+                        assert alias.asname == alias.name, alias.name  # explicit re-export
+                        out[alias.name] = str(stmt.module)
+    return out
+
+
+def test_top_level_is_small_and_comes_from_one_table() -> None:
+    assert skilldeck.__all__ == ["__version__", *skilldeck._EXPORTS]
+    assert len(set(skilldeck.__all__)) == len(skilldeck.__all__)
+    assert 60 <= len(skilldeck.__all__) <= 80, len(skilldeck.__all__)
+    assert not set(skilldeck._EXPORTS) & set(skilldeck._MOVED)
+
+
+def test_type_checking_imports_agree_with_the_tables() -> None:
+    seen = _type_checking_imports(INIT)
+    assert {n: m for n, m in seen.items() if n in skilldeck._EXPORTS} == skilldeck._EXPORTS
+    # every other name seen by type checkers is a moved name, and vice versa
+    assert set(seen) - set(skilldeck._EXPORTS) == set(skilldeck._MOVED)
 
 
 def test_every_public_name_resolves_and_nothing_private_leaks() -> None:
-    assert len(set(skilldeck.__all__)) == len(skilldeck.__all__)
-    assert set(skilldeck._LAZY) <= set(skilldeck.__all__)
     for name in skilldeck.__all__:
         value = getattr(skilldeck, name)
         if inspect.isclass(value) or inspect.isfunction(value):
             assert value.__module__.startswith("skilldeck."), (name, value.__module__)
-        if name not in skilldeck._LAZY:  # the few names imported eagerly
-            origin = getattr(value, "__module__", None)
-            assert origin is None or origin in _EAGER_MODULES or name in {"CODES"}, name
+            assert value.__module__.split(".")[1].startswith("_"), "defined privately"
+
+
+@pytest.mark.parametrize("facade", FACADES)
+def test_each_facade_exports_exactly_what_it_imports(facade: str) -> None:
+    module = importlib.import_module(f"skilldeck.{facade}")
+    path = Path(str(module.__file__))
+    tree = ast.parse(path.read_text("utf-8"))
+    imported = {
+        alias.asname or alias.name
+        for node in tree.body
+        if isinstance(node, ast.ImportFrom) and node.module != "__future__"
+        for alias in node.names
+    }
+    assert sorted(module.__all__) == sorted(imported)
+    for name in module.__all__:
+        assert getattr(module, name) is not None
+
+
+def test_moved_names_still_resolve_to_the_same_objects() -> None:
+    for name, where in skilldeck._MOVED.items():
+        old = getattr(skilldeck, name)
+        assert old is getattr(importlib.import_module(where), name), name
+        assert name not in skilldeck.__all__
+    assert skilldeck.dist.install is skilldeck.install  # type: ignore[attr-defined]
+
+
+def test_every_private_name_of_the_old_top_level_has_a_home() -> None:
+    homes: set[str] = set(skilldeck._EXPORTS)
+    for facade in FACADES:
+        homes |= set(importlib.import_module(f"skilldeck.{facade}").__all__)
+    assert set(skilldeck._MOVED) - homes <= {"SEED_002_NAMES"}
 
 
 def test_unknown_names_raise_attribute_error() -> None:
-    try:
+    with pytest.raises(AttributeError, match="NoSuchThing"):
         skilldeck.NoSuchThing  # type: ignore[attr-defined]  # noqa: B018
-    except AttributeError as exc:
-        assert "NoSuchThing" in str(exc)
-    else:  # pragma: no cover
-        raise AssertionError("expected AttributeError")
 
 
 def test_star_import_and_a_light_start() -> None:
@@ -37,6 +107,8 @@ def test_star_import_and_a_light_start() -> None:
         "import sys\n"
         "import skilldeck\n"
         "assert 'skilldeck._catalog' not in sys.modules, 'import skilldeck stays light'\n"
+        "import skilldeck.events\n"
+        "assert 'skilldeck._catalog' not in sys.modules, 'a facade loads only its part'\n"
         "ns = {}\n"
         "exec('from skilldeck import *', ns)\n"
         "missing = [n for n in skilldeck.__all__ if n not in ns]\n"

@@ -1,6 +1,21 @@
 """skilldeck: run Agent Skills for LLM agents.
 
-One flat public namespace; implementation lives in private modules.
+The top level holds the core: the catalog, the runtime and its session, the
+format functions, inline skills, the executor and the error tree. The rest
+lives in public sub-modules, each a facade over private implementation:
+``skilldeck.events``,
+``skilldeck.adapters``,
+``skilldeck.dist``,
+``skilldeck.execution``,
+``skilldeck.format``,
+``skilldeck.tools``,
+``skilldeck.catalog``,
+``skilldeck.config``,
+``skilldeck.disclosure``,
+``skilldeck.search``,
+``skilldeck.security``.
+Front ends (``skilldeck.cli``, ``skilldeck.mcp``, ``skilldeck.integrations``)
+are imported explicitly.
 
 Names are imported on first use (PEP 562), so ``import skilldeck`` and the
 command line start quickly; type checkers see every import below.
@@ -10,9 +25,7 @@ from __future__ import annotations
 
 import importlib
 
-from skilldeck._version import (
-    __version__,
-)
+from skilldeck._version import __version__ as __version__
 
 TYPE_CHECKING = False  # typing itself costs start-up time; type checkers see True
 
@@ -20,248 +33,670 @@ if TYPE_CHECKING:
     from typing import Any
 
     from skilldeck._catalog import (
-        Catalog,
-        CatalogEntry,
-        DoctorReport,
-        FileData,
-        FileSystemStore,
-        MemoryStore,
-        Root,
-        RootInfo,
-        Scan,
-        Skill,
-        SkillMetadata,
-        SkillStatus,
-        Source,
-        Store,
-        Tier1Plan,
-        Trust,
-        WhyLine,
-        diagnose,
+        Catalog as Catalog,
     )
-    from skilldeck._compact import (
-        COMPACT_HEADER,
-        render_compact_catalog,
-        render_compact_manifest,
+    from skilldeck._catalog import (
+        CatalogEntry as CatalogEntry,
     )
-    from skilldeck._config import (
-        Budget,
-        Config,
-        config_path,
-        load_config,
-        revoke_project_trust,
-        trust_project_config,
-        update_config,
+    from skilldeck._catalog import (
+        DoctorReport as DoctorReport,
     )
-    from skilldeck._configtrust import TrustedConfig, UntrustedSettings, trusted_configs
-    from skilldeck._diagnostics import (
-        CODES,
-        Diagnostic,
-        Severity,
+    from skilldeck._catalog import (
+        FileData as FileData,
     )
-    from skilldeck._digest import (
-        bytes_digest,
-        file_digest,
-        skill_digest,
+    from skilldeck._catalog import (
+        FileSystemStore as FileSystemStore,
     )
-    from skilldeck._disclosure import (
-        FileContent,
-        plan_skills,
-        read_skill_file,
-        render_json,
-        render_markdown,
-        render_skills,
-        render_xml,
-        skill_payload,
+    from skilldeck._catalog import (
+        MemoryStore as MemoryStore,
     )
-    from skilldeck._dist import (
-        AGENT_HOMES,
-        ExportedSkill,
-        ExportResult,
-        FileChanges,
-        InstalledInfo,
-        InstalledSkill,
-        InstallLimits,
-        InstallPlan,
-        InstallProgress,
-        InstallResult,
-        LockEntry,
-        PlannedSkill,
-        RemoveResult,
-        SkillUpdate,
-        SkillVerification,
-        SourceSpec,
-        UpdateResult,
-        VerifyReport,
-        export_skills,
-        export_target,
-        install,
-        list_installed,
-        parse_source,
-        remove,
-        set_skill_enabled,
-        update,
-        verify,
+    from skilldeck._catalog import (
+        Root as Root,
     )
-    from skilldeck._errors import (
-        ApprovalRequiredError,
-        ConfigError,
-        ExecutionError,
-        FileAccessError,
-        FileNotFoundInSkillError,
-        FileTooLargeError,
-        InstallError,
-        InternalError,
-        InvalidArgumentsError,
-        ManifestError,
-        PathNotAllowedError,
-        SandboxUnavailableError,
-        ScriptFailedError,
-        ScriptTimeoutError,
-        SkillError,
-        SkillNotFoundError,
-        SkillRefError,
-        SkillUnavailableError,
-        ToolConfirmationRequiredError,
-        ToolError,
-        ToolNotAllowedError,
-        ToolPolicyDeniedError,
-        UnsafeStateError,
+    from skilldeck._catalog import (
+        RootInfo as RootInfo,
     )
-    from skilldeck._events import (
-        AllowedToolsPolicyChanged,
-        ApprovalAsked,
-        ApprovalDenied,
-        ApprovalGranted,
-        Event,
-        EventBus,
-        EventSink,
-        FileRead,
-        JsonlAuditSink,
-        ListSink,
-        ScriptRun,
-        SearchPerformed,
-        SkillLoaded,
-        SkillsInstalled,
-        SkillsRemoved,
-        SkillsUpdated,
-        ToolCallBlocked,
-        ToolCalled,
-        redact,
+    from skilldeck._catalog import (
+        Scan as Scan,
     )
-    from skilldeck._exec import (
-        Approval,
-        ApprovalRequest,
-        ApprovalStore,
-        Approver,
-        ExecConfig,
-        Executor,
-        FileApprovalStore,
-        Limits,
-        MemoryApprovalStore,
-        RunResult,
-        SandboxStatus,
-        coerce_cli_arguments,
-        probe_sandbox,
-        render_command,
-        skill_visible_in_mode,
+    from skilldeck._catalog import (
+        Skill as Skill,
     )
-    from skilldeck._format._invocation import Invocation
-    from skilldeck._format._lint import (
-        estimate_tokens,
-        lint_skill,
+    from skilldeck._catalog import (
+        SkillMetadata as SkillMetadata,
     )
-    from skilldeck._format._manifest import (
-        Manifest,
-        Requirements,
-        ToolPattern,
-        Triggers,
+    from skilldeck._catalog import (
+        SkillStatus as SkillStatus,
     )
-    from skilldeck._format._mdtools import (
-        CommandTemplate,
-        DeclaredTool,
-        ParamType,
-        ToolParameter,
-        parse_declared_tools,
+    from skilldeck._catalog import (
+        Source as Source,
     )
-    from skilldeck._format._scaffold import (
-        RESOURCE_FOLDERS,
-        scaffold_skill,
+    from skilldeck._catalog import (
+        Store as Store,
     )
-    from skilldeck._format._skillmd import (
-        ParsedSkillMd,
-        parse_skill_md,
-        read_skill_md,
+    from skilldeck._catalog import (
+        Tier1Plan as Tier1Plan,
     )
-    from skilldeck._format._validate import (
-        ValidationReport,
-        find_skill_dirs,
-        validate_skill,
+    from skilldeck._catalog import (
+        Trust as Trust,
     )
-    from skilldeck._inline import (
-        InlineSkill,
-        InlineSkillsInstalled,
-        SkillInstallationError,
-        SkillRef,
-        SkillsSection,
-        SkillTool,
-        SkillValidationError,
-        ToolContext,
-    )
-    from skilldeck._runtime import (
-        BASELINE_TOOLS,
-        ENVELOPE_SCHEMA,
-        ERROR_CODES,
-        SEED_002_NAMES,
-        WARNING_CODES,
-        AllowedToolsPolicy,
-        AnthropicMessagesAdapter,
-        Decision,
-        GovernanceRequest,
-        HostTool,
-        LoadedSkill,
-        LoopResult,
-        ModelReply,
-        OpenAIChatAdapter,
-        OpenAIResponsesAdapter,
-        RuntimeOptions,
-        Session,
-        SkillRuntime,
-        Tool,
-        ToolCall,
-        ToolCallRequest,
-        ToolResult,
-        ToolSpec,
-        ToolWarning,
-        TraceEntry,
-        Verdict,
-        provider_name,
-        run_tool_loop,
-        validate_arguments,
-    )
-    from skilldeck._runtime._invoke import Invoked, substitute_arguments
-    from skilldeck._scan import (
-        SCAN_CODES,
-        ScanOptions,
-        scan_skill,
-        scan_text,
-    )
-    from skilldeck._search import (
-        SearchDocument,
-        SearchHit,
-        SearchIndex,
-    )
-    from skilldeck._suggest import (
-        Suggestion,
-        order_by_relevance,
-        suggest,
+    from skilldeck._catalog import (
+        WhyLine as WhyLine,
     )
 
-# public name -> the private module that defines it
-_LAZY: dict[str, str] = {
+    # the moved names, so that code written for skilldeck 0.1 still type-checks
+    from skilldeck._catalog import (
+        diagnose as diagnose,
+    )
+    from skilldeck._compact import (
+        COMPACT_HEADER as COMPACT_HEADER,
+    )
+    from skilldeck._compact import (
+        render_compact_catalog as render_compact_catalog,
+    )
+    from skilldeck._compact import (
+        render_compact_manifest as render_compact_manifest,
+    )
+    from skilldeck._config import (
+        Budget as Budget,
+    )
+    from skilldeck._config import (
+        Config as Config,
+    )
+    from skilldeck._config import (
+        config_path as config_path,
+    )
+    from skilldeck._config import (
+        load_config as load_config,
+    )
+    from skilldeck._config import (
+        revoke_project_trust as revoke_project_trust,
+    )
+    from skilldeck._config import (
+        trust_project_config as trust_project_config,
+    )
+    from skilldeck._config import (
+        update_config as update_config,
+    )
+    from skilldeck._configtrust import (
+        TrustedConfig as TrustedConfig,
+    )
+    from skilldeck._configtrust import (
+        UntrustedSettings as UntrustedSettings,
+    )
+    from skilldeck._configtrust import (
+        trusted_configs as trusted_configs,
+    )
+    from skilldeck._diagnostics import (
+        CODES as CODES,
+    )
+    from skilldeck._diagnostics import (
+        Diagnostic as Diagnostic,
+    )
+    from skilldeck._diagnostics import (
+        Severity as Severity,
+    )
+    from skilldeck._digest import (
+        bytes_digest as bytes_digest,
+    )
+    from skilldeck._digest import (
+        file_digest as file_digest,
+    )
+    from skilldeck._digest import (
+        skill_digest as skill_digest,
+    )
+    from skilldeck._disclosure import (
+        FileContent as FileContent,
+    )
+    from skilldeck._disclosure import (
+        plan_skills as plan_skills,
+    )
+    from skilldeck._disclosure import (
+        read_skill_file as read_skill_file,
+    )
+    from skilldeck._disclosure import (
+        render_json as render_json,
+    )
+    from skilldeck._disclosure import (
+        render_markdown as render_markdown,
+    )
+    from skilldeck._disclosure import (
+        render_skills as render_skills,
+    )
+    from skilldeck._disclosure import (
+        render_xml as render_xml,
+    )
+    from skilldeck._disclosure import (
+        skill_payload as skill_payload,
+    )
+    from skilldeck._dist import (
+        AGENT_HOMES as AGENT_HOMES,
+    )
+    from skilldeck._dist import (
+        ExportedSkill as ExportedSkill,
+    )
+    from skilldeck._dist import (
+        ExportResult as ExportResult,
+    )
+    from skilldeck._dist import (
+        FileChanges as FileChanges,
+    )
+    from skilldeck._dist import (
+        InstalledInfo as InstalledInfo,
+    )
+    from skilldeck._dist import (
+        InstalledSkill as InstalledSkill,
+    )
+    from skilldeck._dist import (
+        InstallLimits as InstallLimits,
+    )
+    from skilldeck._dist import (
+        InstallPlan as InstallPlan,
+    )
+    from skilldeck._dist import (
+        InstallProgress as InstallProgress,
+    )
+    from skilldeck._dist import (
+        InstallResult as InstallResult,
+    )
+    from skilldeck._dist import (
+        LockEntry as LockEntry,
+    )
+    from skilldeck._dist import (
+        PlannedSkill as PlannedSkill,
+    )
+    from skilldeck._dist import (
+        RemoveResult as RemoveResult,
+    )
+    from skilldeck._dist import (
+        SkillUpdate as SkillUpdate,
+    )
+    from skilldeck._dist import (
+        SkillVerification as SkillVerification,
+    )
+    from skilldeck._dist import (
+        SourceSpec as SourceSpec,
+    )
+    from skilldeck._dist import (
+        UpdateResult as UpdateResult,
+    )
+    from skilldeck._dist import (
+        VerifyReport as VerifyReport,
+    )
+    from skilldeck._dist import (
+        export_skills as export_skills,
+    )
+    from skilldeck._dist import (
+        export_target as export_target,
+    )
+    from skilldeck._dist import (
+        install as install,
+    )
+    from skilldeck._dist import (
+        list_installed as list_installed,
+    )
+    from skilldeck._dist import (
+        parse_source as parse_source,
+    )
+    from skilldeck._dist import (
+        remove as remove,
+    )
+    from skilldeck._dist import (
+        set_skill_enabled as set_skill_enabled,
+    )
+    from skilldeck._dist import (
+        update as update,
+    )
+    from skilldeck._dist import (
+        verify as verify,
+    )
+    from skilldeck._errors import (
+        ApprovalRequiredError as ApprovalRequiredError,
+    )
+    from skilldeck._errors import (
+        ConfigError as ConfigError,
+    )
+    from skilldeck._errors import (
+        ExecutionError as ExecutionError,
+    )
+    from skilldeck._errors import (
+        FileAccessError as FileAccessError,
+    )
+    from skilldeck._errors import (
+        FileNotFoundInSkillError as FileNotFoundInSkillError,
+    )
+    from skilldeck._errors import (
+        FileTooLargeError as FileTooLargeError,
+    )
+    from skilldeck._errors import (
+        InstallError as InstallError,
+    )
+    from skilldeck._errors import (
+        InternalError as InternalError,
+    )
+    from skilldeck._errors import (
+        InvalidArgumentsError as InvalidArgumentsError,
+    )
+    from skilldeck._errors import (
+        ManifestError as ManifestError,
+    )
+    from skilldeck._errors import (
+        PathNotAllowedError as PathNotAllowedError,
+    )
+    from skilldeck._errors import (
+        SandboxUnavailableError as SandboxUnavailableError,
+    )
+    from skilldeck._errors import (
+        ScriptFailedError as ScriptFailedError,
+    )
+    from skilldeck._errors import (
+        ScriptTimeoutError as ScriptTimeoutError,
+    )
+    from skilldeck._errors import (
+        SkillError as SkillError,
+    )
+    from skilldeck._errors import (
+        SkillNotFoundError as SkillNotFoundError,
+    )
+    from skilldeck._errors import (
+        SkillRefError as SkillRefError,
+    )
+    from skilldeck._errors import (
+        SkillUnavailableError as SkillUnavailableError,
+    )
+    from skilldeck._errors import (
+        ToolConfirmationRequiredError as ToolConfirmationRequiredError,
+    )
+    from skilldeck._errors import (
+        ToolError as ToolError,
+    )
+    from skilldeck._errors import (
+        ToolNotAllowedError as ToolNotAllowedError,
+    )
+    from skilldeck._errors import (
+        ToolPolicyDeniedError as ToolPolicyDeniedError,
+    )
+    from skilldeck._errors import (
+        UnsafeStateError as UnsafeStateError,
+    )
+    from skilldeck._events import (
+        REDACTED as REDACTED,
+    )
+    from skilldeck._events import (
+        AllowedToolsPolicyChanged as AllowedToolsPolicyChanged,
+    )
+    from skilldeck._events import (
+        ApprovalAsked as ApprovalAsked,
+    )
+    from skilldeck._events import (
+        ApprovalDenied as ApprovalDenied,
+    )
+    from skilldeck._events import (
+        ApprovalGranted as ApprovalGranted,
+    )
+    from skilldeck._events import (
+        Event as Event,
+    )
+    from skilldeck._events import (
+        EventBus as EventBus,
+    )
+    from skilldeck._events import (
+        EventSink as EventSink,
+    )
+    from skilldeck._events import (
+        FileRead as FileRead,
+    )
+    from skilldeck._events import (
+        JsonlAuditSink as JsonlAuditSink,
+    )
+    from skilldeck._events import (
+        ListSink as ListSink,
+    )
+    from skilldeck._events import (
+        ScriptRun as ScriptRun,
+    )
+    from skilldeck._events import (
+        SearchPerformed as SearchPerformed,
+    )
+    from skilldeck._events import (
+        SkillLoaded as SkillLoaded,
+    )
+    from skilldeck._events import (
+        SkillsInstalled as SkillsInstalled,
+    )
+    from skilldeck._events import (
+        SkillsRemoved as SkillsRemoved,
+    )
+    from skilldeck._events import (
+        SkillsUpdated as SkillsUpdated,
+    )
+    from skilldeck._events import (
+        ToolCallBlocked as ToolCallBlocked,
+    )
+    from skilldeck._events import (
+        ToolCalled as ToolCalled,
+    )
+    from skilldeck._events import (
+        event_types as event_types,
+    )
+    from skilldeck._events import (
+        redact as redact,
+    )
+    from skilldeck._events import (
+        redact_event as redact_event,
+    )
+    from skilldeck._events import (
+        redact_text as redact_text,
+    )
+    from skilldeck._exec import (
+        Approval as Approval,
+    )
+    from skilldeck._exec import (
+        ApprovalRequest as ApprovalRequest,
+    )
+    from skilldeck._exec import (
+        ApprovalStore as ApprovalStore,
+    )
+    from skilldeck._exec import (
+        Approver as Approver,
+    )
+    from skilldeck._exec import (
+        ExecConfig as ExecConfig,
+    )
+    from skilldeck._exec import (
+        Executor as Executor,
+    )
+    from skilldeck._exec import (
+        FileApprovalStore as FileApprovalStore,
+    )
+    from skilldeck._exec import (
+        Limits as Limits,
+    )
+    from skilldeck._exec import (
+        MemoryApprovalStore as MemoryApprovalStore,
+    )
+    from skilldeck._exec import (
+        RunResult as RunResult,
+    )
+    from skilldeck._exec import (
+        SandboxStatus as SandboxStatus,
+    )
+    from skilldeck._exec import (
+        coerce_cli_arguments as coerce_cli_arguments,
+    )
+    from skilldeck._exec import (
+        probe_sandbox as probe_sandbox,
+    )
+    from skilldeck._exec import (
+        render_command as render_command,
+    )
+    from skilldeck._exec import (
+        skill_visible_in_mode as skill_visible_in_mode,
+    )
+    from skilldeck._format._invocation import (
+        Invocation as Invocation,
+    )
+    from skilldeck._format._lint import (
+        estimate_tokens as estimate_tokens,
+    )
+    from skilldeck._format._lint import (
+        lint_skill as lint_skill,
+    )
+    from skilldeck._format._manifest import (
+        Manifest as Manifest,
+    )
+    from skilldeck._format._manifest import (
+        Requirements as Requirements,
+    )
+    from skilldeck._format._manifest import (
+        ToolPattern as ToolPattern,
+    )
+    from skilldeck._format._manifest import (
+        Triggers as Triggers,
+    )
+    from skilldeck._format._mdtools import (
+        CommandTemplate as CommandTemplate,
+    )
+    from skilldeck._format._mdtools import (
+        DeclaredTool as DeclaredTool,
+    )
+    from skilldeck._format._mdtools import (
+        ParamType as ParamType,
+    )
+    from skilldeck._format._mdtools import (
+        ToolParameter as ToolParameter,
+    )
+    from skilldeck._format._mdtools import (
+        parse_declared_tools as parse_declared_tools,
+    )
+    from skilldeck._format._scaffold import (
+        RESOURCE_FOLDERS as RESOURCE_FOLDERS,
+    )
+    from skilldeck._format._scaffold import (
+        scaffold_skill as scaffold_skill,
+    )
+    from skilldeck._format._skillmd import (
+        ParsedSkillMd as ParsedSkillMd,
+    )
+    from skilldeck._format._skillmd import (
+        parse_skill_md as parse_skill_md,
+    )
+    from skilldeck._format._skillmd import (
+        read_skill_md as read_skill_md,
+    )
+    from skilldeck._format._validate import (
+        ValidationReport as ValidationReport,
+    )
+    from skilldeck._format._validate import (
+        find_skill_dirs as find_skill_dirs,
+    )
+    from skilldeck._format._validate import (
+        validate_skill as validate_skill,
+    )
+    from skilldeck._inline import (
+        InlineSkill as InlineSkill,
+    )
+    from skilldeck._inline import (
+        InlineSkillsInstalled as InlineSkillsInstalled,
+    )
+    from skilldeck._inline import (
+        SkillInstallationError as SkillInstallationError,
+    )
+    from skilldeck._inline import (
+        SkillRef as SkillRef,
+    )
+    from skilldeck._inline import (
+        SkillsSection as SkillsSection,
+    )
+    from skilldeck._inline import (
+        SkillTool as SkillTool,
+    )
+    from skilldeck._inline import (
+        SkillValidationError as SkillValidationError,
+    )
+    from skilldeck._inline import (
+        ToolContext as ToolContext,
+    )
+    from skilldeck._runtime import (
+        BASELINE_TOOLS as BASELINE_TOOLS,
+    )
+    from skilldeck._runtime import (
+        ENVELOPE_SCHEMA as ENVELOPE_SCHEMA,
+    )
+    from skilldeck._runtime import (
+        ERROR_CODES as ERROR_CODES,
+    )
+    from skilldeck._runtime import (
+        SEED_002_NAMES as SEED_002_NAMES,
+    )
+    from skilldeck._runtime import (
+        VERB_FIRST_TOOL_NAMES as VERB_FIRST_TOOL_NAMES,
+    )
+    from skilldeck._runtime import (
+        WARNING_CODES as WARNING_CODES,
+    )
+    from skilldeck._runtime import (
+        AllowedToolsPolicy as AllowedToolsPolicy,
+    )
+    from skilldeck._runtime import (
+        AnthropicMessagesAdapter as AnthropicMessagesAdapter,
+    )
+    from skilldeck._runtime import (
+        Decision as Decision,
+    )
+    from skilldeck._runtime import (
+        GovernanceRequest as GovernanceRequest,
+    )
+    from skilldeck._runtime import (
+        HostTool as HostTool,
+    )
+    from skilldeck._runtime import (
+        LoadedSkill as LoadedSkill,
+    )
+    from skilldeck._runtime import (
+        LoopResult as LoopResult,
+    )
+    from skilldeck._runtime import (
+        ModelReply as ModelReply,
+    )
+    from skilldeck._runtime import (
+        OpenAIChatAdapter as OpenAIChatAdapter,
+    )
+    from skilldeck._runtime import (
+        OpenAIResponsesAdapter as OpenAIResponsesAdapter,
+    )
+    from skilldeck._runtime import (
+        RuntimeOptions as RuntimeOptions,
+    )
+    from skilldeck._runtime import (
+        Session as Session,
+    )
+    from skilldeck._runtime import (
+        SkillRuntime as SkillRuntime,
+    )
+    from skilldeck._runtime import (
+        Tool as Tool,
+    )
+    from skilldeck._runtime import (
+        ToolCall as ToolCall,
+    )
+    from skilldeck._runtime import (
+        ToolCallRequest as ToolCallRequest,
+    )
+    from skilldeck._runtime import (
+        ToolResult as ToolResult,
+    )
+    from skilldeck._runtime import (
+        ToolSpec as ToolSpec,
+    )
+    from skilldeck._runtime import (
+        ToolWarning as ToolWarning,
+    )
+    from skilldeck._runtime import (
+        TraceEntry as TraceEntry,
+    )
+    from skilldeck._runtime import (
+        Verdict as Verdict,
+    )
+    from skilldeck._runtime import (
+        provider_name as provider_name,
+    )
+    from skilldeck._runtime import (
+        run_tool_loop as run_tool_loop,
+    )
+    from skilldeck._runtime import (
+        validate_arguments as validate_arguments,
+    )
+    from skilldeck._runtime._invoke import (
+        Invoked as Invoked,
+    )
+    from skilldeck._runtime._invoke import (
+        substitute_arguments as substitute_arguments,
+    )
+    from skilldeck._scan import (
+        SCAN_CODES as SCAN_CODES,
+    )
+    from skilldeck._scan import (
+        ScanOptions as ScanOptions,
+    )
+    from skilldeck._scan import (
+        scan_skill as scan_skill,
+    )
+    from skilldeck._scan import (
+        scan_text as scan_text,
+    )
+    from skilldeck._search import (
+        SearchDocument as SearchDocument,
+    )
+    from skilldeck._search import (
+        SearchHit as SearchHit,
+    )
+    from skilldeck._search import (
+        SearchIndex as SearchIndex,
+    )
+    from skilldeck._suggest import (
+        Suggestion as Suggestion,
+    )
+    from skilldeck._suggest import (
+        order_by_relevance as order_by_relevance,
+    )
+    from skilldeck._suggest import (
+        suggest as suggest,
+    )
+
+# The one table of the top level: public name -> the private module defining it.
+_EXPORTS: dict[str, str] = {
+    "Catalog": "skilldeck._catalog",
+    "CatalogEntry": "skilldeck._catalog",
+    "Source": "skilldeck._catalog",
+    "Store": "skilldeck._catalog",
+    "FileSystemStore": "skilldeck._catalog",
+    "MemoryStore": "skilldeck._catalog",
+    "Skill": "skilldeck._catalog",
+    "SkillMetadata": "skilldeck._catalog",
+    "SkillStatus": "skilldeck._catalog",
+    "Trust": "skilldeck._catalog",
+    "Config": "skilldeck._config",
+    "load_config": "skilldeck._config",
+    "Budget": "skilldeck._config",
     "CODES": "skilldeck._diagnostics",
     "Diagnostic": "skilldeck._diagnostics",
     "Severity": "skilldeck._diagnostics",
+    "skill_digest": "skilldeck._digest",
+    "render_skills": "skilldeck._disclosure",
+    "read_skill_file": "skilldeck._disclosure",
+    "plan_skills": "skilldeck._disclosure",
+    "validate_skill": "skilldeck._format._validate",
+    "lint_skill": "skilldeck._format._lint",
+    "read_skill_md": "skilldeck._format._skillmd",
+    "parse_skill_md": "skilldeck._format._skillmd",
+    "find_skill_dirs": "skilldeck._format._validate",
+    "scaffold_skill": "skilldeck._format._scaffold",
+    "Manifest": "skilldeck._format._manifest",
+    "ValidationReport": "skilldeck._format._validate",
+    "InlineSkill": "skilldeck._inline",
+    "SkillRef": "skilldeck._inline",
+    "SkillsSection": "skilldeck._inline",
+    "SkillTool": "skilldeck._inline",
+    "ToolContext": "skilldeck._inline",
+    "SkillValidationError": "skilldeck._inline",
+    "SkillInstallationError": "skilldeck._inline",
+    "SkillRuntime": "skilldeck._runtime",
+    "Session": "skilldeck._runtime",
+    "RuntimeOptions": "skilldeck._runtime",
+    "ToolResult": "skilldeck._runtime",
+    "ToolSpec": "skilldeck._runtime",
+    "HostTool": "skilldeck._runtime",
+    "GovernanceRequest": "skilldeck._runtime",
+    "Decision": "skilldeck._runtime",
+    "Verdict": "skilldeck._runtime",
+    "Executor": "skilldeck._exec",
+    "ExecConfig": "skilldeck._exec",
+    "RunResult": "skilldeck._exec",
+    "probe_sandbox": "skilldeck._exec",
+    "scan_skill": "skilldeck._scan",
+    "ScanOptions": "skilldeck._scan",
+    "suggest": "skilldeck._suggest",
     "ApprovalRequiredError": "skilldeck._errors",
     "ConfigError": "skilldeck._errors",
     "ExecutionError": "skilldeck._errors",
@@ -285,183 +720,147 @@ _LAZY: dict[str, str] = {
     "ToolNotAllowedError": "skilldeck._errors",
     "ToolPolicyDeniedError": "skilldeck._errors",
     "UnsafeStateError": "skilldeck._errors",
-    "AGENT_HOMES": "skilldeck._dist",
-    "AllowedToolsPolicy": "skilldeck._runtime",
-    "AllowedToolsPolicyChanged": "skilldeck._events",
-    "AnthropicMessagesAdapter": "skilldeck._runtime",
-    "Approval": "skilldeck._exec",
-    "ApprovalAsked": "skilldeck._events",
-    "ApprovalDenied": "skilldeck._events",
-    "ApprovalGranted": "skilldeck._events",
-    "ApprovalRequest": "skilldeck._exec",
-    "ApprovalStore": "skilldeck._exec",
-    "Approver": "skilldeck._exec",
-    "BASELINE_TOOLS": "skilldeck._runtime",
-    "Budget": "skilldeck._config",
-    "COMPACT_HEADER": "skilldeck._compact",
-    "Catalog": "skilldeck._catalog",
-    "CatalogEntry": "skilldeck._catalog",
-    "CommandTemplate": "skilldeck._format._mdtools",
-    "Config": "skilldeck._config",
-    "Decision": "skilldeck._runtime",
-    "DeclaredTool": "skilldeck._format._mdtools",
-    "DoctorReport": "skilldeck._catalog",
-    "ENVELOPE_SCHEMA": "skilldeck._runtime",
-    "ERROR_CODES": "skilldeck._runtime",
-    "Event": "skilldeck._events",
-    "EventBus": "skilldeck._events",
-    "EventSink": "skilldeck._events",
-    "ExecConfig": "skilldeck._exec",
-    "Executor": "skilldeck._exec",
-    "ExportResult": "skilldeck._dist",
-    "ExportedSkill": "skilldeck._dist",
-    "FileApprovalStore": "skilldeck._exec",
-    "FileChanges": "skilldeck._dist",
-    "FileContent": "skilldeck._disclosure",
-    "FileData": "skilldeck._catalog",
-    "FileRead": "skilldeck._events",
-    "FileSystemStore": "skilldeck._catalog",
-    "GovernanceRequest": "skilldeck._runtime",
-    "HostTool": "skilldeck._runtime",
-    "InlineSkill": "skilldeck._inline",
-    "InlineSkillsInstalled": "skilldeck._inline",
-    "Invocation": "skilldeck._format._invocation",
-    "Invoked": "skilldeck._runtime._invoke",
-    "InstallLimits": "skilldeck._dist",
-    "InstallPlan": "skilldeck._dist",
-    "InstallProgress": "skilldeck._dist",
-    "InstallResult": "skilldeck._dist",
-    "InstalledInfo": "skilldeck._dist",
-    "InstalledSkill": "skilldeck._dist",
-    "JsonlAuditSink": "skilldeck._events",
-    "Limits": "skilldeck._exec",
-    "ListSink": "skilldeck._events",
-    "LoadedSkill": "skilldeck._runtime",
-    "LockEntry": "skilldeck._dist",
-    "LoopResult": "skilldeck._runtime",
-    "Manifest": "skilldeck._format._manifest",
-    "MemoryApprovalStore": "skilldeck._exec",
-    "MemoryStore": "skilldeck._catalog",
-    "ModelReply": "skilldeck._runtime",
-    "OpenAIChatAdapter": "skilldeck._runtime",
-    "OpenAIResponsesAdapter": "skilldeck._runtime",
-    "ParamType": "skilldeck._format._mdtools",
-    "ParsedSkillMd": "skilldeck._format._skillmd",
-    "PlannedSkill": "skilldeck._dist",
-    "RESOURCE_FOLDERS": "skilldeck._format._scaffold",
-    "RemoveResult": "skilldeck._dist",
-    "Requirements": "skilldeck._format._manifest",
-    "Root": "skilldeck._catalog",
-    "RootInfo": "skilldeck._catalog",
-    "RunResult": "skilldeck._exec",
-    "RuntimeOptions": "skilldeck._runtime",
-    "SCAN_CODES": "skilldeck._scan",
-    "SEED_002_NAMES": "skilldeck._runtime",
-    "SandboxStatus": "skilldeck._exec",
-    "Scan": "skilldeck._catalog",
-    "ScanOptions": "skilldeck._scan",
-    "ScriptRun": "skilldeck._events",
-    "SearchDocument": "skilldeck._search",
-    "SearchHit": "skilldeck._search",
-    "SearchIndex": "skilldeck._search",
-    "SearchPerformed": "skilldeck._events",
-    "Session": "skilldeck._runtime",
-    "Skill": "skilldeck._catalog",
-    "SkillInstallationError": "skilldeck._inline",
-    "SkillLoaded": "skilldeck._events",
-    "SkillMetadata": "skilldeck._catalog",
-    "SkillRef": "skilldeck._inline",
-    "SkillRuntime": "skilldeck._runtime",
-    "SkillStatus": "skilldeck._catalog",
-    "SkillTool": "skilldeck._inline",
-    "SkillUpdate": "skilldeck._dist",
-    "SkillValidationError": "skilldeck._inline",
-    "SkillVerification": "skilldeck._dist",
-    "SkillsInstalled": "skilldeck._events",
-    "SkillsRemoved": "skilldeck._events",
-    "SkillsSection": "skilldeck._inline",
-    "SkillsUpdated": "skilldeck._events",
-    "Source": "skilldeck._catalog",
-    "SourceSpec": "skilldeck._dist",
-    "Store": "skilldeck._catalog",
-    "Suggestion": "skilldeck._suggest",
-    "Tier1Plan": "skilldeck._catalog",
-    "Tool": "skilldeck._runtime",
-    "ToolCall": "skilldeck._runtime",
-    "ToolCallBlocked": "skilldeck._events",
-    "ToolCallRequest": "skilldeck._runtime",
-    "ToolCalled": "skilldeck._events",
-    "ToolContext": "skilldeck._inline",
-    "ToolParameter": "skilldeck._format._mdtools",
-    "ToolPattern": "skilldeck._format._manifest",
-    "ToolResult": "skilldeck._runtime",
-    "ToolSpec": "skilldeck._runtime",
-    "ToolWarning": "skilldeck._runtime",
-    "TraceEntry": "skilldeck._runtime",
-    "Triggers": "skilldeck._format._manifest",
-    "Trust": "skilldeck._catalog",
-    "UpdateResult": "skilldeck._dist",
-    "ValidationReport": "skilldeck._format._validate",
-    "Verdict": "skilldeck._runtime",
-    "VerifyReport": "skilldeck._dist",
-    "WARNING_CODES": "skilldeck._runtime",
-    "WhyLine": "skilldeck._catalog",
-    "bytes_digest": "skilldeck._digest",
-    "coerce_cli_arguments": "skilldeck._exec",
-    "config_path": "skilldeck._config",
-    "diagnose": "skilldeck._catalog",
-    "estimate_tokens": "skilldeck._format._lint",
-    "export_skills": "skilldeck._dist",
-    "export_target": "skilldeck._dist",
-    "file_digest": "skilldeck._digest",
-    "find_skill_dirs": "skilldeck._format._validate",
-    "install": "skilldeck._dist",
-    "lint_skill": "skilldeck._format._lint",
-    "list_installed": "skilldeck._dist",
-    "load_config": "skilldeck._config",
-    "revoke_project_trust": "skilldeck._config",
-    "trust_project_config": "skilldeck._config",
-    "trusted_configs": "skilldeck._configtrust",
-    "TrustedConfig": "skilldeck._configtrust",
-    "UntrustedSettings": "skilldeck._configtrust",
-    "order_by_relevance": "skilldeck._suggest",
-    "parse_declared_tools": "skilldeck._format._mdtools",
-    "parse_skill_md": "skilldeck._format._skillmd",
-    "parse_source": "skilldeck._dist",
-    "plan_skills": "skilldeck._disclosure",
-    "probe_sandbox": "skilldeck._exec",
-    "provider_name": "skilldeck._runtime",
-    "read_skill_file": "skilldeck._disclosure",
-    "read_skill_md": "skilldeck._format._skillmd",
-    "redact": "skilldeck._events",
-    "remove": "skilldeck._dist",
-    "render_command": "skilldeck._exec",
-    "render_compact_catalog": "skilldeck._compact",
-    "render_compact_manifest": "skilldeck._compact",
-    "render_json": "skilldeck._disclosure",
-    "render_markdown": "skilldeck._disclosure",
-    "render_skills": "skilldeck._disclosure",
-    "render_xml": "skilldeck._disclosure",
-    "run_tool_loop": "skilldeck._runtime",
-    "scaffold_skill": "skilldeck._format._scaffold",
-    "scan_skill": "skilldeck._scan",
-    "scan_text": "skilldeck._scan",
-    "set_skill_enabled": "skilldeck._dist",
-    "skill_digest": "skilldeck._digest",
-    "skill_payload": "skilldeck._disclosure",
-    "skill_visible_in_mode": "skilldeck._exec",
-    "substitute_arguments": "skilldeck._runtime._invoke",
-    "suggest": "skilldeck._suggest",
-    "update": "skilldeck._dist",
-    "update_config": "skilldeck._config",
-    "validate_arguments": "skilldeck._runtime",
-    "validate_skill": "skilldeck._format._validate",
-    "verify": "skilldeck._dist",
 }
+
+# Names of skilldeck 0.1's top level that now live in a public sub-module; they
+# still resolve here so existing code keeps working, but are not in __all__.
+_MOVED: dict[str, str] = {
+    "AGENT_HOMES": "skilldeck.dist",
+    "AllowedToolsPolicy": "skilldeck.tools",
+    "AllowedToolsPolicyChanged": "skilldeck.events",
+    "AnthropicMessagesAdapter": "skilldeck.adapters",
+    "Approval": "skilldeck.execution",
+    "ApprovalAsked": "skilldeck.events",
+    "ApprovalDenied": "skilldeck.events",
+    "ApprovalGranted": "skilldeck.events",
+    "ApprovalRequest": "skilldeck.execution",
+    "ApprovalStore": "skilldeck.execution",
+    "Approver": "skilldeck.execution",
+    "BASELINE_TOOLS": "skilldeck.tools",
+    "COMPACT_HEADER": "skilldeck.adapters",
+    "CommandTemplate": "skilldeck.format",
+    "DeclaredTool": "skilldeck.format",
+    "DoctorReport": "skilldeck.catalog",
+    "ENVELOPE_SCHEMA": "skilldeck.tools",
+    "ERROR_CODES": "skilldeck.tools",
+    "Event": "skilldeck.events",
+    "EventBus": "skilldeck.events",
+    "EventSink": "skilldeck.events",
+    "ExportResult": "skilldeck.dist",
+    "ExportedSkill": "skilldeck.dist",
+    "FileApprovalStore": "skilldeck.execution",
+    "FileChanges": "skilldeck.dist",
+    "FileContent": "skilldeck.disclosure",
+    "FileData": "skilldeck.catalog",
+    "FileRead": "skilldeck.events",
+    "InlineSkillsInstalled": "skilldeck.events",
+    "InstallLimits": "skilldeck.dist",
+    "InstallPlan": "skilldeck.dist",
+    "InstallProgress": "skilldeck.dist",
+    "InstallResult": "skilldeck.dist",
+    "InstalledInfo": "skilldeck.dist",
+    "InstalledSkill": "skilldeck.dist",
+    "Invocation": "skilldeck.format",
+    "Invoked": "skilldeck.tools",
+    "JsonlAuditSink": "skilldeck.events",
+    "Limits": "skilldeck.execution",
+    "ListSink": "skilldeck.events",
+    "LoadedSkill": "skilldeck.tools",
+    "LockEntry": "skilldeck.dist",
+    "LoopResult": "skilldeck.adapters",
+    "MemoryApprovalStore": "skilldeck.execution",
+    "ModelReply": "skilldeck.adapters",
+    "OpenAIChatAdapter": "skilldeck.adapters",
+    "OpenAIResponsesAdapter": "skilldeck.adapters",
+    "ParamType": "skilldeck.format",
+    "ParsedSkillMd": "skilldeck.format",
+    "PlannedSkill": "skilldeck.dist",
+    "REDACTED": "skilldeck.events",
+    "RESOURCE_FOLDERS": "skilldeck.format",
+    "RemoveResult": "skilldeck.dist",
+    "Requirements": "skilldeck.format",
+    "Root": "skilldeck.catalog",
+    "RootInfo": "skilldeck.catalog",
+    "SCAN_CODES": "skilldeck.security",
+    "SEED_002_NAMES": "skilldeck._runtime",
+    "SandboxStatus": "skilldeck.execution",
+    "Scan": "skilldeck.catalog",
+    "ScriptRun": "skilldeck.events",
+    "SearchDocument": "skilldeck.search",
+    "SearchHit": "skilldeck.search",
+    "SearchIndex": "skilldeck.search",
+    "SearchPerformed": "skilldeck.events",
+    "SkillLoaded": "skilldeck.events",
+    "SkillUpdate": "skilldeck.dist",
+    "SkillVerification": "skilldeck.dist",
+    "SkillsInstalled": "skilldeck.events",
+    "SkillsRemoved": "skilldeck.events",
+    "SkillsUpdated": "skilldeck.events",
+    "SourceSpec": "skilldeck.dist",
+    "Suggestion": "skilldeck.search",
+    "Tier1Plan": "skilldeck.catalog",
+    "Tool": "skilldeck.tools",
+    "ToolCall": "skilldeck.tools",
+    "ToolCallBlocked": "skilldeck.events",
+    "ToolCallRequest": "skilldeck.adapters",
+    "ToolCalled": "skilldeck.events",
+    "ToolParameter": "skilldeck.format",
+    "ToolPattern": "skilldeck.format",
+    "ToolWarning": "skilldeck.tools",
+    "TraceEntry": "skilldeck.tools",
+    "Triggers": "skilldeck.format",
+    "TrustedConfig": "skilldeck.config",
+    "UntrustedSettings": "skilldeck.config",
+    "UpdateResult": "skilldeck.dist",
+    "VERB_FIRST_TOOL_NAMES": "skilldeck.tools",
+    "VerifyReport": "skilldeck.dist",
+    "WARNING_CODES": "skilldeck.tools",
+    "WhyLine": "skilldeck.catalog",
+    "bytes_digest": "skilldeck.catalog",
+    "coerce_cli_arguments": "skilldeck.execution",
+    "config_path": "skilldeck.config",
+    "diagnose": "skilldeck.catalog",
+    "estimate_tokens": "skilldeck.format",
+    "event_types": "skilldeck.events",
+    "export_skills": "skilldeck.dist",
+    "export_target": "skilldeck.dist",
+    "file_digest": "skilldeck.catalog",
+    "install": "skilldeck.dist",
+    "list_installed": "skilldeck.dist",
+    "order_by_relevance": "skilldeck.search",
+    "parse_declared_tools": "skilldeck.format",
+    "parse_source": "skilldeck.dist",
+    "provider_name": "skilldeck.adapters",
+    "redact": "skilldeck.events",
+    "redact_event": "skilldeck.events",
+    "redact_text": "skilldeck.events",
+    "remove": "skilldeck.dist",
+    "render_command": "skilldeck.execution",
+    "render_compact_catalog": "skilldeck.adapters",
+    "render_compact_manifest": "skilldeck.adapters",
+    "render_json": "skilldeck.disclosure",
+    "render_markdown": "skilldeck.disclosure",
+    "render_xml": "skilldeck.disclosure",
+    "revoke_project_trust": "skilldeck.config",
+    "run_tool_loop": "skilldeck.adapters",
+    "scan_text": "skilldeck.security",
+    "set_skill_enabled": "skilldeck.dist",
+    "skill_payload": "skilldeck.disclosure",
+    "skill_visible_in_mode": "skilldeck.execution",
+    "substitute_arguments": "skilldeck.tools",
+    "trust_project_config": "skilldeck.config",
+    "trusted_configs": "skilldeck.config",
+    "update": "skilldeck.dist",
+    "update_config": "skilldeck.config",
+    "validate_arguments": "skilldeck.tools",
+    "verify": "skilldeck.dist",
+}
+
+__all__ = ["__version__", *_EXPORTS]
 
 
 def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
+    module = _EXPORTS.get(name) or _MOVED.get(name)
     if module is None:
         raise AttributeError(f"module 'skilldeck' has no attribute {name!r}")
     value = getattr(importlib.import_module(module), name)
@@ -471,206 +870,3 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(__all__))
-
-
-__all__ = [
-    "AGENT_HOMES",
-    "BASELINE_TOOLS",
-    "CODES",
-    "COMPACT_HEADER",
-    "ENVELOPE_SCHEMA",
-    "ERROR_CODES",
-    "RESOURCE_FOLDERS",
-    "SCAN_CODES",
-    "SEED_002_NAMES",
-    "WARNING_CODES",
-    "AllowedToolsPolicy",
-    "AllowedToolsPolicyChanged",
-    "AnthropicMessagesAdapter",
-    "Approval",
-    "ApprovalAsked",
-    "ApprovalDenied",
-    "ApprovalGranted",
-    "ApprovalRequest",
-    "ApprovalRequiredError",
-    "ApprovalStore",
-    "Approver",
-    "Budget",
-    "Catalog",
-    "CatalogEntry",
-    "CommandTemplate",
-    "Config",
-    "ConfigError",
-    "Decision",
-    "DeclaredTool",
-    "Diagnostic",
-    "DoctorReport",
-    "Event",
-    "EventBus",
-    "EventSink",
-    "ExecConfig",
-    "ExecutionError",
-    "Executor",
-    "ExportResult",
-    "ExportedSkill",
-    "FileAccessError",
-    "FileApprovalStore",
-    "FileChanges",
-    "FileContent",
-    "FileData",
-    "FileNotFoundInSkillError",
-    "FileRead",
-    "FileSystemStore",
-    "FileTooLargeError",
-    "GovernanceRequest",
-    "HostTool",
-    "InlineSkill",
-    "InlineSkillsInstalled",
-    "InstallError",
-    "InstallLimits",
-    "InstallPlan",
-    "InstallProgress",
-    "InstallResult",
-    "InstalledInfo",
-    "InstalledSkill",
-    "InternalError",
-    "InvalidArgumentsError",
-    "Invocation",
-    "Invoked",
-    "JsonlAuditSink",
-    "Limits",
-    "ListSink",
-    "LoadedSkill",
-    "LockEntry",
-    "LoopResult",
-    "Manifest",
-    "ManifestError",
-    "MemoryApprovalStore",
-    "MemoryStore",
-    "ModelReply",
-    "OpenAIChatAdapter",
-    "OpenAIResponsesAdapter",
-    "ParamType",
-    "ParsedSkillMd",
-    "PathNotAllowedError",
-    "PlannedSkill",
-    "RemoveResult",
-    "Requirements",
-    "Root",
-    "RootInfo",
-    "RunResult",
-    "RuntimeOptions",
-    "SandboxStatus",
-    "SandboxUnavailableError",
-    "Scan",
-    "ScanOptions",
-    "ScriptFailedError",
-    "ScriptRun",
-    "ScriptTimeoutError",
-    "SearchDocument",
-    "SearchHit",
-    "SearchIndex",
-    "SearchPerformed",
-    "Session",
-    "Severity",
-    "Skill",
-    "SkillError",
-    "SkillInstallationError",
-    "SkillLoaded",
-    "SkillMetadata",
-    "SkillNotFoundError",
-    "SkillRef",
-    "SkillRefError",
-    "SkillRuntime",
-    "SkillStatus",
-    "SkillTool",
-    "SkillUnavailableError",
-    "SkillUpdate",
-    "SkillValidationError",
-    "SkillVerification",
-    "SkillsInstalled",
-    "SkillsRemoved",
-    "SkillsSection",
-    "SkillsUpdated",
-    "Source",
-    "SourceSpec",
-    "Store",
-    "Suggestion",
-    "Tier1Plan",
-    "Tool",
-    "ToolCall",
-    "ToolCallBlocked",
-    "ToolCallRequest",
-    "ToolCalled",
-    "ToolConfirmationRequiredError",
-    "ToolContext",
-    "ToolError",
-    "ToolNotAllowedError",
-    "ToolParameter",
-    "ToolPattern",
-    "ToolPolicyDeniedError",
-    "ToolResult",
-    "ToolSpec",
-    "ToolWarning",
-    "TraceEntry",
-    "Triggers",
-    "Trust",
-    "TrustedConfig",
-    "UnsafeStateError",
-    "UntrustedSettings",
-    "UpdateResult",
-    "ValidationReport",
-    "Verdict",
-    "VerifyReport",
-    "WhyLine",
-    "__version__",
-    "bytes_digest",
-    "coerce_cli_arguments",
-    "config_path",
-    "diagnose",
-    "estimate_tokens",
-    "export_skills",
-    "export_target",
-    "file_digest",
-    "find_skill_dirs",
-    "install",
-    "lint_skill",
-    "list_installed",
-    "load_config",
-    "order_by_relevance",
-    "parse_declared_tools",
-    "parse_skill_md",
-    "parse_source",
-    "plan_skills",
-    "probe_sandbox",
-    "provider_name",
-    "read_skill_file",
-    "read_skill_md",
-    "redact",
-    "remove",
-    "render_command",
-    "render_compact_catalog",
-    "render_compact_manifest",
-    "render_json",
-    "render_markdown",
-    "render_skills",
-    "render_xml",
-    "revoke_project_trust",
-    "run_tool_loop",
-    "scaffold_skill",
-    "scan_skill",
-    "scan_text",
-    "set_skill_enabled",
-    "skill_digest",
-    "skill_payload",
-    "skill_visible_in_mode",
-    "substitute_arguments",
-    "suggest",
-    "trust_project_config",
-    "trusted_configs",
-    "update",
-    "update_config",
-    "validate_arguments",
-    "validate_skill",
-    "verify",
-]

@@ -9,7 +9,7 @@ import pytest
 
 from skilldeck import ToolNotAllowedError
 from skilldeck._events import AllowedToolsPolicyChanged, ListSink, ToolCallBlocked
-from skilldeck._runtime import SEED_002_NAMES, GovernanceRequest, HostTool, SkillRuntime
+from skilldeck._runtime import VERB_FIRST_TOOL_NAMES, GovernanceRequest, HostTool, SkillRuntime
 
 from .conftest import MakeSkill, check, error_code, host_tools, runtime_for
 
@@ -97,7 +97,7 @@ def test_exposure_and_enforcement_agree(
 def test_baseline_always_allowed_even_renamed(make_skill: MakeSkill, skills_root: Path) -> None:
     make_skill("narrow", allowed_tools="state_get")
     make_skill("other")
-    rt = enforcing(skills_root, tool_names=SEED_002_NAMES)
+    rt = enforcing(skills_root, tool_names=VERB_FIRST_TOOL_NAMES)
     s = rt.session()
     check(rt.call(s, "load_skill", {"name": "narrow"}))
     assert exposed(rt, s) == ["list_skills", "load_skill", "read_skill_resource", "state_get"]

@@ -20,7 +20,7 @@ from skilldeck import (
 from skilldeck._events import FileRead, ListSink, SearchPerformed, SkillLoaded, ToolCalled
 from skilldeck._runtime import (
     ERROR_CODES,
-    SEED_002_NAMES,
+    VERB_FIRST_TOOL_NAMES,
     HostTool,
     RuntimeOptions,
     SkillRuntime,
@@ -77,7 +77,7 @@ def test_prefix_and_seed_002_names(make_skill: MakeSkill, skills_root: Path) -> 
     assert check(rt.call(s, "deck_skills_list"))["ok"]
     assert error_code(rt.call(s, "skills_list")) == "TOOL_NOT_ALLOWED"
 
-    rt2 = runtime_for(skills_root, tool_names=SEED_002_NAMES, validate_tools=True)
+    rt2 = runtime_for(skills_root, tool_names=VERB_FIRST_TOOL_NAMES, validate_tools=True)
     assert names(rt2) == [
         "list_skills",
         "load_skill",

@@ -29,7 +29,12 @@ from skilldeck._runtime._envelope import (
 from skilldeck._runtime._governance import Decision, GovernanceRequest, Verdict
 from skilldeck._runtime._loop import LoopResult, ModelReply, ToolCallRequest, run_tool_loop
 from skilldeck._runtime._policy import BASELINE_TOOLS, AllowedToolsPolicy
-from skilldeck._runtime._runtime import SEED_002_NAMES, RuntimeOptions, SkillRuntime
+from skilldeck._runtime._runtime import (
+    SEED_002_NAMES,
+    VERB_FIRST_TOOL_NAMES,
+    RuntimeOptions,
+    SkillRuntime,
+)
 from skilldeck._runtime._schema import validate_arguments
 from skilldeck._runtime._session import LoadedSkill, Session, TraceEntry
 from skilldeck._runtime._tools import HostTool, Tool, ToolCall, ToolSpec
@@ -39,6 +44,7 @@ __all__ = [
     "ENVELOPE_SCHEMA",
     "ERROR_CODES",
     "SEED_002_NAMES",
+    "VERB_FIRST_TOOL_NAMES",
     "WARNING_CODES",
     "AllowedToolsPolicy",
     "AnthropicMessagesAdapter",

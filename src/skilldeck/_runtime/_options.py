@@ -6,16 +6,17 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any, Literal, Protocol
 
-__all__ = ["SEED_002_NAMES", "CatalogLike", "RuntimeOptions", "as_kwargs"]
+__all__ = ["SEED_002_NAMES", "VERB_FIRST_TOOL_NAMES", "CatalogLike", "RuntimeOptions", "as_kwargs"]
 
 #: A rename map giving seed 002's tool names (``list_skills``, ``load_skill``, ...).
-SEED_002_NAMES: Mapping[str, str] = {
+VERB_FIRST_TOOL_NAMES: Mapping[str, str] = {
     "skills_list": "list_skills",
     "skills_load": "load_skill",
     "skills_read_file": "read_skill_resource",
     "skills_validate": "validate_skill",
     "skills_lint": "lint_skill",
 }
+SEED_002_NAMES = VERB_FIRST_TOOL_NAMES  # the name in skilldeck 0.1
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -28,7 +29,7 @@ class RuntimeOptions:
       restriction (default ``True``: it only takes tools away); ``False`` ignores them.
     - ``include_location``: ``skills_list`` / ``skills_load`` give the SKILL.md path.
     - ``tool_prefix`` / ``tool_names``: expose the ``skills_*`` tools under a prefix or
-      a rename map (``SEED_002_NAMES``); parameters keep their names.
+      a rename map (``VERB_FIRST_TOOL_NAMES``); parameters keep their names.
     - ``search``, ``scripts``, ``declared_tools``, ``validate_tools``: which tools exist.
     - ``max_body_bytes``: cut SKILL.md bodies (``CONTENT_TRUNCATED``); ``max_file_bytes``:
       the tier-3 size limit (``FILE_TOO_LARGE`` above it); ``list_limit``: default page

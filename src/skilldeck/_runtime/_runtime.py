@@ -48,7 +48,13 @@ from skilldeck._runtime._envelope import ToolResult, ToolWarning, error_envelope
 from skilldeck._runtime._gates import AllowedToolsGate, GovernedSurface, ValidatedSurface
 from skilldeck._runtime._governance import ConfirmCallback, GovernanceHook
 from skilldeck._runtime._invoke import Invoked, split_arguments, substitute_arguments
-from skilldeck._runtime._options import SEED_002_NAMES, CatalogLike, RuntimeOptions, as_kwargs
+from skilldeck._runtime._options import (
+    SEED_002_NAMES,
+    VERB_FIRST_TOOL_NAMES,
+    CatalogLike,
+    RuntimeOptions,
+    as_kwargs,
+)
 from skilldeck._runtime._policy import decide_policy
 from skilldeck._runtime._scripts import ScriptTools
 from skilldeck._runtime._session import LoadedSkill, Session
@@ -69,7 +75,7 @@ if TYPE_CHECKING:
     from skilldeck._catalog import Catalog
     from skilldeck._exec import Approver, Executor
 
-__all__ = ["SEED_002_NAMES", "RuntimeOptions", "SkillRuntime"]
+__all__ = ["SEED_002_NAMES", "VERB_FIRST_TOOL_NAMES", "RuntimeOptions", "SkillRuntime"]
 
 _log = logging.getLogger("skilldeck.runtime")
 

@@ -1,0 +1,94 @@
+"""The catalog: sources, stores, skills, status, digests and diagnosis.
+
+A public facade: every name here is defined in a private module of skilldeck.
+"""
+
+from __future__ import annotations
+
+from skilldeck._catalog import (
+    Catalog as Catalog,
+)
+from skilldeck._catalog import (
+    CatalogEntry as CatalogEntry,
+)
+from skilldeck._catalog import (
+    DoctorReport as DoctorReport,
+)
+from skilldeck._catalog import (
+    FileData as FileData,
+)
+from skilldeck._catalog import (
+    FileSystemStore as FileSystemStore,
+)
+from skilldeck._catalog import (
+    MemoryStore as MemoryStore,
+)
+from skilldeck._catalog import (
+    Root as Root,
+)
+from skilldeck._catalog import (
+    RootInfo as RootInfo,
+)
+from skilldeck._catalog import (
+    Scan as Scan,
+)
+from skilldeck._catalog import (
+    Skill as Skill,
+)
+from skilldeck._catalog import (
+    SkillMetadata as SkillMetadata,
+)
+from skilldeck._catalog import (
+    SkillStatus as SkillStatus,
+)
+from skilldeck._catalog import (
+    Source as Source,
+)
+from skilldeck._catalog import (
+    Store as Store,
+)
+from skilldeck._catalog import (
+    Tier1Plan as Tier1Plan,
+)
+from skilldeck._catalog import (
+    Trust as Trust,
+)
+from skilldeck._catalog import (
+    WhyLine as WhyLine,
+)
+from skilldeck._catalog import (
+    diagnose as diagnose,
+)
+from skilldeck._digest import (
+    bytes_digest as bytes_digest,
+)
+from skilldeck._digest import (
+    file_digest as file_digest,
+)
+from skilldeck._digest import (
+    skill_digest as skill_digest,
+)
+
+__all__ = [
+    "Catalog",
+    "CatalogEntry",
+    "DoctorReport",
+    "FileData",
+    "FileSystemStore",
+    "MemoryStore",
+    "Root",
+    "RootInfo",
+    "Scan",
+    "Skill",
+    "SkillMetadata",
+    "SkillStatus",
+    "Source",
+    "Store",
+    "Tier1Plan",
+    "Trust",
+    "WhyLine",
+    "bytes_digest",
+    "diagnose",
+    "file_digest",
+    "skill_digest",
+]

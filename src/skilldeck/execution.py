@@ -1,0 +1,70 @@
+"""Running skill scripts and declared commands: executor, approvals, limits, sandbox.
+
+A public facade: every name here is defined in a private module of skilldeck.
+"""
+
+from __future__ import annotations
+
+from skilldeck._exec import (
+    Approval as Approval,
+)
+from skilldeck._exec import (
+    ApprovalRequest as ApprovalRequest,
+)
+from skilldeck._exec import (
+    ApprovalStore as ApprovalStore,
+)
+from skilldeck._exec import (
+    Approver as Approver,
+)
+from skilldeck._exec import (
+    ExecConfig as ExecConfig,
+)
+from skilldeck._exec import (
+    Executor as Executor,
+)
+from skilldeck._exec import (
+    FileApprovalStore as FileApprovalStore,
+)
+from skilldeck._exec import (
+    Limits as Limits,
+)
+from skilldeck._exec import (
+    MemoryApprovalStore as MemoryApprovalStore,
+)
+from skilldeck._exec import (
+    RunResult as RunResult,
+)
+from skilldeck._exec import (
+    SandboxStatus as SandboxStatus,
+)
+from skilldeck._exec import (
+    coerce_cli_arguments as coerce_cli_arguments,
+)
+from skilldeck._exec import (
+    probe_sandbox as probe_sandbox,
+)
+from skilldeck._exec import (
+    render_command as render_command,
+)
+from skilldeck._exec import (
+    skill_visible_in_mode as skill_visible_in_mode,
+)
+
+__all__ = [
+    "Approval",
+    "ApprovalRequest",
+    "ApprovalStore",
+    "Approver",
+    "ExecConfig",
+    "Executor",
+    "FileApprovalStore",
+    "Limits",
+    "MemoryApprovalStore",
+    "RunResult",
+    "SandboxStatus",
+    "coerce_cli_arguments",
+    "probe_sandbox",
+    "render_command",
+    "skill_visible_in_mode",
+]

@@ -1,0 +1,90 @@
+"""The SKILL.md format: parsing, validation, lint, manifests and body-declared tools.
+
+A public facade: every name here is defined in a private module of skilldeck.
+"""
+
+from __future__ import annotations
+
+from skilldeck._format._invocation import (
+    Invocation as Invocation,
+)
+from skilldeck._format._lint import (
+    estimate_tokens as estimate_tokens,
+)
+from skilldeck._format._lint import (
+    lint_skill as lint_skill,
+)
+from skilldeck._format._manifest import (
+    Manifest as Manifest,
+)
+from skilldeck._format._manifest import (
+    Requirements as Requirements,
+)
+from skilldeck._format._manifest import (
+    ToolPattern as ToolPattern,
+)
+from skilldeck._format._manifest import (
+    Triggers as Triggers,
+)
+from skilldeck._format._mdtools import (
+    CommandTemplate as CommandTemplate,
+)
+from skilldeck._format._mdtools import (
+    DeclaredTool as DeclaredTool,
+)
+from skilldeck._format._mdtools import (
+    ParamType as ParamType,
+)
+from skilldeck._format._mdtools import (
+    ToolParameter as ToolParameter,
+)
+from skilldeck._format._mdtools import (
+    parse_declared_tools as parse_declared_tools,
+)
+from skilldeck._format._scaffold import (
+    RESOURCE_FOLDERS as RESOURCE_FOLDERS,
+)
+from skilldeck._format._scaffold import (
+    scaffold_skill as scaffold_skill,
+)
+from skilldeck._format._skillmd import (
+    ParsedSkillMd as ParsedSkillMd,
+)
+from skilldeck._format._skillmd import (
+    parse_skill_md as parse_skill_md,
+)
+from skilldeck._format._skillmd import (
+    read_skill_md as read_skill_md,
+)
+from skilldeck._format._validate import (
+    ValidationReport as ValidationReport,
+)
+from skilldeck._format._validate import (
+    find_skill_dirs as find_skill_dirs,
+)
+from skilldeck._format._validate import (
+    validate_skill as validate_skill,
+)
+
+__all__ = [
+    "RESOURCE_FOLDERS",
+    "CommandTemplate",
+    "DeclaredTool",
+    "Invocation",
+    "Manifest",
+    "ParamType",
+    "ParsedSkillMd",
+    "Requirements",
+    "ToolParameter",
+    "ToolPattern",
+    "Triggers",
+    "ValidationReport",
+    "estimate_tokens",
+    "find_skill_dirs",
+    "lint_skill",
+    "parse_declared_tools",
+    "parse_skill_md",
+    "read_skill_md",
+    "scaffold_skill",
+    "validate_skill",
+]

@@ -168,3 +168,78 @@ def test_interactive_prompt(world: Path, monkeypatch: pytest.MonkeyPatch) -> Non
     again = runner.invoke(main, ["run", "tool", "args.sh", "--root", root, "--", "b"])
     assert again.exit_code == 0 and again.stdout == "[b]\n" and "Run it?" not in again.stderr
     assert "valid" in runner.invoke(main, ["approvals", "--root", root]).stdout
+
+
+def test_hints_carry_the_root_and_list_what_exists(world: Path) -> None:
+    root = str(make_root(world))
+    code, _, err = invoke("run", "tool", "echo_words", "--arg", "words=a", "--root", root)
+    assert code == 1 and f"skilldeck approve tool --root {root}" in err
+    invoke("approve", "tool", "--root", root)
+    code, _, err = invoke("run", "tool", "nope.sh", "--root", root)
+    assert code == 1 and "FILE_NOT_FOUND" in err
+    assert "echo_words" in err and "scripts/args.sh" in err
+    assert f"skilldeck run tool scripts/args.sh --root {root}" in err
+
+
+def test_run_as_mount_and_workdir_path(world: Path, tmp_path: Path) -> None:
+    root = make_root(world)
+    (root / "tool" / "scripts" / "look.sh").write_text('id -u; pwd; cat "$1"\n')
+    os.chmod(root / "tool" / "scripts" / "look.sh", 0o755)
+    invoke("approve", "tool", "--root", str(root))
+    data = tmp_path / "data"  # under pytest's 0700 folder
+    data.mkdir()
+    (data / "in.txt").write_text("secret-ish\n")
+    args = ["run", "tool", "look.sh", "--root", str(root), "--json", "--run-as", "self"]
+    code, out, _ = invoke(*args, "--workdir", str(data), "--", "in.txt")
+    result = json.loads(out)["data"]
+    assert code == 0, out
+    lines = result["output"].splitlines()
+    assert lines[0] == str(os.getuid()) and lines[1] == str(data) and lines[2] == "secret-ish"
+    assert result["isolation"]["workdir_mode"] == "path"
+    if os.geteuid() == 0:
+        assert result["isolation"]["user_reason"] == 'run_as = "self"'
+    code, out, _ = invoke(*args, "--mount", f"{data}:ro", "--", str(data / "in.txt"))
+    assert code == 0 and json.loads(out)["data"]["output"].endswith("secret-ish\n")
+    code, out, _ = invoke(*args, "--workdir", str(tmp_path / "missing"))
+    assert code == 1 and json.loads(out)["error"]["code"] == "INVALID_ARGUMENTS"
+
+
+@needs_bwrap
+def test_a_hidden_path_not_given_gets_a_hint(world: Path, tmp_path: Path) -> None:
+    root = make_root(world)
+    hidden = Path(os.environ["HOME"]) / "notes.txt"  # homes are hidden under the sandbox
+    hidden.write_text("x\n")
+    script = root / "tool" / "scripts" / "cat.sh"
+    script.write_text(f"cat {hidden}\n")
+    os.chmod(script, 0o755)
+    invoke("approve", "tool", "--root", str(root))
+    code, out, err = invoke("run", "tool", "cat.sh", "--root", str(root), "--sandbox", "strict")
+    assert code == 1
+    assert f"{hidden} exists on this machine but is hidden from the sandbox" in err
+    assert f"--mount {hidden}" in err
+    # given as an argument, it is visible
+    script.write_text('cat "$1"\n')
+    invoke("approve", "tool", "--root", str(root))
+    code, out, _ = invoke(
+        "run", "tool", "cat.sh", "--root", str(root), "--sandbox", "strict", "--", str(hidden)
+    )
+    assert code == 0 and out == "x\n"
+
+
+def test_sandbox_status_and_doctor_say_what_run_would_do(world: Path) -> None:
+    cfg = Path(os.environ["SKILLDECK_HOME"]) / "config" / "config.toml"
+    cfg.parent.mkdir(parents=True, exist_ok=True)
+    cfg.write_text('[execution]\nbwrap = "/nonexistent/bwrap"\n')
+    code, out, _ = invoke("sandbox", "status", "--json")
+    data = json.loads(out)["data"]
+    assert code == 0 and data["effective"].startswith("none")
+    assert data["interpreters"][0]["kind"] == "python" and data["interpreters"][0]["program"]
+    assert any("no filesystem or network isolation" in f["message"] for f in data["findings"])
+    code, out, _ = invoke("sandbox", "status")
+    assert "programs run as:" in out and "working folder from here:" in out
+    code, out, _ = invoke("doctor")
+    assert "execution (skilldeck run):" in out
+    assert out.rstrip().splitlines()[-1].endswith("warning(s)")
+    cfg.write_text('[execution]\nsandbox = "strict"\nbwrap = "/nonexistent/bwrap"\n')
+    code, out, _ = invoke("doctor", "--format", "json")
+    assert code == 1 and json.loads(out)["execution"]["effective"] == "refuses to run"

@@ -180,6 +180,12 @@ class ExecConfig:
                 kwargs["bwrap_path"] = value
             elif key == "run_as":
                 kwargs["run_as"] = _run_as(value)
+            elif key == "workdir" and value not in _WORKDIR_MODES:
+                # a folder is a command-line or API choice, never a config file's
+                raise ConfigError(
+                    f"execution.workdir must be skill, project or temp, not {value!r}",
+                    hint="choose a folder per run with: skilldeck run ... --workdir PATH",
+                )
             elif key == "limits":
                 kwargs["limits"] = _limits(value)
             elif key == "mounts":

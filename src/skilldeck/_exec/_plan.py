@@ -30,9 +30,18 @@ from skilldeck._exec._sandbox import SandboxStatus, hidden_dirs, private_dirs, p
 from skilldeck._exec._snapshot import Snapshot
 from skilldeck._paths import dirs
 
-__all__ = ["BWRAP_HINT", "Plan", "make_plan", "report", "sandbox_choice"]
+__all__ = ["BWRAP_HINT", "Plan", "bwrap_install", "make_plan", "report", "sandbox_choice"]
 
-BWRAP_HINT = "install bubblewrap: apt-get install bubblewrap (or your system's bubblewrap package)"
+
+def bwrap_install() -> str:
+    """The command that installs bubblewrap here."""
+    if shutil.which("apt-get") is None:
+        return "install the bubblewrap package with the system's package manager"
+    as_root = hasattr(os, "geteuid") and os.geteuid() == 0
+    return ("" if as_root else "sudo ") + "apt-get install bubblewrap"
+
+
+BWRAP_HINT = "install bubblewrap: " + bwrap_install()
 
 
 @dataclass(slots=True)

@@ -314,13 +314,25 @@ def disable(name: str, scope: str, fmt: str) -> None:
 @handle_errors
 def doctor(roots: tuple[str, ...], recursive: bool, fmt: str) -> None:
     """Check the catalog: roots, invalid and unavailable skills, shadowing, budget."""
+    from skilldeck._exec._status import execution_status
+
     _json_errors(fmt)
     catalog = _open_catalog(roots, recursive)
     report = skilldeck.diagnose(catalog)
+    execution = execution_status()  # what `skilldeck run` would do here
     if fmt == "json":
-        _echo_json(report.to_dict())
+        _echo_json({**report.to_dict(), "execution": execution.to_dict()})
     else:
-        for line in report.lines():
+        lines = report.lines()
+        summary = lines.pop()  # "no problems found" / "N problem(s)": said last
+        for line in lines:
             click.echo(line)
-    if report.errors:
+        click.echo("execution (skilldeck run):")
+        for line in execution.lines():
+            click.echo("  " + line)
+        if execution.findings:
+            warnings = len(execution.findings) - execution.errors
+            summary += f"; execution: {execution.errors} error(s), {warnings} warning(s)"
+        click.echo(summary)
+    if report.errors or execution.errors:
         sys.exit(EXIT_FINDINGS)

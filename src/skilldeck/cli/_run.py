@@ -326,39 +326,21 @@ def sandbox_group() -> None:
 @handle_errors
 def sandbox_status_command(as_json: bool) -> None:
     """Probe bubblewrap and show how scripts would be isolated here."""
+    from skilldeck._exec._status import execution_status
+
     config = skilldeck.ExecConfig.load()
     untrusted = skilldeck.load_config().untrusted
-    status = skilldeck.probe_sandbox(config.bwrap_path, refresh=True)
-    helper = skilldeck.Executor(config).launch_helper()
-    effective = (
-        "bubblewrap"
-        if status.available and config.sandbox != "none"
-        else ("refuses to run" if config.sandbox == "strict" else "none")
-    )
+    status = execution_status(config)
     data = {
         **status.to_dict(),
-        "mode": config.sandbox,
-        "effective": effective,
-        "helper": helper,
-        "run_as": list(config.run_as) if status.as_root and config.run_as else None,
-        "network_grant": config.network,
-        "workdir": config.workdir,
+        "run_as": status.user,
         "untrusted_config": untrusted.to_dict() if untrusted is not None else None,
     }
     if as_json:
         _echo_json({"ok": True, "data": data})
         return
-    mark = "✓" if status.available else "✗"
-    click.echo(f"{mark} bubblewrap: {'available' if status.available else status.reason}")
-    if status.path:
-        click.echo(f"  path: {status.path} (version {status.version or 'unknown'})")
-    click.echo(f"  mode: {config.sandbox} -> {effective}")
-    click.echo(f"  launch helper: {helper}")
-    if status.as_root:
-        who = f"uid {config.run_as[0]}" if config.run_as else "root (run_as disabled)"
-        click.echo(f"  running as root: programs run as {who}")
-    click.echo(f"  network for skills that ask: {'granted' if config.network else 'denied'}")
-    click.echo(f"  working folder: {config.workdir}")
+    for line in status.lines():
+        click.echo(line)
     if untrusted is not None:
         click.echo(f"✗ project config: {untrusted.message}")
         click.echo(f"  hint: {untrusted.hint}")

@@ -1,0 +1,238 @@
+"""What ``skilldeck run`` would do on this machine, and how to improve it.
+
+``execution_status`` is shared by ``skilldeck sandbox status`` and ``skilldeck
+doctor``: the isolation a run gets (bubblewrap or why not), the user programs run
+as (and, as root, whether ``nobody`` can reach each configured interpreter), the
+working folder from here, the launch helper, and findings whose hints are
+commands that work as written.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from skilldeck._exec._access import Need, blocked_for, nobody, rx, user_label
+from skilldeck._exec._config import ExecConfig
+from skilldeck._exec._files import project_workdir
+from skilldeck._exec._native import find_helper
+from skilldeck._exec._plan import bwrap_install
+from skilldeck._exec._platform import linux_layers, platform_note
+from skilldeck._exec._programs import find_program, python_roots
+from skilldeck._exec._sandbox import SandboxStatus, probe_sandbox
+
+__all__ = ["ExecFinding", "ExecStatus", "execution_status"]
+
+_KINDS = ("python", "sh", "bash", "node", "ruby", "perl")
+
+
+@dataclass(frozen=True, slots=True)
+class ExecFinding:
+    """One thing to know or fix: ``level`` is ``error`` (runs are refused) or ``warning``."""
+
+    level: str
+    message: str
+    hint: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"level": self.level, "message": self.message, "hint": self.hint}
+
+
+@dataclass(frozen=True, slots=True)
+class ExecStatus:
+    """The diagnosis; ``to_dict()`` for JSON, ``lines()`` for people."""
+
+    sandbox: SandboxStatus
+    mode: str
+    effective: str
+    layers: str
+    helper: str
+    user: str
+    user_reason: str | None
+    workdir: str
+    workdir_mode: str
+    network_grant: bool
+    interpreters: list[dict[str, Any]] = field(default_factory=list)
+    findings: list[ExecFinding] = field(default_factory=list)
+
+    @property
+    def errors(self) -> int:
+        return sum(1 for f in self.findings if f.level == "error")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            **self.sandbox.to_dict(),
+            "mode": self.mode,
+            "effective": self.effective,
+            "layers": self.layers,
+            "platform": platform_note(),
+            "helper": self.helper,
+            "user": self.user,
+            "user_reason": self.user_reason,
+            "workdir": self.workdir,
+            "workdir_mode": self.workdir_mode,
+            "network_grant": self.network_grant,
+            "interpreters": self.interpreters,
+            "findings": [f.to_dict() for f in self.findings],
+        }
+
+    def lines(self) -> list[str]:
+        sb = self.sandbox
+        out = [f"{'✓' if sb.available else '✗'} bubblewrap: "
+               f"{'available' if sb.available else sb.reason}"]  # fmt: skip
+        if sb.path:
+            out.append(f"  path: {sb.path} (version {sb.version or 'unknown'})")
+        out.append(f"  mode: {self.mode} -> {self.effective}")
+        note = platform_note()
+        out.append(f"  layers: {self.layers}" + (f" ({note})" if note else ""))
+        out.append(f"  launch helper: {self.helper}")
+        out.append(f"  programs run as: {self.user}")
+        if self.user_reason:
+            out.append(f"    ({self.user_reason})")
+        out.append(f"  working folder from here: {self.workdir} ({self.workdir_mode})")
+        grant = "granted" if self.network_grant else "denied"
+        out.append(f"  network for skills that ask: {grant}")
+        for item in self.interpreters:
+            where = item["program"] or "not found"
+            via = f" (via {item['shim']})" if item.get("shim") else ""
+            state = "" if item.get("reachable", True) else f"; {item['reachable_note']}"
+            out.append(f"  {item['kind']}: {where}{via}{state}")
+        for f in self.findings:
+            out.append(f"{'✗' if f.level == 'error' else '!'} {f.message}")
+            if f.hint:
+                out.append(f"  fix: {f.hint}")
+        return out
+
+
+def _interpreter(
+    kind: str, cfg: ExecConfig, as_root: bool, sandboxed: bool, cwd: str
+) -> dict[str, Any]:
+    chosen = cfg.interpreter(kind)
+    if kind == "python" and chosen is None:
+        name = sys.executable
+    elif kind == "sh" and chosen is None:
+        name = "/bin/sh"
+    else:
+        name = chosen or kind
+    prog = find_program(name, env_path=os.environ.get("PATH"), cwd=cwd, env=os.environ)
+    item: dict[str, Any] = {
+        "kind": kind,
+        "configured": chosen,
+        "program": prog.path if prog else None,
+        "shim": prog.shim if prog else None,
+        "reachable": True,
+    }
+    if prog is None or not as_root or cfg.run_as is None:
+        return item
+    uid, gid = nobody() if not isinstance(cfg.run_as, tuple) else cfg.run_as
+    roots = list(prog.roots) + (list(python_roots()) if prog.path == sys.executable else [])
+    for root in roots:
+        need = Need(Path(root), rx(root), "interpreter's folder", Path(root) if sandboxed else None)
+        blocked = blocked_for(need.path, uid, gid, need.want, need.start)
+        if blocked is not None:
+            item["reachable"] = False
+            item["blocked"] = str(blocked)
+            item["reachable_note"] = f"uid {uid} cannot reach {blocked}"
+            break
+    return item
+
+
+def execution_status(
+    config: ExecConfig | None = None, *, cwd: str | os.PathLike[str] | None = None
+) -> ExecStatus:
+    """Diagnose execution on this machine with ``config`` (default: the config files)."""
+    cfg = config if config is not None else ExecConfig.load(cwd=cwd)
+    status = probe_sandbox(cfg.bwrap_path, refresh=True)
+    findings: list[ExecFinding] = []
+    sandboxed = status.available and cfg.sandbox != "none"
+    if sandboxed:
+        effective = "bubblewrap"
+    elif cfg.sandbox == "strict":
+        effective = "refuses to run"
+        findings.append(
+            ExecFinding(
+                "error",
+                f'sandbox = "strict" but bubblewrap is unavailable ({status.reason}): '
+                "every run is refused",
+                bwrap_install() if linux_layers() else "skilldeck run NAME TARGET --sandbox auto",
+            )
+        )
+    else:
+        effective = "none (environment scrub, limits, process-group kill)"
+        if cfg.sandbox == "auto":
+            findings.append(
+                ExecFinding(
+                    "warning",
+                    f"runs have no filesystem or network isolation: {status.reason}",
+                    bwrap_install() if linux_layers() and status.path is None else None,
+                )
+            )
+    as_root = hasattr(os, "geteuid") and os.geteuid() == 0
+    here = Path(cwd) if cwd is not None else Path.cwd()
+    try:
+        folder, in_repo = project_workdir(here)
+        workdir, wmode = str(folder), "repository root" if in_repo else "current folder"
+    except OSError:
+        workdir, wmode = "(none)", "no current folder"
+    if cfg.workdir != "project":
+        workdir, wmode = str(cfg.workdir), "configured"
+    interpreters = [_interpreter(k, cfg, as_root, sandboxed, str(here)) for k in _KINDS]
+    me = os.getuid() if hasattr(os, "getuid") else -1
+    if not as_root:
+        user, reason = user_label(me), None
+    elif cfg.run_as is None:
+        user, reason = f"{user_label(me)}, capabilities dropped", 'run_as = "self"'
+    else:
+        uid = nobody()[0] if not isinstance(cfg.run_as, tuple) else cfg.run_as[0]
+        user, reason = user_label(uid), None
+        py = interpreters[0]
+        if not py["reachable"]:
+            if cfg.run_as == "auto":
+                user = f"{user_label(me)}, capabilities dropped (for Python scripts)"
+                reason = f"{py['reachable_note']}: Python scripts run as the invoking user"
+            findings.append(
+                ExecFinding(
+                    "warning" if cfg.run_as == "auto" else "error",
+                    f"uid {uid} cannot reach the Python interpreter ({py['blocked']}), so "
+                    + (
+                        "Python scripts run as root (without capabilities)"
+                        if cfg.run_as == "auto"
+                        else "Python scripts are refused"
+                    ),
+                    bwrap_install()
+                    if status.path is None and linux_layers()
+                    else f"chmod o+x {py['blocked']}",
+                )
+            )
+    helper = find_helper(native=cfg.native_helper).kind
+    if helper == "python" and cfg.native_helper and linux_layers():
+        has_cc = any(shutil.which(c) for c in ("cc", "gcc", "clang"))
+        findings.append(
+            ExecFinding(
+                "warning",
+                "the launch helper is the slower Python one"
+                + ("" if has_cc else ": no C compiler found"),
+                None if has_cc else "apt-get install gcc libc6-dev",
+            )
+        )
+    note = platform_note()
+    if note is not None:
+        findings.append(ExecFinding("warning", f"portable layers only: {note}"))
+    return ExecStatus(
+        sandbox=status,
+        mode=cfg.sandbox,
+        effective=effective,
+        layers="linux" if linux_layers() else "portable",
+        helper=helper,
+        user=user,
+        user_reason=reason,
+        workdir=workdir,
+        workdir_mode=wmode,
+        network_grant=cfg.network,
+        interpreters=interpreters,
+        findings=findings,
+    )

@@ -24,7 +24,7 @@ from urllib.parse import unquote
 
 from skilldeck import Catalog, CatalogEntry, bytes_digest
 from skilldeck.mcp import _uris
-from skilldeck.mcp._scan import frontmatter, publishable, read_bounded, ref_of, signature
+from skilldeck.mcp._scan import frontmatter, publishable, read_all, ref_of, signature
 from skilldeck.mcp._store import FileRow, FileStat, SkillRow, SnapshotStore, StatKey, tree_hash
 from skilldeck.mcp._wire import DIRECTORY_MIME, MAX_FILES, MAX_TOTAL_BYTES
 
@@ -256,9 +256,9 @@ class IndexBuilder:
                 continue
             known = self._digests.get(key)
             if known is None:
-                # The catalog listed this file (inside the folder, a regular file);
-                # digesting reads it directly, serving always goes through the catalog.
-                data = read_bounded(path or os.fspath(folder / rel))
+                # The catalog listed this file; it is read beneath the skill folder
+                # (skilldeck._tree), as serving it through the catalog does.
+                data = read_all(self.catalog, ref, rel)
                 known = f"{bytes_digest(data)}|{len(data)}|{int(_uris.is_text(data))}"
                 self._digests[key] = known
             digest, size_s, text_s = known.split("|")

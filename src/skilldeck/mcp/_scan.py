@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import stat
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -25,7 +24,6 @@ __all__ = [
     "frontmatter",
     "publishable",
     "read_all",
-    "read_bounded",
     "ref_of",
     "signature",
 ]
@@ -35,30 +33,18 @@ _MAX_SIGNATURE_ENTRIES = 20_000
 
 
 def read_all(catalog: Catalog, ref: str, relpath: str, skill_md: str | None = None) -> bytes:
-    """One file of a skill, any file (not only scripts/references/assets), up to the limit.
+    """One file of a skill, any file the walker lists, up to the limit.
 
-    ``SKILL.md`` is not in the catalog's file index (it is the skill itself): a
-    folder's is read from the path discovery found for it (``skill_md``), a skill
-    without a folder (an inline skill in a ``MemoryStore``) serves the bytes its
-    store holds (``catalog.skill_md_bytes``).
+    Every read goes through the catalog, whose reads resolve beneath the skill
+    folder (``skilldeck._tree``); ``SKILL.md`` is the skill's own bytes
+    (``catalog.skill_md_bytes``: a folder's, or what an inline skill was added
+    with). ``skill_md`` is no longer needed and is ignored.
     """
     if relpath == "SKILL.md":
-        if skill_md is None:
-            md: bytes = catalog.skill_md_bytes(ref, max_bytes=MAX_TOTAL_BYTES).data
-            return md
-        return read_bounded(skill_md)
+        md: bytes = catalog.skill_md_bytes(ref, max_bytes=MAX_TOTAL_BYTES).data
+        return md
     data: bytes = catalog.read_bundled(ref, relpath, max_bytes=MAX_TOTAL_BYTES, index="all").data
     return data
-
-
-def read_bounded(path: str) -> bytes:
-    # O_NONBLOCK: a file swapped for a FIFO must not hang the server.
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
-    with open(fd, "rb", closefd=True) as fh:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_TOTAL_BYTES:
-            raise FileNotFoundError(f"{path} is not a regular file within the size limit")
-        return fh.read(MAX_TOTAL_BYTES + 1)[:MAX_TOTAL_BYTES]
 
 
 def signature(entry: CatalogEntry) -> list[tuple[str, int, int, int, int]] | None:

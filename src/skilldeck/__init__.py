@@ -110,6 +110,9 @@ if TYPE_CHECKING:
         load_config as load_config,
     )
     from skilldeck._config import (
+        project_notices as project_notices,
+    )
+    from skilldeck._config import (
         revoke_project_trust as revoke_project_trust,
     )
     from skilldeck._config import (
@@ -841,6 +844,7 @@ _MOVED: dict[str, str] = {
     "render_json": "skilldeck.disclosure",
     "render_markdown": "skilldeck.disclosure",
     "render_xml": "skilldeck.disclosure",
+    "project_notices": "skilldeck.config",
     "revoke_project_trust": "skilldeck.config",
     "run_tool_loop": "skilldeck.adapters",
     "scan_text": "skilldeck.security",

@@ -36,6 +36,8 @@ from tomlkit.toml_document import TOMLDocument
 
 from skilldeck._atomic import atomic_write_text, file_lock
 from skilldeck._configtrust import (
+    PROJECT_CONFIG_UNTRUSTED,
+    PROJECT_NOT_OWNED,
     TrustedConfig,
     UntrustedSettings,
     file_digest,
@@ -45,8 +47,16 @@ from skilldeck._configtrust import (
     revoke_trust,
     strip_keys,
 )
+from skilldeck._diagnostics import Diagnostic
 from skilldeck._errors import ConfigError
-from skilldeck._paths import PROJECT_DIR, dirs, find_project_root
+from skilldeck._paths import (
+    PROJECT_DIR,
+    dirs,
+    find_project_root,
+    foreign_project_root,
+    is_safe_directory,
+    owner_problem,
+)
 from skilldeck._statedir import check_entry, open_dir, read_file_at
 
 __all__ = [
@@ -58,12 +68,18 @@ __all__ = [
     "config_path",
     "load_config",
     "project_base",
+    "project_notices",
     "revoke_project_trust",
     "trust_project_config",
     "update_config",
 ]
 
 _MAX_CONFIG_BYTES = 4 * 1024 * 1024
+OWNER_HINT = (
+    "skilldeck ignores project folders owned by another user (like git's safe.directory); "
+    "to use it anyway, list it in your own config file: [security] safe_directories = "
+    '["/path/to/project"]'
+)
 
 Scope = Literal["user", "project"]
 
@@ -114,7 +130,7 @@ class Budget:
 def project_base(cwd: str | os.PathLike[str] | None = None) -> Path:
     """The folder whose ``.skilldeck/`` holds the project config: repo root, else cwd."""
     here = Path(cwd) if cwd is not None else Path.cwd()
-    root = find_project_root(here)
+    root = find_project_root(here) or foreign_project_root(here)
     return root if root is not None else here.resolve()
 
 
@@ -156,6 +172,25 @@ class Config:
     runtime: Mapping[str, Any] = field(default_factory=dict)
     #: guarded keys of an untrusted project file, ignored (``None``: nothing ignored)
     untrusted: UntrustedSettings | None = None
+    #: why the project's config was not read at all (another user's folder), or ``None``
+    ignored_project: str | None = None
+
+    @property
+    def notices(self) -> tuple[Diagnostic, ...]:
+        """Warnings about the project config: not trusted (SK530), not yours (SK531)."""
+        out: list[Diagnostic] = []
+        if self.ignored_project is not None:
+            out.append(Diagnostic.make(PROJECT_NOT_OWNED, self.ignored_project, hint=OWNER_HINT))
+        if self.untrusted is not None:
+            out.append(
+                Diagnostic.make(
+                    PROJECT_CONFIG_UNTRUSTED,
+                    self.untrusted.message,
+                    path=str(self.untrusted.file),
+                    hint=self.untrusted.hint,
+                )
+            )
+        return tuple(out)
 
     @property
     def files(self) -> tuple[Path, ...]:
@@ -191,14 +226,18 @@ def _read_bytes(path: Path, *, project: bool) -> bytes | None:
             parent = os.open(path.parent.parent, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
         except FileNotFoundError:
             return None
+        # another user's folder is read only when the user allowed it (safe_directories)
+        allowed = is_safe_directory(path.parent.parent)
         try:
-            fd = open_dir(PROJECT_DIR, dir_fd=parent, path=path.parent)
+            fd = open_dir(PROJECT_DIR, dir_fd=parent, path=path.parent, any_owner=allowed)
         finally:
             os.close(parent)
         if fd is None:
             return None
         try:
-            return read_file_at(fd, path.name, path=path, max_bytes=_MAX_CONFIG_BYTES)
+            return read_file_at(
+                fd, path.name, path=path, max_bytes=_MAX_CONFIG_BYTES, any_owner=allowed
+            )
         finally:
             os.close(fd)
     with path.open("rb") as fh:
@@ -387,8 +426,10 @@ def load_config(*, cwd: str | os.PathLike[str] | None = None) -> Config:
     user = _load_file(user_path, user_path.parent)
     project = None
     untrusted = None
-    if project_path.resolve() != user_path.resolve():
-        loaded = _load_project(project_path, project_path.parent.parent)
+    base = project_path.parent.parent
+    ignored = owner_problem(*_owned_parts(base), folder=base)
+    if ignored is None and project_path.resolve() != user_path.resolve():
+        loaded = _load_project(project_path, base)
         if loaded is not None:
             project, untrusted = loaded
     merged = _merge(user or {}, project or {})
@@ -411,7 +452,30 @@ def load_config(*, cwd: str | os.PathLike[str] | None = None) -> Config:
         execution=_freeze(merged.get("execution", {})),
         runtime=_freeze(merged.get("runtime", {})),
         untrusted=untrusted,
+        ignored_project=f"{ignored}: its project config and skills are ignored"
+        if ignored is not None
+        else None,
     )
+
+
+def _owned_parts(base: Path) -> tuple[Path, ...]:
+    """What must be the user's own for ``base`` to count as a project: the repository
+    root and its ``.git`` (inside a repository) and the ``.skilldeck`` folder."""
+    if os.path.lexists(base / ".git"):
+        return (base, base / ".git", base / PROJECT_DIR)
+    return (base / PROJECT_DIR,)
+
+
+def project_notices(*, cwd: str | os.PathLike[str] | None = None) -> tuple[Diagnostic, ...]:
+    """Warnings about the working folder's project (SK530 not trusted, SK531 not yours).
+
+    Cheap when there is nothing to say: the config files are parsed only when
+    the project has a config file or belongs to another user.
+    """
+    here = Path(cwd) if cwd is not None else Path.cwd()
+    if foreign_project_root(here) is None and not config_path("project", cwd=here).exists():
+        return ()
+    return load_config(cwd=here).notices
 
 
 def trust_project_config(*, cwd: str | os.PathLike[str] | None = None) -> TrustedConfig:

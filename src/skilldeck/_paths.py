@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import stat
+import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,7 +24,10 @@ __all__ = [
     "Dirs",
     "dirs",
     "find_project_root",
+    "foreign_project_root",
     "is_regular_file",
+    "is_safe_directory",
+    "owner_problem",
     "safe_relpath",
 ]
 
@@ -74,16 +78,87 @@ def dirs() -> Dirs:
     )
 
 
+def _nearest_repository(start: str | os.PathLike[str] | None) -> Path | None:
+    here = Path(start if start is not None else Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        if os.path.lexists(folder / ".git"):
+            return folder
+    return None
+
+
 def find_project_root(start: str | os.PathLike[str] | None = None) -> Path | None:
     """The nearest folder at or above ``start`` holding ``.git`` (the repository root).
 
-    Returns ``None`` outside a repository.
+    Returns ``None`` outside a repository, and also when that repository
+    belongs to another user and is not listed in ``[security]
+    safe_directories`` (git's ``safe.directory`` rule; see
+    :func:`foreign_project_root`).
     """
-    here = Path(start if start is not None else Path.cwd()).resolve()
-    for folder in (here, *here.parents):
-        if (folder / ".git").exists():
-            return folder
+    root = _nearest_repository(start)
+    if root is None or owner_problem(root, root / ".git") is not None:
+        return None
+    return root
+
+
+def foreign_project_root(start: str | os.PathLike[str] | None = None) -> Path | None:
+    """The repository root above ``start`` when it is ignored for belonging to another user."""
+    root = _nearest_repository(start)
+    if root is not None and owner_problem(root, root / ".git") is not None:
+        return root
     return None
+
+
+def _euid() -> int | None:
+    geteuid = getattr(os, "geteuid", None)
+    return geteuid() if geteuid is not None else None
+
+
+def owner_problem(*paths: Path, folder: Path | None = None) -> str | None:
+    """Why ``paths`` (a project root, its ``.git`` or ``.skilldeck``) cannot be used, or ``None``.
+
+    A path owned by another user is refused unless ``folder`` (default: the
+    first path) is listed in ``[security] safe_directories`` of the user's own
+    config file. Missing paths are fine.
+    """
+    uid = _euid()
+    if uid is None:
+        return None
+    for path in paths:
+        try:
+            owner = os.lstat(path).st_uid
+        except OSError:
+            continue
+        if owner != uid:
+            if is_safe_directory(folder if folder is not None else paths[0]):
+                return None
+            return f"{path} belongs to another user (uid {owner}; you are uid {uid})"
+    return None
+
+
+def safe_directories() -> tuple[str, ...]:
+    """``[security] safe_directories`` of the user's config file (never a project file)."""
+    path = dirs().config_file
+    try:
+        with path.open("rb") as fh:
+            data = tomllib.load(fh)
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+        return ()
+    table = data.get("security")
+    raw = table.get("safe_directories") if isinstance(table, dict) else None
+    if isinstance(raw, str):
+        raw = [raw]
+    if not isinstance(raw, list):
+        return ()
+    return tuple(v for v in raw if isinstance(v, str))
+
+
+def is_safe_directory(folder: Path) -> bool:
+    """Whether the user allowed ``folder`` although another user owns it."""
+    allowed = safe_directories()
+    if "*" in allowed:
+        return True
+    here = os.path.realpath(folder)
+    return any(os.path.realpath(os.path.expanduser(a)) == here for a in allowed)
 
 
 def safe_relpath(relpath: str) -> str | None:

@@ -66,8 +66,11 @@ def refuse(path: Path | str, problem: str, hint: str | None = None) -> UnsafeSta
     )
 
 
-def check_stat(st: os.stat_result, path: Path | str, *, want_dir: bool) -> None:
-    """Refuse a link, the wrong kind of entry, or one owned by another user."""
+def check_stat(
+    st: os.stat_result, path: Path | str, *, want_dir: bool, any_owner: bool = False
+) -> None:
+    """Refuse a link, the wrong kind of entry, or one owned by another user
+    (unless ``any_owner``: the user allowed that folder)."""
     if stat.S_ISLNK(st.st_mode):
         raise refuse(path, "is a symbolic link")
     if want_dir and not stat.S_ISDIR(st.st_mode):
@@ -75,7 +78,7 @@ def check_stat(st: os.stat_result, path: Path | str, *, want_dir: bool) -> None:
     if not want_dir and not stat.S_ISREG(st.st_mode):
         raise refuse(path, "is not a regular file")
     uid = _euid()
-    if uid >= 0 and st.st_uid != uid:
+    if uid >= 0 and st.st_uid != uid and not any_owner:
         raise refuse(
             path,
             f"belongs to another user (uid {st.st_uid})",
@@ -102,6 +105,7 @@ def open_dir(
     path: Path | str | None = None,
     create: bool = False,
     mode: int = 0o700,
+    any_owner: bool = False,
 ) -> int | None:
     """Open folder ``name`` (relative to ``dir_fd``) without following a link at it.
 
@@ -123,7 +127,7 @@ def open_dir(
             raise refuse(shown, "is a symbolic link or not a folder") from None
         raise
     try:
-        check_stat(os.fstat(fd), shown, want_dir=True)
+        check_stat(os.fstat(fd), shown, want_dir=True, any_owner=any_owner)
     except BaseException:
         os.close(fd)
         raise
@@ -131,7 +135,7 @@ def open_dir(
 
 
 def read_file_at(
-    dir_fd: int | None, name: str, *, path: Path | str, max_bytes: int
+    dir_fd: int | None, name: str, *, path: Path | str, max_bytes: int, any_owner: bool = False
 ) -> bytes | None:
     """Read a state file without following a link (``None`` when missing).
 
@@ -148,7 +152,7 @@ def read_file_at(
         raise
     with os.fdopen(fd, "rb") as fh:
         st = os.fstat(fh.fileno())
-        check_stat(st, path, want_dir=False)
+        check_stat(st, path, want_dir=False, any_owner=any_owner)
         data = fh.read(max_bytes + 1)
     if len(data) > max_bytes:
         raise refuse(path, f"is larger than {max_bytes} bytes")

@@ -18,6 +18,9 @@ from skilldeck._config import (
     load_config as load_config,
 )
 from skilldeck._config import (
+    project_notices as project_notices,
+)
+from skilldeck._config import (
     revoke_project_trust as revoke_project_trust,
 )
 from skilldeck._config import (
@@ -43,6 +46,7 @@ __all__ = [
     "UntrustedSettings",
     "config_path",
     "load_config",
+    "project_notices",
     "revoke_project_trust",
     "trust_project_config",
     "trusted_configs",

@@ -34,9 +34,3 @@ MISSING_COMMAND = register_code("SK511", W, "a required command is not on PATH")
 MISSING_ENV = register_code("SK512", W, "a required environment variable is not set")
 UNCHECKED_REQUIREMENT = register_code("SK513", I, "a requirement skilldeck cannot check")
 UNKNOWN_CONFIG_NAME = register_code("SK517", I, "the config names a skill that does not exist")
-PROJECT_CONFIG_UNTRUSTED = register_code(
-    "SK530", W, "a project config file is not trusted: its guarded settings are ignored"
-)
-PROJECT_NOT_OWNED = register_code(
-    "SK531", W, "a project folder belongs to another user and is ignored"
-)

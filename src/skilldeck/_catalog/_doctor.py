@@ -105,15 +105,7 @@ def diagnose(catalog: Catalog, *, budget: int | Budget | None = None) -> DoctorR
                         hint="check the spelling, or remove the name",
                     )
                 )
-    if cfg.untrusted is not None:
-        diags.append(
-            Diagnostic.make(
-                C.PROJECT_CONFIG_UNTRUSTED,
-                cfg.untrusted.message,
-                path=str(cfg.untrusted.file),
-                hint=cfg.untrusted.hint,
-            )
-        )
+    diags.extend(cfg.notices)
     chosen = budget if budget is not None else cfg.budget
     limit = Budget.parse(chosen).chars if chosen is not None else None
     visible = catalog.list()

@@ -32,7 +32,7 @@ from pathlib import Path
 from skilldeck._catalog._envroots import env_roots
 from skilldeck._catalog._model import TRUST_OF_KIND, Root, Source, SourceKind, Trust
 from skilldeck._config import Config
-from skilldeck._paths import PROJECT_DIR, dirs, find_project_root
+from skilldeck._paths import PROJECT_DIR, dirs, find_project_root, foreign_project_root
 from skilldeck._statedir import safe_dirs
 
 __all__ = ["bundled_root", "default_sources", "project_folders"]
@@ -54,7 +54,8 @@ def project_folders(cwd: str | os.PathLike[str] | None = None) -> list[Path]:
     here = Path(cwd if cwd is not None else Path.cwd()).resolve()
     top = find_project_root(here)
     if top is None:
-        return [here]
+        # inside another user's repository: none of it is the user's project (SK531)
+        return [] if foreign_project_root(here) is not None else [here]
     chain = [here]
     while chain[-1] != top and chain[-1].parent != chain[-1]:
         chain.append(chain[-1].parent)
@@ -101,7 +102,8 @@ def _default_roots(kind: str, config: Config, cwd: str | os.PathLike[str] | None
         base = find_project_root(here) or here.resolve()
         roots = [Root(dirs().installed)]
         state = base / PROJECT_DIR
-        if safe_dirs(state, state / "skills"):  # never through a link a clone ships
+        foreign = foreign_project_root(here) is not None
+        if not foreign and safe_dirs(state, state / "skills"):  # never through a link
             roots.append(Root(state / "skills"))
         covered = [r.path for r in roots]
         for entry in config.plugins.values():

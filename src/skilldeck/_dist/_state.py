@@ -44,7 +44,7 @@ from skilldeck._atomic import file_lock
 from skilldeck._config import project_base
 from skilldeck._digest import skill_digest
 from skilldeck._errors import ConfigError, InstallError, SkillNotFoundError, UnsafeStateError
-from skilldeck._paths import PROJECT_DIR, dirs
+from skilldeck._paths import PROJECT_DIR, dirs, foreign_project_root
 from skilldeck._statedir import (
     check_entry,
     check_stat,
@@ -253,7 +253,15 @@ def layout(scope: Scope, *, cwd: str | os.PathLike[str] | None = None) -> Layout
         lay = Layout("user", dirs().data, None)
     elif scope == "project":
         here = Path(cwd) if cwd is not None else Path.cwd()
-        lay = Layout("project", project_base(here) / PROJECT_DIR, here)
+        root = project_base(here)
+        foreign = foreign_project_root(here)
+        if foreign is not None:
+            raise UnsafeStateError(
+                f"{foreign} belongs to another user; skilldeck does not keep project state there",
+                path=foreign,
+                hint="work in a copy of the project you own, or use --scope user",
+            )
+        lay = Layout("project", root / PROJECT_DIR, here)
     else:
         raise InstallError(f"unknown scope {scope!r}", hint="use 'user' or 'project'")
     lay.check()

@@ -329,18 +329,20 @@ def sandbox_status_command(as_json: bool) -> None:
     from skilldeck._exec._status import execution_status
 
     config = skilldeck.ExecConfig.load()
-    untrusted = skilldeck.load_config().untrusted
+    project = skilldeck.load_config()
+    untrusted = project.untrusted
     status = execution_status(config)
     data = {
         **status.to_dict(),
         "run_as": status.user,
         "untrusted_config": untrusted.to_dict() if untrusted is not None else None,
+        "ignored_project": project.ignored_project,
     }
     if as_json:
         _echo_json({"ok": True, "data": data})
         return
     for line in status.lines():
         click.echo(line)
-    if untrusted is not None:
-        click.echo(f"✗ project config: {untrusted.message}")
-        click.echo(f"  hint: {untrusted.hint}")
+    for note in project.notices:
+        click.echo(f"✗ project config: {note.message} [{note.code}]")
+        click.echo(f"  hint: {note.hint}")

@@ -14,6 +14,7 @@ from pathlib import Path
 import click
 
 import skilldeck
+import skilldeck.config
 from skilldeck.cli._app import EXIT_FINDINGS, handle_errors, main
 
 
@@ -24,14 +25,13 @@ def warn_untrusted_project() -> None:
     left to the command itself to report.
     """
     try:
-        if not skilldeck.config_path("project").exists():
-            return
-        untrusted = skilldeck.load_config().untrusted
+        notices = skilldeck.config.project_notices()
     except (skilldeck.SkillError, OSError):
         return
-    if untrusted is not None:
-        click.echo(f"warning: {untrusted.message} [SK530]", err=True)
-        click.echo(f"hint: {untrusted.hint}", err=True)
+    for note in notices:
+        click.echo(f"warning: {note.message} [{note.code}]", err=True)
+        if note.hint:
+            click.echo(f"hint: {note.hint}", err=True)
 
 
 @main.command("trust")
@@ -55,7 +55,7 @@ def trust_command(project: Path | None, revoke: bool, list_all: bool, as_json: b
     """
     cwd = os.fspath(project) if project is not None else None
     if list_all:
-        items = skilldeck.trusted_configs()
+        items = skilldeck.config.trusted_configs()
         if as_json:
             click.echo(json.dumps({"ok": True, "data": [t.to_dict() for t in items]}, indent=2))
         elif not items:
@@ -65,7 +65,7 @@ def trust_command(project: Path | None, revoke: bool, list_all: bool, as_json: b
         return
     path = skilldeck.config_path("project", cwd=cwd)
     if revoke:
-        found = skilldeck.revoke_project_trust(cwd=cwd)
+        found = skilldeck.config.revoke_project_trust(cwd=cwd)
         if as_json:
             click.echo(json.dumps({"ok": True, "data": {"file": str(path), "revoked": found}}))
         else:
@@ -74,7 +74,7 @@ def trust_command(project: Path | None, revoke: bool, list_all: bool, as_json: b
             sys.exit(EXIT_FINDINGS)
         return
     before = skilldeck.load_config(cwd=cwd).untrusted
-    record = skilldeck.trust_project_config(cwd=cwd)
+    record = skilldeck.config.trust_project_config(cwd=cwd)
     keys = list(before.keys) if before is not None else []
     if as_json:
         click.echo(json.dumps({"ok": True, "data": {**record.to_dict(), "applies": keys}}))

@@ -9,6 +9,7 @@ import pytest
 import tomlkit
 
 import skilldeck
+import skilldeck.config
 from skilldeck import ConfigError
 from skilldeck._config import Budget, config_path, load_config, update_config
 from skilldeck._paths import dirs
@@ -58,7 +59,7 @@ def test_project_overrides_user_key_by_key(tmp_path: Path) -> None:
     # network = true is guarded: a project file asks, it does not grant (docs/security.md)
     assert dict(cfg.execution) == {"timeout_cap": 30, "network": False}
     assert cfg.untrusted is not None and cfg.untrusted.keys == ("execution.network",)
-    skilldeck.trust_project_config(cwd=repo)
+    skilldeck.config.trust_project_config(cwd=repo)
     cfg = load_config(cwd=repo)
     assert dict(cfg.execution) == {"timeout_cap": 30, "network": True}
     assert cfg.files == (user, repo.resolve() / ".skilldeck" / "config.toml")

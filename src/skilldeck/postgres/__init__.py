@@ -1,0 +1,65 @@
+"""skilldeck on PostgreSQL (extra: ``skilldeck[postgres]``): many tenants, many replicas.
+
+One database holds every tenant's skills as immutable, content-addressed
+versions, their approvals and their audit log; tenants are kept apart by
+row-level security. Every ``skilldeck serve --store URL`` replica serves every
+tenant (the bearer token picks one) and hears of publishes through
+``LISTEN/NOTIFY``. See ``docs/scaling.md``.
+
+::
+
+    from skilldeck.postgres import PostgresStore, create_tenant, init_store
+
+    init_store(url)
+    token = create_tenant(url, "acme")
+    store = PostgresStore(url, "acme")
+    store.publish("./skills/pdf-tools")
+    catalog = store_catalog(store)
+"""
+
+from __future__ import annotations
+
+from skilldeck import Catalog, Config, Source
+from skilldeck.postgres._db import CHANNEL, SCHEMA_VERSION, Database, check_tenant
+from skilldeck.postgres._shared import (
+    PostgresApprovalStore,
+    PostgresAuditSink,
+    create_tenant,
+    list_tenants,
+    tenant_for_token,
+)
+from skilldeck.postgres._store import PostgresStore, PublishLimits, PublishResult, StoredVersion
+
+__all__ = [
+    "CHANNEL",
+    "SCHEMA_VERSION",
+    "Database",
+    "PostgresApprovalStore",
+    "PostgresAuditSink",
+    "PostgresStore",
+    "PublishLimits",
+    "PublishResult",
+    "StoredVersion",
+    "check_tenant",
+    "create_tenant",
+    "init_store",
+    "list_tenants",
+    "store_catalog",
+    "tenant_for_token",
+]
+
+
+def init_store(db: Database | str) -> tuple[int, int]:
+    """Create or migrate the schema; returns (version before, version after)."""
+    database = db if isinstance(db, Database) else Database(db)
+    try:
+        return database.migrate()
+    finally:
+        if not isinstance(db, Database):
+            database.close()
+
+
+def store_catalog(store: PostgresStore, *, config: Config | None = None) -> Catalog:
+    """A catalog of one tenant's store only (no local folders, no local config)."""
+    source = Source.of("store", "root", store=store, trust="untrusted")
+    return Catalog([source], config=config or Config(), cache=False)

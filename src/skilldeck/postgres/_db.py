@@ -1,0 +1,300 @@
+"""Connections, versioned migrations and tenant-scoped transactions.
+
+Tenants are isolated by PostgreSQL row-level security: every tenant table has a
+``tenant`` column and a policy that shows and accepts only rows whose tenant
+equals the transaction's ``skilldeck.tenant`` setting. Each tenant transaction
+switches to the ``skilldeck_tenant`` role (``SET LOCAL ROLE``), which owns
+nothing and is subject to every policy, so the rule holds even when skilldeck
+connects as the tables' owner or a superuser: a query that forgot its
+``WHERE tenant = ...`` still sees one tenant. (Schema per tenant was the other
+choice; it multiplies tables, migrations and catalog size by the number of
+tenants and makes ``search_path`` the only thing between two tenants.)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import queue
+import re
+import threading
+import weakref
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from skilldeck import ConfigError, InvalidArgumentsError
+
+__all__ = [
+    "CHANNEL",
+    "SCHEMA_VERSION",
+    "TENANT_ROLE",
+    "Database",
+    "check_tenant",
+    "token_hash",
+]
+
+try:
+    import psycopg
+except ImportError:  # pragma: no cover - the extra is missing
+    psycopg = None  # type: ignore[assignment]
+
+CHANNEL = "skilldeck_changes"
+"""The ``LISTEN/NOTIFY`` channel: its payload is the tenant whose skills changed."""
+
+TENANT_ROLE = "skilldeck_tenant"
+_TENANT = re.compile(r"^[a-z0-9][a-z0-9._-]{0,62}$")
+_TABLES = ("blobs", "versions", "version_files", "approvals", "audit")
+
+_RLS = """
+ALTER TABLE skilldeck_@T@ ENABLE ROW LEVEL SECURITY;
+ALTER TABLE skilldeck_@T@ FORCE ROW LEVEL SECURITY;
+CREATE POLICY tenant_rows ON skilldeck_@T@
+  USING (tenant = current_setting('skilldeck.tenant', true))
+  WITH CHECK (tenant = current_setting('skilldeck.tenant', true));
+GRANT SELECT, INSERT ON skilldeck_@T@ TO @ROLE@;
+"""
+
+_V1 = """
+DO $$ BEGIN
+  IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '@ROLE@') THEN
+    CREATE ROLE @ROLE@ NOLOGIN;
+  END IF;
+END $$;
+GRANT @ROLE@ TO CURRENT_USER;
+CREATE TABLE skilldeck_tenants (
+  tenant text PRIMARY KEY CHECK (tenant ~ '^[a-z0-9][a-z0-9._-]{0,62}$'),
+  token_sha256 bytea NOT NULL UNIQUE,
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE TABLE skilldeck_blobs (
+  tenant text NOT NULL REFERENCES skilldeck_tenants ON DELETE CASCADE,
+  digest text NOT NULL,
+  size integer NOT NULL,
+  data bytea NOT NULL,
+  PRIMARY KEY (tenant, digest)
+);
+CREATE TABLE skilldeck_versions (
+  id bigserial PRIMARY KEY,
+  tenant text NOT NULL REFERENCES skilldeck_tenants ON DELETE CASCADE,
+  name text NOT NULL,
+  digest text NOT NULL,
+  published_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX skilldeck_versions_current ON skilldeck_versions (tenant, name, id DESC);
+CREATE TABLE skilldeck_version_files (
+  version_id bigint NOT NULL REFERENCES skilldeck_versions ON DELETE CASCADE,
+  tenant text NOT NULL,
+  relpath text NOT NULL,
+  digest text NOT NULL,
+  size integer NOT NULL,
+  executable boolean NOT NULL DEFAULT false,
+  PRIMARY KEY (version_id, relpath),
+  FOREIGN KEY (tenant, digest) REFERENCES skilldeck_blobs (tenant, digest)
+);
+CREATE TABLE skilldeck_approvals (
+  tenant text NOT NULL REFERENCES skilldeck_tenants ON DELETE CASCADE,
+  name text NOT NULL,
+  digest text NOT NULL,
+  trust text,
+  path text,
+  approved_at text NOT NULL,
+  PRIMARY KEY (tenant, name)
+);
+CREATE TABLE skilldeck_audit (
+  id bigserial PRIMARY KEY,
+  tenant text NOT NULL REFERENCES skilldeck_tenants ON DELETE CASCADE,
+  at timestamptz NOT NULL DEFAULT now(),
+  kind text NOT NULL,
+  event jsonb NOT NULL
+);
+CREATE INDEX skilldeck_audit_tenant ON skilldeck_audit (tenant, id);
+@RLS@
+GRANT UPDATE, DELETE ON skilldeck_approvals TO @ROLE@;
+GRANT USAGE ON SEQUENCE skilldeck_versions_id_seq TO @ROLE@;
+GRANT USAGE ON SEQUENCE skilldeck_audit_id_seq TO @ROLE@;
+"""
+
+_MIGRATIONS: tuple[tuple[int, str], ...] = (
+    (
+        1,
+        _V1.replace("@RLS@", "".join(_RLS.replace("@T@", t) for t in _TABLES)).replace(
+            "@ROLE@", TENANT_ROLE
+        ),
+    ),
+)
+SCHEMA_VERSION = _MIGRATIONS[-1][0]
+"""The schema version this skilldeck needs (``skilldeck store init`` migrates to it)."""
+
+
+def token_hash(token: str) -> bytes:
+    """What is stored of a bearer token: its SHA-256 (tokens are 256-bit random)."""
+    return hashlib.sha256(token.encode("utf-8", "surrogateescape")).digest()
+
+
+def check_tenant(tenant: str) -> str:
+    """``tenant`` when it is a valid tenant id, else ``InvalidArgumentsError``."""
+    if not isinstance(tenant, str) or not _TENANT.match(tenant):
+        raise InvalidArgumentsError(
+            f"{tenant!r} is not a valid tenant id",
+            field="tenant",
+            hint="use lowercase letters, digits, '.', '_' and '-' (at most 63, first a "
+            "letter or digit)",
+        )
+    return tenant
+
+
+def _require_driver() -> Any:
+    if psycopg is None:
+        raise ConfigError(
+            "the PostgreSQL store needs psycopg",
+            hint="pip install 'skilldeck[postgres]'",
+        )
+    return psycopg
+
+
+def _close_idle(idle: queue.LifoQueue[Any]) -> None:
+    while True:
+        try:
+            idle.get_nowait().close()
+        except queue.Empty:
+            return
+
+
+def _redact_url(url: str) -> str:
+    return re.sub(r"(://[^:/@]*):[^@]*@", r"\1:***@", url)
+
+
+class Database:
+    """A PostgreSQL database reached by ``url`` (a libpq URL or ``key=value`` string).
+
+    Holds a small pool of connections (at most ``max_connections`` open at
+    once; callers wait for a free one). Thread-safe.
+    """
+
+    def __init__(self, url: str, *, max_connections: int = 4) -> None:
+        self.url = url
+        self._driver = _require_driver()
+        self._idle: queue.LifoQueue[Any] = queue.LifoQueue()
+        self._slots = threading.BoundedSemaphore(max_connections)
+        self._checked = False
+        # connections left in the pool are closed when the Database is collected
+        self._finalizer = weakref.finalize(self, _close_idle, self._idle)
+
+    def __repr__(self) -> str:
+        return f"Database({_redact_url(self.url)!r})"
+
+    def open(self, *, autocommit: bool = False) -> Any:
+        """A new connection of its own (the caller closes it)."""
+        try:
+            return self._driver.connect(self.url, autocommit=autocommit, connect_timeout=10)
+        except self._driver.Error as exc:
+            raise ConfigError(
+                f"cannot connect to the store {_redact_url(self.url)}: "
+                f"{str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__}",
+                hint="check --store (or SKILLDECK_STORE) and that PostgreSQL is running",
+            ) from None
+
+    @contextmanager
+    def connection(self) -> Iterator[Any]:
+        """A pooled connection; one that failed is closed instead of returned."""
+        self._slots.acquire()
+        conn = None
+        try:
+            try:
+                conn = self._idle.get_nowait()
+            except queue.Empty:
+                conn = self.open()
+            if conn.closed:
+                conn = self.open()
+            if not self._checked:
+                self._check_schema(conn)
+            yield conn
+            if conn.info.transaction_status != self._driver.pq.TransactionStatus.IDLE:
+                conn.rollback()
+            self._idle.put(conn)
+            conn = None
+        finally:
+            if conn is not None:
+                conn.close()
+            self._slots.release()
+
+    def _check_schema(self, conn: Any) -> None:
+        with conn.transaction():
+            row = conn.execute("SELECT to_regclass('skilldeck_migrations') IS NOT NULL").fetchone()
+            version = 0
+            if row and row[0]:
+                got = conn.execute("SELECT max(version) FROM skilldeck_migrations").fetchone()
+                version = int(got[0] or 0)
+        if version < SCHEMA_VERSION:
+            raise ConfigError(
+                f"the store {_redact_url(self.url)} has schema version {version}, "
+                f"this skilldeck needs {SCHEMA_VERSION}",
+                hint="run 'skilldeck store init --store URL' to create or migrate it",
+            )
+        if version > SCHEMA_VERSION:
+            raise ConfigError(
+                f"the store {_redact_url(self.url)} has schema version {version}, newer than "
+                f"this skilldeck knows ({SCHEMA_VERSION})",
+                hint="upgrade skilldeck on this machine",
+            )
+        self._checked = True
+
+    @contextmanager
+    def tenant(self, tenant: str) -> Iterator[Any]:
+        """One transaction that sees and writes only ``tenant``'s rows."""
+        check_tenant(tenant)
+        with self.connection() as conn, conn.transaction():
+            conn.execute(f"SET LOCAL ROLE {TENANT_ROLE}")
+            conn.execute("SELECT set_config('skilldeck.tenant', %s, true)", (tenant,))
+            yield conn
+
+    @contextmanager
+    def admin(self) -> Iterator[Any]:
+        """One transaction as the connecting user (tenants table, migrations)."""
+        with self.connection() as conn, conn.transaction():
+            yield conn
+
+    def close(self) -> None:
+        """Close the idle pooled connections (connections in use close when returned)."""
+        _close_idle(self._idle)
+
+    # -- migrations --------------------------------------------------------------
+
+    def migrate(self) -> tuple[int, int]:
+        """Create or migrate the schema; returns (version before, version after).
+
+        Each migration runs in its own transaction under an advisory lock, so
+        two concurrent ``store init`` runs apply each migration once.
+        """
+        conn = self.open()
+        try:
+            with conn.transaction():
+                conn.execute("SELECT pg_advisory_xact_lock(hashtext('skilldeck_migrations'))")
+                conn.execute(
+                    "CREATE TABLE IF NOT EXISTS skilldeck_migrations ("
+                    " version integer PRIMARY KEY,"
+                    " applied_at timestamptz NOT NULL DEFAULT now())"
+                )
+                row = conn.execute("SELECT max(version) FROM skilldeck_migrations").fetchone()
+                before = int(row[0] or 0) if row else 0
+                for version, sql in _MIGRATIONS:
+                    if version > before:
+                        conn.execute(sql)
+                        conn.execute(
+                            "INSERT INTO skilldeck_migrations (version) VALUES (%s)", (version,)
+                        )
+            if before > SCHEMA_VERSION:
+                raise ConfigError(
+                    f"the store has schema version {before}, newer than this skilldeck "
+                    f"knows ({SCHEMA_VERSION})",
+                    hint="upgrade skilldeck on this machine",
+                )
+            self._checked = False
+            return before, max(before, SCHEMA_VERSION)
+        except self._driver.Error as exc:
+            raise ConfigError(
+                f"cannot migrate the store {_redact_url(self.url)}: {exc}",
+                hint="connect as a user that may create tables and roles",
+            ) from None
+        finally:
+            conn.close()

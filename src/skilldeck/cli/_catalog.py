@@ -12,6 +12,7 @@ import click
 
 import skilldeck
 from skilldeck.cli._app import EXIT_FINDINGS, format_option, handle_errors, main, root_option
+from skilldeck.cli._store import active_catalog, store_options
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -40,6 +41,9 @@ def _json_errors(fmt: str) -> None:
 
 
 def _open_catalog(roots: Sequence[str], recursive: bool = False) -> skilldeck.Catalog:
+    stored = active_catalog()  # --store URL --tenant T
+    if stored is not None:
+        return stored
     config = skilldeck.load_config()
     if roots:
         return skilldeck.Catalog.from_roots(roots, recursive=recursive, config=config)
@@ -57,6 +61,7 @@ def _short(text: str, width: int) -> str:
 
 @main.command("list")
 @root_option
+@store_options
 @_recursive_option
 @click.option("--all", "show_all", is_flag=True, help="Also show shadowed skills.")
 @click.option("--installed", is_flag=True, help="Only skills from installed sources.")
@@ -176,6 +181,7 @@ def prompt(
 @main.command()
 @click.argument("name")
 @root_option
+@store_options
 @_recursive_option
 @click.option("--max-bytes", type=click.IntRange(min=1), help="Read at most this much of SKILL.md.")
 @click.option(
@@ -211,6 +217,7 @@ def load(
 @click.argument("name")
 @click.argument("path")
 @root_option
+@store_options
 @_recursive_option
 @click.option(
     "--max-bytes",

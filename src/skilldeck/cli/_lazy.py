@@ -14,7 +14,7 @@ import click
 
 __all__ = ["COMMANDS", "MODULES", "LazyGroup"]
 
-MODULES = ("_author", "_catalog", "_dist", "_run", "_scan", "_serve", "_trust")
+MODULES = ("_author", "_catalog", "_dist", "_run", "_scan", "_serve", "_store", "_trust")
 """Every command module of ``skilldeck.cli``."""
 
 COMMANDS = {
@@ -29,6 +29,7 @@ COMMANDS = {
     **dict.fromkeys(("run", "approve", "revoke", "approvals", "sandbox"), "_run"),
     "scan": "_scan",
     "serve": "_serve",
+    **dict.fromkeys(("store", "tenant", "publish"), "_store"),
     "trust": "_trust",
 }
 

@@ -13,9 +13,13 @@ import click
 
 import skilldeck
 from skilldeck.cli._app import EXIT_FINDINGS, handle_errors, main, root_option
+from skilldeck.cli._store import active_approval_store, active_catalog, store_options
 
 
 def _catalog(roots: Sequence[str]) -> skilldeck.Catalog:
+    stored = active_catalog()  # --store URL --tenant T
+    if stored is not None:
+        return stored
     config = skilldeck.load_config()
     if roots:
         return skilldeck.Catalog.from_roots(roots, config=config)
@@ -243,6 +247,7 @@ def _run(
 @click.argument("name")
 @click.option("--json", "as_json", is_flag=True, help="Print the stored approval as JSON.")
 @root_option
+@store_options
 @handle_errors
 def approve_command(name: str, as_json: bool, roots: tuple[str, ...]) -> None:
     """Approve skill NAME to run its scripts and tools, bound to its current content.
@@ -254,7 +259,7 @@ def approve_command(name: str, as_json: bool, roots: tuple[str, ...]) -> None:
     entry = catalog.get(name)
     trust = catalog.trust(name)
     digest = catalog.digest(name)
-    store = skilldeck.FileApprovalStore()
+    store = active_approval_store()
     approval = store.grant(
         entry.name, digest, trust=trust.value, path=str(entry.path) if entry.path else None
     )
@@ -274,10 +279,11 @@ def approve_command(name: str, as_json: bool, roots: tuple[str, ...]) -> None:
 @main.command("revoke")
 @click.argument("name")
 @click.option("--json", "as_json", is_flag=True, help="Print the outcome as JSON.")
+@store_options
 @handle_errors
 def revoke_command(name: str, as_json: bool) -> None:
     """Remove the stored approval of skill NAME."""
-    removed = skilldeck.FileApprovalStore().revoke(name)
+    removed = active_approval_store().revoke(name)
     if as_json:
         _echo_json({"ok": True, "data": {"name": name, "revoked": removed}})
     elif removed:
@@ -291,12 +297,13 @@ def revoke_command(name: str, as_json: bool) -> None:
 @main.command("approvals")
 @click.option("--json", "as_json", is_flag=True, help="Print the approvals as JSON.")
 @root_option
+@store_options
 @handle_errors
 def approvals_command(as_json: bool, roots: tuple[str, ...]) -> None:
     """List stored approvals and whether each still matches its skill's content."""
     catalog = _catalog(roots)
     rows = []
-    for approval in skilldeck.FileApprovalStore().list():
+    for approval in active_approval_store().list():
         try:
             current = catalog.digest(approval.name)
             state = "valid" if current == approval.digest else "stale (skill changed)"

@@ -1,0 +1,243 @@
+"""The PostgreSQL store on the command line: ``store init``, ``tenant create``,
+``publish``, and the ``--store URL --tenant T`` options of the catalog and
+approval commands.
+
+``--store`` also reads ``SKILLDECK_STORE`` and the config's ``[store] url``;
+``--tenant`` reads ``SKILLDECK_TENANT`` and ``[store] tenant``. An explicit
+``--root`` wins over a store from the environment or config.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Callable
+from contextvars import ContextVar
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import click
+
+import skilldeck
+from skilldeck.cli._app import handle_errors, main
+
+if TYPE_CHECKING:
+    from skilldeck.postgres import PostgresStore
+
+__all__ = ["active_approval_store", "active_catalog", "store_options"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+STORE_ENV = "SKILLDECK_STORE"
+TENANT_ENV = "SKILLDECK_TENANT"
+
+_ACTIVE: ContextVar[tuple[str, str] | None] = ContextVar("skilldeck_cli_store", default=None)
+
+
+def _postgres() -> Any:
+    try:
+        import skilldeck.postgres as pg
+    except ImportError as exc:  # pragma: no cover - the package ships with skilldeck
+        raise click.ClickException(f"the PostgreSQL store is unavailable: {exc}") from None
+    try:
+        import psycopg  # noqa: F401
+    except ImportError:
+        raise click.ClickException(
+            "the PostgreSQL store needs psycopg: pip install 'skilldeck[postgres]'"
+        ) from None
+    return pg
+
+
+def _from_config(key: str) -> str | None:
+    table = skilldeck.load_config().table("store")
+    value = table.get(key) if hasattr(table, "get") else None
+    return value if isinstance(value, str) and value else None
+
+
+def _resolve(store: str | None, tenant: str | None, roots: Any) -> tuple[str, str] | None:
+    """(url, tenant) when the command should read the store, else ``None``."""
+    if store and roots:
+        raise click.UsageError("give --store or --root, not both")
+    if roots:
+        return None
+    url = store or _from_config("url")
+    if not url:
+        return None
+    chosen = tenant or _from_config("tenant")
+    if not chosen:
+        raise click.UsageError(f"--tenant (or {TENANT_ENV}) is needed with a store")
+    return url, chosen
+
+
+def store_options(func: F) -> F:
+    """``--store URL --tenant T`` on a catalog or approvals command."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        store, tenant = kwargs.pop("store_url", None), kwargs.pop("tenant", None)
+        chosen = _resolve(store, tenant, kwargs.get("roots"))
+        token = _ACTIVE.set(chosen)
+        try:
+            return func(*args, **kwargs)
+        finally:
+            _ACTIVE.reset(token)
+
+    wrapped = click.option(
+        "--tenant",
+        envvar=TENANT_ENV,
+        default=None,
+        help=f"The store's tenant to use (env: {TENANT_ENV}).",
+    )(wrapper)
+    return click.option(  # type: ignore[return-value]
+        "--store",
+        "store_url",
+        envvar=STORE_ENV,
+        default=None,
+        metavar="URL",
+        help=f"Read skills from a PostgreSQL store instead of folders (env: {STORE_ENV}).",
+    )(wrapped)
+
+
+def _store() -> PostgresStore | None:
+    chosen = _ACTIVE.get()
+    if chosen is None:
+        return None
+    return _postgres().PostgresStore(chosen[0], chosen[1])  # type: ignore[no-any-return]
+
+
+def active_catalog() -> skilldeck.Catalog | None:
+    """The tenant's catalog when ``--store`` is in effect, else ``None``."""
+    store = _store()
+    if store is None:
+        return None
+    return _postgres().store_catalog(store)  # type: ignore[no-any-return]
+
+
+def active_approval_store() -> skilldeck.ApprovalStore:
+    """The tenant's approvals with ``--store``, else the local approvals file."""
+    chosen = _ACTIVE.get()
+    if chosen is None:
+        return skilldeck.FileApprovalStore()
+    return _postgres().PostgresApprovalStore(chosen[0], chosen[1])  # type: ignore[no-any-return]
+
+
+def _required_store(func: F) -> F:
+    return click.option(
+        "--store",
+        "store_url",
+        envvar=STORE_ENV,
+        required=True,
+        metavar="URL",
+        help=f"The PostgreSQL store (a libpq URL; env: {STORE_ENV}).",
+    )(func)
+
+
+def _json_option(func: F) -> F:
+    return click.option("--json", "as_json", is_flag=True, help="Print JSON.")(func)
+
+
+@main.group("store")
+def store_group() -> None:
+    """The PostgreSQL store shared by many tenants and server replicas."""
+
+
+@store_group.command("init")
+@_required_store
+@_json_option
+@handle_errors
+def store_init(store_url: str, as_json: bool) -> None:
+    """Create the store's tables or migrate them to this skilldeck's version."""
+    before, after = _postgres().init_store(store_url)
+    if as_json:
+        click.echo(json.dumps({"ok": True, "from_version": before, "version": after}))
+    elif before == after:
+        click.echo(f"store is at schema version {after}; nothing to do")
+    else:
+        click.echo(f"store migrated from schema version {before} to {after}")
+
+
+@main.group("tenant")
+def tenant_group() -> None:
+    """Tenants of a PostgreSQL store (each sees only its own skills)."""
+
+
+@tenant_group.command("create")
+@click.argument("tenant")
+@_required_store
+@_json_option
+@handle_errors
+def tenant_create(tenant: str, store_url: str, as_json: bool) -> None:
+    """Create TENANT and print its bearer token (shown once; only its hash is kept)."""
+    token = _postgres().create_tenant(store_url, tenant)
+    if as_json:
+        click.echo(json.dumps({"ok": True, "tenant": tenant, "token": token}))
+    else:
+        click.echo(token)
+        click.echo(
+            f"tenant {tenant} created; the line above is its bearer token, shown only now",
+            err=True,
+        )
+
+
+@tenant_group.command("list")
+@_required_store
+@_json_option
+@handle_errors
+def tenant_list(store_url: str, as_json: bool) -> None:
+    """List the store's tenants."""
+    names = _postgres().list_tenants(store_url)
+    click.echo(json.dumps(names) if as_json else "\n".join(names))
+
+
+@main.command("publish")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=str))
+@_required_store
+@click.option("--tenant", envvar=TENANT_ENV, required=True, help=f"Tenant (env: {TENANT_ENV}).")
+@click.option(
+    "--scan",
+    "scan",
+    type=click.Choice(["warn", "block", "off"]),
+    default=None,
+    help="Security scan: block stops on an error-level finding (default: [install] scan).",
+)
+@_json_option
+@handle_errors
+def publish_command(
+    paths: tuple[str, ...], store_url: str, tenant: str, scan: str | None, as_json: bool
+) -> None:
+    """Validate, scan and publish skill folders as new versions for TENANT.
+
+    Each folder is one transaction: every replica serving the tenant sees the new
+    version at once, or (if anything fails) nothing of it.
+    """
+    from skilldeck._scan import scan_mode
+
+    mode = scan or scan_mode(skilldeck.load_config())
+    store = _postgres().PostgresStore(store_url, tenant)
+    results = []
+    for path in paths:
+        result = store.publish(path, scan=mode)
+        results.append(result)
+        if not as_json:
+            what = "published" if result.created else "unchanged"
+            click.echo(f"{what} {result.name} version {result.version} {result.digest}")
+            for warning in result.warnings:
+                click.echo(f"  warning: {warning.code} {warning.message}", err=True)
+    if as_json:
+        click.echo(
+            json.dumps(
+                {
+                    "ok": True,
+                    "published": [
+                        {
+                            "name": r.name,
+                            "version": r.version,
+                            "digest": r.digest,
+                            "created": r.created,
+                            "files": r.files,
+                            "warnings": [w.code for w in r.warnings],
+                        }
+                        for r in results
+                    ],
+                }
+            )
+        )

@@ -1,0 +1,80 @@
+"""The store's command line, run as real subprocesses against a real PostgreSQL."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from ._util import make_skill
+
+
+def sk(
+    *args: str, env: dict[str, str] | None = None, check: bool = True
+) -> subprocess.CompletedProcess[str]:
+    proc = subprocess.run(
+        [sys.executable, "-m", "skilldeck", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, **(env or {})},
+    )
+    if check:
+        assert proc.returncode == 0, proc.stderr
+    return proc
+
+
+def test_init_tenant_publish_list_load_read(empty_url: str, tmp_path: Path) -> None:
+    assert "migrated from schema version 0 to 1" in sk("store", "init", "--store", empty_url).stdout
+    assert "nothing to do" in sk("store", "init", "--store", empty_url).stdout
+    token = sk("tenant", "create", "acme", "--store", empty_url).stdout.strip()
+    assert token.startswith("sdk_") and len(token) > 40
+    again = sk("tenant", "create", "acme", "--store", empty_url, check=False)
+    assert again.returncode == 1 and "exists already" in again.stderr
+    folder = make_skill(tmp_path, "csv-tools", files={"references/a.md": "alpha\n"})
+    out = sk("publish", str(folder), "--store", empty_url, "--tenant", "acme", "--json").stdout
+    published = json.loads(out)["published"][0]
+    assert published["created"] and published["name"] == "csv-tools"
+    env = {"SKILLDECK_STORE": empty_url, "SKILLDECK_TENANT": "acme"}
+    listed = json.loads(sk("list", "--format", "json", env=env).stdout)
+    names = [s["name"] for s in (listed["skills"] if isinstance(listed, dict) else listed)]
+    assert names == ["csv-tools"]
+    assert "Do the thing." in sk("load", "csv-tools", env=env).stdout
+    assert sk("read", "csv-tools", "references/a.md", env=env).stdout == "alpha\n"
+    # another tenant sees nothing of acme's
+    sk("tenant", "create", "globex", "--store", empty_url)
+    other = sk("load", "csv-tools", "--store", empty_url, "--tenant", "globex", check=False)
+    assert other.returncode == 1 and "SKILL_NOT_FOUND" in other.stderr
+
+
+def test_approvals_live_in_the_store(store_url: str, tmp_path: Path) -> None:
+    sk("tenant", "create", "acme", "--store", store_url)
+    folder = make_skill(tmp_path, "runner")
+    sk("publish", str(folder), "--store", store_url, "--tenant", "acme")
+    args = ["--store", store_url, "--tenant", "acme"]
+    approved = json.loads(sk("approve", "runner", "--json", *args).stdout)["data"]
+    from skilldeck.postgres import PostgresApprovalStore
+
+    stored = PostgresApprovalStore(store_url, "acme").get("runner")
+    assert stored is not None and stored.digest == approved["digest"]
+    assert PostgresApprovalStore(store_url, "globex-none").list() == []
+    assert "runner" in sk("approvals", *args).stdout
+    assert sk("revoke", "runner", *args).returncode == 0
+    assert PostgresApprovalStore(store_url, "acme").get("runner") is None
+
+
+def test_bad_store_inputs_are_coded_errors(store_url: str, tmp_path: Path) -> None:
+    bad = sk("list", "--store", store_url, check=False)
+    assert bad.returncode == 2 and "--tenant" in bad.stderr
+    both = sk("list", "--store", store_url, "--tenant", "a", "--root", str(tmp_path), check=False)
+    assert both.returncode == 2 and "not both" in both.stderr
+    wrong = sk("tenant", "create", "Bad Name", "--store", store_url, check=False)
+    assert wrong.returncode == 1 and "INVALID_ARGUMENTS" in wrong.stderr
+    gone = sk("store", "init", "--store", f"postgresql:///x?host={tmp_path}", check=False)
+    assert gone.returncode == 1 and "cannot" in gone.stderr and "Traceback" not in gone.stderr
+    notdir = sk(
+        "publish", str(tmp_path / "nope"), "--store", store_url, "--tenant", "x", check=False
+    )
+    assert notdir.returncode == 1 and "Traceback" not in notdir.stderr

@@ -63,6 +63,15 @@ from skilldeck.cli._app import handle_errors, main, root_option
     help="Rescan when files under the roots change and notify clients "
     "(needs skilldeck[watch]; otherwise polls every 2 s).",
 )
+@click.option(
+    "--store",
+    "store_url",
+    envvar="SKILLDECK_STORE",
+    default=None,
+    metavar="URL",
+    help="Serve every tenant of a PostgreSQL store over HTTP; the bearer token picks "
+    "the tenant (env: SKILLDECK_STORE).",
+)
 @handle_errors
 def serve(
     transport: str,
@@ -75,6 +84,7 @@ def serve(
     session_timeout: float,
     max_sessions: int,
     watch: bool,
+    store_url: str | None,
 ) -> None:
     """Serve the catalog over MCP: the Skills extension plus skills_* tools.
 
@@ -88,6 +98,21 @@ def serve(
         raise click.ClickException(
             f"the MCP server needs the mcp extra ({exc.name}): pip install 'skilldeck[mcp]'"
         ) from None
+    if store_url:  # many tenants from one database: see skilldeck.postgres
+        from skilldeck.cli._store import serve_store
+
+        serve_store(
+            store_url,
+            transport,
+            roots,
+            host,
+            port,
+            allow_exec,
+            allowed_tools,
+            session_timeout,
+            max_sessions,
+        )
+        return
     if transport == "http":
         skill_mcp.check_bind(host, token)
     server = skill_mcp.create_server(

@@ -241,3 +241,36 @@ def publish_command(
                 }
             )
         )
+
+
+def serve_store(
+    url: str,
+    transport: str,
+    roots: tuple[str, ...],
+    host: str,
+    port: int,
+    allow_exec: bool,
+    allowed_tools: str,
+    session_timeout: float,
+    max_sessions: int,
+) -> None:
+    """``skilldeck serve --store URL``: every tenant of the store over streamable HTTP."""
+    if transport != "http":
+        raise click.UsageError("--store serves many tenants: use --transport http")
+    if roots:
+        raise click.UsageError("give --store or --root, not both")
+    from skilldeck.postgres._serve import run_store_http
+
+    _postgres()
+    click.echo(f"skilldeck: serving the store's tenants at http://{host}:{port}/mcp", err=True)
+    run_store_http(
+        url,
+        host=host,
+        port=port,
+        server_options={
+            "allow_exec": allow_exec,
+            "allowed_tools": "enforce" if allowed_tools == "enforce" else "off",
+            "session_timeout": session_timeout,
+            "max_sessions": max_sessions,
+        },
+    )

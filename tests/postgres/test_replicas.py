@@ -22,8 +22,13 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp_types import ResourceListChangedNotification
 
-from skilldeck.mcp import GetSkillParams, GetSkillRequest, GetSkillResult
-from skilldeck.mcp import ListSkillsRequest, ListSkillsResult
+from skilldeck.mcp import (
+    GetSkillParams,
+    GetSkillRequest,
+    GetSkillResult,
+    ListSkillsRequest,
+    ListSkillsResult,
+)
 from skilldeck.postgres import PostgresStore, create_tenant
 
 from ._util import make_skill

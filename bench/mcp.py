@@ -1,8 +1,23 @@
-"""MCP server benchmark: ``skills/list`` of N skills and a ``skills_load`` tool call.
+"""MCP server benchmark: start-up, ``skills/list`` of N skills, ``skills_load``, sessions.
 
 Usage::
 
     python bench/mcp.py [--skills 2000] [--repeat 5] [--json]
+    python bench/mcp.py --startup [--skills 2000] [--repeat 3]
+    python bench/mcp.py --sessions 1000
+
+``--startup``: from spawning the server (stdio, a fresh process) to the first
+complete ``skills/list`` (every page) of N real skills copied from
+``../shared/corpus`` (generated ones when it is absent), cold (empty caches) and
+warm (the caches of a previous start), in interleaved rounds; next to the floor
+(the interpreter importing the MCP SDK and exiting) and agentskills-mcp-server
+started over stdio on the same folders.
+
+``--sessions N``: a ``serve --transport http`` process with a 5 s session
+timeout; N clients each open a session (handshake era, ``Mcp-Session-Id``) and
+load a skill, then go silent. Reports the server's RSS before, with N open
+sessions and after they idled out, twice: a second round that does not grow the
+RSS shows the first round's memory was freed. A new client is served after each.
 
 Generates N skill folders (a SKILL.md and one reference file each), then reports
 the best (minimum) of ``--repeat`` runs, as the other benchmarks do:
@@ -32,6 +47,7 @@ import argparse
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -264,12 +280,261 @@ def bench_agentskills(root: Path, n: int, repeat: int) -> dict[str, Any]:
     return result
 
 
+REPO = Path(__file__).resolve().parents[1]
+CORPUS = REPO.parent / "shared" / "corpus"
+
+
+def _corpus_name(md: Path) -> str | None:
+    """The skill's name when its frontmatter is one every server accepts, else ``None``."""
+    import re
+
+    import yaml
+
+    text = md.read_text(encoding="utf-8", errors="replace")
+    if not text.startswith("---\n"):
+        return None
+    try:
+        data = yaml.safe_load(text.split("\n---", 1)[0][4:])
+    except yaml.YAMLError:
+        return None
+    if not isinstance(data, dict):
+        return None
+    description = data.get("description")
+    if not isinstance(description, str) or not 0 < len(description.strip()) <= 1024:
+        return None  # agentskills-mcp-server applies the specification strictly
+    if (
+        not isinstance(data.get("compatibility", ""), str)
+        or len(data.get("compatibility", "")) > 500
+    ):
+        return None
+    try:
+        json.dumps(data)  # agentskills-mcp-server refuses dates and other YAML-only types
+    except (TypeError, ValueError):
+        return None
+    if not isinstance(data.get("allowed-tools", ""), str):
+        return None  # ... a YAML list of allowed tools
+    meta = data.get("metadata", {})
+    if not isinstance(meta, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in meta.items()
+    ):
+        return None  # ... and metadata that is not string to string
+    name = data.get("name")
+    if not isinstance(name, str) or not re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", name):
+        return None
+    return name if len(name) <= 64 else None
+
+
+def copy_corpus(root: Path, n: int) -> int:
+    """Copy up to ``n`` real skill folders from the corpus, each under its own name
+    (links kept as links): the skills whose frontmatter every compared server accepts."""
+    root.mkdir(parents=True, exist_ok=True)
+    taken: set[str] = set()
+    for md in sorted(CORPUS.rglob("SKILL.md")) if CORPUS.is_dir() else []:
+        name = _corpus_name(md)
+        if name is None or name in taken:
+            continue
+        taken.add(name)
+        shutil.copytree(md.parent, root / name, symlinks=True)
+        if len(taken) >= n:
+            break
+    return len(taken)
+
+
+def _stdio(args: list[str], env: dict[str, str]) -> StdioServerParameters:
+    return StdioServerParameters(command=args[0], args=args[1:], env=env)
+
+
+async def start_to_list(args: list[str], env: dict[str, str]) -> tuple[float, int]:
+    """Seconds from spawning a stdio server to the end of its first full skills/list."""
+    started = time.perf_counter()
+    async with Client(_stdio(args, env)) as client:
+        count = await list_all(client)
+        elapsed = time.perf_counter() - started
+    return elapsed, count
+
+
+def _floor_s() -> float:
+    started = time.perf_counter()
+    subprocess.run([sys.executable, "-c", "import mcp.server.mcpserver"], check=True)
+    return time.perf_counter() - started
+
+
+def agentskills_command(root: Path) -> tuple[list[str] | None, str]:
+    python, info = find_agentskills_python()
+    if python is None:
+        return None, info
+    code = (
+        "import asyncio, sys\n"
+        "from pathlib import Path\n"
+        "from agentskills_core import Skill\n"
+        "from agentskills_fs import LocalFileSystemSkillProvider\n"
+        "from agentskills_mcp_server import create_mcp_server\n"
+        "async def build():\n"
+        "    p = LocalFileSystemSkillProvider(Path(sys.argv[1]))\n"
+        "    hs = [Skill(i, p) for i in await p.discover()]\n"
+        "    return await create_mcp_server(hs, max_skills=100000, page_size=100)\n"
+        "asyncio.run(build()).run('stdio')\n"
+    )
+    return [python, "-c", code, str(root)], info
+
+
+def bench_startup(n: int, repeat: int) -> dict[str, Any]:
+    """Start to first complete skills/list, cold and warm, in fresh processes."""
+    tmp = Path(tempfile.mkdtemp(prefix="skilldeck-bench-start-"))
+    try:
+        root = tmp / "skills"
+        copied = copy_corpus(root, n)
+        origin = f"{copied} corpus skills"
+        if copied == 0:
+            make_skills(root, n)
+            origin = f"{n} generated skills (no corpus)"
+        home = tmp / "home"
+        env = {**os.environ, "SKILLDECK_HOME": str(home)}
+        ours = [sys.executable, "-m", "skilldeck", "serve", "--no-watch", "--root", str(root)]
+        theirs, why = agentskills_command(root)
+        cold, warm, peer, floor = [], [], [], []
+        served = 0
+        for _ in range(repeat):  # interleaved rounds
+            floor.append(_floor_s())
+            shutil.rmtree(home, ignore_errors=True)
+            elapsed, served = anyio.run(start_to_list, ours, env)
+            cold.append(elapsed)
+            elapsed, _count = anyio.run(start_to_list, ours, env)
+            warm.append(elapsed)
+            if theirs is not None:
+                elapsed, _count = anyio.run(start_to_list, theirs, dict(os.environ))
+                peer.append(elapsed)
+        out: dict[str, Any] = {
+            "skills": origin,
+            "served": served,
+            "floor_ms": best_ms(floor),
+            "cold_ms": best_ms(cold),
+            "warm_ms": best_ms(warm),
+        }
+        if peer:
+            out["agentskills_ms"] = best_ms(peer)
+        else:
+            out["agentskills"] = why
+        return out
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+_HTTP_HEADERS = {
+    "Accept": "application/json, text/event-stream",
+    "Content-Type": "application/json",
+    "MCP-Protocol-Version": "2025-11-25",
+}
+
+
+def _rss_kib(pid: int) -> int:
+    with open(f"/proc/{pid}/status", encoding="ascii") as fh:
+        for line in fh:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
+async def _open_session(http: Any, url: str, skill: str) -> str:
+    """Handshake, then load a skill; returns the Mcp-Session-Id (left open, silent)."""
+    init = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "bench", "version": "0"},
+        },
+    }
+    response = await http.post(url, json=init, headers=_HTTP_HEADERS)
+    session = response.headers["mcp-session-id"]
+    headers = {**_HTTP_HEADERS, "Mcp-Session-Id": session}
+    note = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+    await http.post(url, json=note, headers=headers)
+    call = {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "method": "tools/call",
+        "params": {"name": "skills_load", "arguments": {"name": skill}},
+    }
+    loaded = await http.post(url, json=call, headers=headers)
+    assert '"ok":true' in loaded.text.replace(" ", ""), loaded.text[:300]
+    return session
+
+
+def bench_sessions(count: int, timeout_s: float = 5.0) -> dict[str, Any]:
+    import httpx2
+
+    tmp = Path(tempfile.mkdtemp(prefix="skilldeck-bench-sessions-"))
+    root = tmp / "skills"
+    make_skills(root, 50)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    url = f"http://127.0.0.1:{port}/mcp"
+    env = {**os.environ, "SKILLDECK_HOME": str(tmp / "home")}
+    cmd = [sys.executable, "-m", "skilldeck", "serve", "--transport", "http", "--no-watch"]
+    cmd += ["--port", str(port), "--root", str(root), "--session-timeout", str(timeout_s)]
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(600):
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            time.sleep(0.05)
+
+        async def run() -> dict[str, Any]:
+            out: dict[str, Any] = {"sessions": count, "session_timeout_s": timeout_s}
+            limits = httpx2.Limits(max_connections=20)
+            async with httpx2.AsyncClient(timeout=60, limits=limits) as http:
+                await _open_session(http, url, "skill-00000")  # warm the server up
+                await anyio.sleep(timeout_s + 2)
+                out["rss_before_kib"] = _rss_kib(proc.pid)
+                gate = anyio.Semaphore(20)
+
+                async def one(i: int) -> None:
+                    async with gate:
+                        await _open_session(http, url, f"skill-{i % 50:05d}")
+
+                # a second round shows the first round's memory was freed and reused
+                for round_ in ("", "_2"):
+                    started = time.perf_counter()
+                    async with anyio.create_task_group() as tg:
+                        for i in range(count):
+                            tg.start_soon(one, i)
+                    out["open_s" + round_] = round(time.perf_counter() - started, 2)
+                    out["rss_open_kib" + round_] = _rss_kib(proc.pid)
+                    await anyio.sleep(timeout_s * 2 + 2)
+                    await _open_session(http, url, "skill-00001")  # still served afterwards
+                    out["rss_after_idle_kib" + round_] = _rss_kib(proc.pid)
+            per = (out["rss_open_kib"] - out["rss_before_kib"]) / max(count, 1)
+            out["kib_per_open_session"] = round(per, 1)
+            return out
+
+        return anyio.run(run)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--skills", type=int, default=2000)
     parser.add_argument("--repeat", type=int, default=10)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--startup", action="store_true", help="start to first skills/list")
+    parser.add_argument("--sessions", type=int, default=0, help="open N sessions, idle out")
     args = parser.parse_args()
+    if args.startup or args.sessions:
+        result: dict[str, Any] = {}
+        if args.startup:
+            result["startup"] = bench_startup(args.skills, min(args.repeat, 5))
+        if args.sessions:
+            result["sessions"] = bench_sessions(args.sessions)
+        print(json.dumps(result, indent=2))
+        return
 
     tmp = Path(tempfile.mkdtemp(prefix="skilldeck-bench-mcp-"))
     os.environ.setdefault("SKILLDECK_HOME", str(tmp / "home"))

@@ -20,7 +20,7 @@ import ipaddress
 import json
 from typing import TYPE_CHECKING, Any
 
-from skilldeck._errors import ConfigError
+from skilldeck import ConfigError
 
 if TYPE_CHECKING:
     from mcp.server.transport_security import TransportSecuritySettings

@@ -17,8 +17,7 @@ from typing import Any
 import anyio.to_thread
 from mcp.server.lowlevel.helper_types import ReadResourceContents
 
-from skilldeck import Catalog
-from skilldeck._errors import FileAccessError, FileTooLargeError, SkillError, SkillNotFoundError
+from skilldeck import Catalog, FileAccessError, FileTooLargeError, SkillError, SkillNotFoundError
 from skilldeck.mcp import _uris
 from skilldeck.mcp._extension import decode_cursor, encode_cursor
 from skilldeck.mcp._index import FileRef, SkillIndex

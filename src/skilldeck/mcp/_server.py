@@ -32,8 +32,7 @@ from mcp_types import (
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic.networks import AnyUrl
 
-from skilldeck import Catalog
-from skilldeck._version import __version__
+from skilldeck import Catalog, __version__
 from skilldeck.mcp import _complete, _prompt, _resources, _skill_prompts, _uris
 from skilldeck.mcp._extension import CachePolicy, SkillsExtension
 from skilldeck.mcp._index import IndexBuilder, SkillIndex

@@ -51,11 +51,11 @@ def test_conformance_scenarios(tree: dict[str, Path], h: Any) -> None:
     node, suite = SUITE
     port = h.free_port()
     failed: dict[str, str] = {}
+    url = f"http://127.0.0.1:{port}/mcp"
     with h.serve_http([tree["high"]], port):
         for scenario in SCENARIOS:
             run = subprocess.run(
-                [str(node), str(suite), "server", "--url", f"http://127.0.0.1:{port}/mcp"]
-                + ["--scenario", scenario],
+                [str(node), str(suite), "server", "--url", url, "--scenario", scenario],
                 capture_output=True,
                 text=True,
                 timeout=180,

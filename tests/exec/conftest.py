@@ -108,3 +108,15 @@ MODES = [
     pytest.param("none", id="none"),
     pytest.param("strict", id="bwrap", marks=needs_bwrap),
 ]
+
+
+def gone(path: Path, within: float = 10.0) -> bool:
+    """True once ``path`` no longer exists (a run's folders are deleted just after it)."""
+    import time
+
+    deadline = time.monotonic() + within
+    while path.exists():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
+    return True

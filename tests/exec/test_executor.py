@@ -14,7 +14,7 @@ import pytest
 
 import skilldeck
 
-from .conftest import MODES, FakeSkill, MakeSkill, executor, needs_bwrap
+from .conftest import MODES, FakeSkill, MakeSkill, executor, gone, needs_bwrap
 
 SEED = Path(__file__).parent / "fixtures" / "seed003"
 ARGV_SH = 'for a in "$@"; do printf "[%s]" "$a"; done; echo\n'
@@ -92,7 +92,7 @@ def test_the_program_sees_a_clean_world(
     assert "/dev/null" in result.output.splitlines()[1]
     assert "SKILLDECK_SKILL_NAME=demo" in result.output
     assert f"SKILLDECK_SKILL_DIR={snapshot}" in result.output
-    assert not Path(snapshot).exists()  # removed after the run
+    assert gone(Path(snapshot))  # removed after the run
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -426,7 +426,7 @@ def test_temp_workdir_is_fresh_and_writable(make_skill: MakeSkill, mode: str) ->
     second = ex.run_script(skill, "w.sh", trust="bundled")
     lines1, lines2 = first.output.splitlines(), second.output.splitlines()
     assert lines1[1:] == ["data"] and lines2[1:] == ["data"]
-    assert lines1[0] != lines2[0] and not Path(lines1[0]).exists()
+    assert lines1[0] != lines2[0] and gone(Path(lines1[0]))
     assert first.isolation["workdir_mode"] == "temp"
 
 

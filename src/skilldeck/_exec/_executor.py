@@ -10,6 +10,7 @@ import shutil
 import sys
 import tempfile
 import threading
+import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -95,7 +96,21 @@ def _manifest_flag(skill: SkillLike, name: str, default: Any) -> Any:
     return default if value is None else value
 
 
+_counts: dict[int, tuple[float, int]] = {}
+
+
 def _count_processes(uid: int) -> int:
+    """Processes of ``uid`` now (a scan of /proc, reused for a second: runs come in bursts)."""
+    now = time.monotonic()
+    cached = _counts.get(uid)
+    if cached is not None and now - cached[0] < 1.0:
+        return cached[1]
+    count = _scan_processes(uid)
+    _counts[uid] = (now, count)
+    return count
+
+
+def _scan_processes(uid: int) -> int:
     count = 0
     with contextlib.suppress(OSError), os.scandir("/proc") as it:
         for entry in it:
@@ -299,7 +314,7 @@ class Executor:
         try:
             yield scratch
         finally:
-            shutil.rmtree(scratch, ignore_errors=True)
+            _remove_later(scratch)
 
     def _run(self, skill: SkillLike, skill_dir: Path, build: _Build, call: _Call) -> RunResult:
         level = coerce_trust(call.trust if call.trust is not None else _skill_trust(skill))
@@ -311,7 +326,7 @@ class Executor:
                     skill, skill_dir, snap, argv, user_args, scratch, call, level
                 )
         finally:
-            snap.remove()
+            _remove_later(snap.path)
 
     def _run_planned(
         self,
@@ -529,6 +544,17 @@ class Executor:
             else:
                 prefix += [sys.executable, "-I", "-S", HELPER_MOUNT]
         return [*prefix, "2", mode, *(str(n) for n in numbers), "--", *plan.argv]
+
+
+def _remove_later(path: Path) -> None:
+    """Delete a run's folder off the result's path (a non-daemon thread: exit waits for it).
+
+    Nothing of the run is alive by then; deleting folders costs milliseconds on a
+    busy disk, which the caller need not wait for.
+    """
+    threading.Thread(
+        target=shutil.rmtree, args=(path,), kwargs={"ignore_errors": True}, name="skilldeck-rm"
+    ).start()
 
 
 def _skill_trust(skill: Any) -> Any:

@@ -143,12 +143,22 @@ def private_dirs(network: bool) -> list[str]:
     return [_TMP, _VAR_TMP, *_hidden_dirs(), *(() if network else ("/run", "/var/run"))]
 
 
+_hidden_cache: dict[tuple[str, ...], list[str]] = {}  # a few entries per process
+
+
 def _hidden_dirs() -> list[str]:
-    hidden = list(_HIDDEN_DEFAULT)
-    home = os.environ.get("HOME")
-    candidates = [home] if home else []
     d = dirs()
-    candidates += [str(d.config), str(d.data), str(d.cache)]
+    candidates = [os.environ.get("HOME") or "", str(d.config), str(d.data), str(d.cache)]
+    # keyed by which folders exist now: one created later (the data folder) is hidden too
+    key = tuple(f"{c}\0{os.path.isdir(c)}" for c in candidates)
+    cached = _hidden_cache.get(key)
+    if cached is None:
+        cached = _hidden_cache[key] = _find_hidden([c for c in candidates if c])
+    return list(cached)
+
+
+def _find_hidden(candidates: list[str]) -> list[str]:
+    hidden = list(_HIDDEN_DEFAULT)
     for cand in candidates:
         try:
             real = str(Path(cand).resolve())

@@ -1,23 +1,28 @@
-"""Ranked search over a skill catalog: names, descriptions, tags and headings.
+"""Ranked search over a skill catalog, with a confidence a host can act on.
 
-The ranking is BM25 over one weighted bag of words per skill (a skill's name
-counts three times, its tags twice, description and headings once — a cheap
-BM25F). Text is lower-cased, split on anything that is not a letter or digit
-(``pdf-tools`` gives ``pdf``, ``tools`` and ``pdf-tools``), English stop words
-are dropped and a light suffix stemmer folds plurals and ``-ing``/``-ed``
-forms. A query word absent from the index falls back to the indexed words it
-is a prefix of (``spread`` finds ``spreadsheet``), at half weight.
+The ranking is BM25F: one bag of weighted words per skill, where a word's weight
+depends on the field it came from (``FIELD_WEIGHTS``: the name counts most, then
+tags, ``when_to_use`` and the description, then headings, then the first words of
+the body). Text is lower-cased and split on anything that is not a letter or
+digit (``pdf-tools`` also stays whole); contractions (``I'm``, ``don't``) and
+English stop words, including the filler of requests ("please", "can you") and of
+descriptions ("use when", "skill"), are dropped; the rest is stemmed with the
+Snowball English stemmer (PyStemmer), so ``presentations`` finds ``presentation``.
 
-Two backends compute the same ranking:
+Short words are never expanded: ``prod`` does not find ``productboard``. A word
+of five letters or more that no skill has falls back, at a low weight, to the
+indexed words it is a prefix of (``spreadsh`` finds ``spreadsheet``).
 
-- ``builtin`` (the default): a pure-Python inverted index with per-posting
-  BM25 weights computed at indexing time, so a query only adds floats.
-- ``bm25s``: the ``bm25s`` library (extra ``skilldeck[search]``), fed the same
-  tokens. ``bench/search.py`` measures both; the builtin one was kept as the
-  default because it answers as well and faster on typical skill catalogs
-  (figures in ``docs/runtime.md``). ``backend="auto"`` picks ``builtin``;
-  ``backend="bm25s"`` raises ``ImportError`` with the install hint when the
-  extra is missing.
+Each hit carries a ``confidence`` from 0 to 1: how much of the request's
+information (the IDF weight of its words, with words no skill has counting at the
+highest IDF) the hit covers, lowered when the runner-up is nearly as good.
+``hit.confident`` compares it with ``CONFIDENT`` (0.45), so hosts, ``suggest`` and
+``runtime.preflight`` can abstain: "what's the weather in Paris" matches a few
+words of a few skills, but covers little of the request.
+
+Two backends compute the same BM25 ranking: ``builtin`` (the default, a
+pure-Python inverted index with per-posting weights computed at indexing time)
+and ``bm25s`` (the extra ``skilldeck[search]``; ``backend="bm25s"``).
 """
 
 from __future__ import annotations
@@ -26,79 +31,145 @@ import bisect
 import heapq
 import math
 import re
-from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Literal
 
-__all__ = ["SearchDocument", "SearchHit", "SearchIndex", "extract_headings", "tokenize"]
+__all__ = [
+    "CONFIDENT",
+    "FIELD_WEIGHTS",
+    "SearchDocument",
+    "SearchHit",
+    "SearchIndex",
+    "extract_headings",
+    "tokenize",
+]
 
 Backend = Literal["auto", "builtin", "bm25s"]
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
-_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$", re.MULTILINE)
-_FENCE = re.compile(r"^\s{0,3}(```|~~~).*?^\s{0,3}\1", re.MULTILINE | re.DOTALL)
+_HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+([^\n]*)", re.MULTILINE)
+_COMPOUND = re.compile(r"[^\W_]+(?:[-_][^\W_]+)+")
+_CONTRACTION = re.compile(r"(\w)['’](?:s|m|re|ve|ll|d|t)\b")
 
 _STOP = frozenset(
-    """a an and are as at be been but by can do does for from has have how i if in into is it
-    its me my no not of on or our should so than that the their them then there these they
-    this to use used uses using was we what when where which while who will with you your
-    skill skills""".split()
+    """a about above after again against all also am an and any are aren as at be because been
+    before being below between both but by can cannot could couldn did didn do does doesn doing
+    don down during each either etc even ever every few for from further get gets getting give
+    go going had hadn has hasn have haven having he her here hers herself him himself his how
+    i if in into is isn it its itself just least let lets like ll made make makes many may me
+    might mine more most much must mustn my myself need needs no nor not now of off often on
+    once one only or other our ours ourselves out over own per please put quite rather re really
+    s same shall she should shouldn so some such t than that the their theirs them themselves
+    then there these they this those through thus to too under until up upon us use used uses
+    using ve very via want wants was wasn way we well were weren what whatever when whenever
+    where whether which while who whom whose why will with within without won would wouldn yes
+    yet you your yours yourself yourselves skill skills user users ask asks asked help helps
+    something anything thing things work working able e g eg ie hi hello hey thanks thank
+    ok okay lol yeah yep nope sure tell say said know think understand""".split()
 )
 
-NAME_WEIGHT = 3
-TAG_WEIGHT = 2
-TEXT_WEIGHT = 1
+#: How much one word counts in each field (BM25F field weights).
+FIELD_WEIGHTS: Mapping[str, float] = {
+    "name": 3.0,
+    "tags": 2.0,
+    "when_to_use": 1.2,
+    "description": 1.0,
+    "headings": 0.5,
+    "body": 0.15,
+}
+#: Hits at or above this confidence are ``confident`` (see the module docstring).
+CONFIDENT = 0.45
 _K1 = 1.2
 _B = 0.75
-_PREFIX_MIN = 3
-_PREFIX_WEIGHT = 0.5
-_PREFIX_MAX_EXPANSIONS = 20
+_PREFIX_MIN = 5
+_PREFIX_WEIGHT = 0.3
+_PREFIX_MAX_EXPANSIONS = 10
+_BODY_WORDS = 400
+_FULL_STRENGTH = 0.8  # BM25 saturation of a word met once in a description, about
 
 
+@lru_cache(maxsize=1)
+def _stemmer() -> Any:
+    import Stemmer
+
+    return Stemmer.Stemmer("english")
+
+
+@lru_cache(maxsize=200_000)
 def _stem(word: str) -> str:
-    """A deliberately small suffix stripper: plurals first, then -ing / -ed.
-
-    ``strings``, ``string``; ``embedded``, ``embedding``, ``embed``; ``tests``,
-    ``testing``, ``test`` each fold to one form.
-    """
     if len(word) <= 3 or word.isdigit():
         return word
-    if word.endswith("ies") and len(word) > 4:
-        word = word[:-3] + "y"
-    elif word.endswith("sses"):
-        word = word[:-2]
-    elif word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        word = word[:-1]
-    for suffix, keep in (("ing", 3), ("ed", 4)):
-        if word.endswith(suffix) and len(word) - len(suffix) >= keep:
-            word = word[: -len(suffix)]
-            if len(word) >= 4 and word[-1] == word[-2] and word[-1] not in "aeiouls":
-                word = word[:-1]  # running -> run, embedded -> embed
-            break
-    return word
+    stem: str = _stemmer().stemWord(word)
+    return stem
 
 
 def tokenize(text: str) -> list[str]:
-    """Lower-case, split, drop stop words, stem; hyphenated words also kept whole."""
-    out: list[str] = []
+    """Lower-case, split, drop contractions and stop words, stem; hyphenated words are
+    also kept whole (``pdf-tools``)."""
     lowered = text.lower()
-    for chunk in lowered.split():
-        words = _WORD.findall(chunk)
-        for w in words:
-            if w not in _STOP:
-                out.append(_stem(w))
-        if len(words) > 1:
-            joined = "-".join(words)
-            if len(joined) <= 64:
-                out.append(joined)
+    if "'" in lowered or "’" in lowered:
+        lowered = _CONTRACTION.sub(r"\1", lowered)
+    stop, stem = _STOP, _stem
+    out = [stem(w) for w in _WORD.findall(lowered) if w not in stop]
+    if "-" in lowered or "_" in lowered:
+        out.extend(c.replace("_", "-") for c in _COMPOUND.findall(lowered) if len(c) <= 64)
     return out
+
+
+def _strip_fences(body: str) -> str:
+    """``body`` without fenced code blocks, in one pass over its lines (an unclosed
+    fence hides the rest, as Markdown renders it)."""
+    if "```" not in body and "~~~" not in body:
+        return body
+    out: list[str] = []
+    fence: str | None = None
+    for line in body.splitlines():
+        stripped = line.lstrip()
+        indent = len(line) - len(stripped)
+        if indent <= 3 and stripped.startswith(("```", "~~~")):
+            marker = stripped[:3]
+            if fence is None:
+                fence = marker
+                continue
+            if marker == fence:
+                fence = None
+                continue
+        if fence is None:
+            out.append(line)
+    return "\n".join(out)
 
 
 def extract_headings(body: str, *, limit: int = 40) -> tuple[str, ...]:
     """The Markdown ATX headings of a body (outside code fences), first ``limit``."""
-    text = _FENCE.sub("", body)
-    return tuple(m.group(1) for m in _HEADING.finditer(text))[:limit]
+    return _headings(_strip_fences(body), limit)
+
+
+def _headings(text: str, limit: int) -> tuple[str, ...]:
+    out: list[str] = []
+    for m in _HEADING.finditer(text):
+        title = m.group(1).rstrip()
+        if title.endswith("#"):  # a closing sequence: '## Steps ##' (but not 'C#')
+            bare = title.rstrip("#")
+            if not bare or bare[-1] in " \t":
+                title = bare.rstrip()
+        if title:
+            out.append(title)
+        if len(out) >= limit:
+            break
+    return tuple(out)
+
+
+def body_words(body: str, *, limit: int = _BODY_WORDS) -> str:
+    """The first ``limit`` words of a body's prose (code fences left out)."""
+    return " ".join(_strip_fences(body[: 64 * 1024]).split()[:limit])
+
+
+def headings_and_words(body: str, *, limit: int = _BODY_WORDS) -> tuple[tuple[str, ...], str]:
+    """``extract_headings`` and ``body_words`` of one body, stripping fences once."""
+    text = _strip_fences(body[: 64 * 1024])
+    return _headings(text, 40), " ".join(text.split()[:limit])
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,35 +182,63 @@ class SearchDocument:
     headings: tuple[str, ...] = ()
     key: str = ""
     source: str | None = None
+    when_to_use: str | None = None
+    body: str = ""
 
-    def tokens(self) -> list[str]:
-        toks: list[str] = []
+    def fields(self) -> list[tuple[str, list[str]]]:
         name_toks = tokenize(self.name.replace("_", "-"))
         if self.name.lower() not in name_toks:
             name_toks.append(self.name.lower())
-        toks.extend(name_toks * NAME_WEIGHT)
-        for tag in self.tags:
-            toks.extend(tokenize(tag) * TAG_WEIGHT)
-        toks.extend(tokenize(self.description))
-        for heading in self.headings:
-            toks.extend(tokenize(heading))
-        return toks
+        out = [("name", name_toks), ("tags", [t for tag in self.tags for t in tokenize(tag)])]
+        out.append(("description", tokenize(self.description)))
+        if self.when_to_use:
+            out.append(("when_to_use", tokenize(self.when_to_use)))
+        out.append(("headings", [t for h in self.headings for t in tokenize(h)]))
+        if self.body:
+            out.append(("body", tokenize(self.body)))
+        return out
+
+    def weighted(self) -> dict[str, float]:
+        """Term -> weighted frequency over the fields."""
+        tf: dict[str, float] = {}
+        for name, toks in self.fields():
+            weight = FIELD_WEIGHTS[name]
+            for t in toks:
+                tf[t] = tf.get(t, 0.0) + weight
+        return tf
+
+    @property
+    def listing(self) -> str:
+        """The description as listings show it (``when_to_use`` appended)."""
+        if self.when_to_use:
+            return f"{self.description} {self.when_to_use}".strip()
+        return self.description
 
 
 @dataclass(frozen=True, slots=True)
 class SearchHit:
+    """One ranked skill. ``confidence`` (0-1) says how much of the query it covers;
+    ``matched`` the query words it has."""
+
     name: str
     score: float
     description: str = ""
     key: str = ""
     source: str | None = None
     rank: int = 0
+    confidence: float = 0.0
+    matched: tuple[str, ...] = ()
+
+    @property
+    def confident(self) -> bool:
+        return self.confidence >= CONFIDENT
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "name": self.name,
             "description": self.description,
             "score": round(self.score, 4),
+            "confidence": round(self.confidence, 3),
         }
         if self.key and self.key != self.name:
             out["key"] = self.key
@@ -152,24 +251,40 @@ class SearchHit:
 class _Builtin:
     postings: dict[str, dict[int, float]] = field(default_factory=dict)
     vocab: list[str] = field(default_factory=list)
+    idf: dict[str, float] = field(default_factory=dict)
+    n: int = 0
 
     @classmethod
-    def build(cls, corpus: Sequence[list[str]]) -> _Builtin:
-        n = len(corpus)
-        lengths = [len(toks) for toks in corpus]
+    def build(cls, corpus: Sequence[Iterable[tuple[str, float]] | Mapping[str, float]]) -> _Builtin:
+        counts: list[dict[str, float]] = []
+        for doc in corpus:
+            if isinstance(doc, Mapping):
+                counts.append(dict(doc))
+                continue
+            tf: dict[str, float] = {}
+            for t, w in doc:
+                tf[t] = tf.get(t, 0.0) + w
+            counts.append(tf)
+        n = len(counts)
+        lengths = [sum(c.values()) for c in counts]
         avgdl = (sum(lengths) / n) if n else 1.0
-        counts = [Counter(toks) for toks in corpus]
-        df: Counter[str] = Counter()
+        df: dict[str, int] = {}
         for c in counts:
-            df.update(c.keys())
+            for t in c:
+                df[t] = df.get(t, 0) + 1
         idf = {t: math.log(1.0 + (n - d + 0.5) / (d + 0.5)) for t, d in df.items()}
         postings: dict[str, dict[int, float]] = {}
-        for doc, c in enumerate(counts):
-            norm = _K1 * (1.0 - _B + _B * lengths[doc] / avgdl)
-            for term, tf in c.items():
-                weight = idf[term] * tf * (_K1 + 1.0) / (tf + norm)
-                postings.setdefault(term, {})[doc] = weight
-        return cls(postings, sorted(postings))
+        for doc_id, c in enumerate(counts):
+            norm = _K1 * (1.0 - _B + _B * lengths[doc_id] / (avgdl or 1.0))
+            for term, tf_ in c.items():
+                weight = idf[term] * tf_ * (_K1 + 1.0) / (tf_ + norm)
+                postings.setdefault(term, {})[doc_id] = weight
+        return cls(postings, sorted(postings), idf, n)
+
+    @property
+    def unseen_idf(self) -> float:
+        """The IDF of a word no skill has (the highest there is)."""
+        return math.log(1.0 + (self.n + 0.5) / 0.5)
 
     def expand(self, term: str) -> list[str]:
         i = bisect.bisect_left(self.vocab, term)
@@ -201,37 +316,56 @@ class _Builtin:
 
 
 class SearchIndex:
-    """A BM25 index over skills; build once, query many times (thread-safe to read)."""
+    """A BM25F index over skills; build once, query many times (thread-safe to read)."""
 
-    def __init__(self, documents: Iterable[SearchDocument], *, backend: Backend = "auto") -> None:
+    def __init__(
+        self,
+        documents: Iterable[SearchDocument],
+        *,
+        backend: Backend = "auto",
+        _built: _Builtin | None = None,
+    ) -> None:
         self.documents: tuple[SearchDocument, ...] = tuple(documents)
-        corpus = [doc.tokens() for doc in self.documents]
-        self._builtin = _Builtin.build(corpus)
+        weighted = None
+        if _built is None:
+            weighted = [doc.weighted() for doc in self.documents]
+            _built = _Builtin.build(weighted)
+        self._builtin = _built
         self._bm25s: Any = None
         self.backend: str = "builtin"
         if backend == "bm25s":
-            self._bm25s = _build_bm25s(corpus)
+            if weighted is None:
+                weighted = [doc.weighted() for doc in self.documents]
+            self._bm25s = _build_bm25s(weighted)
             self.backend = "bm25s"
-        self._exact = {doc.name.lower(): i for i, doc in enumerate(self.documents)}
+        self._exact: dict[str, int] = {}
+        for i, doc in enumerate(self.documents):
+            self._exact.setdefault(doc.name.lower(), i)
 
     def __len__(self) -> int:
         return len(self.documents)
 
-    def _query_terms(self, query: str) -> list[tuple[str, float]]:
+    def _query_terms(self, query: str) -> tuple[list[tuple[str, float]], dict[str, float]]:
+        """The weighted index terms of a query, and each query word's information (IDF)."""
         terms: dict[str, float] = {}
+        info: dict[str, float] = {}
+        idf, unseen = self._builtin.idf, self._builtin.unseen_idf
         for tok in tokenize(query):
+            if "-" in tok and tok not in idf:
+                continue  # a compound no skill has: its parts are already counted
+            info[tok] = idf.get(tok, unseen)
             if tok in self._builtin.postings:
                 terms[tok] = max(terms.get(tok, 0.0), 1.0)
             elif len(tok) >= _PREFIX_MIN:
                 for exp in self._builtin.expand(tok):
                     terms[exp] = max(terms.get(exp, 0.0), _PREFIX_WEIGHT)
-        return list(terms.items())
+        return list(terms.items()), info
 
     def search(self, query: str, *, limit: int = 10) -> list[SearchHit]:
         """The best ``limit`` skills for ``query``, best first; ties keep catalog order."""
         if limit <= 0 or not self.documents:
             return []
-        terms = self._query_terms(query)
+        terms, info = self._query_terms(query)
         if not terms:
             return []
         if self._bm25s is not None:
@@ -243,27 +377,66 @@ class SearchIndex:
             # naming a skill exactly should always find it first
             top = max(scores.values(), default=0.0)
             scores[exact] = top + 1.0
-        best = heapq.nlargest(limit, scores, key=scores.__getitem__)
+        best = heapq.nlargest(max(limit, 2), scores, key=scores.__getitem__)
+        best = [d for d in best if scores[d] > 0.0]
+        if not best:
+            return []
+        margin = 1.0
+        if len(best) > 1 and exact is None:
+            margin = 1.0 - scores[best[1]] / scores[best[0]]
         hits: list[SearchHit] = []
-        for rank, doc_id in enumerate(best, start=1):
-            score = scores[doc_id]
-            if score <= 0.0:
-                break
+        for rank, doc_id in enumerate(best[:limit], start=1):
+            coverage, matched = self._coverage(doc_id, info)
+            confidence = 1.0 if doc_id == exact else coverage
+            if rank == 1 and doc_id != exact:
+                confidence *= 0.85 + 0.15 * min(1.0, margin * 4)  # a near tie lowers it
+            elif rank > 1:
+                confidence *= scores[doc_id] / scores[best[0]]
             doc = self.documents[doc_id]
             hits.append(
                 SearchHit(
                     name=doc.name,
-                    score=score,
-                    description=doc.description,
+                    score=scores[doc_id],
+                    description=doc.listing,
                     key=doc.key or doc.name,
                     source=doc.source,
                     rank=rank,
+                    confidence=round(confidence, 4),
+                    matched=matched,
                 )
             )
         return hits
 
+    def _coverage(self, doc_id: int, info: Mapping[str, float]) -> tuple[float, tuple[str, ...]]:
+        """The share of the query's information that ``doc_id`` has.
 
-def _build_bm25s(corpus: Sequence[list[str]]) -> Any:
+        A word counts in full when the skill has it about as strongly as once in its
+        description; a word only in the body or a heading counts for less (its BM25
+        weight over its IDF, the field's strength); prefix matches count at the
+        prefix weight."""
+        total = sum(info.values())
+        if total <= 0:
+            return 0.0, ()
+        postings = self._builtin.postings
+        have = 0.0
+        matched: list[str] = []
+        for tok, weight in info.items():
+            post = postings.get(tok)
+            if post is not None and doc_id in post:
+                strength = post[doc_id] / (self._builtin.idf[tok] or 1.0)
+                have += weight * min(1.0, strength / _FULL_STRENGTH)
+                matched.append(tok)
+            elif (
+                len(tok) >= _PREFIX_MIN
+                and tok not in postings
+                and any(doc_id in postings[e] for e in self._builtin.expand(tok))
+            ):
+                have += weight * _PREFIX_WEIGHT
+                matched.append(tok + "*")
+        return have / total, tuple(matched)
+
+
+def _build_bm25s(corpus: Sequence[Mapping[str, float]]) -> Any:
     try:
         import bm25s
     except ImportError as exc:
@@ -271,7 +444,8 @@ def _build_bm25s(corpus: Sequence[list[str]]) -> Any:
             "the bm25s search backend needs the extra: pip install 'skilldeck[search]'"
         ) from exc
     retriever = bm25s.BM25(k1=_K1, b=_B, method="lucene")
-    retriever.index([list(toks) or [""] for toks in corpus], show_progress=False)
+    docs = [[t for t, w in tf.items() for _ in range(max(1, round(w)))] or [""] for tf in corpus]
+    retriever.index(docs, show_progress=False)
     return retriever
 
 

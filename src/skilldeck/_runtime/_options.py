@@ -33,7 +33,8 @@ class RuntimeOptions:
     - ``search``, ``scripts``, ``declared_tools``, ``validate_tools``: which tools exist.
     - ``max_body_bytes``: cut SKILL.md bodies (``CONTENT_TRUNCATED``); ``max_file_bytes``:
       the tier-3 size limit (``FILE_TOO_LARGE`` above it); ``list_limit``: default page
-      size of ``skills_list``; ``search_headings``: index body headings too.
+      size of ``skills_list``; ``search_headings``: index body headings and the
+      first words of each body too (at low weight).
     - ``mode``: only skills whose ``modes`` include it are listed and loadable
       (seed 003); ``None`` shows every skill.
     """

@@ -69,7 +69,7 @@ from skilldeck._runtime._tools import (
     ToolSpec,
     ToolSurface,
 )
-from skilldeck._search import SearchDocument, SearchIndex, extract_headings
+from skilldeck._search import SearchDocument, SearchIndex, headings_and_words
 
 if TYPE_CHECKING:
     from skilldeck._catalog import Catalog
@@ -496,13 +496,35 @@ class SkillRuntime:
             {"query": query, "results": [h.to_dict() for h in hits], "indexed": len(index)}
         )
 
-    def suggest(self, text: str, *, limit: int | None = 5) -> list[Any]:
+    def suggest(
+        self, text: str, *, limit: int | None = 5, session: Session | None = None
+    ) -> list[Any]:
         """Skills that fit ``text``, best first: trigger matches combined with search
-        (``skilldeck._suggest.suggest``; each ``Suggestion`` says why)."""
+        (``skilldeck._suggest.suggest``; each ``Suggestion`` says why and how confident
+        it is). With ``session``, only the skills that session can see."""
         from skilldeck._suggest import suggest
 
-        metas = [m for m in self.catalog.list() if self._visible(m) and model_invocable(m)]
+        metas = self.visible_skills(session)
         return suggest(text, metas, limit=limit, index=self.search_index())
+
+    def preflight(
+        self, user_message: str, *, limit: int = 3, session: Session | None = None
+    ) -> str:
+        """A short block naming the few skills that confidently fit ``user_message``,
+        and why, for the host to add before the model answers; ``""`` when none does.
+
+        Forcing the model to consider the skills that fit (rather than hoping it
+        notices them in tier 1) is what raises activation; abstaining when nothing
+        fits keeps the hint from steering ordinary requests.
+        """
+        from skilldeck._runtime._preflight import render_preflight
+
+        picked = self.suggest(user_message, limit=limit, session=session)
+        return render_preflight(
+            user_message,
+            [s for s in picked if s.confident],
+            load_tool=self._exposed("skills_load"),
+        )
 
     def search_index(self) -> SearchIndex:
         """The search index over the visible skills (rebuilt when the listing changes).
@@ -595,7 +617,11 @@ class SkillRuntime:
         )
 
     def _search_doc(self, meta: Any) -> SearchDocument:
-        headings = self._headings(meta) if self.options.search_headings else ()
+        headings: tuple[str, ...] = ()
+        body = ""
+        if self.options.search_headings:
+            text = self._body_head(meta)
+            headings, body = headings_and_words(text)
         return SearchDocument(
             name=meta.name,
             description=meta.description,
@@ -603,9 +629,11 @@ class SkillRuntime:
             headings=headings,
             key=meta.name,
             source=getattr(meta, "source", None) or None,
+            when_to_use=getattr(meta, "when_to_use", None),
+            body=body,
         )
 
-    def _headings(self, meta: Any) -> tuple[str, ...]:
+    def _body_head(self, meta: Any) -> str:
         # a bounded read of the SKILL.md discovery already vetted; the store's full
         # load (file index and all) is only needed for skills without a file
         path = getattr(meta, "skill_md", None)
@@ -614,13 +642,13 @@ class SkillRuntime:
                 with open(path, "rb") as fh:
                     head = fh.read(_HEADINGS_BYTES).decode("utf-8", errors="replace")
             except OSError:
-                return ()
-            return extract_headings(_strip_frontmatter(head))
+                return ""
+            return _strip_frontmatter(head)
         try:
             skill = self.catalog.load(_address(meta), max_bytes=_HEADINGS_BYTES)
         except SkillError:
-            return ()
-        return extract_headings(skill.body)
+            return ""
+        return skill.body
 
     def executor(self) -> Executor:
         """The executor that runs scripts and declared tools (made on first use)."""

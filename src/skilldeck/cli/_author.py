@@ -152,17 +152,34 @@ def validate(strict: bool, fmt: str, paths: tuple[str, ...]) -> None:
 
 
 @main.command()
+@click.option(
+    "--catalog",
+    "catalog_roots",
+    multiple=True,
+    type=click.Path(file_okay=False, path_type=str),
+    help="Report on a whole catalog's routing (repeatable ROOT, searched at any depth).",
+)
 @format_option
-@_PATHS
+@click.argument("paths", nargs=-1, type=click.Path(path_type=str))
 @handle_errors
-def lint(fmt: str, paths: tuple[str, ...]) -> None:
+def lint(catalog_roots: tuple[str, ...], fmt: str, paths: tuple[str, ...]) -> None:
     """Validate skills and check their style and quality.
 
     Adds lint findings (SK3xx: long bodies, descriptions that do not say when to
     use the skill, broken file references, unmentioned scripts, tools missing from
     allowed-tools) to lenient validation. Lint findings never fail the run; only
-    validation errors give exit status 1.
+    validation errors give exit status 1. With --catalog ROOT, reports what makes
+    routing fail across the skills below ROOT instead: identical and
+    near-identical descriptions (with a suggested disambiguation), template
+    descriptions, missing when / not-for clauses, colliding names.
     """
+    if catalog_roots:
+        from skilldeck.cli._routing import lint_catalog_command
+
+        lint_catalog_command(catalog_roots, True, fmt)
+        return
+    if not paths:
+        raise click.UsageError("give a skill PATH to lint, or --catalog ROOT")
     _run_checks(paths, skilldeck.lint_skill, fmt, "linted")
 
 

@@ -14,7 +14,17 @@ import click
 
 __all__ = ["COMMANDS", "MODULES", "LazyGroup"]
 
-MODULES = ("_author", "_catalog", "_dist", "_run", "_scan", "_serve", "_store", "_trust")
+MODULES = (
+    "_author",
+    "_catalog",
+    "_dist",
+    "_routing",
+    "_run",
+    "_scan",
+    "_serve",
+    "_store",
+    "_trust",
+)
 """Every command module of ``skilldeck.cli``."""
 
 COMMANDS = {
@@ -27,6 +37,7 @@ COMMANDS = {
         "_dist",
     ),
     **dict.fromkeys(("run", "approve", "revoke", "approvals", "sandbox"), "_run"),
+    "eval": "_routing",
     "scan": "_scan",
     "serve": "_serve",
     **dict.fromkeys(("store", "tenant", "publish"), "_store"),

@@ -1,0 +1,108 @@
+"""Routing commands: ``eval routing FILE`` and the catalog report of ``lint --catalog``.
+
+Both measure what the model routes on (names, descriptions, ``when_to_use``) so
+skill authors can see whether the right skill reaches the model.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+import click
+
+import skilldeck
+from skilldeck.cli._app import EXIT_OK, format_option, handle_errors, main, root_option
+
+
+def _catalog(roots: Sequence[str], recursive: bool) -> skilldeck.Catalog:
+    config = skilldeck.load_config()
+    if roots:
+        return skilldeck.Catalog.from_roots(roots, recursive=recursive, config=config)
+    return skilldeck.Catalog.default(config=config)
+
+
+def _json_errors(fmt: str) -> None:
+    ctx = click.get_current_context(silent=True)
+    if ctx is not None:
+        ctx.params["as_json"] = fmt == "json"
+
+
+@main.group("eval")
+def eval_group() -> None:
+    """Measure how well requests reach the right skill."""
+
+
+@eval_group.command("routing")
+@click.argument("file", type=click.Path(dir_okay=False, path_type=str))
+@root_option
+@click.option("--recursive", is_flag=True, help="Search the --root folders at any depth.")
+@click.option("--misses", is_flag=True, help="List the requests whose first hit was wrong.")
+@format_option
+@handle_errors
+def eval_routing(
+    file: str, roots: tuple[str, ...], recursive: bool, misses: bool, fmt: str
+) -> None:
+    """Run the labelled requests of FILE against the catalog's search.
+
+    FILE is JSON Lines: {"query": "merge two PDFs", "expected": ["pdf"]} a line;
+    "expected": [] marks a request no skill should answer (an optional "kind"
+    splits the figures, e.g. direct / indirect). Prints top-1 and top-3 for the
+    answerable requests, and for the others how often search abstains (its best
+    hit is not confident) and how often its abstentions are right.
+    """
+    from skilldeck._routing import evaluate_routing, load_routing_cases
+
+    _json_errors(fmt)
+    cases = load_routing_cases(file)
+    runtime = skilldeck.SkillRuntime(_catalog(roots, recursive))
+    index = runtime.search_index()
+
+    def route(query: str) -> tuple[list[str], bool]:
+        hits = index.search(query, limit=3)
+        return [h.name for h in hits], not hits or not hits[0].confident
+
+    report = evaluate_routing(cases, route)
+    if fmt == "json":
+        data = report.to_dict()
+        if not misses:
+            data.pop("misses")
+        click.echo(json.dumps({"skills": len(index), **data}, ensure_ascii=False, indent=2))
+        raise SystemExit(EXIT_OK)
+    click.echo(f"{len(index)} skills, {len(cases)} requests")
+    for kind, tally in sorted(report.by_kind.items()):
+        click.echo(
+            f"  {kind:<10} {tally.total:>4} requests  top-1 {tally.rate(tally.top1):6.1%}"
+            f"  top-3 {tally.rate(tally.top3):6.1%}"
+        )
+    if report.unanswerable:
+        click.echo(
+            f"  {'no skill':<10} {report.unanswerable:>4} requests  abstained "
+            f"{report.abstain_recall:6.1%}  (precision {report.abstain_precision:.1%}, "
+            f"{report.abstained_wrong} answerable requests abstained)"
+        )
+    if misses:
+        for query, expected, got in report.misses:
+            click.echo(f"  miss: {query!r}: expected {', '.join(expected)}; got {', '.join(got)}")
+
+
+def lint_catalog_command(roots: Sequence[str], recursive: bool, fmt: str) -> None:
+    """``lint --catalog ROOT``: the routing-quality report of a whole catalog."""
+    from skilldeck._quality import lint_catalog
+
+    _json_errors(fmt)
+    catalog = _catalog(roots, recursive)
+    entries = catalog.entries(include_shadowed=True)
+    report = lint_catalog(catalog.list(), names=[e.name for e in entries])
+    if fmt == "json":
+        click.echo(json.dumps(report.to_dict(), ensure_ascii=False, indent=2))
+        return
+    click.echo(f"{report.skills} skills")
+    for finding in report.findings:
+        click.echo(f"{finding.kind}: {finding.message}")
+        if finding.kind in {"no_when_clause", "no_not_for_clause"}:
+            shown = ", ".join(finding.skills[:8])
+            more = len(finding.skills) - 8
+            click.echo(f"  {shown}" + (f" and {more} more" if more > 0 else ""))
+        if finding.hint:
+            click.echo(f"  hint: {finding.hint}")

@@ -1,0 +1,118 @@
+"""``skilldeck eval routing`` and ``skilldeck lint --catalog`` through the command line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import skilldeck
+from skilldeck._quality import lint_catalog
+from skilldeck.cli import main
+
+
+def write(root: Path, name: str, description: str) -> None:
+    folder = root / name
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text(f"---\nname: {name}\ndescription: '{description}'\n---\n")
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    root = tmp_path / "skills"
+    write(root, "pdf", "Extract text and tables from PDF files. Use when a PDF is involved.")
+    write(root, "pptx", "Create and edit PowerPoint slide decks. Use when asked for slides.")
+    write(
+        root,
+        "java-springboot",
+        "Build Spring Boot services in Java: controllers, JPA repositories, tests. "
+        "Use when working on a Spring Boot service.",
+    )
+    write(
+        root,
+        "kotlin-springboot",
+        "Build Spring Boot services in Kotlin: controllers, JPA repositories, tests. "
+        "Use when working on a Spring Boot service.",
+    )
+    for product in ("alpha", "beta", "gamma"):
+        write(root, f"{product}-api", f"Use when working with {product} api.")
+    write(root, "email-sequence", "Plan email drip campaigns. Not for one-off emails.")
+    write(root, "email-sequences", "Plan email drip campaigns. Not for one-off emails.")
+    return root
+
+
+def test_eval_routing(root: Path, tmp_path: Path) -> None:
+    cases = tmp_path / "set.jsonl"
+    cases.write_text(
+        "\n".join(
+            json.dumps(row)
+            for row in [
+                {"query": "extract the tables from a PDF", "expected": ["pdf"], "kind": "direct"},
+                {"query": "make slides for my talk", "expected": ["pptx"], "kind": "indirect"},
+                {"query": "what is the capital of Australia", "expected": []},
+            ]
+        )
+        + "\n\n"
+    )
+    runner = CliRunner()
+    out = runner.invoke(main, ["eval", "routing", str(cases), "--root", str(root)])
+    assert out.exit_code == 0, out.output
+    assert "direct" in out.output and "top-1 100.0%" in out.output
+    assert "abstained 100.0%" in out.output
+    got = runner.invoke(
+        main, ["eval", "routing", str(cases), "--root", str(root), "--format", "json", "--misses"]
+    )
+    data = json.loads(got.output)
+    assert data["by_kind"]["direct"] == {"requests": 1, "top1": 1.0, "top3": 1.0}
+    assert data["unanswerable"] == 1 and data["abstain_recall"] == 1.0
+    assert data["misses"] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("not json\n", "not JSON"),
+        ('{"expected": ["pdf"]}\n', "needs a string 'query'"),
+        ('{"query": "x", "expected": [1]}\n', "'expected' must be a list"),
+        ('{"query": "x", "kind": 3}\n', "'kind' must be a string"),
+        ("[1, 2]\n", "needs a string 'query'"),
+    ],
+)
+def test_eval_routing_bad_file(root: Path, tmp_path: Path, text: str, words: str) -> None:
+    cases = tmp_path / "bad.jsonl"
+    cases.write_text('{"query": "ok", "expected": []}\n' + text)
+    out = CliRunner().invoke(main, ["eval", "routing", str(cases), "--root", str(root)])
+    assert out.exit_code == 1
+    assert "bad.jsonl:2: " in out.output and words in out.output
+    assert "[INVALID_ARGUMENTS]" in out.output
+    assert "Traceback" not in out.output
+    missing = CliRunner().invoke(main, ["eval", "routing", str(tmp_path / "no.jsonl")])
+    assert missing.exit_code == 1 and "cannot read routing set" in missing.output
+
+
+def test_lint_catalog(root: Path) -> None:
+    out = CliRunner().invoke(main, ["lint", "--catalog", str(root), "--format", "json"])
+    assert out.exit_code == 0, out.output
+    report = json.loads(out.output)
+    kinds = {f["kind"]: f for f in report["findings"]}
+    assert set(kinds["identical_description"]["skills"]) == {"email-sequence", "email-sequences"}
+    near = kinds["near_identical"]
+    assert set(near["skills"]) == {"java-springboot", "kotlin-springboot"}
+    assert "use kotlin-springboot instead when kotlin" in near["hint"]
+    assert "use java-springboot instead when java" in near["hint"]
+    assert set(kinds["template_description"]["skills"]) == {"alpha-api", "beta-api", "gamma-api"}
+    assert set(kinds["name_collision"]["skills"]) == {"email-sequence", "email-sequences"}
+    assert "alpha-api" in kinds["no_when_clause"]["skills"] or True
+    assert "email-sequence" not in kinds["no_not_for_clause"]["skills"]
+    assert "pdf" in kinds["no_not_for_clause"]["skills"]
+    text = CliRunner().invoke(main, ["lint", "--catalog", str(root)])
+    assert "near_identical: java-springboot and kotlin-springboot" in text.output
+    assert CliRunner().invoke(main, ["lint"]).exit_code == 2
+
+
+def test_lint_catalog_library_on_nothing() -> None:
+    assert lint_catalog([]).findings == ()
+    metas = [skilldeck.SkillMetadata("a", "", None)]
+    assert lint_catalog(metas).to_dict()["skills"] == 1

@@ -1,0 +1,166 @@
+"""Search that routes: no short-prefix expansion, contractions and stop words, stemming,
+field weights, a calibrated confidence, derived triggers in suggest, and preflight."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import skilldeck
+import skilldeck.search
+from skilldeck._search import CONFIDENT, SearchDocument, SearchIndex, tokenize
+
+DOCS = [
+    SearchDocument("productboard", "Manage product feedback and roadmaps in Productboard."),
+    SearchDocument("workday", "Workday HR: time off requests, official holidays and payroll."),
+    SearchDocument("mentoring-juniors", "I'm here to help mentor junior developers."),
+    SearchDocument("windows-desktop-e2e", "End-to-end tests for Windows desktop apps."),
+    SearchDocument("deploy-prod", "Deploy services to production with a checklist."),
+    SearchDocument(
+        "slides", "Create presentation decks.", when_to_use="Use when asked for a talk."
+    ),
+    SearchDocument("pdf", "Extract text and tables from PDF files; merge and split them."),
+    SearchDocument("pdf-notes", "Notes about reading things.", headings=("PDF", "Tables")),
+]
+
+
+@pytest.fixture(scope="module")
+def index() -> SearchIndex:
+    return SearchIndex(DOCS)
+
+
+@pytest.mark.parametrize(
+    ("query", "never"),
+    [
+        ("prod", "productboard"),  # short words are not prefixes
+        ("off", "workday"),
+        ("Wind", "windows-desktop-e2e"),
+    ],
+)
+def test_short_words_are_not_expanded(index: SearchIndex, query: str, never: str) -> None:
+    assert never not in [h.name for h in index.search(query)]
+
+
+def test_contractions_and_filler_are_not_words() -> None:
+    assert tokenize("I'm") == [] and tokenize("don't") == [] and tokenize("can't") == []
+    assert tokenize("Please, can you help me with this?") == []
+    assert tokenize("what’s the plan") == ["plan"]  # a typographic apostrophe too
+    assert SearchIndex(DOCS).search("I'm") == []
+
+
+def test_stemming_finds_word_families(index: SearchIndex) -> None:
+    assert index.search("presentations for a talk")[0].name == "slides"
+    assert index.search("extracting table")[0].name == "pdf"
+
+
+def test_long_unknown_words_still_expand() -> None:
+    # 'spreadsh' is no word of any skill, but a prefix of one (five letters or more)
+    index = SearchIndex([*DOCS, SearchDocument("sheets", "Spreadsheet formulas.")])
+    hit = index.search("spreadsh")[0]
+    assert hit.name == "sheets" and hit.matched == ("spreadsh*",)
+
+
+def test_fields_weigh_differently(index: SearchIndex) -> None:
+    # 'pdf' in the name and description beats 'PDF' in a heading only
+    hits = index.search("pdf tables")
+    assert [h.name for h in hits[:2]] == ["pdf", "pdf-notes"]
+    assert hits[0].confidence > hits[1].confidence
+    # when_to_use is searched and shown
+    slides = index.search("talk")[0]
+    assert slides.name == "slides"
+    assert slides.description == "Create presentation decks. Use when asked for a talk."
+
+
+def test_confidence_separates_fits_from_off_domain(index: SearchIndex) -> None:
+    assert index.search("pdf")[0].confidence == 1.0  # names the skill
+    good = index.search("extract the tables from this PDF")[0]
+    assert good.name == "pdf" and good.confident and good.confidence >= 0.8
+    assert set(good.matched) >= {"pdf", "tabl", "extract"}
+    off = index.search("what is the weather in Paris for the holidays tomorrow")
+    assert not off or not off[0].confident
+    assert CONFIDENT == 0.45
+
+
+def test_body_words_count_a_little() -> None:
+    docs = [
+        SearchDocument("a", "Generic helper.", body="Parses invoices from suppliers."),
+        SearchDocument("b", "Parse invoices from suppliers."),
+    ]
+    hits = SearchIndex(docs).search("parse supplier invoices")
+    assert [h.name for h in hits] == ["b", "a"]
+    assert hits[0].confident and not hits[1].confident
+
+
+def write(root: Path, name: str, description: str, extra: str = "", body: str = "") -> None:
+    folder = root / name
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text(
+        f"---\nname: {name}\ndescription: '{description}'\n{extra}---\n{body or f'# {name}'}\n"
+    )
+
+
+@pytest.fixture
+def runtime(tmp_path: Path) -> skilldeck.SkillRuntime:
+    root = tmp_path / "skills"
+    write(
+        root,
+        "web-design-guidelines",
+        'Review UI code for guideline compliance. Use when asked to "review my UI", '
+        '"check accessibility" or "audit design".',
+    )
+    write(root, "pdf", "Extract text and tables from PDF files.", body="# PDF\n\n## Merge files\n")
+    write(root, "weather-ish", "Summaries of release notes for the team.")
+    return skilldeck.SkillRuntime(skilldeck.Catalog.from_roots([root], cache=False))
+
+
+def test_suggest_uses_the_quoted_requests_as_triggers(runtime: skilldeck.SkillRuntime) -> None:
+    (first, *_) = runtime.suggest("Could you review my UI before the demo?")
+    assert first.name == "web-design-guidelines"
+    assert "phrase:review my ui" in first.reasons
+    assert first.confident
+    assert skilldeck.search.derived_phrases('Use when asked to "review my UI" or "x"') == ("review my ui",)
+
+
+def test_preflight_names_the_skill_or_says_nothing(runtime: skilldeck.SkillRuntime) -> None:
+    hint = runtime.preflight("Please extract the tables from this PDF")
+    assert hint.startswith("<skill_hint>\n") and hint.endswith("\n</skill_hint>")
+    assert "- pdf: Extract text and tables from PDF files." in hint
+    assert "matches: " in hint and "PDF" in hint and "skills_load" in hint
+    assert runtime.preflight("what's the capital of Australia") == ""
+    assert runtime.preflight("") == ""
+
+
+def test_preflight_never_names_a_hidden_skill(tmp_path: Path) -> None:
+    root = tmp_path / "skills"
+    write(root, "deploy", "Deploy to production.", "disable-model-invocation: true\n")
+    rt = skilldeck.SkillRuntime(skilldeck.Catalog.from_roots([root], cache=False))
+    assert rt.preflight("deploy to production") == ""
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "# a" + " " * 100_000 + "b",  # a heading regex that backtracks is quadratic here
+        "```\n" * 50_000,  # fences that never close
+        "# " + "#" * 100_000,
+        "~~~x\n" + "a ```\n" * 50_000,
+        "## " + " #" * 50_000 + "x",
+    ],
+)
+def test_headings_and_body_words_are_linear(body: str) -> None:
+    import time
+
+    from skilldeck._search import extract_headings, headings_and_words
+
+    started = time.perf_counter()
+    extract_headings(body)
+    headings_and_words(body)
+    assert time.perf_counter() - started < 1.0
+
+
+def test_headings_follow_markdown() -> None:
+    from skilldeck._search import extract_headings
+
+    body = "# Title\n\n```bash\n# not a heading\n```\n\n## Steps ##\n### C#\n    # code\n"
+    assert extract_headings(body) == ("Title", "Steps", "C#")

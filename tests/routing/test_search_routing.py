@@ -119,7 +119,9 @@ def test_suggest_uses_the_quoted_requests_as_triggers(runtime: skilldeck.SkillRu
     assert first.name == "web-design-guidelines"
     assert "phrase:review my ui" in first.reasons
     assert first.confident
-    assert skilldeck.search.derived_phrases('Use when asked to "review my UI" or "x"') == ("review my ui",)
+    assert skilldeck.search.derived_phrases('Use when asked to "review my UI" or "x"') == (
+        "review my ui",
+    )
 
 
 def test_preflight_names_the_skill_or_says_nothing(runtime: skilldeck.SkillRuntime) -> None:

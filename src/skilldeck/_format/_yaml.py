@@ -16,19 +16,25 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
-
-import yaml
+from typing import TYPE_CHECKING, Any
 
 from skilldeck._diagnostics import Diagnostic
 from skilldeck._format import _codes as C
 
+if TYPE_CHECKING:
+    import yaml
+
 __all__ = ["YamlResult", "load_yaml"]
 
-try:
-    _Loader: type[Any] = yaml.CSafeLoader
-except AttributeError:  # pragma: no cover - libyaml missing
-    _Loader = yaml.SafeLoader
+
+def _loader() -> type[Any]:
+    """libyaml's loader; PyYAML is imported only when the fast path first declines
+    (a listing from the cache, or of common frontmatters, never needs it)."""
+    import yaml
+
+    loader: type[Any] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    return loader
+
 
 MAX_DEPTH = 32
 MAX_NODES = 20_000
@@ -240,13 +246,18 @@ def _fast_value(raw: str, lines: list[str], i: int, indent: int) -> tuple[bool, 
 
 
 _MISS = object()
+_SPACES = [" " * k for k in range(64)]
 
 
 def _continues(lines: list[str], nxt: int, indent: int) -> bool:
     """Is the next non-blank line indented deeper than ``indent`` (a continuation)?"""
-    while nxt < len(lines) and not lines[nxt].strip():
+    n = len(lines)
+    while nxt < n:
+        line = lines[nxt]
+        if (line and not line[0].isspace()) or line.strip():  # the next non-blank line
+            return line.startswith(_SPACES[indent + 1] if indent < 63 else " " * (indent + 1))
         nxt += 1
-    return nxt < len(lines) and lines[nxt].startswith(" " * (indent + 1))
+    return False
 
 
 def _quick(raw: str, lines: list[str], nxt: int, indent: int) -> Any:
@@ -257,8 +268,12 @@ def _quick(raw: str, lines: list[str], nxt: int, indent: int) -> Any:
         and ": " not in raw
         and " #" not in raw
         and raw[-1] != ":"
-        and not _continues(lines, nxt, indent)
     ):
+        if nxt < len(lines):
+            after = lines[nxt]
+            # a line starting with neither a space nor a blank is no continuation
+            if (not after or after[0].isspace()) and _continues(lines, nxt, indent):
+                return _MISS
         return _plain(raw) if len(raw) < 6 or raw[0] in _RESOLVABLE else raw
     return _MISS
 
@@ -409,6 +424,8 @@ class _Builder:
         self.count = 0
 
     def build(self, node: yaml.Node, key_path: str, depth: int) -> Any:
+        import yaml
+
         self.count += 1
         if self.count > MAX_NODES or depth > MAX_DEPTH:
             raise _TooComplex
@@ -435,6 +452,8 @@ class _Builder:
         )
 
     def mapping(self, node: yaml.MappingNode, key_path: str, depth: int) -> dict[str, Any]:
+        import yaml
+
         out: dict[str, Any] = {}
         lowered: dict[str, str] = {}
         for knode, vnode in node.value:
@@ -477,13 +496,15 @@ class _Builder:
 
 
 def _full_load(text: str, line0: int, path: str | None) -> YamlResult:
+    import yaml
+
     res = YamlResult()
     if not _flow_depth_ok(text):
         res.ok = False
         res.diagnostics.append(_too_complex(path, line0))
         return res
     try:
-        node = yaml.compose(text, Loader=_Loader)
+        node = yaml.compose(text, Loader=_loader())
     except yaml.MarkedYAMLError as exc:
         res.ok = False
         mark = exc.problem_mark or exc.context_mark

@@ -50,12 +50,15 @@ def make_skill() -> MakeSkill:
 
 
 def _rows(path: Path) -> list[Any]:
+    """stamp, root, rows as [key, signature, record] (the file maps key -> [sig, record])."""
     stamp, root, rows, _listing = msgspec.msgpack.decode(path.read_bytes())
-    return [stamp, root, rows]
+    return [stamp, root, [[key, *value] for key, value in rows.items()]]
 
 
 def _write(path: Path, data: Any) -> None:
-    path.write_bytes(msgspec.msgpack.encode(data))
+    stamp, root, rows, listing = data
+    by_key = {row[0]: None if row[1:] == [None] else row[1:] for row in rows}
+    path.write_bytes(msgspec.msgpack.encode([stamp, root, by_key, listing]))
 
 
 def test_persisted_cache_serves_a_new_catalog(tmp_path: Path, make_skill: MakeSkill) -> None:
@@ -173,7 +176,7 @@ def _damage(kind: str, row: list[Any]) -> Any:
     if kind == "record-a-map":
         return [key, sig, {"name": "x"}]
     if kind == "row-is-null":
-        return None
+        return [key, None]
     raise AssertionError(kind)
 
 

@@ -67,7 +67,7 @@ Listing = tuple[RootSig, list[str]]
 class _Index(msgspec.Struct, array_like=True, forbid_unknown_fields=True):
     stamp: str
     root: str
-    rows: list[Row]
+    rows: dict[str, tuple[Sig, Record]]  # decoded into a dict in C: no per-row Python work
     listing: Listing | None = None
 
 
@@ -120,7 +120,7 @@ class MetadataCache:
             return {}, None
         with contextlib.suppress(OSError):
             os.utime(target)  # recently used: kept by the pruning in save()
-        return {key: (sig, rec) for key, sig, rec in index.rows}, index.listing
+        return index.rows, index.listing
 
     def save(self, root_key: str, rows: list[Row], listing: Listing | None = None) -> None:
         """Replace a root's index (atomically; failures are ignored).
@@ -131,7 +131,8 @@ class MetadataCache:
         """
         target = self._file(root_key)
         try:
-            blob = _encode(_Index(parser_stamp(), root_key, rows, listing))
+            by_key = {key: (sig, rec) for key, sig, rec in rows}
+            blob = _encode(_Index(parser_stamp(), root_key, by_key, listing))
             if blob is None:
                 return
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -170,13 +171,13 @@ def _encode(index: _Index) -> bytes | None:
         return _ENCODER.encode(index)
     except (msgspec.EncodeError, UnicodeEncodeError, ValueError, TypeError):
         pass
-    kept: list[Any] = []
-    for row in index.rows:
+    kept: dict[str, Any] = {}
+    for key, row in index.rows.items():
         try:
-            _ENCODER.encode(row)
+            _ENCODER.encode((key, row))
         except (msgspec.EncodeError, UnicodeEncodeError, ValueError, TypeError):
             continue
-        kept.append(row)
+        kept[key] = row
     try:
         return _ENCODER.encode(_Index(index.stamp, index.root, kept, None))
     except (msgspec.EncodeError, UnicodeEncodeError, ValueError, TypeError):

@@ -263,7 +263,9 @@ class FileSystemStore:
                 rec[0],
                 rec[1],
                 folder,
-                "SKILL.md" if md == folder + _SKILL_MD else self._md_name(folder, md),
+                "SKILL.md"
+                if len(md) == len(folder) + len(_SKILL_MD) and md.endswith(_SKILL_MD)
+                else self._md_name(folder, md),
                 source,
                 folder,
                 rec[2],
@@ -369,7 +371,7 @@ class FileSystemStore:
         return md[len(folder) + 1 :] if md.startswith(folder) else os.path.basename(md)
 
     def _meta(self, folder: str, md: str, rec: Record) -> SkillMetadata:
-        return SkillMetadata(
+        return metadata_of(
             rec[0],
             rec[1],
             folder,
@@ -382,7 +384,7 @@ class FileSystemStore:
             tuple(rec[5]),
             tuple(rec[7]),
             rec[6],
-            *(rec[8] or (True, True, None, None)),
+            rec[8],
         )
 
     # ------------------------------------------------------------------ access

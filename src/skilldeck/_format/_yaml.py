@@ -289,11 +289,13 @@ def _fast_load(text: str, line0: int) -> YamlResult | None:
     child: Any = None
     indent = 0
     lines = text.split("\n")
+    n = len(lines)
+    positions = res.positions
     i = 0
-    while i < len(lines):
+    while i < n:
         line = lines[i]
         stripped = line.lstrip(" ")
-        if not stripped or stripped.startswith("#"):
+        if not stripped or stripped[0] == "#":
             i += 1
             continue
         if not line.isprintable():
@@ -322,11 +324,12 @@ def _fast_load(text: str, line0: int) -> YamlResult | None:
             m = _KEY_LINE.fullmatch(line)
             if m is None:
                 return None
-            key, raw = m.group(1), m.group(2)
-            if key in top or key.lower() in seen:
+            key, raw = m.groups()
+            lowered = key.lower()
+            if key in top or lowered in seen:
                 return None  # duplicates: let the full path report them
-            seen.add(key.lower())
-            res.positions[key] = (lineno, 1)
+            seen.add(lowered)
+            positions[key] = (lineno, 1)
             if not raw:
                 top[key] = None
                 parent, child, indent = key, None, 0

@@ -26,6 +26,7 @@ env_allow = ["*"]
 auto_run_read_only = ["bundled", "user", "untrusted"]
 timeout_cap = 3600
 kill_grace = 100000
+mounts = ["/:rw"]
 
 [execution.limits]
 processes = 100000
@@ -69,13 +70,15 @@ def test_repository_program_never_runs(world: World) -> None:
     assert cfg.bwrap_path is None and cfg.sandbox == "auto" and cfg.env_allow == ()
     assert cfg.auto_run_read_only == ("bundled",) and cfg.timeout_cap == 300
     assert cfg.run_as == skilldeck.ExecConfig().run_as and cfg.network is False
+    assert cfg.mounts == ()
 
 
 def test_safe_project_settings_still_apply(world: World) -> None:
     """What cannot hurt (workdir, default_timeout, disabled, pinned, budget) needs no trust."""
     _project_config(
         world,
-        '[execution]\nworkdir = "project"\ndefault_timeout = 12\n'
+        '[execution]\nworkdir = "project"\ndefault_timeout = 12\nsandbox = "strict"\n'
+        '[install]\nscan = "block"\n'
         '[catalog]\ndisabled = ["csv-profile"]\npinned = ["regex-check"]\nbudget = 4000\n',
     )
     world.clone()
@@ -84,6 +87,8 @@ def test_safe_project_settings_still_apply(world: World) -> None:
     assert config.disabled == ("csv-profile",) and config.budget is not None
     cfg = skilldeck.ExecConfig.load(cwd=world.repo)
     assert cfg.workdir == "project" and cfg.default_timeout == 12
+    assert cfg.sandbox == "strict"  # a project may tighten without trust, never loosen
+    assert config.table("install")["scan"] == "block"
     assert "SK530" not in world.run("list").err
 
 
@@ -211,13 +216,14 @@ def test_list_valued_execution_settings_load_from_every_file(
     user_cfg.write_text(
         f'[catalog]\nroots = ["{shared_dir / "skills"}"]\n'
         '[execution]\nenv_allow = ["FOO"]\nauto_run_read_only = ["bundled", "user"]\n'
-        "run_as = [65534, 65534]\n",
+        'run_as = [65534, 65534]\nmounts = ["/tmp:ro"]\n',
         encoding="utf-8",
     )
     cfg = skilldeck.ExecConfig.load()
     assert cfg.env_allow == ("FOO",)
     assert cfg.auto_run_read_only == ("bundled", "user")
     assert cfg.run_as == (65534, 65534)
+    assert len(cfg.mounts) == 1
     os.environ["FOO"] = "from-the-user"
     try:
         res = world.run("run", "show-env", "scripts/go.sh", cwd=shared_dir)

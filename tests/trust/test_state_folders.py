@@ -163,6 +163,8 @@ def test_state_file_links_are_refused(world: World, entry: str) -> None:
     src = _source(world)
     _refused(world.run("install", str(src), "--scope", "project", "-y"))
     _refused(world.run("verify", "--scope", "project"))
+    if entry in (".skilldeck", "config.toml.lock"):
+        _refused(world.run("disable", "regex-check", "--scope", "project"))
     assert snapshot(world.home) == before
 
 

@@ -48,7 +48,7 @@ from skilldeck._configtrust import (
     strip_keys,
 )
 from skilldeck._diagnostics import Diagnostic
-from skilldeck._errors import ConfigError
+from skilldeck._errors import ConfigError, UnsafeStateError
 from skilldeck._paths import (
     PROJECT_DIR,
     dirs,
@@ -546,6 +546,9 @@ def update_config(
 
 def _check_project_state(path: Path) -> None:
     """Refuse to write a project config through a link or into another user's folder."""
+    problem = owner_problem(*_owned_parts(path.parent.parent), folder=path.parent.parent)
+    if problem is not None:
+        raise UnsafeStateError(f"{problem}; not writing its config", path=path, hint=OWNER_HINT)
     parent = os.open(path.parent.parent, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
     try:
         fd = open_dir(PROJECT_DIR, dir_fd=parent, path=path.parent, create=True, mode=0o755)

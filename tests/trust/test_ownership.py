@@ -82,6 +82,8 @@ def test_repository_of_another_user_is_not_a_project(world: World) -> None:
     res = world.run("install", str(write_skill(world.outside / "src", "src")), "--scope",
                     "project", "-y", cwd=mine)  # fmt: skip
     assert res.code == 1 and "[UNSAFE_STATE]" in res.err and "hint:" in res.err
+    res = world.run("disable", "regex-check", "--scope", "project", cwd=mine)
+    assert res.code == 1 and "[UNSAFE_STATE]" in res.err and "safe_directories" in res.err
     world.run("run", "regex-check", "scripts/try_regex.py", "--", "a+", cwd=mine)
     assert not world.marker.exists(), "another user's program ran"
     assert snapshot(shared) == before

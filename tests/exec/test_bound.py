@@ -279,3 +279,13 @@ def test_a_pyenv_python3_runs_under_every_mode(
     result = executor(sandbox=mode).run_tool(make_skill(), tool, {}, trust="bundled")
     assert result.output == "py 3\n", result.output
     assert result.isolation["shim"] == str(pyenv_shim)
+
+
+@needs_bwrap
+def test_the_python_helper_is_the_namespace_init_too(make_skill: MakeSkill) -> None:
+    skill = make_skill(scripts={"hi.sh": "echo hi\n", "slow.sh": "sleep 60\n"}, timeout=1)
+    ex = executor(sandbox="strict", native_helper=False)
+    result = ex.run_script(skill, "hi.sh", trust="bundled")
+    assert result.output == "hi\n" and result.isolation["helper"] == "python"
+    with pytest.raises(skilldeck.ScriptTimeoutError):
+        ex.run_script(skill, "slow.sh", trust="bundled")

@@ -113,10 +113,12 @@ def _workdir(
         if in_repo:
             return folder, "project (repository root)"
         home = os.path.realpath(os.path.expanduser("~"))
-        exposed = str(folder) in ("/", home) or str(folder) in hidden_dirs()
+        # a folder that holds everyone's or everything's files is not bound read-write
+        shared = ("/", home, os.path.realpath("/tmp"), os.path.realpath("/var/tmp"))  # noqa: S108
+        exposed = str(folder) in shared or str(folder) in hidden_dirs()
         if not (sandboxed and exposed):
             return folder, "project (current folder)"
-        label = "project (the current folder is a home or /, kept hidden: temp)"
+        label = "project (the current folder is /, /tmp or a home, kept hidden: temp)"
     else:
         label = "temp" if mode == "temp" else "project (no current folder: temp)"
     work = scratch / "work"

@@ -289,3 +289,25 @@ def test_the_python_helper_is_the_namespace_init_too(make_skill: MakeSkill) -> N
     assert result.output == "hi\n" and result.isolation["helper"] == "python"
     with pytest.raises(skilldeck.ScriptTimeoutError):
         ex.run_script(skill, "slow.sh", trust="bundled")
+
+
+def test_verify_reports_a_hidden_script_planted_in_an_installed_skill(tmp_path: Path) -> None:
+    source = tmp_path / "src" / "planted"
+    (source / "scripts").mkdir(parents=True)
+    (source / "SKILL.md").write_text(
+        "---\nname: planted\ndescription: A skill for a tamper test. Use in tests.\n---\n\nBody.\n"
+    )
+    (source / "scripts" / "ok.sh").write_text("echo ok\n")
+    result = skilldeck.install(str(source))
+    installed = Path(result.skills[0].path)
+    assert skilldeck.verify().ok
+    planted = installed / "scripts" / ".git" / "x.sh"
+    planted.parent.mkdir()
+    planted.write_text("echo planted\n")
+    (check,) = skilldeck.verify().skills
+    assert not check.ok and "scripts/.git" in (check.problem or "")
+    # and it cannot run: it is not part of the skill
+    catalog = skilldeck.Catalog.default()
+    skill = catalog.load("planted")
+    with pytest.raises(skilldeck.PathNotAllowedError):
+        executor(sandbox="none").run_script(skill, "scripts/.git/x.sh", trust="untrusted")

@@ -266,14 +266,20 @@ def remove(
 
 
 def _stray_entries(folder: Path) -> list[str]:
-    """Links and special files inside an installed skill (installs never create them)."""
+    """Links, special files and hidden files or folders inside an installed skill.
+
+    Installs never create them (they copy the walker's file set); a hidden file is
+    outside the digest, so it can never run, but its presence means tampering.
+    """
     out: list[str] = []
     for dirpath, dirnames, filenames in os.walk(folder, followlinks=False):
         for entry in dirnames + filenames:
             full = os.path.join(dirpath, entry)
             mode = os.lstat(full).st_mode
-            if stat.S_ISLNK(mode) or not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+            odd = stat.S_ISLNK(mode) or not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+            if odd or entry.startswith("."):
                 out.append(os.path.relpath(full, folder).replace(os.sep, "/"))
+        dirnames[:] = [d for d in dirnames if not d.startswith(".")]
     return sorted(out)
 
 
@@ -310,7 +316,7 @@ def verify(
         stray = _stray_entries(folder)
         problem = None
         if stray:
-            problem = "links or special files: " + ", ".join(stray[:5])
+            problem = "links, special or hidden files: " + ", ".join(stray[:5])
         elif actual != entry.digest:
             problem = "files differ from the lockfile"
         places = _placement_checks(lay, entry, cwd)

@@ -12,8 +12,10 @@ guarded settings as they were.
 
 What a project file may set without trust (everything else is guarded):
 
-- ``[catalog]`` ``roots``, ``recursive`` (skills found there get ``user`` trust,
-  the same as the repository's own skills), ``disabled``, ``pinned``, ``budget``;
+- ``[catalog]`` ``roots`` and ``recursive`` when every folder (links resolved)
+  lies inside the repository (skills found there get ``user`` trust, the same
+  as the repository's own; a folder outside, such as ``/``, would let a clone
+  make every command scan the disk), ``disabled``, ``pinned``, ``budget``;
 - ``[execution]`` ``workdir`` and ``default_timeout`` (still capped by the
   user's ``timeout_cap``);
 - ``[plugins.<name>]`` tables whose ``path`` lies inside the project's
@@ -133,12 +135,17 @@ def file_digest(data: bytes) -> str:
     return "sha256:" + hashlib.sha256(data).hexdigest()
 
 
-def _inside(raw: object, folder: Path) -> bool:
+def _inside(raw: object, folder: Path, *, itself: bool = False) -> bool:
+    """Whether path ``raw`` (links resolved) lies below ``folder`` (or is it, with ``itself``)."""
     if not isinstance(raw, str):
         return True  # not a path: the checker reports wrong types
-    path = os.path.normpath(raw)
-    top = os.path.normpath(folder)
-    return path.startswith(top + os.sep)
+    path = os.path.realpath(raw)
+    top = os.path.realpath(folder)
+    return path.startswith(top + os.sep) or (itself and path == top)
+
+
+#: ``[catalog]`` keys holding folders: without trust they must stay inside the repository.
+_PROJECT_PATH_KEYS = frozenset({"roots", "recursive"})
 
 
 def _tightens(key: str, value: object) -> bool:
@@ -158,7 +165,13 @@ def _guarded(data: Mapping[str, Any], base: Path) -> dict[str, Any]:
         safe = PROJECT_SAFE.get(table)
         if safe is not None and isinstance(value, Mapping):
             for key, item in value.items():
-                if key not in safe:
+                outside = (
+                    table == "catalog"
+                    and key in _PROJECT_PATH_KEYS
+                    and isinstance(item, list)
+                    and not all(_inside(p, base, itself=True) for p in item)
+                )
+                if key not in safe or outside:
                     out[f"{table}.{key}"] = item
         elif table == "plugins" and isinstance(value, Mapping):
             for name, entry in value.items():

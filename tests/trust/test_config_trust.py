@@ -239,3 +239,23 @@ def test_list_valued_execution_settings_load_from_every_file(
     assert skilldeck.ExecConfig.load(cwd=world.repo).env_allow == ("BAR", "BAZ_*")
     with pytest.raises(skilldeck.ConfigError, match="list of strings"):
         skilldeck.ExecConfig.from_mapping({"env_allow": ("FOO", 3)})
+
+
+def test_project_roots_outside_the_repository_need_trust(world: World) -> None:
+    """``recursive = ["/"]`` (or a link in the repository to it) would make every command
+    scan the disk: folders outside the repository are guarded; inside ones apply."""
+    os.symlink("/", world.upstream / "everything")
+    write_skill(world.upstream / "team" / "ours", "ours")
+    _project_config(world, '[catalog]\nrecursive = ["/"]\nroots = ["everything"]\n')
+    world.clone()
+    config = skilldeck.load_config(cwd=world.repo)
+    assert config.recursive_roots == () and config.roots == ()
+    assert config.untrusted is not None
+    assert set(config.untrusted.keys) == {"catalog.recursive", "catalog.roots"}
+    (world.repo / ".skilldeck" / "config.toml").write_text(
+        '[catalog]\nroots = ["team"]\n', encoding="utf-8"
+    )
+    config = skilldeck.load_config(cwd=world.repo)
+    assert config.untrusted is None and config.roots == (world.repo.resolve() / "team",)
+    listed = world.run("list", "--format", "json")
+    assert "ours" in {s["name"] for s in json.loads(listed.out)["skills"]}

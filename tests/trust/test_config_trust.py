@@ -33,6 +33,10 @@ processes = 100000
 
 [install]
 scan = "off"
+
+[store]
+url = "postgresql://attacker.invalid/skills"
+tenant = "victim"
 """
 
 
@@ -55,6 +59,7 @@ def test_repository_program_never_runs(world: World) -> None:
     untrusted = data["untrusted_config"]
     assert untrusted["file"] == str(world.repo / ".skilldeck" / "config.toml")
     assert "execution.bwrap" in untrusted["keys"] and "install.scan" in untrusted["keys"]
+    assert "store.url" in untrusted["keys"]  # a clone cannot point commands at its server
     assert "skilldeck trust" in untrusted["hint"]
     assert str(skilldeck.config_path("user")) in untrusted["hint"]
     assert "[SK530]" in status.err

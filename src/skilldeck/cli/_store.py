@@ -48,7 +48,11 @@ def _postgres() -> Any:
 
 
 def _from_config(key: str) -> str | None:
-    table = skilldeck.load_config().table("store")
+    try:
+        table = skilldeck.load_config().table("store")
+    except skilldeck.SkillError:
+        return None  # the command reads the config again and reports the problem
+
     value = table.get(key) if hasattr(table, "get") else None
     return value if isinstance(value, str) and value else None
 

@@ -436,64 +436,64 @@ if TYPE_CHECKING:
     from skilldeck._exec import (
         skill_visible_in_mode as skill_visible_in_mode,
     )
-    from skilldeck._format._invocation import (
-        Invocation as Invocation,
-    )
-    from skilldeck._format._lint import (
-        estimate_tokens as estimate_tokens,
-    )
-    from skilldeck._format._lint import (
-        lint_skill as lint_skill,
-    )
-    from skilldeck._format._manifest import (
-        Manifest as Manifest,
-    )
-    from skilldeck._format._manifest import (
-        Requirements as Requirements,
-    )
-    from skilldeck._format._manifest import (
-        ToolPattern as ToolPattern,
-    )
-    from skilldeck._format._manifest import (
-        Triggers as Triggers,
-    )
-    from skilldeck._format._mdtools import (
-        CommandTemplate as CommandTemplate,
-    )
-    from skilldeck._format._mdtools import (
-        DeclaredTool as DeclaredTool,
-    )
-    from skilldeck._format._mdtools import (
-        ParamType as ParamType,
-    )
-    from skilldeck._format._mdtools import (
-        ToolParameter as ToolParameter,
-    )
-    from skilldeck._format._mdtools import (
-        parse_declared_tools as parse_declared_tools,
-    )
-    from skilldeck._format._scaffold import (
+    from skilldeck._format import (
         RESOURCE_FOLDERS as RESOURCE_FOLDERS,
     )
-    from skilldeck._format._scaffold import (
-        scaffold_skill as scaffold_skill,
+    from skilldeck._format import (
+        CommandTemplate as CommandTemplate,
     )
-    from skilldeck._format._skillmd import (
+    from skilldeck._format import (
+        DeclaredTool as DeclaredTool,
+    )
+    from skilldeck._format import (
+        Invocation as Invocation,
+    )
+    from skilldeck._format import (
+        Manifest as Manifest,
+    )
+    from skilldeck._format import (
+        ParamType as ParamType,
+    )
+    from skilldeck._format import (
         ParsedSkillMd as ParsedSkillMd,
     )
-    from skilldeck._format._skillmd import (
-        parse_skill_md as parse_skill_md,
+    from skilldeck._format import (
+        Requirements as Requirements,
     )
-    from skilldeck._format._skillmd import (
-        read_skill_md as read_skill_md,
+    from skilldeck._format import (
+        ToolParameter as ToolParameter,
     )
-    from skilldeck._format._validate import (
+    from skilldeck._format import (
+        ToolPattern as ToolPattern,
+    )
+    from skilldeck._format import (
+        Triggers as Triggers,
+    )
+    from skilldeck._format import (
         ValidationReport as ValidationReport,
     )
-    from skilldeck._format._validate import (
+    from skilldeck._format import (
+        estimate_tokens as estimate_tokens,
+    )
+    from skilldeck._format import (
         find_skill_dirs as find_skill_dirs,
     )
-    from skilldeck._format._validate import (
+    from skilldeck._format import (
+        lint_skill as lint_skill,
+    )
+    from skilldeck._format import (
+        parse_declared_tools as parse_declared_tools,
+    )
+    from skilldeck._format import (
+        parse_skill_md as parse_skill_md,
+    )
+    from skilldeck._format import (
+        read_skill_md as read_skill_md,
+    )
+    from skilldeck._format import (
+        scaffold_skill as scaffold_skill,
+    )
+    from skilldeck._format import (
         validate_skill as validate_skill,
     )
     from skilldeck._inline import (
@@ -554,6 +554,9 @@ if TYPE_CHECKING:
         HostTool as HostTool,
     )
     from skilldeck._runtime import (
+        Invoked as Invoked,
+    )
+    from skilldeck._runtime import (
         LoadedSkill as LoadedSkill,
     )
     from skilldeck._runtime import (
@@ -608,13 +611,10 @@ if TYPE_CHECKING:
         run_tool_loop as run_tool_loop,
     )
     from skilldeck._runtime import (
-        validate_arguments as validate_arguments,
-    )
-    from skilldeck._runtime._invoke import (
-        Invoked as Invoked,
-    )
-    from skilldeck._runtime._invoke import (
         substitute_arguments as substitute_arguments,
+    )
+    from skilldeck._runtime import (
+        validate_arguments as validate_arguments,
     )
     from skilldeck._scan import (
         SCAN_CODES as SCAN_CODES,
@@ -669,14 +669,14 @@ _EXPORTS: dict[str, str] = {
     "render_skills": "skilldeck._disclosure",
     "read_skill_file": "skilldeck._disclosure",
     "plan_skills": "skilldeck._disclosure",
-    "validate_skill": "skilldeck._format._validate",
-    "lint_skill": "skilldeck._format._lint",
-    "read_skill_md": "skilldeck._format._skillmd",
-    "parse_skill_md": "skilldeck._format._skillmd",
-    "find_skill_dirs": "skilldeck._format._validate",
-    "scaffold_skill": "skilldeck._format._scaffold",
-    "Manifest": "skilldeck._format._manifest",
-    "ValidationReport": "skilldeck._format._validate",
+    "validate_skill": "skilldeck._format",
+    "lint_skill": "skilldeck._format",
+    "read_skill_md": "skilldeck._format",
+    "parse_skill_md": "skilldeck._format",
+    "find_skill_dirs": "skilldeck._format",
+    "scaffold_skill": "skilldeck._format",
+    "Manifest": "skilldeck._format",
+    "ValidationReport": "skilldeck._format",
     "InlineSkill": "skilldeck._inline",
     "SkillRef": "skilldeck._inline",
     "SkillsSection": "skilldeck._inline",
@@ -833,6 +833,7 @@ _MOVED: dict[str, str] = {
     "order_by_relevance": "skilldeck.search",
     "parse_declared_tools": "skilldeck.format",
     "parse_source": "skilldeck.dist",
+    "project_notices": "skilldeck.config",
     "provider_name": "skilldeck.adapters",
     "redact": "skilldeck.events",
     "redact_event": "skilldeck.events",
@@ -844,7 +845,6 @@ _MOVED: dict[str, str] = {
     "render_json": "skilldeck.disclosure",
     "render_markdown": "skilldeck.disclosure",
     "render_xml": "skilldeck.disclosure",
-    "project_notices": "skilldeck.config",
     "revoke_project_trust": "skilldeck.config",
     "run_tool_loop": "skilldeck.adapters",
     "scan_text": "skilldeck.security",

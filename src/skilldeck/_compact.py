@@ -28,8 +28,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
 from skilldeck._errors import SkillError
-from skilldeck._format._invocation import model_invocable
-from skilldeck._format._mdtools import parse_declared_tools
+from skilldeck._format import model_invocable, parse_declared_tools
 
 __all__ = ["COMPACT_HEADER", "render_compact_catalog", "render_compact_manifest"]
 

@@ -24,12 +24,18 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-from skilldeck._catalog._budget import Tier1Plan, clean_text, plan_tier1
-from skilldeck._catalog._model import Skill
-from skilldeck._catalog._store import DEFAULT_FILE_LIMIT, FileData, IndexMode
+from skilldeck._catalog import (
+    DEFAULT_FILE_LIMIT,
+    FileData,
+    IndexMode,
+    Skill,
+    Tier1Plan,
+    clean_text,
+    plan_tier1,
+)
 from skilldeck._config import Budget
 from skilldeck._errors import PathNotAllowedError
-from skilldeck._format._invocation import model_invocable
+from skilldeck._format import model_invocable
 
 __all__ = [
     "DEFAULT_FILE_LIMIT",

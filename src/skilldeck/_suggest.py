@@ -34,8 +34,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from skilldeck._format._invocation import model_invocable
-from skilldeck._format._linear import compile_linear
+from skilldeck._format import compile_linear, model_invocable
 from skilldeck._search import CONFIDENT, SearchDocument, SearchIndex
 
 __all__ = [

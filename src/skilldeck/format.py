@@ -5,64 +5,64 @@ A public facade: every name here is defined in a private module of skilldeck.
 
 from __future__ import annotations
 
-from skilldeck._format._invocation import (
-    Invocation as Invocation,
-)
-from skilldeck._format._lint import (
-    estimate_tokens as estimate_tokens,
-)
-from skilldeck._format._lint import (
-    lint_skill as lint_skill,
-)
-from skilldeck._format._manifest import (
-    Manifest as Manifest,
-)
-from skilldeck._format._manifest import (
-    Requirements as Requirements,
-)
-from skilldeck._format._manifest import (
-    ToolPattern as ToolPattern,
-)
-from skilldeck._format._manifest import (
-    Triggers as Triggers,
-)
-from skilldeck._format._mdtools import (
-    CommandTemplate as CommandTemplate,
-)
-from skilldeck._format._mdtools import (
-    DeclaredTool as DeclaredTool,
-)
-from skilldeck._format._mdtools import (
-    ParamType as ParamType,
-)
-from skilldeck._format._mdtools import (
-    ToolParameter as ToolParameter,
-)
-from skilldeck._format._mdtools import (
-    parse_declared_tools as parse_declared_tools,
-)
-from skilldeck._format._scaffold import (
+from skilldeck._format import (
     RESOURCE_FOLDERS as RESOURCE_FOLDERS,
 )
-from skilldeck._format._scaffold import (
-    scaffold_skill as scaffold_skill,
+from skilldeck._format import (
+    CommandTemplate as CommandTemplate,
 )
-from skilldeck._format._skillmd import (
+from skilldeck._format import (
+    DeclaredTool as DeclaredTool,
+)
+from skilldeck._format import (
+    Invocation as Invocation,
+)
+from skilldeck._format import (
+    Manifest as Manifest,
+)
+from skilldeck._format import (
+    ParamType as ParamType,
+)
+from skilldeck._format import (
     ParsedSkillMd as ParsedSkillMd,
 )
-from skilldeck._format._skillmd import (
-    parse_skill_md as parse_skill_md,
+from skilldeck._format import (
+    Requirements as Requirements,
 )
-from skilldeck._format._skillmd import (
-    read_skill_md as read_skill_md,
+from skilldeck._format import (
+    ToolParameter as ToolParameter,
 )
-from skilldeck._format._validate import (
+from skilldeck._format import (
+    ToolPattern as ToolPattern,
+)
+from skilldeck._format import (
+    Triggers as Triggers,
+)
+from skilldeck._format import (
     ValidationReport as ValidationReport,
 )
-from skilldeck._format._validate import (
+from skilldeck._format import (
+    estimate_tokens as estimate_tokens,
+)
+from skilldeck._format import (
     find_skill_dirs as find_skill_dirs,
 )
-from skilldeck._format._validate import (
+from skilldeck._format import (
+    lint_skill as lint_skill,
+)
+from skilldeck._format import (
+    parse_declared_tools as parse_declared_tools,
+)
+from skilldeck._format import (
+    parse_skill_md as parse_skill_md,
+)
+from skilldeck._format import (
+    read_skill_md as read_skill_md,
+)
+from skilldeck._format import (
+    scaffold_skill as scaffold_skill,
+)
+from skilldeck._format import (
     validate_skill as validate_skill,
 )
 

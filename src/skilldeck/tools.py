@@ -33,6 +33,9 @@ from skilldeck._runtime import (
     HostTool as HostTool,
 )
 from skilldeck._runtime import (
+    Invoked as Invoked,
+)
+from skilldeck._runtime import (
     LoadedSkill as LoadedSkill,
 )
 from skilldeck._runtime import (
@@ -57,13 +60,10 @@ from skilldeck._runtime import (
     Verdict as Verdict,
 )
 from skilldeck._runtime import (
-    validate_arguments as validate_arguments,
-)
-from skilldeck._runtime._invoke import (
-    Invoked as Invoked,
-)
-from skilldeck._runtime._invoke import (
     substitute_arguments as substitute_arguments,
+)
+from skilldeck._runtime import (
+    validate_arguments as validate_arguments,
 )
 
 __all__ = [

@@ -1,6 +1,6 @@
 """The catalog: stores, discovery, precedence, status, cache and watching."""
 
-from skilldeck._catalog._budget import Tier1Item, Tier1Plan, plan_tier1
+from skilldeck._catalog._budget import Tier1Item, Tier1Plan, clean_text, plan_tier1
 from skilldeck._catalog._cache import MetadataCache
 from skilldeck._catalog._catalog import Catalog, RootInfo
 from skilldeck._catalog._doctor import DoctorReport, diagnose
@@ -48,6 +48,7 @@ __all__ = [
     "Trust",
     "WhyLine",
     "bundled_root",
+    "clean_text",
     "default_sources",
     "diagnose",
     "plan_tier1",

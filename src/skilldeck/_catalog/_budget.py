@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from skilldeck._format._invocation import listing_description
+from skilldeck._format import listing_description
 
 __all__ = ["MIN_DESCRIPTION", "SkillLike", "Tier1Item", "Tier1Plan", "clean_text", "plan_tier1"]
 

@@ -22,8 +22,7 @@ from typing import Any
 
 from skilldeck._catalog._cache import InvocationRow, Record
 from skilldeck._diagnostics import Diagnostic, Severity
-from skilldeck._format import read_skill_md
-from skilldeck._format._invocation import Invocation
+from skilldeck._format import Invocation, read_skill_md
 
 _DEFAULT_INVOCATION = Invocation()
 

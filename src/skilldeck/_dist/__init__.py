@@ -15,6 +15,10 @@ leave the old state, and ``_fsops``/``_archive``/``_git`` for what hostile
 input is refused.
 """
 
+from skilldeck._dist._agents import AGENTS, ALIASES, detected_agents
+from skilldeck._dist._agentsmd import sync_agents_md
+from skilldeck._dist._fsops import copy_skill_tree, exchange, remove_tree
+
 from ._export import AGENT_HOMES, export_skills, export_target
 from ._install import InstallPlan, PlannedSkill, install
 from ._manage import InstalledInfo, list_installed, remove, set_skill_enabled, update, verify
@@ -37,7 +41,9 @@ from ._model import (
 from ._source import parse_source
 
 __all__ = [
+    "AGENTS",
     "AGENT_HOMES",
+    "ALIASES",
     "ExportResult",
     "ExportedSkill",
     "FileChanges",
@@ -55,13 +61,18 @@ __all__ = [
     "SourceSpec",
     "UpdateResult",
     "VerifyReport",
+    "copy_skill_tree",
+    "detected_agents",
+    "exchange",
     "export_skills",
     "export_target",
     "install",
     "list_installed",
     "parse_source",
     "remove",
+    "remove_tree",
     "set_skill_enabled",
+    "sync_agents_md",
     "update",
     "verify",
 ]

@@ -21,11 +21,13 @@ from skilldeck._exec._approvals import (
     FileApprovalStore,
     MemoryApprovalStore,
 )
-from skilldeck._exec._config import ExecConfig, Limits
+from skilldeck._exec._config import ExecConfig, Limits, parse_run_as
 from skilldeck._exec._executor import Executor, SkillLike
+from skilldeck._exec._files import parse_mount
 from skilldeck._exec._interp import check_arguments, coerce_cli_arguments, render_command
 from skilldeck._exec._runner import RunResult
 from skilldeck._exec._sandbox import SandboxStatus, probe_sandbox
+from skilldeck._exec._status import execution_status
 from skilldeck._exec._trust import (
     ApprovalDecision,
     ApprovalRequest,
@@ -53,6 +55,9 @@ __all__ = [
     "coerce_cli_arguments",
     "coerce_trust",
     "decide_approval",
+    "execution_status",
+    "parse_mount",
+    "parse_run_as",
     "probe_sandbox",
     "render_command",
     "skill_visible_in_mode",

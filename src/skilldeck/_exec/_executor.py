@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from skilldeck._catalog._model import Trust
+from skilldeck._catalog import Trust
 from skilldeck._errors import (
     ApprovalRequiredError,
     InvalidArgumentsError,
@@ -49,7 +49,7 @@ from skilldeck._exec._sandbox import (
 from skilldeck._exec._scripts import check_script_args, interpreter_for, resolve_script
 from skilldeck._exec._snapshot import Snapshot, take_snapshot
 from skilldeck._exec._trust import ApprovalRequest, Approver, coerce_trust, decide_approval
-from skilldeck._format._mdtools import DeclaredTool
+from skilldeck._format import DeclaredTool
 
 __all__ = ["Executor", "SkillLike"]
 

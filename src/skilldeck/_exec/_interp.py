@@ -35,7 +35,7 @@ from typing import Any
 from urllib.parse import quote
 
 from skilldeck._errors import InvalidArgumentsError
-from skilldeck._format._mdtools import (
+from skilldeck._format import (
     ArgTemplate,
     DeclaredTool,
     Literal,

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from skilldeck._catalog._model import Trust
+from skilldeck._catalog import Trust
 
 __all__ = [
     "ApprovalDecision",

@@ -1,5 +1,8 @@
 """The SKILL.md format: parsing, the manifest, validation and lint."""
 
+from skilldeck._format._invocation import Invocation, listing_description, model_invocable
+from skilldeck._format._linear import compile_linear, pattern_problem
+from skilldeck._format._lint import estimate_tokens, lint_skill
 from skilldeck._format._manifest import (
     EXTENSION_FIELDS,
     SPEC_FIELDS,
@@ -9,6 +12,17 @@ from skilldeck._format._manifest import (
     Triggers,
     parse_allowed_tools,
 )
+from skilldeck._format._mdtools import (
+    ArgTemplate,
+    CommandTemplate,
+    DeclaredTool,
+    Literal,
+    ParamType,
+    Placeholder,
+    ToolParameter,
+    parse_declared_tools,
+)
+from skilldeck._format._scaffold import RESOURCE_FOLDERS, scaffold_skill
 from skilldeck._format._skillmd import (
     DEFAULT_MAX_BYTES,
     FRONTMATTER_LIMIT,
@@ -27,17 +41,34 @@ __all__ = [
     "DEFAULT_MAX_BYTES",
     "EXTENSION_FIELDS",
     "FRONTMATTER_LIMIT",
+    "RESOURCE_FOLDERS",
     "SPEC_FIELDS",
+    "ArgTemplate",
+    "CommandTemplate",
+    "DeclaredTool",
+    "Invocation",
+    "Literal",
     "Manifest",
+    "ParamType",
     "ParsedSkillMd",
+    "Placeholder",
     "Requirements",
+    "ToolParameter",
     "ToolPattern",
     "Triggers",
     "ValidationReport",
+    "compile_linear",
+    "estimate_tokens",
     "find_skill_dirs",
+    "lint_skill",
+    "listing_description",
     "locate_skill_md",
+    "model_invocable",
     "parse_allowed_tools",
+    "parse_declared_tools",
     "parse_skill_md",
+    "pattern_problem",
     "read_skill_md",
+    "scaffold_skill",
     "validate_skill",
 ]

@@ -22,9 +22,8 @@ from skilldeck._inline._skill import InlineSkill, SkillRef
 from skilldeck._inline._tools import INLINE_SOURCE, InlineToolProvider, make_runtime
 
 if TYPE_CHECKING:
-    from skilldeck._catalog._catalog import Catalog
-    from skilldeck._catalog._model import Source
-    from skilldeck._runtime._runtime import SkillRuntime
+    from skilldeck._catalog import Catalog, Source
+    from skilldeck._runtime import SkillRuntime
 
 __all__ = ["SkillSource", "SkillsSection"]
 
@@ -160,7 +159,7 @@ class SkillsSection:
         (their tools exist only in this process). Returns the installed
         folders, in section order, and emits ``InlineSkillsInstalled``.
         """
-        from skilldeck._dist._model import InstallLimits
+        from skilldeck._dist import InstallLimits
 
         lim = limits if limits is not None else InstallLimits()
         target = Path(skills_dir)
@@ -225,8 +224,7 @@ class SkillsSection:
         Inline skills come from memory (their tier-1 description names the tools
         loading unlocks); referenced folders are roots of the same source.
         """
-        from skilldeck._catalog._model import Source
-        from skilldeck._catalog._store import MemoryStore
+        from skilldeck._catalog import MemoryStore, Source
 
         store = MemoryStore(source=name)
         roots: list[Path] = []
@@ -247,7 +245,7 @@ class SkillsSection:
     ) -> Catalog:
         """A catalog of this section's skills; with ``defaults`` the configured sources
         too, below the inline source (``Catalog.default(extra_sources=...)``)."""
-        from skilldeck._catalog._catalog import Catalog
+        from skilldeck._catalog import Catalog
 
         src = self.source(params, enabled_skills=enabled_skills)
         if defaults:
@@ -284,7 +282,7 @@ def _deliver(events: SinkLike | EventBus | None, event: Event) -> None:
 
 
 def _swap_in(tmp: Path, dest: Path) -> None:
-    from skilldeck._dist._fsops import exchange, remove_tree
+    from skilldeck._dist import exchange, remove_tree
 
     if not os.path.lexists(dest):
         os.rename(tmp, dest)
@@ -307,7 +305,7 @@ def _temp_dir(target: Path) -> Path:
 
 
 def _install_text(target: Path, name: str, text: str) -> Path:
-    from skilldeck._dist._fsops import remove_tree
+    from skilldeck._dist import remove_tree
 
     tmp = _temp_dir(target)
     try:
@@ -325,7 +323,7 @@ def _install_text(target: Path, name: str, text: str) -> Path:
 
 
 def _install_copy(target: Path, name: str, src: Path, limits: Any) -> Path:
-    from skilldeck._dist._fsops import copy_skill_tree, remove_tree
+    from skilldeck._dist import copy_skill_tree, remove_tree
 
     tmp = _temp_dir(target)
     try:

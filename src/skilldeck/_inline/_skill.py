@@ -13,8 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from skilldeck._errors import InvalidArgumentsError, SkillRefError
-from skilldeck._format import read_skill_md
-from skilldeck._format._linear import pattern_problem
+from skilldeck._format import pattern_problem, read_skill_md
 from skilldeck._inline._errors import SkillValidationError
 from skilldeck._inline._tools import SkillTool
 

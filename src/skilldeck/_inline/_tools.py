@@ -23,9 +23,7 @@ from skilldeck._runtime import ToolResult, value_data
 
 if TYPE_CHECKING:
     from skilldeck._inline._skill import InlineSkill
-    from skilldeck._runtime._runtime import SkillRuntime
-    from skilldeck._runtime._session import Session
-    from skilldeck._runtime._tools import Tool
+    from skilldeck._runtime import Session, SkillRuntime, Tool
 
 __all__ = ["INLINE_SOURCE", "InlineToolProvider", "SkillTool", "ToolContext", "make_runtime"]
 
@@ -276,7 +274,7 @@ class InlineToolProvider:
         self.emit: Callable[[Event], None] | None = None
 
     def tools(self, session: Session) -> list[Tool]:
-        from skilldeck._runtime._tools import Tool, ToolSpec
+        from skilldeck._runtime import Tool, ToolSpec
 
         out: list[Tool] = []
         for loaded in session.loaded:
@@ -295,7 +293,7 @@ class InlineToolProvider:
         return out
 
     def _handler(self, skill: InlineSkill, tool: SkillTool) -> Callable[[Any], Any]:
-        from skilldeck._runtime._envelope import ToolResult
+        from skilldeck._runtime import ToolResult
 
         def run(call: Any) -> ToolResult:
             ctx = ToolContext(skill.name, tool.name, call.session.id, self.emit)
@@ -305,7 +303,7 @@ class InlineToolProvider:
 
 
 def make_runtime(catalog: Any, provider: InlineToolProvider, **options: Any) -> SkillRuntime:
-    from skilldeck._runtime._runtime import SkillRuntime
+    from skilldeck._runtime import SkillRuntime
 
     runtime = SkillRuntime(catalog, skill_tools=provider.tools, **options)
     provider.emit = runtime.emit

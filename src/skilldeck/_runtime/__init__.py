@@ -27,6 +27,7 @@ from skilldeck._runtime._envelope import (
     value_data,
 )
 from skilldeck._runtime._governance import Decision, GovernanceRequest, Verdict
+from skilldeck._runtime._invoke import Invoked, substitute_arguments
 from skilldeck._runtime._loop import LoopResult, ModelReply, ToolCallRequest, run_tool_loop
 from skilldeck._runtime._policy import BASELINE_TOOLS, AllowedToolsPolicy
 from skilldeck._runtime._runtime import (
@@ -51,6 +52,7 @@ __all__ = [
     "Decision",
     "GovernanceRequest",
     "HostTool",
+    "Invoked",
     "LoadedSkill",
     "LoopResult",
     "ModelReply",
@@ -71,6 +73,7 @@ __all__ = [
     "ok_envelope",
     "provider_name",
     "run_tool_loop",
+    "substitute_arguments",
     "validate_arguments",
     "value_data",
 ]

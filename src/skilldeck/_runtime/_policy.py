@@ -32,7 +32,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from skilldeck._format._manifest import ToolPattern
+from skilldeck._format import ToolPattern
 from skilldeck._runtime._envelope import ToolWarning
 from skilldeck._runtime._tools import ToolSpec
 

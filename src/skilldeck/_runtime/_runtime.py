@@ -42,7 +42,7 @@ from skilldeck._events import (
     SkillLoaded,
     ToolCalled,
 )
-from skilldeck._format._invocation import listing_description, model_invocable
+from skilldeck._format import listing_description, model_invocable
 from skilldeck._runtime._builtin import builtin_tools, file_payload, truncated_warning
 from skilldeck._runtime._envelope import ToolResult, ToolWarning, error_envelope
 from skilldeck._runtime._gates import AllowedToolsGate, GovernedSurface, ValidatedSurface
@@ -660,7 +660,7 @@ class SkillRuntime:
         return self._report(call, validate_skill)
 
     def _tool_lint(self, call: ToolCall) -> ToolResult:
-        from skilldeck._format._lint import lint_skill
+        from skilldeck._format import lint_skill
 
         return self._report(call, lint_skill)
 

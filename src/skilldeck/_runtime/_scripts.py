@@ -64,7 +64,7 @@ class ScriptTools:
 
     def declare(self, name: str, skill: Any) -> dict[str, DeclaredBinding]:
         """The command tools declared in a loaded skill's body, keyed by tool name."""
-        from skilldeck._format._mdtools import parse_declared_tools
+        from skilldeck._format import parse_declared_tools
 
         tools, _diags = parse_declared_tools(
             skill.body, path=str(skill.skill_md) if skill.skill_md else None

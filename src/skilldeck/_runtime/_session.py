@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from xml.sax.saxutils import quoteattr
 
 from skilldeck._errors import SkillNotFoundError
-from skilldeck._format._manifest import ToolPattern
+from skilldeck._format import ToolPattern
 from skilldeck._runtime._policy import AllowedToolsPolicy
 
 if TYPE_CHECKING:

@@ -321,7 +321,7 @@ def disable(name: str, scope: str, fmt: str) -> None:
 @handle_errors
 def doctor(roots: tuple[str, ...], recursive: bool, fmt: str) -> None:
     """Check the catalog: roots, invalid and unavailable skills, shadowing, budget."""
-    from skilldeck._exec._status import execution_status
+    from skilldeck._exec import execution_status
 
     _json_errors(fmt)
     catalog = _open_catalog(roots, recursive)

@@ -201,7 +201,7 @@ def install(
 
 def _check_agents(agents: tuple[str, ...]) -> None:
     """Unknown agent ids are a usage error (exit 2), before anything is fetched."""
-    from skilldeck._dist._agents import AGENTS, ALIASES
+    from skilldeck._dist import AGENTS, ALIASES
 
     for a in agents:
         if a != "*" and ALIASES.get(a, a) not in AGENTS:
@@ -216,7 +216,7 @@ def _check_agents(agents: tuple[str, ...]) -> None:
 @handle_errors
 def agents_command(detected: bool, as_json: bool) -> None:
     """List the agent ids for --agent and export --to, with their skills folders."""
-    from skilldeck._dist._agents import AGENTS, detected_agents
+    from skilldeck._dist import AGENTS, detected_agents
 
     found = {a.id for a in detected_agents()}
     rows = [a for a in AGENTS.values() if not detected or a.id in found]
@@ -362,7 +362,7 @@ def export(
     skills: tuple[str, ...], to: str, scope: str, home: str | None, force: bool, as_json: bool
 ) -> None:
     """Copy skills (names or folders) into another agent's skills folder."""
-    from skilldeck._dist._agents import AGENTS, ALIASES
+    from skilldeck._dist import AGENTS, ALIASES
 
     if ALIASES.get(to, to) not in AGENTS and not ("/" in to or to.startswith((".", "~"))):
         raise click.BadParameter(
@@ -402,7 +402,7 @@ def sync(agents_md: str | None, roots: tuple[str, ...], as_json: bool) -> None:
     Only the block between skilldeck's markers is replaced; the rest of the
     file stays as it is. Run it again after installing or removing skills.
     """
-    from skilldeck._dist._agentsmd import sync_agents_md
+    from skilldeck._dist import sync_agents_md
 
     if agents_md is None:
         raise click.UsageError("say what to write: --agents-md [FILE]")

@@ -77,8 +77,7 @@ def _exec_config(
     On the command line, paths given as arguments are made visible under the
     sandbox (the person typed them), unless the config says otherwise.
     """
-    from skilldeck._exec._config import parse_run_as
-    from skilldeck._exec._files import parse_mount
+    from skilldeck._exec import parse_mount, parse_run_as
 
     config = skilldeck.ExecConfig.load()
     changes: dict[str, Any] = {}
@@ -333,7 +332,7 @@ def sandbox_group() -> None:
 @handle_errors
 def sandbox_status_command(as_json: bool) -> None:
     """Probe bubblewrap and show how scripts would be isolated here."""
-    from skilldeck._exec._status import execution_status
+    from skilldeck._exec import execution_status
 
     config = skilldeck.ExecConfig.load()
     project = skilldeck.load_config()

@@ -263,7 +263,7 @@ def serve_store(
         raise click.UsageError("--store serves many tenants: use --transport http")
     if roots:
         raise click.UsageError("give --store or --root, not both")
-    from skilldeck.postgres._serve import run_store_http
+    from skilldeck.postgres import run_store_http
 
     _postgres()
     click.echo(f"skilldeck: serving the store's tenants at http://{host}:{port}/mcp", err=True)

@@ -19,6 +19,8 @@ tenant (the bearer token picks one) and hears of publishes through
 
 from __future__ import annotations
 
+from typing import Any
+
 from skilldeck import Catalog, Config, Source
 from skilldeck.postgres._db import CHANNEL, SCHEMA_VERSION, Database, check_tenant
 from skilldeck.postgres._shared import (
@@ -29,6 +31,16 @@ from skilldeck.postgres._shared import (
     tenant_for_token,
 )
 from skilldeck.postgres._store import PostgresStore, PublishLimits, PublishResult, StoredVersion
+
+
+def run_store_http(*args: Any, **kwargs: Any) -> None:
+    """Serve every tenant of the store over streamable HTTP (``skilldeck serve --store``).
+
+    Imported on call: the server needs the ``mcp`` extra, the store alone does not."""
+    from skilldeck.postgres._serve import run_store_http as run
+
+    run(*args, **kwargs)
+
 
 __all__ = [
     "CHANNEL",
@@ -44,6 +56,7 @@ __all__ = [
     "create_tenant",
     "init_store",
     "list_tenants",
+    "run_store_http",
     "store_catalog",
     "tenant_for_token",
 ]

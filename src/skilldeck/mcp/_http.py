@@ -128,7 +128,9 @@ def http_app(server: SkillServer, *, host: str = "127.0.0.1", token: str | None 
     """The ASGI app serving ``server`` at ``/mcp`` (bearer-protected when ``token`` is set).
 
     HTTP sessions (``Mcp-Session-Id``) end after the same idle timeout as the
-    runtime sessions of the tool fallback, and are capped at the same number.
+    runtime sessions of the tool fallback, and are capped at the same number. On
+    a loopback ``host`` the Host and Origin headers are checked
+    (``rebinding_settings``); elsewhere the embedding host's authentication is.
     """
     limits: dict[str, Any] = {}
     if server.tools is not None:
@@ -136,7 +138,7 @@ def http_app(server: SkillServer, *, host: str = "127.0.0.1", token: str | None 
             "session_idle_timeout": server.tools.sessions.idle_timeout,
             "max_sessions": server.tools.sessions.max_sessions,
         }
-    if not token or is_loopback(host):  # reachable by any local page: check Host and Origin
+    if is_loopback(host):  # reachable by any local page: check Host and Origin
         limits["transport_security"] = rebinding_settings(host)
     app = server.streamable_http_app(streamable_http_path=MCP_PATH, host=host, **limits)
     return BearerAuth(app, token) if token else app

@@ -563,7 +563,7 @@ class JsonlAuditSink:
             os.close(fd)
 
     def read(self) -> list[dict[str, Any]]:
-        """Every record in the log (for tests and ``skilldeck audit`` style readers)."""
+        """Every record in the log (for tests and for tools that read audit logs)."""
         if not self.path.exists():
             return []
         with self.path.open(encoding="utf-8") as fh:

@@ -17,7 +17,7 @@ def test_install_list_update_verify_remove_round_trip(git_repo: GitRepo, tmp_pat
     assert res.code == 0, res.err
     assert "installed cli-skill" in res.out and first[:12] in res.out
 
-    listed = run_cli("manage", "list", "--json")
+    listed = run_cli("manage", "--json")
     assert listed.code == 0
     [item] = listed.json()["data"]
     assert item["name"] == "cli-skill" and item["commit"] == first
@@ -77,9 +77,9 @@ def test_a_hostile_archive_through_the_cli(tmp_path: Path) -> None:
 def test_enable_disable_and_export(tmp_path: Path) -> None:
     src = make_skill(tmp_path / "src", "switchable")
     assert run_cli("install", str(src), "--yes").code == 0
-    assert run_cli("manage", "disable", "switchable").code == 0
+    assert run_cli("disable", "switchable").code == 0
     assert not skilldeck.list_installed()[0].enabled
-    assert run_cli("manage", "enable", "switchable").code == 0
+    assert run_cli("enable", "switchable").code == 0
     assert skilldeck.list_installed()[0].enabled
 
     home = tmp_path / "agent"

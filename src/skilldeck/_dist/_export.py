@@ -166,7 +166,7 @@ def export_skills(
             raise InstallError(
                 f"cannot export {folder}: invalid SKILL.md: {detail or 'no manifest'}",
                 path=str(folder),
-                hint="fix the skill first (`skilldeck validate`)",
+                hint=f"fix the skill first (`skilldeck validate {folder}` lists every problem)",
             )
         if any(report.name == n for n, _ in plan):
             raise InstallError(f"skill {report.name!r} given twice", skill=report.name)

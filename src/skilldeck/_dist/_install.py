@@ -175,7 +175,8 @@ def _invalid(where: str, diags: Sequence[Diagnostic]) -> ManifestError:
     return ManifestError(
         f"{where}: invalid SKILL.md: {first or 'no manifest'}",
         diagnostics=diags,
-        hint="fix the skill (see `skilldeck validate`); nothing was installed",
+        hint="fix the skill (`skilldeck validate PATH` on a copy of it lists every problem); "
+        "nothing was installed",
     )
 
 
@@ -420,6 +421,8 @@ def install(
     events: SinkLike | None = None,
     agents: Sequence[str] | None = None,
     copy: bool = False,
+    choose: Callable[[Sequence[str]], Sequence[str]] | None = None,
+    skip_existing: bool = False,
 ) -> InstallResult:
     """Install skills from a git URL, ``owner/repo``, a local folder or an archive.
 
@@ -436,6 +439,11 @@ def install(
     machine) also places each skill in those agents' folders for the scope:
     a link to the installed copy, or a copy with ``copy=True``. The lockfile
     records the placements; update, remove and enable/disable keep them in step.
+
+    ``choose`` (a picker) receives the skill paths of a multi-skill source when
+    neither ``skills`` nor ``all_skills`` says which, and returns the chosen
+    ones. ``skip_existing`` leaves skills already installed under the same
+    name alone (and installs the others) instead of stopping.
     """
     lim = limits or InstallLimits()
     spec = parse_source(source, ref=ref, subpath=subpath, cwd=cwd)
@@ -454,6 +462,10 @@ def install(
     with Stage(lay) as stage:
         _root, tree, commit = fetch_source(spec, stage, lim, on_progress)
         found = discover_skills(tree)
+        if choose is not None and not skills and not all_skills and len(found) > 1:
+            skills = list(choose([_rel(f, tree) or f.name for f in found]))
+            if not skills:
+                raise InstallError("no skill chosen; nothing was installed")
         picked = select_skills(
             found, tree, skills=skills, all_skills=all_skills, display=spec.display or spec.url
         )
@@ -468,6 +480,13 @@ def install(
         ]
         checkpoint("staging")
         entries = lay.read_lock()
+        if skip_existing and not force:
+            staged = [s for s in staged if not os.path.lexists(lay.skill_dir(s.name))]
+            if not staged:
+                raise InstallError(
+                    "every chosen skill is already installed; nothing was changed",
+                    hint="`skilldeck update` fetches new versions of installed skills",
+                )
         if not force:
             _refuse_existing(lay, staged, entries, wanted)
         if confirm is not None:

@@ -67,7 +67,7 @@ def _unknown(name: str, lay: Layout, entries: dict[str, LockEntry]) -> SkillNotF
     return SkillNotFoundError(
         f"no skill named {name!r} is installed in the {lay.scope} scope",
         skill=name,
-        hint=f"installed: {have} (see `skilldeck manage list`; --scope picks the scope)",
+        hint=f"installed: {have} (see `skilldeck list --installed`; --scope picks the scope)",
     )
 
 

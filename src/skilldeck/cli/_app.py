@@ -1,7 +1,13 @@
 """The ``skilldeck`` command group and the one place errors become exit codes.
 
-Exit status: 0 success (warnings allowed), 1 findings or a failed operation,
-2 usage or I/O problems. Command modules register themselves on ``main``.
+Exit status: 0 success (warnings allowed; also a prompt answered "no", which
+prints "cancelled"), 1 findings or a failed operation, 2 usage or I/O
+problems. Command modules register themselves on ``main``.
+
+Conventions every command follows: ``--format text|json`` (``--json`` is the
+same as ``--format json``), errors as ``error: MESSAGE [CODE]`` plus
+``hint:`` on stderr (or ``{"ok": false, "error": {...}}`` on stdout in JSON
+mode), ``-y/--yes`` wherever a command may ask.
 """
 
 from __future__ import annotations
@@ -18,6 +24,42 @@ import click
 import skilldeck
 from skilldeck.cli._lazy import LazyGroup
 
+_JSON_MODE = "skilldeck.json"
+
+
+class SkilldeckGroup(LazyGroup):
+    """The command group, and the CLI's one error boundary.
+
+    A ``SkillError`` from any command becomes ``error: ... [CODE]`` and
+    ``hint: ...`` on stderr (the JSON error envelope on stdout when the
+    command was asked for JSON) and exit status 1; an I/O error exit status 2;
+    a closed pipe ends quietly; Ctrl-C prints "interrupted" (130).
+    """
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except skilldeck.SkillError as exc:
+            if ctx.meta.get(_JSON_MODE):
+                click.echo(json.dumps({"ok": False, "error": exc.to_dict()}, ensure_ascii=False))
+            else:
+                click.echo(f"error: {exc.message} [{exc.code}]", err=True)
+                if exc.hint:
+                    click.echo(f"hint: {exc.hint}", err=True)
+            sys.exit(EXIT_FINDINGS)
+        except BrokenPipeError:
+            # The reader went away (`skilldeck list | head`): stop quietly, as cat does.
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            sys.exit(EXIT_FINDINGS)
+        except KeyboardInterrupt:
+            click.echo("interrupted", err=True)
+            sys.exit(130)
+        except OSError as exc:
+            click.echo(f"error: {exc}", err=True)
+            sys.exit(EXIT_USAGE)
+
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 EXIT_OK = 0
@@ -25,7 +67,7 @@ EXIT_FINDINGS = 1
 EXIT_USAGE = 2
 
 
-@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=SkilldeckGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(skilldeck.__version__, prog_name="skilldeck")
 @click.pass_context
 def main(ctx: click.Context) -> None:
@@ -47,45 +89,59 @@ def root_option(func: F) -> F:
     )(func)
 
 
+def _mark_json(ctx: click.Context, _param: click.Parameter, value: Any) -> Any:
+    if value is True or value == "json":
+        ctx.meta[_JSON_MODE] = True
+    return value
+
+
+def _output_options(dest: str, choices: tuple[str, ...]) -> Callable[[F], F]:
+    """``--format`` (``choices``, default the first) and ``--json``; the command gets
+    ``dest``: ``fmt`` (the format's name) or ``as_json`` (a bool)."""
+
+    def decorate(func: F) -> F:
+        @functools.wraps(func)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            alias, chosen = kwargs.pop("json_alias"), kwargs.pop("output_format")
+            chosen = "json" if alias else chosen
+            kwargs[dest] = chosen if dest == "fmt" else chosen == "json"
+            return func(*args, **kwargs)
+
+        wrapper = click.option(
+            "--json",
+            "json_alias",
+            is_flag=True,
+            callback=_mark_json,
+            help="Same as --format json.",
+        )(wrapper)
+        return click.option(  # type: ignore[return-value]
+            "--format",
+            "output_format",
+            type=click.Choice(choices),
+            default=choices[0],
+            show_default=True,
+            callback=_mark_json,
+            help="Output format.",
+        )(wrapper)
+
+    return decorate
+
+
 def format_option(func: F) -> F:
-    """``--format text|json`` (default text) of the commands that print a report."""
-    return click.option(
-        "--format",
-        "fmt",
-        type=click.Choice(["text", "json"]),
-        default="text",
-        show_default=True,
-        help="Output format.",
-    )(func)
+    """``--format text|json`` (and ``--json``); the command receives ``fmt``."""
+    return _output_options("fmt", ("text", "json"))(func)
+
+
+def json_option(func: F) -> F:
+    """``--format text|json`` (and ``--json``); the command receives ``as_json``."""
+    return _output_options("as_json", ("text", "json"))(func)
+
+
+def formats_option(*choices: str) -> Callable[[F], F]:
+    """``--format`` with other formats (the first is the default), plus ``--json``."""
+    return _output_options("fmt", choices)
 
 
 def handle_errors(func: F) -> F:
-    """Turn a ``SkillError`` into a message on stderr and exit status 1 (2 for I/O)."""
-
-    @functools.wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return func(*args, **kwargs)
-        except skilldeck.SkillError as exc:
-            ctx = click.get_current_context(silent=True)
-            as_json = bool(ctx and ctx.params.get("as_json"))
-            if as_json:
-                click.echo(json.dumps({"ok": False, "error": exc.to_dict()}, ensure_ascii=False))
-            else:
-                click.echo(f"error: {exc.message} [{exc.code}]", err=True)
-                if exc.hint:
-                    click.echo(f"hint: {exc.hint}", err=True)
-            sys.exit(EXIT_FINDINGS)
-        except BrokenPipeError:
-            # The reader went away (`skilldeck list | head`): stop quietly, as cat does.
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-            sys.exit(EXIT_FINDINGS)
-        except KeyboardInterrupt:
-            click.echo("interrupted", err=True)
-            sys.exit(130)
-        except OSError as exc:
-            click.echo(f"error: {exc}", err=True)
-            sys.exit(EXIT_USAGE)
-
-    return wrapper  # type: ignore[return-value]
+    """Kept for older command modules: errors are handled by ``SkilldeckGroup``."""
+    return func

@@ -24,7 +24,7 @@ from typing import Any
 import click
 
 import skilldeck
-from skilldeck.cli._app import EXIT_FINDINGS, EXIT_OK, format_option, handle_errors, main
+from skilldeck.cli._app import EXIT_FINDINGS, EXIT_OK, format_option, main
 
 Checker = Callable[[Path], "skilldeck.ValidationReport"]
 
@@ -140,7 +140,6 @@ _PATHS = click.argument("paths", nargs=-1, required=True, type=click.Path(path_t
 @click.option("--strict", is_flag=True, help="Apply the Agent Skills specification exactly.")
 @format_option
 @_PATHS
-@handle_errors
 def validate(strict: bool, fmt: str, paths: tuple[str, ...]) -> None:
     """Check skills against the Agent Skills specification.
 
@@ -161,7 +160,6 @@ def validate(strict: bool, fmt: str, paths: tuple[str, ...]) -> None:
 )
 @format_option
 @click.argument("paths", nargs=-1, type=click.Path(path_type=str))
-@handle_errors
 def lint(catalog_roots: tuple[str, ...], fmt: str, paths: tuple[str, ...]) -> None:
     """Validate skills and check their style and quality.
 
@@ -242,14 +240,15 @@ def _files(folder: Path) -> list[str]:
 
 
 @main.command()
-@click.argument("path", type=click.Path(path_type=str))
+@click.argument("skill", metavar="NAME|PATH", type=click.Path(path_type=str))
 @format_option
-@handle_errors
-def show(path: str, fmt: str) -> None:
+def show(skill: str, fmt: str) -> None:
     """Show one skill's parsed properties and its diagnostics.
 
-    PATH is a skill folder or its SKILL.md. Exit status 1 when the skill is invalid.
+    NAME is a skill the catalog lists (as `skilldeck list` shows it); PATH a
+    skill folder or its SKILL.md. Exit status 1 when the skill is invalid.
     """
+    path = skill if os.path.lexists(skill) else _path_of(skill)
     given = Path(path)
     if given.is_dir() and any(os.path.lexists(given / n) for n in ("SKILL.md", "skill.md")):
         folders = [given]  # a skill folder, even if other skills are nested inside it
@@ -275,6 +274,24 @@ def show(path: str, fmt: str) -> None:
     else:
         _show_text(report, files, body_lines)
     sys.exit(EXIT_OK if report.valid else EXIT_FINDINGS)
+
+
+def _path_of(name: str) -> str:
+    """The folder of the skill the catalog lists as ``name`` (any status)."""
+    if "/" in name or os.sep in name:
+        raise click.UsageError(f"{name}: no such file or folder")
+    matches = [e for e in skilldeck.Catalog.default().entries() if e.name == name]
+    if not matches:
+        raise skilldeck.SkillNotFoundError(
+            f"no skill named {name!r} and no such path",
+            skill=name,
+            hint="see `skilldeck list --all` for the names, or give a skill folder's path",
+        )
+    visible = [e for e in matches if e.visible] or matches
+    folder = visible[0].path
+    if folder is None:
+        raise click.UsageError(f"{name}: the catalog has no folder for it")
+    return str(folder)
 
 
 def _show_text(report: skilldeck.ValidationReport, files: list[str], body_lines: int) -> None:
@@ -350,8 +367,8 @@ def _parse_resources(value: str | None) -> tuple[str, ...]:
     metavar="LIST",
     help="Comma-separated resource folders to add: scripts,references,assets.",
 )
-@handle_errors
-def new(name: str, directory: str | None, resources: str | None) -> None:
+@format_option
+def new(name: str, directory: str | None, resources: str | None, fmt: str) -> None:
     """Create a new skill folder NAME with a SKILL.md to fill in.
 
     Without --dir the skill goes in .agents/skills at the project root (the
@@ -378,11 +395,20 @@ def new(name: str, directory: str | None, resources: str | None) -> None:
     except skilldeck.InstallError as exc:
         raise click.UsageError(f"{exc.message}; {exc.hint}") from exc
     shown = _relative(target)
+    visible = _catalog_sees(name, target)
+    if fmt == "json":
+        payload = {
+            "path": str(target),
+            "files": ["SKILL.md", *_files(target)],
+            "visible": visible,
+        }
+        click.echo(json.dumps(payload, ensure_ascii=False, indent=2))
+        return
     click.echo(f"created {shown}")
     for rel in ["SKILL.md", *_files(target)]:
         click.echo(f"  {rel}")
     click.echo(f"next: edit {shown}/SKILL.md, then run: skilldeck lint {shown}")
-    if not _catalog_sees(name, target):
+    if not visible:
         click.echo(
             f"note: skilldeck does not look in {target.parent}; move the skill to "
             f".agents/skills of your project, or run: skilldeck list --root {target.parent}"

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, TypeVar
 
 import click
 
 import skilldeck
-from skilldeck.cli._app import EXIT_FINDINGS, format_option, handle_errors, main, root_option
+from skilldeck.cli._app import EXIT_FINDINGS, format_option, formats_option, main, root_option
 from skilldeck.cli._store import active_catalog, store_options
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -31,13 +33,6 @@ def _recursive_option(func: F) -> F:
         is_flag=True,
         help="Search the --root folders at any depth (default: their direct sub-folders).",
     )(func)
-
-
-def _json_errors(fmt: str) -> None:
-    """Let ``handle_errors`` print errors as JSON when the output is JSON."""
-    ctx = click.get_current_context(silent=True)
-    if ctx is not None:
-        ctx.params["as_json"] = fmt == "json"
 
 
 def _open_catalog(roots: Sequence[str], recursive: bool = False) -> skilldeck.Catalog:
@@ -66,12 +61,10 @@ def _short(text: str, width: int) -> str:
 @click.option("--all", "show_all", is_flag=True, help="Also show shadowed skills.")
 @click.option("--installed", is_flag=True, help="Only skills from installed sources.")
 @format_option
-@handle_errors
 def list_command(
     roots: tuple[str, ...], recursive: bool, show_all: bool, installed: bool, fmt: str
 ) -> None:
     """List skills: ✓ enabled, ○ disabled, ✗ unavailable or invalid (with the reason)."""
-    _json_errors(fmt)
     catalog = _open_catalog(roots, recursive)
     kinds = {s.name: s.kind for s in catalog.sources}
     for diag in catalog.diagnostics:  # roots that are files, unreadable, escaping links
@@ -82,11 +75,19 @@ def list_command(
         for e in catalog.entries(include_shadowed=show_all)
         if not installed or kinds.get(e.source) == "installed"
     ]
+    placed = _agents_by_folder()
     if fmt == "json":
-        _echo_json({"skills": [e.to_dict() for e in entries]})
+        rows = []
+        for e in entries:
+            row = e.to_dict()
+            agents = placed.get(_real(e.path))
+            if agents:
+                row["agents"] = list(agents)
+            rows.append(row)
+        _echo_json({"skills": rows})
         return
     if not entries:
-        click.echo("no skills found (run 'skilldeck doctor' to see where skilldeck looked)")
+        click.echo("no skills found (run `skilldeck doctor` to see where skilldeck looked)")
         return
     width = min(max(len(e.name) for e in entries), 32)
     swidth = min(max(len(e.source) for e in entries), 12)
@@ -97,7 +98,23 @@ def list_command(
             detail = f"shadowed by {e.shadowed_by}"
         else:
             detail = f"{e.status.value}: {_short(e.reason or '', 72)}"
+        agents = placed.get(_real(e.path))
+        if agents:
+            detail += f"  [agents: {', '.join(agents)}]"
         click.echo(f"{_SYMBOL[e.status]} {e.name:<{width}}  {e.source:<{swidth}}  {detail}")
+
+
+def _real(path: Path | None) -> str:
+    return os.path.realpath(path) if path is not None else ""
+
+
+def _agents_by_folder() -> dict[str, tuple[str, ...]]:
+    """Installed skills' folders -> the agents they are placed in (none: empty)."""
+    try:
+        infos = skilldeck.list_installed()
+    except skilldeck.SkillError:
+        return {}  # a damaged lockfile is reported by verify and doctor
+    return {os.path.realpath(i.path): i.agents for i in infos if i.agents}
 
 
 @main.command()
@@ -105,10 +122,8 @@ def list_command(
 @root_option
 @_recursive_option
 @format_option
-@handle_errors
 def why(name: str, roots: tuple[str, ...], recursive: bool, fmt: str) -> None:
     """Explain why a skill is, or is not, the one the model sees."""
-    _json_errors(fmt)
     catalog = _open_catalog(roots, recursive)
     lines = catalog.why(name)
     visible = any(line.kind == "visible" for line in lines)
@@ -126,14 +141,7 @@ def why(name: str, roots: tuple[str, ...], recursive: bool, fmt: str) -> None:
 @main.command()
 @root_option
 @_recursive_option
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["xml", "markdown", "json", "compact"]),
-    default="xml",
-    show_default=True,
-    help="Tier-1 format ('compact': seed 003's function list for small local models).",
-)
+@formats_option("xml", "markdown", "json", "compact")
 @click.option(
     "--budget",
     help="Size limit: characters (e.g. 4000) or tokens (e.g. '1000 tokens'). "
@@ -141,7 +149,6 @@ def why(name: str, roots: tuple[str, ...], recursive: bool, fmt: str) -> None:
 )
 @click.option("--location", is_flag=True, help="Include each SKILL.md's absolute path.")
 @click.option("--empty", is_flag=True, help="Print the empty element when there are no skills.")
-@handle_errors
 def prompt(
     roots: tuple[str, ...],
     recursive: bool,
@@ -150,7 +157,11 @@ def prompt(
     location: bool,
     empty: bool,
 ) -> None:
-    """Print tier 1 exactly as a host injects it into the system prompt."""
+    """Print the skill list exactly as a host puts it in the system prompt.
+
+    Formats: xml (default), markdown, json, or compact (a short function list
+    for small local models).
+    """
     try:
         chosen = skilldeck.Budget.parse(budget) if budget is not None else None
     except ValueError as exc:
@@ -188,7 +199,6 @@ def prompt(
     "--all-files", is_flag=True, help="List every file, not only scripts/, references/, assets/."
 )
 @format_option
-@handle_errors
 def load(
     name: str,
     roots: tuple[str, ...],
@@ -197,8 +207,7 @@ def load(
     all_files: bool,
     fmt: str,
 ) -> None:
-    """Tier 2: print a skill's instructions and the list of its bundled files."""
-    _json_errors(fmt)
+    """Print a skill's instructions and the list of its bundled files."""
     catalog = _open_catalog(roots, recursive)
     skill = catalog.load(name, max_bytes=max_bytes, index="all" if all_files else None)
     files = skill.files
@@ -231,7 +240,6 @@ def load(
     "--all-files", is_flag=True, help="Allow any file of the skill, not only bundled dirs."
 )
 @format_option
-@handle_errors
 def read(
     name: str,
     path: str,
@@ -242,8 +250,7 @@ def read(
     all_files: bool,
     fmt: str,
 ) -> None:
-    """Tier 3: print one bundled file of a skill (binary files as base64 in JSON)."""
-    _json_errors(fmt)
+    """Print one bundled file of a skill (binary files as base64 in JSON)."""
     catalog = _open_catalog(roots, recursive)
     content = skilldeck.read_skill_file(
         catalog,
@@ -268,7 +275,6 @@ def read(
 
 
 def _set_enabled(name: str, enabled: bool, scope: str, fmt: str) -> None:
-    _json_errors(fmt)
     path = skilldeck.set_skill_enabled(name, enabled, scope=scope)  # type: ignore[arg-type]
     config = skilldeck.load_config()
     effective = name not in config.disabled
@@ -298,7 +304,6 @@ _scope = click.option(
 @click.argument("name")
 @_scope
 @format_option
-@handle_errors
 def enable(name: str, scope: str, fmt: str) -> None:
     """Enable a skill that the config disables (atomic write; comments kept)."""
     _set_enabled(name, True, scope, fmt)
@@ -308,7 +313,6 @@ def enable(name: str, scope: str, fmt: str) -> None:
 @click.argument("name")
 @_scope
 @format_option
-@handle_errors
 def disable(name: str, scope: str, fmt: str) -> None:
     """Disable a skill by name (or SOURCE:NAME) in the config file."""
     _set_enabled(name, False, scope, fmt)
@@ -318,22 +322,30 @@ def disable(name: str, scope: str, fmt: str) -> None:
 @root_option
 @_recursive_option
 @format_option
-@handle_errors
 def doctor(roots: tuple[str, ...], recursive: bool, fmt: str) -> None:
     """Check the catalog: roots, invalid and unavailable skills, shadowing, budget."""
     from skilldeck._exec import execution_status
 
-    _json_errors(fmt)
     catalog = _open_catalog(roots, recursive)
     report = skilldeck.diagnose(catalog)
     execution = execution_status()  # what `skilldeck run` would do here
+    drift = _installed_drift()
     if fmt == "json":
-        _echo_json({**report.to_dict(), "execution": execution.to_dict()})
+        _echo_json({**report.to_dict(), "execution": execution.to_dict(), "installed_drift": drift})
     else:
         lines = report.lines()
         summary = lines.pop()  # "no problems found" / "N problem(s)": said last
         for line in lines:
             click.echo(line)
+        for item in drift:
+            click.echo(
+                f"error: installed skill {item['name']} ({item['scope']}): {item['problem']}"
+            )
+        if drift:
+            click.echo(
+                "hint: `skilldeck update` puts installed skills and their agent folders back"
+            )
+            summary += f"; installed: {len(drift)} drifted"
         click.echo("execution (skilldeck run):")
         for line in execution.lines():
             click.echo("  " + line)
@@ -341,5 +353,21 @@ def doctor(roots: tuple[str, ...], recursive: bool, fmt: str) -> None:
             warnings = len(execution.findings) - execution.errors
             summary += f"; execution: {execution.errors} error(s), {warnings} warning(s)"
         click.echo(summary)
-    if report.errors or execution.errors:
+    if report.errors or execution.errors or drift:
         sys.exit(EXIT_FINDINGS)
+
+
+def _installed_drift() -> list[dict[str, str]]:
+    """Installed skills (both scopes) that differ from the lockfile, or whose agent
+    folders drifted (a changed copy, a dangling link)."""
+    out: list[dict[str, str]] = []
+    for scope in ("user", "project"):
+        try:
+            report = skilldeck.verify(scope=scope)
+        except skilldeck.SkillError as exc:
+            out.append({"name": "*", "scope": scope, "problem": exc.message})
+            continue
+        for check in report.skills:
+            if not check.ok:
+                out.append({"name": check.name, "scope": scope, "problem": check.problem or ""})
+    return out

@@ -1,5 +1,5 @@
 """Distribution commands: ``install``, ``update``, ``remove``, ``verify``, ``export``,
-and seed 001's ``manage [list|enable|disable|update|remove]``.
+``agents``, ``sync`` and the interactive ``manage`` picker.
 
 Every command is one library call; ``--json`` prints ``{"ok": true, "data": ...}``
 (or the error envelope). Exit status: 0 success, 1 a failed operation or a
@@ -12,13 +12,13 @@ import contextlib
 import dataclasses
 import json
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import click
 
 import skilldeck
-from skilldeck.cli._app import EXIT_FINDINGS, handle_errors, main, root_option
+from skilldeck.cli._app import EXIT_FINDINGS, json_option, main, root_option
 
 _SCOPE = click.option(
     "--scope",
@@ -27,7 +27,6 @@ _SCOPE = click.option(
     show_default=True,
     help="user: skilldeck's data folder; project: .skilldeck/ at the repository root.",
 )
-_JSON = click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
 
 
 def _jsonable(value: Any) -> Any:
@@ -137,9 +136,11 @@ def _warn_diags(diags: tuple[skilldeck.Diagnostic, ...], name: str) -> None:
 @click.option(
     "--force", is_flag=True, help="Replace an installed skill (or agent folder) of the same name."
 )
+@click.option(
+    "--skip-existing", is_flag=True, help="Leave skills already installed alone; install the rest."
+)
 @click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation.")
-@_JSON
-@handle_errors
+@json_option
 def install(
     source: str,
     ref: str | None,
@@ -151,6 +152,7 @@ def install(
     agents: tuple[str, ...],
     copy: bool,
     force: bool,
+    skip_existing: bool,
     yes: bool,
     as_json: bool,
 ) -> None:
@@ -170,7 +172,10 @@ def install(
                     verb = "replace" if s.replaces else "install"
                     click.echo(f"{verb} {s.name} ({s.file_count} files) from {plan.source.display}")
                     _warn_diags(s.warnings, s.name)
-                return click.confirm("proceed?", default=True)
+                if not click.confirm("proceed?", default=True):
+                    click.echo("cancelled")
+                    sys.exit(0)  # the staging folder is cleaned up on the way out
+                return True
 
         result = skilldeck.install(
             source,
@@ -185,6 +190,8 @@ def install(
             confirm=confirm if ask else None,
             agents=agents or None,
             copy=copy,
+            choose=_picker(reporter) if ask else None,
+            skip_existing=skip_existing,
         )
     if as_json:
         _print_json(result)
@@ -197,6 +204,46 @@ def install(
         click.echo(f"{verb} {s.name} ({result.scope}) from {s.source}{at} -> {s.path}")
         for where in s.placed:
             click.echo(f"  placed in {where}")
+
+
+def _picker(reporter: _Reporter) -> Callable[[Sequence[str]], list[str]]:
+    """Ask which skills of a multi-skill source to install (numbers, ranges or 'all')."""
+
+    def choose(paths: Sequence[str]) -> list[str]:
+        with reporter.paused():
+            click.echo("the source holds several skills:")
+            for n, path in enumerate(paths, 1):
+                click.echo(f"{n:>3}. {path}")
+            while True:
+                answer = click.prompt(
+                    "install which? (numbers like 1,3-4, 'all', or empty to cancel)",
+                    default="",
+                    show_default=False,
+                ).strip()
+                if not answer:
+                    click.echo("cancelled")
+                    sys.exit(0)
+                picked = _parse_picks(answer, len(paths))
+                if picked is not None:
+                    return [paths[i] for i in picked]
+                click.echo(f"give numbers from 1 to {len(paths)}, ranges like 2-4, or 'all'")
+
+    return choose
+
+
+def _parse_picks(answer: str, count: int) -> list[int] | None:
+    if answer == "all":
+        return list(range(count))
+    out: list[int] = []
+    for part in answer.replace(" ", "").split(","):
+        lo, _, hi = part.partition("-")
+        if not lo.isdigit() or (hi and not hi.isdigit()):
+            return None
+        first, last = int(lo), int(hi or lo)
+        if not 1 <= first <= last <= count:
+            return None
+        out.extend(i - 1 for i in range(first, last + 1) if i - 1 not in out)
+    return out
 
 
 def _check_agents(agents: tuple[str, ...]) -> None:
@@ -212,8 +259,7 @@ def _check_agents(agents: tuple[str, ...]) -> None:
 
 @main.command("agents")
 @click.option("--detected", is_flag=True, help="Only agents found on this machine.")
-@_JSON
-@handle_errors
+@json_option
 def agents_command(detected: bool, as_json: bool) -> None:
     """List the agent ids for --agent and export --to, with their skills folders."""
     from skilldeck._dist import AGENTS, detected_agents
@@ -243,15 +289,24 @@ def agents_command(detected: bool, as_json: bool) -> None:
 
 @main.command()
 @click.argument("names", nargs=-1)
-@click.option("--all", "all_skills", is_flag=True, help="Update every installed skill.")
+@click.option("--all", "all_skills", is_flag=True, help="Update every installed skill (default).")
 @click.option("--dry-run", is_flag=True, help="Fetch and compare, change nothing.")
+@click.option("--yes", "-y", is_flag=True, help="Never ask (update does not ask; for scripts).")
 @_SCOPE
-@_JSON
-@handle_errors
+@json_option
 def update(
-    names: tuple[str, ...], all_skills: bool, dry_run: bool, scope: str, as_json: bool
+    names: tuple[str, ...],
+    all_skills: bool,
+    dry_run: bool,
+    yes: bool,
+    scope: str,
+    as_json: bool,
 ) -> None:
-    """Fetch installed skills again; install the ones whose content changed."""
+    """Fetch installed skills again; install the ones whose content changed.
+
+    Without NAMES every installed skill of the scope is updated (--all says
+    the same); --dry-run shows what would change. Agent folders follow.
+    """
     with _Reporter(not as_json) as reporter:
         result = skilldeck.update(
             names or None,
@@ -294,8 +349,7 @@ def update(
 @main.command()
 @click.argument("name")
 @_SCOPE
-@_JSON
-@handle_errors
+@json_option
 def remove(name: str, scope: str, as_json: bool) -> None:
     """Remove an installed skill (folder, lockfile entry and config table)."""
     result = skilldeck.remove(name, scope=scope)  # type: ignore[arg-type]
@@ -312,8 +366,7 @@ def remove(name: str, scope: str, as_json: bool) -> None:
 @main.command()
 @click.argument("names", nargs=-1)
 @_SCOPE
-@_JSON
-@handle_errors
+@json_option
 def verify(names: tuple[str, ...], scope: str, as_json: bool) -> None:
     """Check installed skills' files against the lockfile digests."""
     report = skilldeck.verify(names or None, scope=scope)  # type: ignore[arg-type]
@@ -356,8 +409,7 @@ def verify(names: tuple[str, ...], scope: str, as_json: bool) -> None:
 @_SCOPE
 @click.option("--home", type=click.Path(file_okay=False), help="Use this home (isolated agent).")
 @click.option("--force", is_flag=True, help="Replace a different copy already there.")
-@_JSON
-@handle_errors
+@json_option
 def export(
     skills: tuple[str, ...], to: str, scope: str, home: str | None, force: bool, as_json: bool
 ) -> None:
@@ -394,8 +446,7 @@ def export(
     help="Write the skill list into FILE (default AGENTS.md), between skilldeck's markers.",
 )
 @root_option
-@_JSON
-@handle_errors
+@json_option
 def sync(agents_md: str | None, roots: tuple[str, ...], as_json: bool) -> None:
     """Write the skill list for agents that have no skill support of their own.
 
@@ -417,78 +468,70 @@ def sync(agents_md: str | None, roots: tuple[str, ...], as_json: bool) -> None:
     click.echo(f"{agents_md}: {state} ({len(listed)} skills)")
 
 
-# --- seed 001's spelling -------------------------------------------------------
+# --- the interactive picker ------------------------------------------------------
+
+_ACTIONS = ("enable", "disable", "update", "remove")
 
 
-@main.group(invoke_without_command=True)
-@click.pass_context
-def manage(ctx: click.Context) -> None:
-    """Manage installed skills: list, enable, disable, update, remove."""
-    if ctx.invoked_subcommand is None:
-        click.echo(ctx.get_help())
-
-
-@manage.command("list")
+@main.command()
 @click.option(
     "--scope", type=click.Choice(["user", "project"]), default=None, help="Only this scope."
 )
-@_JSON
-@handle_errors
-def manage_list(scope: str | None, as_json: bool) -> None:
-    """List installed skills with their source, commit and status."""
+@json_option
+def manage(scope: str | None, as_json: bool) -> None:
+    """Pick installed skills to enable, disable, update or remove (on a terminal).
+
+    With --format json, print the installed skills instead. The same actions
+    are commands of their own: enable, disable, update, remove.
+    """
     items = skilldeck.list_installed(scope=scope)  # type: ignore[arg-type]
     if as_json:
         _print_json(items)
         return
-    if not items:
-        click.echo("no installed skills")
-    for i in items:
-        mark = "✓" if i.enabled else "○"
-        commit = f" @ {i.commit[:12]}" if i.commit else ""
-        state = "" if i.enabled else " (disabled)"
-        click.echo(f"{mark} {i.name:<24} {i.scope:<8} {i.source}{commit}{state}")
-        for pc in i.placements:
-            drift = f" ({pc.problem})" if pc.problem else ""
-            click.echo(f"    {','.join(pc.agents)}: {pc.path} [{pc.mode}]{drift}")
+    if not sys.stdin.isatty():
+        raise click.UsageError(
+            "manage asks on a terminal; in scripts use `skilldeck list --installed`, "
+            "`skilldeck enable|disable|update|remove NAME`"
+        )
+    while True:
+        items = skilldeck.list_installed(scope=scope)  # type: ignore[arg-type]
+        if not items:
+            click.echo("no installed skills")
+            return
+        for n, i in enumerate(items, 1):
+            state = "enabled " if i.enabled else "disabled"
+            agents = f"  [agents: {', '.join(i.agents)}]" if i.agents else ""
+            click.echo(f"{n:>3}. {i.name:<24} {i.scope:<8} {state}{agents}")
+        answer = click.prompt(
+            "number and action (e.g. '1 disable'; actions: " + ", ".join(_ACTIONS) + "; "
+            "empty to finish)",
+            default="",
+            show_default=False,
+        ).split()
+        if not answer:
+            return
+        if len(answer) != 2 or not answer[0].isdigit() or answer[1] not in _ACTIONS:
+            click.echo("give a number and one of: " + ", ".join(_ACTIONS))
+            continue
+        index = int(answer[0]) - 1
+        if not 0 <= index < len(items):
+            click.echo(f"pick a number from 1 to {len(items)}")
+            continue
+        _apply(items[index], answer[1])
 
 
-def _set_enabled(name: str, enabled: bool, scope: str, as_json: bool) -> None:
-    path = skilldeck.set_skill_enabled(name, enabled, scope=scope)  # type: ignore[arg-type]
-    if as_json:
-        _print_json({"name": name, "enabled": enabled, "config": str(path)})
-    else:
-        click.echo(f"{'enabled' if enabled else 'disabled'} {name} ({path})")
-
-
-@manage.command("enable")
-@click.argument("name")
-@_SCOPE
-@_JSON
-@handle_errors
-def manage_enable(name: str, scope: str, as_json: bool) -> None:
-    """Enable a skill by name (any source)."""
-    _set_enabled(name, True, scope, as_json)
-
-
-@manage.command("disable")
-@click.argument("name")
-@_SCOPE
-@_JSON
-@handle_errors
-def manage_disable(name: str, scope: str, as_json: bool) -> None:
-    """Disable a skill by name (bundled skills too)."""
-    _set_enabled(name, False, scope, as_json)
-
-
-def _alias(command: click.Command) -> click.Command:
-    """The top-level ``command`` again, for seed 001's ``manage`` group."""
-    return click.Command(
-        command.name,
-        callback=command.callback,
-        params=list(command.params),
-        help=f"Same as `skilldeck {command.name}`.",
-    )
-
-
-manage.add_command(_alias(update))
-manage.add_command(_alias(remove))
+def _apply(item: skilldeck.InstalledInfo, action: str) -> None:
+    try:
+        if action in ("enable", "disable"):
+            skilldeck.set_skill_enabled(item.name, action == "enable", scope=item.scope)
+            click.echo(f"{action}d {item.name}")
+        elif action == "update":
+            for u in skilldeck.update([item.name], scope=item.scope).skills:
+                click.echo(f"{u.name}: {u.status}" + (f" ({u.error})" if u.error else ""))
+        elif click.confirm(f"remove {item.name}?", default=False):
+            skilldeck.remove(item.name, scope=item.scope)
+            click.echo(f"removed {item.name}")
+        else:
+            click.echo("cancelled")
+    except skilldeck.SkillError as exc:
+        click.echo(f"error: {exc.message} [{exc.code}]")

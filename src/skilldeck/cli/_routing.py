@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import click
 
 import skilldeck
-from skilldeck.cli._app import EXIT_OK, format_option, handle_errors, main, root_option
+from skilldeck.cli._app import EXIT_OK, format_option, main, root_option
 
 
 def _catalog(roots: Sequence[str], recursive: bool) -> skilldeck.Catalog:
@@ -20,12 +20,6 @@ def _catalog(roots: Sequence[str], recursive: bool) -> skilldeck.Catalog:
     if roots:
         return skilldeck.Catalog.from_roots(roots, recursive=recursive, config=config)
     return skilldeck.Catalog.default(config=config)
-
-
-def _json_errors(fmt: str) -> None:
-    ctx = click.get_current_context(silent=True)
-    if ctx is not None:
-        ctx.params["as_json"] = fmt == "json"
 
 
 @main.group("eval")
@@ -39,7 +33,6 @@ def eval_group() -> None:
 @click.option("--recursive", is_flag=True, help="Search the --root folders at any depth.")
 @click.option("--misses", is_flag=True, help="List the requests whose first hit was wrong.")
 @format_option
-@handle_errors
 def eval_routing(
     file: str, roots: tuple[str, ...], recursive: bool, misses: bool, fmt: str
 ) -> None:
@@ -53,7 +46,6 @@ def eval_routing(
     """
     from skilldeck._routing import evaluate_routing, load_routing_cases
 
-    _json_errors(fmt)
     cases = load_routing_cases(file)
     runtime = skilldeck.SkillRuntime(_catalog(roots, recursive))
     index = runtime.search_index()
@@ -90,7 +82,6 @@ def lint_catalog_command(roots: Sequence[str], recursive: bool, fmt: str) -> Non
     """``lint --catalog ROOT``: the routing-quality report of a whole catalog."""
     from skilldeck._quality import lint_catalog
 
-    _json_errors(fmt)
     catalog = _catalog(roots, recursive)
     entries = catalog.entries(include_shadowed=True)
     report = lint_catalog(catalog.list(), names=[e.name for e in entries])

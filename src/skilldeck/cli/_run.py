@@ -12,7 +12,7 @@ from typing import Any
 import click
 
 import skilldeck
-from skilldeck.cli._app import EXIT_FINDINGS, handle_errors, main, root_option
+from skilldeck.cli._app import EXIT_FINDINGS, json_option, main, root_option
 from skilldeck.cli._store import active_approval_store, active_catalog, store_options
 
 
@@ -63,7 +63,15 @@ def _prompt(request: skilldeck.ApprovalRequest) -> bool:
         click.echo(f"           ({iso['fallback']})", err=err)
     if request.persist:
         click.echo("A yes is remembered until the skill's files change.", err=err)
-    return click.confirm("Run it?", default=False, err=err)
+    if not click.confirm("Run it?", default=False, err=err):
+        click.echo("cancelled", err=err)
+        sys.exit(0)
+    return True
+
+
+def _approve(_request: skilldeck.ApprovalRequest) -> bool:
+    """``--yes``: the person running the command approves the run."""
+    return True
 
 
 def _exec_config(
@@ -150,9 +158,11 @@ def with_roots(hint: str | None, roots: Sequence[str]) -> str | None:
     metavar="PATH[:ro|rw]",
     help="Make PATH visible under the sandbox (read-only unless :rw; repeatable).",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print the result object as JSON.")
+@click.option(
+    "--yes", "-y", is_flag=True, help="Approve the run if it needs approval (without asking)."
+)
+@json_option
 @root_option
-@handle_errors
 def run_command(
     name: str,
     target: str,
@@ -162,18 +172,20 @@ def run_command(
     workdir: str | None,
     run_as: str | None,
     mounts: tuple[str, ...],
+    yes: bool,
     as_json: bool,
     roots: tuple[str, ...],
 ) -> None:
     """Run TARGET of skill NAME: a script under scripts/ or a tool declared in SKILL.md.
 
     Script arguments follow `--`; tool arguments are given with --arg KEY=VALUE.
-    Runs that need approval ask here when stdin is a terminal; otherwise they
-    fail with APPROVAL_REQUIRED (approve first with `skilldeck approve NAME`).
+    Runs that need approval ask here when stdin is a terminal (--yes approves
+    without asking); otherwise they fail with APPROVAL_REQUIRED (approve first
+    with `skilldeck approve NAME`).
     Paths given as arguments are made visible under the sandbox.
     """
     try:
-        _run(name, target, args, pairs, sandbox, workdir, run_as, mounts, as_json, roots)
+        _run(name, target, args, pairs, sandbox, workdir, run_as, mounts, yes, as_json, roots)
     except skilldeck.SkillError as exc:
         exc.hint = with_roots(exc.hint, roots)
         raise
@@ -188,6 +200,7 @@ def _run(
     workdir: str | None,
     run_as: str | None,
     mounts: tuple[str, ...],
+    yes: bool,
     as_json: bool,
     roots: tuple[str, ...],
 ) -> None:
@@ -197,7 +210,7 @@ def _run(
     digest = catalog.digest(name)
     executor = skilldeck.Executor(
         _exec_config(sandbox, workdir, run_as, mounts),
-        approver=_prompt if _interactive() else None,
+        approver=_approve if yes else (_prompt if _interactive() else None),
     )
     tools, _ = skilldeck.parse_declared_tools(
         skill.body,
@@ -244,10 +257,9 @@ def _run(
 
 @main.command("approve")
 @click.argument("name")
-@click.option("--json", "as_json", is_flag=True, help="Print the stored approval as JSON.")
+@json_option
 @root_option
 @store_options
-@handle_errors
 def approve_command(name: str, as_json: bool, roots: tuple[str, ...]) -> None:
     """Approve skill NAME to run its scripts and tools, bound to its current content.
 
@@ -277,9 +289,8 @@ def approve_command(name: str, as_json: bool, roots: tuple[str, ...]) -> None:
 
 @main.command("revoke")
 @click.argument("name")
-@click.option("--json", "as_json", is_flag=True, help="Print the outcome as JSON.")
+@json_option
 @store_options
-@handle_errors
 def revoke_command(name: str, as_json: bool) -> None:
     """Remove the stored approval of skill NAME."""
     removed = active_approval_store().revoke(name)
@@ -294,10 +305,9 @@ def revoke_command(name: str, as_json: bool) -> None:
 
 
 @main.command("approvals")
-@click.option("--json", "as_json", is_flag=True, help="Print the approvals as JSON.")
+@json_option
 @root_option
 @store_options
-@handle_errors
 def approvals_command(as_json: bool, roots: tuple[str, ...]) -> None:
     """List stored approvals and whether each still matches its skill's content."""
     catalog = _catalog(roots)
@@ -328,8 +338,7 @@ def sandbox_group() -> None:
 
 
 @sandbox_group.command("status")
-@click.option("--json", "as_json", is_flag=True, help="Print the probe as JSON.")
-@handle_errors
+@json_option
 def sandbox_status_command(as_json: bool) -> None:
     """Probe bubblewrap and show how scripts would be isolated here."""
     from skilldeck._exec import execution_status

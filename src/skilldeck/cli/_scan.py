@@ -20,7 +20,7 @@ from collections.abc import Sequence
 import click
 
 import skilldeck
-from skilldeck.cli._app import EXIT_FINDINGS, EXIT_OK, format_option, handle_errors, main
+from skilldeck.cli._app import EXIT_FINDINGS, EXIT_OK, format_option, main
 
 _COLOUR = {"error": "red", "warning": "yellow", "info": "cyan"}
 
@@ -39,7 +39,6 @@ def _count(found: Sequence[skilldeck.Diagnostic], severity: str) -> int:
     help="Leave out findings with this code (repeatable), e.g. --ignore SK606.",
 )
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=str))
-@handle_errors
 def scan(fmt: str, ignore: tuple[str, ...], paths: tuple[str, ...]) -> None:
     """Look for risky content in skills: download-and-run, decode-and-run, credential
     reads, bundled binaries, hidden Unicode and prompt injection.

@@ -6,7 +6,7 @@ import os
 
 import click
 
-from skilldeck.cli._app import handle_errors, main, root_option
+from skilldeck.cli._app import main, root_option
 
 
 @main.command()
@@ -72,7 +72,6 @@ from skilldeck.cli._app import handle_errors, main, root_option
     help="Serve every tenant of a PostgreSQL store over HTTP; the bearer token picks "
     "the tenant (env: SKILLDECK_STORE).",
 )
-@handle_errors
 def serve(
     transport: str,
     host: str,

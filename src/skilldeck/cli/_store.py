@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 import skilldeck
-from skilldeck.cli._app import handle_errors, main
+from skilldeck.cli._app import json_option, main
 
 if TYPE_CHECKING:
     from skilldeck.postgres import PostgresStore
@@ -135,10 +135,6 @@ def _required_store(func: F) -> F:
     )(func)
 
 
-def _json_option(func: F) -> F:
-    return click.option("--json", "as_json", is_flag=True, help="Print JSON.")(func)
-
-
 @main.group("store")
 def store_group() -> None:
     """The PostgreSQL store shared by many tenants and server replicas."""
@@ -146,8 +142,7 @@ def store_group() -> None:
 
 @store_group.command("init")
 @_required_store
-@_json_option
-@handle_errors
+@json_option
 def store_init(store_url: str, as_json: bool) -> None:
     """Create the store's tables or migrate them to this skilldeck's version."""
     before, after = _postgres().init_store(store_url)
@@ -167,8 +162,7 @@ def tenant_group() -> None:
 @tenant_group.command("create")
 @click.argument("tenant")
 @_required_store
-@_json_option
-@handle_errors
+@json_option
 def tenant_create(tenant: str, store_url: str, as_json: bool) -> None:
     """Create TENANT and print its bearer token (shown once; only its hash is kept)."""
     token = _postgres().create_tenant(store_url, tenant)
@@ -184,8 +178,7 @@ def tenant_create(tenant: str, store_url: str, as_json: bool) -> None:
 
 @tenant_group.command("list")
 @_required_store
-@_json_option
-@handle_errors
+@json_option
 def tenant_list(store_url: str, as_json: bool) -> None:
     """List the store's tenants."""
     names = _postgres().list_tenants(store_url)
@@ -203,8 +196,7 @@ def tenant_list(store_url: str, as_json: bool) -> None:
     default=None,
     help="Security scan: block stops on an error-level finding (default: [install] scan).",
 )
-@_json_option
-@handle_errors
+@json_option
 def publish_command(
     paths: tuple[str, ...], store_url: str, tenant: str, scan: str | None, as_json: bool
 ) -> None:

@@ -15,7 +15,7 @@ import click
 
 import skilldeck
 import skilldeck.config
-from skilldeck.cli._app import EXIT_FINDINGS, handle_errors, main
+from skilldeck.cli._app import EXIT_FINDINGS, json_option, main
 
 
 def warn_untrusted_project() -> None:
@@ -42,8 +42,7 @@ def warn_untrusted_project() -> None:
 )
 @click.option("--revoke", is_flag=True, help="Stop trusting the project's config file.")
 @click.option("--list", "list_all", is_flag=True, help="List trusted config files.")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
-@handle_errors
+@json_option
 def trust_command(project: Path | None, revoke: bool, list_all: bool, as_json: bool) -> None:
     """Trust PROJECT's .skilldeck/config.toml (default: the current project) as it is now.
 

@@ -160,7 +160,7 @@ def test_interactive_prompt(world: Path, monkeypatch: pytest.MonkeyPatch) -> Non
     root = str(make_root(world))
     runner = CliRunner()
     no = runner.invoke(main, ["run", "tool", "args.sh", "--root", root, "--", "a"], input="n\n")
-    assert no.exit_code == 1 and "was not approved" in no.stderr
+    assert no.exit_code == 0 and "cancelled" in no.stderr  # a declined prompt is no failure
     assert "Runs:" in no.stderr and "args.sh a" in no.stderr and "Isolation:" in no.stderr
     yes = runner.invoke(main, ["run", "tool", "args.sh", "--root", root, "--", "a"], input="y\n")
     assert yes.exit_code == 0 and yes.stdout == "[a]\n"
@@ -168,6 +168,12 @@ def test_interactive_prompt(world: Path, monkeypatch: pytest.MonkeyPatch) -> Non
     again = runner.invoke(main, ["run", "tool", "args.sh", "--root", root, "--", "b"])
     assert again.exit_code == 0 and again.stdout == "[b]\n" and "Run it?" not in again.stderr
     assert "valid" in runner.invoke(main, ["approvals", "--root", root]).stdout
+
+
+def test_yes_approves_without_a_terminal(world: Path) -> None:
+    root = str(make_root(world))
+    code, out, _ = invoke("run", "tool", "args.sh", "--root", root, "--yes", "--", "z")
+    assert code == 0 and out == "[z]\n"
 
 
 def test_hints_carry_the_root_and_list_what_exists(world: Path) -> None:

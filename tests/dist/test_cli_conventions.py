@@ -60,6 +60,8 @@ def world(tmp_path: Path) -> Path:
     return project
 
 
+_NO_STORE = "postgresql://127.0.0.1:1/none"
+
 ARGS: dict[str, list[str]] = {
     "agents": ["agents"],
     "approvals": ["approvals"],
@@ -89,6 +91,11 @@ ARGS: dict[str, list[str]] = {
     "verify": ["verify"],
     "why": ["why", "demo-skill"],
     "eval routing": ["eval", "routing", "no-such-cases.jsonl"],
+    # nothing listens on port 1: the store commands answer with the error envelope
+    "store init": ["store", "init", "--store", _NO_STORE],
+    "tenant create": ["tenant", "create", "t1", "--store", _NO_STORE],
+    "tenant list": ["tenant", "list", "--store", _NO_STORE],
+    "publish": ["publish", ".agents/skills/demo-skill", "--tenant", "t1", "--store", _NO_STORE],
 }
 
 
@@ -207,7 +214,7 @@ def test_load_with_a_small_max_bytes_reports_the_size_limit(world: Path) -> None
 
 
 def test_help_texts_use_no_internal_words() -> None:
-    for name in sorted(_leaf_commands() | {"sandbox"}):
+    for name in sorted(_leaf_commands() | {"sandbox", "store", "tenant"}):
         res = run_cli(*name.split(), "--help")
         assert res.code == 0
         text = res.out.lower()

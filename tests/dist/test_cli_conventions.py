@@ -214,7 +214,7 @@ def test_load_with_a_small_max_bytes_reports_the_size_limit(world: Path) -> None
 
 
 def test_help_texts_use_no_internal_words() -> None:
-    for name in sorted(_leaf_commands() | {"sandbox", "store", "tenant"}):
+    for name in sorted(_leaf_commands() | {"sandbox", "store", "tenant", "eval"}):
         res = run_cli(*name.split(), "--help")
         assert res.code == 0
         text = res.out.lower()

@@ -135,3 +135,56 @@ async def test_sessions_idle_out_and_are_capped(tool_root: Path) -> None:
             await client.list_tools()
         assert len(fallback.sessions) == 3  # the least recently used went first
     assert len(fallback.sessions) == 0  # a closed connection ends its session
+
+
+async def test_governance_sees_each_client_as_its_own_session(tool_root: Path) -> None:
+    seen: dict[str, set[str]] = {"expose": set(), "call": set()}
+    narrowed: set[str] = set()
+
+    def governance(request: skilldeck.GovernanceRequest) -> str:
+        seen[request.phase].add(request.session_id)
+        if request.phase == "call" and request.tool == "skills_load":
+            narrowed.add(request.session_id)  # whoever loads a skill loses search
+        if request.tool == "skills_search" and request.session_id in narrowed:
+            return "deny"
+        return "allow"
+
+    catalog = skilldeck.Catalog.from_roots([tool_root])
+    runtime = skilldeck.SkillRuntime(catalog, governance=governance)
+    server = create_server(catalog, runtime=runtime)
+    async with Client(server, mode="legacy") as a, Client(server, mode="legacy") as b:
+        assert "skills_search" in await _names(a) and "skills_search" in await _names(b)
+        assert len(seen["expose"]) == 2  # two clients, two sessions
+        await a.call_tool("skills_load", {"name": "echo"})
+        assert "skills_search" not in await _names(a)
+        assert "skills_search" in await _names(b)
+        denied = await a.call_tool("skills_search", {"query": "echo"})
+        assert denied.structured_content["error"]["code"] == "TOOL_POLICY_DENIED"
+        allowed = await b.call_tool("skills_search", {"query": "echo"})
+        assert allowed.structured_content["ok"] is True
+
+
+async def test_without_exec_no_other_tool_reaches_the_runtime(tool_root: Path) -> None:
+    """A hook that hides a tool from the list but would allow the call cannot
+    open a way around the reading-tools-only rule."""
+    ran: list[str] = []
+    host = skilldeck.HostTool("note", "Write a note", lambda args: ran.append("note") or {})
+
+    def hide_at_exposure(request: skilldeck.GovernanceRequest) -> str:
+        return "deny" if request.tool == "note" and request.phase == "expose" else "allow"
+
+    catalog = skilldeck.Catalog.from_roots([tool_root])
+    shown = create_server(catalog, runtime=skilldeck.SkillRuntime(catalog, host_tools=[host]))
+    hidden = create_server(
+        catalog,
+        runtime=skilldeck.SkillRuntime(catalog, host_tools=[host], governance=hide_at_exposure),
+    )
+    async with Client(shown) as client:
+        assert "note" not in await _names(client)
+        refused = await client.call_tool("note", {})
+        assert refused.structured_content["error"]["reason"] == "EXEC_DISABLED"
+    async with Client(hidden) as client:
+        with pytest.raises(MCPError) as err:
+            await client.call_tool("note", {})
+        assert err.value.error.code == -32602
+    assert ran == []

@@ -162,14 +162,26 @@ class ToolFallback:
         return _result(envelope, meta)
 
     def _refusal(self, session: Session, name: str) -> dict[str, Any] | None:
-        """The envelope for a tool this client is not offered, if it exists at all."""
-        if self.allow_exec:
+        """The envelope for a tool this client is not offered (``None``: let the runtime say).
+
+        Without execution nothing but the reading tools ever reaches the runtime,
+        whatever a host's governance hook would allow at call time.
+        """
+        if self.allow_exec or name in READ_TOOLS:
             return None  # the runtime says why (allowed-tools, governance, unknown)
-        exists = name == "skills_run_script" or any(
-            s.name == name for s in self.runtime.tool_specs(session)
-        )
-        if not exists:
-            return None  # the runtime reports the unknown name
+        specs = self.runtime.tool_specs(session)
+        if name != "skills_run_script" and not any(s.name == name for s in specs):
+            offered = ", ".join(s.name for s in specs if s.name in READ_TOOLS)
+            raise MCPError(
+                INVALID_PARAMS,
+                f"there is no tool named {name!r}",
+                data={
+                    "code": "TOOL_NOT_ALLOWED",
+                    "message": f"there is no tool named {name!r}",
+                    "hint": f"available tools: {offered}",
+                    "reason": "UNKNOWN_TOOL",
+                },
+            )
         return {
             "ok": False,
             "error": {

@@ -284,6 +284,17 @@ def test_fast_metadata_constructor_equals_the_dataclass() -> None:
     assert fast.path == slow.path and fast.location == slow.location
 
 
+def test_fast_entry_constructor_equals_the_dataclass() -> None:
+    from skilldeck._catalog._model import CatalogEntry, SkillStatus, Trust, entry_of
+
+    meta = SkillMetadata("n", "d", "/f")
+    args: tuple[Any, ...] = (
+        "n", "src", SkillStatus.SHADOWED, meta, "why", "x:n", Trust.UNTRUSTED, (), (Path("/d"),),
+    )  # fmt: skip
+    fast, slow = entry_of(*args), CatalogEntry(*args)
+    assert fast == slow and repr(fast) == repr(slow) and fast.to_dict() == slow.to_dict()
+
+
 def test_cache_api_round_trip(tmp_path: Path) -> None:
     cache = MetadataCache(tmp_path / "c")
     rows: Any = [("k", (1, 2, 3, 4, 5), ("n", "d", (), (), (), (), True, (), None))]

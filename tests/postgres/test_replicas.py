@@ -247,3 +247,55 @@ async def test_sigkill_of_a_replica_leaves_the_others_serving(
             Client(streamable_http_client(url, http_client=http)) as client,
         ):
             assert len(await list_skills(client)) == 3
+
+
+async def _run(url: str, token: str, **client: Any) -> Any:
+    headers = {"Authorization": f"Bearer {token}"}
+    async with (
+        httpx2.AsyncClient(headers=headers, timeout=120) as http,
+        Client(streamable_http_client(url, http_client=http), **client) as c,
+    ):
+        return await c.call_tool(
+            "skills_run_script", {"name": "runner", "script": "scripts/hello.py"}
+        )
+
+
+async def test_approval_through_one_replica_holds_on_another(
+    store_url: str, tmp_path: Path
+) -> None:
+    from mcp_types import ElicitRequestParams, ElicitResult
+
+    token = create_tenant(store_url, "acme")
+    store = PostgresStore(store_url, "acme")
+    folder = make_skill(
+        tmp_path, "runner", files={"scripts/hello.py": "print('hello from the store')\n"}
+    )
+    store.publish(folder)
+    asked: list[str] = []
+
+    async def yes(ctx: Any, params: ElicitRequestParams) -> ElicitResult:
+        asked.append(params.message)
+        return ElicitResult(action="accept", content={"approve": True})
+
+    with (
+        replica(store_url, "--allow-exec") as (_, one),
+        replica(store_url, "--allow-exec") as (_, two),
+    ):
+        refused = await _run(two, token)  # nobody approved yet, and this client cannot be asked
+        assert refused.structured_content["error"]["code"] == "APPROVAL_REQUIRED"
+        first = await _run(one, token, elicitation_callback=yes)
+        assert first.structured_content["ok"] is True, first.structured_content
+        assert "hello from the store" in first.structured_content["data"]["output"]
+        assert len(asked) == 1
+        second = await _run(two, token)  # replica 2 honours replica 1's approval, without asking
+        assert second.structured_content["ok"] is True, second.structured_content
+        assert len(asked) == 1
+        (folder / "scripts/hello.py").write_text("print('second version')\n")
+        store.publish(folder)
+        await anyio.sleep(0.5)  # the replicas hear of it
+        changed = await _run(two, token)
+        assert changed.structured_content["error"]["code"] == "APPROVAL_REQUIRED"
+        again = await _run(two, token, elicitation_callback=yes)  # asked again, once
+        assert again.structured_content["ok"] is True, again.structured_content
+        assert "second version" in again.structured_content["data"]["output"]
+        assert len(asked) == 2

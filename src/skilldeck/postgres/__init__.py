@@ -72,7 +72,15 @@ def init_store(db: Database | str) -> tuple[int, int]:
             database.close()
 
 
-def store_catalog(store: PostgresStore, *, config: Config | None = None) -> Catalog:
-    """A catalog of one tenant's store only (no local folders, no local config)."""
-    source = Source.of("store", "root", store=store, trust="untrusted")
+def store_catalog(
+    store: PostgresStore, *, config: Config | None = None, trust: str = "user"
+) -> Catalog:
+    """A catalog of one tenant's store only (no local folders, no local config).
+
+    Published skills passed validation and the security scan and were published
+    with the tenant's access to the store, so they are ``user`` trust by default:
+    a run asks once per version and the yes is stored (``PostgresApprovalStore``)
+    for every replica. ``trust="untrusted"`` asks before every run instead.
+    """
+    source = Source.of("store", "root", store=store, trust=trust)
     return Catalog([source], config=config or Config(), cache=False)

@@ -1,0 +1,342 @@
+"""Scale benchmark: skills/list and resources/read against 1, 2, 3 ``serve --store``
+replicas on one PostgreSQL, next to one ``serve --root`` on the filesystem store.
+
+Usage::
+
+    python bench/scale.py [--skills 10000] [--tenants 10] [--replicas 1,2,3]
+                          [--clients 10] [--requests 40] [--json]
+
+A private PostgreSQL (initdb + pg_ctl on a Unix socket, as the ``postgres`` user
+when run as root) is seeded with ``--tenants`` tenants of ``--skills`` skills each:
+real SKILL.md files sampled from ``../shared/corpus``, their ``name:`` rewritten,
+written with one bulk transaction per tenant (the rows ``publish`` writes). The
+filesystem contender is a root of the same ``--skills`` folders served by one
+replica. Every replica is a fresh ``skilldeck serve`` process on 127.0.0.1; the
+clients are the official MCP SDK over streamable HTTP. Each client (tenants and
+replicas assigned round robin) sends ``--requests`` ``skills/list`` (first page)
+and as many ``resources/read`` of a random skill's SKILL.md. The first request of
+each tenant on each replica (building that tenant's index) is timed apart as
+"warm-up". Printed: p50 / p99 in ms per operation, and requests per second.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import glob
+import hashlib
+import json
+import os
+import random
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+# bench/mcp.py would shadow the MCP SDK's package
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+CORPUS = REPO.parent / "shared" / "corpus"
+
+
+def sha(data: bytes) -> str:
+    return "sha256:" + hashlib.sha256(data).hexdigest()
+
+
+def skill_digest(files: dict[str, bytes]) -> str:
+    h = hashlib.sha256()
+    for rel, digest in sorted((r, sha(b)) for r, b in files.items()):
+        h.update(f"{rel}\0{digest}\n".encode())
+    return "sha256:" + h.hexdigest()
+
+
+def corpus_texts(limit: int = 400) -> list[str]:
+    from skilldeck._format import parse_skill_md
+
+    texts = []
+    for path in sorted(glob.glob(str(CORPUS / "**" / "SKILL.md"), recursive=True)):
+        text = Path(path).read_text(encoding="utf-8", errors="replace")
+        if len(text) > 30_000:
+            continue
+        parsed = parse_skill_md(text)
+        if parsed.ok and parsed.manifest is not None:
+            texts.append(text)
+        if len(texts) >= limit:
+            break
+    if not texts:
+        sys.exit("no corpus skills found under ../shared/corpus")
+    return texts
+
+
+def renamed(text: str, name: str) -> str:
+    return re.sub(r"(?m)^name:.*$", f"name: {name}", text, count=1)
+
+
+@contextlib.contextmanager
+def postgres() -> Iterator[str]:
+    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
+    if not found:
+        sys.exit("PostgreSQL is not installed (apt-get install postgresql)")
+    bindir = Path(found[-1]).parent
+    prefix = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
+    folder = Path(tempfile.mkdtemp(prefix="skilldeck-bench-pg-"))
+    os.chmod(folder, 0o755)
+    sock = folder / "sock"
+    sock.mkdir()
+    if prefix:
+        shutil.chown(folder, "postgres")
+        shutil.chown(sock, "postgres")
+    data = folder / "data"
+    subprocess.run(
+        [
+            *prefix,
+            str(bindir / "initdb"),
+            "-D",
+            str(data),
+            "-U",
+            "skilldeck",
+            "-A",
+            "trust",
+            "--no-sync",
+        ],
+        check=True,
+        capture_output=True,
+    )
+    opts = f"-k {sock} -c listen_addresses='' -c max_connections=300 -c shared_buffers=256MB"
+    subprocess.run(
+        [
+            *prefix,
+            str(bindir / "pg_ctl"),
+            "-D",
+            str(data),
+            "-o",
+            opts,
+            "-l",
+            str(folder / "log"),
+            "-w",
+            "start",
+        ],
+        check=True,
+        capture_output=True,
+    )
+    try:
+        yield f"postgresql:///postgres?host={sock}&user=skilldeck"
+    finally:
+        subprocess.run(
+            [*prefix, str(bindir / "pg_ctl"), "-D", str(data), "-m", "fast", "-w", "stop"],
+            capture_output=True,
+            check=False,
+        )
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def seed(url: str, tenants: int, skills: int, texts: list[str]) -> dict[str, str]:
+    from skilldeck.postgres import Database, create_tenant, init_store
+
+    init_store(url)
+    db = Database(url)
+    tokens = {}
+    for t in range(tenants):
+        tenant = f"tenant-{t:02d}"
+        tokens[tenant] = create_tenant(db, tenant)
+        blobs: dict[str, bytes] = {}
+        versions = []
+        for i in range(skills):
+            name = f"skill-{i:06d}"
+            md = renamed(texts[(i * 7 + t) % len(texts)], name).encode()
+            blobs[sha(md)] = md
+            versions.append((name, {"SKILL.md": md}))
+        with db.tenant(tenant) as conn, conn.cursor() as cur:
+            cur.executemany(
+                "INSERT INTO skilldeck_blobs (tenant, digest, size, data) VALUES (%s,%s,%s,%s) "
+                "ON CONFLICT DO NOTHING",
+                [(tenant, d, len(b), b) for d, b in blobs.items()],
+            )
+            for name, files in versions:
+                cur.execute(
+                    "INSERT INTO skilldeck_versions (tenant, name, digest) VALUES (%s,%s,%s) "
+                    "RETURNING id",
+                    (tenant, name, skill_digest(files)),
+                )
+                row = cur.fetchone()
+                assert row is not None
+                cur.executemany(
+                    "INSERT INTO skilldeck_version_files (version_id, tenant, relpath, digest, "
+                    "size) VALUES (%s,%s,%s,%s,%s)",
+                    [(row[0], tenant, r, sha(b), len(b)) for r, b in files.items()],
+                )
+    db.close()
+    return tokens
+
+
+def write_root(root: Path, skills: int, texts: list[str]) -> None:
+    for i in range(skills):
+        name = f"skill-{i:06d}"
+        (root / name).mkdir(parents=True)
+        (root / name / "SKILL.md").write_text(renamed(texts[(i * 7) % len(texts)], name))
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextlib.contextmanager
+def serve(args: list[str]) -> Iterator[str]:
+    port = free_port()
+    cmd = [sys.executable, "-m", "skilldeck", "serve", "--transport", "http", "--port", str(port)]
+    proc = subprocess.Popen([*cmd, *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 600
+        while True:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError("server did not start")
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            time.sleep(0.1)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def pct(values: list[float], q: float) -> float:
+    s = sorted(values)
+    return s[min(len(s) - 1, int(q * len(s)))] * 1000 if s else float("nan")
+
+
+async def drive(
+    targets: list[tuple[str, str | None]], clients: int, requests: int, skills: int
+) -> dict[str, Any]:
+    """targets: (url, token) pairs; client i uses targets[i % len]."""
+    import anyio
+    import httpx2
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    from skilldeck.mcp import ListSkillsRequest, ListSkillsResult
+
+    times: dict[str, list[float]] = {"warmup": [], "skills/list": [], "resources/read": []}
+    rng = random.Random(7)
+
+    async def one(i: int) -> None:
+        url, token = targets[i % len(targets)]
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        async with (
+            httpx2.AsyncClient(headers=headers, timeout=600) as http,
+            Client(streamable_http_client(url, http_client=http)) as client,
+        ):
+            start = time.perf_counter()
+            await client.session.send_request(ListSkillsRequest(), ListSkillsResult)
+            times["warmup"].append(time.perf_counter() - start)
+            for _ in range(requests):
+                start = time.perf_counter()
+                await client.session.send_request(ListSkillsRequest(), ListSkillsResult)
+                times["skills/list"].append(time.perf_counter() - start)
+                name = f"skill-{rng.randrange(skills):06d}"
+                start = time.perf_counter()
+                await client.read_resource(f"skill://{name}/SKILL.md")
+                times["resources/read"].append(time.perf_counter() - start)
+
+    # warm every (replica, tenant) first, one client each, so building is not mixed in
+    started = time.perf_counter()
+    async with anyio.create_task_group() as tg:
+        for i in range(len(targets)):
+            tg.start_soon(one_warm, targets[i], times)
+    warm = time.perf_counter() - started
+    started = time.perf_counter()
+    async with anyio.create_task_group() as tg:
+        for i in range(clients):
+            tg.start_soon(one, i)
+    wall = time.perf_counter() - started
+    n = len(times["skills/list"]) + len(times["resources/read"])
+    return {
+        "warmup_s": round(warm, 2),
+        "list_p50_ms": round(pct(times["skills/list"], 0.5), 1),
+        "list_p99_ms": round(pct(times["skills/list"], 0.99), 1),
+        "read_p50_ms": round(pct(times["resources/read"], 0.5), 1),
+        "read_p99_ms": round(pct(times["resources/read"], 0.99), 1),
+        "requests_per_s": round(n / wall, 1),
+    }
+
+
+async def one_warm(target: tuple[str, str | None], times: dict[str, list[float]]) -> None:
+    import httpx2
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    from skilldeck.mcp import ListSkillsRequest, ListSkillsResult
+
+    url, token = target
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    async with (
+        httpx2.AsyncClient(headers=headers, timeout=900) as http,
+        Client(streamable_http_client(url, http_client=http)) as client,
+    ):
+        await client.session.send_request(ListSkillsRequest(), ListSkillsResult)
+
+
+def main() -> None:
+    import anyio
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--skills", type=int, default=10_000)
+    parser.add_argument("--tenants", type=int, default=10)
+    parser.add_argument("--replicas", default="1,2,3")
+    parser.add_argument("--clients", type=int, default=10)
+    parser.add_argument("--requests", type=int, default=40)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    texts = corpus_texts()
+    results: dict[str, Any] = {"skills": args.skills, "tenants": args.tenants}
+    with tempfile.TemporaryDirectory(prefix="skilldeck-bench-fs-") as tmp:
+        root = Path(tmp) / "skills"
+        write_root(root, args.skills, texts)
+        with serve(["--root", str(root), "--no-watch"]) as url:
+            results["filesystem, 1 replica"] = anyio.run(
+                drive, [(url, None)], args.clients, args.requests, args.skills
+            )
+            print("filesystem, 1 replica", results["filesystem, 1 replica"], file=sys.stderr)
+    with postgres() as url:
+        started = time.perf_counter()
+        tokens = seed(url, args.tenants, args.skills, texts)
+        results["seed_s"] = round(time.perf_counter() - started, 1)
+        for n in [int(x) for x in args.replicas.split(",")]:
+            with contextlib.ExitStack() as stack:
+                urls = [stack.enter_context(serve(["--store", url])) for _ in range(n)]
+                # every tenant on every replica
+                targets = [(u, tokens[t]) for u in urls for t in sorted(tokens)]
+                key = f"postgres, {n} replica{'s' if n > 1 else ''}"
+                results[key] = anyio.run(drive, targets, args.clients, args.requests, args.skills)
+                print(key, results[key], file=sys.stderr)
+    if args.json:
+        print(json.dumps(results, indent=2))
+        return
+    print(f"{args.skills} skills per tenant, {args.tenants} tenants, {args.clients} clients")
+    print(
+        f"{'contender':<24} {'warm-up s':>9} {'list p50':>9} {'list p99':>9} "
+        f"{'read p50':>9} {'read p99':>9} {'req/s':>7}"
+    )
+    for key, r in results.items():
+        if isinstance(r, dict):
+            print(
+                f"{key:<24} {r['warmup_s']:>9} {r['list_p50_ms']:>9} {r['list_p99_ms']:>9} "
+                f"{r['read_p50_ms']:>9} {r['read_p99_ms']:>9} {r['requests_per_s']:>7}"
+            )
+    print(f"seeding the store: {results.get('seed_s')} s")
+
+
+if __name__ == "__main__":
+    main()

@@ -189,7 +189,7 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def serve(args: list[str]) -> Iterator[str]:
+def serve(args: list[str]) -> Iterator[tuple[str, int]]:
     port = free_port()
     cmd = [sys.executable, "-m", "skilldeck", "serve", "--transport", "http", "--port", str(port)]
     proc = subprocess.Popen([*cmd, *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -202,7 +202,7 @@ def serve(args: list[str]) -> Iterator[str]:
                 if s.connect_ex(("127.0.0.1", port)) == 0:
                     break
             time.sleep(0.1)
-        yield f"http://127.0.0.1:{port}/mcp"
+        yield f"http://127.0.0.1:{port}/mcp", proc.pid
     finally:
         proc.terminate()
         try:
@@ -210,6 +210,76 @@ def serve(args: list[str]) -> Iterator[str]:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+def rss_mb(pid: int) -> float:
+    with open(f"/proc/{pid}/status") as fh:
+        for line in fh:
+            if line.startswith("VmRSS:"):
+                return round(int(line.split()[1]) / 1024, 1)
+    return float("nan")
+
+
+async def publish_latency(
+    url: str, replicas: list[str], token: str, tenant: str, tmp: Path
+) -> list[float]:
+    """Seconds from a publish's commit to list_changed on each replica's client."""
+    import anyio
+    import anyio.to_thread
+    import httpx2
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp_types import ResourceListChangedNotification
+
+    from skilldeck.mcp import ListSkillsRequest, ListSkillsResult
+    from skilldeck.postgres import PostgresStore
+
+    notified: dict[int, float] = {}
+    ready = anyio.Event()
+    done = anyio.Event()
+    connected = 0
+
+    async def watch(i: int, rep: str) -> None:
+        nonlocal connected
+
+        async def on_message(message: Any) -> None:
+            if isinstance(message, ResourceListChangedNotification):
+                notified.setdefault(i, time.monotonic())
+
+        headers = {"Authorization": f"Bearer {token}"}
+        async with (
+            httpx2.AsyncClient(headers=headers, timeout=600) as http,
+            Client(
+                streamable_http_client(rep, http_client=http),
+                mode="legacy",
+                message_handler=on_message,
+            ) as client,
+        ):
+            await client.session.send_request(ListSkillsRequest(), ListSkillsResult)
+            connected += 1
+            if connected == len(replicas):
+                ready.set()
+            await done.wait()
+
+    folder = tmp / "bench-new-skill"
+    folder.mkdir(exist_ok=True)
+    (folder / "SKILL.md").write_text(
+        "---\nname: bench-new-skill\ndescription: A skill published during the benchmark.\n"
+        f"---\n\nPublished at {time.time()}.\n"
+    )
+    async with anyio.create_task_group() as tg:
+        for i, rep in enumerate(replicas):
+            tg.start_soon(watch, i, rep)
+        await ready.wait()
+        await anyio.sleep(0.5)
+        store = PostgresStore(url, tenant)
+        await anyio.to_thread.run_sync(lambda: store.publish(folder, scan="off"))
+        committed = time.monotonic()
+        with anyio.move_on_after(120):
+            while len(notified) < len(replicas):
+                await anyio.sleep(0.005)
+        done.set()
+    return [round(notified.get(i, float("inf")) - committed, 3) for i in range(len(replicas))]
 
 
 def pct(values: list[float], q: float) -> float:
@@ -304,10 +374,11 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="skilldeck-bench-fs-") as tmp:
         root = Path(tmp) / "skills"
         write_root(root, args.skills, texts)
-        with serve(["--root", str(root), "--no-watch"]) as url:
+        with serve(["--root", str(root), "--no-watch"]) as (url, pid):
             results["filesystem, 1 replica"] = anyio.run(
                 drive, [(url, None)], args.clients, args.requests, args.skills
             )
+            results["filesystem, 1 replica"]["rss_mb"] = [rss_mb(pid)]
             print("filesystem, 1 replica", results["filesystem, 1 replica"], file=sys.stderr)
     with postgres() as url:
         started = time.perf_counter()
@@ -315,11 +386,17 @@ def main() -> None:
         results["seed_s"] = round(time.perf_counter() - started, 1)
         for n in [int(x) for x in args.replicas.split(",")]:
             with contextlib.ExitStack() as stack:
-                urls = [stack.enter_context(serve(["--store", url])) for _ in range(n)]
+                served = [stack.enter_context(serve(["--store", url])) for _ in range(n)]
+                urls = [u for u, _pid in served]
                 # every tenant on every replica
                 targets = [(u, tokens[t]) for u in urls for t in sorted(tokens)]
                 key = f"postgres, {n} replica{'s' if n > 1 else ''}"
                 results[key] = anyio.run(drive, targets, args.clients, args.requests, args.skills)
+                results[key]["rss_mb"] = [rss_mb(pid) for _u, pid in served]
+                first = sorted(tokens)[0]
+                results[key]["publish_to_list_changed_s"] = anyio.run(
+                    publish_latency, url, urls, tokens[first], first, Path(tempfile.mkdtemp())
+                )
                 print(key, results[key], file=sys.stderr)
     if args.json:
         print(json.dumps(results, indent=2))
@@ -334,6 +411,13 @@ def main() -> None:
             print(
                 f"{key:<24} {r['warmup_s']:>9} {r['list_p50_ms']:>9} {r['list_p99_ms']:>9} "
                 f"{r['read_p50_ms']:>9} {r['read_p99_ms']:>9} {r['requests_per_s']:>7}"
+            )
+    for key, r in results.items():
+        if isinstance(r, dict):
+            extra = r.get("publish_to_list_changed_s")
+            print(
+                f"{key}: RSS MB per replica {r['rss_mb']}"
+                + (f", publish -> list_changed s {extra}" if extra else "")
             )
     print(f"seeding the store: {results.get('seed_s')} s")
 

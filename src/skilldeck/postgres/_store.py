@@ -32,7 +32,7 @@ from skilldeck import (
 from skilldeck._catalog import DEFAULT_FILE_LIMIT, FileData, IndexMode, Scan
 from skilldeck._diagnostics import Diagnostic
 from skilldeck._digest import digest_of_files
-from skilldeck._format import ParsedSkillMd, parse_skill_md
+from skilldeck._format import parse_skill_md
 from skilldeck.postgres._db import CHANNEL, Database, check_tenant
 from skilldeck.postgres._shared import _audit
 
@@ -78,7 +78,6 @@ class StoredVersion:
     digest: str
     files: dict[str, tuple[str, int, bool]]
     meta: SkillMetadata = field(compare=False)
-    parsed: ParsedSkillMd = field(compare=False, repr=False)
 
 
 class PostgresStore:
@@ -193,7 +192,7 @@ class PostgresStore:
             diagnostics=parsed.diagnostics,
             _manifest=m,
         )
-        return StoredVersion(vid, name, digest, files, meta, parsed)
+        return StoredVersion(vid, name, digest, files, meta)
 
     def _get(self, name: str) -> StoredVersion:
         if self._mark is None:
@@ -222,7 +221,7 @@ class PostgresStore:
     def load_skill(self, name: str, *, max_bytes: int | None = None) -> Skill:
         version = self._get(name)
         raw = self._blob(version, "SKILL.md")
-        parsed = version.parsed
+        parsed = parse_skill_md(raw)  # the body is not kept in memory between loads
         body, truncated = parsed.body, False
         if max_bytes is not None and len(raw) > max_bytes:
             body, truncated = parse_skill_md(raw[:max_bytes], complete=False).body, True

@@ -98,8 +98,10 @@ class _Built:
 
 
 def _folder_key(entry: CatalogEntry) -> str | None:
-    """Skills with a folder are remembered by it; in-memory skills are rebuilt each time."""
-    if entry.path is None or entry.metadata.skill_md is None:
+    """Skills with a folder are remembered by it, skills of a store by their address."""
+    if entry.path is None:
+        return f"store:{entry.source}:{entry.name}"  # signed by the store's digest
+    if entry.metadata.skill_md is None:
         return None
     return os.fspath(entry.path)
 
@@ -134,6 +136,14 @@ class IndexBuilder:
                 if enabled:
                     gc.enable()
 
+    def _stored_signature(self, entry: CatalogEntry) -> str | None:
+        """A skill without a folder is unchanged while its store's content digest is
+        (an immutable store version answers in O(1)); ``None``: rebuild it every time."""
+        try:
+            return self.catalog.digest(ref_of(entry))
+        except Exception:
+            return None
+
     def _same(
         self, known: _Built | None, entry: CatalogEntry, sig: Any, skill_path: str | None = None
     ) -> bool:
@@ -157,8 +167,11 @@ class IndexBuilder:
         def frontmatter_of(entry: CatalogEntry) -> dict[str, Any] | None:
             key = _folder_key(entry)
             if key is not None:
-                tree = signature(entry)
-                sigs[key] = sig = tree_hash(tree) if tree is not None else None
+                if entry.path is None:
+                    sigs[key] = sig = self._stored_signature(entry)
+                else:
+                    tree = signature(entry)
+                    sigs[key] = sig = tree_hash(tree) if tree is not None else None
                 known = self._skills.get(key)
                 if self._same(known, entry, sig) and known is not None:
                     return known.row.frontmatter  # unchanged: no need to parse SKILL.md

@@ -96,6 +96,7 @@ class TenantRouter:
             allow_exec=allow_exec,
             executor=executor,
             name=f"skilldeck ({tenant})",
+            snapshot_cache=False,  # the database is the snapshot; no local per-tenant files
             **options,
         )
         if server.tools is not None:

@@ -53,6 +53,8 @@ __all__ = [
     "is_hidden",
     "looks_like_secret",
     "read_beneath",
+    "read_fd",
+    "read_file",
     "secret_findings",
     "walk_skill",
 ]
@@ -307,6 +309,50 @@ _HAVE_DIR_FD = (
 _UNSUPPORTED = {errno.ENOSYS, errno.EPERM, errno.EINVAL, errno.E2BIG, errno.EOPNOTSUPP}
 
 
+_CHUNK = 1 << 20
+
+
+def read_fd(fd: int, size: int, bound: int) -> bytes:
+    """At most ``bound + 1`` bytes of the open file ``fd`` whose ``fstat`` size is ``size``.
+
+    A file that fits is read whole in one call (its size is known); otherwise, or
+    when the size says nothing (0), one byte past ``bound`` is asked for, so the
+    caller sees that it is longer. Short reads continue; it stops at the end of
+    the file or when a read would block. ``OSError`` from ``read`` is raised.
+    """
+    want = size if 0 < size <= bound else bound + 1
+    data = os.read(fd, want if want == size else min(want, _CHUNK))
+    if len(data) >= want or not data:
+        return data
+    chunks = [data]
+    got = len(data)
+    while got < want:
+        try:
+            chunk = os.read(fd, min(want - got, _CHUNK))
+        except BlockingIOError:
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+        got += len(chunk)
+    return b"".join(chunks)
+
+
+def read_file(path: str, bound: int) -> tuple[bytes | None, os.stat_result]:
+    """A bounded read (``read_fd``) of the file at ``path``, a path the caller has
+    checked (links are followed); ``None`` when it is not a regular file (a folder,
+    a pipe, a device: nothing is read and the open does not wait). ``OSError``
+    when it cannot be opened or read."""
+    fd = os.open(path, _FILE_FLAGS)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return None, st
+        return read_fd(fd, st.st_size, bound), st
+    finally:
+        os.close(fd)
+
+
 class _Refused(Exception):
     """Internal: why a path was refused (``kind`` as in ``Problem``)."""
 
@@ -404,22 +450,12 @@ class SkillTree:
             size = os.fstat(fd).st_size
             if size > max_bytes and not truncate:
                 raise self._too_large(rel, size, max_bytes)
-            chunks: list[bytes] = []
-            want = max_bytes + 1
-            while want > 0:
-                try:
-                    chunk = os.read(fd, min(want, 1 << 20))
-                except BlockingIOError:
-                    break
-                except OSError:
-                    raise self._error(rel, _Refused("unreadable", "it cannot be read")) from None
-                if not chunk:
-                    break
-                chunks.append(chunk)
-                want -= len(chunk)
+            try:
+                data = read_fd(fd, size, max_bytes)
+            except OSError:
+                raise self._error(rel, _Refused("unreadable", "it cannot be read")) from None
         finally:
             os.close(fd)
-        data = b"".join(chunks)
         if len(data) > max_bytes:
             if not truncate:
                 raise self._too_large(rel, len(data), max_bytes)

@@ -16,7 +16,14 @@ from tests.foundation._trees import (
 )
 
 from skilldeck import FileNotFoundInSkillError, FileTooLargeError, PathNotAllowedError
-from skilldeck._tree import SkillTree, WalkLimits, looks_like_secret, read_beneath, walk_skill
+from skilldeck._tree import (
+    SkillTree,
+    WalkLimits,
+    looks_like_secret,
+    read_beneath,
+    read_file,
+    walk_skill,
+)
 
 
 def test_walk_lists_exactly_the_visible_files(tmp_path: Path, resolver: str) -> None:
@@ -89,6 +96,23 @@ def test_bounded_reads(tmp_path: Path, resolver: str) -> None:
     assert info.value.context["size"] == 5000
     got = read_beneath(skill, "big.txt", max_bytes=100, truncate=True)
     assert (len(got.data), got.size, got.truncated) == (100, 5000, True)
+
+
+def test_the_shared_bounded_read(tmp_path: Path) -> None:
+    """``read_file`` (SKILL.md reads in discovery): whole when it fits, one byte past
+    the bound when not, nothing from a pipe or a folder (and no wait on the pipe)."""
+    (tmp_path / "small.md").write_bytes(b"abc")
+    (tmp_path / "big.md").write_bytes(b"y" * (3 << 20))
+    (tmp_path / "empty.md").write_bytes(b"")
+    os.mkfifo(tmp_path / "pipe")
+    assert read_file(str(tmp_path / "small.md"), 3)[0] == b"abc"
+    assert read_file(str(tmp_path / "small.md"), 2)[0] == b"abc"  # 2 + 1: it is longer
+    assert read_file(str(tmp_path / "big.md"), (2 << 20) + 5)[0] == b"y" * ((2 << 20) + 6)
+    assert read_file(str(tmp_path / "empty.md"), 10)[0] == b""
+    assert read_file(str(tmp_path / "pipe"), 10)[0] is None
+    assert read_file(str(tmp_path), 10)[0] is None
+    with pytest.raises(FileNotFoundError):
+        read_file(str(tmp_path / "missing.md"), 10)
 
 
 def test_a_skill_folder_swapped_for_a_link_is_not_followed(tmp_path: Path, resolver: str) -> None:

@@ -13,6 +13,7 @@ from skilldeck._format import _codes as C
 from skilldeck._format._frontmatter import decode, split_frontmatter
 from skilldeck._format._manifest import Manifest, build_manifest
 from skilldeck._format._yaml import load_yaml
+from skilldeck._tree import read_file
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
@@ -136,7 +137,7 @@ def read_skill_md(
     mode: Mode = "lenient",
     folder_name: str | None = None,
 ) -> ParsedSkillMd:
-    """Read a SKILL.md from disk with a bounded read.
+    """Read a SKILL.md from disk with a bounded read (``skilldeck._tree.read_file``).
 
     ``metadata_only`` reads at most ``FRONTMATTER_LIMIT`` bytes (+ the delimiter)
     and returns an empty body. Otherwise at most ``max_bytes`` (default
@@ -149,25 +150,13 @@ def read_skill_md(
         folder_name = Path(spath).parent.name or None
     bound = FRONTMATTER_LIMIT + 8 if metadata_only else (max_bytes or DEFAULT_MAX_BYTES)
     try:
-        fd = os.open(spath, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-        try:
-            st = os.fstat(fd)
-            if not _stat.S_ISREG(st.st_mode):
-                what = "a folder" if _stat.S_ISDIR(st.st_mode) else "not a regular file"
-                return _unreadable(spath, f"{spath} is {what}")
-            # the whole file when it fits (its size is known); else one byte past the bound
-            size = st.st_size
-            want = size if 0 < size <= bound else bound + 1
-            data = os.read(fd, want)
-            while len(data) < want:  # a short read (files that grow, odd file systems)
-                more = os.read(fd, want - len(data))
-                if not more:
-                    break
-                data += more
-        finally:
-            os.close(fd)
+        got, st = read_file(spath, bound)
     except OSError as exc:
         return _unreadable(spath, f"cannot read {spath}: {exc.strerror or exc}")
+    if got is None:
+        what = "a folder" if _stat.S_ISDIR(st.st_mode) else "not a regular file"
+        return _unreadable(spath, f"{spath} is {what}")
+    data = got
     truncated = len(data) > bound
     if truncated:
         data = data[:bound] if metadata_only else _cut_utf8(data[:bound])

@@ -6,15 +6,15 @@ from collections.abc import Iterator
 
 import pytest
 
-from skilldeck import _tree
+from skilldeck._tree import _reader
 
 
 @pytest.fixture(params=["openat2", "by-hand"])
 def resolver(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     """Which path resolution the contained reader uses in this test."""
     if request.param == "openat2":
-        if _tree._openat2() is None:
+        if _reader._openat2() is None:
             pytest.skip("this kernel or platform has no openat2")
     else:
-        monkeypatch.setattr(_tree, "_openat2_fn", None)
+        monkeypatch.setattr(_reader, "_openat2_fn", None)
     yield request.param

@@ -22,6 +22,7 @@ says what was ignored.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Callable, Mapping
@@ -401,15 +402,16 @@ def _load_project(path: Path, base: Path) -> tuple[dict[str, Any], UntrustedSett
         return None
     doc, text, raw = read
     data = _Checker(path, text, base).normalise(_plain(doc))
-    guarded = list(guarded_values(data, base))
-    if not guarded:
+    values = guarded_values(data, base)
+    if not values:
         return data, None
     digest = file_digest(raw)
     state = is_trusted(path, digest)
     if state == "valid":
         return data, None
-    strip_keys(data, guarded)
-    return data, UntrustedSettings(path, tuple(guarded), digest, state)
+    strip_keys(data, list(values))
+    shown = tuple((k, json.dumps(v, default=str)[:200]) for k, v in values.items())
+    return data, UntrustedSettings(path, tuple(values), digest, state, shown)
 
 
 def load_config(*, cwd: str | os.PathLike[str] | None = None) -> Config:

@@ -89,6 +89,8 @@ class UntrustedSettings:
     digest: str
     #: ``never`` (not trusted before) or ``changed`` (trusted, then edited)
     reason: str = "never"
+    #: each ignored key with its value as JSON text (cut at 200 characters), for review
+    values: tuple[tuple[str, str], ...] = ()
 
     @property
     def message(self) -> str:
@@ -108,6 +110,7 @@ class UntrustedSettings:
             "keys": list(self.keys),
             "digest": self.digest,
             "reason": self.reason,
+            "values": dict(self.values),
             "message": self.message,
             "hint": self.hint,
         }

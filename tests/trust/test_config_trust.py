@@ -164,7 +164,8 @@ def test_trust_applies_settings_and_lapses_on_change(world: World) -> None:
     assert status()["network_grant"] is False
     trusted = world.run("trust")
     assert trusted.code == 0, trusted.err
-    assert "execution.network" in trusted.out and "execution.env_allow" in trusted.out
+    assert "execution.network = true" in trusted.out
+    assert 'execution.env_allow = ["PROBE_*"]' in trusted.out
     assert status()["network_grant"] is True
     assert status()["untrusted_config"] is None
     assert skilldeck.ExecConfig.load(cwd=world.repo).env_allow == ("PROBE_*",)

@@ -202,3 +202,19 @@ def test_interrupted_install_is_rolled_forward(world: World) -> None:
     lock = json.loads((world.repo / ".skilldeck" / "skills.lock").read_text(encoding="utf-8"))
     assert list(lock["skills"]) == ["hello"]
     assert oct((staging).stat().st_mode & 0o777) == oct(0o700)
+
+
+def test_shipped_lockfile_names_no_paths(world: World) -> None:
+    """A project lockfile whose skill names are paths: a coded error, nothing touched."""
+    (world.upstream / ".skilldeck").mkdir()
+    entry = {"source": {"kind": "local", "url": "/x"}, "digest": "sha256:0", "files": {}}
+    lock = {"version": 1, "skills": {"../../other-projects/alpha": entry}}
+    (world.upstream / ".skilldeck" / "skills.lock").write_text(json.dumps(lock))
+    world.clone()
+    before = snapshot(world.outside)
+    for args in (("verify", "--scope", "project"), ("update", "--all", "--scope", "project")):
+        res = world.run(*args)
+        assert res.code == 1 and "[CONFIG_INVALID]" in res.err and "hint:" in res.err, res.err
+    res = world.run("remove", "../../other-projects/alpha", "--scope", "project")
+    assert res.code == 1 and "Traceback" not in res.err
+    assert snapshot(world.outside) == before

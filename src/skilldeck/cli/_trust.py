@@ -79,6 +79,8 @@ def trust_command(project: Path | None, revoke: bool, list_all: bool, as_json: b
         click.echo(json.dumps({"ok": True, "data": {**record.to_dict(), "applies": keys}}))
         return
     click.echo(f"trusted {record.file} ({record.digest})")
-    if keys:
-        click.echo("now applied: " + ", ".join(keys))
+    if before is not None:
+        click.echo("now applied:")
+        for key, value in before.values:
+            click.echo(f"  {key} = {value}")
     click.echo("any change to the file lapses this; `skilldeck trust --revoke` forgets it")

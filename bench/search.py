@@ -11,6 +11,13 @@ ratios bm25s / builtin. With ``../shared/corpus`` present it also times the real
 corpus (frontmatter descriptions only). ``--runtime`` also writes the synthetic
 skills as folders and times ``runtime.call(session, "skills_search", ...)`` end to end
 (catalog listing, index reuse, envelope), after a first call has built the index.
+
+``--first N`` times the first ``skills_search`` of a fresh process over N real
+skills (whole corpus SKILL.md files, names rewritten, as ``bench/discovery.py``
+makes them), with the catalog cache and the saved search index in place, against
+the plain loop (prefix read + libyaml ``CSafeLoader`` of every frontmatter), and
+the same first search when the index must be built. Fresh processes,
+interleaved rounds, work time (imports excluded), min and median.
 """
 
 from __future__ import annotations
@@ -122,13 +129,114 @@ def corpus_docs() -> list[SearchDocument]:
     return docs
 
 
+FIRST = ("plain-loop", "first-search-warm", "first-search-build")
+
+
+def run_first(name: str, root: str, cache: str) -> dict[str, float]:
+    """One contender in this (fresh) process; work time after the imports."""
+    import resource
+
+    if name == "plain-loop":
+        import yaml  # noqa: F401 - the loop's import, outside the timing
+        from discovery import run_plain_loop
+    else:
+        import skilldeck
+    t0, c0 = time.perf_counter(), time.process_time()
+    if name == "plain-loop":
+        count = run_plain_loop(root, cache)
+    else:
+        if name == "first-search-build":
+            import shutil
+
+            shutil.rmtree(Path(cache) / "search", ignore_errors=True)
+            t0, c0 = time.perf_counter(), time.process_time()
+        runtime = skilldeck.SkillRuntime(skilldeck.Catalog.from_roots([root], cache=cache))
+        env = runtime.call(runtime.session(), "skills_search", {"query": "extract pdf tables"})
+        count = len(env["data"]["results"])
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return {"wall": wall, "cpu": cpu, "count": count, "rss_mib": rss}
+
+
+def first_search(n: int, rounds: int) -> dict[str, dict[str, float]]:
+    import subprocess
+    import tempfile
+
+    from discovery import corpus_files, make_tree
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root, cache = Path(tmp) / "skills", Path(tmp) / "cache"
+        make_tree(root, n, corpus_files())
+
+        def child(name: str) -> dict[str, float]:
+            proc = subprocess.run(
+                [
+                    sys.executable,
+                    __file__,
+                    "--run",
+                    name,
+                    "--root",
+                    str(root),
+                    "--cache",
+                    str(cache),
+                ],
+                capture_output=True,
+                text=True,
+                check=True,
+                timeout=3600,
+            )
+            result: dict[str, float] = json.loads(proc.stdout.strip().splitlines()[-1])
+            return result
+
+        child("first-search-build")  # the catalog cache and the index in place
+        runs: dict[str, list[dict[str, float]]] = {name: [] for name in FIRST}
+        for _ in range(rounds):
+            for name in FIRST:
+                runs[name].append(child(name))
+                if name == "first-search-build":
+                    child("first-search-warm")  # the index saved again
+    out = {}
+    for name, rs in runs.items():
+        out[name] = {
+            "wall_min": round(min(r["wall"] for r in rs), 4),
+            "wall_median": round(statistics.median(r["wall"] for r in rs), 4),
+            "cpu_min": round(min(r["cpu"] for r in rs), 4),
+            "rss_mib": round(max(r["rss_mib"] for r in rs), 1),
+        }
+    base = out["plain-loop"]["wall_min"]
+    for figures in out.values():
+        figures["vs_plain_loop"] = round(figures["wall_min"] / base, 3) if base else 0.0
+    return out
+
+
 def main() -> None:
+    if "--run" in sys.argv:  # a child process of --first
+        sys.path.insert(0, str(REPO / "bench"))
+        child = argparse.ArgumentParser()
+        child.add_argument("--run")
+        child.add_argument("--root")
+        child.add_argument("--cache")
+        a = child.parse_args()
+        print(json.dumps(run_first(a.run, a.root, a.cache)))
+        return
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--skills", type=int, default=10_000)
     ap.add_argument("--queries", type=int, default=200)
     ap.add_argument("--runtime", action="store_true", help="also time skills_search end to end")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--first", type=int, metavar="N", help="time the first search over N skills")
+    ap.add_argument("--rounds", type=int, default=5)
     args = ap.parse_args()
+    if args.first:
+        sys.path.insert(0, str(REPO / "bench"))
+        figures = first_search(args.first, args.rounds)
+        if args.json:
+            print(json.dumps(figures, indent=2))
+            return
+        print(f"== first skills_search over {args.first} skills, fresh processes, work time")
+        for name, f in figures.items():
+            print(f"  {name:<20} " + ", ".join(f"{k}={v}" for k, v in f.items()))
+        return
 
     synthetic = sd.make_synthetic(args.skills)
     docs = [SearchDocument(n, d, t, h) for n, d, t, h in synthetic]

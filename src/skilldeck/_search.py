@@ -249,9 +249,9 @@ class SearchHit:
 
 @dataclass(slots=True)
 class _Builtin:
-    postings: dict[str, dict[int, float]] = field(default_factory=dict)
-    vocab: list[str] = field(default_factory=list)
-    idf: dict[str, float] = field(default_factory=dict)
+    postings: Mapping[str, dict[int, float]] = field(default_factory=dict)
+    vocab: Sequence[str] = field(default_factory=list)
+    idf: Mapping[str, float] = field(default_factory=dict)
     n: int = 0
 
     @classmethod

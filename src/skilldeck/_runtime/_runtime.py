@@ -540,10 +540,31 @@ class SkillRuntime:
             )
             if self._index is not None and same:
                 return self._index
-            docs = [self._search_doc(m) for m in metas]
-            self._index = SearchIndex(docs)
+            self._index = self._build_index(metas)
             self._index_of = metas
             return self._index
+
+    def _build_index(self, metas: list[Any]) -> SearchIndex:
+        """Load the index saved for exactly these skills, else build and save it.
+
+        Saved next to the catalog's metadata cache (``<cache>/search/``); a catalog
+        without a cache (``cache=False``) builds in memory only."""
+        from skilldeck._search_store import index_key, load_index, save_index
+
+        light = [self._search_doc(m, body=False) for m in metas]
+        folder = _search_cache_dir(self.catalog)
+        key = ""
+        if folder is not None:
+            paths = [_skill_md_path(m) for m in metas]
+            key = index_key(light, paths, salt=f"headings={self.options.search_headings}")
+            built = load_index(folder, key)
+            if built is not None and built.n == len(light):
+                return SearchIndex(light, _built=built)
+        docs = [self._search_doc(m) for m in metas] if self.options.search_headings else light
+        index = SearchIndex(docs)
+        if folder is not None:
+            save_index(folder, key, index._builtin)
+        return index
 
     def _listing(self) -> list[Any]:
         """What the model may know of: the mode's skills, less ``disable-model-invocation``."""
@@ -616,12 +637,12 @@ class SkillRuntime:
             data=data,
         )
 
-    def _search_doc(self, meta: Any) -> SearchDocument:
+    def _search_doc(self, meta: Any, *, body: bool = True) -> SearchDocument:
         headings: tuple[str, ...] = ()
-        body = ""
-        if self.options.search_headings:
+        words = ""
+        if body and self.options.search_headings:
             text = self._body_head(meta)
-            headings, body = headings_and_words(text)
+            headings, words = headings_and_words(text)
         return SearchDocument(
             name=meta.name,
             description=meta.description,
@@ -630,7 +651,7 @@ class SkillRuntime:
             key=meta.name,
             source=getattr(meta, "source", None) or None,
             when_to_use=getattr(meta, "when_to_use", None),
-            body=body,
+            body=words,
         )
 
     def _body_head(self, meta: Any) -> str:
@@ -698,6 +719,21 @@ def _parse_arguments(arguments: Mapping[str, Any] | str | None) -> Mapping[str, 
             hint="send the arguments as one JSON object",
         )
     return arguments
+
+
+def _search_cache_dir(catalog: Any) -> Path | None:
+    """``<catalog cache>/search``, or ``None`` when the catalog caches nothing."""
+    cache = getattr(catalog, "_cache", None)
+    directory = getattr(cache, "directory", None)
+    return Path(directory) / "search" if directory is not None else None
+
+
+def _skill_md_path(meta: Any) -> str | None:
+    folder, md = getattr(meta, "folder", None), getattr(meta, "md_name", None)
+    if isinstance(folder, str) and isinstance(md, str):
+        return os.path.join(folder, md)  # no Path objects: 10,000 of them cost
+    path = getattr(meta, "skill_md", None)
+    return str(path) if path is not None else None
 
 
 def _strip_frontmatter(text: str) -> str:

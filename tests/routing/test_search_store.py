@@ -1,0 +1,140 @@
+"""The saved search index: the first search of a new process loads it instead of
+building; any change to a skill makes a new one; a damaged file is rebuilt."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import skilldeck
+from skilldeck._search_store import load_index
+
+
+def write(root: Path, name: str, description: str, body: str = "") -> Path:
+    folder = root / name
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "SKILL.md").write_text(
+        f"---\nname: {name}\ndescription: {description}\n---\n{body or f'# {name}'}\n"
+    )
+    return folder
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    root = tmp_path / "skills"
+    write(root, "pdf", "Extract text and tables from PDF files.", "# PDF\n\n## Merge files\n")
+    write(root, "slides", "Create presentation decks.", "# Slides\n\nSpeaker notes too.\n")
+    for i in range(30):
+        write(root, f"filler-{i}", f"Filler skill number {i} about gardening and soil.")
+    return root
+
+
+def runtime(root: Path, cache: Path) -> skilldeck.SkillRuntime:
+    return skilldeck.SkillRuntime(skilldeck.Catalog.from_roots([root], cache=cache))
+
+
+def names(rt: skilldeck.SkillRuntime, query: str) -> list[str]:
+    envelope = rt.call(rt.session(), "skills_search", {"query": query, "limit": 5})
+    return [h["name"] for h in envelope["data"]["results"]]
+
+
+def saved(cache: Path) -> list[Path]:
+    return sorted((cache / "search").glob("*.msgpack"))
+
+
+def test_a_new_process_loads_the_saved_index(root: Path, tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    first = runtime(root, cache)
+    built = first.search_index()
+    assert names(first, "merge files") == ["pdf"]  # from a heading
+    (path,) = saved(cache)
+    script = textwrap.dedent(
+        f"""
+        import skilldeck, skilldeck._runtime._runtime as r
+        from skilldeck import search
+        rt = skilldeck.SkillRuntime(
+            skilldeck.Catalog.from_roots([{str(root)!r}], cache={str(cache)!r}))
+        index = rt.search_index()
+        print(type(index._builtin.postings).__name__)
+        for q in ("merge files", "speaker notes", "gardening soil 7", "pdf"):
+            print([(h.name, round(h.score, 6), h.confidence) for h in index.search(q, limit=5)])
+        """
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=60
+    ).stdout.splitlines()
+    assert out[0] == "PackedPostings"  # loaded, not built
+    queries = ("merge files", "speaker notes", "gardening soil 7", "pdf")
+    for line, q in zip(out[1:], queries, strict=True):
+        fresh = [(h.name, round(h.score, 6), h.confidence) for h in built.search(q, limit=5)]
+        assert line == str(fresh)  # the same ranking, scores and confidence
+    assert saved(cache) == [path]
+
+
+def test_changes_make_a_new_index(root: Path, tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    runtime(root, cache).search_index()
+    (before,) = saved(cache)
+    # a body edit that leaves the frontmatter as it was
+    write(root, "slides", "Create presentation decks.", "# Slides\n\n## Keynote export\n")
+    rt = runtime(root, cache)
+    assert names(rt, "keynote export") == ["slides"]
+    assert len(saved(cache)) == 2 and before in saved(cache)
+    # a new skill
+    write(root, "weather", "Weather forecasts for a city.")
+    assert names(runtime(root, cache), "weather forecast") == ["weather"]
+    # an index with headings off is another index
+    plain = skilldeck.SkillRuntime(
+        skilldeck.Catalog.from_roots([root], cache=tmp_path / "cache"), search_headings=False
+    )
+    assert names(plain, "keynote export") == []
+
+
+def test_no_cache_no_file(root: Path, tmp_path: Path) -> None:
+    rt = skilldeck.SkillRuntime(skilldeck.Catalog.from_roots([root], cache=False))
+    assert names(rt, "merge files") == ["pdf"]
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda b: b[:10],
+        lambda b: b[: len(b) // 2],
+        lambda b: b"XXXX" + b[4:],
+        lambda b: b[:4] + (2**31).to_bytes(4, "little") + b[8:],
+        lambda b: b[:8] + b"\xff" * 32 + b[40:],
+        lambda b: b"",
+        # posting lists pointing past the documents: checked when unpacked
+        lambda b: b[: len(b) - 200] + b"\xff" * 200,
+    ],
+)
+def test_a_damaged_index_is_rebuilt(root: Path, tmp_path: Path, damage: object) -> None:
+    cache = tmp_path / "cache"
+    runtime(root, cache).search_index()
+    (path,) = saved(cache)
+    key = path.stem
+    path.write_bytes(damage(path.read_bytes()))  # type: ignore[operator]
+    rt = runtime(root, cache)
+    got = names(rt, "merge files")
+    assert got in (["pdf"], [])  # never an error; rebuilt or read what is sound
+    envelope = rt.call(rt.session(), "skills_search", {"query": "gardening soil pdf tables"})
+    assert envelope["ok"]
+    loaded = load_index(cache / "search", key)
+    assert loaded is None or loaded.n == 32
+
+
+def test_old_files_are_pruned(root: Path, tmp_path: Path) -> None:
+    from skilldeck._search_store import MAX_FILES
+
+    cache = tmp_path / "cache"
+    for i in range(MAX_FILES + 3):
+        write(root, "changing", f"Version {i} of a changing skill.")
+        runtime(root, cache).search_index()
+    assert len(saved(cache)) == MAX_FILES
+    assert not list((cache / "search").glob(".search.*"))  # no temp files left
+    assert os.access(saved(cache)[0], os.R_OK)

@@ -20,6 +20,7 @@ LAYERS: list[set[str]] = [
     {
         "_disclosure",
         "_search",
+        "_search_store",
         "_suggest",
         "_exec",
         "_dist",

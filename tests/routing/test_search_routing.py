@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 import skilldeck
-import skilldeck.search
 from skilldeck._search import CONFIDENT, SearchDocument, SearchIndex, tokenize
+from skilldeck._suggest import derived_phrases
 
 DOCS = [
     SearchDocument("productboard", "Manage product feedback and roadmaps in Productboard."),
@@ -119,9 +119,7 @@ def test_suggest_uses_the_quoted_requests_as_triggers(runtime: skilldeck.SkillRu
     assert first.name == "web-design-guidelines"
     assert "phrase:review my ui" in first.reasons
     assert first.confident
-    assert skilldeck.search.derived_phrases('Use when asked to "review my UI" or "x"') == (
-        "review my ui",
-    )
+    assert derived_phrases('Use when asked to "review my UI" or "x"') == ("review my ui",)
 
 
 def test_preflight_names_the_skill_or_says_nothing(runtime: skilldeck.SkillRuntime) -> None:

@@ -300,3 +300,12 @@ def test_hints_the_cli_prints_run_as_written(world: Path, tmp_path: Path) -> Non
         assert res.code in (0, 1), (command, res.code, res.err)
         assert "No such command" not in res.err and "No such option" not in res.err, command
         assert "Traceback" not in res.err, (command, res.err)
+
+
+def test_manage_is_an_interactive_picker(world: Path) -> None:
+    code, out = _terminal(["manage"], "1 disable\n\n", world)
+    assert code == 0, out
+    assert "installed-one" in out and "disabled installed-one" in out
+    assert not skilldeck.list_installed()[0].enabled
+    res = run_cli("manage", cwd=world, input="")
+    assert res.code == 2 and "skilldeck list --installed" in res.err

@@ -169,3 +169,18 @@ def test_a_stale_lock_holder_does_not_block_the_next_command(tmp_path: Path) -> 
     assert skilldeck.install(str(other)).names == ("after",)
     assert time.monotonic() - started < 30
     assert sorted(_state()[0]) == ["after", "locked"]
+
+
+def test_an_install_into_agents_killed_after_the_swap_is_put_right_by_update(
+    tmp_path: Path,
+) -> None:
+    """Placements come after the record: a kill there leaves them to `update`."""
+    src = make_skill(tmp_path / "src", "placed-late")
+    _kill_at("record", ["install", str(src), "--agent", "claude-code", "--yes"], tmp_path)
+    report = skilldeck.verify()  # recovers: the swap had happened, so it is rolled forward
+    [check] = report.skills
+    assert check.name == "placed-late" and not check.ok
+    assert [p.problem for p in check.placements] == ["missing"]
+    skilldeck.update()
+    assert skilldeck.verify().ok
+    assert (Path.home() / ".claude" / "skills" / "placed-late").is_symlink()

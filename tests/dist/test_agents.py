@@ -131,6 +131,12 @@ def test_verify_reports_drift_and_update_repairs_it(tmp_path: Path) -> None:
     assert problems == {str(claude): "missing", str(codex): "dangling link"}
     res = run_cli("verify")
     assert res.code == 1 and "dangling link" in res.out
+    doctor = run_cli("doctor", "--json")
+    assert doctor.code == 1
+    [drift] = doctor.json()["installed_drift"]
+    assert drift["name"] == "drifty" and "missing" in drift["problem"]
+    listed = run_cli("list", "--installed")
+    assert "[agents: claude-code, codex]" in listed.out
     skilldeck.update(["drifty"])
     assert skilldeck.verify().ok
     assert claude.is_symlink() and codex.resolve() == claude.resolve()

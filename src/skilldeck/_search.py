@@ -325,7 +325,12 @@ class SearchIndex:
         backend: Backend = "auto",
         _built: _Builtin | None = None,
     ) -> None:
-        self.documents: tuple[SearchDocument, ...] = tuple(documents)
+        # a saved index may come with documents made on demand (a Sequence)
+        self.documents: Sequence[SearchDocument] = (
+            documents
+            if _built is not None and isinstance(documents, Sequence)
+            else tuple(documents)
+        )
         weighted = None
         if _built is None:
             weighted = [doc.weighted() for doc in self.documents]
@@ -339,8 +344,9 @@ class SearchIndex:
             self._bm25s = _build_bm25s(weighted)
             self.backend = "bm25s"
         self._exact: dict[str, int] = {}
-        for i, doc in enumerate(self.documents):
-            self._exact.setdefault(doc.name.lower(), i)
+        names = getattr(self.documents, "names", None) or [d.name for d in self.documents]
+        for i, name in enumerate(names):
+            self._exact.setdefault(name.lower(), i)
 
     def __len__(self) -> int:
         return len(self.documents)

@@ -20,6 +20,7 @@ rename), so a mapped file never changes under a reader.
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import hashlib
 import mmap
@@ -55,10 +56,14 @@ _MAGIC = b"SDSI"  # then the header's length (4 bytes, little-endian), then the 
 
 
 def index_key(
-    documents: Sequence[SearchDocument], paths: Sequence[str | None], *, salt: str = ""
+    documents: Sequence[SearchDocument] | Sequence[Any],
+    paths: Sequence[str | None],
+    *,
+    salt: str = "",
 ) -> str:
     """A digest of what the index is built from (see the module docstring); ``salt``
-    names the options the index depends on."""
+    names the options the index depends on. ``documents`` are ``SearchDocument``
+    values or anything with the same attributes (catalog metadata)."""
     rows = [f"{__version__}\0{FORMAT}\0{sorted(FIELD_WEIGHTS.items())}\0{salt}"]
     stat = os.stat
     for doc, path in zip(documents, paths, strict=True):
@@ -69,10 +74,10 @@ def index_key(
                 sig = f"{st.st_mtime_ns}:{st.st_size}:{st.st_ino}:{st.st_ctime_ns}"
             except (OSError, ValueError):
                 sig = "missing"
-        tags = "\1".join(doc.tags)
+        tags = "\1".join(doc.tags or ())
         rows.append(
-            f"{doc.name}\0{doc.description}\0{tags}\0{doc.when_to_use or ''}\0"
-            f"{doc.source or ''}\0{doc.key}\0{path or ''}\0{sig}"
+            f"{doc.name}\0{doc.description}\0{tags}\0{getattr(doc, 'when_to_use', '') or ''}"
+            f"\0{doc.source or ''}\0{path or ''}\0{sig}"
         )
     blob = "\n".join(rows).encode("utf-8", "surrogateescape")
     return hashlib.sha256(blob).hexdigest()[:40]
@@ -82,7 +87,7 @@ class PackedPostings(Mapping[str, dict[int, float]]):
     """Posting lists unpacked on first use from the flat arrays of an index file."""
 
     def __init__(self, terms: list[str], offsets: Any, docs: Any, weights: Any, n: int) -> None:
-        self._index = {t: i for i, t in enumerate(terms)}
+        self._terms = terms  # sorted: looked up by bisection, no dict of 100,000 terms
         self._offsets = offsets
         self._docs = docs
         self._weights = weights
@@ -92,7 +97,9 @@ class PackedPostings(Mapping[str, dict[int, float]]):
     def __getitem__(self, term: str) -> dict[int, float]:
         got = self._unpacked.get(term)
         if got is None:
-            i = self._index[term]
+            i = self.position(term)
+            if i < 0:
+                raise KeyError(term)
             start, end = self._offsets[i], self._offsets[i + 1]
             got = {}
             if start <= end <= len(self._docs):  # a damaged file lists nothing
@@ -102,32 +109,42 @@ class PackedPostings(Mapping[str, dict[int, float]]):
             self._unpacked[term] = got
         return got
 
+    def position(self, term: object) -> int:
+        """The index of ``term`` in the sorted terms, or -1."""
+        if not isinstance(term, str):
+            return -1
+        i = bisect.bisect_left(self._terms, term)
+        return i if i < len(self._terms) and self._terms[i] == term else -1
+
     def __contains__(self, term: object) -> bool:
-        return term in self._index
+        return term in self._unpacked or self.position(term) >= 0
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._index)
+        return iter(self._terms)
 
     def __len__(self) -> int:
-        return len(self._index)
+        return len(self._terms)
 
 
 class _PackedIdf(Mapping[str, float]):
-    def __init__(self, index: Mapping[str, int], values: Any) -> None:
-        self._index = index
+    def __init__(self, postings: PackedPostings, values: Any) -> None:
+        self._postings = postings
         self._values = values
 
     def __getitem__(self, term: str) -> float:
-        return float(self._values[self._index[term]])
+        i = self._postings.position(term)
+        if i < 0:
+            raise KeyError(term)
+        return float(self._values[i])
 
     def __contains__(self, term: object) -> bool:
-        return term in self._index
+        return self._postings.position(term) >= 0
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._index)
+        return iter(self._postings)
 
     def __len__(self) -> int:
-        return len(self._index)
+        return len(self._postings)
 
 
 def _file(directory: Path, key: str) -> Path:
@@ -201,7 +218,9 @@ def load_index(directory: str | os.PathLike[str], key: str) -> _Builtin | None:
     with contextlib.suppress(OSError):
         os.utime(path)  # recently used: kept by the pruning
     postings = PackedPostings(head.terms, offsets, docs, weights, head.n)
-    return _Builtin(postings, head.terms, _PackedIdf(postings._index, idf), head.n)
+    if any(a >= b for a, b in zip(head.terms[:64], head.terms[1:65])):
+        return None  # not sorted: bisection would miss terms (a foreign file)
+    return _Builtin(postings, head.terms, _PackedIdf(postings, idf), head.n)
 
 
 def _prune(folder: Path) -> None:

@@ -22,7 +22,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 from skilldeck._errors import (
     InvalidArgumentsError,
@@ -551,16 +551,16 @@ class SkillRuntime:
         without a cache (``cache=False``) builds in memory only."""
         from skilldeck._search_store import index_key, load_index, save_index
 
-        light = [self._search_doc(m, body=False) for m in metas]
         folder = _search_cache_dir(self.catalog)
         key = ""
         if folder is not None:
             paths = [_skill_md_path(m) for m in metas]
-            key = index_key(light, paths, salt=f"headings={self.options.search_headings}")
+            key = index_key(metas, paths, salt=f"headings={self.options.search_headings}")
             built = load_index(folder, key)
-            if built is not None and built.n == len(light):
-                return SearchIndex(light, _built=built)
-        docs = [self._search_doc(m) for m in metas] if self.options.search_headings else light
+            if built is not None and built.n == len(metas):
+                # documents are made when a hit needs one, not 10,000 up front
+                return SearchIndex(_Documents(metas, self._search_doc), _built=built)
+        docs = [self._search_doc(m, body=self.options.search_headings) for m in metas]
         index = SearchIndex(docs)
         if folder is not None:
             save_index(folder, key, index._builtin)
@@ -719,6 +719,31 @@ def _parse_arguments(arguments: Mapping[str, Any] | str | None) -> Mapping[str, 
             hint="send the arguments as one JSON object",
         )
     return arguments
+
+
+class _Documents(Sequence[SearchDocument]):
+    """Search documents of catalog metadata, made on first access (no body read)."""
+
+    def __init__(self, metas: list[Any], make: Callable[..., SearchDocument]) -> None:
+        self._metas = metas
+        self._make = make
+        self._made: dict[int, SearchDocument] = {}
+        self.names = [m.name for m in metas]
+
+    def __len__(self) -> int:
+        return len(self._metas)
+
+    @overload
+    def __getitem__(self, i: int) -> SearchDocument: ...
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[SearchDocument]: ...
+    def __getitem__(self, i: int | slice) -> SearchDocument | Sequence[SearchDocument]:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        doc = self._made.get(i)
+        if doc is None:
+            doc = self._made[i] = self._make(self._metas[i], body=False)
+        return doc
 
 
 def _search_cache_dir(catalog: Any) -> Path | None:

@@ -164,3 +164,26 @@ def test_headings_follow_markdown() -> None:
 
     body = "# Title\n\n```bash\n# not a heading\n```\n\n## Steps ##\n### C#\n    # code\n"
     assert extract_headings(body) == ("Title", "Steps", "C#")
+
+
+def test_tool_loop_preflight_option(runtime: skilldeck.SkillRuntime) -> None:
+    from skilldeck._runtime._loop import ModelReply, run_tool_loop
+
+    seen: list[list[dict[str, object]]] = []
+
+    def model(messages: list[dict[str, object]], tools: list[dict[str, object]]) -> ModelReply:
+        seen.append(messages)
+        return ModelReply(content="done")
+
+    question = [{"role": "user", "content": "extract the tables from this PDF"}]
+    run_tool_loop(runtime, runtime.session(), model, question, preflight=True)
+    hint, user = seen[0]
+    assert hint["role"] == "system" and "- pdf:" in str(hint["content"])
+    assert user == question[0]
+    seen.clear()
+    other = [{"role": "user", "content": "what is the capital of Australia"}]
+    run_tool_loop(runtime, runtime.session(), model, other, preflight=True)
+    assert seen[0] == other  # nothing fits: nothing added
+    seen.clear()
+    run_tool_loop(runtime, runtime.session(), model, question)
+    assert seen[0] == question  # off by default

@@ -79,9 +79,16 @@ def run_tool_loop(
     messages: Sequence[Mapping[str, Any]],
     *,
     max_turns: int = 8,
+    preflight: bool = False,
 ) -> LoopResult:
-    """Run model turns and tool calls until a final answer or ``max_turns``."""
+    """Run model turns and tool calls until a final answer or ``max_turns``.
+
+    ``preflight=True`` adds ``runtime.preflight(last user message)`` as a system
+    message before that message when a skill confidently fits it (nothing otherwise).
+    """
     history: list[dict[str, Any]] = [dict(m) for m in messages]
+    if preflight:
+        _add_preflight(runtime, session, history)
     turn_trace: list[dict[str, Any]] = []
     for turn in range(1, max_turns + 1):
         specs = [s.to_dict() for s in runtime.tool_specs(session)]
@@ -122,3 +129,14 @@ def run_tool_loop(
         if not reply.tool_calls:
             return LoopResult(reply.content, "final", turn, tuple(history), tuple(turn_trace))
     return LoopResult(None, "max_turns", max_turns, tuple(history), tuple(turn_trace))
+
+
+def _add_preflight(runtime: Any, session: Session, history: list[dict[str, Any]]) -> None:
+    hint_of = getattr(runtime, "preflight", None)
+    for i in range(len(history) - 1, -1, -1):
+        message = history[i]
+        if message.get("role") == "user" and isinstance(message.get("content"), str):
+            hint = hint_of(message["content"], session=session) if callable(hint_of) else ""
+            if hint:
+                history.insert(i, {"role": "system", "content": hint})
+            return

@@ -59,8 +59,12 @@ def _prompt(request: skilldeck.ApprovalRequest) -> bool:
         f"timeout={iso.get('timeout_s')}s",
         err=err,
     )
-    if iso.get("fallback"):
-        click.echo(f"           ({iso['fallback']})", err=err)
+    click.echo(f"As:        {iso.get('user')}", err=err)
+    for key in ("fallback", "user_reason"):
+        if iso.get(key):
+            click.echo(f"           ({iso[key]})", err=err)
+    if iso.get("mounts"):
+        click.echo(f"Visible:   {', '.join(iso['mounts'])}", err=err)
     if request.persist:
         click.echo("A yes is remembered until the skill's files change.", err=err)
     if not click.confirm("Run it?", default=False, err=err):

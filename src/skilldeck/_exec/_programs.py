@@ -17,6 +17,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -68,7 +69,25 @@ def _shim_manager(path: str) -> tuple[str, dict[str, str]] | None:
     return manager, exported
 
 
+_which_cache: dict[tuple[str, ...], tuple[float, str | None]] = {}
+
+
 def _which_via(manager: str, name: str, cwd: str, env: Mapping[str, str]) -> str | None:
+    """``MANAGER which NAME`` in ``cwd`` (answers reused for a few seconds)."""
+    pins = tuple(f"{k}={v}" for k, v in sorted(env.items()) if k.endswith("_VERSION"))
+    key = (manager, name, cwd, *pins)
+    now = time.monotonic()
+    hit = _which_cache.get(key)
+    if hit is not None and now - hit[0] < 5.0:
+        return hit[1]
+    found = _ask_manager(manager, name, cwd, env)
+    if len(_which_cache) > 256:
+        _which_cache.clear()
+    _which_cache[key] = (now, found)
+    return found
+
+
+def _ask_manager(manager: str, name: str, cwd: str, env: Mapping[str, str]) -> str | None:
     try:
         done = subprocess.run(
             [manager, "which", name],

@@ -261,9 +261,16 @@ def capture(
 
 
 def _kill_inside(outer: int) -> None:
-    """SIGKILL every process below the outer ``bwrap``, deepest first; it then exits itself."""
+    """SIGKILL the namespace's init (bwrap's child) first: the kernel then kills every
+    process inside at once, so no shell inside lives to report a child's death. Then
+    whatever is still listed, parents first. The outer ``bwrap`` then exits by itself."""
     inside = descendants(outer)
-    for pid in sorted(inside, reverse=True):
+    try:
+        with open(f"/proc/{outer}/task/{outer}/children", "rb") as fh:
+            first = [int(x) for x in fh.read().split()]
+    except (OSError, ValueError):
+        first = []
+    for pid in [*first, *sorted(inside - set(first))]:
         _signal(pid, signal.SIGKILL, group=False)
 
 

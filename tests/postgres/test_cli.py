@@ -78,3 +78,28 @@ def test_bad_store_inputs_are_coded_errors(store_url: str, tmp_path: Path) -> No
         "publish", str(tmp_path / "nope"), "--store", store_url, "--tenant", "x", check=False
     )
     assert notdir.returncode == 1 and "Traceback" not in notdir.stderr
+
+
+def test_verify_checks_the_stored_bytes(store_url: str, tmp_path: Path) -> None:
+    from skilldeck.postgres import Database
+
+    sk("tenant", "create", "acme", "--store", store_url)
+    for name in ("good", "bad"):
+        sk("publish", str(make_skill(tmp_path, name)), "--store", store_url, "--tenant", "acme")
+    args = ["--store", store_url, "--tenant", "acme"]
+    assert "ok       bad" in sk("verify", *args).stdout
+    db = Database(store_url)
+    with db.admin() as conn:  # damage one blob behind skilldeck's back
+        conn.execute(
+            "UPDATE skilldeck_blobs SET data = 'x' WHERE digest = (SELECT f.digest FROM "
+            "skilldeck_version_files f JOIN skilldeck_versions v ON v.id = f.version_id "
+            "WHERE v.name = 'bad' AND f.relpath = 'SKILL.md')"
+        )
+    db.close()
+    damaged = sk("verify", "--json", *args, check=False)
+    assert damaged.returncode == 1
+    report = {s["name"]: s for s in json.loads(damaged.stdout)["data"]["skills"]}
+    assert report["good"]["ok"] and not report["bad"]["ok"]
+    assert "do not match" in report["bad"]["problem"]
+    missing = sk("verify", "nope", *args, check=False)
+    assert missing.returncode == 1 and "no such skill" in missing.stdout

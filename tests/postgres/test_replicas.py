@@ -299,3 +299,9 @@ async def test_approval_through_one_replica_holds_on_another(
         assert again.structured_content["ok"] is True, again.structured_content
         assert "second version" in again.structured_content["data"]["output"]
         assert len(asked) == 2
+    from skilldeck.postgres import PostgresAuditSink
+
+    kinds = [e["event"] for e in PostgresAuditSink(store_url, "acme").read()]
+    assert kinds.count("skill_published") == 2
+    assert kinds.count("approval_stored") == 2  # the two yeses, stored with their audit rows
+    assert "script_run" in kinds  # runtime events of the served sessions

@@ -19,6 +19,7 @@ import click
 
 import skilldeck
 from skilldeck.cli._app import EXIT_FINDINGS, json_option, main, root_option
+from skilldeck.cli._store import store_options, store_verify
 
 _SCOPE = click.option(
     "--scope",
@@ -367,8 +368,12 @@ def remove(name: str, scope: str, as_json: bool) -> None:
 @click.argument("names", nargs=-1)
 @_SCOPE
 @json_option
+@store_options
 def verify(names: tuple[str, ...], scope: str, as_json: bool) -> None:
-    """Check installed skills' files against the lockfile digests."""
+    """Check installed skills' files against the lockfile digests (with --store: the
+    tenant's published versions against their digests)."""
+    if store_verify(names, as_json):
+        return
     report = skilldeck.verify(names or None, scope=scope)  # type: ignore[arg-type]
     if as_json:
         _print_json(report, ok=report.ok)

@@ -124,6 +124,40 @@ def active_approval_store() -> skilldeck.ApprovalStore:
     return _postgres().PostgresApprovalStore(chosen[0], chosen[1])  # type: ignore[no-any-return]
 
 
+def store_verify(names: tuple[str, ...], as_json: bool) -> bool:
+    """``verify --store``: check the tenant's current versions; False when not in effect."""
+    store = _store()
+    if store is None:
+        return False
+    results = store.verify(names or None)
+    ok = all(problem is None for _n, _v, problem in results)
+    if as_json:
+        click.echo(
+            json.dumps(
+                {
+                    "ok": ok,
+                    "data": {
+                        "skills": [
+                            {"name": n, "version": v, "ok": p is None, "problem": p}
+                            for n, v, p in results
+                        ]
+                    },
+                }
+            )
+        )
+    else:
+        for name, version, problem in results:
+            if problem is None:
+                click.echo(f"ok       {name} (version {version})")
+            else:
+                click.echo(f"FAILED   {name}: {problem}")
+        if not results:
+            click.echo("no skills published for this tenant")
+    if not ok:
+        raise SystemExit(1)
+    return True
+
+
 def _required_store(func: F) -> F:
     return click.option(
         "--store",

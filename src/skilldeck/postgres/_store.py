@@ -391,6 +391,34 @@ class PostgresStore:
             conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, self.tenant))
         return PublishResult(name, vid, digest, True, len(files), warnings)
 
+    def verify(self, names: Iterable[str] | None = None) -> list[tuple[str, int, str | None]]:
+        """Re-read the current versions from the database and check every blob against its
+        digest and size, and the files against the version's digest.
+
+        Returns ``(name, version id, problem or None)`` per skill (all, or ``names``).
+        """
+        wanted = set(names) if names is not None else None
+        out: list[tuple[str, int, str | None]] = []
+        with self.db.tenant(self.tenant) as conn:
+            current = conn.execute(
+                "SELECT DISTINCT ON (name) id, name, digest FROM skilldeck_versions "
+                "ORDER BY name, id DESC"
+            ).fetchall()
+            for vid, name, digest in current:
+                if wanted is not None and name not in wanted:
+                    continue
+                rows = conn.execute(
+                    "SELECT f.relpath, f.digest, f.size, b.data FROM skilldeck_version_files f "
+                    "LEFT JOIN skilldeck_blobs b ON b.digest = f.digest AND b.tenant = f.tenant "
+                    "WHERE f.version_id = %s",
+                    (vid,),
+                ).fetchall()
+                out.append((name, int(vid), _check_version(rows, digest)))
+        if wanted is not None:
+            found = {name for name, _v, _p in out}
+            out += [(n, 0, "no such skill in the store") for n in sorted(wanted - found)]
+        return out
+
     def history(self, name: str) -> list[tuple[int, str, str]]:
         """(version id, digest, published at) of every version of ``name``, newest first."""
         with self.db.tenant(self.tenant) as conn:
@@ -400,6 +428,21 @@ class PostgresStore:
                 (name,),
             ).fetchall()
         return [(int(i), d, t.isoformat()) for i, d, t in rows]
+
+
+def _check_version(rows: list[Any], digest: str) -> str | None:
+    pairs: dict[str, str] = {}
+    for rel, file_digest, size, data in rows:
+        if data is None:
+            return f"{rel}: its bytes are missing"
+        if bytes_digest(bytes(data)) != file_digest or len(data) != size:
+            return f"{rel}: its bytes do not match the digest"
+        pairs[rel] = file_digest
+    if "SKILL.md" not in pairs:
+        return "the version has no SKILL.md"
+    if digest_of_files(pairs) != digest:
+        return "the files do not add up to the version's digest"
+    return None
 
 
 def _clean_relpath(relpath: str, name: str) -> str:

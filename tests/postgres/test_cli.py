@@ -103,3 +103,21 @@ def test_verify_checks_the_stored_bytes(store_url: str, tmp_path: Path) -> None:
     assert "do not match" in report["bad"]["problem"]
     missing = sk("verify", "nope", *args, check=False)
     assert missing.returncode == 1 and "no such skill" in missing.stdout
+
+
+def test_run_a_stored_skill(store_url: str, tmp_path: Path) -> None:
+    from skilldeck.postgres import PostgresApprovalStore, PostgresStore
+
+    sk("tenant", "create", "acme", "--store", store_url)
+    folder = make_skill(tmp_path, "runner", files={"scripts/hi.py": "print('hi from the store')\n"})
+    sk("publish", str(folder), "--store", store_url, "--tenant", "acme")
+    args = ["--store", store_url, "--tenant", "acme"]
+    refused = sk("run", "runner", "scripts/hi.py", *args, check=False)
+    assert refused.returncode == 1 and "APPROVAL_REQUIRED" in refused.stderr
+    ran = sk("run", "runner", "scripts/hi.py", "--yes", *args)
+    assert "hi from the store" in ran.stdout
+    stored = PostgresApprovalStore(store_url, "acme").get("runner")
+    assert stored is not None
+    assert stored.digest == PostgresStore(store_url, "acme").version("runner").digest
+    again = sk("run", "runner", "scripts/hi.py", *args)  # approved: no question
+    assert "hi from the store" in again.stdout

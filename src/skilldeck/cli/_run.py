@@ -13,7 +13,12 @@ import click
 
 import skilldeck
 from skilldeck.cli._app import EXIT_FINDINGS, json_option, main, root_option
-from skilldeck.cli._store import active_approval_store, active_catalog, store_options
+from skilldeck.cli._store import (
+    active_approval_store,
+    active_catalog,
+    active_executor,
+    store_options,
+)
 
 
 def _catalog(roots: Sequence[str]) -> skilldeck.Catalog:
@@ -167,6 +172,7 @@ def with_roots(hint: str | None, roots: Sequence[str]) -> str | None:
 )
 @json_option
 @root_option
+@store_options
 def run_command(
     name: str,
     target: str,
@@ -212,10 +218,9 @@ def _run(
     skill = catalog.load(name)
     trust = catalog.trust(name)
     digest = catalog.digest(name)
-    executor = skilldeck.Executor(
-        _exec_config(sandbox, workdir, run_as, mounts),
-        approver=_approve if yes else (_prompt if _interactive() else None),
-    )
+    config = _exec_config(sandbox, workdir, run_as, mounts)
+    approver = _approve if yes else (_prompt if _interactive() else None)
+    executor = active_executor(config, approver) or skilldeck.Executor(config, approver=approver)
     tools, _ = skilldeck.parse_declared_tools(
         skill.body,
         path=str(skill.skill_md) if skill.skill_md else None,

@@ -23,7 +23,13 @@ from skilldeck.cli._app import json_option, main
 if TYPE_CHECKING:
     from skilldeck.postgres import PostgresStore
 
-__all__ = ["active_approval_store", "active_catalog", "store_options"]
+__all__ = [
+    "active_approval_store",
+    "active_catalog",
+    "active_executor",
+    "store_options",
+    "store_verify",
+]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -101,11 +107,28 @@ def store_options(func: F) -> F:
     )(wrapped)
 
 
+_STORES: dict[tuple[str, str], Any] = {}
+
+
 def _store() -> PostgresStore | None:
     chosen = _ACTIVE.get()
     if chosen is None:
         return None
-    return _postgres().PostgresStore(chosen[0], chosen[1])  # type: ignore[no-any-return]
+    if chosen not in _STORES:  # one store per command: the catalog and runs share it
+        _STORES[chosen] = _postgres().PostgresStore(chosen[0], chosen[1])
+    return _STORES[chosen]  # type: ignore[no-any-return]
+
+
+def active_executor(config: Any, approver: Any) -> skilldeck.Executor | None:
+    """With ``--store``: an executor that materialises the stored version (digest
+    checked) before the ordinary run, with the tenant's approvals."""
+    store = _store()
+    if store is None:
+        return None
+    from skilldeck.postgres._run import StoreExecutor
+
+    approvals = _postgres().PostgresApprovalStore(store.db, store.tenant)
+    return StoreExecutor(store, config=config, approver=approver, approvals=approvals)
 
 
 def active_catalog() -> skilldeck.Catalog | None:
@@ -118,10 +141,10 @@ def active_catalog() -> skilldeck.Catalog | None:
 
 def active_approval_store() -> skilldeck.ApprovalStore:
     """The tenant's approvals with ``--store``, else the local approvals file."""
-    chosen = _ACTIVE.get()
-    if chosen is None:
+    store = _store()
+    if store is None:
         return skilldeck.FileApprovalStore()
-    return _postgres().PostgresApprovalStore(chosen[0], chosen[1])  # type: ignore[no-any-return]
+    return _postgres().PostgresApprovalStore(store.db, store.tenant)  # type: ignore[no-any-return]
 
 
 def store_verify(names: tuple[str, ...], as_json: bool) -> bool:

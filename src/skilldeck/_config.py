@@ -96,7 +96,11 @@ _CATALOG_KEYS = {
     "pinned",
     "budget",
     "source_roots",
+    "mode",
+    "enabled_bundled",
 }
+#: what ``install`` writes into a ``[plugins.<name>]`` table (seed 001's plugin record)
+_PLUGIN_KEYS = {"url", "ref", "subdir", "path", "name", "enabled", "installed_at"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,6 +172,10 @@ class Config:
     #: skill names listed first in tier 1, whatever the budget
     pinned: tuple[str, ...] = ()
     budget: Budget | None = None
+    #: how SKILL.md files are loaded: ``lenient`` or ``strict`` (``[catalog] mode``)
+    mode: Literal["lenient", "strict"] = "lenient"
+    #: when set, only these bundled skills are on (``[catalog] enabled_bundled``)
+    enabled_bundled: tuple[str, ...] | None = None
     plugins: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     execution: Mapping[str, Any] = field(default_factory=dict)
     runtime: Mapping[str, Any] = field(default_factory=dict)
@@ -212,10 +220,17 @@ def _plain(value: Any) -> Any:
 
 
 def _line_of(text: str, key: str) -> int | None:
-    """Best-effort 1-based line of ``key =`` (or ``[key]``) in ``text``."""
-    leaf = key.rsplit(".", 1)[-1]
+    """Best-effort 1-based line of ``key =`` (or ``[key]``) in ``text``.
+
+    A key of a table is looked for below the table's header when there is one.
+    """
+    table, _, leaf = key.rpartition(".")
+    start = 0
+    if table:
+        head = re.compile(rf"^\s*\[\s*{re.escape(table)}\s*\]", re.M).search(text)
+        start = head.end() if head else 0
     pat = re.compile(rf"^\s*(?:{re.escape(leaf)}\s*=|\[\s*{re.escape(key)}\s*\])", re.M)
-    m = pat.search(text)
+    m = pat.search(text, start) or pat.search(text)
     return text.count("\n", 0, m.start()) + 1 if m else None
 
 
@@ -333,7 +348,11 @@ class _Checker:
                 catalog[key] = [
                     self.abspath(p) for p in self.strings(catalog[key], f"catalog.{key}")
                 ]
-        for key in ("disabled", "pinned"):
+        if "mode" in catalog and catalog["mode"] not in ("lenient", "strict"):
+            raise self.fail(
+                "catalog.mode", f"unknown mode {catalog['mode']!r}", 'mode = "lenient" or "strict"'
+            )
+        for key in ("disabled", "pinned", "enabled_bundled"):
             if key in catalog:
                 catalog[key] = self.strings(catalog[key], f"catalog.{key}")
         if "budget" in catalog:
@@ -357,6 +376,13 @@ class _Checker:
         for name, entry in plugins.items():
             if not isinstance(entry, dict):
                 raise self.fail(f"plugins.{name}", "must be a table", f"write [plugins.{name}]")
+            for key in entry:
+                if key not in _PLUGIN_KEYS:
+                    raise self.fail(
+                        f"plugins.{name}.{key}",
+                        "unknown key",
+                        "known keys: " + ", ".join(sorted(_PLUGIN_KEYS)),
+                    )
             if "enabled" in entry and not isinstance(entry["enabled"], bool):
                 raise self.fail(
                     f"plugins.{name}.enabled", "must be true or false", "enabled = true"
@@ -450,6 +476,8 @@ def load_config(*, cwd: str | os.PathLike[str] | None = None) -> Config:
         disabled=tuple(catalog.get("disabled", ())),
         pinned=tuple(catalog.get("pinned", ())),
         budget=Budget.parse(budget) if budget is not None else None,
+        mode=catalog.get("mode", "lenient"),
+        enabled_bundled=tuple(catalog["enabled_bundled"]) if "enabled_bundled" in catalog else None,
         plugins=_freeze(merged.get("plugins", {})),
         execution=_freeze(merged.get("execution", {})),
         runtime=_freeze(merged.get("runtime", {})),

@@ -15,13 +15,15 @@ What a project file may set without trust (everything else is guarded):
 - ``[catalog]`` ``roots`` and ``recursive`` when every folder (links resolved)
   lies inside the repository (skills found there get ``user`` trust, the same
   as the repository's own; a folder outside, such as ``/``, would let a clone
-  make every command scan the disk), ``disabled``, ``pinned``, ``budget``;
+  make every command scan the disk), ``disabled``, ``pinned``, ``budget``,
+  ``enabled_bundled`` (these only turn skills off);
 - ``[execution]`` ``workdir`` and ``default_timeout`` (still capped by the
   user's ``timeout_cap``);
 - ``[plugins.<name>]`` tables whose ``path`` lies inside the project's
   ``.skilldeck/skills`` (what ``install --scope project`` writes);
 - a guarded key set to its strictest value (``TIGHTENING``: ``[install] scan =
-  "block"``, ``[execution] sandbox = "strict"``, ``network = false``).
+  "block"``, ``[execution] sandbox = "strict"``, ``network = false``, ``[catalog]
+  mode = "strict"``).
 """
 
 from __future__ import annotations
@@ -65,13 +67,14 @@ PROJECT_NOT_OWNED = register_code(
 
 #: Keys a project file may set without being trusted, per top-level table.
 PROJECT_SAFE: Mapping[str, frozenset[str]] = {
-    "catalog": frozenset({"roots", "recursive", "disabled", "pinned", "budget"}),
+    "catalog": frozenset({"roots", "recursive", "disabled", "pinned", "budget", "enabled_bundled"}),
     "execution": frozenset({"workdir", "default_timeout"}),
 }
 
 #: Guarded keys a project file may still set to their strictest value (that only tightens).
 TIGHTENING: Mapping[str, tuple[object, ...]] = {
     "install.scan": ("block",),
+    "catalog.mode": ("strict",),
     "execution.sandbox": ("strict",),
     "execution.network": (False,),
 }

@@ -43,7 +43,7 @@ def test_disabled_plugin(tmp_path: Path, make_skill: MakeSkill) -> None:
     cat = Catalog.from_roots([plugin], config=cfg)
     entry = cat.get("from-plugin")
     assert entry.status is SkillStatus.DISABLED
-    assert entry.reason == "plugin mine is disabled"
+    assert entry.reason == "disabled by plugin mine (enabled = false)"
 
 
 def test_requirements_met_unmet_unchecked(

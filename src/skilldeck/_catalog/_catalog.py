@@ -23,7 +23,7 @@ from typing import Any
 from skilldeck._catalog._budget import plan_tier1
 from skilldeck._catalog._cache import MetadataCache
 from skilldeck._catalog._files import read_contained
-from skilldeck._catalog._fs import FileSystemStore
+from skilldeck._catalog._fs import FileSystemStore, Mode
 from skilldeck._catalog._model import (
     CatalogEntry,
     Root,
@@ -73,6 +73,13 @@ class Catalog:
     ``Catalog(sources)``. The first query scans; ``refresh()`` rescans, reading
     only SKILL.md files whose path, mtime or size changed. Thread-safe: queries
     see one consistent snapshot.
+
+    ``mode`` is how SKILL.md files are loaded: ``"lenient"`` (the default)
+    accepts what agents accept and warns, ``"strict"`` makes every deviation
+    from the format an error (the skill is listed as invalid). Without it the
+    config's ``[catalog] mode`` decides. A source whose ``store`` is a
+    ``FileSystemStore`` does not scan the same root again through its ``roots``:
+    one folder gives one skill, whatever the route.
     """
 
     def __init__(
@@ -82,6 +89,7 @@ class Catalog:
         config: Config | None = None,
         cache: bool | str | os.PathLike[str] = True,
         index: IndexMode = "bundled",
+        mode: Mode | None = None,
         check_requirements: bool = True,
         environ: Mapping[str, str] | None = None,
     ) -> None:
@@ -95,6 +103,14 @@ class Catalog:
             )
         self.config = config if config is not None else Config()
         self.index: IndexMode = index
+        chosen = mode if mode is not None else self.config.mode
+        if chosen not in ("lenient", "strict"):
+            raise InvalidArgumentsError(
+                f"unknown loading mode {chosen!r}",
+                field="mode",
+                hint='use mode="lenient" (the default) or mode="strict"',
+            )
+        self.mode: Mode = chosen
         self.check_requirements = check_requirements
         self._environ = environ
         if cache is True:
@@ -106,9 +122,14 @@ class Catalog:
         allowed = [r.path for s in self.sources for r in s.roots]
         self._stores: list[tuple[Source, Root | None, Any]] = []
         for src in self.sources:
+            covered: set[tuple[str, bool]] = set()
             if src.store is not None:
                 self._stores.append((src, None, src.store))
+                if isinstance(src.store, FileSystemStore):  # its root is not scanned twice
+                    covered.add((os.path.realpath(src.store.root), src.store.recursive))
             for root in src.roots:
+                if (os.path.realpath(root.path), root.recursive) in covered:
+                    continue
                 store = FileSystemStore(
                     root.path,
                     recursive=root.recursive,
@@ -116,6 +137,7 @@ class Catalog:
                     allowed_roots=allowed,
                     cache=self._cache,
                     index=index,
+                    mode=self.mode,
                 )
                 self._stores.append((src, root, store))
         self._lock = threading.RLock()
@@ -135,7 +157,10 @@ class Catalog:
         recursive: bool = False,
         **options: Any,
     ) -> Catalog:
-        """A catalog of explicit roots only (sources ``root1``, ``root2``, ...; later wins)."""
+        """A catalog of explicit roots only (sources ``root1``, ``root2``, ...; later wins).
+
+        ``options`` are ``Catalog``'s (``mode="strict"``, ``cache``, ``index``, ...).
+        """
         sources = [
             Source.of(f"root{i}", "root", [p], recursive=recursive) for i, p in enumerate(paths, 1)
         ]

@@ -3,8 +3,9 @@
 Precedence: candidates arrive lowest first; a later one wins. Byte-identical
 copies (the same folder reached twice, or equal content digests) collapse into
 one entry. Status of each candidate: ``invalid`` (errors in lenient mode),
-``disabled`` (by config, by name or ``SOURCE:NAME``, or its plugin is
-disabled), ``unavailable`` (a required command is not on PATH or an
+``disabled`` (by config, by name or ``SOURCE:NAME``, a bundled skill left
+out of ``enabled_bundled``, or its plugin is disabled), ``unavailable`` (a
+required command is not on PATH or an
 environment variable is unset; other requirement kinds are reported as
 unchecked, not missing), ``enabled``; an enabled candidate below the visible
 one of its name is ``shadowed``. Invalid, disabled and unavailable candidates do
@@ -110,7 +111,7 @@ class Resolver:
         checker = Requirements(self._environ) if self.check_requirements else None
         disabled = set(self.config.disabled)
         plugin_paths = self.disabled_plugin_paths()
-        simple = not disabled and not plugin_paths
+        simple = not disabled and not plugin_paths and self.config.enabled_bundled is None
         entries: list[CatalogEntry] = []
         visible: dict[str, CatalogEntry] = {}
         by_name: dict[str, tuple[CatalogEntry, ...]] = {}
@@ -303,11 +304,15 @@ class Resolver:
             return SkillStatus.INVALID, why, ()
         if meta.name in disabled or f"{cand.source.name}:{meta.name}" in disabled:
             return SkillStatus.DISABLED, "disabled by config", ()
+        only = self.config.enabled_bundled
+        if only is not None and cand.source.kind == "bundled" and meta.name not in only:
+            return SkillStatus.DISABLED, "disabled by [catalog] enabled_bundled (not listed)", ()
         if plugins and meta.path is not None:
             real = os.path.realpath(meta.path)
             for pname, ppath in plugins:
                 if real == ppath or real.startswith(ppath + os.sep):
-                    return SkillStatus.DISABLED, f"plugin {pname} is disabled", ()
+                    why = f"disabled by plugin {pname} (enabled = false)"
+                    return SkillStatus.DISABLED, why, ()
         if checker is not None:
             missing, notes = checker.check(meta)
             if missing:

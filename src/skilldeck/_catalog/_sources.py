@@ -12,9 +12,10 @@ extra       ``SKILLS_DIR``, ``[catalog] roots`` (immediate) and ``recursive``
             (recursive), ``SKILLDECK_PATH``, ``CUSTOM_SKILLS_DIR`` (see
             ``_envroots``)                                                     user
 project     from the repository root down to the working directory, in each
-            folder ``.agent/skills``, ``.claude/skills`` then ``.agents/skills``
+            folder ``.claude/skills``, ``.agent/skills`` then ``.agents/skills``
                                                                               user
-installed   ``dirs().installed``, ``<project>/.skilldeck/skills``, and the
+installed   ``~/.agent/plugins``, ``dirs().installed``,
+            ``<project>/.skilldeck/skills``, and the
             ``path`` of each ``[plugins.<name>]`` table                       untrusted
 ==========  ===============================================================  =========
 
@@ -93,14 +94,17 @@ def _default_roots(kind: str, config: Config, cwd: str | os.PathLike[str] | None
     if kind == "project":
         roots: list[Root] = []
         for folder in project_folders(cwd):
-            roots.append(Root(folder / ".agent" / "skills"))  # openskills --universal
+            # .agent/skills wins over .claude/skills (the folder's own skills override
+            # the Claude-compatible ones, as the .agent layout defines)
             roots.append(Root(folder / ".claude" / "skills"))
+            roots.append(Root(folder / ".agent" / "skills"))  # openskills --universal
             roots.append(Root(folder / ".agents" / "skills"))
         return roots
     if kind == "installed":
         here = Path(cwd) if cwd is not None else Path.cwd()
         base = find_project_root(here) or here.resolve()
-        roots = [Root(dirs().installed)]
+        # seed 001's plugins folder (its installer's), below skilldeck's own installs
+        roots = [Root(_home() / ".agent" / "plugins"), Root(dirs().installed)]
         state = base / PROJECT_DIR
         foreign = foreign_project_root(here) is not None
         if not foreign and safe_dirs(state, state / "skills"):  # never through a link

@@ -156,12 +156,19 @@ class SkillRuntime:
         paths: Iterable[str | os.PathLike[str]],
         *,
         recursive: bool = False,
+        load_mode: Literal["lenient", "strict"] | None = None,
         **options: Any,
     ) -> SkillRuntime:
-        """A runtime over a catalog of explicit roots (later roots win)."""
+        """A runtime over a catalog of explicit roots (later roots win).
+
+        ``load_mode`` is the catalog's ``mode`` (``"strict"``: every deviation from
+        the SKILL.md format makes the skill invalid); ``mode`` stays the runtime's
+        agent mode, as for ``SkillRuntime(...)``.
+        """
         from skilldeck._catalog import Catalog
 
-        return cls(Catalog.from_roots(list(paths), recursive=recursive), **options)
+        catalog = Catalog.from_roots(list(paths), recursive=recursive, mode=load_mode)
+        return cls(catalog, **options)
 
     # --- the public surface -----------------------------------------------------
 

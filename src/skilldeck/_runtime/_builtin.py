@@ -15,9 +15,20 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from skilldeck._errors import SkillUnavailableError, ToolNotAllowedError
+from skilldeck._events import (
+    AllowedToolsPolicyChanged,
+    FileRead,
+    SearchPerformed,
+    SkillLoaded,
+)
+from skilldeck._format import listing_description
 from skilldeck._runtime._envelope import ToolResult, ToolWarning
+from skilldeck._runtime._policy import decide_policy
+from skilldeck._runtime._session import LoadedSkill
 from skilldeck._runtime._tools import Tool, ToolCall, ToolSpec
 
 if TYPE_CHECKING:
@@ -145,18 +156,19 @@ SPECS: dict[str, ToolSpec] = {
 def builtin_tools(runtime: SkillRuntime) -> list[Tool]:
     """The enabled ``skills_*`` tools, bound to ``runtime``."""
     o = runtime.options
+    builtin = runtime.builtin
     handlers: dict[str, Callable[[ToolCall], ToolResult]] = {
-        "skills_list": runtime._tool_list,
-        "skills_load": runtime._tool_load,
-        "skills_read_file": runtime._tool_read_file,
+        "skills_list": builtin.list_skills,
+        "skills_load": builtin.load,
+        "skills_read_file": builtin.read_file,
     }
     if o.search:
-        handlers["skills_search"] = runtime._tool_search
+        handlers["skills_search"] = builtin.search
     if o.scripts:
         handlers["skills_run_script"] = runtime.scripts.run_script
     if o.validate_tools:
-        handlers["skills_validate"] = runtime._tool_validate
-        handlers["skills_lint"] = runtime._tool_lint
+        handlers["skills_validate"] = builtin.validate
+        handlers["skills_lint"] = builtin.lint
     return [Tool(SPECS[key], fn) for key, fn in handlers.items()]
 
 
@@ -173,3 +185,191 @@ def file_payload(data: bytes) -> tuple[str, str]:
 def truncated_warning(what: str, limit: int | None) -> ToolWarning:
     size = f" at {limit} bytes" if limit else ""
     return ToolWarning("CONTENT_TRUNCATED", f"{what} was cut{size}; the rest is not shown")
+
+
+class BuiltinTools:
+    """The handlers of the ``skills_*`` tools (beside ``ScriptTools``), over one runtime.
+
+    They use only the runtime's named API (``catalog``, ``options``, ``emit``,
+    ``resolve_skill``, ``is_trusted``, ``base_tools``, ...).
+    """
+
+    def __init__(self, runtime: SkillRuntime) -> None:
+        self.rt = runtime
+
+    def list_skills(self, call: ToolCall) -> ToolResult:
+        offset = int(call.arguments.get("offset", 0))
+        limit = int(call.arguments.get("limit", self.rt.options.list_limit))
+        metas = self.rt.visible_skills(call.session)
+        page = metas[offset : offset + limit]
+        skills = []
+        for meta in page:
+            item: dict[str, Any] = {"name": meta.name, "description": listing_description(meta)}
+            if getattr(meta, "source", None):
+                item["source"] = meta.source
+            if self.rt.options.include_location and getattr(meta, "location", None):
+                item["location"] = meta.location
+            skills.append(item)
+        data: dict[str, Any] = {"skills": skills, "count": len(skills), "total": len(metas)}
+        if offset + limit < len(metas):
+            data["next_offset"] = offset + limit
+            data["hint"] = "more skills exist: page with offset, or use skills_search"
+        return ToolResult(data)
+
+    def load(self, call: ToolCall) -> ToolResult:
+        return self.load_skill(call, by_host=False)
+
+    def load_skill(self, call: ToolCall, *, by_host: bool) -> ToolResult:
+        name = str(call.arguments["name"])
+        self.rt.resolve_skill(name, call.session, by_host=by_host)
+        limit = self.rt.options.max_body_bytes
+        skill = self.rt.catalog.load(name, max_bytes=limit)
+        digest = self.rt.catalog.digest(name)
+        manifest = skill.manifest
+        warnings: list[ToolWarning] = []
+        if skill.body_truncated:
+            warnings.append(truncated_warning(f"the body of {skill.name!r}", limit))
+        declared = self.rt.scripts.declare(name, skill) if self.rt.options.declared_tools else {}
+        data: dict[str, Any] = {
+            "name": skill.name,
+            "description": skill.description,
+            "source": skill.source or None,
+            "digest": digest,
+            "body": skill.body,
+            "files": list(skill.files),
+        }
+        if declared:
+            data["tools"] = sorted(declared)
+        if manifest is not None and manifest.allowed_tools:
+            data["allowed_tools"] = [p.raw for p in manifest.allowed_tools]
+        if self.rt.options.include_location and skill.location:
+            data["location"] = skill.location
+        # the load succeeded: only now does allowed-tools change (seed 000)
+        previous = call.session.policy
+        call.session._mark_loaded(
+            LoadedSkill(
+                name=skill.name,
+                key=name,
+                source=skill.source or None,
+                digest=digest,
+                body=skill.body,
+                body_truncated=skill.body_truncated,
+                path=str(skill.path) if skill.path is not None else None,
+                declared_tools=tuple(sorted(declared)),
+            ),
+            declared,
+        )
+        outcome = decide_policy(
+            previous,
+            mode=self.rt.options.allowed_tools_enforcement,
+            invalid_allowlist=self.rt.options.allowed_tools_invalid_allowlist,
+            skill=skill.name,
+            patterns=manifest.allowed_tools if manifest is not None else None,
+            available=[t.spec for t in self.rt.base_tools(call.session)],
+            trusted=self.rt.is_trusted(name),
+            honor_untrusted=self.rt.options.honor_untrusted_allowed_tools,
+        )
+        self.rt.emit(
+            SkillLoaded(
+                session_id=call.session.id,
+                skill=skill.name,
+                source=skill.source or None,
+                digest=digest,
+                body_bytes=len(skill.body.encode("utf-8")),
+                body_truncated=skill.body_truncated,
+            )
+        )
+        if outcome.error is not None:
+            raise ToolNotAllowedError(
+                outcome.error,
+                skill=skill.name,
+                hint="fix the skill's allowed-tools or set allowed_tools_invalid_allowlist "
+                "to 'ignore' or 'enforce'",
+                reason="INVALID_ALLOWLIST",
+            )
+        call.session._set_policy(outcome.policy)
+        if outcome.action is not None:
+            self.rt.emit(
+                AllowedToolsPolicyChanged(
+                    session_id=call.session.id,
+                    action=outcome.action,
+                    skill=skill.name,
+                    mode=outcome.policy.mode,
+                    allow_set_count=outcome.policy.allow_set_count,
+                    patterns=tuple(p.raw for p in outcome.policy.patterns),
+                    reason=outcome.policy.ignored_reason,
+                )
+            )
+        warnings.extend(outcome.warnings)
+        return ToolResult(data, tuple(warnings))
+
+    def read_file(self, call: ToolCall) -> ToolResult:
+        name = str(call.arguments["name"])
+        relpath = str(call.arguments["path"])
+        meta = self.rt.resolve_skill(name, call.session)
+        data = self.rt.catalog.read_file(name, relpath, max_bytes=self.rt.options.max_file_bytes)
+        encoding, content = file_payload(data)
+        self.rt.emit(
+            FileRead(
+                session_id=call.session.id,
+                skill=meta.name,
+                path=relpath,
+                size=len(data),
+            )
+        )
+        return ToolResult(
+            {
+                "name": meta.name,
+                "path": relpath,
+                "encoding": encoding,
+                "size": len(data),
+                "content": content,
+            }
+        )
+
+    def search(self, call: ToolCall) -> ToolResult:
+        query = str(call.arguments["query"])
+        limit = int(call.arguments.get("limit", 5))
+        index = self.rt.search_index()
+        if call.session.scope is None:
+            hits = index.search(query, limit=limit)
+        else:  # a forked session: rank everything, keep its own skills
+            ranked = index.search(query, limit=max(len(index), 1))
+            hits = [h for h in ranked if call.session.can_see(h.name)][:limit]
+        self.rt.emit(
+            SearchPerformed(
+                session_id=call.session.id,
+                query=query,
+                limit=limit,
+                results=tuple(h.key or h.name for h in hits),
+            )
+        )
+        return ToolResult(
+            {"query": query, "results": [h.to_dict() for h in hits], "indexed": len(index)}
+        )
+
+    def validate(self, call: ToolCall) -> ToolResult:
+        from skilldeck._format import validate_skill
+
+        return self._report(call, validate_skill)
+
+    def lint(self, call: ToolCall) -> ToolResult:
+        from skilldeck._format import lint_skill
+
+        return self._report(call, lint_skill)
+
+    def _report(self, call: ToolCall, check: Callable[[Path], Any]) -> ToolResult:
+        name = str(call.arguments["name"])
+        meta = self.rt.resolve_skill(name, call.session)
+        if getattr(meta, "path", None) is None:
+            raise SkillUnavailableError(
+                f"skill {name!r} has no folder to check", skill=name, hint="only on-disk skills"
+            )
+        report = check(Path(meta.path))
+        return ToolResult(
+            {
+                "name": meta.name,
+                "valid": bool(report.valid),
+                "diagnostics": [d.to_dict() for d in report.diagnostics],
+            }
+        )

@@ -21,7 +21,6 @@ import os
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, overload
 
 from skilldeck._errors import (
@@ -32,19 +31,15 @@ from skilldeck._errors import (
     ToolNotAllowedError,
 )
 from skilldeck._events import (
-    AllowedToolsPolicyChanged,
     Event,
     EventBus,
-    FileRead,
     JsonlAuditSink,
-    SearchPerformed,
     SinkLike,
-    SkillLoaded,
     ToolCalled,
 )
-from skilldeck._format import listing_description, model_invocable
-from skilldeck._runtime._builtin import builtin_tools, file_payload, truncated_warning
-from skilldeck._runtime._envelope import ToolResult, ToolWarning, error_envelope
+from skilldeck._format import model_invocable
+from skilldeck._runtime._builtin import BuiltinTools, builtin_tools
+from skilldeck._runtime._envelope import error_envelope
 from skilldeck._runtime._gates import AllowedToolsGate, GovernedSurface, ValidatedSurface
 from skilldeck._runtime._governance import ConfirmCallback, GovernanceHook
 from skilldeck._runtime._invoke import Invoked, split_arguments, substitute_arguments
@@ -55,9 +50,8 @@ from skilldeck._runtime._options import (
     RuntimeOptions,
     as_kwargs,
 )
-from skilldeck._runtime._policy import decide_policy
 from skilldeck._runtime._scripts import ScriptTools
-from skilldeck._runtime._session import LoadedSkill, Session
+from skilldeck._runtime._session import Session
 from skilldeck._runtime._strict import drop_null_optionals
 from skilldeck._runtime._tools import (
     CompositeSurface,
@@ -128,6 +122,7 @@ class SkillRuntime:
         if audit_log is not None:
             self.events.subscribe(JsonlAuditSink(audit_log))
         self.scripts = ScriptTools(self, executor, approver)
+        self.builtin = BuiltinTools(self)
         self._index: SearchIndex | None = None
         self._index_of: list[Any] = []  # the metadata objects the index was built from
         self._index_lock = threading.Lock()
@@ -317,7 +312,9 @@ class SkillRuntime:
 
         return skill_visible_in_mode(getattr(meta, "manifest", None), mode)
 
-    def _resolve(self, name: str, session: Session | None = None, *, by_host: bool = False) -> Any:
+    def resolve_skill(
+        self, name: str, session: Session | None = None, *, by_host: bool = False
+    ) -> Any:
         """The catalog entry for ``name`` (``SOURCE:NAME`` accepted), checked against the
         mode and the session's scope (a forked session's hidden skills do not exist).
 
@@ -343,165 +340,13 @@ class SkillRuntime:
             )
         return entry
 
-    def _trusted(self, name: str) -> bool:
+    def is_trusted(self, name: str) -> bool:
+        """Whether ``name``'s source is trusted (an unknown skill is not)."""
         try:
             level = self.catalog.trust(name)
         except SkillError:
             return False
         return str(getattr(level, "value", level)) != "untrusted"
-
-    # --- tool handlers ----------------------------------------------------------------
-
-    def _tool_list(self, call: ToolCall) -> ToolResult:
-        offset = int(call.arguments.get("offset", 0))
-        limit = int(call.arguments.get("limit", self.options.list_limit))
-        metas = self.visible_skills(call.session)
-        page = metas[offset : offset + limit]
-        skills = []
-        for meta in page:
-            item: dict[str, Any] = {"name": meta.name, "description": listing_description(meta)}
-            if getattr(meta, "source", None):
-                item["source"] = meta.source
-            if self.options.include_location and getattr(meta, "location", None):
-                item["location"] = meta.location
-            skills.append(item)
-        data: dict[str, Any] = {"skills": skills, "count": len(skills), "total": len(metas)}
-        if offset + limit < len(metas):
-            data["next_offset"] = offset + limit
-            data["hint"] = "more skills exist: page with offset, or use skills_search"
-        return ToolResult(data)
-
-    def _tool_load(self, call: ToolCall) -> ToolResult:
-        return self._load(call, by_host=False)
-
-    def _load(self, call: ToolCall, *, by_host: bool) -> ToolResult:
-        name = str(call.arguments["name"])
-        self._resolve(name, call.session, by_host=by_host)
-        limit = self.options.max_body_bytes
-        skill = self.catalog.load(name, max_bytes=limit)
-        digest = self.catalog.digest(name)
-        manifest = skill.manifest
-        warnings: list[ToolWarning] = []
-        if skill.body_truncated:
-            warnings.append(truncated_warning(f"the body of {skill.name!r}", limit))
-        declared = self.scripts.declare(name, skill) if self.options.declared_tools else {}
-        data: dict[str, Any] = {
-            "name": skill.name,
-            "description": skill.description,
-            "source": skill.source or None,
-            "digest": digest,
-            "body": skill.body,
-            "files": list(skill.files),
-        }
-        if declared:
-            data["tools"] = sorted(declared)
-        if manifest is not None and manifest.allowed_tools:
-            data["allowed_tools"] = [p.raw for p in manifest.allowed_tools]
-        if self.options.include_location and skill.location:
-            data["location"] = skill.location
-        # the load succeeded: only now does allowed-tools change (seed 000)
-        previous = call.session.policy
-        call.session._mark_loaded(
-            LoadedSkill(
-                name=skill.name,
-                key=name,
-                source=skill.source or None,
-                digest=digest,
-                body=skill.body,
-                body_truncated=skill.body_truncated,
-                path=str(skill.path) if skill.path is not None else None,
-                declared_tools=tuple(sorted(declared)),
-            ),
-            declared,
-        )
-        outcome = decide_policy(
-            previous,
-            mode=self.options.allowed_tools_enforcement,
-            invalid_allowlist=self.options.allowed_tools_invalid_allowlist,
-            skill=skill.name,
-            patterns=manifest.allowed_tools if manifest is not None else None,
-            available=[t.spec for t in self._base.tools(call.session)],
-            trusted=self._trusted(name),
-            honor_untrusted=self.options.honor_untrusted_allowed_tools,
-        )
-        self.emit(
-            SkillLoaded(
-                session_id=call.session.id,
-                skill=skill.name,
-                source=skill.source or None,
-                digest=digest,
-                body_bytes=len(skill.body.encode("utf-8")),
-                body_truncated=skill.body_truncated,
-            )
-        )
-        if outcome.error is not None:
-            raise ToolNotAllowedError(
-                outcome.error,
-                skill=skill.name,
-                hint="fix the skill's allowed-tools or set allowed_tools_invalid_allowlist "
-                "to 'ignore' or 'enforce'",
-                reason="INVALID_ALLOWLIST",
-            )
-        call.session._set_policy(outcome.policy)
-        if outcome.action is not None:
-            self.emit(
-                AllowedToolsPolicyChanged(
-                    session_id=call.session.id,
-                    action=outcome.action,
-                    skill=skill.name,
-                    mode=outcome.policy.mode,
-                    allow_set_count=outcome.policy.allow_set_count,
-                    patterns=tuple(p.raw for p in outcome.policy.patterns),
-                    reason=outcome.policy.ignored_reason,
-                )
-            )
-        warnings.extend(outcome.warnings)
-        return ToolResult(data, tuple(warnings))
-
-    def _tool_read_file(self, call: ToolCall) -> ToolResult:
-        name = str(call.arguments["name"])
-        relpath = str(call.arguments["path"])
-        meta = self._resolve(name, call.session)
-        data = self.catalog.read_file(name, relpath, max_bytes=self.options.max_file_bytes)
-        encoding, content = file_payload(data)
-        self.emit(
-            FileRead(
-                session_id=call.session.id,
-                skill=meta.name,
-                path=relpath,
-                size=len(data),
-            )
-        )
-        return ToolResult(
-            {
-                "name": meta.name,
-                "path": relpath,
-                "encoding": encoding,
-                "size": len(data),
-                "content": content,
-            }
-        )
-
-    def _tool_search(self, call: ToolCall) -> ToolResult:
-        query = str(call.arguments["query"])
-        limit = int(call.arguments.get("limit", 5))
-        index = self.search_index()
-        if call.session.scope is None:
-            hits = index.search(query, limit=limit)
-        else:  # a forked session: rank everything, keep its own skills
-            ranked = index.search(query, limit=max(len(index), 1))
-            hits = [h for h in ranked if call.session.can_see(h.name)][:limit]
-        self.emit(
-            SearchPerformed(
-                session_id=call.session.id,
-                query=query,
-                limit=limit,
-                results=tuple(h.key or h.name for h in hits),
-            )
-        )
-        return ToolResult(
-            {"query": query, "results": [h.to_dict() for h in hits], "indexed": len(index)}
-        )
 
     def suggest(
         self, text: str, *, limit: int | None = 5, session: Session | None = None
@@ -598,7 +443,7 @@ class SkillRuntime:
         limited to the skill's ``allowed-tools`` when it has them), returned as
         ``Invoked.session``. Emits the same events as ``skills_load``.
         """
-        entry = self._resolve(name, session, by_host=True)
+        entry = self.resolve_skill(name, session, by_host=True)
         meta = entry.metadata
         if not getattr(meta, "user_invocable", True):
             raise SkillUnavailableError(
@@ -615,7 +460,7 @@ class SkillRuntime:
         spec = ToolSpec(self._exposed("skills_load"), "", {}, origin="skills")
         started = time.perf_counter()
         args = {"name": name}
-        result = self._load(ToolCall(target, spec.name, args, spec), by_host=True)
+        result = self.builtin.load_skill(ToolCall(target, spec.name, args, spec), by_host=True)
         self._finish(target, spec.name, args, result.envelope(), started)
         data = result.data
         names = manifest.arguments if manifest is not None else ()
@@ -678,35 +523,13 @@ class SkillRuntime:
             return ""
         return skill.body
 
+    def base_tools(self, session: Session) -> list[Tool]:
+        """The tools of the base surface, before policies (allowed-tools decides over these)."""
+        return list(self._base.tools(session))
+
     def executor(self) -> Executor:
         """The executor that runs scripts and declared tools (made on first use)."""
         return self.scripts.executor()
-
-    def _tool_validate(self, call: ToolCall) -> ToolResult:
-        from skilldeck._format import validate_skill
-
-        return self._report(call, validate_skill)
-
-    def _tool_lint(self, call: ToolCall) -> ToolResult:
-        from skilldeck._format import lint_skill
-
-        return self._report(call, lint_skill)
-
-    def _report(self, call: ToolCall, check: Callable[[Path], Any]) -> ToolResult:
-        name = str(call.arguments["name"])
-        meta = self._resolve(name, call.session)
-        if getattr(meta, "path", None) is None:
-            raise SkillUnavailableError(
-                f"skill {name!r} has no folder to check", skill=name, hint="only on-disk skills"
-            )
-        report = check(Path(meta.path))
-        return ToolResult(
-            {
-                "name": meta.name,
-                "valid": bool(report.valid),
-                "diagnostics": [d.to_dict() for d in report.diagnostics],
-            }
-        )
 
 
 def _parse_arguments(arguments: Mapping[str, Any] | str | None) -> Mapping[str, Any]:

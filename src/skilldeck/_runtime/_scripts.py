@@ -50,7 +50,7 @@ class ScriptTools:
         name = str(call.arguments["name"])
         script = str(call.arguments["script"])
         args = [str(a) for a in call.arguments.get("args", [])]
-        self.runtime._resolve(name, call.session)
+        self.runtime.resolve_skill(name, call.session)
         skill = self.runtime.catalog.load(name)
         return self._execute(
             call,

@@ -125,7 +125,7 @@ def active_executor(config: Any, approver: Any) -> skilldeck.Executor | None:
     store = _store()
     if store is None:
         return None
-    from skilldeck.postgres._run import StoreExecutor
+    from skilldeck.postgres import StoreExecutor
 
     approvals = _postgres().PostgresApprovalStore(store.db, store.tenant)
     return StoreExecutor(store, config=config, approver=approver, approvals=approvals)

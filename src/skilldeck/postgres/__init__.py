@@ -23,6 +23,7 @@ from typing import Any
 
 from skilldeck import Catalog, Config, Source
 from skilldeck.postgres._db import CHANNEL, SCHEMA_VERSION, Database, check_tenant
+from skilldeck.postgres._run import StoreExecutor
 from skilldeck.postgres._shared import (
     PostgresApprovalStore,
     PostgresAuditSink,
@@ -51,6 +52,7 @@ __all__ = [
     "PostgresStore",
     "PublishLimits",
     "PublishResult",
+    "StoreExecutor",
     "StoredVersion",
     "check_tenant",
     "create_tenant",

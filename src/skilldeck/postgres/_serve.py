@@ -13,6 +13,10 @@ answer for an unknown session (``404``), and the client starts a new session.
 A load balancer should keep a client on one replica (hash on
 ``Mcp-Session-Id``, or sticky by client address) but needs no shared state.
 
+A tenant's server is dropped when no request of it is in flight and none came for
+the session timeout (its sessions would have expired by then), so a replica holds only
+the tenants in use; the next request builds it again from the store.
+
 A listener connection per replica runs ``LISTEN skilldeck_changes``; a publish
 notifies at commit, and the replica rescans that tenant (one cheap query, then
 only the new version's rows) and sends ``notifications/resources/list_changed``
@@ -53,6 +57,8 @@ class _Tenant:
     dirty: bool = False
     refreshing: bool = False
     stop: anyio.Event = field(default_factory=anyio.Event)
+    active: int = 0  # requests in flight (an open event stream counts)
+    last_used: float = field(default_factory=time.monotonic)
 
 
 class TenantRouter:
@@ -145,6 +151,31 @@ class TenantRouter:
             self._tokens[key] = (tenant, now + TOKEN_CACHE_SECONDS)
         return tenant
 
+    @property
+    def idle_timeout(self) -> float:
+        """Seconds without a request after which a tenant's server is dropped: the
+        session timeout, after which its sessions would have expired anyway."""
+        return float(self.options.get("session_timeout", 1800.0))
+
+    def reap(self, now: float | None = None) -> list[str]:
+        """Drop the servers of tenants idle past ``idle_timeout`` with nothing in flight
+        (their memory goes; their next request builds them again). Returns their ids."""
+        now = time.monotonic() if now is None else now
+        dropped = [
+            t
+            for t, e in self._tenants.items()
+            if e.active == 0 and now - e.last_used > self.idle_timeout
+        ]
+        for tenant in dropped:
+            self._tenants.pop(tenant).stop.set()
+        return dropped
+
+    async def _reaper(self) -> None:
+        while True:
+            await anyio.sleep(min(30.0, max(0.1, self.idle_timeout / 4)))
+            for tenant in self.reap():
+                logger.info("dropped idle tenant %s", tenant)
+
     # -- change notifications --------------------------------------------------
 
     async def refresh(self, tenant: str) -> None:
@@ -219,7 +250,12 @@ class TenantRouter:
             logger.exception("cannot serve tenant %s", tenant)
             await _respond(send, 503, "store unavailable", "try again shortly")
             return
-        await entry.app(scope, receive, send)
+        entry.active += 1  # no await since _tenant() returned: the reaper cannot interleave
+        try:
+            await entry.app(scope, receive, send)
+        finally:
+            entry.active -= 1
+            entry.last_used = time.monotonic()
 
     async def _lifespan(self, receive: Receive, send: Send) -> None:
         message = await receive()
@@ -228,6 +264,7 @@ class TenantRouter:
         async with anyio.create_task_group() as tg:
             self._tg = tg
             tg.start_soon(self._listen)
+            tg.start_soon(self._reaper)
             await send({"type": "lifespan.startup.complete"})
             await receive()  # lifespan.shutdown
             for entry in self._tenants.values():

@@ -298,7 +298,3 @@ class MemoryStore:
         pairs = {rel: bytes_digest(b) for rel, b in entry.files.items()}
         pairs["SKILL.md"] = bytes_digest(entry.text.encode("utf-8"))
         return digest_of_files(pairs)
-
-    def add_many(self, texts: Iterable[str]) -> None:
-        for text in texts:
-            self.add(text)

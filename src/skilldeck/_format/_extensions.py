@@ -9,7 +9,6 @@ warning and is ignored.
 from __future__ import annotations
 
 import re
-import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,9 +31,6 @@ class Requirements:
     @property
     def empty(self) -> bool:
         return not (self.commands or self.env or self.other)
-
-    def missing_commands(self) -> tuple[str, ...]:
-        return tuple(c for c in self.commands if shutil.which(c) is None)
 
 
 @dataclass(frozen=True, slots=True)

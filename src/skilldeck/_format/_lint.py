@@ -67,8 +67,6 @@ MAX_BODY_TOKENS = 5000
 CHARS_PER_TOKEN = 4
 SEED_DESCRIPTION_LIMIT = 256
 
-RESOURCE_DIRS = ("scripts", "references", "assets")
-
 # Tool names agents commonly expose (Claude Code, the Agent SDK). A capitalised
 # word in prose is only taken as a tool in a tool-like context (see _TOOL_MENTION).
 KNOWN_TOOLS = frozenset(

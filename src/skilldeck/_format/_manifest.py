@@ -89,10 +89,6 @@ class ToolPattern:
         """The name with ``.`` canonicalised to ``_`` (seed 000)."""
         return self.name.replace(".", "_")
 
-    @property
-    def is_glob(self) -> bool:
-        return any(ch in self.name for ch in "*?[")
-
     def matches(self, tool_name: str) -> bool:
         """Does ``tool_name`` fall under this pattern's name part?"""
         candidate = tool_name.replace(".", "_")

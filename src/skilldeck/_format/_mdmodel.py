@@ -124,12 +124,6 @@ class DeclaredTool:
     line: int | None = None
     path: str | None = field(default=None, compare=False)
 
-    def parameter(self, name: str) -> ToolParameter | None:
-        for param in self.parameters:
-            if param.name == name:
-                return param
-        return None
-
     def input_schema(self) -> dict[str, Any]:
         """A JSON Schema (draft 2020-12 subset) for the tool's arguments."""
         props: dict[str, Any] = {}

@@ -77,9 +77,6 @@ class ToolResult(Generic[R]):
     value: R | None = field(default=None, kw_only=True)
     success: bool = field(default=True, kw_only=True)
 
-    def with_warnings(self, *more: ToolWarning) -> ToolResult[R]:
-        return dataclasses.replace(self, warnings=self.warnings + tuple(more))
-
     def resolved_data(self) -> dict[str, Any]:
         """``data``, with ``value`` and ``message`` folded in when they are set."""
         data = dict(self.data)

@@ -20,7 +20,7 @@ the baseline tools of allowed-tools are recognised by key.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -259,7 +259,3 @@ class RenamedSurface(WrappingSurface):
             if tool.spec.name == name:
                 return tool
         return None
-
-
-def specs_of(tools: Sequence[Tool]) -> list[ToolSpec]:
-    return [t.spec for t in tools]

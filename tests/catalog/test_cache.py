@@ -297,10 +297,10 @@ def test_fast_entry_constructor_equals_the_dataclass() -> None:
 
 def test_cache_api_round_trip(tmp_path: Path) -> None:
     cache = MetadataCache(tmp_path / "c")
-    rows: Any = [("k", (1, 2, 3, 4, 5), ("n", "d", (), (), (), (), True, (), None))]
+    rows: Any = [("k", (1, 2, 3, 4, 5), ("n", "d", (), (), (), (), True, (), None, ("1.0", None)))]
     cache.save("root", rows, ((1, 2, 3), ["/r/other"]))
     assert cache.load("root") == (
-        {"k": ((1, 2, 3, 4, 5), ("n", "d", (), (), (), (), True, (), None))},
+        {"k": ((1, 2, 3, 4, 5), ("n", "d", (), (), (), (), True, (), None, ("1.0", None)))},
         ((1, 2, 3), ["/r/other"]),
     )
     assert cache.load("another root") == ({}, None)

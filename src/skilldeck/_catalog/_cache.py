@@ -30,11 +30,11 @@ from skilldeck._diagnostics import Diagnostic
 from skilldeck._version import __version__
 
 __all__ = [
-    "CACHE_FORMAT", "MAX_FILES", "InvocationRow", "Listing", "MetadataCache", "Record",
+    "CACHE_FORMAT", "MAX_FILES", "AboutRow", "InvocationRow", "Listing", "MetadataCache", "Record",
     "RootSig", "Row", "Sig",
 ]  # fmt: skip
 
-CACHE_FORMAT = 3
+CACHE_FORMAT = 4
 
 MAX_FILES = 64
 """At most this many roots are cached; the least recently used are dropped."""
@@ -44,10 +44,22 @@ _Strs = tuple[str, ...]
 #: model_invocable, user_invocable, when_to_use, argument_hint (invocation controls)
 InvocationRow = tuple[bool, bool, str | None, str | None]
 
+#: version, author (the listing's extension fields; ``None`` when neither is set)
+AboutRow = tuple[str | None, str | None]
+
 #: name, description, tags, requires (commands, env, other), valid, diagnostics,
-#: invocation controls (``None``: the defaults)
+#: invocation controls (``None``: the defaults), version and author
 Record = tuple[
-    str, str, _Strs, _Strs, _Strs, _Strs, bool, tuple[Diagnostic, ...], InvocationRow | None
+    str,
+    str,
+    _Strs,
+    _Strs,
+    _Strs,
+    _Strs,
+    bool,
+    tuple[Diagnostic, ...],
+    InvocationRow | None,
+    AboutRow | None,
 ]
 
 #: the stat signature of a SKILL.md: mtime_ns, size, inode, ctime_ns, device

@@ -79,6 +79,7 @@ def _record(m: SkillMetadata) -> Record:
         None
         if m.model_invocable and m.user_invocable and not (m.when_to_use or m.argument_hint)
         else (m.model_invocable, m.user_invocable, m.when_to_use, m.argument_hint),
+        None if m.version is None and m.author is None else (m.version, m.author),
     )
 
 
@@ -275,6 +276,7 @@ class FileSystemStore:
                 rec[7],
                 rec[6],
                 rec[8],
+                rec[9],
             )
             new_memory[key] = (sig, meta)
             append(meta)
@@ -364,6 +366,8 @@ class FileSystemStore:
             inv.user_invocable,
             inv.when_to_use,
             inv.argument_hint,
+            m.version,
+            m.author,
         )
 
     @staticmethod
@@ -385,6 +389,7 @@ class FileSystemStore:
             tuple(rec[7]),
             rec[6],
             rec[8],
+            rec[9],
         )
 
     # ------------------------------------------------------------------ access

@@ -140,6 +140,9 @@ class SkillMetadata:
     user_invocable: bool = True
     when_to_use: str | None = None
     argument_hint: str | None = None
+    #: the manifest's ``version`` and ``author`` (listed with ``tags`` when set)
+    version: str | None = None
+    author: str | None = None
     _manifest: Manifest | None = field(default=None, compare=False, repr=False)
     _path: Path | None = field(default=None, compare=False, repr=False)
 
@@ -186,6 +189,8 @@ class SkillMetadata:
             "path": self.folder,
             "location": self.location,
             "tags": list(self.tags),
+            "version": self.version,
+            "author": self.author,
         }
 
 
@@ -206,6 +211,7 @@ def metadata_of(
     diagnostics: tuple[Diagnostic, ...],
     valid: bool,
     invocation: tuple[bool, bool, str | None, str | None] | None = None,
+    about: tuple[str | None, str | None] | None = None,
 ) -> SkillMetadata:
     """``SkillMetadata(...)`` with every field given, built about twice as fast
     (the slots are set directly instead of through the frozen ``__setattr__``):
@@ -231,12 +237,16 @@ def metadata_of(
     s[13](meta, user)
     s[14](meta, when)
     s[15](meta, hint)
-    s[16](meta, None)
-    s[17](meta, None)
+    version, author = about or _NO_ABOUT
+    s[16](meta, version)
+    s[17](meta, author)
+    s[18](meta, None)
+    s[19](meta, None)
     return meta
 
 
 _DEFAULT_INVOCATION = (True, True, None, None)
+_NO_ABOUT = (None, None)
 
 
 def _folder_name(path: Path | None) -> str | None:
@@ -323,7 +333,20 @@ class CatalogEntry:
             "status": self.status.value,
             "reason": self.reason,
             "shadowed_by": self.shadowed_by,
+            **_about(self.metadata),
         }
+
+
+def _about(meta: SkillMetadata) -> dict[str, Any]:
+    """``version``, ``tags`` and ``author`` when the skill sets them."""
+    out: dict[str, Any] = {}
+    if meta.version:
+        out["version"] = meta.version
+    if meta.tags:
+        out["tags"] = list(meta.tags)
+    if meta.author:
+        out["author"] = meta.author
+    return out
 
 
 _ENTRY_SLOTS = tuple(getattr(CatalogEntry, f).__set__ for f in CatalogEntry.__dataclass_fields__)

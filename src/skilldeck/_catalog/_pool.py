@@ -20,7 +20,7 @@ import sys
 import threading
 from typing import Any
 
-from skilldeck._catalog._cache import InvocationRow, Record
+from skilldeck._catalog._cache import AboutRow, InvocationRow, Record
 from skilldeck._diagnostics import Diagnostic, Severity
 from skilldeck._format import Invocation, read_skill_md
 
@@ -36,7 +36,7 @@ MAX_WORKERS = 4
 
 def parse_record(real_md: str, folder: str, mode: str) -> Record:
     """One SKILL.md as the cache's record: name, description, tags, requirements
-    (commands, env, other), valid, diagnostics, invocation controls."""
+    (commands, env, other), valid, diagnostics, invocation controls, version and author."""
     parsed = read_skill_md(
         real_md,
         metadata_only=True,
@@ -48,7 +48,7 @@ def parse_record(real_md: str, folder: str, mode: str) -> Record:
     if os.path.basename(real_md) == "skill.md":
         rows = (skill_md_lowercase(real_md, folder), *rows)
     if m is None:
-        return (os.path.basename(folder), "", (), (), (), (), False, rows, None)
+        return (os.path.basename(folder), "", (), (), (), (), False, rows, None, None)
     req = m.requires
     return (
         m.name,
@@ -60,7 +60,15 @@ def parse_record(real_md: str, folder: str, mode: str) -> Record:
         parsed.ok,
         rows,
         invocation_row(m),
+        about_row(m),
     )
+
+
+def about_row(m: Any) -> AboutRow | None:
+    """``(version, author)`` of a manifest, or ``None`` when it has neither."""
+    if m.version is None and m.author is None:
+        return None
+    return (m.version, m.author)
 
 
 def invocation_row(m: Any) -> InvocationRow | None:

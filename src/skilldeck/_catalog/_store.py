@@ -215,6 +215,8 @@ class MemoryStore:
             user_invocable=m.user_invocable,
             when_to_use=m.when_to_use,
             argument_hint=m.argument_hint,
+            version=m.version,
+            author=m.author,
             _manifest=m,
         )
         with self._lock:

@@ -207,6 +207,7 @@ class BuiltinTools:
             item: dict[str, Any] = {"name": meta.name, "description": listing_description(meta)}
             if getattr(meta, "source", None):
                 item["source"] = meta.source
+            _about(item, meta)
             if self.rt.options.include_location and getattr(meta, "location", None):
                 item["location"] = meta.location
             skills.append(item)
@@ -373,3 +374,17 @@ class BuiltinTools:
                 "diagnostics": [d.to_dict() for d in report.diagnostics],
             }
         )
+
+
+def _about(item: dict[str, Any], meta: Any) -> None:
+    """``version``, ``tags`` and ``author`` of a listed skill, when it has them (read
+    from the cached metadata: listing never parses a manifest)."""
+    version = getattr(meta, "version", None)
+    if version:
+        item["version"] = version
+    tags = getattr(meta, "tags", ())
+    if tags:
+        item["tags"] = list(tags)
+    author = getattr(meta, "author", None)
+    if author:
+        item["author"] = author

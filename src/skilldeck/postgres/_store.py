@@ -190,6 +190,8 @@ class PostgresStore:
             requires_env=m.requires.env,
             requires_other=tuple(m.requires.other),
             diagnostics=parsed.diagnostics,
+            version=m.version,
+            author=m.author,
             _manifest=m,
         )
         return StoredVersion(vid, name, digest, files, meta)

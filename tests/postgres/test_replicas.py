@@ -305,3 +305,46 @@ async def test_approval_through_one_replica_holds_on_another(
     assert kinds.count("skill_published") == 2
     assert kinds.count("approval_stored") == 2  # the two yeses, stored with their audit rows
     assert "script_run" in kinds  # runtime events of the served sessions
+
+
+async def test_a_lost_listener_misses_nothing(store_url: str, tmp_path: Path) -> None:
+    """The LISTEN connection is cut and a publish lands before it is back: the replica
+    rescans on reconnecting and its clients still hear of the publish."""
+    from skilldeck.postgres import Database
+
+    tokens = _seed(store_url, tmp_path, ["acme"])
+    headers = {"Authorization": f"Bearer {tokens['acme']}"}
+    notified = anyio.Event()
+
+    async def on_message(message: Any) -> None:
+        if isinstance(message, ResourceListChangedNotification):
+            notified.set()
+
+    def cut() -> int:
+        db = Database(store_url)
+        try:
+            with db.admin() as conn:
+                rows = conn.execute(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                    "WHERE application_name = 'skilldeck-listen'"
+                ).fetchall()
+        finally:
+            db.close()
+        return len(rows)
+
+    with replica(store_url) as (_, url):
+        async with (
+            httpx2.AsyncClient(headers=headers, timeout=60) as http,
+            Client(
+                streamable_http_client(url, http_client=http),
+                mode="legacy",
+                message_handler=on_message,
+            ) as client,
+        ):
+            await list_skills(client)
+            await anyio.sleep(0.3)
+            assert cut() == 1
+            PostgresStore(store_url, "acme").publish(make_skill(tmp_path / "late", "acme-late"))
+            with anyio.fail_after(15):
+                await notified.wait()
+            assert "acme-late" in await list_skills(client)

@@ -67,5 +67,20 @@ async def test_idle_tenants_are_dropped_and_rebuilt(store_url: str, tmp_path: Pa
                 "http://127.0.0.1/mcp", json=_INIT, headers={"Authorization": "Bearer x"}
             )
             assert bad.status_code == 401
+            for hostile in (
+                "Bearer " + "x" * 100_000,
+                "Basic " + token,
+                token,
+                "Bearer ",
+                "Bearer \u00ff\u00fe",
+                f"Bearer {token}\u00e9",
+            ):
+                got = await http.post(
+                    "http://127.0.0.1/mcp",
+                    json=_INIT,
+                    headers={"Authorization": hostile.encode("utf-8")},
+                )
+                assert got.status_code == 401, hostile[:20]
+            assert list(router._tenants) == ["acme"]
         await to_app.send({"type": "lifespan.shutdown"})
         assert (await from_app.receive())["type"] == "lifespan.shutdown.complete"

@@ -203,7 +203,9 @@ class TenantRouter:
         first = True
         while True:
             try:
-                conn = await psycopg.AsyncConnection.connect(self.url, autocommit=True)
+                conn = await psycopg.AsyncConnection.connect(
+                    self.url, autocommit=True, application_name="skilldeck-listen"
+                )
             except psycopg.Error as exc:
                 logger.warning("store listener cannot connect: %s", exc)
                 await anyio.sleep(1.0)

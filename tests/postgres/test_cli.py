@@ -121,3 +121,16 @@ def test_run_a_stored_skill(store_url: str, tmp_path: Path) -> None:
     assert stored.digest == PostgresStore(store_url, "acme").version("runner").digest
     again = sk("run", "runner", "scripts/hi.py", *args)  # approved: no question
     assert "hi from the store" in again.stdout
+
+
+def test_show_a_stored_skill(store_url: str, tmp_path: Path) -> None:
+    sk("tenant", "create", "acme", "--store", store_url)
+    folder = make_skill(tmp_path, "shown", files={"references/x.md": "x\n"})
+    sk("publish", str(folder), "--store", store_url, "--tenant", "acme")
+    args = ["--store", store_url, "--tenant", "acme"]
+    data = json.loads(sk("show", "shown", "--format", "json", *args).stdout)
+    assert data["manifest"]["name"] == "shown" and data["files"] == ["references/x.md"]
+    assert not Path(data["path"]).exists()  # the private copy is gone afterwards
+    missing = sk("show", "nope", *args, check=False)
+    assert missing.returncode == 1 and "SKILL_NOT_FOUND" in missing.stderr
+    assert "Traceback" not in missing.stderr

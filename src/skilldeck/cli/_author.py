@@ -25,6 +25,7 @@ import click
 
 import skilldeck
 from skilldeck.cli._app import EXIT_FINDINGS, EXIT_OK, format_option, main
+from skilldeck.cli._store import store_options, stored_copy
 
 Checker = Callable[[Path], "skilldeck.ValidationReport"]
 
@@ -242,13 +243,15 @@ def _files(folder: Path) -> list[str]:
 @main.command()
 @click.argument("skill", metavar="NAME|PATH", type=click.Path(path_type=str))
 @format_option
+@store_options
 def show(skill: str, fmt: str) -> None:
     """Show one skill's parsed properties and its diagnostics.
 
     NAME is a skill the catalog lists (as `skilldeck list` shows it); PATH a
     skill folder or its SKILL.md. Exit status 1 when the skill is invalid.
     """
-    path = skill if os.path.lexists(skill) else _path_of(skill)
+    stored = stored_copy(skill)  # --store URL --tenant T: the stored version's files
+    path = stored or (skill if os.path.lexists(skill) else _path_of(skill))
     given = Path(path)
     if given.is_dir() and any(os.path.lexists(given / n) for n in ("SKILL.md", "skill.md")):
         folders = [given]  # a skill folder, even if other skills are nested inside it

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 from collections.abc import Callable
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -29,6 +30,7 @@ __all__ = [
     "active_executor",
     "store_options",
     "store_verify",
+    "stored_copy",
 ]
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -117,6 +119,23 @@ def _store() -> PostgresStore | None:
     if chosen not in _STORES:  # one store per command: the catalog and runs share it
         _STORES[chosen] = _postgres().PostgresStore(chosen[0], chosen[1])
     return _STORES[chosen]  # type: ignore[no-any-return]
+
+
+def stored_copy(name: str) -> str | None:
+    """With ``--store``: a private copy of the current version of ``name`` (digests
+    checked), removed when the command ends; else ``None``."""
+    store = _store()
+    if store is None:
+        return None
+    import shutil
+    import tempfile
+
+    tmp = tempfile.mkdtemp(prefix="skilldeck-store-show-")
+    click.get_current_context().call_on_close(lambda: shutil.rmtree(tmp, ignore_errors=True))
+    folder = os.path.join(tmp, name)
+    os.mkdir(folder, 0o700)
+    store.materialize(name, folder)
+    return folder
 
 
 def active_executor(config: Any, approver: Any) -> skilldeck.Executor | None:

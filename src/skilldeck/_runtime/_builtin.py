@@ -247,7 +247,7 @@ class BuiltinTools:
             data["location"] = skill.location
         # the load succeeded: only now does allowed-tools change (seed 000)
         previous = call.session.policy
-        call.session._mark_loaded(
+        call.session.mark_loaded(
             LoadedSkill(
                 name=skill.name,
                 key=name,
@@ -288,7 +288,7 @@ class BuiltinTools:
                 "to 'ignore' or 'enforce'",
                 reason="INVALID_ALLOWLIST",
             )
-        call.session._set_policy(outcome.policy)
+        call.session.apply_policy(outcome.policy)
         if outcome.action is not None:
             self.rt.emit(
                 AllowedToolsPolicyChanged(

@@ -150,7 +150,7 @@ class GovernedSurface(WrappingSurface):
         self, call: ToolCall, inner: Handler, request: GovernanceRequest, verdict: Verdict
     ) -> ToolResult:
         cid = confirmation_id(call.spec.name, call.arguments)
-        if call.session._is_approved(call.spec.name, cid):
+        if call.session.is_approved(call.spec.name, cid):
             return inner(call)
         sid, skill, target = call.session.id, request.skill, call.spec.name
         if self.confirm is None:

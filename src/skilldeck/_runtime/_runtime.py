@@ -272,7 +272,7 @@ class SkillRuntime:
         ok = bool(envelope.get("ok"))
         code = None if ok else envelope["error"]["code"]
         warnings = tuple(w["code"] for w in envelope.get("warnings", ()))
-        session._record(
+        session.record_call(
             tool=name,
             ok=ok,
             code=code,

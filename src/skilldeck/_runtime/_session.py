@@ -118,7 +118,9 @@ class Session:
         with self._lock:
             return name in self._loaded or any(s.key == name for s in self._loaded.values())
 
-    def _mark_loaded(self, skill: LoadedSkill, declared: Mapping[str, DeclaredBinding]) -> None:
+    def mark_loaded(self, skill: LoadedSkill, declared: Mapping[str, DeclaredBinding]) -> None:
+        """Record a successful load and the declared tools it brings (the runtime calls
+        this; a host loads skills through ``skills_load`` or ``runtime.invoke``)."""
         with self._lock:
             self._loaded.pop(skill.name, None)
             self._loaded[skill.name] = skill
@@ -142,7 +144,9 @@ class Session:
         with self._lock:
             return self._policy
 
-    def _set_policy(self, policy: AllowedToolsPolicy) -> None:
+    def apply_policy(self, policy: AllowedToolsPolicy) -> None:
+        """Make ``policy`` the session's allowed-tools policy (the runtime calls this
+        after a load; see ``decide_policy``)."""
         with self._lock:
             self._policy = policy
 
@@ -242,7 +246,7 @@ class Session:
         with self._lock:
             self._tool_approvals.add(name)
 
-    def _is_approved(self, tool: str, confirmation_id: str) -> bool:
+    def is_approved(self, tool: str, confirmation_id: str) -> bool:
         with self._lock:
             return confirmation_id in self._approvals or tool in self._tool_approvals
 
@@ -253,7 +257,7 @@ class Session:
         with self._lock:
             return [entry.to_dict() for entry in self._trace]
 
-    def _record(self, **fields: Any) -> TraceEntry:
+    def record_call(self, **fields: Any) -> TraceEntry:
         with self._lock:  # numbering and appending under one lock: seq stays unique
             entry = TraceEntry(seq=len(self._trace) + 1, **fields)
             self._trace.append(entry)

@@ -13,6 +13,8 @@ import os
 
 from skilldeck._catalog._store import FileData, IndexMode, in_bundled_index
 from skilldeck._diagnostics import Diagnostic
+from skilldeck._errors import SkillError
+from skilldeck._format import linked_paths
 from skilldeck._tree import SkillTree, WalkLimits, walk_skill
 
 __all__ = [
@@ -64,12 +66,33 @@ def _enter_bundled(rel: str) -> bool:
     return "/" not in rel and rel in ("scripts", "references", "assets")
 
 
+_LINK_SCAN_BYTES = 256 * 1024
+"""How much of SKILL.md is searched for links to files outside the bundled folders."""
+
+
+def _linked(real_dir: str, skill: str) -> frozenset[str]:
+    """The relative paths SKILL.md's body (its first 256 KiB) refers to."""
+    try:
+        text = read_contained(
+            real_dir, "SKILL.md", max_bytes=_LINK_SCAN_BYTES, truncate=True, skill=skill
+        ).data.decode("utf-8", "replace")
+    except (SkillError, OSError):
+        return frozenset()
+    if text.startswith("---"):
+        end = text.find("\n---", 3)
+        text = text[end + 4 :] if end >= 0 else ""
+    return linked_paths(text)
+
+
 def index_files(real_dir: str, mode: IndexMode) -> tuple[tuple[str, ...], tuple[Diagnostic, ...]]:
     """The skill's file index (sorted relative POSIX paths) and problems met.
 
     ``"all"``: every file the walker lists but SKILL.md (at most
     ``MAX_INDEX_FILES``); ``"bundled"``: those at the skill's root and one level
-    deep in ``scripts/``, ``references/`` and ``assets/``.
+    deep in ``scripts/``, ``references/`` and ``assets/``, plus every file the
+    body links to (``checklists/owasp.md``) and the files directly inside a
+    linked folder (``patterns/``), wherever they are, as the walker lists them
+    (never a hidden file).
     """
     bundled = mode == "bundled"
     walk = walk_skill(
@@ -81,6 +104,17 @@ def index_files(real_dir: str, mode: IndexMode) -> tuple[tuple[str, ...], tuple[
     )
     if bundled:
         files = tuple(p for p in walk.paths if in_bundled_index(p))
+        links = _linked(real_dir, os.path.basename(real_dir))
+        if links - set(files):
+            every = walk_skill(
+                real_dir,
+                limits=WalkLimits(max_files=MAX_INDEX_FILES),
+                strict=False,
+                follow_root=False,
+            ).paths
+            extra = {p for p in every if p in links or p.rpartition("/")[0] in links}
+            extra.discard("SKILL.md")
+            files = tuple(sorted(set(files) | extra))
     else:
         files = tuple(p for p in walk.paths if p != "SKILL.md")
     return files, tuple(p.diagnostic(real_dir) for p in walk.problems)

@@ -2,7 +2,7 @@
 
 from skilldeck._format._invocation import Invocation, listing_description, model_invocable
 from skilldeck._format._linear import compile_linear, pattern_problem
-from skilldeck._format._lint import estimate_tokens, lint_skill
+from skilldeck._format._lint import estimate_tokens, linked_paths, lint_skill
 from skilldeck._format._manifest import (
     EXTENSION_FIELDS,
     SPEC_FIELDS,
@@ -60,6 +60,7 @@ __all__ = [
     "compile_linear",
     "estimate_tokens",
     "find_skill_dirs",
+    "linked_paths",
     "lint_skill",
     "listing_description",
     "locate_skill_md",

@@ -57,6 +57,9 @@ TOOL_UNUSED = register_code("SK311", INFO, "allowed-tools lists a tool the body 
 TEMPLATE_DESCRIPTION = register_code(
     "SK312", W, "the description is still the placeholder `skilldeck new` wrote"
 )
+HIDDEN_REFERENCE = register_code(
+    "SK313", W, "the body refers to a hidden file, which is never listed or read"
+)
 UNKNOWN_MODE = register_code("SK330", W, "modes names a mode the host does not know")
 
 # The modes of the SKILL.md format that introduced ``modes`` (the focused app decides).
@@ -339,6 +342,27 @@ def _candidate_refs(
                 yield index, code.start(2) + match.start("path"), match.group("path"), False
 
 
+def linked_paths(body: str) -> frozenset[str]:
+    """The relative paths a SKILL.md body refers to (links, link definitions and
+    resource paths in code), normalised (``a/b``), fragments and queries dropped;
+    absolute paths, URLs and paths leaving the folder are left out. The catalog's
+    default file index adds these to the bundled folders."""
+    lines = body.splitlines()
+    out: set[str] = set()
+    for _index, _column, raw, is_link in _candidate_refs(lines, _code_lines(lines)):
+        target = raw
+        if is_link:
+            if not target or target.startswith(("#", "/", "~")) or _SCHEME.match(target):
+                continue
+            target = unquote(target.split("#", 1)[0].split("?", 1)[0])
+        target = target.rstrip(".,;:")
+        normal = os.path.normpath(target).replace(os.sep, "/") if target else ""
+        if normal in ("", ".", "..") or normal.startswith(("../", "/")):
+            continue
+        out.add(normal)
+    return frozenset(out)
+
+
 def _references(
     lines: Sequence[str],
     code_mask: Sequence[int],
@@ -377,6 +401,16 @@ def _references(
                 f"'{raw}' points outside the skill folder",
                 hint="a skill is installed and moved as one folder: copy what it needs "
                 "inside it and refer to it relative to SKILL.md",
+                path=path,
+                line=line,
+                column=column + 1,
+            )
+            continue
+        if any(p.startswith(".") and p != ".." for p in parts):
+            yield Diagnostic.make(
+                HIDDEN_REFERENCE,
+                f"'{raw}' is a hidden path: skilldeck never lists or reads hidden files",
+                hint="rename it without the leading dot (e.g. references/config.md)",
                 path=path,
                 line=line,
                 column=column + 1,

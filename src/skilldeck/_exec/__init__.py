@@ -21,12 +21,12 @@ from skilldeck._exec._approvals import (
     FileApprovalStore,
     MemoryApprovalStore,
 )
-from skilldeck._exec._config import ExecConfig, Limits, parse_run_as
 from skilldeck._exec._executor import Executor, SkillLike
 from skilldeck._exec._files import parse_mount
 from skilldeck._exec._interp import check_arguments, coerce_cli_arguments, render_command
 from skilldeck._exec._runner import RunResult
 from skilldeck._exec._sandbox import SandboxStatus, probe_sandbox
+from skilldeck._exec._settings import ExecConfig, Limits, parse_run_as
 from skilldeck._exec._status import execution_status
 from skilldeck._exec._trust import (
     ApprovalDecision,

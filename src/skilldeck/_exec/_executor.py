@@ -25,7 +25,6 @@ from skilldeck._errors import (
     ScriptTimeoutError,
 )
 from skilldeck._exec._approvals import ApprovalStore, FileApprovalStore
-from skilldeck._exec._config import ExecConfig
 from skilldeck._exec._env import build_env
 from skilldeck._exec._files import failure_hint
 from skilldeck._exec._interp import render_command
@@ -47,6 +46,7 @@ from skilldeck._exec._sandbox import (
     probe_sandbox,
 )
 from skilldeck._exec._scripts import check_script_args, interpreter_for, resolve_script
+from skilldeck._exec._settings import ExecConfig
 from skilldeck._exec._snapshot import Snapshot, take_snapshot
 from skilldeck._exec._trust import ApprovalRequest, Approver, coerce_trust, decide_approval
 from skilldeck._format import DeclaredTool

@@ -16,7 +16,6 @@ from typing import Any
 
 from skilldeck._errors import PathNotAllowedError, SandboxUnavailableError
 from skilldeck._exec._access import Need, RunAs, choose_user, rx
-from skilldeck._exec._config import ExecConfig
 from skilldeck._exec._files import (
     Mount,
     argument_paths,
@@ -27,6 +26,7 @@ from skilldeck._exec._files import (
 from skilldeck._exec._platform import linux_layers, platform_note
 from skilldeck._exec._programs import Program, find_program, python_roots
 from skilldeck._exec._sandbox import SandboxStatus, hidden_dirs, private_dirs, probe_sandbox
+from skilldeck._exec._settings import ExecConfig
 from skilldeck._exec._snapshot import Snapshot
 from skilldeck._paths import dirs
 

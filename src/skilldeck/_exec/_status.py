@@ -17,13 +17,13 @@ from pathlib import Path
 from typing import Any
 
 from skilldeck._exec._access import Need, blocked_for, nobody, rx, user_label
-from skilldeck._exec._config import ExecConfig
 from skilldeck._exec._files import project_workdir
 from skilldeck._exec._native import find_helper
 from skilldeck._exec._plan import bwrap_install
 from skilldeck._exec._platform import linux_layers, platform_note
 from skilldeck._exec._programs import find_program, python_roots
 from skilldeck._exec._sandbox import SandboxStatus, probe_sandbox
+from skilldeck._exec._settings import ExecConfig
 
 __all__ = ["ExecFinding", "ExecStatus", "execution_status"]
 

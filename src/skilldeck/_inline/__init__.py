@@ -29,9 +29,9 @@ from skilldeck._inline._errors import (
     SkillInstallationError,
     SkillValidationError,
 )
+from skilldeck._inline._pytools import INLINE_SOURCE, InlineToolProvider, SkillTool, ToolContext
 from skilldeck._inline._section import SkillSource, SkillsSection
 from skilldeck._inline._skill import InlineSkill, SkillRef
-from skilldeck._inline._tools import INLINE_SOURCE, InlineToolProvider, SkillTool, ToolContext
 
 __all__ = [
     "INLINE_SOURCE",

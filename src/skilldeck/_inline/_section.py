@@ -18,8 +18,8 @@ from skilldeck._inline._errors import (
     SkillInstallationError,
     SkillValidationError,
 )
+from skilldeck._inline._pytools import INLINE_SOURCE, InlineToolProvider, make_runtime
 from skilldeck._inline._skill import InlineSkill, SkillRef
-from skilldeck._inline._tools import INLINE_SOURCE, InlineToolProvider, make_runtime
 
 if TYPE_CHECKING:
     from skilldeck._catalog import Catalog, Source

@@ -15,7 +15,7 @@ from typing import Any
 from skilldeck._errors import InvalidArgumentsError, SkillRefError
 from skilldeck._format import pattern_problem, read_skill_md
 from skilldeck._inline._errors import SkillValidationError
-from skilldeck._inline._tools import SkillTool
+from skilldeck._inline._pytools import SkillTool
 
 __all__ = ["InlineSkill", "SkillRef"]
 

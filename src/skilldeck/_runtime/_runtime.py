@@ -51,7 +51,7 @@ from skilldeck._runtime._options import (
     RuntimeOptions,
     as_kwargs,
 )
-from skilldeck._runtime._scripts import ScriptTools
+from skilldeck._runtime._script_tools import ScriptTools
 from skilldeck._runtime._session import Session
 from skilldeck._runtime._strict import drop_null_optionals
 from skilldeck._runtime._tools import (

@@ -22,8 +22,9 @@ import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal
 
-from skilldeck.mcp import _approvals
+from skilldeck.mcp import _elicit
 from skilldeck.mcp._extension import CachePolicy, SkillsExtension
+from skilldeck.mcp._fallback import READ_TOOLS, ToolFallback
 from skilldeck.mcp._http import (
     TOKEN_ENV,
     check_bind,
@@ -37,7 +38,6 @@ from skilldeck.mcp._index import SkillIndex
 from skilldeck.mcp._prompt import PROMPT_NAME
 from skilldeck.mcp._server import SkillServer
 from skilldeck.mcp._sessions import DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_SESSIONS, HANDLE_META_KEY
-from skilldeck.mcp._tools import READ_TOOLS, ToolFallback
 from skilldeck.mcp._wire import (
     DIRECTORY_MIME,
     EXTENSION_ID,
@@ -142,7 +142,7 @@ def create_server(
     if tools:
         if runtime is None:
             if allow_exec and executor is None:
-                executor = skilldeck.Executor(approver=_approvals.approve)
+                executor = skilldeck.Executor(approver=_elicit.approve)
             runtime = skilldeck.SkillRuntime(
                 catalog,
                 scripts=allow_exec,

@@ -24,7 +24,7 @@ from urllib.parse import unquote
 
 from skilldeck import Catalog, CatalogEntry, bytes_digest
 from skilldeck.mcp import _uris
-from skilldeck.mcp._scan import frontmatter, publishable, read_all, ref_of, signature
+from skilldeck.mcp._publish import frontmatter, publishable, read_all, ref_of, signature
 from skilldeck.mcp._store import FileRow, FileStat, SkillRow, SnapshotStore, StatKey, tree_hash
 from skilldeck.mcp._wire import DIRECTORY_MIME, MAX_FILES, MAX_TOTAL_BYTES
 

@@ -21,7 +21,7 @@ from skilldeck import Catalog, FileAccessError, FileTooLargeError, SkillError, S
 from skilldeck.mcp import _uris
 from skilldeck.mcp._extension import decode_cursor, encode_cursor
 from skilldeck.mcp._index import FileRef, SkillIndex
-from skilldeck.mcp._scan import read_all
+from skilldeck.mcp._publish import read_all
 from skilldeck.mcp._wire import INTERNAL_ERROR, INVALID_PARAMS, protocol_error
 
 __all__ = ["META_PREFIX", "list_page", "read"]

@@ -1,7 +1,7 @@
 """``SkillServer``: an ``MCPServer`` serving one skilldeck catalog.
 
 Assembly only: the skills extension (``_extension``), ``skill://`` resources
-(``_resources``), the tool fallback (``_tools``), the tier-1 prompt
+(``_resources``), the tool fallback (``_fallback``), the tier-1 prompt
 (``_prompt``) and change notifications (``_notify``) each live in their own
 module. The server keeps one piece of state, the current ``SkillIndex``, and
 replaces it whole on ``refresh()``.
@@ -35,6 +35,7 @@ from pydantic.networks import AnyUrl
 from skilldeck import Catalog, __version__
 from skilldeck.mcp import _complete, _prompt, _resources, _skill_prompts, _uris
 from skilldeck.mcp._extension import CachePolicy, SkillsExtension
+from skilldeck.mcp._fallback import ToolFallback
 from skilldeck.mcp._index import IndexBuilder, SkillIndex
 from skilldeck.mcp._logs import ClientLogs
 from skilldeck.mcp._notify import ChangeNotifier
@@ -45,7 +46,6 @@ from skilldeck.mcp._sessions import (
     current_client,
 )
 from skilldeck.mcp._store import SnapshotStore
-from skilldeck.mcp._tools import ToolFallback
 from skilldeck.mcp._wire import INVALID_PARAMS, protocol_error
 
 __all__ = ["SkillServer"]

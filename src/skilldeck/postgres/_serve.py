@@ -281,10 +281,10 @@ class TenantRouter:
 
 def _executor(store: Any, approvals: Any) -> Any:
     """The executor of a tenant's runs: the approved version materialised first."""
-    from skilldeck.mcp import _approvals
+    from skilldeck.mcp import _elicit
     from skilldeck.postgres._run import StoreExecutor
 
-    return StoreExecutor(store, approver=_approvals.approve, approvals=approvals)
+    return StoreExecutor(store, approver=_elicit.approve, approvals=approvals)
 
 
 async def _respond(send: Send, status: int, error: str, hint: str) -> None:

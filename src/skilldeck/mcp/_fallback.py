@@ -19,7 +19,7 @@ Without execution enabled only the reading tools are offered (``skills_list``,
 body-declared command tools and any other tool of the runtime are neither listed
 nor callable.
 
-Approvals: the executor's approver (``_approvals.approve``) asks the client's
+Approvals: the executor's approver (``_elicit.approve``) asks the client's
 user through MCP elicitation when the approval store does not cover a run.
 """
 
@@ -46,7 +46,7 @@ from mcp_types import Tool as MCPTool
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from skilldeck import Session, SkillRuntime
-from skilldeck.mcp import _approvals
+from skilldeck.mcp import _elicit
 from skilldeck.mcp._notify import ClientBus
 from skilldeck.mcp._sessions import (
     DEFAULT_IDLE_TIMEOUT,
@@ -86,8 +86,8 @@ class ToolFallback:
     # -- the executor's approver (runs on the worker thread) ---------------------
 
     def approve(self, request: Any) -> bool:
-        """``Executor`` approver: yes only when the client's user says so (see ``_approvals``)."""
-        return _approvals.approve(request)
+        """``Executor`` approver: yes only when the client's user says so (see ``_elicit``)."""
+        return _elicit.approve(request)
 
     # -- listing ---------------------------------------------------------------
 
@@ -138,14 +138,14 @@ class ToolFallback:
             refused = self._refusal(session, name)
             if refused is not None:
                 return _result(refused)
-        asker = _approvals.asker_for(context)
+        asker = _elicit.asker_for(context)
         envelope = await anyio.to_thread.run_sync(self._run, asker, session, name, dict(arguments))
         if not envelope.get("ok"):
             error = envelope.get("error") or {}
             if error.get("reason") == "UNKNOWN_TOOL":
                 raise MCPError(INVALID_PARAMS, str(error.get("message")), data=dict(error))
             if asker is not None:
-                question = _approvals.input_required(asker, name)
+                question = _elicit.input_required(asker, name)
                 if question is not None:
                     return question
         meta: dict[str, Any] | None = None
@@ -208,13 +208,13 @@ class ToolFallback:
             logger.debug("could not send tools/list_changed", exc_info=True)
 
     def _run(
-        self, asker: _approvals.Asker | None, session: Session, name: str, arguments: dict[str, Any]
+        self, asker: _elicit.Asker | None, session: Session, name: str, arguments: dict[str, Any]
     ) -> Mapping[str, Any]:
-        token = _approvals.current.set(asker)
+        token = _elicit.current.set(asker)
         try:
             return self.runtime.call(session, name, arguments)
         finally:
-            _approvals.current.reset(token)
+            _elicit.current.reset(token)
 
 
 def _result(envelope: Mapping[str, Any], meta: dict[str, Any] | None = None) -> CallToolResult:

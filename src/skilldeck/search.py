@@ -18,6 +18,9 @@ from skilldeck._suggest import (
     Suggestion as Suggestion,
 )
 from skilldeck._suggest import (
+    derived_phrases as derived_phrases,
+)
+from skilldeck._suggest import (
     order_by_relevance as order_by_relevance,
 )
 from skilldeck._suggest import (
@@ -29,6 +32,7 @@ __all__ = [
     "SearchHit",
     "SearchIndex",
     "Suggestion",
+    "derived_phrases",
     "order_by_relevance",
     "suggest",
 ]

@@ -2,7 +2,10 @@
 
 Precedence: sources are given lowest first and a later source wins; inside a
 source a later root wins; inside one root the first folder in path order wins
-(the others are reported as duplicates, SK509). Statuses and collapsing of
+(the others are reported as duplicates, SK509), except that in a recursive root
+a copy outside translation folders (``ja-JP/``, ``zh-CN/``, ``locales/``) wins
+over one inside, and then the shallowest copy (``skills/x`` over
+``docs/ja-JP/skills/x``); see ``preferred_order``. Statuses and collapsing of
 identical copies are decided by ``_resolve.Resolver``; this module scans,
 keeps one consistent snapshot, and answers queries (tiers 2 and 3 included).
 """
@@ -14,6 +17,7 @@ import contextlib
 import difflib
 import gc
 import os
+import re
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -51,6 +55,41 @@ from skilldeck._paths import dirs
 __all__ = ["Catalog", "RootInfo"]
 
 _ADDRESS_RANK = {SkillStatus.ENABLED: 0, SkillStatus.SHADOWED: 1}
+
+
+#: a folder name that holds translations: ``ja-JP``, ``zh_CN``, ``zh-Hans``, ``pt-BR``,
+#: ``locales``, ``i18n`` (a bare language code such as ``ja`` too, from a short list)
+_LOCALE_DIR = re.compile(
+    r"(?:[a-z]{2,3}[-_](?:[A-Za-z]{2}|[A-Z][a-z]{3}|\d{3})(?:[-_][A-Za-z]{2})?"
+    r"|ar|de|es|fr|he|hi|id|it|ja|ko|nl|pl|pt|ru|sv|th|tr|uk|vi|zh"
+    r"|i18n|l10n|locales?|translations?)",
+    re.IGNORECASE,
+)
+
+
+def _in_translation(folder: str, root: str) -> bool:
+    rel = folder[len(root) :] if folder.startswith(root) else folder
+    return any(_LOCALE_DIR.fullmatch(part) for part in rel.split(os.sep)[:-1] if part)
+
+
+def preferred_order(skills: Sequence[SkillMetadata], root: str) -> Sequence[SkillMetadata]:
+    """Same-name copies in one recursive root, most preferred first: a copy outside
+    translation folders, then the shallowest, then the first in path order. The
+    order of skills without a same-name copy does not matter (resolution is per name),
+    so the list is returned as is when every name is unique."""
+    names = {m.name for m in skills}
+    if len(names) == len(skills):
+        return skills
+    counts: dict[str, int] = {}
+    for m in skills:
+        counts[m.name] = counts.get(m.name, 0) + 1
+
+    def key(m: SkillMetadata) -> tuple[bool, int]:
+        if counts[m.name] < 2 or m.folder is None:
+            return (False, 0)
+        return (_in_translation(m.folder, root), m.folder.count(os.sep))
+
+    return sorted(skills, key=key)  # stable: path order breaks ties
 
 
 @dataclass(frozen=True, slots=True)
@@ -248,9 +287,12 @@ class Catalog:
                 )
             # inside a root, the first folder in path order wins: it comes last
             name = src.name
+            skills = scan.skills
+            if root is not None and root.recursive:
+                skills = preferred_order(skills, str(root.path))
             cands.extend(
                 (meta if meta.source == name else replace(meta, source=name), store, src)
-                for meta in reversed(scan.skills)
+                for meta in reversed(skills)
             )
         return self._resolver.resolve(cands, diags, roots, self._state)
 

@@ -74,7 +74,10 @@ class DoctorReport:
             for e in self._with(status):
                 out.append(f"  ✗ {e.address} ({status.value}): {e.reason}")
         for e in self._with(SkillStatus.SHADOWED):
-            out.append(f"  · {e.address} at {e.path}: shadowed by {e.shadowed_by}")
+            if e.shadowed_by == e.address:  # a same-name copy in the same source
+                out.append(f"  · {e.address} at {e.path}: {e.reason} (SK509)")
+            else:
+                out.append(f"  · {e.address} at {e.path}: shadowed by {e.shadowed_by}")
         for d in self.diagnostics:
             out.append(d.format())
         if self.budget is not None:

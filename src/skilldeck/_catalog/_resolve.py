@@ -191,13 +191,18 @@ class Resolver:
                     shadowed_by = f"{top.source.name}:{name}"
                     status = SkillStatus.SHADOWED
                     if top.source.name == cand.source.name:
-                        reason = f"same name as {top.meta.path} in the same source"
+                        reason = (
+                            f"not used: {top.meta.path} has the same name in the same "
+                            "source and is preferred"
+                        )
                         extra = (
                             *extra,
                             Diagnostic.make(
                                 C.DUPLICATE_NAME,
                                 f"two skills named {name!r} in source {top.source.name}: "
-                                f"{top.meta.path} is used, {cand.meta.path} is hidden",
+                                f"{top.meta.path} is used, {cand.meta.path} is hidden "
+                                "(preferred: outside translation folders, then shallowest, "
+                                "then first in path order)",
                                 path=str(cand.meta.path) if cand.meta.path else None,
                                 hint="rename one of them (name and folder)",
                             ),

@@ -287,7 +287,7 @@ class Catalog:
                 )
             # inside a root, the first folder in path order wins: it comes last
             name = src.name
-            skills = scan.skills
+            skills: Sequence[SkillMetadata] = scan.skills
             if root is not None and root.recursive:
                 skills = preferred_order(skills, str(root.path))
             cands.extend(

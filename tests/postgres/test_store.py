@@ -126,3 +126,26 @@ def test_materialize_checks_digests(store_url: str, tmp_path: Path) -> None:
     version = store.materialize("runner", dest)
     assert version.digest == published.digest == skilldeck.skill_digest(dest)
     assert (dest / "scripts/go.py").stat().st_mode & 0o111
+
+
+def test_a_replica_user_that_owns_nothing(store_url: str, tmp_path: Path) -> None:
+    """The grants docs/scaling.md names are enough, and RLS holds for that user too."""
+    db = Database(store_url)
+    with db.admin() as conn:
+        conn.execute("CREATE ROLE replica_user LOGIN")
+        conn.execute("GRANT skilldeck_tenant TO replica_user")
+        conn.execute("GRANT SELECT, INSERT ON skilldeck_tenants TO replica_user")
+        conn.execute("GRANT SELECT ON skilldeck_migrations TO replica_user")
+    db.close()
+    url = store_url.replace("user=skilldeck", "user=replica_user")
+    token = create_tenant(url, "acme")
+    create_tenant(url, "globex")
+    assert tenant_for_token(url, token) == "acme"
+    PostgresStore(url, "acme").publish(make_skill(tmp_path, "mine"))
+    assert [m.name for m in PostgresStore(url, "acme").list_skills()] == ["mine"]
+    assert PostgresStore(url, "globex").list_skills() == []
+    import psycopg
+
+    with psycopg.connect(url) as conn:  # outside a tenant transaction: no tenant's rows
+        assert conn.execute("SELECT count(*) FROM skilldeck_versions").fetchone() == (0,)
+        assert conn.execute("SELECT count(*) FROM skilldeck_blobs").fetchone() == (0,)

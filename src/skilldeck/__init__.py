@@ -39,25 +39,10 @@ if TYPE_CHECKING:
         CatalogEntry as CatalogEntry,
     )
     from skilldeck._catalog import (
-        DoctorReport as DoctorReport,
-    )
-    from skilldeck._catalog import (
-        FileData as FileData,
-    )
-    from skilldeck._catalog import (
         FileSystemStore as FileSystemStore,
     )
     from skilldeck._catalog import (
         MemoryStore as MemoryStore,
-    )
-    from skilldeck._catalog import (
-        Root as Root,
-    )
-    from skilldeck._catalog import (
-        RootInfo as RootInfo,
-    )
-    from skilldeck._catalog import (
-        Scan as Scan,
     )
     from skilldeck._catalog import (
         Skill as Skill,
@@ -75,27 +60,7 @@ if TYPE_CHECKING:
         Store as Store,
     )
     from skilldeck._catalog import (
-        Tier1Plan as Tier1Plan,
-    )
-    from skilldeck._catalog import (
         Trust as Trust,
-    )
-    from skilldeck._catalog import (
-        WhyLine as WhyLine,
-    )
-
-    # the moved names, so that code written for skilldeck 0.1 still type-checks
-    from skilldeck._catalog import (
-        diagnose as diagnose,
-    )
-    from skilldeck._compact import (
-        COMPACT_HEADER as COMPACT_HEADER,
-    )
-    from skilldeck._compact import (
-        render_compact_catalog as render_compact_catalog,
-    )
-    from skilldeck._compact import (
-        render_compact_manifest as render_compact_manifest,
     )
     from skilldeck._config import (
         Budget as Budget,
@@ -104,31 +69,7 @@ if TYPE_CHECKING:
         Config as Config,
     )
     from skilldeck._config import (
-        config_path as config_path,
-    )
-    from skilldeck._config import (
         load_config as load_config,
-    )
-    from skilldeck._config import (
-        project_notices as project_notices,
-    )
-    from skilldeck._config import (
-        revoke_project_trust as revoke_project_trust,
-    )
-    from skilldeck._config import (
-        trust_project_config as trust_project_config,
-    )
-    from skilldeck._config import (
-        update_config as update_config,
-    )
-    from skilldeck._configtrust import (
-        TrustedConfig as TrustedConfig,
-    )
-    from skilldeck._configtrust import (
-        UntrustedSettings as UntrustedSettings,
-    )
-    from skilldeck._configtrust import (
-        trusted_configs as trusted_configs,
     )
     from skilldeck._diagnostics import (
         CODES as CODES,
@@ -140,16 +81,7 @@ if TYPE_CHECKING:
         Severity as Severity,
     )
     from skilldeck._digest import (
-        bytes_digest as bytes_digest,
-    )
-    from skilldeck._digest import (
-        file_digest as file_digest,
-    )
-    from skilldeck._digest import (
         skill_digest as skill_digest,
-    )
-    from skilldeck._disclosure import (
-        FileContent as FileContent,
     )
     from skilldeck._disclosure import (
         plan_skills as plan_skills,
@@ -158,100 +90,7 @@ if TYPE_CHECKING:
         read_skill_file as read_skill_file,
     )
     from skilldeck._disclosure import (
-        render_json as render_json,
-    )
-    from skilldeck._disclosure import (
-        render_markdown as render_markdown,
-    )
-    from skilldeck._disclosure import (
         render_skills as render_skills,
-    )
-    from skilldeck._disclosure import (
-        render_xml as render_xml,
-    )
-    from skilldeck._disclosure import (
-        skill_payload as skill_payload,
-    )
-    from skilldeck._dist import (
-        AGENT_HOMES as AGENT_HOMES,
-    )
-    from skilldeck._dist import (
-        ExportedSkill as ExportedSkill,
-    )
-    from skilldeck._dist import (
-        ExportResult as ExportResult,
-    )
-    from skilldeck._dist import (
-        FileChanges as FileChanges,
-    )
-    from skilldeck._dist import (
-        InstalledInfo as InstalledInfo,
-    )
-    from skilldeck._dist import (
-        InstalledSkill as InstalledSkill,
-    )
-    from skilldeck._dist import (
-        InstallLimits as InstallLimits,
-    )
-    from skilldeck._dist import (
-        InstallPlan as InstallPlan,
-    )
-    from skilldeck._dist import (
-        InstallProgress as InstallProgress,
-    )
-    from skilldeck._dist import (
-        InstallResult as InstallResult,
-    )
-    from skilldeck._dist import (
-        LockEntry as LockEntry,
-    )
-    from skilldeck._dist import (
-        PlannedSkill as PlannedSkill,
-    )
-    from skilldeck._dist import (
-        RemoveResult as RemoveResult,
-    )
-    from skilldeck._dist import (
-        SkillUpdate as SkillUpdate,
-    )
-    from skilldeck._dist import (
-        SkillVerification as SkillVerification,
-    )
-    from skilldeck._dist import (
-        SourceSpec as SourceSpec,
-    )
-    from skilldeck._dist import (
-        UpdateResult as UpdateResult,
-    )
-    from skilldeck._dist import (
-        VerifyReport as VerifyReport,
-    )
-    from skilldeck._dist import (
-        export_skills as export_skills,
-    )
-    from skilldeck._dist import (
-        export_target as export_target,
-    )
-    from skilldeck._dist import (
-        install as install,
-    )
-    from skilldeck._dist import (
-        list_installed as list_installed,
-    )
-    from skilldeck._dist import (
-        parse_source as parse_source,
-    )
-    from skilldeck._dist import (
-        remove as remove,
-    )
-    from skilldeck._dist import (
-        set_skill_enabled as set_skill_enabled,
-    )
-    from skilldeck._dist import (
-        update as update,
-    )
-    from skilldeck._dist import (
-        verify as verify,
     )
     from skilldeck._errors import (
         ApprovalRequiredError as ApprovalRequiredError,
@@ -322,87 +161,6 @@ if TYPE_CHECKING:
     from skilldeck._errors import (
         UnsafeStateError as UnsafeStateError,
     )
-    from skilldeck._events import (
-        REDACTED as REDACTED,
-    )
-    from skilldeck._events import (
-        AllowedToolsPolicyChanged as AllowedToolsPolicyChanged,
-    )
-    from skilldeck._events import (
-        ApprovalAsked as ApprovalAsked,
-    )
-    from skilldeck._events import (
-        ApprovalDenied as ApprovalDenied,
-    )
-    from skilldeck._events import (
-        ApprovalGranted as ApprovalGranted,
-    )
-    from skilldeck._events import (
-        Event as Event,
-    )
-    from skilldeck._events import (
-        EventBus as EventBus,
-    )
-    from skilldeck._events import (
-        EventSink as EventSink,
-    )
-    from skilldeck._events import (
-        FileRead as FileRead,
-    )
-    from skilldeck._events import (
-        JsonlAuditSink as JsonlAuditSink,
-    )
-    from skilldeck._events import (
-        ListSink as ListSink,
-    )
-    from skilldeck._events import (
-        ScriptRun as ScriptRun,
-    )
-    from skilldeck._events import (
-        SearchPerformed as SearchPerformed,
-    )
-    from skilldeck._events import (
-        SkillLoaded as SkillLoaded,
-    )
-    from skilldeck._events import (
-        SkillsInstalled as SkillsInstalled,
-    )
-    from skilldeck._events import (
-        SkillsRemoved as SkillsRemoved,
-    )
-    from skilldeck._events import (
-        SkillsUpdated as SkillsUpdated,
-    )
-    from skilldeck._events import (
-        ToolCallBlocked as ToolCallBlocked,
-    )
-    from skilldeck._events import (
-        ToolCalled as ToolCalled,
-    )
-    from skilldeck._events import (
-        event_types as event_types,
-    )
-    from skilldeck._events import (
-        redact as redact,
-    )
-    from skilldeck._events import (
-        redact_event as redact_event,
-    )
-    from skilldeck._events import (
-        redact_text as redact_text,
-    )
-    from skilldeck._exec import (
-        Approval as Approval,
-    )
-    from skilldeck._exec import (
-        ApprovalRequest as ApprovalRequest,
-    )
-    from skilldeck._exec import (
-        ApprovalStore as ApprovalStore,
-    )
-    from skilldeck._exec import (
-        Approver as Approver,
-    )
     from skilldeck._exec import (
         ExecConfig as ExecConfig,
     )
@@ -410,79 +168,22 @@ if TYPE_CHECKING:
         Executor as Executor,
     )
     from skilldeck._exec import (
-        FileApprovalStore as FileApprovalStore,
-    )
-    from skilldeck._exec import (
-        Limits as Limits,
-    )
-    from skilldeck._exec import (
-        MemoryApprovalStore as MemoryApprovalStore,
-    )
-    from skilldeck._exec import (
         RunResult as RunResult,
     )
     from skilldeck._exec import (
-        SandboxStatus as SandboxStatus,
-    )
-    from skilldeck._exec import (
-        coerce_cli_arguments as coerce_cli_arguments,
-    )
-    from skilldeck._exec import (
         probe_sandbox as probe_sandbox,
-    )
-    from skilldeck._exec import (
-        render_command as render_command,
-    )
-    from skilldeck._exec import (
-        skill_visible_in_mode as skill_visible_in_mode,
-    )
-    from skilldeck._format import (
-        RESOURCE_FOLDERS as RESOURCE_FOLDERS,
-    )
-    from skilldeck._format import (
-        CommandTemplate as CommandTemplate,
-    )
-    from skilldeck._format import (
-        DeclaredTool as DeclaredTool,
-    )
-    from skilldeck._format import (
-        Invocation as Invocation,
     )
     from skilldeck._format import (
         Manifest as Manifest,
     )
     from skilldeck._format import (
-        ParamType as ParamType,
-    )
-    from skilldeck._format import (
-        ParsedSkillMd as ParsedSkillMd,
-    )
-    from skilldeck._format import (
-        Requirements as Requirements,
-    )
-    from skilldeck._format import (
-        ToolParameter as ToolParameter,
-    )
-    from skilldeck._format import (
-        ToolPattern as ToolPattern,
-    )
-    from skilldeck._format import (
-        Triggers as Triggers,
-    )
-    from skilldeck._format import (
         ValidationReport as ValidationReport,
-    )
-    from skilldeck._format import (
-        estimate_tokens as estimate_tokens,
     )
     from skilldeck._format import (
         find_skill_dirs as find_skill_dirs,
     )
     from skilldeck._format import (
         lint_skill as lint_skill,
-    )
-    from skilldeck._format import (
-        parse_declared_tools as parse_declared_tools,
     )
     from skilldeck._format import (
         parse_skill_md as parse_skill_md,
@@ -498,9 +199,6 @@ if TYPE_CHECKING:
     )
     from skilldeck._inline import (
         InlineSkill as InlineSkill,
-    )
-    from skilldeck._inline import (
-        InlineSkillsInstalled as InlineSkillsInstalled,
     )
     from skilldeck._inline import (
         SkillInstallationError as SkillInstallationError,
@@ -521,30 +219,6 @@ if TYPE_CHECKING:
         ToolContext as ToolContext,
     )
     from skilldeck._runtime import (
-        BASELINE_TOOLS as BASELINE_TOOLS,
-    )
-    from skilldeck._runtime import (
-        ENVELOPE_SCHEMA as ENVELOPE_SCHEMA,
-    )
-    from skilldeck._runtime import (
-        ERROR_CODES as ERROR_CODES,
-    )
-    from skilldeck._runtime import (
-        SEED_002_NAMES as SEED_002_NAMES,
-    )
-    from skilldeck._runtime import (
-        VERB_FIRST_TOOL_NAMES as VERB_FIRST_TOOL_NAMES,
-    )
-    from skilldeck._runtime import (
-        WARNING_CODES as WARNING_CODES,
-    )
-    from skilldeck._runtime import (
-        AllowedToolsPolicy as AllowedToolsPolicy,
-    )
-    from skilldeck._runtime import (
-        AnthropicMessagesAdapter as AnthropicMessagesAdapter,
-    )
-    from skilldeck._runtime import (
         Decision as Decision,
     )
     from skilldeck._runtime import (
@@ -552,24 +226,6 @@ if TYPE_CHECKING:
     )
     from skilldeck._runtime import (
         HostTool as HostTool,
-    )
-    from skilldeck._runtime import (
-        Invoked as Invoked,
-    )
-    from skilldeck._runtime import (
-        LoadedSkill as LoadedSkill,
-    )
-    from skilldeck._runtime import (
-        LoopResult as LoopResult,
-    )
-    from skilldeck._runtime import (
-        ModelReply as ModelReply,
-    )
-    from skilldeck._runtime import (
-        OpenAIChatAdapter as OpenAIChatAdapter,
-    )
-    from skilldeck._runtime import (
-        OpenAIResponsesAdapter as OpenAIResponsesAdapter,
     )
     from skilldeck._runtime import (
         RuntimeOptions as RuntimeOptions,
@@ -581,43 +237,13 @@ if TYPE_CHECKING:
         SkillRuntime as SkillRuntime,
     )
     from skilldeck._runtime import (
-        Tool as Tool,
-    )
-    from skilldeck._runtime import (
-        ToolCall as ToolCall,
-    )
-    from skilldeck._runtime import (
-        ToolCallRequest as ToolCallRequest,
-    )
-    from skilldeck._runtime import (
         ToolResult as ToolResult,
     )
     from skilldeck._runtime import (
         ToolSpec as ToolSpec,
     )
     from skilldeck._runtime import (
-        ToolWarning as ToolWarning,
-    )
-    from skilldeck._runtime import (
-        TraceEntry as TraceEntry,
-    )
-    from skilldeck._runtime import (
         Verdict as Verdict,
-    )
-    from skilldeck._runtime import (
-        provider_name as provider_name,
-    )
-    from skilldeck._runtime import (
-        run_tool_loop as run_tool_loop,
-    )
-    from skilldeck._runtime import (
-        substitute_arguments as substitute_arguments,
-    )
-    from skilldeck._runtime import (
-        validate_arguments as validate_arguments,
-    )
-    from skilldeck._scan import (
-        SCAN_CODES as SCAN_CODES,
     )
     from skilldeck._scan import (
         ScanOptions as ScanOptions,
@@ -625,27 +251,10 @@ if TYPE_CHECKING:
     from skilldeck._scan import (
         scan_skill as scan_skill,
     )
-    from skilldeck._scan import (
-        scan_text as scan_text,
-    )
-    from skilldeck._search import (
-        SearchDocument as SearchDocument,
-    )
-    from skilldeck._search import (
-        SearchHit as SearchHit,
-    )
-    from skilldeck._search import (
-        SearchIndex as SearchIndex,
-    )
-    from skilldeck._suggest import (
-        Suggestion as Suggestion,
-    )
-    from skilldeck._suggest import (
-        order_by_relevance as order_by_relevance,
-    )
     from skilldeck._suggest import (
         suggest as suggest,
     )
+
 
 # The one table of the top level: public name -> the private module defining it.
 _EXPORTS: dict[str, str] = {

@@ -439,7 +439,7 @@ class SkillRuntime:
 
         Refuses skills marked ``user-invocable: false`` (``SkillUnavailableError``).
         The body's ``$ARGUMENTS``, ``$N`` and ``$name`` placeholders get
-        ``arguments`` (see ``skilldeck.substitute_arguments``). A skill with
+        ``arguments`` (see ``skilldeck.tools.substitute_arguments``). A skill with
         ``context: fork`` is loaded into a child of ``session`` (``Session.fork``,
         limited to the skill's ``allowed-tools`` when it has them), returned as
         ``Invoked.session``. Emits the same events as ``skills_load``.

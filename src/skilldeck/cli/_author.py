@@ -24,6 +24,7 @@ from typing import Any
 import click
 
 import skilldeck
+import skilldeck.format
 from skilldeck.cli._app import EXIT_FINDINGS, EXIT_OK, format_option, main
 from skilldeck.cli._store import store_options, stored_copy
 
@@ -324,7 +325,7 @@ def _show_text(report: skilldeck.ValidationReport, files: list[str], body_lines:
             rows.append((f"{key} (extra)", str(value)))
     elif report.name:
         rows.append(("name", report.name))
-    tokens = skilldeck.estimate_tokens(report.body or "")
+    tokens = skilldeck.format.estimate_tokens(report.body or "")
     rows.append(("body", f"{_plural(body_lines, 'line')}, about {tokens:,} tokens"))
     rows.append(("files", ", ".join(files) if files else "(none)"))
     rows.append(("valid", "yes" if report.valid else "no"))
@@ -344,11 +345,11 @@ def _parse_resources(value: str | None) -> tuple[str, ...]:
     if not value:
         return ()
     chosen = [part.strip() for part in value.split(",") if part.strip()]
-    unknown = [part for part in chosen if part not in skilldeck.RESOURCE_FOLDERS]
+    unknown = [part for part in chosen if part not in skilldeck.format.RESOURCE_FOLDERS]
     if unknown:
         raise click.BadParameter(
             f"unknown resource folder(s): {', '.join(unknown)}; choose from "
-            + ",".join(skilldeck.RESOURCE_FOLDERS),
+            + ",".join(skilldeck.format.RESOURCE_FOLDERS),
             param_hint="--resources",
         )
     return tuple(chosen)

@@ -13,6 +13,10 @@ from typing import Any, TypeVar
 import click
 
 import skilldeck
+import skilldeck.adapters
+import skilldeck.catalog
+import skilldeck.disclosure
+import skilldeck.dist
 from skilldeck.cli._app import EXIT_FINDINGS, format_option, formats_option, main, root_option
 from skilldeck.cli._store import active_catalog, store_options
 
@@ -111,7 +115,7 @@ def _real(path: Path | None) -> str:
 def _agents_by_folder() -> dict[str, tuple[str, ...]]:
     """Installed skills' folders -> the agents they are placed in (none: empty)."""
     try:
-        infos = skilldeck.list_installed()
+        infos = skilldeck.dist.list_installed()
     except skilldeck.SkillError:
         return {}  # a damaged lockfile is reported by verify and doctor
     return {os.path.realpath(i.path): i.agents for i in infos if i.agents}
@@ -170,7 +174,7 @@ def prompt(
     if fmt == "compact":
         limit = chosen if chosen is not None else catalog.config.budget
         runtime = skilldeck.SkillRuntime(catalog)
-        text = skilldeck.render_compact_catalog(
+        text = skilldeck.adapters.render_compact_catalog(
             catalog,
             native_tools=runtime.tool_specs(runtime.session()),
             budget=limit.chars if limit is not None else None,
@@ -211,7 +215,7 @@ def load(
     catalog = _open_catalog(roots, recursive)
     skill = catalog.load(name, max_bytes=max_bytes, index="all" if all_files else None)
     files = skill.files
-    payload = skilldeck.skill_payload(skill)
+    payload = skilldeck.disclosure.skill_payload(skill)
     if fmt == "json":
         _echo_json(payload)
         return
@@ -275,7 +279,7 @@ def read(
 
 
 def _set_enabled(name: str, enabled: bool, scope: str, fmt: str) -> None:
-    path = skilldeck.set_skill_enabled(name, enabled, scope=scope)  # type: ignore[arg-type]
+    path = skilldeck.dist.set_skill_enabled(name, enabled, scope=scope)  # type: ignore[arg-type]
     config = skilldeck.load_config()
     effective = name not in config.disabled
     verb = "enabled" if enabled else "disabled"
@@ -327,7 +331,7 @@ def doctor(roots: tuple[str, ...], recursive: bool, fmt: str) -> None:
     from skilldeck._exec import execution_status
 
     catalog = _open_catalog(roots, recursive)
-    report = skilldeck.diagnose(catalog)
+    report = skilldeck.catalog.diagnose(catalog)
     execution = execution_status()  # what `skilldeck run` would do here
     drift = _installed_drift()
     if fmt == "json":
@@ -363,7 +367,7 @@ def _installed_drift() -> list[dict[str, str]]:
     out: list[dict[str, str]] = []
     for scope in ("user", "project"):
         try:
-            report = skilldeck.verify(scope=scope)
+            report = skilldeck.dist.verify(scope=scope)
         except skilldeck.SkillError as exc:
             out.append({"name": "*", "scope": scope, "problem": exc.message})
             continue

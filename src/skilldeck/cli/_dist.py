@@ -18,6 +18,7 @@ from typing import Any
 import click
 
 import skilldeck
+import skilldeck.dist
 from skilldeck.cli._app import EXIT_FINDINGS, json_option, main, root_option
 from skilldeck.cli._store import store_options, store_verify
 
@@ -85,10 +86,10 @@ class _Reporter:
             self._bar.stop()
 
     @property
-    def callback(self) -> Callable[[skilldeck.InstallProgress], None] | None:
+    def callback(self) -> Callable[[skilldeck.dist.InstallProgress], None] | None:
         return self._report if self.enabled else None
 
-    def _report(self, p: skilldeck.InstallProgress) -> None:
+    def _report(self, p: skilldeck.dist.InstallProgress) -> None:
         if self._bar is None:
             counts = f" ({p.done}/{p.total})" if p.total else ""
             click.echo(f"{p.stage}: {p.message}{counts}", err=True)
@@ -167,7 +168,7 @@ def install(
 
     with _Reporter(not as_json) as reporter:
 
-        def confirm(plan: skilldeck.InstallPlan) -> bool:
+        def confirm(plan: skilldeck.dist.InstallPlan) -> bool:
             with reporter.paused():
                 for s in plan.skills:
                     verb = "replace" if s.replaces else "install"
@@ -178,7 +179,7 @@ def install(
                     sys.exit(0)  # the staging folder is cleaned up on the way out
                 return True
 
-        result = skilldeck.install(
+        result = skilldeck.dist.install(
             source,
             ref=ref,
             subpath=subpath,
@@ -309,7 +310,7 @@ def update(
     the same); --dry-run shows what would change. Agent folders follow.
     """
     with _Reporter(not as_json) as reporter:
-        result = skilldeck.update(
+        result = skilldeck.dist.update(
             names or None,
             all_skills=all_skills,
             scope=scope,  # type: ignore[arg-type]
@@ -353,7 +354,7 @@ def update(
 @json_option
 def remove(name: str, scope: str, as_json: bool) -> None:
     """Remove an installed skill (folder, lockfile entry and config table)."""
-    result = skilldeck.remove(name, scope=scope)  # type: ignore[arg-type]
+    result = skilldeck.dist.remove(name, scope=scope)  # type: ignore[arg-type]
     if as_json:
         _print_json(result)
     else:
@@ -374,7 +375,7 @@ def verify(names: tuple[str, ...], scope: str, as_json: bool) -> None:
     tenant's published versions against their digests)."""
     if store_verify(names, as_json):
         return
-    report = skilldeck.verify(names or None, scope=scope)  # type: ignore[arg-type]
+    report = skilldeck.dist.verify(names or None, scope=scope)  # type: ignore[arg-type]
     if as_json:
         _print_json(report, ok=report.ok)
     else:
@@ -426,7 +427,7 @@ def export(
             f"unknown agent {to!r}; `skilldeck agents` lists the ids, or give a folder as ./{to}",
             param_hint="--to",
         )
-    result = skilldeck.export_skills(
+    result = skilldeck.dist.export_skills(
         list(skills),
         to,
         scope=scope,  # type: ignore[arg-type]
@@ -489,7 +490,7 @@ def manage(scope: str | None, as_json: bool) -> None:
     With --format json, print the installed skills instead. The same actions
     are commands of their own: enable, disable, update, remove.
     """
-    items = skilldeck.list_installed(scope=scope)  # type: ignore[arg-type]
+    items = skilldeck.dist.list_installed(scope=scope)  # type: ignore[arg-type]
     if as_json:
         _print_json(items)
         return
@@ -499,7 +500,7 @@ def manage(scope: str | None, as_json: bool) -> None:
             "`skilldeck enable|disable|update|remove NAME`"
         )
     while True:
-        items = skilldeck.list_installed(scope=scope)  # type: ignore[arg-type]
+        items = skilldeck.dist.list_installed(scope=scope)  # type: ignore[arg-type]
         if not items:
             click.echo("no installed skills")
             return
@@ -525,16 +526,16 @@ def manage(scope: str | None, as_json: bool) -> None:
         _apply(items[index], answer[1])
 
 
-def _apply(item: skilldeck.InstalledInfo, action: str) -> None:
+def _apply(item: skilldeck.dist.InstalledInfo, action: str) -> None:
     try:
         if action in ("enable", "disable"):
-            skilldeck.set_skill_enabled(item.name, action == "enable", scope=item.scope)
+            skilldeck.dist.set_skill_enabled(item.name, action == "enable", scope=item.scope)
             click.echo(f"{action}d {item.name}")
         elif action == "update":
-            for u in skilldeck.update([item.name], scope=item.scope).skills:
+            for u in skilldeck.dist.update([item.name], scope=item.scope).skills:
                 click.echo(f"{u.name}: {u.status}" + (f" ({u.error})" if u.error else ""))
         elif click.confirm(f"remove {item.name}?", default=False):
-            skilldeck.remove(item.name, scope=item.scope)
+            skilldeck.dist.remove(item.name, scope=item.scope)
             click.echo(f"removed {item.name}")
         else:
             click.echo("cancelled")

@@ -12,6 +12,8 @@ from typing import Any
 import click
 
 import skilldeck
+import skilldeck.execution
+import skilldeck.format
 from skilldeck.cli._app import EXIT_FINDINGS, json_option, main, root_option
 from skilldeck.cli._store import (
     active_approval_store,
@@ -40,7 +42,7 @@ def _interactive() -> bool:
     return sys.stdin.isatty()
 
 
-def _prompt(request: skilldeck.ApprovalRequest) -> bool:
+def _prompt(request: skilldeck.execution.ApprovalRequest) -> bool:
     """The interactive approval prompt (stderr, so stdout stays the program's output)."""
     err = True
     if request.warning:
@@ -78,7 +80,7 @@ def _prompt(request: skilldeck.ApprovalRequest) -> bool:
     return True
 
 
-def _approve(_request: skilldeck.ApprovalRequest) -> bool:
+def _approve(_request: skilldeck.execution.ApprovalRequest) -> bool:
     """``--yes``: the person running the command approves the run."""
     return True
 
@@ -221,7 +223,7 @@ def _run(
     config = _exec_config(sandbox, workdir, run_as, mounts)
     approver = _approve if yes else (_prompt if _interactive() else None)
     executor = active_executor(config, approver) or skilldeck.Executor(config, approver=approver)
-    tools, _ = skilldeck.parse_declared_tools(
+    tools, _ = skilldeck.format.parse_declared_tools(
         skill.body,
         path=str(skill.skill_md) if skill.skill_md else None,
         body_line=skill.body_line,
@@ -234,7 +236,7 @@ def _run(
                 field="args",
                 hint=f"e.g. skilldeck run {name} {target} --arg KEY=VALUE",
             )
-        arguments = skilldeck.coerce_cli_arguments(tool, pairs)
+        arguments = skilldeck.execution.coerce_cli_arguments(tool, pairs)
         result = executor.run_tool(skill, tool, arguments, trust=trust, digest=digest)
     else:
         if pairs:

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 import click
 
 import skilldeck
+import skilldeck.security
 from skilldeck.cli._app import EXIT_FINDINGS, EXIT_OK, format_option, main
 
 _COLOUR = {"error": "red", "warning": "yellow", "info": "cyan"}
@@ -46,7 +47,7 @@ def scan(fmt: str, ignore: tuple[str, ...], paths: tuple[str, ...]) -> None:
     PATH is a skill folder, a folder of skills or one file. The scan reads files and
     never runs them; see docs/security-scan.md for what it cannot catch.
     """
-    unknown = [c for c in ignore if c not in skilldeck.SCAN_CODES]
+    unknown = [c for c in ignore if c not in skilldeck.security.SCAN_CODES]
     if unknown:
         raise click.BadParameter(
             f"unknown code(s) {', '.join(unknown)}; scan codes are SK601-SK620",

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 import skilldeck
+import skilldeck.execution
 from skilldeck.cli._app import json_option, main
 
 if TYPE_CHECKING:
@@ -158,11 +159,11 @@ def active_catalog() -> skilldeck.Catalog | None:
     return _postgres().store_catalog(store)  # type: ignore[no-any-return]
 
 
-def active_approval_store() -> skilldeck.ApprovalStore:
+def active_approval_store() -> skilldeck.execution.ApprovalStore:
     """The tenant's approvals with ``--store``, else the local approvals file."""
     store = _store()
     if store is None:
-        return skilldeck.FileApprovalStore()
+        return skilldeck.execution.FileApprovalStore()
     return _postgres().PostgresApprovalStore(store.db, store.tenant)  # type: ignore[no-any-return]
 
 

@@ -62,7 +62,7 @@ def trust_command(project: Path | None, revoke: bool, list_all: bool, as_json: b
         for t in items if not as_json else ():
             click.echo(f"{t.state:<8} {t.file}  {t.digest[:19]}…  trusted {t.trusted_at}")
         return
-    path = skilldeck.config_path("project", cwd=cwd)
+    path = skilldeck.config.config_path("project", cwd=cwd)
     if revoke:
         found = skilldeck.config.revoke_project_trust(cwd=cwd)
         if as_json:

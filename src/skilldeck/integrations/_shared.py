@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Literal
 
-from skilldeck import Session, SkillRuntime, render_compact_manifest, render_skills
+from skilldeck import Session, SkillRuntime, render_skills
+from skilldeck.adapters import render_compact_manifest
 
 __all__ = ["Instructions", "Tier1Format", "resolve_instructions", "tier1_text"]
 

@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
-from skilldeck import Catalog, CatalogEntry, bytes_digest
+from skilldeck import Catalog, CatalogEntry
+from skilldeck.catalog import bytes_digest
 from skilldeck.mcp import _uris
 from skilldeck.mcp._publish import frontmatter, publishable, read_all, ref_of, signature
 from skilldeck.mcp._store import FileRow, FileStat, SkillRow, SnapshotStore, StatKey, tree_hash

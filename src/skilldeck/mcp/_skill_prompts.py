@@ -4,7 +4,7 @@ commands offer ``/skill-name``.
 One prompt per visible skill that a user may invoke (``user-invocable`` is not
 false), named after the skill, with one optional ``arguments`` argument whose
 description is the skill's ``argument-hint``. Getting it returns the skill's body
-with the arguments substituted (``skilldeck.substitute_arguments``) as a user
+with the arguments substituted (``skilldeck.tools.substitute_arguments``) as a user
 message. Skills with ``disable-model-invocation`` are included: a prompt is the
 user's choice, not the model's. The set follows the catalog on every refresh.
 """

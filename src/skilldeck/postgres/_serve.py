@@ -107,7 +107,7 @@ class TenantRouter:
         )
         if server.tools is not None:
             events = getattr(server.tools.runtime, "events", None)
-            if isinstance(events, skilldeck.EventBus):
+            if isinstance(events, skilldeck.events.EventBus):
                 events.subscribe(_shared.PostgresAuditSink(self.db, tenant))
         return server, http_app(server, host=self.host)
 

@@ -13,8 +13,9 @@ import secrets
 from datetime import UTC, datetime
 from typing import Any
 
-from skilldeck import Approval, InvalidArgumentsError
+from skilldeck import InvalidArgumentsError
 from skilldeck._events import Event, redact
+from skilldeck.execution import Approval
 from skilldeck.postgres._db import Database, check_tenant, token_hash
 
 __all__ = [

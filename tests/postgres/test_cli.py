@@ -134,3 +134,28 @@ def test_show_a_stored_skill(store_url: str, tmp_path: Path) -> None:
     missing = sk("show", "nope", *args, check=False)
     assert missing.returncode == 1 and "SKILL_NOT_FOUND" in missing.stderr
     assert "Traceback" not in missing.stderr
+
+
+def test_store_from_the_user_config_only(store_url: str, tmp_path: Path) -> None:
+    import skilldeck
+
+    sk("tenant", "create", "acme", "--store", store_url)
+    sk("publish", str(make_skill(tmp_path, "configured")), "--store", store_url, "--tenant", "acme")
+    project = tmp_path / "repo"
+    (project / ".git").mkdir(parents=True)
+    (project / ".skilldeck").mkdir()
+    (project / ".skilldeck" / "config.toml").write_text(
+        f'[store]\nurl = "{store_url}"\ntenant = "acme"\n'
+    )
+    listed = subprocess.run(
+        [sys.executable, "-m", "skilldeck", "list"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert "configured" not in listed.stdout  # a project file cannot choose the store
+    user = Path(skilldeck.config_path("user"))
+    user.parent.mkdir(parents=True, exist_ok=True)
+    user.write_text(f'[store]\nurl = "{store_url}"\ntenant = "acme"\n')
+    assert "configured" in sk("list").stdout

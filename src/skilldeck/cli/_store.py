@@ -2,9 +2,9 @@
 ``publish``, and the ``--store URL --tenant T`` options of the catalog and
 approval commands.
 
-``--store`` also reads ``SKILLDECK_STORE`` and the config's ``[store] url``;
-``--tenant`` reads ``SKILLDECK_TENANT`` and ``[store] tenant``. An explicit
-``--root`` wins over a store from the environment or config.
+``--store`` also reads ``SKILLDECK_STORE`` and ``[store] url`` of the user's config
+file (never a project's); ``--tenant`` reads ``SKILLDECK_TENANT`` and ``[store] tenant``.
+An explicit ``--root`` wins over a store from the environment or config.
 """
 
 from __future__ import annotations
@@ -57,12 +57,17 @@ def _postgres() -> Any:
 
 
 def _from_config(key: str) -> str | None:
-    try:
-        table = skilldeck.load_config().table("store")
-    except skilldeck.SkillError:
-        return None  # the command reads the config again and reports the problem
+    """``[store] KEY`` of the user's config file only: a project's file must not point
+    skilldeck at a database (a cloned repository would choose what is served and run)."""
+    import tomllib
 
-    value = table.get(key) if hasattr(table, "get") else None
+    try:
+        with open(skilldeck.config_path("user"), "rb") as fh:
+            data = tomllib.load(fh)
+    except (OSError, ValueError):
+        return None  # a missing file; a broken one is reported by the commands that read it
+    table = data.get("store")
+    value = table.get(key) if isinstance(table, dict) else None
     return value if isinstance(value, str) and value else None
 
 

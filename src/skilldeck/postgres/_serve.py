@@ -86,7 +86,7 @@ class TenantRouter:
     # -- tenants ---------------------------------------------------------------
 
     def _build(self, tenant: str) -> tuple[SkillServer, Any]:
-        import skilldeck
+        import skilldeck.events
         from skilldeck.mcp import create_server, http_app
         from skilldeck.postgres import PostgresStore, store_catalog
 

@@ -149,3 +149,21 @@ def test_a_replica_user_that_owns_nothing(store_url: str, tmp_path: Path) -> Non
     with psycopg.connect(url) as conn:  # outside a tenant transaction: no tenant's rows
         assert conn.execute("SELECT count(*) FROM skilldeck_versions").fetchone() == (0,)
         assert conn.execute("SELECT count(*) FROM skilldeck_blobs").fetchone() == (0,)
+
+
+def test_stored_skills_keep_their_invocation_controls(store_url: str, tmp_path: Path) -> None:
+    create_tenant(store_url, "acme")
+    store = PostgresStore(store_url, "acme")
+    folder = tmp_path / "deploy"
+    folder.mkdir()
+    (folder / "SKILL.md").write_text(
+        "---\nname: deploy\ndescription: Deploys the service. Use when asked to deploy.\n"
+        "disable-model-invocation: true\nargument-hint: '[env]'\n---\n\nDeploy $ARGUMENTS.\n"
+    )
+    store.publish(folder)
+    (meta,) = store_catalog(store).list()
+    assert meta.model_invocable is False
+    assert meta.argument_hint == "[env]"
+    runtime = skilldeck.SkillRuntime(store_catalog(store))
+    listed = runtime.call(runtime.session(), "skills_list", {})
+    assert listed["ok"] and listed["data"]["skills"] == []

@@ -146,6 +146,39 @@ class SkillMetadata:
     _manifest: Manifest | None = field(default=None, compare=False, repr=False)
     _path: Path | None = field(default=None, compare=False, repr=False)
 
+    @classmethod
+    def of_manifest(
+        cls,
+        m: Manifest,
+        *,
+        source: str,
+        diagnostics: tuple[Diagnostic, ...] = (),
+        folder: str | None = None,
+        md_name: str | None = None,
+        key: str | None = None,
+    ) -> SkillMetadata:
+        """The metadata of a parsed manifest (stores that hold skills without a folder)."""
+        return cls(
+            name=m.name,
+            description=m.description,
+            folder=folder,
+            md_name=md_name,
+            source=source,
+            key=m.name if key is None else key,
+            tags=tuple(m.tags),
+            requires_commands=tuple(m.requires.commands),
+            requires_env=tuple(m.requires.env),
+            requires_other=tuple(m.requires.other),
+            diagnostics=diagnostics,
+            model_invocable=not m.disable_model_invocation,
+            user_invocable=m.user_invocable,
+            when_to_use=m.when_to_use,
+            argument_hint=m.argument_hint,
+            version=m.version,
+            author=m.author,
+            _manifest=m,
+        )
+
     @property
     def path(self) -> Path | None:
         """The skill folder as found (``None`` when the skill has no folder)."""

@@ -199,26 +199,7 @@ class MemoryStore:
                 raise PathNotAllowedError(f"invalid bundled file path {rel!r}", path=rel)
             blobs[clean] = content.encode("utf-8") if isinstance(content, str) else content
         m = parsed.manifest
-        meta = SkillMetadata(
-            name=m.name,
-            description=m.description,
-            folder=None,
-            md_name=None,
-            source=self.source,
-            key=m.name,
-            tags=m.tags,
-            requires_commands=m.requires.commands,
-            requires_env=m.requires.env,
-            requires_other=tuple(m.requires.other),
-            diagnostics=parsed.diagnostics,
-            model_invocable=not m.disable_model_invocation,
-            user_invocable=m.user_invocable,
-            when_to_use=m.when_to_use,
-            argument_hint=m.argument_hint,
-            version=m.version,
-            author=m.author,
-            _manifest=m,
-        )
+        meta = SkillMetadata.of_manifest(m, source=self.source, diagnostics=parsed.diagnostics)
         with self._lock:
             if not replace and m.name in self._skills:
                 raise ManifestError(f"a skill named {m.name!r} is already in this store")

@@ -178,22 +178,7 @@ class PostgresStore:
         m = parsed.manifest
         if m is None or not parsed.ok or m.name != name:
             return None
-        meta = SkillMetadata(
-            name=m.name,
-            description=m.description,
-            folder=None,
-            md_name=None,
-            source=self.source,
-            key=m.name,
-            tags=m.tags,
-            requires_commands=m.requires.commands,
-            requires_env=m.requires.env,
-            requires_other=tuple(m.requires.other),
-            diagnostics=parsed.diagnostics,
-            version=m.version,
-            author=m.author,
-            _manifest=m,
-        )
+        meta = SkillMetadata.of_manifest(m, source=self.source, diagnostics=parsed.diagnostics)
         return StoredVersion(vid, name, digest, files, meta)
 
     def _get(self, name: str) -> StoredVersion:

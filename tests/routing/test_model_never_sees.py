@@ -170,3 +170,52 @@ async def test_mcp_tools_hide_it_and_prompts_offer_it(root: Path) -> None:
         got = await client.get_prompt(SECRET, {"arguments": "staging"})
         text = got.messages[0].content.text  # type: ignore[union-attr]
         assert "Deploy to staging now (staging)." in text
+
+
+@pytest.mark.anyio
+async def test_mcp_skills_extension_list_hides_it(root: Path) -> None:
+    """``skills/list`` (what an extension host builds the model's catalog from) never
+    lists it, on any page; ``skills/get`` by its URI still answers the host."""
+    from mcp import Client
+    from mcp_types import PaginatedRequestParams
+
+    from skilldeck.mcp import (
+        GetSkillParams,
+        GetSkillRequest,
+        GetSkillResult,
+        ListSkillsRequest,
+        ListSkillsResult,
+        create_server,
+    )
+
+    # more hidden skills, spelled the ways a frontmatter can say it, around the visible ones
+    write(root, "a-hidden", "description: Send the newsletter.\ndisable-model-invocation: 'yes'\n")
+    write(
+        root,
+        "zz-hidden",
+        "description: Rotate the keys.\nmetadata:\n  disable-model-invocation: 'true'\n",
+    )
+    write(root, "shown-false", "description: Lint files.\ndisable-model-invocation: false\n")
+    hidden = {SECRET, "a-hidden", "zz-hidden"}
+    for page_size in (1, 2, 100):
+        server = create_server(roots=[root], page_size=page_size)
+        async with Client(server) as client:
+            names: list[str] = []
+            cursor: str | None = None
+            while True:
+                params = PaginatedRequestParams(cursor=cursor) if cursor else None
+                result = await client.session.send_request(
+                    ListSkillsRequest(params=params), ListSkillsResult
+                )
+                assert 0 < len(result.skills) <= page_size
+                names.extend(s.frontmatter["name"] for s in result.skills)
+                cursor = result.next_cursor
+                if cursor is None:
+                    break
+            assert names == ["legacy-auth", "release-notes", "shown-false"], page_size
+            assert not hidden & set(names)
+            got = await client.session.send_request(
+                GetSkillRequest(params=GetSkillParams(uri=f"skill://{SECRET}/SKILL.md")),
+                GetSkillResult,
+            )
+            assert got.skill.frontmatter["disable-model-invocation"] is True

@@ -1,6 +1,11 @@
 """The SKILL.md format: parsing, the manifest, validation and lint."""
 
-from skilldeck._format._invocation import Invocation, listing_description, model_invocable
+from skilldeck._format._invocation import (
+    Invocation,
+    listing_description,
+    model_invocable,
+    model_invocable_frontmatter,
+)
 from skilldeck._format._linear import compile_linear, pattern_problem
 from skilldeck._format._lint import estimate_tokens, linked_paths, lint_skill
 from skilldeck._format._manifest import (
@@ -65,6 +70,7 @@ __all__ = [
     "listing_description",
     "locate_skill_md",
     "model_invocable",
+    "model_invocable_frontmatter",
     "parse_allowed_tools",
     "parse_declared_tools",
     "parse_skill_md",

@@ -38,6 +38,7 @@ __all__ = [
     "listing_description",
     "listing_text",
     "model_invocable",
+    "model_invocable_frontmatter",
     "read_invocation",
 ]
 
@@ -194,6 +195,21 @@ def model_invocable(skill: Any) -> bool:
         return flag
     manifest = getattr(skill, "manifest", skill)
     return not bool(getattr(manifest, "disable_model_invocation", False))
+
+
+def model_invocable_frontmatter(frontmatter: Mapping[str, Any]) -> bool:
+    """``model_invocable`` read from a raw frontmatter mapping (as published over MCP).
+
+    The same rule as ``read_invocation``: the top-level key, else the one under
+    ``metadata``; ``true``/``yes`` (any case) hide the skill, anything else does not.
+    """
+    value = frontmatter.get("disable-model-invocation")
+    if value is None:
+        metadata = frontmatter.get("metadata")
+        value = metadata.get("disable-model-invocation") if isinstance(metadata, dict) else None
+    if isinstance(value, bool):
+        return not value
+    return not (isinstance(value, str) and value.strip().lower() in {"true", "yes"})
 
 
 def listing_description(skill: Any, cap: int = LISTING_CAP) -> str:

@@ -3,8 +3,11 @@
 Three methods, all answered from the current ``SkillIndex`` snapshot:
 
 - ``skills/list`` — complete entries, ordered by URI, paginated with opaque
-  cursors (an entry is never split); ``ttlMs`` and ``cacheScope`` set.
-- ``skills/get`` — one entry by its ``SKILL.md`` URI, listed or not; ``-32602``
+  cursors (an entry is never split); ``ttlMs`` and ``cacheScope`` set. A
+  ``disable-model-invocation`` skill is not listed: hosts build the model's
+  catalog from this list, and the model must never see such a skill.
+- ``skills/get`` — one entry by its ``SKILL.md`` URI, listed or not (a host that
+  knows the URI, e.g. for a user's slash command, still gets it); ``-32602``
   for anything the server does not serve.
 - ``resources/directory/read`` — the direct children of a folder (prefix, skill
   root or sub-folder); ``-32602`` for a file or an unknown URI.
@@ -28,8 +31,9 @@ from mcp.server.extension import Extension, MethodBinding
 from mcp.shared.exceptions import MCPError
 from mcp_types import PaginatedRequestParams
 
+from skilldeck._format import model_invocable_frontmatter
 from skilldeck.mcp import _uris
-from skilldeck.mcp._index import SkillIndex
+from skilldeck.mcp._index import SkillIndex, SkillRecord
 from skilldeck.mcp._wire import (
     EXTENSION_ID,
     INVALID_PARAMS,
@@ -87,6 +91,18 @@ def _bad_cursor(kind: str, cursor: str) -> MCPError:
     )
 
 
+def _listed_after(index: SkillIndex, last: str | None, limit: int) -> list[SkillRecord]:
+    """Up to ``limit`` listable skills after ``last``: ``disable-model-invocation`` ones skipped."""
+    found: list[SkillRecord] = []
+    while len(found) < limit:
+        chunk = index.skills_after(last, limit)
+        if not chunk:
+            break
+        found.extend(r for r in chunk if model_invocable_frontmatter(r.entry["frontmatter"]))
+        last = chunk[-1].uri
+    return found[:limit]
+
+
 class SkillsExtension(Extension):
     """``io.modelcontextprotocol/skills`` with ``directoryRead: true``."""
 
@@ -121,7 +137,7 @@ class SkillsExtension(Extension):
         self, ctx: ServerRequestContext[Any, Any], params: PaginatedRequestParams
     ) -> dict[str, Any]:
         last = decode_cursor("skills", params.cursor)
-        page = self._index().skills_after(last, self._page_size + 1)
+        page = _listed_after(self._index(), last, self._page_size + 1)
         more = len(page) > self._page_size
         page = page[: self._page_size]
         result: dict[str, Any] = {"resultType": "complete", "skills": [s.entry for s in page]}

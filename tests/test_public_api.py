@@ -112,3 +112,16 @@ def test_star_import_and_a_light_start() -> None:
         "assert not missing, missing\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_facades_are_attributes_after_a_bare_import() -> None:
+    assert set(FACADES) == set(skilldeck._FACADES)
+    code = (
+        "import sys, skilldeck\n"
+        f"for name in {FACADES!r}:\n"
+        "    assert f'skilldeck.{name}' not in sys.modules or name == 'events', name\n"
+        "    module = getattr(skilldeck, name)\n"
+        "    assert module is sys.modules[f'skilldeck.{name}'], name\n"
+        "assert skilldeck.dist.install is skilldeck.install\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)

@@ -472,7 +472,18 @@ _MOVED: dict[str, str] = {
 __all__ = ["__version__", *_EXPORTS]
 
 
+# the public sub-modules, reachable as attributes after a bare ``import skilldeck``
+_FACADES = frozenset(
+    {
+        "events", "adapters", "dist", "execution", "format", "tools",
+        "catalog", "config", "disclosure", "search", "security",
+    }
+)  # fmt: skip
+
+
 def __getattr__(name: str) -> Any:
+    if name in _FACADES:
+        return importlib.import_module(f"skilldeck.{name}")  # the import binds it here too
     module = _EXPORTS.get(name) or _MOVED.get(name)
     if module is None:
         raise AttributeError(f"module 'skilldeck' has no attribute {name!r}")

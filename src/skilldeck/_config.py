@@ -389,6 +389,9 @@ class _Checker:
                 )
             if isinstance(entry.get("path"), str):
                 entry["path"] = self.abspath(entry["path"])
+        install = self.table(data, "install")
+        if "dir" in install and (not isinstance(install["dir"], str) or not install["dir"].strip()):
+            raise self.fail("install.dir", "must be a folder path", 'e.g. dir = "~/skills"')
         self.table(data, "execution")
         self.table(data, "runtime")
         return data

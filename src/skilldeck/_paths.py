@@ -25,6 +25,7 @@ __all__ = [
     "dirs",
     "find_project_root",
     "foreign_project_root",
+    "install_base",
     "is_regular_file",
     "is_safe_directory",
     "owner_problem",
@@ -49,8 +50,9 @@ class Dirs:
 
     @property
     def installed(self) -> Path:
-        """User-scope installed skills (``skilldeck install --scope user``)."""
-        return self.data / "skills"
+        """User-scope installed skills (``skilldeck install --scope user``): ``skills/``
+        of :func:`install_base` (the data folder unless ``[install] dir`` moves it)."""
+        return install_base() / "skills"
 
     @property
     def user_skills(self) -> Path:
@@ -76,6 +78,29 @@ def dirs() -> Dirs:
         data=pick("SKILLDECK_DATA_DIR", "data", platformdirs.user_data_dir(APP)),
         cache=pick("SKILLDECK_CACHE_DIR", "cache", platformdirs.user_cache_dir(APP)),
     )
+
+
+def install_base() -> Path:
+    """Where user-scope installs live (``skills/``, ``skills.lock``, ``.staging/``).
+
+    ``[install] dir`` of the user's own config file (a relative path is taken from the
+    config folder), else the data folder. A project's config file cannot move it: a
+    cloned repository must not choose where skilldeck writes. A missing or unreadable
+    file means the default; a broken value is reported by the commands that read the
+    config (``CONFIG_INVALID``) and means the default here.
+    """
+    d = dirs()
+    try:
+        with open(d.config_file, "rb") as fh:
+            data = tomllib.load(fh)
+    except (OSError, ValueError):
+        return d.data
+    table = data.get("install")
+    value = table.get("dir") if isinstance(table, dict) else None
+    if not isinstance(value, str) or not value.strip():
+        return d.data
+    path = Path(value).expanduser()
+    return path if path.is_absolute() else d.config / path
 
 
 def _nearest_repository(start: str | os.PathLike[str] | None) -> Path | None:

@@ -1,6 +1,7 @@
 """Installed state of one scope: folders, lockfile, staging, the atomic swap, recovery.
 
-Layout (``base`` is ``dirs().data`` for the user scope and
+Layout (``base`` is ``install_base()`` for the user scope, the data folder unless
+``[install] dir`` of the user's config file moves it, and
 ``<project>/.skilldeck`` for the project scope)::
 
     base/skills/<name>/      installed skills (the catalog's ``installed`` source)
@@ -44,7 +45,7 @@ from skilldeck._atomic import file_lock
 from skilldeck._config import project_base
 from skilldeck._digest import skill_digest
 from skilldeck._errors import ConfigError, InstallError, SkillNotFoundError, UnsafeStateError
-from skilldeck._paths import PROJECT_DIR, dirs, foreign_project_root
+from skilldeck._paths import PROJECT_DIR, dirs, foreign_project_root, install_base
 from skilldeck._statedir import (
     check_entry,
     check_stat,
@@ -250,7 +251,7 @@ def layout(scope: Scope, *, cwd: str | os.PathLike[str] | None = None) -> Layout
     ``.skilldeck`` at the repository root, else in ``cwd``), checked: a state
     entry that is a link or another user's raises ``UnsafeStateError``."""
     if scope == "user":
-        lay = Layout("user", dirs().data, None)
+        lay = Layout("user", install_base(), None)
     elif scope == "project":
         here = Path(cwd) if cwd is not None else Path.cwd()
         root = project_base(here)

@@ -28,7 +28,7 @@ from skilldeck._exec._programs import Program, find_program, python_roots
 from skilldeck._exec._sandbox import SandboxStatus, hidden_dirs, private_dirs, probe_sandbox
 from skilldeck._exec._settings import ExecConfig
 from skilldeck._exec._snapshot import Snapshot
-from skilldeck._paths import dirs
+from skilldeck._paths import dirs, install_base
 
 __all__ = ["BWRAP_HINT", "Plan", "bwrap_install", "make_plan", "report", "sandbox_choice"]
 
@@ -127,7 +127,7 @@ def _workdir(
 
 
 def _guard_writable(mount: Mount) -> None:
-    own = [str(p) for p in (dirs().config, dirs().data)]
+    own = [str(p) for p in (dirs().config, dirs().data, install_base())]
     if mount.writable and (mount.path == "/" or any(covered(p, [mount.path]) for p in own)):
         raise PathNotAllowedError(
             f"{mount.path} cannot be mounted writable: it holds skilldeck's own settings "

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from skilldeck._exec._platform import linux_layers, platform_note
-from skilldeck._paths import dirs
+from skilldeck._paths import dirs, install_base
 
 __all__ = [
     "HELPER_MOUNT",
@@ -148,7 +148,13 @@ _hidden_cache: dict[tuple[str, ...], list[str]] = {}  # a few entries per proces
 
 def _hidden_dirs() -> list[str]:
     d = dirs()
-    candidates = [os.environ.get("HOME") or "", str(d.config), str(d.data), str(d.cache)]
+    candidates = [
+        os.environ.get("HOME") or "",
+        str(d.config),
+        str(d.data),
+        str(d.cache),
+        str(install_base()),
+    ]
     # keyed by which folders exist now: one created later (the data folder) is hidden too
     key = tuple(f"{c}\0{os.path.isdir(c)}" for c in candidates)
     cached = _hidden_cache.get(key)

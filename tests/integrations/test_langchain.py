@@ -170,6 +170,37 @@ def test_tier1_is_injected_into_the_system_message(make_runtime: Callable[..., A
     assert "<available_skills>" not in markdown and "**notes**" in markdown
 
 
+def test_preflight_hint_follows_the_latest_user_message(
+    make_runtime: Callable[..., Any],
+) -> None:
+    runtime, _ = make_runtime()
+    toolkit = SkillsToolkit.for_runtime(runtime, preflight=True)
+    model = scripted(ai_call(("skills_list", {}, "c1")), "done")
+    messages = run_agent(toolkit, model, "Please write these meeting notes down in Markdown")
+    assert len(model.seen_messages) == 2
+    for sent in model.seen_messages:
+        assert isinstance(sent[0], SystemMessage)
+        assert sum(isinstance(m, SystemMessage) for m in sent) == 1
+        text = str(sent[0].content)
+        assert text.startswith("You are helpful.")
+        assert text.index("<available_skills>") < text.index("<skill_hint>")
+        assert "- notes: Take notes in Markdown." in text and "- echoer" not in text
+    # the next user message decides the hint; a list of content parts is read for its text
+    later = [*messages, HumanMessage([{"type": "text", "text": "repeat this text back to me"}])]
+    text = str(toolkit.inject(later)[0].content)
+    assert "- echoer: Echo text back." in text and "- notes:" not in text
+    # nothing fits, no user message, or the option off: no hint
+    assert toolkit.preflight_hint([HumanMessage("What's the weather in Paris?")]) == ""
+    assert toolkit.preflight_hint([SystemMessage("x")]) == ""
+    assert "<skill_hint>" not in str(SkillsToolkit.for_runtime(runtime).inject(later)[0].content)
+    alone = SkillsToolkit.for_runtime(runtime, preflight=True, instructions=False)
+    assert str(alone.inject(later)[0].content).startswith("You are helpful.\n\n<skill_hint>")
+    assert str(alone.inject(later[1:])[0].content).startswith("<skill_hint>")
+    assert alone.inject([HumanMessage("What's the weather?")]) == [
+        HumanMessage("What's the weather?")
+    ]
+
+
 def test_declared_tools_are_offered_after_load(make_runtime: Callable[..., Any]) -> None:
     runtime, _ = make_runtime()
     toolkit = SkillsToolkit.for_runtime(runtime)

@@ -133,6 +133,41 @@ def test_tier1_is_the_toolsets_instructions(make_runtime: Callable[..., Any]) ->
     assert not script2.instructions[0]
 
 
+def test_preflight_names_the_fitting_skill_per_prompt(make_runtime: Callable[..., Any]) -> None:
+    runtime, _ = make_runtime()
+    toolset = SkillsToolset(runtime, preflight=True)
+    # a tool step: the hint stays for every request of the run
+    script = Script([[call("skills_list", {}, "c1")], "done"])
+    agent = Agent(FunctionModel(script), toolsets=[toolset])
+    first = run_agent(agent, "Please write these meeting notes down in Markdown")
+    for text in script.instructions:
+        assert text is not None and "<available_skills>" in text
+        assert "<skill_hint>" in text and "- notes: Take notes in Markdown." in text
+        assert text.index("<available_skills>") < text.index("<skill_hint>")
+        assert "- echoer" not in text
+    # the next turn of the conversation: the hint follows the new prompt
+    script2 = Script(["ok"])
+    agent2 = Agent(FunctionModel(script2), toolsets=[toolset])
+    run_agent(agent2, "repeat this text back to me", message_history=first.all_messages())
+    assert "- echoer: Echo text back." in (script2.instructions[0] or "")
+    assert "- notes:" not in (script2.instructions[0] or "")
+    # nothing fits: no hint; preflight without tier 1 is the hint alone
+    script3 = Script(["sunny"])
+    run_agent(Agent(FunctionModel(script3), toolsets=[toolset]), "What's the weather in Paris?")
+    assert "<skill_hint>" not in (script3.instructions[0] or "")
+    alone = SkillsToolset(runtime, preflight=True, instructions=False)
+    script4 = Script(["ok"])
+    run_agent(Agent(FunctionModel(script4), toolsets=[alone]), "repeat this text back to me")
+    assert (script4.instructions[0] or "").startswith("<skill_hint>")
+    script5 = Script(["sunny"])
+    run_agent(Agent(FunctionModel(script5), toolsets=[alone]), "What's the weather in Paris?")
+    assert not script5.instructions[0]
+    # off by default
+    script6 = Script(["ok"])
+    run_agent(Agent(FunctionModel(script6), toolsets=[SkillsToolset(runtime)]), "repeat this text")
+    assert "<skill_hint>" not in (script6.instructions[0] or "")
+
+
 def test_blocked_call_in_the_same_response_gets_the_runtimes_envelope(
     make_runtime: Callable[..., Any], host: Any
 ) -> None:

@@ -1,8 +1,10 @@
-"""What both framework adapters share: the tier-1 text of a session.
+"""What both framework adapters share: the tier-1 text of a session and the
+pre-flight hint.
 
 The adapters translate shapes only; the skills a session may see and the tool
 surface come from the runtime. This module renders tier 1 for the skills the
-session can list, so a forked (scoped) session's prompt shows only its subset.
+session can list, so a forked (scoped) session's prompt shows only its subset,
+and the pre-flight hint (``runtime.preflight``) for the user's latest message.
 """
 
 from __future__ import annotations
@@ -13,7 +15,18 @@ from typing import Any, Literal
 from skilldeck import Session, SkillRuntime, render_skills
 from skilldeck.adapters import render_compact_manifest
 
-__all__ = ["Instructions", "Tier1Format", "resolve_instructions", "tier1_text"]
+__all__ = [
+    "Instructions",
+    "Tier1Format",
+    "join_blocks",
+    "preflight_text",
+    "resolve_instructions",
+    "text_of",
+    "tier1_text",
+]
+
+#: The user's message is cut to this many characters before it is searched.
+MAX_PREFLIGHT_MESSAGE = 4000
 
 Tier1Format = Literal["xml", "markdown", "json", "compact"]
 
@@ -75,4 +88,38 @@ def resolve_instructions(
         text = instructions
     else:
         text = instructions(session)
+    return text or None
+
+
+def text_of(content: Any) -> str:
+    """The text of a message's content: a string, or the text parts of a list of
+    parts (LangChain ``{"type": "text", "text": ...}`` dicts, PydanticAI strings);
+    images, files and anything else are left out."""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list | tuple):
+        return ""
+    parts: list[str] = []
+    for part in content:
+        if isinstance(part, str):
+            parts.append(part)
+        elif isinstance(part, dict) and part.get("type") == "text":
+            text = part.get("text")
+            if isinstance(text, str):
+                parts.append(text)
+    return "\n".join(parts)
+
+
+def preflight_text(runtime: SkillRuntime, session: Session, message: str) -> str:
+    """``runtime.preflight`` for the user's ``message`` in ``session`` (``""`` when no
+    skill confidently fits, or the message has no text)."""
+    message = message[:MAX_PREFLIGHT_MESSAGE]
+    if not message.strip():
+        return ""
+    return runtime.preflight(message, session=session)
+
+
+def join_blocks(*blocks: str | None) -> str | None:
+    """The non-empty blocks separated by a blank line, or ``None`` when all are empty."""
+    text = "\n\n".join(b for b in blocks if b)
     return text or None

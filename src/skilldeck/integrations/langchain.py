@@ -28,6 +28,9 @@
 - Tier 1: ``system_message()``, ``inject(messages)`` (adds it to the first system
   message, or prepends one), and ``wrap_model(model)``, a runnable that injects
   tier 1 and binds the current tools on every call.
+- Pre-flight (``preflight=True``): ``inject`` also adds ``runtime.preflight`` for
+  the latest ``HumanMessage`` (the few skills that confidently fit it, or
+  nothing) after tier 1, so the model considers them before answering.
 
 Policies, governance, approvals, events and the trace are the runtime's; nothing
 here decides anything. Requires the ``langchain`` extra
@@ -41,13 +44,26 @@ from collections.abc import Sequence
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage, SystemMessage, ToolMessage
+from langchain_core.messages import (
+    AIMessage,
+    BaseMessage,
+    HumanMessage,
+    SystemMessage,
+    ToolMessage,
+)
 from langchain_core.runnables import Runnable, RunnableLambda
 from langchain_core.tools import BaseTool, BaseToolkit, ToolException
 from pydantic import ConfigDict, Field, model_validator
 
 from skilldeck import Session, SkillRuntime
-from skilldeck.integrations._shared import Instructions, Tier1Format, resolve_instructions
+from skilldeck.integrations._shared import (
+    Instructions,
+    Tier1Format,
+    join_blocks,
+    preflight_text,
+    resolve_instructions,
+    text_of,
+)
 
 __all__ = ["SkillTool", "SkillsToolkit"]
 
@@ -77,6 +93,7 @@ class SkillsToolkit(BaseToolkit):
     ``session`` defaults to a new ``runtime.session()``. ``instructions``,
     ``tier1_format`` and ``tier1_budget`` shape the tier-1 text as in the
     PydanticAI toolset (``True`` = tier 1 of the skills this session sees).
+    ``preflight=True`` adds the pre-flight hint for the latest user message.
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -86,6 +103,7 @@ class SkillsToolkit(BaseToolkit):
     instructions: Instructions = True
     tier1_format: Tier1Format = "xml"
     tier1_budget: int | None = None
+    preflight: bool = False
 
     @model_validator(mode="before")
     @classmethod
@@ -103,6 +121,7 @@ class SkillsToolkit(BaseToolkit):
         instructions: Instructions = True,
         tier1_format: Tier1Format = "xml",
         tier1_budget: int | None = None,
+        preflight: bool = False,
     ) -> SkillsToolkit:
         """A toolkit over ``runtime`` (keyword arguments as the fields)."""
         return cls(
@@ -111,6 +130,7 @@ class SkillsToolkit(BaseToolkit):
             instructions=instructions,
             tier1_format=tier1_format,
             tier1_budget=tier1_budget,
+            preflight=preflight,
         )
 
     # --- tools ---------------------------------------------------------------
@@ -162,14 +182,24 @@ class SkillsToolkit(BaseToolkit):
         )
         return text or ""
 
+    def preflight_hint(self, messages: Sequence[BaseMessage]) -> str:
+        """``runtime.preflight`` for the text of the latest ``HumanMessage`` in
+        ``messages`` (``""`` when no skill confidently fits, or there is none)."""
+        for message in reversed(messages):
+            if isinstance(message, HumanMessage):
+                return preflight_text(self.runtime, self.session, text_of(message.content))
+        return ""
+
     def system_message(self) -> SystemMessage:
         """Tier 1 as a ``SystemMessage``."""
         return SystemMessage(self.tier1())
 
     def inject(self, messages: Sequence[BaseMessage]) -> list[BaseMessage]:
-        """``messages`` with tier 1 added: appended to a leading system message, else
-        prepended as one. Messages are not modified in place."""
-        text = self.tier1()
+        """``messages`` with tier 1 (and, with ``preflight``, the hint for the latest
+        user message) added: appended to a leading system message, else prepended as
+        one. Messages are not modified in place."""
+        hint = self.preflight_hint(messages) if self.preflight else ""
+        text = join_blocks(self.tier1(), hint) or ""
         out = list(messages)
         if not text:
             return out

@@ -15,7 +15,9 @@ skill declares appear after ``skills_load`` and allowed-tools contractions hide
 tools at once; every call goes through ``runtime.call`` and returns the
 runtime's envelope as the tool result. Policies, governance, approvals, events
 and the trace are the runtime's; this module only translates shapes. Tier 1
-(``<available_skills>``) is the toolset's instructions.
+(``<available_skills>``) is the toolset's instructions; with ``preflight=True``
+the pre-flight hint for the user's latest message (``runtime.preflight``: the
+few skills that confidently fit it, or nothing) is added after tier 1.
 
 Approvals: by default a call that needs the user's confirmation returns the
 runtime's ``TOOL_CONFIRMATION_REQUIRED`` envelope (or the runtime's ``confirm``
@@ -35,6 +37,7 @@ from typing import Any
 
 import anyio.to_thread
 from pydantic_ai import ApprovalRequired, RunContext, ToolDefinition
+from pydantic_ai.messages import ModelRequest, UserPromptPart
 from pydantic_ai.toolsets import AbstractToolset, ToolsetTool
 from pydantic_core import SchemaValidator, core_schema
 
@@ -42,7 +45,10 @@ from skilldeck import Session, SkillRuntime
 from skilldeck.integrations._shared import (
     Instructions,
     Tier1Format,
+    join_blocks,
+    preflight_text,
     resolve_instructions,
+    text_of,
 )
 
 __all__ = ["SkillsToolset"]
@@ -67,6 +73,9 @@ class SkillsToolset(AbstractToolset[Any]):
     - ``instructions``: ``True`` (tier 1 of the session's skills, the default),
       ``False`` (none), a string, or ``fn(session) -> str``; ``tier1_format`` and
       ``tier1_budget`` shape tier 1.
+    - ``preflight``: add ``runtime.preflight(latest user prompt)`` to the
+      instructions when a skill confidently fits it (nothing otherwise), so the
+      model considers that skill before answering.
     - ``sequential``: run the skill tools one at a time in the order the model
       asked (default), as the runtime's own loop does: ``skills_load`` changes
       what the next call may do.
@@ -83,6 +92,7 @@ class SkillsToolset(AbstractToolset[Any]):
         instructions: Instructions = True,
         tier1_format: Tier1Format = "xml",
         tier1_budget: int | None = None,
+        preflight: bool = False,
         sequential: bool = True,
         deferred_approvals: bool = False,
         max_retries: int = 1,
@@ -100,6 +110,8 @@ class SkillsToolset(AbstractToolset[Any]):
         self.instructions = instructions
         self.tier1_format: Tier1Format = tier1_format
         self.tier1_budget = tier1_budget
+        self.preflight = preflight
+        self._hint: tuple[Session, str, str] | None = None  # (session, prompt, hint)
         self.sequential = sequential
         self.deferred_approvals = deferred_approvals
         self.max_retries = max_retries
@@ -122,13 +134,27 @@ class SkillsToolset(AbstractToolset[Any]):
         return self._session
 
     async def get_instructions(self, ctx: RunContext[Any]) -> str | None:
-        return resolve_instructions(
+        session = self.session_for(ctx)
+        tier1 = resolve_instructions(
             self.instructions,
             self.runtime,
-            self.session_for(ctx),
+            session,
             format=self.tier1_format,
             budget=self.tier1_budget,
         )
+        if not self.preflight:
+            return tier1
+        return join_blocks(tier1, await self._preflight(session, _latest_prompt(ctx)))
+
+    async def _preflight(self, session: Session, prompt: str) -> str:
+        """The hint for ``prompt``, computed once per prompt (instructions are asked
+        for again at every step of a run)."""
+        known = self._hint
+        if known is not None and known[0] is session and known[1] == prompt:
+            return known[2]
+        hint: str = await anyio.to_thread.run_sync(preflight_text, self.runtime, session, prompt)
+        self._hint = (session, prompt, hint)
+        return hint
 
     async def get_tools(self, ctx: RunContext[Any]) -> dict[str, ToolsetTool[Any]]:
         session = self.session_for(ctx)
@@ -184,6 +210,16 @@ class SkillsToolset(AbstractToolset[Any]):
             self.runtime.call, session, name, args
         )
         return result
+
+
+def _latest_prompt(ctx: RunContext[Any]) -> str:
+    """The text of the user's latest prompt in the run's messages (else the run's prompt)."""
+    for message in reversed(ctx.messages):
+        if isinstance(message, ModelRequest):
+            for part in reversed(message.parts):
+                if isinstance(part, UserPromptPart):
+                    return text_of(part.content)
+    return text_of(ctx.prompt)
 
 
 def _code(envelope: dict[str, Any]) -> str | None:

@@ -14,7 +14,7 @@ PACKAGES = {p.name for p in PKG.iterdir() if p.is_dir() and (p / "__init__.py").
 # lowest first; a module may import only from its own layer or lower ones
 LAYERS: list[set[str]] = [
     {"_version", "_errors", "_diagnostics", "_atomic", "_paths", "_tree", "_digest", "_statedir"},
-    {"_events", "_configtrust", "_config"},
+    {"_events", "_lifecycle", "_configtrust", "_config"},
     {"_format"},
     {"_catalog"},
     {
@@ -90,3 +90,14 @@ def test_every_private_unit_has_a_layer() -> None:
     units = {_unit(p) for p in PKG.rglob("*.py")} - {"__init__", "__main__", "_bundled"}
     private = {u for u in units if u.startswith("_")}
     assert private <= set().union(*LAYERS), private - set().union(*LAYERS)
+
+
+def test_distribution_does_not_call_into_execution() -> None:
+    # retired content reaches the approval store through skilldeck._lifecycle
+    found = [
+        f"{path.relative_to(PKG)}:{line}: {module}"
+        for path in sorted((PKG / "_dist").rglob("*.py"))
+        for line, module in _imports(path)
+        if module.split(".")[1] == "_exec"
+    ]
+    assert found == []

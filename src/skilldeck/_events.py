@@ -63,6 +63,7 @@ __all__ = [
     "SkillsUpdated",
     "ToolCallBlocked",
     "ToolCalled",
+    "deliver",
     "event_types",
     "redact",
     "redact_event",
@@ -279,6 +280,16 @@ class EventSink(Protocol):
 
 
 SinkLike = EventSink | Callable[[Event], None]
+
+
+def deliver(sink: SinkLike | None, event: Event) -> None:
+    """Deliver ``event`` to an optional sink (a callable, or anything with ``emit``)."""
+    if sink is None:
+        return
+    if isinstance(sink, EventSink):
+        sink.emit(event)
+    else:
+        sink(event)
 
 
 class EventBus:

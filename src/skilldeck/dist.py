@@ -5,6 +5,10 @@ A public facade: every name here is defined in a private module of skilldeck.
 
 from __future__ import annotations
 
+# The execution layer's approval store subscribes to the content an install,
+# update or removal retires (skilldeck._lifecycle): importing it here makes sure
+# every use of the public distribution API reaches it.
+import skilldeck._exec  # noqa: F401
 from skilldeck._dist import (
     AGENT_HOMES as AGENT_HOMES,
 )

@@ -140,9 +140,3 @@ def test_a_lockfile_entry_pointing_outside_is_refused(tmp_path: Path) -> None:
     assert (Path(os.environ["SKILLDECK_HOME"]) / "data" / "skills" / "first").is_dir()
 
 
-def test_update_revokes_a_stale_script_approval(tmp_path: Path) -> None:
-    src = make_skill(tmp_path / "src", "approved", body="one\n")
-    skilldeck.install(str(src))
-    make_skill(src, "approved", body="two\n")
-    upd = skilldeck.update(["approved"]).skills[0]
-    assert upd.status == "updated" and upd.old_digest != upd.new_digest

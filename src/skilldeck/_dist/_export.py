@@ -21,13 +21,13 @@ from typing import Any
 from skilldeck._config import project_base
 from skilldeck._digest import skill_digest
 from skilldeck._errors import InstallError, SkillNotFoundError
-from skilldeck._events import SinkLike, SkillsInstalled
+from skilldeck._events import SinkLike, SkillsInstalled, deliver
+from skilldeck._format import validate_skill
 
 from ._agents import AGENTS, ALIASES, agent_dir
 from ._fsops import copy_skill_tree, exchange, remove_tree
 from ._model import ExportedSkill, ExportResult, InstallLimits, Scope
 from ._state import layout
-from ._support import emit, validate
 
 __all__ = ["AGENT_HOMES", "export_skills", "export_target"]
 
@@ -159,7 +159,7 @@ def export_skills(
     plan: list[tuple[str, Path]] = []
     for item in skills:
         folder = _resolve(item, here)
-        report = validate(folder)
+        report = validate_skill(folder)
         if not report.valid or not report.name:
             errs = [d for d in report.diagnostics if d.is_error]
             detail = "; ".join(f"{d.code} {d.message}" for d in errs[:3])
@@ -177,7 +177,7 @@ def export_skills(
     for name, folder in plan:
         done.append(_export_one(name, folder, target_dir, lim, force=force))
     result = ExportResult(skills_dir=str(target_dir), skills=tuple(done))
-    emit(events, SkillsInstalled(skills=result.names, source="export", location=str(target_dir)))
+    deliver(events, SkillsInstalled(skills=result.names, source="export", location=str(target_dir)))
     return result
 
 

@@ -14,7 +14,9 @@ from skilldeck._config import load_config
 from skilldeck._diagnostics import Diagnostic, Severity
 from skilldeck._digest import digest_of_files, skill_file_digests
 from skilldeck._errors import InstallError, ManifestError
-from skilldeck._events import SinkLike, SkillsInstalled
+from skilldeck._events import SinkLike, SkillsInstalled, deliver
+from skilldeck._format import validate_skill
+from skilldeck._lifecycle import announce_retired
 from skilldeck._paths import is_regular_file
 from skilldeck._scan import install_scan, scan_mode
 
@@ -37,7 +39,6 @@ from ._model import (
 from ._placements import conflicts, place, targets
 from ._source import parse_source
 from ._state import Layout, Stage, apply_ops, checkpoint, layout, now_iso, swap_in
-from ._support import emit, revoke_approvals, validate
 
 __all__ = ["InstallPlan", "PlannedSkill", "discover_skills", "install"]
 
@@ -228,7 +229,7 @@ def stage_skill(
     incoming = ready / f".incoming-{secrets.token_hex(4)}"
     left_out: list[Diagnostic] = []  # links out, special files: skipped, reported
     count = copy_skill_tree(src, incoming, limits, on_progress=on_progress, problems=left_out)
-    pre = validate(incoming)
+    pre = validate_skill(incoming)
     if pre.manifest is None or not pre.name:
         raise _invalid(_rel(src, tree) or src.name, pre.diagnostics)
     final = name or pre.name
@@ -247,7 +248,7 @@ def stage_skill(
     if name is not None and name != pre.name:
         skill_md = dest / "SKILL.md" if (dest / "SKILL.md").exists() else dest / "skill.md"
         rename_in_frontmatter(skill_md, name)
-    report = validate(dest)
+    report = validate_skill(dest)
     if not report.valid:
         raise _invalid(_rel(src, tree) or final, report.diagnostics)
     files = skill_file_digests(dest)
@@ -278,7 +279,7 @@ def select_skills(
         for folder in found:
             by_name.setdefault(folder.name, folder)
             if _regular_skill_md(folder):
-                report = validate(folder)
+                report = validate_skill(folder)
                 if report.name:
                     by_name.setdefault(report.name, folder)
             by_name.setdefault(_rel(folder, tree), folder)
@@ -524,7 +525,7 @@ def install(
             for (s, entry), was_replaced in zip(items, replaced, strict=True):
                 prev = entries.get(s.name)
                 if was_replaced and prev is not None and prev.digest != s.digest:
-                    revoke_approvals(s.name, prev.digest)
+                    announce_retired(s.name, prev.digest)
                 where = targets(lay.scope, lay.base, s.name, entry.placements)
                 known = [s.digest] + ([prev.digest] if prev else [])
                 placed[s.name] = tuple(
@@ -552,7 +553,7 @@ def install(
         installed_dir=str(lay.installed),
         available=tuple(_rel(f, tree) or f.name for f in found),
     )
-    emit(
+    deliver(
         events,
         SkillsInstalled(
             skills=result.names, source=spec.display or spec.url, location=str(lay.installed)

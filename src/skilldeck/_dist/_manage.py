@@ -15,7 +15,8 @@ from tomlkit.toml_document import TOMLDocument
 from skilldeck._config import load_config, update_config
 from skilldeck._digest import digest_of_files, skill_file_digests
 from skilldeck._errors import InstallError, SkillError, SkillNotFoundError
-from skilldeck._events import SinkLike, SkillsRemoved, SkillsUpdated
+from skilldeck._events import SinkLike, SkillsRemoved, SkillsUpdated, deliver
+from skilldeck._lifecycle import announce_retired
 from skilldeck._paths import safe_relpath
 from skilldeck._scan import scan_mode
 
@@ -36,7 +37,6 @@ from ._model import (
 )
 from ._placements import check, place, targets, unplace
 from ._state import Layout, Stage, apply_ops, checkpoint, layout, now_iso, swap_out
-from ._support import emit, revoke_approvals
 
 __all__ = ["InstalledInfo", "list_installed", "remove", "set_skill_enabled", "update", "verify"]
 
@@ -195,7 +195,7 @@ def update(
                         lay, stage, [(s, e) for s, e, _c, _o in to_commit], keep_installed_at=True
                     )
             for staged, new_entry, changes, old in to_commit:
-                revoked = staged.digest != old.digest and revoke_approvals(staged.name, old.digest)
+                revoked = staged.digest != old.digest and announce_retired(staged.name, old.digest)
                 results[staged.name] = SkillUpdate(
                     staged.name,
                     "updated",
@@ -219,7 +219,7 @@ def update(
     ordered = tuple(results[e.name] for e in chosen)
     updated = tuple(u.name for u in ordered if u.status == "updated")
     if updated:
-        emit(events, SkillsUpdated(skills=updated, location=str(lay.installed)))
+        deliver(events, SkillsUpdated(skills=updated, location=str(lay.installed)))
     return UpdateResult(scope=scope, dry_run=dry_run, skills=ordered)
 
 
@@ -258,8 +258,8 @@ def remove(
         where = targets(lay.scope, lay.base, name, old_places)
         removed, kept = unplace(where, target, [old_digest] if old_digest else [])
     if old_digest is not None:
-        revoke_approvals(name, old_digest)
-    emit(events, SkillsRemoved(skills=(name,), location=str(lay.installed)))
+        announce_retired(name, old_digest)
+    deliver(events, SkillsRemoved(skills=(name,), location=str(lay.installed)))
     return RemoveResult(
         scope=scope, name=name, path=str(target), unplaced=tuple(removed), kept=tuple(kept)
     )

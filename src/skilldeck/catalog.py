@@ -12,6 +12,9 @@ from skilldeck._catalog import (
     CatalogEntry as CatalogEntry,
 )
 from skilldeck._catalog import (
+    Discovery as Discovery,
+)
+from skilldeck._catalog import (
     DoctorReport as DoctorReport,
 )
 from skilldeck._catalog import (
@@ -72,6 +75,7 @@ from skilldeck._digest import (
 __all__ = [
     "Catalog",
     "CatalogEntry",
+    "Discovery",
     "DoctorReport",
     "FileData",
     "FileSystemStore",

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+import skilldeck.catalog
 from skilldeck import Catalog, FileSystemStore, SkillStatus
 
 from .conftest import MakeSkill
@@ -104,9 +107,9 @@ def test_depth_limit_reports_sk507(tmp_path: Path, make_skill: MakeSkill) -> Non
         deep = deep / f"l{i}"
     make_skill(deep, "bottom")
     store = FileSystemStore(root, recursive=True, max_depth=2)
-    scan = store.scan()
-    assert scan.skills == ()
-    assert [d.code for d in scan.diagnostics] == ["SK507"]
+    found = store.discover()
+    assert found.skills == ()
+    assert [d.code for d in found.diagnostics] == ["SK507"]
     assert [m.name for m in FileSystemStore(root, recursive=True).list_skills()] == ["bottom"]
 
 
@@ -115,3 +118,44 @@ def test_skill_md_that_is_a_folder(tmp_path: Path) -> None:
     cat = Catalog.from_roots([tmp_path / "r"])
     assert cat.list() == []
     assert [d.code for d in cat.diagnostics] == ["SK508"]
+
+
+def test_scan_is_the_older_name_of_discover(tmp_path: Path, make_skill: MakeSkill) -> None:
+    make_skill(tmp_path / "r", "kept")
+    store = FileSystemStore(tmp_path / "r")
+    memory = skilldeck.catalog.MemoryStore()
+    with pytest.warns(DeprecationWarning, match=r"FileSystemStore.discover\(\)"):
+        assert store.scan() is store.discover()
+    with pytest.warns(DeprecationWarning, match=r"MemoryStore.discover\(\)"):
+        assert memory.scan() == memory.discover()
+    assert skilldeck.catalog.Scan is skilldeck.catalog.Discovery
+
+
+class _OlderStore:
+    """A host's store written against the older protocol: ``scan()``, no ``discover()``."""
+
+    def __init__(self, inner: FileSystemStore) -> None:
+        self.inner = inner
+
+    def scan(self) -> skilldeck.catalog.Scan:
+        return self.inner.discover()
+
+    def list_skills(self) -> list[skilldeck.catalog.SkillMetadata]:
+        raise AssertionError("the catalog uses scan() when a store has it")
+
+    def load_skill(self, name: str, *, max_bytes: int | None = None) -> skilldeck.catalog.Skill:
+        return self.inner.load_skill(name, max_bytes=max_bytes)
+
+    def read_file(self, name: str, relpath: str, *, max_bytes: int = 200_000) -> bytes:
+        return self.inner.read_file(name, relpath, max_bytes=max_bytes)
+
+
+def test_a_store_with_only_the_older_scan_still_serves_the_catalog(
+    tmp_path: Path, make_skill: MakeSkill
+) -> None:
+    make_skill(tmp_path / "r", "older")
+    make_skill(tmp_path / "r" / "a" / "b" / "c", "too-deep")
+    inner = FileSystemStore(tmp_path / "r", recursive=True, max_depth=2)
+    cat = Catalog([skilldeck.catalog.Source("host", "extra", store=_OlderStore(inner))])
+    assert _names(cat) == ["older"]
+    assert [d.code for d in cat.diagnostics] == ["SK507"]

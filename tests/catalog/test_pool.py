@@ -38,7 +38,7 @@ def test_worker_records_equal_in_process_metadata(tmp_path: Path, mode: str) -> 
     root = tmp_path / "skills"
     _tree(root)
     store = FileSystemStore(root, mode=mode)  # type: ignore[arg-type]
-    serial = store.scan().skills
+    serial = store.discover().skills
     assert len(serial) == len(SKILLS)
     items = []
     for meta in serial:

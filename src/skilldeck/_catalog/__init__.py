@@ -18,6 +18,7 @@ from skilldeck._catalog._model import (
 from skilldeck._catalog._sources import bundled_root, default_sources, project_folders
 from skilldeck._catalog._store import (
     DEFAULT_FILE_LIMIT,
+    Discovery,
     FileData,
     IndexMode,
     MemoryStore,
@@ -29,6 +30,7 @@ __all__ = [
     "DEFAULT_FILE_LIMIT",
     "Catalog",
     "CatalogEntry",
+    "Discovery",
     "DoctorReport",
     "FileData",
     "FileSystemStore",

@@ -40,7 +40,7 @@ from skilldeck._catalog._model import (
 )
 from skilldeck._catalog._resolve import Listed, Resolver, State, fingerprint
 from skilldeck._catalog._sources import default_sources
-from skilldeck._catalog._store import DEFAULT_FILE_LIMIT, FileData, IndexMode, Scan
+from skilldeck._catalog._store import DEFAULT_FILE_LIMIT, Discovery, FileData, IndexMode
 from skilldeck._catalog._why import explain
 from skilldeck._config import Budget, Config, load_config
 from skilldeck._diagnostics import Diagnostic
@@ -184,7 +184,7 @@ class Catalog:
         self._resolver = Resolver(
             self.config, self.sources, check_requirements=check_requirements, environ=environ
         )
-        self._last_scans: builtins.list[Scan] = []
+        self._last_found: builtins.list[Discovery] = []
 
     # ------------------------------------------------------------------ builders
 
@@ -243,15 +243,18 @@ class Catalog:
                 return False
             return fingerprint(before) != fingerprint(self._state)
 
-    def _scan_store(self, store: Any, refresh: bool) -> Scan:
+    def _discover(self, store: Any, refresh: bool) -> Discovery:
         if isinstance(store, FileSystemStore):
-            return store.scan(refresh=refresh)
-        scan = getattr(store, "scan", None)
-        if callable(scan):
-            result = scan()
-            if isinstance(result, Scan):
-                return result
-        return Scan(tuple(store.list_skills()))
+            return store.discover(refresh=refresh)
+        # a host's store may offer discover() (or scan(), its older name)
+        for method in ("discover", "scan"):
+            found = getattr(store, method, None)
+            if callable(found):
+                result = found()
+                if isinstance(result, Discovery):
+                    return result
+                break
+        return Discovery(tuple(store.list_skills()))
 
     def _build(self, *, refresh: bool) -> State:
         """Scan every store, then resolve precedence and status."""
@@ -259,16 +262,16 @@ class Catalog:
             return self._build_unpaused(refresh=refresh)
 
     def _build_unpaused(self, *, refresh: bool) -> State:
-        scans = [self._scan_store(store, refresh) for _src, _root, store in self._stores]
+        scans = [self._discover(store, refresh) for _src, _root, store in self._stores]
         before = self._state
         if (
             before is not None
-            and len(scans) == len(self._last_scans)
-            and all(a is b for a, b in zip(scans, self._last_scans, strict=True))
+            and len(scans) == len(self._last_found)
+            and all(a is b for a, b in zip(scans, self._last_found, strict=True))
             and self._resolver.requirements_unchanged(before)
         ):
             return before  # no store saw a change: the last result stands
-        self._last_scans = scans
+        self._last_found = scans
         diags: list[Diagnostic] = []
         roots: list[RootInfo] = []
         cands: list[Listed] = []

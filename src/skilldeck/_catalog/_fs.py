@@ -36,10 +36,11 @@ from skilldeck._catalog._model import Skill, SkillMetadata, metadata_of
 from skilldeck._catalog._pool import parse_records, pool_workers, skill_md_lowercase
 from skilldeck._catalog._store import (
     DEFAULT_FILE_LIMIT,
+    Discovery,
     FileData,
     IndexMode,
-    Scan,
     bundled_relpath,
+    deprecated_scan,
     require_listed,
 )
 from skilldeck._diagnostics import Diagnostic
@@ -120,7 +121,7 @@ class FileSystemStore:
         # the last walk of an immediate root: its signature, skill folders, others
         self._listing: tuple[RootSig, list[str], list[str]] | None = None
         self._disk: tuple[dict[str, tuple[Sig, Record]], Listing | None] | None = None
-        self._scan: Scan | None = None
+        self._found: Discovery | None = None
         self._by_key: dict[str, SkillMetadata] = {}
         self.exists = False
         self.workers_used = 0
@@ -137,40 +138,45 @@ class FileSystemStore:
 
     # ------------------------------------------------------------------ discovery
 
-    def scan(self, *, refresh: bool = False) -> Scan:
+    def discover(self, *, refresh: bool = False) -> Discovery:
         """Every candidate under the root (valid or not) and the problems met.
 
-        The first call scans; later calls return the same result until
+        The first call walks the root; later calls return the same result until
         ``refresh=True`` (which re-reads only changed SKILL.md files).
         """
         with self._lock:
-            if self._scan is None or refresh:
-                self._scan = self._do_scan()
-                self._by_key = {m.key: m for m in self._scan.skills}
-            return self._scan
+            if self._found is None or refresh:
+                self._found = self._walk_root()
+                self._by_key = {m.key: m for m in self._found.skills}
+            return self._found
 
-    def refresh(self) -> Scan:
-        return self.scan(refresh=True)
+    def scan(self, *, refresh: bool = False) -> Discovery:
+        """Deprecated: the older name of :meth:`discover`."""
+        deprecated_scan("FileSystemStore")
+        return self.discover(refresh=refresh)
+
+    def refresh(self) -> Discovery:
+        return self.discover(refresh=True)
 
     def list_skills(self) -> list[SkillMetadata]:
-        return [m for m in self.scan().skills if m.valid]
+        return [m for m in self.discover().skills if m.valid]
 
-    def _do_scan(self) -> Scan:
+    def _walk_root(self) -> Discovery:
         diags: list[Diagnostic] = []
         root = os.fspath(self.root)
         try:
             st = os.stat(root)
         except FileNotFoundError:
             self.exists = False
-            return Scan(())
+            return Discovery(())
         except OSError as exc:
             self.exists = False
             if exc.errno == errno.ENOTDIR:
-                return Scan((), (self._root_not_dir(root),))
-            return Scan((), (self._root_unreadable(root, exc),))
+                return Discovery((), (self._root_not_dir(root),))
+            return Discovery((), (self._root_unreadable(root, exc),))
         if not _stat.S_ISDIR(st.st_mode):
             self.exists = False
-            return Scan((), (self._root_not_dir(root),))
+            return Discovery((), (self._root_not_dir(root),))
         self.exists = True
         real_root = os.path.realpath(root)
         allowed = (real_root, *(os.path.realpath(p) for p in self._extra_allowed))
@@ -182,7 +188,7 @@ class FileSystemStore:
             try:
                 found = walker.walk()
             except OSError as exc:
-                return Scan((), (self._root_unreadable(root, exc),))
+                return Discovery((), (self._root_unreadable(root, exc),))
         # The folder list is reused while the root's signature stays, unless the root
         # changed within the last second: a change in the same clock tick as the walk
         # would leave the signature as it was (git's "racy" entries).
@@ -192,7 +198,7 @@ class FileSystemStore:
         else:
             self._listing = None
         metas = self._parse_all(found, start - _RACY_NS)
-        prev = self._scan
+        prev = self._found
         if (
             prev is not None
             and len(prev.skills) == len(metas)
@@ -200,7 +206,7 @@ class FileSystemStore:
             and prev.diagnostics == tuple(diags)
         ):
             return prev  # nothing changed: the same object tells the catalog so cheaply
-        return Scan(tuple(metas), tuple(diags))
+        return Discovery(tuple(metas), tuple(diags))
 
     def _replay(self, walker: Walker, root_sig: RootSig) -> list[Found] | None:
         """The last walk's skills again when the root's folder list cannot have changed."""
@@ -396,11 +402,11 @@ class FileSystemStore:
 
     def get(self, name: str) -> SkillMetadata:
         """The metadata for a key (skill folder path) or the first skill of that name."""
-        scan = self.scan()
+        discovery = self.discover()
         with self._lock:
             found = self._by_key.get(name)
         if found is None:
-            found = next((m for m in scan.skills if m.name == name and m.valid), None)
+            found = next((m for m in discovery.skills if m.name == name and m.valid), None)
         if found is None:
             raise SkillNotFoundError(f"no skill named {name!r} under {self.root}", skill=name)
         return found

@@ -9,6 +9,7 @@ store implements the same three methods.
 from __future__ import annotations
 
 import threading
+import warnings
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal, Protocol, runtime_checkable
@@ -30,6 +31,7 @@ from skilldeck._tree import is_hidden
 __all__ = [
     "BUNDLED_DIRS",
     "DEFAULT_FILE_LIMIT",
+    "Discovery",
     "FileData",
     "IndexMode",
     "MemoryStore",
@@ -60,12 +62,26 @@ def in_bundled_index(rel: str) -> bool:
 
 
 @dataclass(frozen=True, slots=True)
-class Scan:
-    """Everything one scan of a store found: every candidate (valid or not) and
-    the problems met on the way (roots, links)."""
+class Discovery:
+    """Everything one discovery pass over a store found: every candidate (valid or
+    not) and the problems met on the way (roots, links)."""
 
     skills: tuple[SkillMetadata, ...]
     diagnostics: tuple[Diagnostic, ...] = ()
+
+
+Scan = Discovery
+"""The older name of :class:`Discovery` (kept for compatibility)."""
+
+
+def deprecated_scan(owner: str) -> None:
+    """Warn that ``<owner>.scan()`` is the older name of ``discover()``."""
+    warnings.warn(
+        f"{owner}.scan() is deprecated; use {owner}.discover() "
+        "(skilldeck's scan means the security scan)",
+        DeprecationWarning,
+        stacklevel=3,
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,13 +233,19 @@ class MemoryStore:
             raise SkillNotFoundError(f"no skill named {name!r} in this store", skill=name)
         return found
 
-    def scan(self) -> Scan:
+    def discover(self) -> Discovery:
+        """Every skill held, by name."""
         with self._lock:
             metas = tuple(s.meta for s in self._skills.values())
-        return Scan(tuple(sorted(metas, key=lambda m: m.name)))
+        return Discovery(tuple(sorted(metas, key=lambda m: m.name)))
+
+    def scan(self) -> Discovery:
+        """Deprecated: the older name of :meth:`discover`."""
+        deprecated_scan("MemoryStore")
+        return self.discover()
 
     def list_skills(self) -> list[SkillMetadata]:
-        return list(self.scan().skills)
+        return list(self.discover().skills)
 
     def files(self, name: str, *, index: IndexMode | None = None) -> tuple[str, ...]:
         mode = index or self._index

@@ -6,7 +6,7 @@ table, keyed by digest. A name's current version is its newest (highest id).
 Publishing is one transaction (blobs, version, files, ``NOTIFY``): a killed
 publish leaves nothing behind and a reader never sees a version without all
 its files. Versions are never changed, so what a replica has read stays true;
-``scan`` asks only whether the tenant's version count or newest id moved.
+``discover`` asks only whether the tenant's version count or newest id moved.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import tempfile
 import threading
+import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,7 +30,7 @@ from skilldeck import (
     SkillNotFoundError,
     bytes_digest,
 )
-from skilldeck._catalog import DEFAULT_FILE_LIMIT, FileData, IndexMode, Scan
+from skilldeck._catalog import DEFAULT_FILE_LIMIT, Discovery, FileData, IndexMode
 from skilldeck._diagnostics import Diagnostic
 from skilldeck._digest import digest_of_files
 from skilldeck._format import parse_skill_md
@@ -85,7 +86,7 @@ class PostgresStore:
 
     ``db`` is a ``Database`` or a URL. The store keeps the current version of
     every skill and the bytes of their files in memory (a snapshot refreshed by
-    ``scan``); reads never go back to the database. Thread-safe.
+    ``discover``); reads never go back to the database. Thread-safe.
     """
 
     def __init__(
@@ -104,15 +105,15 @@ class PostgresStore:
         self._mark: tuple[int, int] | None = None
         self._versions: dict[str, StoredVersion] = {}
         self._blobs: dict[str, bytes] = {}
-        self._scan = Scan(())
+        self._found = Discovery(())
 
     def __repr__(self) -> str:
         return f"PostgresStore({self.db!r}, tenant={self.tenant!r})"
 
     # -- snapshot --------------------------------------------------------------
 
-    def scan(self) -> Scan:
-        """The current versions (the same ``Scan`` object while nothing was published)."""
+    def discover(self) -> Discovery:
+        """The current versions (the same object while nothing was published)."""
         with self._lock:
             with self.db.tenant(self.tenant) as conn:
                 row = conn.execute(
@@ -122,7 +123,17 @@ class PostgresStore:
                 if mark != self._mark:
                     self._load(conn)
                     self._mark = mark
-            return self._scan
+            return self._found
+
+    def scan(self) -> Discovery:
+        """Deprecated: the older name of :meth:`discover`."""
+        warnings.warn(
+            "PostgresStore.scan() is deprecated; use PostgresStore.discover() "
+            "(skilldeck's scan means the security scan)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return self.discover()
 
     def _load(self, conn: Any) -> None:
         current = conn.execute(
@@ -161,7 +172,7 @@ class PostgresStore:
         self._blobs = {d: b for d, b in blobs.items() if d in keep}
         self._versions = versions
         metas = tuple(v.meta for v in sorted(versions.values(), key=lambda v: v.name))
-        self._scan = Scan(metas)
+        self._found = Discovery(metas)
 
     def _version(
         self,
@@ -183,20 +194,20 @@ class PostgresStore:
 
     def _get(self, name: str) -> StoredVersion:
         if self._mark is None:
-            self.scan()
+            self.discover()
         found = self._versions.get(name)
         if found is None:
             raise SkillNotFoundError(f"no skill named {name!r} in this store", skill=name)
         return found
 
     def version(self, name: str) -> StoredVersion:
-        """The current version of ``name`` (as of the last scan)."""
+        """The current version of ``name`` (as of the last look at the database)."""
         return self._get(name)
 
     # -- Store protocol and what the catalog uses --------------------------------
 
     def list_skills(self) -> list[SkillMetadata]:
-        return list(self.scan().skills)
+        return list(self.discover().skills)
 
     def files(self, name: str, *, index: IndexMode | None = None) -> tuple[str, ...]:
         mode = index or self._index

@@ -36,244 +36,107 @@ class Agent:
     detect: tuple[str, ...] = ()
 
 
-AGENTS: dict[str, Agent] = {
-    a.id: a
-    for a in (
-        Agent(
-            "aider-desk",
-            "AiderDesk",
-            ".aider-desk/skills",
-            "~/.aider-desk/skills",
-            ("~/.aider-desk",),
-        ),
-        Agent(
-            "amp",
-            "Amp",
-            ".agents/skills",
-            "{XDG_CONFIG_HOME|~/.config}/agents/skills",
-            ("{XDG_CONFIG_HOME|~/.config}/amp",),
-        ),
-        Agent(
-            "antigravity",
-            "Antigravity",
-            ".agents/skills",
-            "~/.gemini/antigravity/skills",
-            ("~/.gemini/antigravity",),
-        ),
-        Agent(
-            "antigravity-cli",
-            "Antigravity CLI",
-            ".agents/skills",
-            "~/.gemini/antigravity-cli/skills",
-            ("~/.gemini/antigravity-cli",),
-        ),
-        Agent("astrbot", "AstrBot", "data/skills", "~/.astrbot/data/skills", ("~/.astrbot",)),
-        Agent(
-            "autohand-code",
-            "Autohand Code CLI",
-            ".autohand/skills",
-            "{AUTOHAND_HOME|~/.autohand}/skills",
-            ("{AUTOHAND_HOME|~/.autohand}",),
-        ),
-        Agent("augment", "Augment", ".augment/skills", "~/.augment/skills", ("~/.augment",)),
-        Agent("bob", "IBM Bob", ".bob/skills", "~/.bob/skills", ("~/.bob",)),
-        Agent(
-            "claude-code",
-            "Claude Code",
-            ".claude/skills",
-            "{CLAUDE_CONFIG_DIR|~/.claude}/skills",
-            ("{CLAUDE_CONFIG_DIR|~/.claude}",),
-        ),
-        Agent(
-            "openclaw",
-            "OpenClaw",
-            "skills",
-            "~/.openclaw/skills",
-            ("~/.openclaw", "~/.clawdbot", "~/.moltbot"),
-        ),
-        Agent("cline", "Cline", ".agents/skills", "~/.agents/skills", ("~/.cline",)),
-        Agent(
-            "codearts-agent",
-            "CodeArts Agent",
-            ".codeartsdoer/skills",
-            "~/.codeartsdoer/skills",
-            ("~/.codeartsdoer",),
-        ),
-        Agent(
-            "codebuddy", "CodeBuddy", ".codebuddy/skills", "~/.codebuddy/skills", ("~/.codebuddy",)
-        ),
-        Agent(
-            "codemaker", "Codemaker", ".codemaker/skills", "~/.codemaker/skills", ("~/.codemaker",)
-        ),
-        Agent(
-            "codestudio",
-            "Code Studio",
-            ".codestudio/skills",
-            "~/.codestudio/skills",
-            ("~/.codestudio",),
-        ),
-        Agent(
-            "codex",
-            "Codex",
-            ".agents/skills",
-            "{CODEX_HOME|~/.codex}/skills",
-            ("{CODEX_HOME|~/.codex}",),
-        ),
-        Agent(
-            "command-code",
-            "Command Code",
-            ".commandcode/skills",
-            "~/.commandcode/skills",
-            ("~/.commandcode",),
-        ),
-        Agent("continue", "Continue", ".continue/skills", "~/.continue/skills", ("~/.continue",)),
-        Agent(
-            "cortex",
-            "Cortex Code",
-            ".cortex/skills",
-            "~/.snowflake/cortex/skills",
-            ("~/.snowflake/cortex",),
-        ),
-        Agent("crush", "Crush", ".crush/skills", "~/.config/crush/skills", ("~/.config/crush",)),
-        Agent("cursor", "Cursor", ".agents/skills", "~/.cursor/skills", ("~/.cursor",)),
-        Agent(
-            "deepagents",
-            "Deep Agents",
-            ".agents/skills",
-            "~/.deepagents/agent/skills",
-            ("~/.deepagents",),
-        ),
-        Agent(
-            "devin",
-            "Devin for Terminal",
-            ".devin/skills",
-            "{XDG_CONFIG_HOME|~/.config}/devin/skills",
-            ("{XDG_CONFIG_HOME|~/.config}/devin",),
-        ),
-        Agent("dexto", "Dexto", ".agents/skills", "~/.agents/skills", ("~/.dexto",)),
-        Agent("droid", "Droid", ".factory/skills", "~/.factory/skills", ("~/.factory",)),
-        Agent("eve", "Eve", "agent/skills", None, ()),
-        Agent(
-            "firebender", "Firebender", ".agents/skills", "~/.firebender/skills", ("~/.firebender",)
-        ),
-        Agent("forgecode", "ForgeCode", ".forge/skills", "~/.forge/skills", ("~/.forge",)),
-        Agent("gemini-cli", "Gemini CLI", ".agents/skills", "~/.gemini/skills", ("~/.gemini",)),
-        Agent(
-            "github-copilot",
-            "GitHub Copilot",
-            ".agents/skills",
-            "~/.copilot/skills",
-            ("~/.copilot",),
-        ),
-        Agent(
-            "goose",
-            "Goose",
-            ".goose/skills",
-            "{XDG_CONFIG_HOME|~/.config}/goose/skills",
-            ("{XDG_CONFIG_HOME|~/.config}/goose",),
-        ),
-        Agent(
-            "hermes-agent",
-            "Hermes Agent",
-            ".hermes/skills",
-            "{HERMES_HOME|~/.hermes}/skills",
-            ("{HERMES_HOME|~/.hermes}",),
-        ),
-        Agent(
-            "inference-sh",
-            "inference.sh",
-            ".inferencesh/skills",
-            "~/.inferencesh/skills",
-            ("~/.inferencesh",),
-        ),
-        Agent("jazz", "Jazz", ".jazz/skills", "~/.jazz/skills", ("~/.jazz",)),
-        Agent("junie", "Junie", ".junie/skills", "~/.junie/skills", ("~/.junie",)),
-        Agent("iflow-cli", "iFlow CLI", ".iflow/skills", "~/.iflow/skills", ("~/.iflow",)),
-        Agent("kilo", "Kilo Code", ".kilocode/skills", "~/.kilocode/skills", ("~/.kilocode",)),
-        Agent(
-            "kimi-code-cli",
-            "Kimi Code CLI",
-            ".agents/skills",
-            "~/.agents/skills",
-            ("~/.kimi-code", "~/.kimi"),
-        ),
-        Agent("kiro-cli", "Kiro CLI", ".kiro/skills", "~/.kiro/skills", ("~/.kiro",)),
-        Agent("kode", "Kode", ".kode/skills", "~/.kode/skills", ("~/.kode",)),
-        Agent("lingma", "Lingma", ".lingma/skills", "~/.lingma/skills", ("~/.lingma",)),
-        Agent("loaf", "Loaf", ".agents/skills", "~/.agents/skills", ("~/.loaf",)),
-        Agent("mcpjam", "MCPJam", ".mcpjam/skills", "~/.mcpjam/skills", ("~/.mcpjam",)),
-        Agent(
-            "mistral-vibe",
-            "Mistral Vibe",
-            ".vibe/skills",
-            "{VIBE_HOME|~/.vibe}/skills",
-            ("{VIBE_HOME|~/.vibe}",),
-        ),
-        Agent("moxby", "Moxby", ".moxby/skills", "~/.moxby/skills", ("~/.moxby",)),
-        Agent("mux", "Mux", ".mux/skills", "~/.mux/skills", ("~/.mux",)),
-        Agent(
-            "opencode",
-            "OpenCode",
-            ".agents/skills",
-            "{XDG_CONFIG_HOME|~/.config}/opencode/skills",
-            ("{XDG_CONFIG_HOME|~/.config}/opencode",),
-        ),
-        Agent(
-            "openhands", "OpenHands", ".openhands/skills", "~/.openhands/skills", ("~/.openhands",)
-        ),
-        Agent("ona", "Ona", ".ona/skills", "~/.ona/skills", ("~/.ona",)),
-        Agent("pi", "Pi", ".pi/skills", "~/.pi/agent/skills", ("~/.pi/agent",)),
-        Agent("qoder", "Qoder", ".qoder/skills", "~/.qoder/skills", ("~/.qoder",)),
-        Agent("qoder-cn", "Qoder CN", ".qoder/skills", "~/.qoder-cn/skills", ("~/.qoder-cn",)),
-        Agent("qwen-code", "Qwen Code", ".qwen/skills", "~/.qwen/skills", ("~/.qwen",)),
-        Agent(
-            "replit", "Replit", ".agents/skills", "{XDG_CONFIG_HOME|~/.config}/agents/skills", ()
-        ),
-        Agent("reasonix", "Reasonix", ".reasonix/skills", "~/.reasonix/skills", ("~/.reasonix",)),
-        Agent("rovodev", "Rovo Dev", ".rovodev/skills", "~/.rovodev/skills", ("~/.rovodev",)),
-        Agent("roo", "Roo Code", ".roo/skills", "~/.roo/skills", ("~/.roo",)),
-        Agent(
-            "tabnine-cli",
-            "Tabnine CLI",
-            ".tabnine/agent/skills",
-            "~/.tabnine/agent/skills",
-            ("~/.tabnine",),
-        ),
-        Agent(
-            "terramind", "Terramind", ".terramind/skills", "~/.terramind/skills", ("~/.terramind",)
-        ),
-        Agent(
-            "tinycloud", "Tinycloud", ".tinycloud/skills", "~/.tinycloud/skills", ("~/.tinycloud",)
-        ),
-        Agent("trae", "Trae", ".trae/skills", "~/.trae/skills", ("~/.trae",)),
-        Agent("trae-cn", "Trae CN", ".trae/skills", "~/.trae-cn/skills", ("~/.trae-cn",)),
-        Agent("warp", "Warp", ".agents/skills", "~/.agents/skills", ("~/.warp",)),
-        Agent(
-            "windsurf",
-            "Windsurf",
-            ".windsurf/skills",
-            "~/.codeium/windsurf/skills",
-            ("~/.codeium/windsurf",),
-        ),
-        Agent(
-            "zed", "Zed", ".agents/skills", "~/.agents/skills", ("{XDG_CONFIG_HOME|~/.config}/zed",)
-        ),
-        Agent("zcode", "ZCode", ".zcode/skills", "~/.zcode/skills", ()),
-        Agent("zencoder", "Zencoder", ".zencoder/skills", "~/.zencoder/skills", ("~/.zencoder",)),
-        Agent("zenflow", "Zenflow", ".zencoder/skills", "~/.zencoder/skills", ("~/.zencoder",)),
-        Agent("neovate", "Neovate", ".neovate/skills", "~/.neovate/skills", ("~/.neovate",)),
-        Agent("pochi", "Pochi", ".pochi/skills", "~/.pochi/skills", ("~/.pochi",)),
-        Agent("promptscript", "PromptScript", ".agents/skills", None, ()),
-        Agent("adal", "AdaL", ".adal/skills", "~/.adal/skills", ("~/.adal",)),
-        Agent(
-            "universal",
-            "Universal",
-            ".agents/skills",
-            "{XDG_CONFIG_HOME|~/.config}/agents/skills",
-            (),
-        ),
-    )
-}
+# id | display name | project folder | user folder ("-": project only) | detect folders
+# ("{VAR|default}" pieces may contain "|"; they are inside braces, so split outside them)
+_TABLE = """
+aider-desk | AiderDesk | .aider-desk/skills | ~/.aider-desk/skills | ~/.aider-desk
+amp | Amp | .agents/skills | {XDG_CONFIG_HOME|~/.config}/agents/skills | {XDG_CONFIG_HOME|~/.config}/amp
+antigravity | Antigravity | .agents/skills | ~/.gemini/antigravity/skills | ~/.gemini/antigravity
+antigravity-cli | Antigravity CLI | .agents/skills | ~/.gemini/antigravity-cli/skills | ~/.gemini/antigravity-cli
+astrbot | AstrBot | data/skills | ~/.astrbot/data/skills | ~/.astrbot
+autohand-code | Autohand Code CLI | .autohand/skills | {AUTOHAND_HOME|~/.autohand}/skills | {AUTOHAND_HOME|~/.autohand}
+augment | Augment | .augment/skills | ~/.augment/skills | ~/.augment
+bob | IBM Bob | .bob/skills | ~/.bob/skills | ~/.bob
+claude-code | Claude Code | .claude/skills | {CLAUDE_CONFIG_DIR|~/.claude}/skills | {CLAUDE_CONFIG_DIR|~/.claude}
+openclaw | OpenClaw | skills | ~/.openclaw/skills | ~/.openclaw, ~/.clawdbot, ~/.moltbot
+cline | Cline | .agents/skills | ~/.agents/skills | ~/.cline
+codearts-agent | CodeArts Agent | .codeartsdoer/skills | ~/.codeartsdoer/skills | ~/.codeartsdoer
+codebuddy | CodeBuddy | .codebuddy/skills | ~/.codebuddy/skills | ~/.codebuddy
+codemaker | Codemaker | .codemaker/skills | ~/.codemaker/skills | ~/.codemaker
+codestudio | Code Studio | .codestudio/skills | ~/.codestudio/skills | ~/.codestudio
+codex | Codex | .agents/skills | {CODEX_HOME|~/.codex}/skills | {CODEX_HOME|~/.codex}
+command-code | Command Code | .commandcode/skills | ~/.commandcode/skills | ~/.commandcode
+continue | Continue | .continue/skills | ~/.continue/skills | ~/.continue
+cortex | Cortex Code | .cortex/skills | ~/.snowflake/cortex/skills | ~/.snowflake/cortex
+crush | Crush | .crush/skills | ~/.config/crush/skills | ~/.config/crush
+cursor | Cursor | .agents/skills | ~/.cursor/skills | ~/.cursor
+deepagents | Deep Agents | .agents/skills | ~/.deepagents/agent/skills | ~/.deepagents
+devin | Devin for Terminal | .devin/skills | {XDG_CONFIG_HOME|~/.config}/devin/skills | {XDG_CONFIG_HOME|~/.config}/devin
+dexto | Dexto | .agents/skills | ~/.agents/skills | ~/.dexto
+droid | Droid | .factory/skills | ~/.factory/skills | ~/.factory
+eve | Eve | agent/skills | - | -
+firebender | Firebender | .agents/skills | ~/.firebender/skills | ~/.firebender
+forgecode | ForgeCode | .forge/skills | ~/.forge/skills | ~/.forge
+gemini-cli | Gemini CLI | .agents/skills | ~/.gemini/skills | ~/.gemini
+github-copilot | GitHub Copilot | .agents/skills | ~/.copilot/skills | ~/.copilot
+goose | Goose | .goose/skills | {XDG_CONFIG_HOME|~/.config}/goose/skills | {XDG_CONFIG_HOME|~/.config}/goose
+hermes-agent | Hermes Agent | .hermes/skills | {HERMES_HOME|~/.hermes}/skills | {HERMES_HOME|~/.hermes}
+inference-sh | inference.sh | .inferencesh/skills | ~/.inferencesh/skills | ~/.inferencesh
+jazz | Jazz | .jazz/skills | ~/.jazz/skills | ~/.jazz
+junie | Junie | .junie/skills | ~/.junie/skills | ~/.junie
+iflow-cli | iFlow CLI | .iflow/skills | ~/.iflow/skills | ~/.iflow
+kilo | Kilo Code | .kilocode/skills | ~/.kilocode/skills | ~/.kilocode
+kimi-code-cli | Kimi Code CLI | .agents/skills | ~/.agents/skills | ~/.kimi-code, ~/.kimi
+kiro-cli | Kiro CLI | .kiro/skills | ~/.kiro/skills | ~/.kiro
+kode | Kode | .kode/skills | ~/.kode/skills | ~/.kode
+lingma | Lingma | .lingma/skills | ~/.lingma/skills | ~/.lingma
+loaf | Loaf | .agents/skills | ~/.agents/skills | ~/.loaf
+mcpjam | MCPJam | .mcpjam/skills | ~/.mcpjam/skills | ~/.mcpjam
+mistral-vibe | Mistral Vibe | .vibe/skills | {VIBE_HOME|~/.vibe}/skills | {VIBE_HOME|~/.vibe}
+moxby | Moxby | .moxby/skills | ~/.moxby/skills | ~/.moxby
+mux | Mux | .mux/skills | ~/.mux/skills | ~/.mux
+opencode | OpenCode | .agents/skills | {XDG_CONFIG_HOME|~/.config}/opencode/skills | {XDG_CONFIG_HOME|~/.config}/opencode
+openhands | OpenHands | .openhands/skills | ~/.openhands/skills | ~/.openhands
+ona | Ona | .ona/skills | ~/.ona/skills | ~/.ona
+pi | Pi | .pi/skills | ~/.pi/agent/skills | ~/.pi/agent
+qoder | Qoder | .qoder/skills | ~/.qoder/skills | ~/.qoder
+qoder-cn | Qoder CN | .qoder/skills | ~/.qoder-cn/skills | ~/.qoder-cn
+qwen-code | Qwen Code | .qwen/skills | ~/.qwen/skills | ~/.qwen
+replit | Replit | .agents/skills | {XDG_CONFIG_HOME|~/.config}/agents/skills | -
+reasonix | Reasonix | .reasonix/skills | ~/.reasonix/skills | ~/.reasonix
+rovodev | Rovo Dev | .rovodev/skills | ~/.rovodev/skills | ~/.rovodev
+roo | Roo Code | .roo/skills | ~/.roo/skills | ~/.roo
+tabnine-cli | Tabnine CLI | .tabnine/agent/skills | ~/.tabnine/agent/skills | ~/.tabnine
+terramind | Terramind | .terramind/skills | ~/.terramind/skills | ~/.terramind
+tinycloud | Tinycloud | .tinycloud/skills | ~/.tinycloud/skills | ~/.tinycloud
+trae | Trae | .trae/skills | ~/.trae/skills | ~/.trae
+trae-cn | Trae CN | .trae/skills | ~/.trae-cn/skills | ~/.trae-cn
+warp | Warp | .agents/skills | ~/.agents/skills | ~/.warp
+windsurf | Windsurf | .windsurf/skills | ~/.codeium/windsurf/skills | ~/.codeium/windsurf
+zed | Zed | .agents/skills | ~/.agents/skills | {XDG_CONFIG_HOME|~/.config}/zed
+zcode | ZCode | .zcode/skills | ~/.zcode/skills | -
+zencoder | Zencoder | .zencoder/skills | ~/.zencoder/skills | ~/.zencoder
+zenflow | Zenflow | .zencoder/skills | ~/.zencoder/skills | ~/.zencoder
+neovate | Neovate | .neovate/skills | ~/.neovate/skills | ~/.neovate
+pochi | Pochi | .pochi/skills | ~/.pochi/skills | ~/.pochi
+promptscript | PromptScript | .agents/skills | - | -
+adal | AdaL | .adal/skills | ~/.adal/skills | ~/.adal
+universal | Universal | .agents/skills | {XDG_CONFIG_HOME|~/.config}/agents/skills | -
+"""  # noqa: E501  (one agent a line reads better than wrapped rows)
+
+
+def _cells(line: str) -> list[str]:
+    cells, depth, start = [], 0, 0
+    for i, ch in enumerate(line):
+        depth += ch == "{"
+        depth -= ch == "}"
+        if ch == "|" and depth == 0:
+            cells.append(line[start:i].strip())
+            start = i + 1
+    cells.append(line[start:].strip())
+    return cells
+
+
+def _parse(table: str) -> dict[str, Agent]:
+    out: dict[str, Agent] = {}
+    for line in table.strip().splitlines():
+        ident, display, project, user, detect = _cells(line)
+        found = tuple(d.strip() for d in detect.split(",")) if detect != "-" else ()
+        out[ident] = Agent(ident, display, project, None if user == "-" else user, found)
+    return out
+
+
+AGENTS: dict[str, Agent] = _parse(_TABLE)
 
 #: Older skilldeck spellings of ``export --to`` that stay accepted.
 ALIASES: dict[str, str] = {"claude": "claude-code", "agents": "universal"}

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+import time
+from pathlib import Path
 
 from click.testing import CliRunner
 
@@ -68,3 +71,63 @@ def test_help_and_typos_see_every_command() -> None:
         assert name in result.output
     typo = CliRunner().invoke(main, ["lisst"])
     assert typo.exit_code == 2 and "list" in typo.output
+
+
+# What a warm `skilldeck list` / `show NAME` must not import: the SKILL.md parser and
+# YAML (the cache answers), the installer, executor, scanner and runtime, and the
+# writers' libraries (tomlkit, filelock): a listing reads, it never writes config.
+_NOT_FOR_A_WARM_LIST = {
+    "yaml",
+    "tomlkit",
+    "filelock",
+    "difflib",
+    "skilldeck._format",
+    "skilldeck._dist",
+    "skilldeck._exec",
+    "skilldeck._scan",
+    "skilldeck._runtime",
+    "skilldeck._events",
+    "skilldeck._search",
+    "skilldeck._disclosure",
+    "skilldeck._compact",
+    "skilldeck._catalog._why",
+    "skilldeck.cli._dist",
+    "skilldeck.cli._run",
+}
+
+
+def _catalog_with_a_config(tmp_path: Path) -> Path:
+    """A root of two skills named by the user's config file (read on every listing)."""
+    root = tmp_path / "skills"
+    for name in ("alpha-skill", "beta-skill"):
+        (root / name).mkdir(parents=True)
+        (root / name / "SKILL.md").write_text(
+            f"---\nname: {name}\ndescription: Does {name} things. Use when testing.\n---\n# Hi\n",
+            encoding="utf-8",
+        )
+    config = Path(os.environ["SKILLDECK_HOME"]) / "config" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text(
+        f'[catalog]\nroots = ["{root}"]\npinned = ["alpha-skill"]\n', encoding="utf-8"
+    )
+    time.sleep(1.1)  # files changed within a second of a scan are not cached
+    return root
+
+
+def test_a_warm_list_imports_neither_the_parser_nor_the_installer(tmp_path: Path) -> None:
+    _catalog_with_a_config(tmp_path)
+    cold, _ = _modules_after(["list"])  # parses every SKILL.md and fills the cache
+    assert "skilldeck._format" in cold  # the test can fail: a cold listing does parse
+    for args in (["list"], ["list", "--format", "json"], ["list", "--all"]):
+        modules, out = _modules_after(args)
+        assert "alpha-skill" in out and "beta-skill" in out
+        assert modules & _NOT_FOR_A_WARM_LIST == set(), args
+
+
+def test_show_by_name_imports_the_parser_but_not_the_installer(tmp_path: Path) -> None:
+    _catalog_with_a_config(tmp_path)
+    _modules_after(["list"])
+    modules, out = _modules_after(["show", "beta-skill"])
+    assert "Does beta-skill things" in out
+    assert "skilldeck._format" in modules  # show validates the skill
+    assert modules & (_NOT_FOR_A_WARM_LIST - {"skilldeck._format"}) == set()

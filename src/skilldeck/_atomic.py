@@ -4,11 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-
-from filelock import FileLock
 
 __all__ = ["atomic_write_bytes", "atomic_write_text", "file_lock"]
 
@@ -19,6 +16,8 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes, *, mode: int =
     A temp file in the same folder is written, fsync'd and renamed over the
     target; the folder is fsync'd too.
     """
+    import tempfile  # imported by writers only, like filelock below
+
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
@@ -49,6 +48,8 @@ def atomic_write_text(path: str | os.PathLike[str], text: str, *, mode: int = 0o
 @contextlib.contextmanager
 def file_lock(path: str | os.PathLike[str], *, timeout: float = 60.0) -> Iterator[None]:
     """Hold an exclusive lock on ``<path>.lock`` (other processes wait up to ``timeout``)."""
+    from filelock import FileLock
+
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     with FileLock(str(target) + ".lock", timeout=timeout):

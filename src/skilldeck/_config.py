@@ -9,8 +9,9 @@ value replaces). Paths in either file may use ``~``; relative paths are taken
 from the folder that holds the file's ``.skilldeck`` folder for a project file
 and from the config folder for the user file.
 
-Writes go through :func:`update_config`: read, mutate a ``tomlkit`` document
-(comments and layout kept), validate, write atomically under a file lock.
+Reads parse with ``tomllib``; writes go through :func:`update_config`: read,
+mutate a ``tomlkit`` document (comments and layout kept), validate, write
+atomically under a file lock (``tomlkit`` is imported only then).
 Tables and keys are documented in ``docs/configuration.md``.
 
 The project file comes with the repository: it is read without following
@@ -25,15 +26,12 @@ from __future__ import annotations
 import json
 import os
 import re
+import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Literal
-
-import tomlkit
-import tomlkit.exceptions
-from tomlkit.toml_document import TOMLDocument
+from typing import TYPE_CHECKING, Any, Literal
 
 from skilldeck._atomic import atomic_write_text, file_lock
 from skilldeck._configtrust import (
@@ -59,6 +57,9 @@ from skilldeck._paths import (
     owner_problem,
 )
 from skilldeck._statedir import check_entry, open_dir, read_file_at
+
+if TYPE_CHECKING:
+    from tomlkit.toml_document import TOMLDocument
 
 __all__ = [
     "DEFAULT_SOURCES",
@@ -212,11 +213,27 @@ class Config:
         return value if isinstance(value, Mapping) else {}
 
 
-def _plain(value: Any) -> Any:
-    """tomlkit items -> plain Python values (dict, list, str, int, ...)."""
-    if hasattr(value, "unwrap"):
-        return value.unwrap()
-    return value
+def _parse(path: Path, text: str) -> dict[str, Any]:
+    """The file's TOML as plain values; ``ConfigError`` with line and column when invalid."""
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        import tomlkit.exceptions
+
+        try:  # tomlkit's error names the line and column as attributes
+            tomlkit.parse(text)
+        except tomlkit.exceptions.ParseError as detail:
+            raise ConfigError(
+                f"{path}:{detail.line}:{detail.col}: invalid TOML: {detail}",
+                path=path,
+                line=detail.line,
+                column=detail.col,
+                hint=_TOML_HINT,
+            ) from exc
+        raise ConfigError(f"{path}: invalid TOML: {exc}", path=path, hint=_TOML_HINT) from exc
+
+
+_TOML_HINT = "fix the TOML syntax (strings need quotes, tables are [name])"
 
 
 def _line_of(text: str, key: str) -> int | None:
@@ -263,7 +280,8 @@ def _read_bytes(path: Path, *, project: bool) -> bytes | None:
     return raw
 
 
-def _read_doc(path: Path, *, project: bool = False) -> tuple[TOMLDocument, str, bytes] | None:
+def _read_doc(path: Path, *, project: bool = False) -> tuple[dict[str, Any], str, bytes] | None:
+    """The file's plain data, text and bytes (``None`` when missing)."""
     try:
         raw = _read_bytes(path, project=project)
         if raw is None:
@@ -281,16 +299,7 @@ def _read_doc(path: Path, *, project: bool = False) -> tuple[TOMLDocument, str, 
             path=path,
             hint="check the file's permissions",
         ) from exc
-    try:
-        return tomlkit.parse(text), text, raw
-    except tomlkit.exceptions.ParseError as exc:
-        raise ConfigError(
-            f"{path}:{exc.line}:{exc.col}: invalid TOML: {exc}",
-            path=path,
-            line=exc.line,
-            column=exc.col,
-            hint="fix the TOML syntax (strings need quotes, tables are [name])",
-        ) from exc
+    return _parse(path, text), text, raw
 
 
 class _Checker:
@@ -419,8 +428,7 @@ def _load_file(path: Path, base: Path) -> dict[str, Any] | None:
     read = _read_doc(path)
     if read is None:
         return None
-    doc, text, _raw = read
-    data = _plain(doc)
+    data, text, _raw = read
     return _Checker(path, text, base).normalise(data)
 
 
@@ -429,8 +437,8 @@ def _load_project(path: Path, base: Path) -> tuple[dict[str, Any], UntrustedSett
     read = _read_doc(path, project=True)
     if read is None:
         return None
-    doc, text, raw = read
-    data = _Checker(path, text, base).normalise(_plain(doc))
+    data, text, raw = read
+    data = _Checker(path, text, base).normalise(data)
     values = guarded_values(data, base)
     if not values:
         return data, None
@@ -525,8 +533,8 @@ def trust_project_config(*, cwd: str | os.PathLike[str] | None = None) -> Truste
             hint="run `skilldeck trust` inside the project whose .skilldeck/config.toml "
             "you want to apply",
         )
-    doc, text, raw = read
-    _Checker(path, text, path.parent.parent).normalise(_plain(doc))
+    data, text, raw = read
+    _Checker(path, text, path.parent.parent).normalise(data)
     return record_trust(path, file_digest(raw))
 
 
@@ -551,15 +559,17 @@ def update_config(
     base = path.parent if scope == "user" else path.parent.parent
     if scope == "project":
         _check_project_state(path)
+    import tomlkit
+
     with file_lock(path):
         read = _read_doc(path, project=scope == "project")
-        doc = read[0] if read is not None else tomlkit.document()
-        before = _plain(tomlkit.parse(read[1])) if read is not None else {}
+        doc = tomlkit.parse(read[1]) if read is not None else tomlkit.document()
+        before = read[0] if read is not None else {}
         mutate(doc)
         text = tomlkit.dumps(doc)
-        try:
-            after = _Checker(path, text, base).normalise(_plain(tomlkit.parse(text)))
-        except tomlkit.exceptions.ParseError as exc:
+        try:  # checked with the parser every read uses
+            after = _Checker(path, text, base).normalise(tomllib.loads(text))
+        except tomllib.TOMLDecodeError as exc:
             raise ConfigError(
                 f"{path}: the change would produce invalid TOML: {exc}", path=path
             ) from exc

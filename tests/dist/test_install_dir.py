@@ -98,3 +98,16 @@ def test_the_install_folder_cannot_be_mounted_writable(tmp_path: Path) -> None:
     )  # fmt: skip
     assert res.code != 0
     assert res.json()["error"]["code"] == "PATH_NOT_ALLOWED", res.out
+
+
+def test_list_shows_the_agents_of_a_skill_installed_in_the_configured_folder(
+    tmp_path: Path,
+) -> None:
+    _user_config(f'[install]\ndir = "{tmp_path / "installs"}"\nscan = "warn"\n')
+    src = make_skill(tmp_path / "src", "placed-skill")
+    skilldeck.install(str(src), agents=["claude-code"])
+    listed = run_cli("list")
+    assert listed.code == 0, listed.err
+    assert "[agents: claude-code]" in listed.out
+    rows = run_cli("list", "--json").json()["skills"]
+    assert [r["agents"] for r in rows if r["name"] == "placed-skill"] == [["claude-code"]]

@@ -10,8 +10,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from skilldeck._format import listing_description
-
 __all__ = ["MIN_DESCRIPTION", "SkillLike", "Tier1Item", "Tier1Plan", "clean_text", "plan_tier1"]
 
 MIN_DESCRIPTION = 80
@@ -91,6 +89,8 @@ def plan_tier1(
     skills that still do not fit are omitted, in order. Pinned skills come
     first and are always listed.
     """
+    from skilldeck._format import listing_description  # imported when first needed
+
     ordered, n_pinned = order_pinned(skills, pinned)
     measure = cost or (lambda s, d: len(s.name) + len(d) + 2)
     texts = [clean_text(listing_description(s)) for s in ordered]

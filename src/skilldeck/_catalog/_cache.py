@@ -20,7 +20,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -93,12 +92,11 @@ def parser_stamp() -> str:
     """Identifies the code that produced cached records (changes when it changes)."""
     global _STAMP
     if _STAMP is None:
-        import skilldeck._catalog as catalog_pkg
-        import skilldeck._format as format_pkg
+        catalog_pkg = Path(__file__).parent
+        format_pkg = catalog_pkg.parent / "_format"  # not imported: a warm listing never parses
 
         parts = [__version__, str(CACHE_FORMAT)]
-        for pkg in (format_pkg, catalog_pkg):
-            folder = Path(pkg.__file__ or ".").parent
+        for folder in (format_pkg, catalog_pkg):
             with contextlib.suppress(OSError):
                 for entry in sorted(os.scandir(folder), key=lambda e: e.name):
                     if entry.name.endswith(".py"):
@@ -141,6 +139,8 @@ class MetadataCache:
         index is either the old file, the new one, or unreadable, which only
         costs a re-parse.
         """
+        import tempfile  # only writers need it
+
         target = self._file(root_key)
         try:
             by_key = {key: (sig, rec) for key, sig, rec in rows}

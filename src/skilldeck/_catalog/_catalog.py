@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import builtins
 import contextlib
-import difflib
 import gc
 import os
 import re
@@ -41,7 +40,6 @@ from skilldeck._catalog._model import (
 from skilldeck._catalog._resolve import Listed, Resolver, State, fingerprint
 from skilldeck._catalog._sources import default_sources
 from skilldeck._catalog._store import DEFAULT_FILE_LIMIT, Discovery, FileData, IndexMode
-from skilldeck._catalog._why import explain
 from skilldeck._config import Budget, Config, load_config
 from skilldeck._diagnostics import Diagnostic
 from skilldeck._errors import (
@@ -353,6 +351,8 @@ class Catalog:
         raise self._not_found(name, state)
 
     def _not_found(self, name: str, state: State) -> SkillNotFoundError:
+        import difflib
+
         bare = name.partition(":")[2] or name
         close = difflib.get_close_matches(bare, list(state.visible), n=3)
         hint = f"did you mean {', '.join(close)}? " if close else ""
@@ -458,6 +458,8 @@ class Catalog:
 
     def why(self, name: str, *, budget: int | Budget | None = None) -> builtins.list[WhyLine]:
         """Why ``name`` is or is not visible: one ``WhyLine`` per candidate or near miss."""
+        from skilldeck._catalog._why import explain  # imported by why() only
+
         state = self._snapshot()
         bare = name.partition(":")[2] if ":" in name else name
         lines = explain(self, bare, state.by_name.get(bare, ()), state.entries, state.diagnostics)

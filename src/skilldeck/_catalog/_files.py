@@ -14,7 +14,6 @@ import os
 from skilldeck._catalog._store import FileData, IndexMode, in_bundled_index
 from skilldeck._diagnostics import Diagnostic
 from skilldeck._errors import SkillError
-from skilldeck._format import linked_paths
 from skilldeck._tree import SkillTree, WalkLimits, walk_skill
 
 __all__ = [
@@ -81,6 +80,8 @@ def _linked(real_dir: str, skill: str) -> frozenset[str]:
     if text.startswith("---"):
         end = text.find("\n---", 3)
         text = text[end + 4 :] if end >= 0 else ""
+    from skilldeck._format import linked_paths  # imported when first needed
+
     return linked_paths(text)
 
 

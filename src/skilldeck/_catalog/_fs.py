@@ -52,7 +52,6 @@ from skilldeck._errors import (
     SkillNotFoundError,
     SkillUnavailableError,
 )
-from skilldeck._format import read_skill_md
 
 __all__ = ["MAX_DEPTH", "FileSystemStore", "Mode"]
 
@@ -340,6 +339,8 @@ class FileSystemStore:
         read again on first use (holding 10,000 manifests costs memory and
         collector time for every listing).
         """
+        from skilldeck._format import read_skill_md  # a warm listing never parses
+
         parsed = read_skill_md(
             real_md, metadata_only=True, mode=self.mode, folder_name=os.path.basename(folder)
         )
@@ -439,6 +440,8 @@ class FileSystemStore:
             raise PathNotAllowedError(
                 f"{meta.skill_md} leads outside the allowed roots", skill=meta.name
             )
+        from skilldeck._format import read_skill_md
+
         parsed = read_skill_md(
             md_real,
             max_bytes=max_bytes,

@@ -22,9 +22,6 @@ from typing import Any
 
 from skilldeck._catalog._cache import AboutRow, InvocationRow, Record
 from skilldeck._diagnostics import Diagnostic, Severity
-from skilldeck._format import Invocation, read_skill_md
-
-_DEFAULT_INVOCATION = Invocation()
 
 __all__ = ["POOL_THRESHOLD", "parse_record", "parse_records", "pool_workers", "skill_md_lowercase"]
 
@@ -37,6 +34,8 @@ MAX_WORKERS = 4
 def parse_record(real_md: str, folder: str, mode: str) -> Record:
     """One SKILL.md as the cache's record: name, description, tags, requirements
     (commands, env, other), valid, diagnostics, invocation controls, version and author."""
+    from skilldeck._format import read_skill_md  # a warm listing never parses
+
     parsed = read_skill_md(
         real_md,
         metadata_only=True,
@@ -74,8 +73,10 @@ def about_row(m: Any) -> AboutRow | None:
 def invocation_row(m: Any) -> InvocationRow | None:
     """``(model_invocable, user_invocable, when_to_use, argument_hint)``, or ``None``
     for the defaults."""
+    from skilldeck._format import Invocation
+
     inv = m.invocation
-    if inv == _DEFAULT_INVOCATION:
+    if inv == Invocation():
         return None
     return (
         not inv.disable_model_invocation,

@@ -27,7 +27,6 @@ gives more than ``user`` trust, whatever the config says (docs/security.md).
 from __future__ import annotations
 
 import os
-from importlib import resources
 from pathlib import Path
 
 from skilldeck._catalog._envroots import env_roots
@@ -41,10 +40,8 @@ __all__ = ["bundled_root", "default_sources", "project_folders"]
 
 def bundled_root() -> Path:
     """The folder of skills shipped inside the package."""
-    found = resources.files("skilldeck").joinpath("_bundled")
-    if isinstance(found, Path):
-        return found
-    return Path(__file__).resolve().parents[1] / "_bundled"  # pragma: no cover
+    # what importlib.resources answers for an installed package, without importing it
+    return Path(__file__).parent.parent / "_bundled"
 
 
 def project_folders(cwd: str | os.PathLike[str] | None = None) -> list[Path]:

@@ -12,7 +12,7 @@ import threading
 import warnings
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
 
 from skilldeck._catalog._model import Skill, SkillMetadata
 from skilldeck._diagnostics import Diagnostic
@@ -24,9 +24,11 @@ from skilldeck._errors import (
     PathNotAllowedError,
     SkillNotFoundError,
 )
-from skilldeck._format import ParsedSkillMd, parse_skill_md
 from skilldeck._paths import safe_relpath
 from skilldeck._tree import is_hidden
+
+if TYPE_CHECKING:
+    from skilldeck._format import ParsedSkillMd
 
 __all__ = [
     "BUNDLED_DIRS",
@@ -201,6 +203,8 @@ class MemoryStore:
         ``PathNotAllowedError`` for a bundled-file path that is not a plain
         relative path.
         """
+        from skilldeck._format import parse_skill_md
+
         parsed = parse_skill_md(skill_md)
         if parsed.manifest is None or not parsed.ok:
             raise ManifestError(
@@ -259,6 +263,8 @@ class MemoryStore:
         parsed = entry.parsed
         body = parsed.body
         if truncated and max_bytes is not None:
+            from skilldeck._format import parse_skill_md
+
             reparsed = parse_skill_md(raw[:max_bytes], complete=False)
             body = reparsed.body
         return Skill(

@@ -13,10 +13,6 @@ from typing import Any, TypeVar
 import click
 
 import skilldeck
-import skilldeck.adapters
-import skilldeck.catalog
-import skilldeck.disclosure
-import skilldeck.dist
 from skilldeck.cli._app import EXIT_FINDINGS, format_option, formats_option, main, root_option
 from skilldeck.cli._store import active_catalog, store_options
 
@@ -114,8 +110,21 @@ def _real(path: Path | None) -> str:
 
 def _agents_by_folder() -> dict[str, tuple[str, ...]]:
     """Installed skills' folders -> the agents they are placed in (none: empty)."""
+    from skilldeck._config import project_base
+    from skilldeck._paths import PROJECT_DIR, install_base
+
+    # no lockfile in either scope (the layout of skilldeck.dist): nothing is installed,
+    # and the installer need not be imported
     try:
-        infos = skilldeck.dist.list_installed()
+        lockfiles = (install_base() / "skills.lock", project_base() / PROJECT_DIR / "skills.lock")
+        if not any(os.path.lexists(p) for p in lockfiles):
+            return {}
+    except OSError:
+        pass  # list_installed reports it
+    from skilldeck.dist import list_installed
+
+    try:
+        infos = list_installed()
     except skilldeck.SkillError:
         return {}  # a damaged lockfile is reported by verify and doctor
     return {os.path.realpath(i.path): i.agents for i in infos if i.agents}
@@ -173,8 +182,10 @@ def prompt(
     catalog = _open_catalog(roots, recursive)
     if fmt == "compact":
         limit = chosen if chosen is not None else catalog.config.budget
+        from skilldeck.adapters import render_compact_catalog
+
         runtime = skilldeck.SkillRuntime(catalog)
-        text = skilldeck.adapters.render_compact_catalog(
+        text = render_compact_catalog(
             catalog,
             native_tools=runtime.tool_specs(runtime.session()),
             budget=limit.chars if limit is not None else None,
@@ -215,7 +226,9 @@ def load(
     catalog = _open_catalog(roots, recursive)
     skill = catalog.load(name, max_bytes=max_bytes, index="all" if all_files else None)
     files = skill.files
-    payload = skilldeck.disclosure.skill_payload(skill)
+    from skilldeck.disclosure import skill_payload
+
+    payload = skill_payload(skill)
     if fmt == "json":
         _echo_json(payload)
         return
@@ -279,7 +292,9 @@ def read(
 
 
 def _set_enabled(name: str, enabled: bool, scope: str, fmt: str) -> None:
-    path = skilldeck.dist.set_skill_enabled(name, enabled, scope=scope)  # type: ignore[arg-type]
+    from skilldeck.dist import set_skill_enabled
+
+    path = set_skill_enabled(name, enabled, scope=scope)  # type: ignore[arg-type]
     config = skilldeck.load_config()
     effective = name not in config.disabled
     verb = "enabled" if enabled else "disabled"
@@ -329,9 +344,10 @@ def disable(name: str, scope: str, fmt: str) -> None:
 def doctor(roots: tuple[str, ...], recursive: bool, fmt: str) -> None:
     """Check the catalog: roots, invalid and unavailable skills, shadowing, budget."""
     from skilldeck._exec import execution_status
+    from skilldeck.catalog import diagnose
 
     catalog = _open_catalog(roots, recursive)
-    report = skilldeck.catalog.diagnose(catalog)
+    report = diagnose(catalog)
     execution = execution_status()  # what `skilldeck run` would do here
     drift = _installed_drift()
     if fmt == "json":
@@ -364,10 +380,12 @@ def doctor(roots: tuple[str, ...], recursive: bool, fmt: str) -> None:
 def _installed_drift() -> list[dict[str, str]]:
     """Installed skills (both scopes) that differ from the lockfile, or whose agent
     folders drifted (a changed copy, a dangling link)."""
+    from skilldeck.dist import verify
+
     out: list[dict[str, str]] = []
     for scope in ("user", "project"):
         try:
-            report = skilldeck.dist.verify(scope=scope)
+            report = verify(scope=scope)
         except skilldeck.SkillError as exc:
             out.append({"name": "*", "scope": scope, "problem": exc.message})
             continue

@@ -19,10 +19,10 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 import skilldeck
-import skilldeck.execution
 from skilldeck.cli._app import json_option, main
 
 if TYPE_CHECKING:
+    import skilldeck.execution
     from skilldeck.postgres import PostgresStore
 
 __all__ = [
@@ -168,7 +168,9 @@ def active_approval_store() -> skilldeck.execution.ApprovalStore:
     """The tenant's approvals with ``--store``, else the local approvals file."""
     store = _store()
     if store is None:
-        return skilldeck.execution.FileApprovalStore()
+        from skilldeck.execution import FileApprovalStore
+
+        return FileApprovalStore()
     return _postgres().PostgresApprovalStore(store.db, store.tenant)  # type: ignore[no-any-return]
 
 

@@ -100,8 +100,14 @@ _CATALOG_KEYS = {
     "mode",
     "enabled_bundled",
 }
-#: what ``install`` writes into a ``[plugins.<name>]`` table (seed 001's plugin record)
+#: what ``install`` writes into a ``[plugins.<name>]`` table (another installer's plugin record)
 _PLUGIN_KEYS = {"url", "ref", "subdir", "path", "name", "enabled", "installed_at"}
+#: the keys of the other tables read as plain values (a typo there would be ignored silently)
+_TABLE_KEYS = {
+    "install": {"dir", "scan"},
+    "security": {"safe_directories"},
+    "store": {"url", "tenant"},
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -398,6 +404,12 @@ class _Checker:
                 )
             if isinstance(entry.get("path"), str):
                 entry["path"] = self.abspath(entry["path"])
+        for name, known in _TABLE_KEYS.items():
+            for key in self.table(data, name):
+                if key not in known:
+                    raise self.fail(
+                        f"{name}.{key}", "unknown key", "known keys: " + ", ".join(sorted(known))
+                    )
         install = self.table(data, "install")
         if "dir" in install and (not isinstance(install["dir"], str) or not install["dir"].strip()):
             raise self.fail("install.dir", "must be a folder path", 'e.g. dir = "~/skills"')

@@ -97,6 +97,28 @@ def test_unknown_plugin_key_is_config_invalid() -> None:
     assert "Traceback" not in result.stderr
 
 
+@pytest.mark.parametrize(
+    ("table", "typo"),
+    [("install", "plugins_dir"), ("security", "safe_directory"), ("store", "tennant")],
+)
+def test_unknown_key_of_a_user_table_is_config_invalid(table: str, typo: str) -> None:
+    # a misspelt key used to be ignored: [install] plugins_dir = ... installed elsewhere
+    _user_config(f'[catalog]\ndisabled = []\n\n[{table}]\n{typo} = "x"\n')
+    with pytest.raises(ConfigError) as info:
+        load_config()
+    assert f"config.toml:5: {table}.{typo}: unknown key" in str(info.value)
+    result = subprocess.run(
+        [sys.executable, "-m", "skilldeck", "list", "--format", "json"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode != 0
+    assert "CONFIG_INVALID" in result.stdout + result.stderr
+    assert f"{table}.{typo}" in result.stdout + result.stderr
+    assert "Traceback" not in result.stderr
+
+
 def test_why_names_the_disabled_plugin(tmp_path: Path, make_skill: MakeSkill) -> None:
     plugin = tmp_path / "custom-name"
     make_skill(plugin, "gh-helper")

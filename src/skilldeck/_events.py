@@ -117,7 +117,7 @@ def event_types() -> Mapping[str, type[Event]]:
 @_register
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SkillLoaded(Event):
-    """A skill's body was disclosed (tier 2) — seed 004's ``SkillExpanded``."""
+    """A skill's body was disclosed (tier 2); other frameworks call it ``SkillExpanded``."""
 
     kind: ClassVar[str] = "skill_loaded"
 

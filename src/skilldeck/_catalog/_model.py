@@ -41,7 +41,7 @@ class SkillStatus(enum.StrEnum):
 
 
 class Trust(enum.StrEnum):
-    """How far a skill's content is trusted (seed 003): approval policies key on it.
+    """How far a skill's content is trusted: approval policies key on it.
 
     ``bundled``: shipped with skilldeck. ``user``: placed on disk by the user
     (user, extra, project and explicit roots, inline skills). ``untrusted``:

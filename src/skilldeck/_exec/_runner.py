@@ -37,7 +37,7 @@ _CHUNK = 1 << 16
 
 @dataclass(frozen=True, slots=True)
 class RunResult:
-    """The outcome of one script or declared-tool run (seed 003 section 4)."""
+    """The outcome of one script or declared-tool run."""
 
     success: bool
     exit_code: int | None

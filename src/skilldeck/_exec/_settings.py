@@ -69,7 +69,7 @@ class ExecConfig:
     - ``interpreters``: programs for script kinds, e.g. ``{"python": "/usr/bin/python3"}``
       (default: python is skilldeck's own interpreter, others are found on PATH);
     - ``auto_run_read_only``: trust levels whose ``read_only`` skills run without
-      approval (seed 003: ``bundled``);
+      approval (default: ``bundled``);
     - ``native_helper``: compile and use the C launch helper when a C compiler
       exists (the Python helper is the fallback).
     """

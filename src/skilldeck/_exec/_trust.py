@@ -146,7 +146,7 @@ def decide_approval(
 
 
 def skill_visible_in_mode(manifest: Any, mode: str | Iterable[str] | None) -> bool:
-    """Seed 003 section 7.2: is a skill available in the runtime's current mode(s)?
+    """Is a skill available in the runtime's current mode(s)?
 
     A skill without ``modes`` (or whose modes include ``Global``) is always
     visible; with no current mode, every skill is visible. Names compare

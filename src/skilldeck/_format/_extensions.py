@@ -35,7 +35,7 @@ class Requirements:
 
 @dataclass(frozen=True, slots=True)
 class Triggers:
-    """Seed 001's planned ``triggers``: words and patterns that suggest the skill."""
+    """The ``triggers`` extension: words and patterns that suggest the skill."""
 
     keywords: tuple[str, ...] = ()
     verbs: tuple[str, ...] = ()

@@ -86,7 +86,7 @@ class ToolPattern:
 
     @property
     def canonical_name(self) -> str:
-        """The name with ``.`` canonicalised to ``_`` (seed 000)."""
+        """The name with ``.`` canonicalised to ``_`` (``state.get`` matches ``state_get``)."""
         return self.name.replace(".", "_")
 
     def matches(self, tool_name: str) -> bool:

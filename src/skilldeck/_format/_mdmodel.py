@@ -21,7 +21,7 @@ _URL_PREFIX = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*://")
 
 
 class ParamType(enum.StrEnum):
-    """The five parameter types of seed 003 section 3.3."""
+    """The five parameter types of a declared tool."""
 
     STRING = "string"
     INTEGER = "integer"

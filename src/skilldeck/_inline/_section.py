@@ -38,7 +38,7 @@ class SkillsSection:
 
     ``params`` given to the methods below reach each inline skill's template
     and ``enabled`` predicate (``None``: its ``default_params``);
-    ``enabled_skills`` keeps only the named skills (seed 004's
+    ``enabled_skills`` keeps only the named skills (what other frameworks call
     ``SkillsSectionParams.enabled_skills``).
     """
 

@@ -53,7 +53,7 @@ def _yaml_string(text: str) -> str:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class InlineSkill:
-    """A skill defined in Python (seed 004's ``Skill``); validated when made.
+    """A skill defined in Python (a prompt-section framework's ``Skill``); validated when made.
 
     ``template`` is the body in ``string.Template`` syntax (``$name``,
     ``${name}``; ``$$`` for a literal ``$``); it is dedented, and placeholders
@@ -191,7 +191,7 @@ class InlineSkill:
 
     def to_skill_md(self, params: Any = None) -> str:
         """SKILL.md text (strict-valid): ``name`` and ``description`` frontmatter, then the
-        rendered body (seed 004: the title is the prompt section's heading, not the file's)."""
+        rendered body (the title is the prompt section's heading, not the file's)."""
         return f"{self._frontmatter(self.description)}\n{self.render_body(params)}"
 
     def catalog_description(self) -> str:
@@ -208,7 +208,7 @@ class InlineSkill:
         return text + suffix
 
     def render_summary(self) -> str:
-        """Seed 004's summary line, with the suffix naming the tools loading unlocks."""
+        """The one-line summary, with the suffix naming the tools loading unlocks."""
         if self.summary is None:
             text = f"[Skill: {self.name}] {self.description}"
         else:

@@ -8,7 +8,7 @@ from typing import Any, Literal, Protocol
 
 __all__ = ["SEED_002_NAMES", "VERB_FIRST_TOOL_NAMES", "CatalogLike", "RuntimeOptions", "as_kwargs"]
 
-#: A rename map giving seed 002's tool names (``list_skills``, ``load_skill``, ...).
+#: A rename map giving verb-first tool names (``list_skills``, ``load_skill``, ...).
 VERB_FIRST_TOOL_NAMES: Mapping[str, str] = {
     "skills_list": "list_skills",
     "skills_load": "load_skill",
@@ -23,7 +23,7 @@ SEED_002_NAMES = VERB_FIRST_TOOL_NAMES  # the name in skilldeck 0.1
 class RuntimeOptions:
     """Everything a host can set on a runtime (all keyword arguments of ``SkillRuntime``).
 
-    - ``allowed_tools_enforcement``: ``off`` (default) or ``enforce`` (seed 000).
+    - ``allowed_tools_enforcement``: ``off`` (default) or ``enforce``.
     - ``allowed_tools_invalid_allowlist``: ``ignore`` (default), ``enforce``, ``error``.
     - ``honor_untrusted_allowed_tools``: apply allowed-tools of untrusted skills as a
       restriction (default ``True``: it only takes tools away); ``False`` ignores them.
@@ -35,8 +35,8 @@ class RuntimeOptions:
       the tier-3 size limit (``FILE_TOO_LARGE`` above it); ``list_limit``: default page
       size of ``skills_list``; ``search_headings``: index body headings and the
       first words of each body too (at low weight).
-    - ``mode``: only skills whose ``modes`` include it are listed and loadable
-      (seed 003); ``None`` shows every skill.
+    - ``mode``: only skills whose ``modes`` include it (or ``Global``) are listed
+      and loadable; ``None`` shows every skill.
     """
 
     allowed_tools_enforcement: Literal["off", "enforce"] = "off"

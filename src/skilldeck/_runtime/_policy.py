@@ -80,7 +80,7 @@ class AllowedToolsPolicy:
         return tuple(p.argument for p in self.patterns if p.argument and _matches(p, spec))
 
     def trace(self) -> dict[str, Any]:
-        """Seed 000's ``skills_allowed_tools`` trace section."""
+        """The ``skills_allowed_tools`` trace section."""
         return {
             "mode": self.mode,
             "enforced": self.enforced,

@@ -191,7 +191,7 @@ class Session:
           session cannot see raises ``SkillNotFoundError``.
         - ``tools``: allowed-tools patterns (``save_note``, ``mcp_*``, ``Bash(git:*)``)
           limiting the child further; the baseline ``skills_list`` / ``skills_load`` /
-          ``skills_read_file`` stay available, as in seed 000.
+          ``skills_read_file`` stay available, as under allowed-tools.
         - The child starts under this session's allowed-tools policy, and that policy
           plus every limit this session has stays a ceiling: whatever skill the child
           loads later, it never gets a tool this session could not use at the fork.

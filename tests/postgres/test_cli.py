@@ -27,7 +27,10 @@ def sk(
 
 
 def test_init_tenant_publish_list_load_read(empty_url: str, tmp_path: Path) -> None:
-    assert "migrated from schema version 0 to 1" in sk("store", "init", "--store", empty_url).stdout
+    from skilldeck.postgres import SCHEMA_VERSION
+
+    migrated = sk("store", "init", "--store", empty_url).stdout
+    assert f"migrated from schema version 0 to {SCHEMA_VERSION}" in migrated
     assert "nothing to do" in sk("store", "init", "--store", empty_url).stdout
     token = sk("tenant", "create", "acme", "--store", empty_url).stdout.strip()
     assert token.startswith("sdk_") and len(token) > 40

@@ -8,10 +8,12 @@ import pytest
 
 import skilldeck
 from skilldeck.postgres import (
+    SCHEMA_VERSION,
     Database,
     PostgresStore,
     create_tenant,
     init_store,
+    list_tokens,
     store_catalog,
     tenant_for_token,
 )
@@ -85,8 +87,35 @@ def test_uninitialised_store_is_a_coded_error(empty_url: str) -> None:
     with pytest.raises(skilldeck.ConfigError, match="schema version 0") as info:
         store.list_skills()
     assert "skilldeck store init" in (info.value.hint or "")
-    assert init_store(empty_url) == (0, 1)
-    assert init_store(empty_url) == (1, 1)
+    assert init_store(empty_url) == (0, SCHEMA_VERSION)
+    assert init_store(empty_url) == (SCHEMA_VERSION, SCHEMA_VERSION)
+
+
+def test_a_version_1_store_migrates_and_keeps_its_tokens(empty_url: str, tmp_path: Path) -> None:
+    """A store made by the first schema: its tenant's token works after ``store init``."""
+    from skilldeck.postgres._db import _MIGRATIONS, token_hash
+
+    db = Database(empty_url)
+    with db.open() as conn, conn.transaction():
+        conn.execute(
+            "CREATE TABLE skilldeck_migrations (version integer PRIMARY KEY,"
+            " applied_at timestamptz NOT NULL DEFAULT now())"
+        )
+        conn.execute(_MIGRATIONS[0][1])
+        conn.execute("INSERT INTO skilldeck_migrations (version) VALUES (1)")
+        conn.execute(
+            "INSERT INTO skilldeck_tenants (tenant, token_sha256) VALUES ('acme', %s)",
+            (token_hash("sdk_old-token"),),
+        )
+    with pytest.raises(skilldeck.ConfigError, match="schema version 1"):
+        PostgresStore(db, "acme").list_skills()
+    assert init_store(empty_url) == (1, SCHEMA_VERSION)
+    db.close()
+    assert tenant_for_token(empty_url, "sdk_old-token") == "acme"
+    (token,) = list_tokens(empty_url, "acme")
+    assert token.revoked_at is None and token.created_at
+    PostgresStore(empty_url, "acme").publish(make_skill(tmp_path, "after"))
+    assert [m.name for m in PostgresStore(empty_url, "acme").list_skills()] == ["after"]
 
 
 def test_unreachable_store_is_a_coded_error(tmp_path: Path) -> None:
@@ -135,6 +164,8 @@ def test_a_replica_user_that_owns_nothing(store_url: str, tmp_path: Path) -> Non
         conn.execute("CREATE ROLE replica_user LOGIN")
         conn.execute("GRANT skilldeck_tenant TO replica_user")
         conn.execute("GRANT SELECT, INSERT ON skilldeck_tenants TO replica_user")
+        conn.execute("GRANT SELECT, INSERT ON skilldeck_tokens TO replica_user")
+        conn.execute("GRANT USAGE ON SEQUENCE skilldeck_tokens_id_seq TO replica_user")
         conn.execute("GRANT SELECT ON skilldeck_migrations TO replica_user")
     db.close()
     url = store_url.replace("user=skilldeck", "user=replica_user")

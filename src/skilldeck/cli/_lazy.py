@@ -23,6 +23,7 @@ MODULES = (
     "_scan",
     "_serve",
     "_store",
+    "_store_ops",
     "_trust",
 )
 """Every command module of ``skilldeck.cli``."""
@@ -41,6 +42,7 @@ COMMANDS = {
     "scan": "_scan",
     "serve": "_serve",
     **dict.fromkeys(("store", "tenant", "publish"), "_store"),
+    **dict.fromkeys(("unpublish", "audit"), "_store_ops"),
     "trust": "_trust",
 }
 

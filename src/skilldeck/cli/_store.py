@@ -1,6 +1,7 @@
 """The PostgreSQL store on the command line: ``store init``, ``tenant create``,
-``publish``, and the ``--store URL --tenant T`` options of the catalog and
-approval commands.
+``tenant list``, ``tenant token create|list|revoke|rotate``, ``publish``, and the
+``--store URL --tenant T`` options of the catalog and approval commands
+(``unpublish`` and ``audit`` are in ``_store_ops``).
 
 ``--store`` also reads ``SKILLDECK_STORE`` and ``[store] url`` of the user's config
 file (never a project's); ``--tenant`` reads ``SKILLDECK_TENANT`` and ``[store] tenant``.
@@ -26,9 +27,12 @@ if TYPE_CHECKING:
     from skilldeck.postgres import PostgresStore
 
 __all__ = [
+    "TENANT_ENV",
     "active_approval_store",
     "active_catalog",
     "active_executor",
+    "postgres_api",
+    "required_store",
     "store_options",
     "store_verify",
     "stored_copy",
@@ -42,7 +46,7 @@ TENANT_ENV = "SKILLDECK_TENANT"
 _ACTIVE: ContextVar[tuple[str, str] | None] = ContextVar("skilldeck_cli_store", default=None)
 
 
-def _postgres() -> Any:
+def postgres_api() -> Any:
     try:
         import skilldeck.postgres as pg
     except ImportError as exc:  # pragma: no cover - the package ships with skilldeck
@@ -123,7 +127,7 @@ def _store() -> PostgresStore | None:
     if chosen is None:
         return None
     if chosen not in _STORES:  # one store per command: the catalog and runs share it
-        _STORES[chosen] = _postgres().PostgresStore(chosen[0], chosen[1])
+        _STORES[chosen] = postgres_api().PostgresStore(chosen[0], chosen[1])
     return _STORES[chosen]  # type: ignore[no-any-return]
 
 
@@ -152,7 +156,7 @@ def active_executor(config: Any, approver: Any) -> skilldeck.Executor | None:
         return None
     from skilldeck.postgres import StoreExecutor
 
-    approvals = _postgres().PostgresApprovalStore(store.db, store.tenant)
+    approvals = postgres_api().PostgresApprovalStore(store.db, store.tenant)
     return StoreExecutor(store, config=config, approver=approver, approvals=approvals)
 
 
@@ -161,7 +165,7 @@ def active_catalog() -> skilldeck.Catalog | None:
     store = _store()
     if store is None:
         return None
-    return _postgres().store_catalog(store)  # type: ignore[no-any-return]
+    return postgres_api().store_catalog(store)  # type: ignore[no-any-return]
 
 
 def active_approval_store() -> skilldeck.execution.ApprovalStore:
@@ -171,7 +175,7 @@ def active_approval_store() -> skilldeck.execution.ApprovalStore:
         from skilldeck.execution import FileApprovalStore
 
         return FileApprovalStore()
-    return _postgres().PostgresApprovalStore(store.db, store.tenant)  # type: ignore[no-any-return]
+    return postgres_api().PostgresApprovalStore(store.db, store.tenant)  # type: ignore[no-any-return]
 
 
 def store_verify(names: tuple[str, ...], as_json: bool) -> bool:
@@ -208,7 +212,7 @@ def store_verify(names: tuple[str, ...], as_json: bool) -> bool:
     return True
 
 
-def _required_store(func: F) -> F:
+def required_store(func: F) -> F:
     return click.option(
         "--store",
         "store_url",
@@ -225,11 +229,11 @@ def store_group() -> None:
 
 
 @store_group.command("init")
-@_required_store
+@required_store
 @json_option
 def store_init(store_url: str, as_json: bool) -> None:
     """Create the store's tables or migrate them to this skilldeck's version."""
-    before, after = _postgres().init_store(store_url)
+    before, after = postgres_api().init_store(store_url)
     if as_json:
         click.echo(json.dumps({"ok": True, "from_version": before, "version": after}))
     elif before == after:
@@ -245,11 +249,11 @@ def tenant_group() -> None:
 
 @tenant_group.command("create")
 @click.argument("tenant")
-@_required_store
+@required_store
 @json_option
 def tenant_create(tenant: str, store_url: str, as_json: bool) -> None:
     """Create TENANT and print its bearer token (shown once; only its hash is kept)."""
-    token = _postgres().create_tenant(store_url, tenant)
+    token = postgres_api().create_tenant(store_url, tenant)
     if as_json:
         click.echo(json.dumps({"ok": True, "tenant": tenant, "token": token}))
     else:
@@ -261,17 +265,116 @@ def tenant_create(tenant: str, store_url: str, as_json: bool) -> None:
 
 
 @tenant_group.command("list")
-@_required_store
+@required_store
 @json_option
 def tenant_list(store_url: str, as_json: bool) -> None:
-    """List the store's tenants."""
-    names = _postgres().list_tenants(store_url)
-    click.echo(json.dumps(names) if as_json else "\n".join(names))
+    """List the store's tenants: created, valid tokens, published skills."""
+    tenants = postgres_api().describe_tenants(store_url)
+    if as_json:
+        click.echo(json.dumps({"ok": True, "tenants": [t.to_dict() for t in tenants]}))
+        return
+    for t in tenants:
+        created = t.created_at[:19]
+        click.echo(f"{t.tenant:<24} created {created}  tokens {t.tokens}  skills {t.skills}")
+    if not tenants:
+        click.echo("no tenants; create one with 'skilldeck tenant create TENANT'")
+
+
+@tenant_group.group("token")
+def token_group() -> None:
+    """A tenant's bearer tokens: several per tenant, each with an id; only hashes are kept."""
+
+
+def _token_ref(value: str | None) -> int | str | None:
+    """A token id (digits) or the token itself (``sdk_...``)."""
+    if value is None:
+        return None
+    if value.isdigit() and len(value) < 19:
+        return int(value)
+    if value.startswith("sdk_"):
+        return value
+    raise click.BadParameter("give a token id (see 'tenant token list') or the token itself")
+
+
+def _token_out(info: Any, token: str | None, as_json: bool, what: str, **extra: Any) -> None:
+    if as_json:
+        data = {"ok": True, **info.to_dict(), **extra}
+        if token is not None:
+            data["token"] = token
+        click.echo(json.dumps(data))
+        return
+    if token is not None:
+        click.echo(token)
+    click.echo(f"{what}: token {info.id} of tenant {info.tenant}", err=True)
+
+
+@token_group.command("create")
+@click.argument("tenant")
+@click.option("--label", default=None, help="A note saying who or what uses the token.")
+@required_store
+@json_option
+def token_create(tenant: str, label: str | None, store_url: str, as_json: bool) -> None:
+    """Give TENANT another token (printed once; its other tokens keep working)."""
+    info, token = postgres_api().create_token(store_url, tenant, label=label)
+    _token_out(info, token, as_json, "created; the line above is the token, shown only now")
+
+
+@token_group.command("list")
+@click.argument("tenant")
+@required_store
+@json_option
+def token_list(tenant: str, store_url: str, as_json: bool) -> None:
+    """List TENANT's tokens (ids, labels, creation and revocation times; never the tokens)."""
+    tokens = postgres_api().list_tokens(store_url, tenant)
+    if as_json:
+        click.echo(json.dumps({"ok": True, "tokens": [t.to_dict() for t in tokens]}))
+        return
+    for t in tokens:
+        state = f"revoked {t.revoked_at[:19]}" if t.revoked_at else "valid"
+        label = f"  {t.label}" if t.label else ""
+        click.echo(f"{t.id:>6}  created {t.created_at[:19]}  {state}{label}")
+
+
+@token_group.command("revoke")
+@click.argument("tenant")
+@click.argument("token")
+@required_store
+@json_option
+def token_revoke(tenant: str, token: str, store_url: str, as_json: bool) -> None:
+    """Revoke one of TENANT's tokens, by id or the token itself: every replica refuses it."""
+    info = postgres_api().revoke_token(store_url, tenant, _token_ref(token))
+    _token_out(info, None, as_json, "revoked")
+
+
+@token_group.command("rotate")
+@click.argument("tenant")
+@click.argument("token", required=False)
+@click.option("--label", default=None, help="The new token's label (default: the old one's).")
+@required_store
+@json_option
+def token_rotate(
+    tenant: str, token: str | None, label: str | None, store_url: str, as_json: bool
+) -> None:
+    """A new token for TENANT replacing TOKEN (an id or the token), or all its tokens.
+
+    The new token is printed once; the replaced ones stop working on every replica.
+    """
+    info, new, revoked = postgres_api().rotate_token(
+        store_url, tenant, _token_ref(token), label=label
+    )
+    _token_out(
+        info,
+        new,
+        as_json,
+        "created; the line above is the token, shown only now; revoked "
+        + (", ".join(str(i) for i in revoked) or "none"),
+        revoked=revoked,
+    )
 
 
 @main.command("publish")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=str))
-@_required_store
+@required_store
 @click.option("--tenant", envvar=TENANT_ENV, required=True, help=f"Tenant (env: {TENANT_ENV}).")
 @click.option(
     "--scan",
@@ -292,7 +395,7 @@ def publish_command(
     from skilldeck._scan import scan_mode
 
     mode = scan or scan_mode(skilldeck.load_config())
-    store = _postgres().PostgresStore(store_url, tenant)
+    store = postgres_api().PostgresStore(store_url, tenant)
     results = []
     for path in paths:
         result = store.publish(path, scan=mode)
@@ -341,7 +444,7 @@ def serve_store(
         raise click.UsageError("give --store or --root, not both")
     from skilldeck.postgres import run_store_http
 
-    _postgres()
+    postgres_api()
     click.echo(f"skilldeck: serving the store's tenants at http://{host}:{port}/mcp", err=True)
     run_store_http(
         url,

@@ -15,6 +15,8 @@ tenant (the bearer token picks one) and hears of publishes through
     store = PostgresStore(url, "acme")
     store.publish("./skills/pdf-tools")
     catalog = store_catalog(store)
+    store.unpublish("pdf-tools")            # the previous version is current again
+    info, token, revoked = rotate_token(url, "acme")  # the old tokens stop working
 """
 
 from __future__ import annotations
@@ -22,16 +24,34 @@ from __future__ import annotations
 from typing import Any
 
 from skilldeck import Catalog, Config, Source
-from skilldeck.postgres._db import CHANNEL, SCHEMA_VERSION, Database, check_tenant
+from skilldeck.postgres._cache import BlobCache
+from skilldeck.postgres._db import CHANNEL, SCHEMA_VERSION, TOKENS_CHANNEL, Database, check_tenant
 from skilldeck.postgres._run import StoreExecutor
 from skilldeck.postgres._shared import (
+    AuditRow,
     PostgresApprovalStore,
     PostgresAuditSink,
+    read_audit,
+)
+from skilldeck.postgres._store import (
+    PostgresStore,
+    PublishLimits,
+    PublishResult,
+    StoredVersion,
+    UnpublishResult,
+)
+from skilldeck.postgres._tenants import (
+    TenantInfo,
+    TokenInfo,
     create_tenant,
+    create_token,
+    describe_tenants,
     list_tenants,
+    list_tokens,
+    revoke_token,
+    rotate_token,
     tenant_for_token,
 )
-from skilldeck.postgres._store import PostgresStore, PublishLimits, PublishResult, StoredVersion
 
 
 def run_store_http(*args: Any, **kwargs: Any) -> None:
@@ -46,6 +66,9 @@ def run_store_http(*args: Any, **kwargs: Any) -> None:
 __all__ = [
     "CHANNEL",
     "SCHEMA_VERSION",
+    "TOKENS_CHANNEL",
+    "AuditRow",
+    "BlobCache",
     "Database",
     "PostgresApprovalStore",
     "PostgresAuditSink",
@@ -54,10 +77,19 @@ __all__ = [
     "PublishResult",
     "StoreExecutor",
     "StoredVersion",
+    "TenantInfo",
+    "TokenInfo",
+    "UnpublishResult",
     "check_tenant",
     "create_tenant",
+    "create_token",
+    "describe_tenants",
     "init_store",
     "list_tenants",
+    "list_tokens",
+    "read_audit",
+    "revoke_token",
+    "rotate_token",
     "run_store_http",
     "store_catalog",
     "tenant_for_token",

@@ -9,6 +9,9 @@ connects as the tables' owner or a superuser: a query that forgot its
 ``WHERE tenant = ...`` still sees one tenant. (Schema per tenant was the other
 choice; it multiplies tables, migrations and catalog size by the number of
 tenants and makes ``search_path`` the only thing between two tenants.)
+
+The ``skilldeck_auditor`` role sees every tenant's audit rows and nothing else:
+the store-wide audit reader switches to it instead of lifting the policies.
 """
 
 from __future__ import annotations
@@ -23,13 +26,17 @@ from contextlib import contextmanager
 from typing import Any
 
 from skilldeck import ConfigError, InvalidArgumentsError
+from skilldeck.postgres._cache import DEFAULT_CACHE_BYTES, BlobCache
 
 __all__ = [
+    "AUDIT_ROLE",
     "CHANNEL",
     "SCHEMA_VERSION",
     "TENANT_ROLE",
+    "TOKENS_CHANNEL",
     "Database",
     "check_tenant",
+    "enter_tenant",
     "token_hash",
 ]
 
@@ -40,8 +47,11 @@ except ImportError:  # pragma: no cover - the extra is missing
 
 CHANNEL = "skilldeck_changes"
 """The ``LISTEN/NOTIFY`` channel: its payload is the tenant whose skills changed."""
+TOKENS_CHANNEL = "skilldeck_tokens"
+"""The channel told of a revoked token: its payload is the token's tenant."""
 
 TENANT_ROLE = "skilldeck_tenant"
+AUDIT_ROLE = "skilldeck_auditor"
 _TENANT = re.compile(r"^[a-z0-9][a-z0-9._-]{0,62}$")
 _TABLES = ("blobs", "versions", "version_files", "approvals", "audit")
 
@@ -114,6 +124,35 @@ GRANT USAGE ON SEQUENCE skilldeck_versions_id_seq TO @ROLE@;
 GRANT USAGE ON SEQUENCE skilldeck_audit_id_seq TO @ROLE@;
 """
 
+_V2 = """
+ALTER TABLE skilldeck_versions ADD COLUMN unpublished_at timestamptz;
+GRANT UPDATE (unpublished_at) ON skilldeck_versions TO @ROLE@;
+GRANT DELETE ON skilldeck_version_files TO @ROLE@;
+GRANT DELETE ON skilldeck_blobs TO @ROLE@;
+CREATE INDEX skilldeck_version_files_digest ON skilldeck_version_files (tenant, digest);
+CREATE TABLE skilldeck_tokens (
+  id bigserial PRIMARY KEY,
+  tenant text NOT NULL REFERENCES skilldeck_tenants ON DELETE CASCADE,
+  token_sha256 bytea NOT NULL UNIQUE,
+  label text,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  revoked_at timestamptz
+);
+CREATE INDEX skilldeck_tokens_tenant ON skilldeck_tokens (tenant, id);
+INSERT INTO skilldeck_tokens (tenant, token_sha256, created_at)
+  SELECT tenant, token_sha256, created_at FROM skilldeck_tenants;
+ALTER TABLE skilldeck_tenants DROP COLUMN token_sha256;
+DO $$ BEGIN
+  IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '@AUDITOR@') THEN
+    CREATE ROLE @AUDITOR@ NOLOGIN;
+  END IF;
+END $$;
+GRANT @AUDITOR@ TO CURRENT_USER;
+GRANT SELECT ON skilldeck_audit TO @AUDITOR@;
+CREATE POLICY audit_reader ON skilldeck_audit FOR SELECT TO @AUDITOR@ USING (true);
+CREATE INDEX skilldeck_audit_at ON skilldeck_audit (at);
+"""
+
 _MIGRATIONS: tuple[tuple[int, str], ...] = (
     (
         1,
@@ -121,6 +160,7 @@ _MIGRATIONS: tuple[tuple[int, str], ...] = (
             "@ROLE@", TENANT_ROLE
         ),
     ),
+    (2, _V2.replace("@ROLE@", TENANT_ROLE).replace("@AUDITOR@", AUDIT_ROLE)),
 )
 SCHEMA_VERSION = _MIGRATIONS[-1][0]
 """The schema version this skilldeck needs (``skilldeck store init`` migrates to it)."""
@@ -141,6 +181,12 @@ def check_tenant(tenant: str) -> str:
             "letter or digit)",
         )
     return tenant
+
+
+def enter_tenant(conn: Any, tenant: str) -> None:
+    """From here to the end of ``conn``'s transaction, see and write only ``tenant``'s rows."""
+    conn.execute(f"SET LOCAL ROLE {TENANT_ROLE}")
+    conn.execute("SELECT set_config('skilldeck.tenant', %s, true)", (check_tenant(tenant),))
 
 
 def _require_driver() -> Any:
@@ -168,11 +214,15 @@ class Database:
     """A PostgreSQL database reached by ``url`` (a libpq URL or ``key=value`` string).
 
     Holds a small pool of connections (at most ``max_connections`` open at
-    once; callers wait for a free one). Thread-safe.
+    once; callers wait for a free one) and the cache of file bytes read through it
+    (``blobs``, at most ``cache_bytes``). Thread-safe.
     """
 
-    def __init__(self, url: str, *, max_connections: int = 4) -> None:
+    def __init__(
+        self, url: str, *, max_connections: int = 4, cache_bytes: int = DEFAULT_CACHE_BYTES
+    ) -> None:
         self.url = url
+        self.blobs = BlobCache(cache_bytes)
         self._driver = _require_driver()
         self._idle: queue.LifoQueue[Any] = queue.LifoQueue()
         self._slots = threading.BoundedSemaphore(max_connections)
@@ -244,8 +294,15 @@ class Database:
         """One transaction that sees and writes only ``tenant``'s rows."""
         check_tenant(tenant)
         with self.connection() as conn, conn.transaction():
-            conn.execute(f"SET LOCAL ROLE {TENANT_ROLE}")
-            conn.execute("SELECT set_config('skilldeck.tenant', %s, true)", (tenant,))
+            enter_tenant(conn, tenant)
+            yield conn
+
+    @contextmanager
+    def auditor(self) -> Iterator[Any]:
+        """One transaction as the ``skilldeck_auditor`` role: it reads every tenant's
+        audit rows and nothing else (the store-wide ``skilldeck audit``)."""
+        with self.connection() as conn, conn.transaction():
+            conn.execute(f"SET LOCAL ROLE {AUDIT_ROLE}")
             yield conn
 
     @contextmanager

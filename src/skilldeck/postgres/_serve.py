@@ -17,12 +17,19 @@ A tenant's server is dropped when no request of it is in flight and none came fo
 the session timeout (its sessions would have expired by then), so a replica holds only
 the tenants in use; the next request builds it again from the store.
 
+A replica remembers a token's tenant for ``TOKEN_CACHE_SECONDS``. Revoking or
+rotating a token notifies ``skilldeck_tokens``: each replica forgets that
+tenant's tokens, checks the tokens of the tenant's requests in flight and ends
+those whose token is no longer valid (an open event stream closes; a request
+not yet answered gets ``401``). Every new request of a revoked token gets ``401``.
+
 A listener connection per replica runs ``LISTEN skilldeck_changes``; a publish
 notifies at commit, and the replica rescans that tenant (one cheap query, then
 only the new version's rows) and sends ``notifications/resources/list_changed``
 to that tenant's clients. After losing the listener connection the replica
-reconnects and rescans every tenant it serves, so a missed notification costs
-one rescan, never a stale listing.
+reconnects, rescans every tenant it serves and checks every token again, so a
+missed notification costs one rescan, never a stale listing or a revoked token
+honoured past the cache's lifetime.
 """
 
 from __future__ import annotations
@@ -35,8 +42,8 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import anyio.to_thread
 
-from skilldeck.postgres import _shared
-from skilldeck.postgres._db import CHANNEL, Database, token_hash
+from skilldeck.postgres import _shared, _tenants
+from skilldeck.postgres._db import CHANNEL, TOKENS_CHANNEL, Database, token_hash
 
 if TYPE_CHECKING:
     from starlette.types import Receive, Scope, Send
@@ -79,6 +86,7 @@ class TenantRouter:
         self._tenants: dict[str, _Tenant] = {}
         self._building: dict[str, anyio.Lock] = {}
         self._tokens: dict[bytes, tuple[str, float]] = {}
+        self._inflight: dict[int, tuple[str, str, anyio.CancelScope]] = {}
         self._tg: Any = None
         self._running = 0
         self.listening = anyio.Event()
@@ -144,7 +152,7 @@ class TenantRouter:
         known = self._tokens.get(key)
         if known is not None and known[1] > now:
             return known[0]
-        tenant = await anyio.to_thread.run_sync(_shared.tenant_for_token, self.db, token)
+        tenant = await anyio.to_thread.run_sync(_tenants.tenant_for_token, self.db, token)
         if tenant is not None:
             if len(self._tokens) > 10_000:
                 self._tokens.clear()
@@ -197,6 +205,29 @@ class TenantRouter:
         finally:
             entry.refreshing = False
 
+    async def forget_tokens(self, tenant: str | None) -> None:
+        """A token of ``tenant`` (``None``: of any tenant) was revoked: drop the cached
+        tokens and end the requests in flight whose token is no longer valid."""
+        self._tokens = {k: v for k, v in self._tokens.items() if tenant not in (None, v[0])}
+        suspects = [
+            (token, scope)
+            for t, token, scope in list(self._inflight.values())
+            if tenant in (None, t)
+        ]
+        valid: dict[str, bool] = {}
+        for token, scope in suspects:
+            if token not in valid:
+                try:
+                    found = await anyio.to_thread.run_sync(
+                        _tenants.tenant_for_token, self.db, token
+                    )
+                except Exception:
+                    logger.exception("token check failed")
+                    continue  # the cache is gone: the next request asks the database
+                valid[token] = found is not None
+            if not valid[token]:
+                scope.cancel()
+
     async def _listen(self) -> None:
         import psycopg
 
@@ -213,13 +244,18 @@ class TenantRouter:
             try:
                 async with conn:
                     await conn.execute(f"LISTEN {CHANNEL}")
+                    await conn.execute(f"LISTEN {TOKENS_CHANNEL}")
                     if not first:  # notifications may have been missed meanwhile
+                        self._tg.start_soon(self.forget_tokens, None)
                         for tenant in list(self._tenants):
                             self._tg.start_soon(self.refresh, tenant)
                     first = False
                     self.listening.set()
                     async for note in conn.notifies():
-                        self._tg.start_soon(self.refresh, note.payload)
+                        if note.channel == TOKENS_CHANNEL:
+                            self._tg.start_soon(self.forget_tokens, note.payload)
+                        else:
+                            self._tg.start_soon(self.refresh, note.payload)
             except psycopg.Error as exc:
                 logger.warning("store listener lost its connection: %s", exc)
                 await anyio.sleep(0.5)
@@ -253,11 +289,28 @@ class TenantRouter:
             await _respond(send, 503, "store unavailable", "try again shortly")
             return
         entry.active += 1  # no await since _tenant() returned: the reaper cannot interleave
-        try:
-            await entry.app(scope, receive, send)
-        finally:
-            entry.active -= 1
-            entry.last_used = time.monotonic()
+        started = done = False
+
+        async def tracked(message: Any) -> None:
+            nonlocal started, done
+            started = True
+            if message.get("type") == "http.response.body" and not message.get("more_body"):
+                done = True
+            await send(message)
+
+        with anyio.CancelScope() as cancel:
+            self._inflight[id(cancel)] = (tenant, token.strip(), cancel)
+            try:
+                await entry.app(scope, receive, tracked)
+            finally:
+                del self._inflight[id(cancel)]
+                entry.active -= 1
+                entry.last_used = time.monotonic()
+        if cancel.cancelled_caught and not done:  # its token was revoked meanwhile
+            if started:
+                await send({"type": "http.response.body", "body": b"", "more_body": False})
+            else:
+                await _respond(send, 401, "unauthorized", "the token was revoked")
 
     async def _lifespan(self, receive: Receive, send: Send) -> None:
         message = await receive()

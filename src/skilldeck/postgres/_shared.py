@@ -1,74 +1,34 @@
-"""Tenants and their tokens, approvals and the audit log, in PostgreSQL.
+"""Approvals and the audit log, in PostgreSQL.
 
-A tenant's bearer token is 256 random bits shown once; only its SHA-256 is
-stored, and a token is looked up by that hash (an index lookup on a value an
-attacker cannot steer toward a near miss). Approvals and audit rows are tenant
-rows like the skills: row-level security keeps each tenant's to itself.
+Approvals and audit rows are tenant rows like the skills: row-level security
+keeps each tenant's to itself. ``read_audit`` reads one tenant's rows, or every
+tenant's as the ``skilldeck_auditor`` role (which sees the audit table only).
 """
 
 from __future__ import annotations
 
 import json
-import secrets
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 from skilldeck import InvalidArgumentsError
 from skilldeck._events import Event, redact
 from skilldeck.execution import Approval
-from skilldeck.postgres._db import Database, check_tenant, token_hash
+from skilldeck.postgres._db import Database, check_tenant
 
 __all__ = [
+    "AuditRow",
     "PostgresApprovalStore",
     "PostgresAuditSink",
-    "create_tenant",
-    "list_tenants",
-    "tenant_for_token",
+    "read_audit",
 ]
 
-TOKEN_PREFIX = "sdk_"  # noqa: S105  (a prefix, not a secret)
+MAX_AUDIT_PAGE = 10_000
 
 
 def _db(db: Database | str) -> Database:
     return db if isinstance(db, Database) else Database(db)
-
-
-def create_tenant(db: Database | str, tenant: str) -> str:
-    """Create ``tenant`` and return its new bearer token (shown once, stored hashed).
-
-    ``InvalidArgumentsError`` when the tenant exists already.
-    """
-    check_tenant(tenant)
-    token = TOKEN_PREFIX + secrets.token_urlsafe(32)
-    with _db(db).admin() as conn:
-        row = conn.execute(
-            "INSERT INTO skilldeck_tenants (tenant, token_sha256) VALUES (%s, %s) "
-            "ON CONFLICT (tenant) DO NOTHING RETURNING tenant",
-            (tenant, token_hash(token)),
-        ).fetchone()
-    if row is None:
-        raise InvalidArgumentsError(
-            f"tenant {tenant!r} exists already",
-            field="tenant",
-            hint="pick another id; a tenant's token is shown only when it is created",
-        )
-    return token
-
-
-def tenant_for_token(db: Database | str, token: str) -> str | None:
-    """The tenant whose token this is, or ``None``."""
-    if not token or len(token) > 512:
-        return None
-    with _db(db).admin() as conn:
-        row = conn.execute(
-            "SELECT tenant FROM skilldeck_tenants WHERE token_sha256 = %s", (token_hash(token),)
-        ).fetchone()
-    return str(row[0]) if row else None
-
-
-def list_tenants(db: Database | str) -> list[str]:
-    with _db(db).admin() as conn:
-        return [str(r[0]) for r in conn.execute("SELECT tenant FROM skilldeck_tenants ORDER BY 1")]
 
 
 def _now() -> str:
@@ -155,3 +115,65 @@ class PostgresAuditSink:
                 "SELECT event FROM skilldeck_audit ORDER BY id LIMIT %s", (limit,)
             ).fetchall()
         return [dict(r[0]) for r in rows]
+
+
+@dataclass(frozen=True, slots=True)
+class AuditRow:
+    """One audit row: ``id`` orders the log (store-wide), ``event`` is the redacted record."""
+
+    id: int
+    tenant: str
+    at: str
+    kind: str
+    event: dict[str, Any]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "tenant": self.tenant,
+            "at": self.at,
+            "kind": self.kind,
+            "event": self.event,
+        }
+
+
+def read_audit(
+    db: Database | str,
+    *,
+    tenant: str | None = None,
+    since: datetime | None = None,
+    after: int = 0,
+    limit: int = 100,
+    kinds: tuple[str, ...] = (),
+) -> list[AuditRow]:
+    """One page of the audit log, oldest first: rows with an id above ``after`` (the
+    last id of the previous page), at or after ``since``, of ``kinds`` when given.
+
+    With ``tenant``, that tenant's rows (its own transaction, as every tenant read);
+    without, every tenant's, read as the ``skilldeck_auditor`` role.
+    """
+    if isinstance(after, bool) or not isinstance(after, int) or after < 0:
+        raise InvalidArgumentsError(
+            "after is the last id of the previous page", field="after", hint="e.g. --after 0"
+        )
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_AUDIT_PAGE:
+        raise InvalidArgumentsError(
+            f"a page holds 1 to {MAX_AUDIT_PAGE} rows", field="limit", hint="e.g. --limit 100"
+        )
+    if since is not None and since.tzinfo is None:
+        since = since.replace(tzinfo=UTC)
+    sql = (
+        "SELECT id, tenant, at, kind, event FROM skilldeck_audit WHERE id > %s "
+        "AND (%s::timestamptz IS NULL OR at >= %s) "
+        "AND (%s::text[] IS NULL OR kind = ANY(%s)) ORDER BY id LIMIT %s"
+    )
+    wanted = list(kinds) if kinds else None
+    args = (after, since, since, wanted, wanted, limit)
+    database = _db(db)
+    scope = database.tenant(tenant) if tenant is not None else database.auditor()
+    with scope as conn:
+        rows = conn.execute(sql, args).fetchall()
+    return [
+        AuditRow(int(i), str(t), at.astimezone(UTC).isoformat(), str(k), dict(e))
+        for i, t, at, k, e in rows
+    ]

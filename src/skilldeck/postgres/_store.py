@@ -6,7 +6,18 @@ table, keyed by digest. A name's current version is its newest (highest id).
 Publishing is one transaction (blobs, version, files, ``NOTIFY``): a killed
 publish leaves nothing behind and a reader never sees a version without all
 its files. Versions are never changed, so what a replica has read stays true;
-``discover`` asks only whether the tenant's version count or newest id moved.
+``discover`` asks only whether the tenant's version count, newest id or count
+of unpublished versions moved.
+
+A replica keeps each current version's metadata and file list, not the file
+bytes: reads fetch them on demand through the replica's bounded ``BlobCache``.
+A reader going through the skills in order (the MCP index being built) is
+noticed and served by read-ahead, many versions' files per query.
+
+``unpublish`` takes a version back: the version row stays as a marker for the
+history, its file rows and the bytes no other version uses are deleted, the
+approval bound to its digest is revoked, the previous version (if any) becomes
+current, and replicas are notified, all in one transaction.
 """
 
 from __future__ import annotations
@@ -35,9 +46,20 @@ from skilldeck._diagnostics import Diagnostic
 from skilldeck._digest import digest_of_files
 from skilldeck._format import parse_skill_md
 from skilldeck.postgres._db import CHANNEL, Database, check_tenant
+from skilldeck.postgres._folder import PublishLimits, read_folder, validate_copy
 from skilldeck.postgres._shared import _audit
 
-__all__ = ["PostgresStore", "PublishLimits", "PublishResult", "StoredVersion"]
+__all__ = [
+    "PostgresStore",
+    "PublishLimits",
+    "PublishResult",
+    "StoredVersion",
+    "UnpublishResult",
+]
+
+_LOAD_BATCH = 500  # versions whose SKILL.md bytes are read at once by a scan
+_AHEAD_BYTES = 4 * 1024 * 1024  # what one read-ahead fetches at most (plus the file asked)
+_AHEAD_MAX_VERSIONS = 1024
 
 _BUNDLED_DIRS = ("scripts", "references", "assets")
 
@@ -50,15 +72,6 @@ def _in_bundled_index(rel: str) -> bool:
 
 
 @dataclass(frozen=True, slots=True)
-class PublishLimits:
-    """Caps of one published skill (files, total bytes, one file's bytes)."""
-
-    max_files: int = 2_000
-    max_total_bytes: int = 64 * 1024 * 1024
-    max_file_bytes: int = 16 * 1024 * 1024
-
-
-@dataclass(frozen=True, slots=True)
 class PublishResult:
     """One published skill: its version id, digest, and whether a new version was made."""
 
@@ -68,6 +81,30 @@ class PublishResult:
     created: bool
     files: int
     warnings: tuple[Diagnostic, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class UnpublishResult:
+    """An unpublished version, and the version now current (``None``: none is left)."""
+
+    name: str
+    version: int
+    digest: str
+    current: int | None
+    current_digest: str | None
+    files_freed: int
+    approval_revoked: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "skill": self.name,
+            "version": self.version,
+            "digest": self.digest,
+            "current": self.current,
+            "current_digest": self.current_digest,
+            "files_freed": self.files_freed,
+            "approval_revoked": self.approval_revoked,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,8 +122,9 @@ class PostgresStore:
     """The skills of one tenant (``Store`` protocol plus what the catalog uses).
 
     ``db`` is a ``Database`` or a URL. The store keeps the current version of
-    every skill and the bytes of their files in memory (a snapshot refreshed by
-    ``discover``); reads never go back to the database. Thread-safe.
+    every skill in memory (metadata, file list and digests: a snapshot refreshed
+    by ``discover``); file bytes come from the database through ``db.blobs``, a
+    bounded cache. Thread-safe.
     """
 
     def __init__(
@@ -102,9 +140,14 @@ class PostgresStore:
         self.source = source
         self._index: IndexMode = index
         self._lock = threading.Lock()
-        self._mark: tuple[int, int] | None = None
+        self._mark: tuple[int, int, int] | None = None
         self._versions: dict[str, StoredVersion] = {}
-        self._blobs: dict[str, bytes] = {}
+        self._order: dict[str, int] = {}  # name -> position in name order (read-ahead)
+        self._names: list[str] = []
+        self._ahead = threading.Lock()
+        self._ahead_span = (-1, -1, 0)  # (first, next expected, window) of the last fetch
+        self.fetches = 0
+        """Queries that read file bytes (each may fetch many files)."""
         self._found = Discovery(())
 
     def __repr__(self) -> str:
@@ -117,9 +160,10 @@ class PostgresStore:
         with self._lock:
             with self.db.tenant(self.tenant) as conn:
                 row = conn.execute(
-                    "SELECT count(*), coalesce(max(id), 0) FROM skilldeck_versions"
+                    "SELECT count(*), coalesce(max(id), 0), count(unpublished_at) "
+                    "FROM skilldeck_versions"
                 ).fetchone()
-                mark = (int(row[0]), int(row[1]))
+                mark = (int(row[0]), int(row[1]), int(row[2]))
                 if mark != self._mark:
                     self._load(conn)
                     self._mark = mark
@@ -138,41 +182,43 @@ class PostgresStore:
     def _load(self, conn: Any) -> None:
         current = conn.execute(
             "SELECT DISTINCT ON (name) id, name, digest FROM skilldeck_versions "
-            "ORDER BY name, id DESC"
+            "WHERE unpublished_at IS NULL ORDER BY name, id DESC"
         ).fetchall()
         known = {v.id: v for v in self._versions.values()}
-        new_ids = [int(vid) for vid, _n, _d in current if int(vid) not in known]
-        files: dict[int, dict[str, tuple[str, int, bool]]] = {v: {} for v in new_ids}
-        if new_ids:
-            for vid, rel, digest, size, executable in conn.execute(
-                "SELECT version_id, relpath, digest, size, executable "
-                "FROM skilldeck_version_files WHERE version_id = ANY(%s)",
-                (new_ids,),
-            ):
-                files[int(vid)][rel] = (digest, int(size), bool(executable))
-        wanted = {d for f in files.values() for d, _s, _x in f.values()}
-        missing = [d for d in wanted if d not in self._blobs]
-        blobs = dict(self._blobs)
-        if missing:
-            for digest, data in conn.execute(
-                "SELECT digest, data FROM skilldeck_blobs WHERE digest = ANY(%s)", (missing,)
-            ):
-                blobs[digest] = bytes(data)
-        versions: dict[str, StoredVersion] = {}
-        for vid, name, digest in current:
-            vid = int(vid)
-            old = known.get(vid)
-            if old is not None:
-                versions[name] = old
-                continue
-            built = self._version(vid, name, digest, files[vid], blobs)
-            if built is not None:
-                versions[name] = built
-        keep = {d for v in versions.values() for d, _s, _x in v.files.values()}
-        self._blobs = {d: b for d, b in blobs.items() if d in keep}
+        new = [(int(vid), name, digest) for vid, name, digest in current if int(vid) not in known]
+        versions: dict[str, StoredVersion] = {
+            name: known[int(vid)] for vid, name, _d in current if int(vid) in known
+        }
+        for start in range(0, len(new), _LOAD_BATCH):
+            versions.update(self._load_batch(conn, new[start : start + _LOAD_BATCH]))
         self._versions = versions
-        metas = tuple(v.meta for v in sorted(versions.values(), key=lambda v: v.name))
-        self._found = Discovery(metas)
+        self._names = sorted(versions)
+        self._order = {name: i for i, name in enumerate(self._names)}
+        self._found = Discovery(tuple(versions[n].meta for n in self._names))
+
+    def _load_batch(self, conn: Any, batch: list[tuple[int, str, str]]) -> dict[str, StoredVersion]:
+        """New versions' file rows and metadata; only their SKILL.md bytes are read
+        (a batch at a time, parsed, then let go)."""
+        ids = [vid for vid, _n, _d in batch]
+        files: dict[int, dict[str, tuple[str, int, bool]]] = {v: {} for v in ids}
+        for vid, rel, digest, size, executable in conn.execute(
+            "SELECT version_id, relpath, digest, size, executable "
+            "FROM skilldeck_version_files WHERE version_id = ANY(%s)",
+            (ids,),
+        ):
+            files[int(vid)][rel] = (digest, int(size), bool(executable))
+        wanted = list({f["SKILL.md"][0] for f in files.values() if "SKILL.md" in f})
+        mds: dict[str, bytes] = {}
+        for digest, data in conn.execute(
+            "SELECT digest, data FROM skilldeck_blobs WHERE digest = ANY(%s)", (wanted,)
+        ):
+            mds[digest] = bytes(data)
+        out: dict[str, StoredVersion] = {}
+        for vid, name, digest in batch:
+            built = self._version(vid, name, digest, files[vid], mds)
+            if built is not None:
+                out[name] = built
+        return out
 
     def _version(
         self,
@@ -235,16 +281,50 @@ class PostgresStore:
 
     def _blob(self, version: StoredVersion, rel: str) -> bytes:
         digest = version.files[rel][0]
-        data = self._blobs.get(digest)
-        if data is None:  # replaced by a newer scan meanwhile: fetch this version's bytes
-            with self.db.tenant(self.tenant) as conn:
-                row = conn.execute(
-                    "SELECT data FROM skilldeck_blobs WHERE digest = %s", (digest,)
-                ).fetchone()
-            if row is None:
-                raise FileNotFoundInSkillError(f"no file {rel} in skill {version.name}")
-            data = bytes(row[0])
+        data = self.db.blobs.get((self.tenant, digest))
+        if data is None:
+            data = self._fetch(version, digest)
+        if data is None:
+            raise FileNotFoundInSkillError(
+                f"no file {rel} in skill {version.name}",
+                skill=version.name,
+                path=rel,
+                hint="the version was unpublished meanwhile; list the skills again",
+            )
         return data
+
+    def _fetch(self, version: StoredVersion, digest: str) -> bytes | None:
+        """``digest``'s bytes from the database, with the files of the versions that
+        follow in name order when reads go through them in order (read-ahead)."""
+        wanted = {digest}
+        with self._ahead:
+            first, expected, window = self._ahead_span
+            pos = self._order.get(version.name, -1)
+            in_order = pos >= 0 and first <= pos <= expected
+            window = min(max(1, window * 2), _AHEAD_MAX_VERSIONS) if in_order else 0
+            budget, covered = _AHEAD_BYTES, 0
+            for name in self._names[pos : pos + window] if pos >= 0 else ():
+                files = self._versions[name].files.values()
+                todo = [(d, n) for d, n, _x in files if (self.tenant, d) not in self.db.blobs]
+                size = sum(n for _d, n in todo)
+                if size > budget:
+                    break
+                wanted.update(d for d, _n in todo)
+                budget -= size
+                covered += 1
+            self._ahead_span = (pos, pos + max(covered, 1), window)
+        found: bytes | None = None
+        self.fetches += 1
+        with self.db.tenant(self.tenant) as conn:
+            for got, data in conn.execute(
+                "SELECT digest, data FROM skilldeck_blobs WHERE digest = ANY(%s)",
+                (sorted(wanted),),
+            ):
+                data = bytes(data)
+                self.db.blobs.put((self.tenant, got), data)
+                if got == digest:
+                    found = data
+        return found
 
     def read_bundled(
         self,
@@ -333,7 +413,7 @@ class PostgresStore:
         from skilldeck._scan import install_scan
 
         lim = limits or PublishLimits()
-        files = _read_folder(Path(folder), lim)
+        files = read_folder(Path(folder), lim)
         with tempfile.TemporaryDirectory(prefix="skilldeck-publish-") as tmp:
             copy = Path(tmp) / (Path(os.path.abspath(folder)).name or "skill")
             for rel, (data, executable) in files.items():
@@ -341,16 +421,18 @@ class PostgresStore:
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_bytes(data)
                 os.chmod(target, 0o755 if executable else 0o644)
-            name, warnings = _validate(copy, Path(folder))
+            name, warnings = validate_copy(copy, Path(folder))
             findings = install_scan(copy, mode=scan, skill=name)
         warnings += tuple(d for d in findings)
         digests = {rel: bytes_digest(data) for rel, (data, _x) in files.items()}
         digest = digest_of_files(digests)
         with self.db.tenant(self.tenant) as conn:
             conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (f"{self.tenant}/{name}",))
+            # blobs are shared by versions: an unpublish deleting unused ones waits for us
+            conn.execute("SELECT pg_advisory_xact_lock_shared(hashtext(%s))", (_blob_lock(self),))
             row = conn.execute(
                 "SELECT id, digest FROM skilldeck_versions WHERE name = %s "
-                "ORDER BY id DESC LIMIT 1",
+                "AND unpublished_at IS NULL ORDER BY id DESC LIMIT 1",
                 (name,),
             ).fetchone()
             if row is not None and row[1] == digest:
@@ -389,6 +471,59 @@ class PostgresStore:
             conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, self.tenant))
         return PublishResult(name, vid, digest, True, len(files), warnings)
 
+    def unpublish(self, name: str, version: int | str | None = None) -> UnpublishResult:
+        """Take back ``name``'s current version, or the one given by id or digest.
+
+        One transaction: the version is marked unpublished (its row stays for the
+        history), its file rows and the bytes no other version of the tenant uses
+        are deleted, the approval bound to its digest is revoked, an audit row is
+        written and replicas are notified. The previous version, if any, becomes
+        current. ``SkillNotFoundError`` when there is no such published version.
+        """
+        with self.db.tenant(self.tenant) as conn:
+            conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (f"{self.tenant}/{name}",))
+            conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (_blob_lock(self),))
+            live = conn.execute(
+                "SELECT id, digest FROM skilldeck_versions WHERE name = %s "
+                "AND unpublished_at IS NULL ORDER BY id DESC",
+                (name,),
+            ).fetchall()
+            target = _pick(live, name, version)
+            vid, digest = int(target[0]), str(target[1])
+            conn.execute(
+                "UPDATE skilldeck_versions SET unpublished_at = now() WHERE id = %s", (vid,)
+            )
+            gone = conn.execute(
+                "DELETE FROM skilldeck_version_files WHERE version_id = %s RETURNING digest",
+                (vid,),
+            ).fetchall()
+            freed = conn.execute(
+                "DELETE FROM skilldeck_blobs b WHERE b.digest = ANY(%s) AND NOT EXISTS ("
+                "SELECT 1 FROM skilldeck_version_files f "
+                "WHERE f.tenant = b.tenant AND f.digest = b.digest) RETURNING b.digest",
+                (sorted({str(r[0]) for r in gone}),),
+            ).fetchall()
+            revoked = conn.execute(
+                "DELETE FROM skilldeck_approvals WHERE name = %s AND digest = %s RETURNING name",
+                (name, digest),
+            ).fetchone()
+            rest = [r for r in live if int(r[0]) != vid]
+            current = (int(rest[0][0]), str(rest[0][1])) if rest else None
+            result = UnpublishResult(
+                name,
+                vid,
+                digest,
+                current[0] if current else None,
+                current[1] if current else None,
+                len(freed),
+                revoked is not None,
+            )
+            _audit(conn, self.tenant, "skill_unpublished", result.to_dict())
+            conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, self.tenant))
+        for (file_digest,) in freed:  # this replica lets go of them now, the others on use
+            self.db.blobs.drop((self.tenant, str(file_digest)))
+        return result
+
     def verify(self, names: Iterable[str] | None = None) -> list[tuple[str, int, str | None]]:
         """Re-read the current versions from the database and check every blob against its
         digest and size, and the files against the version's digest.
@@ -400,7 +535,7 @@ class PostgresStore:
         with self.db.tenant(self.tenant) as conn:
             current = conn.execute(
                 "SELECT DISTINCT ON (name) id, name, digest FROM skilldeck_versions "
-                "ORDER BY name, id DESC"
+                "WHERE unpublished_at IS NULL ORDER BY name, id DESC"
             ).fetchall()
             for vid, name, digest in current:
                 if wanted is not None and name not in wanted:
@@ -418,14 +553,39 @@ class PostgresStore:
         return out
 
     def history(self, name: str) -> list[tuple[int, str, str]]:
-        """(version id, digest, published at) of every version of ``name``, newest first."""
+        """(version id, digest, published at) of every published version of ``name``,
+        newest (the current one) first; unpublished versions are left out."""
         with self.db.tenant(self.tenant) as conn:
             rows = conn.execute(
                 "SELECT id, digest, published_at FROM skilldeck_versions WHERE name = %s "
-                "ORDER BY id DESC",
+                "AND unpublished_at IS NULL ORDER BY id DESC",
                 (name,),
             ).fetchall()
         return [(int(i), d, t.isoformat()) for i, d, t in rows]
+
+
+def _blob_lock(store: PostgresStore) -> str:
+    return f"{store.tenant}:blobs"  # ':' is in no skill name, so no name's lock is this
+
+
+def _pick(live: list[Any], name: str, version: int | str | None) -> Any:
+    """The row of ``live`` (id, digest; newest first) that ``version`` names."""
+    if not live:
+        raise SkillNotFoundError(
+            f"no published version of {name!r} in this store",
+            skill=name,
+            hint="see the published skills with 'skilldeck list --store URL --tenant T'",
+        )
+    if version is None:
+        return live[0]
+    for row in live:
+        if (isinstance(version, int) and int(row[0]) == version) or row[1] == version:
+            return row
+    raise SkillNotFoundError(
+        f"{name} has no published version {version}",
+        skill=name,
+        hint="published versions: " + ", ".join(f"{int(r[0])} ({r[1][:19]})" for r in live[:10]),
+    )
 
 
 def _check_version(rows: list[Any], digest: str) -> str | None:
@@ -474,76 +634,3 @@ def _limit(data: bytes, rel: str, max_bytes: int, truncate: bool, skill: str) ->
         size=len(data),
         limit=max_bytes,
     )
-
-
-def _read_folder(folder: Path, lim: PublishLimits) -> dict[str, tuple[bytes, bool]]:
-    """Every file of a skill folder (the one walker's file set), read once."""
-    from skilldeck._errors import SkillError
-    from skilldeck._tree import SkillTree, WalkLimits
-
-    if not folder.is_dir():
-        raise InstallError(
-            f"{folder} is not a skill folder",
-            path=str(folder),
-            hint="give the folder that holds SKILL.md",
-        )
-    out: dict[str, tuple[bytes, bool]] = {}
-    total = 0
-    try:
-        with SkillTree(folder) as tree:
-            walk = tree.walk(limits=WalkLimits(max_files=lim.max_files))
-            for entry in walk.files:
-                fd = tree.open(entry.path)
-                with open(fd, "rb", closefd=True) as fh:
-                    data = fh.read(lim.max_file_bytes + 1)
-                if len(data) > lim.max_file_bytes:
-                    raise InstallError(
-                        f"{entry.path} is over the {lim.max_file_bytes}-byte limit of a file",
-                        path=str(folder / entry.path),
-                        hint="publish skills without large binaries",
-                    )
-                total += len(data)
-                if total > lim.max_total_bytes:
-                    raise InstallError(
-                        f"{folder.name} is over the {lim.max_total_bytes}-byte limit of a skill",
-                        path=str(folder),
-                        hint="publish skills without large binaries",
-                    )
-                out[entry.path] = (data, entry.executable)
-    except InstallError:
-        raise
-    except SkillError as exc:
-        raise InstallError(
-            f"{folder.name}: {exc.message}", path=str(folder), hint=exc.hint
-        ) from None
-    return out
-
-
-def _validate(copy: Path, folder: Path) -> tuple[str, tuple[Diagnostic, ...]]:
-    from skilldeck import validate_skill
-    from skilldeck._diagnostics import Severity
-
-    report = validate_skill(copy)
-    if report.manifest is None or not report.valid or not report.name:
-        errors = [d for d in report.diagnostics if d.is_error][:5]
-        detail = "; ".join(f"{d.code} {d.message}" for d in errors)
-        raise InstallError(
-            f"{folder.name} is not a valid skill" + (f": {detail}" if detail else ""),
-            path=str(folder),
-            hint=f"run 'skilldeck validate {folder}'",
-        )
-    if "SKILL.md" not in {p.name for p in copy.iterdir()} or not (copy / "SKILL.md").is_file():
-        raise InstallError(
-            f"{folder.name} has no SKILL.md (exactly that name is published)",
-            path=str(folder),
-            hint="rename the skill's file to SKILL.md",
-        )
-    warnings = tuple(d for d in report.diagnostics if d.severity is Severity.WARNING)
-    return report.name, warnings
-
-
-def publish_many(
-    store: PostgresStore, folders: Iterable[str | os.PathLike[str]], *, scan: str = "block"
-) -> list[PublishResult]:
-    """Publish each folder in turn (each its own transaction)."""
-    return [store.publish(f, scan=scan) for f in folders]

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -34,6 +33,13 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
 from skilldeck._atomic import atomic_write_text, file_lock
+from skilldeck._configschema import (
+    DEFAULT_SOURCES,
+    SOURCE_KINDS,
+    Budget,
+    Checker,
+    fold_installed,
+)
 from skilldeck._configtrust import (
     PROJECT_CONFIG_UNTRUSTED,
     PROJECT_NOT_OWNED,
@@ -85,59 +91,6 @@ OWNER_HINT = (
 
 Scope = Literal["user", "project"]
 
-#: Source kinds a config may order, lowest precedence first.
-SOURCE_KINDS: tuple[str, ...] = ("bundled", "user", "extra", "project", "installed")
-DEFAULT_SOURCES: tuple[str, ...] = SOURCE_KINDS
-
-_CATALOG_KEYS = {
-    "sources",
-    "roots",
-    "recursive",
-    "disabled",
-    "pinned",
-    "budget",
-    "source_roots",
-    "mode",
-    "enabled_bundled",
-}
-#: what ``install`` writes into a ``[plugins.<name>]`` table (another installer's plugin record)
-_PLUGIN_KEYS = {"url", "ref", "subdir", "path", "name", "enabled", "installed_at"}
-#: the keys of the other tables read as plain values (a typo there would be ignored silently)
-_TABLE_KEYS = {
-    "install": {"dir", "scan"},
-    "security": {"safe_directories"},
-    "store": {"url", "tenant"},
-}
-
-
-@dataclass(frozen=True, slots=True)
-class Budget:
-    """A tier-1 size budget: ``limit`` characters, or approximate tokens (4 chars each)."""
-
-    limit: int
-    unit: Literal["chars", "tokens"] = "chars"
-
-    @property
-    def chars(self) -> int:
-        return self.limit * 4 if self.unit == "tokens" else self.limit
-
-    @classmethod
-    def parse(cls, value: object) -> Budget:
-        """``8000`` (characters), ``"8000"``, ``"8000 chars"`` or ``"2000 tokens"``."""
-        if isinstance(value, Budget):
-            return value
-        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
-            return cls(value)
-        if isinstance(value, str):
-            m = re.fullmatch(r"\s*(\d+)\s*(chars?|characters?|tokens?|t|c)?\s*", value)
-            if m and int(m.group(1)) > 0:
-                unit = (m.group(2) or "c")[0]
-                return cls(int(m.group(1)), "tokens" if unit == "t" else "chars")
-        raise ValueError(
-            f"invalid budget {value!r}: use a positive number of characters "
-            "or a string like '2000 tokens'"
-        )
-
 
 def project_base(cwd: str | os.PathLike[str] | None = None) -> Path:
     """The folder whose ``.skilldeck/`` holds the project config: repo root, else cwd."""
@@ -183,7 +136,8 @@ class Config:
     mode: Literal["lenient", "strict"] = "lenient"
     #: when set, only these bundled skills are on (``[catalog] enabled_bundled``)
     enabled_bundled: tuple[str, ...] | None = None
-    plugins: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    #: ``[installed.<name>]`` tables (and their older spelling ``[plugins.<name>]``)
+    installed: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     execution: Mapping[str, Any] = field(default_factory=dict)
     runtime: Mapping[str, Any] = field(default_factory=dict)
     #: guarded keys of an untrusted project file, ignored (``None``: nothing ignored)
@@ -207,6 +161,11 @@ class Config:
                 )
             )
         return tuple(out)
+
+    @property
+    def plugins(self) -> Mapping[str, Mapping[str, Any]]:
+        """The older name of :attr:`installed`."""
+        return self.installed
 
     @property
     def files(self) -> tuple[Path, ...]:
@@ -240,21 +199,6 @@ def _parse(path: Path, text: str) -> dict[str, Any]:
 
 
 _TOML_HINT = "fix the TOML syntax (strings need quotes, tables are [name])"
-
-
-def _line_of(text: str, key: str) -> int | None:
-    """Best-effort 1-based line of ``key =`` (or ``[key]``) in ``text``.
-
-    A key of a table is looked for below the table's header when there is one.
-    """
-    table, _, leaf = key.rpartition(".")
-    start = 0
-    if table:
-        head = re.compile(rf"^\s*\[\s*{re.escape(table)}\s*\]", re.M).search(text)
-        start = head.end() if head else 0
-    pat = re.compile(rf"^\s*(?:{re.escape(leaf)}\s*=|\[\s*{re.escape(key)}\s*\])", re.M)
-    m = pat.search(text, start) or pat.search(text)
-    return text.count("\n", 0, m.start()) + 1 if m else None
 
 
 def _read_bytes(path: Path, *, project: bool) -> bytes | None:
@@ -308,116 +252,6 @@ def _read_doc(path: Path, *, project: bool = False) -> tuple[dict[str, Any], str
     return _parse(path, text), text, raw
 
 
-class _Checker:
-    """Validates one file's plain data, raising ``ConfigError`` with a line."""
-
-    def __init__(self, path: Path, text: str, base: Path) -> None:
-        self.file = path
-        self.text = text
-        self.base = base
-
-    def fail(self, key: str, message: str, hint: str) -> ConfigError:
-        line = _line_of(self.text, key)
-        loc = f"{self.file}:{line}" if line else str(self.file)
-        return ConfigError(f"{loc}: {key}: {message}", path=self.file, line=line, hint=hint)
-
-    def table(self, data: Mapping[str, Any], key: str) -> dict[str, Any]:
-        value = data.get(key.rsplit(".", 1)[-1], {})
-        if not isinstance(value, dict):
-            raise self.fail(key, "must be a table", f"write it as [{key}]")
-        return value
-
-    def strings(self, value: Any, key: str) -> list[str]:
-        if isinstance(value, str):
-            value = [value]
-        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            raise self.fail(key, "must be a list of strings", f'write {key} = ["...", "..."]')
-        return list(value)
-
-    def abspath(self, raw: str) -> str:
-        p = Path(raw).expanduser()
-        return str(p if p.is_absolute() else (self.base / p))
-
-    def normalise(self, data: dict[str, Any]) -> dict[str, Any]:
-        """Check known keys and make path values absolute (before merging)."""
-        catalog = self.table(data, "catalog")
-        for key in catalog:
-            if key not in _CATALOG_KEYS:
-                raise self.fail(
-                    f"catalog.{key}",
-                    "unknown key",
-                    "known keys: " + ", ".join(sorted(_CATALOG_KEYS)),
-                )
-        if "sources" in catalog:
-            sources = self.strings(catalog["sources"], "catalog.sources")
-            bad = [s for s in sources if s not in SOURCE_KINDS]
-            if bad or len(set(sources)) != len(sources):
-                raise self.fail(
-                    "catalog.sources",
-                    f"unknown or repeated source {', '.join(bad) or 'name'}",
-                    "use each of " + ", ".join(SOURCE_KINDS) + " at most once, lowest first",
-                )
-            catalog["sources"] = sources
-        for key in ("roots", "recursive"):
-            if key in catalog:
-                catalog[key] = [
-                    self.abspath(p) for p in self.strings(catalog[key], f"catalog.{key}")
-                ]
-        if "mode" in catalog and catalog["mode"] not in ("lenient", "strict"):
-            raise self.fail(
-                "catalog.mode", f"unknown mode {catalog['mode']!r}", 'mode = "lenient" or "strict"'
-            )
-        for key in ("disabled", "pinned", "enabled_bundled"):
-            if key in catalog:
-                catalog[key] = self.strings(catalog[key], f"catalog.{key}")
-        if "budget" in catalog:
-            try:
-                Budget.parse(catalog["budget"])
-            except ValueError as exc:
-                raise self.fail("catalog.budget", str(exc), "e.g. budget = 8000") from None
-        if "source_roots" in catalog:
-            table = self.table(catalog, "catalog.source_roots")
-            for kind, roots in table.items():
-                if kind not in SOURCE_KINDS:
-                    raise self.fail(
-                        f"catalog.source_roots.{kind}",
-                        "unknown source",
-                        "use one of " + ", ".join(SOURCE_KINDS),
-                    )
-                table[kind] = [
-                    self.abspath(p) for p in self.strings(roots, f"catalog.source_roots.{kind}")
-                ]
-        plugins = self.table(data, "plugins")
-        for name, entry in plugins.items():
-            if not isinstance(entry, dict):
-                raise self.fail(f"plugins.{name}", "must be a table", f"write [plugins.{name}]")
-            for key in entry:
-                if key not in _PLUGIN_KEYS:
-                    raise self.fail(
-                        f"plugins.{name}.{key}",
-                        "unknown key",
-                        "known keys: " + ", ".join(sorted(_PLUGIN_KEYS)),
-                    )
-            if "enabled" in entry and not isinstance(entry["enabled"], bool):
-                raise self.fail(
-                    f"plugins.{name}.enabled", "must be true or false", "enabled = true"
-                )
-            if isinstance(entry.get("path"), str):
-                entry["path"] = self.abspath(entry["path"])
-        for name, known in _TABLE_KEYS.items():
-            for key in self.table(data, name):
-                if key not in known:
-                    raise self.fail(
-                        f"{name}.{key}", "unknown key", "known keys: " + ", ".join(sorted(known))
-                    )
-        install = self.table(data, "install")
-        if "dir" in install and (not isinstance(install["dir"], str) or not install["dir"].strip()):
-            raise self.fail("install.dir", "must be a folder path", 'e.g. dir = "~/skills"')
-        self.table(data, "execution")
-        self.table(data, "runtime")
-        return data
-
-
 def _merge(low: dict[str, Any], high: Mapping[str, Any]) -> dict[str, Any]:
     out = dict(low)
     for key, value in high.items():
@@ -441,7 +275,7 @@ def _load_file(path: Path, base: Path) -> dict[str, Any] | None:
     if read is None:
         return None
     data, text, _raw = read
-    return _Checker(path, text, base).normalise(data)
+    return fold_installed(Checker(path, text, base).normalise(data))
 
 
 def _load_project(path: Path, base: Path) -> tuple[dict[str, Any], UntrustedSettings | None] | None:
@@ -450,15 +284,16 @@ def _load_project(path: Path, base: Path) -> tuple[dict[str, Any], UntrustedSett
     if read is None:
         return None
     data, text, raw = read
-    data = _Checker(path, text, base).normalise(data)
+    data = Checker(path, text, base).normalise(data)
     values = guarded_values(data, base)
     if not values:
-        return data, None
+        return fold_installed(data), None
     digest = file_digest(raw)
     state = is_trusted(path, digest)
     if state == "valid":
-        return data, None
+        return fold_installed(data), None
     strip_keys(data, list(values))
+    fold_installed(data)
     shown = tuple((k, json.dumps(v, default=str)[:200]) for k, v in values.items())
     return data, UntrustedSettings(path, tuple(values), digest, state, shown)
 
@@ -501,7 +336,7 @@ def load_config(*, cwd: str | os.PathLike[str] | None = None) -> Config:
         budget=Budget.parse(budget) if budget is not None else None,
         mode=catalog.get("mode", "lenient"),
         enabled_bundled=tuple(catalog["enabled_bundled"]) if "enabled_bundled" in catalog else None,
-        plugins=_freeze(merged.get("plugins", {})),
+        installed=_freeze(merged.get("installed", {})),
         execution=_freeze(merged.get("execution", {})),
         runtime=_freeze(merged.get("runtime", {})),
         untrusted=untrusted,
@@ -546,7 +381,7 @@ def trust_project_config(*, cwd: str | os.PathLike[str] | None = None) -> Truste
             "you want to apply",
         )
     data, text, raw = read
-    _Checker(path, text, path.parent.parent).normalise(data)
+    Checker(path, text, path.parent.parent).normalise(data)
     return record_trust(path, file_digest(raw))
 
 
@@ -580,19 +415,20 @@ def update_config(
         mutate(doc)
         text = tomlkit.dumps(doc)
         try:  # checked with the parser every read uses
-            after = _Checker(path, text, base).normalise(tomllib.loads(text))
+            after = Checker(path, text, base).normalise(tomllib.loads(text))
         except tomllib.TOMLDecodeError as exc:
             raise ConfigError(
                 f"{path}: the change would produce invalid TOML: {exc}", path=path
             ) from exc
         atomic_write_text(path, text)
     if scope == "project" and read is not None:
-        # skilldeck's own edit (e.g. a [plugins] table) keeps a trusted file trusted
+        # skilldeck's own edit (e.g. an [installed] table) keeps a trusted file trusted
         # when the guarded settings are unchanged; any other change lapses the trust.
-        old = guarded_values(_Checker(path, read[1], base).normalise(before), base)
+        # (Compared with [plugins.<name>] read as its newer spelling: a rewrite moves it.)
+        old = guarded_values(fold_installed(Checker(path, read[1], base).normalise(before)), base)
         if (
             old
-            and old == guarded_values(after, base)
+            and old == guarded_values(fold_installed(after), base)
             and is_trusted(path, file_digest(read[2])) == "valid"
         ):
             record_trust(path, file_digest(text.encode("utf-8")))

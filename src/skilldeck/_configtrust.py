@@ -7,7 +7,7 @@ ignored (and reported, SK530) until the user runs ``skilldeck trust``, which
 records the file's ``sha256`` digest in the user's data folder
 (``trusted-configs.json``). Any change to the file lapses the trust, as with
 direnv's ``allow``; skilldeck's own rewrites of a trusted file (``install``
-adding a ``[plugins.<name>]`` table) carry the trust over when they leave the
+adding an ``[installed.<name>]`` table) carry the trust over when they leave the
 guarded settings as they were.
 
 What a project file may set without trust (everything else is guarded):
@@ -19,8 +19,9 @@ What a project file may set without trust (everything else is guarded):
   ``enabled_bundled`` (these only turn skills off);
 - ``[execution]`` ``workdir`` and ``default_timeout`` (still capped by the
   user's ``timeout_cap``);
-- ``[plugins.<name>]`` tables whose ``path`` lies inside the project's
-  ``.skilldeck/skills`` (what ``install --scope project`` writes);
+- ``[installed.<name>]`` tables (or ``[plugins.<name>]``, the older spelling)
+  whose ``path`` lies inside the project's ``.skilldeck/skills`` (what
+  ``install --scope project`` writes);
 - a guarded key set to its strictest value (``TIGHTENING``: ``[install] scan =
   "block"``, ``[execution] sandbox = "strict"``, ``network = false``, ``[catalog]
   mode = "strict"``).
@@ -179,10 +180,10 @@ def _guarded(data: Mapping[str, Any], base: Path) -> dict[str, Any]:
                 )
                 if key not in safe or outside:
                     out[f"{table}.{key}"] = item
-        elif table == "plugins" and isinstance(value, Mapping):
+        elif table in ("installed", "plugins") and isinstance(value, Mapping):
             for name, entry in value.items():
                 if isinstance(entry, Mapping) and not _inside(entry.get("path"), skills):
-                    out[f"plugins.{name}.path"] = entry.get("path")
+                    out[f"{table}.{name}.path"] = entry.get("path")
         elif isinstance(value, Mapping) and value:
             for key, item in value.items():
                 out[f"{table}.{key}"] = item

@@ -75,6 +75,9 @@ def test_project_overrides_user_key_by_key(tmp_path: Path) -> None:
         ("[catalog\nx=1\n", 1, "invalid TOML"),
         ("catalog = 3\n", 1, "must be a table"),
         ("[plugins.x]\nenabled = 'yes'\n", 2, "plugins.x.enabled"),
+        ("[installed.x]\nenabled = 'yes'\n", 2, "installed.x.enabled"),
+        ('[installed.x]\nurl = "a"\n\n[plugins.y]\nurl = "b"\n\n[plugins.x]\n', 7, "also has"),
+        ("installed = 3\n", 1, "must be a table"),
     ],
 )
 def test_invalid_config_is_a_config_error(text: str, line: int, needle: str) -> None:
@@ -101,14 +104,14 @@ def test_update_keeps_comments_and_validates(tmp_path: Path) -> None:
         plugin = tomlkit.table()
         plugin["url"] = "https://example.com/x.git"
         plugin["enabled"] = True
-        doc.setdefault("plugins", tomlkit.table())["x"] = plugin  # type: ignore[index]
+        doc.setdefault("installed", tomlkit.table())["x"] = plugin  # type: ignore[index]
 
     assert update_config("user", add) == path
     text = path.read_text()
     assert "# my settings" in text and "# keep this" in text and "# trailing" in text
     cfg = load_config()
     assert cfg.disabled == ("a", "b")
-    assert cfg.plugins["x"]["url"] == "https://example.com/x.git"
+    assert cfg.installed["x"]["url"] == "https://example.com/x.git"
 
     def bad(doc: tomlkit.TOMLDocument) -> None:
         doc["catalog"]["sources"] = ["nope"]  # type: ignore[index]
@@ -136,3 +139,26 @@ def test_update_creates_project_file(tmp_path: Path) -> None:
 def test_budget_parse(value: object, expected: Budget) -> None:
     assert Budget.parse(value) == expected
     assert Budget(200, "tokens").chars == 800
+
+
+def test_plugins_is_the_older_spelling_of_installed(tmp_path: Path) -> None:
+    path = config_path("user")
+    path.parent.mkdir(parents=True)
+    path.write_text('[plugins.old]\nurl = "a"\nenabled = false\n\n[installed.new]\nurl = "b"\n')
+    cfg = load_config()
+    assert sorted(cfg.installed) == ["new", "old"]
+    assert cfg.installed["old"]["enabled"] is False
+    assert cfg.plugins is cfg.installed
+    assert "plugins" not in cfg.data
+
+
+def test_a_skill_in_both_spellings_is_config_invalid() -> None:
+    path = config_path("user")
+    path.parent.mkdir(parents=True)
+    path.write_text('[installed.twice]\nurl = "a"\n\n[plugins.twice]\nurl = "a"\n')
+    with pytest.raises(ConfigError) as info:
+        load_config()
+    err = info.value
+    assert err.code == "CONFIG_INVALID"
+    assert err.context["line"] == 4
+    assert "[installed.twice]" in (err.hint or "") and "older spelling" in (err.hint or "")

@@ -101,7 +101,7 @@ def test_a_fresh_install_killed_after_the_swap_is_rolled_forward(
     assert set(digests) == {"forward"} and set(files) == {"forward"}
     assert [i.name for i in skilldeck.list_installed()] == ["forward"]
     assert (
-        "[plugins.forward]"
+        "[installed.forward]"
         in (Path(os.environ["SKILLDECK_HOME"]) / "config" / "config.toml").read_text()
     )
 

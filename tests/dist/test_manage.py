@@ -70,14 +70,14 @@ def test_remove_deletes_folder_lock_entry_and_config_table(tmp_path: Path) -> No
     folder = Path(skilldeck.install(str(src)).skills[0].path)
     skilldeck.install(str(keep))
     config = Path(os.environ["SKILLDECK_HOME"]) / "config" / "config.toml"
-    assert "[plugins.leaving]" in config.read_text()
+    assert "[installed.leaving]" in config.read_text()
     events: list[object] = []
     result = skilldeck.remove("leaving", events=events.append)
     assert result.name == "leaving"
     assert not folder.exists()
     assert "leaving" not in json.loads(_lockfile().read_text())["skills"]
-    assert "[plugins.leaving]" not in config.read_text()
-    assert "[plugins.staying]" in config.read_text()
+    assert "[installed.leaving]" not in config.read_text()
+    assert "[installed.staying]" in config.read_text()
     assert [type(e).__name__ for e in events] == ["SkillsRemoved"]
     assert [i.name for i in skilldeck.list_installed()] == ["staying"]
     with pytest.raises(skilldeck.SkillNotFoundError) as info:
@@ -140,3 +140,25 @@ def test_a_lockfile_entry_pointing_outside_is_refused(tmp_path: Path) -> None:
     assert (Path(os.environ["SKILLDECK_HOME"]) / "data" / "skills" / "first").is_dir()
 
 
+
+
+def test_a_record_in_the_older_plugins_spelling_is_kept_in_step(tmp_path: Path) -> None:
+    src = make_skill(tmp_path / "src", "veteran", body="one\n")
+    skilldeck.install(str(src))
+    config = Path(os.environ["SKILLDECK_HOME"]) / "config" / "config.toml"
+    # a config file written by an older skilldeck: [plugins.<name>]
+    config.write_text(config.read_text().replace("[installed.", "[plugins."))
+    assert [i.enabled for i in skilldeck.list_installed()] == [True]
+    skilldeck.set_skill_enabled("veteran", False)
+    assert "[plugins.veteran]" in config.read_text()
+    assert [i.enabled for i in skilldeck.list_installed()] == [False]
+    skilldeck.set_skill_enabled("veteran", True)
+    config.write_text(config.read_text().replace("enabled = true", "enabled = false"))
+    make_skill(src, "veteran", body="two\n")
+    assert skilldeck.update(["veteran"]).skills[0].status == "updated"
+    text = config.read_text()
+    assert "[plugins" not in text and "[installed.veteran]" in text
+    assert skilldeck.load_config().installed["veteran"]["enabled"] is False
+    config.write_text(config.read_text().replace("[installed.", "[plugins."))
+    skilldeck.remove("veteran")
+    assert "veteran" not in config.read_text() and "[plugins" not in config.read_text()

@@ -289,7 +289,7 @@ class Resolver:
 
     def disabled_plugin_paths(self) -> list[tuple[str, str]]:
         out = []
-        for pname, entry in self.config.plugins.items():
+        for pname, entry in self.config.installed.items():
             raw = entry.get("path")
             if entry.get("enabled", True) is False and isinstance(raw, str):
                 out.append((pname, os.path.realpath(raw)))

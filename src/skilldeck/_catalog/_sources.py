@@ -16,7 +16,7 @@ project     from the repository root down to the working directory, in each
                                                                               user
 installed   ``~/.agent/plugins``, ``dirs().installed``,
             ``<project>/.skilldeck/skills``, and the
-            ``path`` of each ``[plugins.<name>]`` table                       untrusted
+            ``path`` of each ``[installed.<name>]`` table                     untrusted
 ==========  ===============================================================  =========
 
 ``[catalog] sources`` reorders or drops sources; ``[catalog.source_roots]``
@@ -107,7 +107,7 @@ def _default_roots(kind: str, config: Config, cwd: str | os.PathLike[str] | None
         if not foreign and safe_dirs(state, state / "skills"):  # never through a link
             roots.append(Root(state / "skills"))
         covered = [r.path for r in roots]
-        for entry in config.plugins.values():
+        for entry in config.installed.values():
             raw = entry.get("path")
             if not isinstance(raw, str):
                 continue

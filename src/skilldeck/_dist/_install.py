@@ -373,7 +373,7 @@ def commit_staged(
 
     Returns, per skill, whether an installed copy was replaced.
     """
-    from ._record import plugin_table
+    from ._record import installed_table
 
     ops: list[dict[str, Any]] = []
     for staged, entry in items:
@@ -383,7 +383,7 @@ def commit_staged(
                 "op": "install",
                 "name": staged.name,
                 "entry": data,
-                "plugin": plugin_table(
+                "plugin": installed_table(
                     data,
                     name=staged.name,
                     installed_at=entry.installed_at,

@@ -46,7 +46,7 @@ def _enabled(name: str, cwd: str | os.PathLike[str] | None) -> bool:
     disabled = set(config.disabled)
     if name in disabled or f"installed:{name}" in disabled:
         return False
-    return config.plugins.get(name, {}).get("enabled") is not False
+    return config.installed.get(name, {}).get("enabled") is not False
 
 
 def _sync_placements(
@@ -238,7 +238,7 @@ def remove(
     events: SinkLike | None = None,
 ) -> RemoveResult:
     """Remove an installed skill: its folder goes in one rename, then the lockfile
-    entry and the ``[plugins.<name>]`` config table."""
+    entry and the ``[installed.<name>]`` config table."""
     lay = layout(scope, cwd=cwd)
     target = lay.skill_dir(name)
     with Stage(lay) as stage, lay.locked():
@@ -378,7 +378,7 @@ def list_installed(
     for sc in scopes:
         lay = layout(sc, cwd=cwd)
         for name, entry in sorted(lay.read_lock().items()):
-            plugin = config.plugins.get(name, {})
+            plugin = config.installed.get(name, {})
             enabled = name not in disabled and f"installed:{name}" not in disabled
             if plugin.get("enabled") is False:
                 enabled = False
@@ -411,7 +411,8 @@ def set_skill_enabled(
     """Enable or disable a skill by name (any source, bundled included).
 
     Edits ``[catalog].disabled`` in the scope's config file, and the
-    ``enabled`` flag of ``[plugins.<name>]`` when the skill was installed.
+    ``enabled`` flag of ``[installed.<name>]`` (or ``[plugins.<name>]``, its older
+    spelling) when the skill was installed.
     An installed skill placed in agents' folders is taken out of them when
     disabled (agents have no disabled list) and put back when enabled.
     Returns the config file written.
@@ -430,9 +431,10 @@ def set_skill_enabled(
             names.append(name)
         if names or "disabled" in catalog:
             catalog["disabled"] = names
-        plugins = doc.get("plugins")
-        if isinstance(plugins, Table) and isinstance(plugins.get(name), Table):
-            plugins[name]["enabled"] = enabled
+        for spelling in ("installed", "plugins"):
+            records = doc.get(spelling)
+            if isinstance(records, Table) and isinstance(records.get(name), Table):
+                records[name]["enabled"] = enabled
 
     written = update_config(scope, mutate, cwd=cwd)
     lay = layout(scope, cwd=cwd)

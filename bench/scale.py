@@ -80,7 +80,9 @@ def renamed(text: str, name: str) -> str:
 
 @contextlib.contextmanager
 def postgres() -> Iterator[str]:
-    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
+    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb")) or [
+        p for p in [shutil.which("initdb")] if p
+    ]
     if not found:
         sys.exit("PostgreSQL is not installed (apt-get install postgresql)")
     bindir = Path(found[-1]).parent

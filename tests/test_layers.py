@@ -101,3 +101,26 @@ def test_distribution_does_not_call_into_execution() -> None:
         if module.split(".")[1] == "_exec"
     ]
     assert found == []
+
+
+_FILE_CALLS = {
+    "open", "stat", "lstat", "scandir", "listdir", "walk", "readlink", "fdopen",
+    "read_bytes", "read_text", "iterdir", "rglob", "glob", "exists", "is_file", "is_dir",
+}  # fmt: skip
+
+
+def test_mcp_reads_no_skill_file_itself() -> None:
+    """``mcp/`` maps the catalog's snapshot: every listing, stat, read and digest of a
+    skill's files goes through the catalog. Only ``_store.py`` touches files: the
+    server's own snapshot cache in the user cache folder."""
+    found = []
+    for path in sorted((PKG / "mcp").glob("*.py")):
+        if path.name == "_store.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            if isinstance(node, ast.Call):
+                func = node.func
+                name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+                if name in _FILE_CALLS:
+                    found.append(f"mcp/{path.name}:{node.lineno}: {name}()")
+    assert found == []

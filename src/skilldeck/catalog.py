@@ -12,6 +12,9 @@ from skilldeck._catalog import (
     CatalogEntry as CatalogEntry,
 )
 from skilldeck._catalog import (
+    CatalogSnapshot as CatalogSnapshot,
+)
+from skilldeck._catalog import (
     Discovery as Discovery,
 )
 from skilldeck._catalog import (
@@ -19,6 +22,9 @@ from skilldeck._catalog import (
 )
 from skilldeck._catalog import (
     FileData as FileData,
+)
+from skilldeck._catalog import (
+    FileDigest as FileDigest,
 )
 from skilldeck._catalog import (
     FileSystemStore as FileSystemStore,
@@ -43,6 +49,15 @@ from skilldeck._catalog import (
 )
 from skilldeck._catalog import (
     SkillStatus as SkillStatus,
+)
+from skilldeck._catalog import (
+    SnapshotDiff as SnapshotDiff,
+)
+from skilldeck._catalog import (
+    SnapshotEntry as SnapshotEntry,
+)
+from skilldeck._catalog import (
+    SnapshotFile as SnapshotFile,
 )
 from skilldeck._catalog import (
     Source as Source,
@@ -75,9 +90,11 @@ from skilldeck._digest import (
 __all__ = [
     "Catalog",
     "CatalogEntry",
+    "CatalogSnapshot",
     "Discovery",
     "DoctorReport",
     "FileData",
+    "FileDigest",
     "FileSystemStore",
     "MemoryStore",
     "Root",
@@ -86,6 +103,9 @@ __all__ = [
     "Skill",
     "SkillMetadata",
     "SkillStatus",
+    "SnapshotDiff",
+    "SnapshotEntry",
+    "SnapshotFile",
     "Source",
     "Store",
     "Tier1Plan",

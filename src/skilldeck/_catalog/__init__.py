@@ -15,6 +15,13 @@ from skilldeck._catalog._model import (
     Trust,
     WhyLine,
 )
+from skilldeck._catalog._snapshot import (
+    CatalogSnapshot,
+    FileDigest,
+    SnapshotDiff,
+    SnapshotEntry,
+    SnapshotFile,
+)
 from skilldeck._catalog._sources import bundled_root, default_sources, project_folders
 from skilldeck._catalog._store import (
     DEFAULT_FILE_LIMIT,
@@ -30,9 +37,11 @@ __all__ = [
     "DEFAULT_FILE_LIMIT",
     "Catalog",
     "CatalogEntry",
+    "CatalogSnapshot",
     "Discovery",
     "DoctorReport",
     "FileData",
+    "FileDigest",
     "FileSystemStore",
     "IndexMode",
     "MemoryStore",
@@ -43,6 +52,9 @@ __all__ = [
     "Skill",
     "SkillMetadata",
     "SkillStatus",
+    "SnapshotDiff",
+    "SnapshotEntry",
+    "SnapshotFile",
     "Source",
     "Store",
     "Tier1Item",

@@ -25,7 +25,7 @@ from typing import Any
 
 from skilldeck._catalog._budget import plan_tier1
 from skilldeck._catalog._cache import MetadataCache
-from skilldeck._catalog._files import read_contained
+from skilldeck._catalog._files import read_contained, walk_all
 from skilldeck._catalog._fs import FileSystemStore, Mode
 from skilldeck._catalog._model import (
     CatalogEntry,
@@ -37,7 +37,8 @@ from skilldeck._catalog._model import (
     Trust,
     WhyLine,
 )
-from skilldeck._catalog._resolve import Listed, Resolver, State, fingerprint
+from skilldeck._catalog._resolve import Listed, Resolver, State, changed
+from skilldeck._catalog._snapshot import CatalogSnapshot, SnapshotMaker, address_of
 from skilldeck._catalog._sources import default_sources
 from skilldeck._catalog._store import DEFAULT_FILE_LIMIT, Discovery, FileData, IndexMode
 from skilldeck._config import Budget, Config, load_config
@@ -49,6 +50,7 @@ from skilldeck._errors import (
     SkillUnavailableError,
 )
 from skilldeck._paths import dirs
+from skilldeck._tree import Walk
 
 __all__ = ["Catalog", "RootInfo"]
 
@@ -183,6 +185,7 @@ class Catalog:
             self.config, self.sources, check_requirements=check_requirements, environ=environ
         )
         self._last_found: builtins.list[Discovery] = []
+        self._snapshots = SnapshotMaker()
 
     # ------------------------------------------------------------------ builders
 
@@ -239,7 +242,7 @@ class Catalog:
                 return True
             if before.entries is self._state.entries:
                 return False
-            return fingerprint(before) != fingerprint(self._state)
+            return changed(before, self._state)
 
     def _discover(self, store: Any, refresh: bool) -> Discovery:
         if isinstance(store, FileSystemStore):
@@ -452,6 +455,37 @@ class Catalog:
         digest: str = store.digest(entry.metadata.key)
         return digest
 
+    def snapshot(self) -> CatalogSnapshot:
+        """An immutable snapshot of every entry with its files, change tokens and
+        (computed on first use, cached by stamp) file digests; see ``CatalogSnapshot``.
+
+        It reflects the last scan (``refresh()`` first to see changes on disk);
+        entries whose token did not change since the last snapshot are the same
+        objects, so ``new.diff(old)`` is cheap and digests are not computed again.
+        """
+        state = self._snapshot()
+        pairs = [(e, state.stores[id(e.metadata)]) for e in state.entries]
+        return self._snapshots.take(
+            pairs,
+            walk=self._walk_addressed,
+            listing=lambda ref: self.files(ref, index="all"),
+            digest=_content_digest,
+            reader=self._read_any,
+        )
+
+    def _walk_addressed(self, entry: CatalogEntry, store: Any) -> Walk:
+        """The files of the skill ``entry``'s address reads (``SOURCE:NAME`` names the
+        first usable copy of a source, which may be another folder than ``entry``'s)."""
+        target = self.get(address_of(entry))
+        if target is not entry:
+            store = self._snapshot().stores[id(target.metadata)]
+        return _walk_entry(target, store)
+
+    def _read_any(self, ref: str, relpath: str, max_bytes: int, truncate: bool) -> FileData:
+        if relpath == "SKILL.md":
+            return self.skill_md_bytes(ref, max_bytes=max_bytes, truncate=truncate)
+        return self.read_bundled(ref, relpath, max_bytes=max_bytes, truncate=truncate, index="all")
+
     def trust(self, name: str) -> Trust:
         """The trust level of the skill's source (bundled, user or untrusted)."""
         return self.get(name).trust
@@ -510,6 +544,22 @@ class Catalog:
             if p not in out:
                 out.append(p)
         return out
+
+
+def _content_digest(entry: CatalogEntry, store: Any) -> str:
+    """A store skill's content digest, asked of its store (``InternalError``: none)."""
+    if not hasattr(store, "digest"):
+        raise InternalError(f"the store of {entry.address} cannot compute digests")
+    digest: str = store.digest(entry.metadata.key)
+    return digest
+
+
+def _walk_entry(entry: CatalogEntry, store: Any) -> Walk:
+    """Every file of a folder skill, as the walker lists it, beneath its real folder."""
+    if isinstance(store, FileSystemStore):
+        return store.tree(entry.metadata.key)
+    assert entry.path is not None
+    return walk_all(os.path.realpath(entry.path))
 
 
 @contextlib.contextmanager

@@ -14,7 +14,7 @@ import os
 from skilldeck._catalog._store import FileData, IndexMode, in_bundled_index
 from skilldeck._diagnostics import Diagnostic
 from skilldeck._errors import SkillError
-from skilldeck._tree import SkillTree, WalkLimits, walk_skill
+from skilldeck._tree import SkillTree, Walk, WalkLimits, walk_skill
 
 __all__ = [
     "MAX_INDEX_FILES",
@@ -22,6 +22,7 @@ __all__ = [
     "index_files",
     "read_contained",
     "readable_files",
+    "walk_all",
     "within",
 ]
 
@@ -85,6 +86,14 @@ def _linked(real_dir: str, skill: str) -> frozenset[str]:
     return linked_paths(text)
 
 
+def walk_all(real_dir: str) -> Walk:
+    """Every file of the skill the walker lists (SKILL.md too), at most ``MAX_INDEX_FILES``:
+    the ``"all"`` index and what a catalog snapshot lists."""
+    return walk_skill(
+        real_dir, limits=WalkLimits(max_files=MAX_INDEX_FILES), strict=False, follow_root=False
+    )
+
+
 def index_files(real_dir: str, mode: IndexMode) -> tuple[tuple[str, ...], tuple[Diagnostic, ...]]:
     """The skill's file index (sorted relative POSIX paths) and problems met.
 
@@ -96,23 +105,21 @@ def index_files(real_dir: str, mode: IndexMode) -> tuple[tuple[str, ...], tuple[
     (never a hidden file).
     """
     bundled = mode == "bundled"
-    walk = walk_skill(
-        real_dir,
-        limits=WalkLimits(max_files=MAX_INDEX_FILES),
-        strict=False,
-        enter=_enter_bundled if bundled else None,
-        follow_root=False,
-    )
+    if bundled:
+        walk = walk_skill(
+            real_dir,
+            limits=WalkLimits(max_files=MAX_INDEX_FILES),
+            strict=False,
+            enter=_enter_bundled,
+            follow_root=False,
+        )
+    else:
+        walk = walk_all(real_dir)
     if bundled:
         files = tuple(p for p in walk.paths if in_bundled_index(p))
         links = _linked(real_dir, os.path.basename(real_dir))
         if links - set(files):
-            every = walk_skill(
-                real_dir,
-                limits=WalkLimits(max_files=MAX_INDEX_FILES),
-                strict=False,
-                follow_root=False,
-            ).paths
+            every = walk_all(real_dir).paths
             extra = {p for p in every if p in links or p.rpartition("/")[0] in links}
             extra.discard("SKILL.md")
             files = tuple(sorted(set(files) | extra))

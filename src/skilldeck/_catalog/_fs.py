@@ -31,7 +31,13 @@ from typing import Any, Literal
 from skilldeck._catalog import _codes as C
 from skilldeck._catalog._cache import Listing, MetadataCache, Record, RootSig, Sig
 from skilldeck._catalog._discover import Found, Walker
-from skilldeck._catalog._files import index_files, read_contained, readable_files, within
+from skilldeck._catalog._files import (
+    index_files,
+    read_contained,
+    readable_files,
+    walk_all,
+    within,
+)
 from skilldeck._catalog._model import Skill, SkillMetadata, metadata_of
 from skilldeck._catalog._pool import parse_records, pool_workers, skill_md_lowercase
 from skilldeck._catalog._store import (
@@ -52,6 +58,7 @@ from skilldeck._errors import (
     SkillNotFoundError,
     SkillUnavailableError,
 )
+from skilldeck._tree import Walk
 
 __all__ = ["MAX_DEPTH", "FileSystemStore", "Mode"]
 
@@ -481,6 +488,10 @@ class FileSystemStore:
     def files(self, name: str, *, index: IndexMode | None = None) -> tuple[str, ...]:
         meta = self.get(name)
         return index_files(self._real_folder(meta), index or self.index)[0]
+
+    def tree(self, name: str) -> Walk:
+        """Every file of the skill as the walker lists it (SKILL.md too), with stamps."""
+        return walk_all(self._real_folder(self.get(name)))
 
     def file_problems(self, name: str, *, index: IndexMode | None = None) -> tuple[Diagnostic, ...]:
         """Diagnostics met while indexing a skill's files (escaping links, devices)."""

@@ -29,7 +29,7 @@ from skilldeck._diagnostics import Diagnostic
 from skilldeck._errors import SkillError
 
 __all__ = [
-    "Candidate", "Listed", "Requirements", "Resolver", "State", "collapse", "fingerprint",
+    "Candidate", "Listed", "Requirements", "Resolver", "State", "changed", "collapse",
 ]  # fmt: skip
 
 _ENABLED = SkillStatus.ENABLED
@@ -326,10 +326,18 @@ class Resolver:
         return SkillStatus.ENABLED, None, ()
 
 
-def fingerprint(state: State) -> tuple[Any, ...]:
-    return tuple(
-        (e.source, e.name, e.metadata.folder, e.status, e.metadata.description)
-        for e in state.entries
+def _visible_key(e: CatalogEntry) -> tuple[Any, ...]:
+    return (e.source, e.name, e.metadata.folder, e.status, e.metadata.description)
+
+
+def changed(before: State, after: State) -> bool:
+    """Did anything visible change (source, name, folder, status, description)?
+    Entries the resolver reused are the same objects and are not compared."""
+    if len(before.entries) != len(after.entries):
+        return True
+    return any(
+        a is not b and _visible_key(a) != _visible_key(b)
+        for a, b in zip(before.entries, after.entries, strict=True)
     )
 
 

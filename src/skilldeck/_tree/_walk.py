@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from skilldeck._diagnostics import Diagnostic, Severity, register_code
 from skilldeck._errors import PathNotAllowedError
@@ -115,6 +115,8 @@ class Entry:
     size: int
     executable: bool
     link: bool = False
+    #: (inode, mtime_ns, ctime_ns) of the file (a link's target), to tell a change
+    stamp: tuple[int, int, int] = field(default=(0, 0, 0), compare=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,7 +237,10 @@ class SkillTree(ContainedFolder):
                     via_link = True
                 if kind == "file":
                     assert info is not None
-                    files.append(Entry(rel, info.st_size, bool(info.st_mode & 0o111), via_link))
+                    stamp = (info.st_ino, info.st_mtime_ns, info.st_ctime_ns)
+                    files.append(
+                        Entry(rel, info.st_size, bool(info.st_mode & 0o111), via_link, stamp)
+                    )
                     total += info.st_size
                     if len(files) > limits.max_files:
                         over("too_many", rel, f"more than {limits.max_files} files")

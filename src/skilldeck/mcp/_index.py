@@ -1,13 +1,14 @@
-"""A frozen snapshot of what the server publishes: skills, files, folders, digests.
+"""A frozen index of what the server publishes: skills, files, folders, digests.
 
-Built from the catalog (same sources, precedence and status as ``skilldeck list``)
-and swapped whole on refresh, so every request sees one consistent catalog.
-Digests are cached by (path, inode, mtime, size) and whole skills by their tree
-signature: a rescan reads only what changed. The digests cover exactly the bytes
-``resources/read`` serves (both read the file the catalog indexed). Skills
-without a folder (inline skills in a ``MemoryStore``) are read through the
-catalog's store API (``skill_md_bytes``, ``read_bundled``) and re-digested on
-every build (they live in memory and are small).
+It maps the catalog's snapshot (``Catalog.snapshot()``: entries with their
+files, change tokens and digests; same sources, precedence and status as
+``skilldeck list``) to wire records, and is replaced on refresh by a new index,
+so every request sees one consistent catalog. A refresh is incremental: only
+entries whose change token moved (or whose published path did) are mapped
+again, and the new index is the old one with those skills' records, files and
+folders swapped. The digests are the catalog's, over exactly the bytes
+``resources/read`` serves (both read through the catalog). This module reads
+no file itself.
 """
 
 from __future__ import annotations
@@ -16,17 +17,16 @@ import gc
 import os
 import threading
 from bisect import bisect_right
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
 from skilldeck import Catalog, CatalogEntry
-from skilldeck.catalog import bytes_digest
+from skilldeck.catalog import CatalogSnapshot, SnapshotEntry
 from skilldeck.mcp import _uris
-from skilldeck.mcp._publish import frontmatter, publishable, read_all, ref_of, signature
-from skilldeck.mcp._store import FileRow, FileStat, SkillRow, SnapshotStore, StatKey, tree_hash
+from skilldeck.mcp._publish import frontmatter, publishable
+from skilldeck.mcp._store import FileRow, SkillRow, SnapshotStore
 from skilldeck.mcp._wire import DIRECTORY_MIME, MAX_FILES, MAX_TOTAL_BYTES
 
 __all__ = ["FileRef", "IndexBuilder", "SkillIndex", "SkillRecord"]
@@ -84,48 +84,88 @@ class SkillIndex:
 
 @dataclass(slots=True)
 class _Built:
-    """One skill as last built: the persisted row and, once derived, its wire form."""
+    """One published skill as last mapped: its token and path, and its wire form
+    (derived on first use from a row loaded from the persisted snapshot)."""
 
-    row: SkillRow
+    key: str
+    token: str
+    skill_path: str
+    ref: str
+    source: str
+    status: str
+    frontmatter: dict[str, Any]
     record: SkillRecord | None = None
-    refs: list[FileRef] | None = None
+    refs: tuple[FileRef, ...] | None = None
+    files: list[FileRow] | None = None  # a loaded row's files, until derived
+    dirs: dict[str, dict[str, dict[str, Any]]] | None = None  # folders it owns
 
-    def derived(self, entry: CatalogEntry) -> tuple[SkillRecord, list[FileRef]]:
+    @classmethod
+    def of_row(cls, row: SkillRow) -> _Built:
+        return cls(
+            row.key,
+            row.signature,
+            row.skill_path,
+            row.ref,
+            row.source,
+            row.status,
+            row.frontmatter,
+            files=row.files,
+        )
+
+    def derived(self, entry: CatalogEntry) -> tuple[SkillRecord, tuple[FileRef, ...]]:
         if self.record is None or self.refs is None:
-            row = self.row
-            self.refs = [FileRef(*f) for f in row.files]
-            self.record = _record(row.skill_path, row.ref, entry, row.frontmatter, self.refs)
+            self.refs = tuple(FileRef(*f) for f in self.files or ())
+            self.record = _record(self.skill_path, self.ref, entry, self.frontmatter, self.refs)
+            self.files = None
         return self.record, self.refs
 
+    def owned_dirs(self) -> dict[str, dict[str, dict[str, Any]]]:
+        if self.dirs is None:
+            assert self.record is not None and self.refs is not None
+            self.dirs = _owned_dirs(self.record, self.refs)
+        return self.dirs
 
-def _folder_key(entry: CatalogEntry) -> str | None:
-    """Skills with a folder are remembered by it, skills of a store by their address."""
-    if entry.path is None:
-        return f"store:{entry.source}:{entry.name}"  # signed by the store's digest
-    if entry.metadata.skill_md is None:
-        return None
-    return os.fspath(entry.path)
+    def row(self) -> SkillRow:
+        assert self.refs is not None
+        return SkillRow(
+            key=self.key,
+            signature=self.token,
+            skill_path=self.skill_path,
+            ref=self.ref,
+            source=self.source,
+            status=self.status,
+            frontmatter=self.frontmatter,
+            files=[_file_row(r) for r in self.refs],
+        )
 
 
 class IndexBuilder:
-    """Builds ``SkillIndex`` snapshots from a catalog, reusing what did not change.
+    """Builds ``SkillIndex`` snapshots from a catalog, changing only what changed.
 
-    A skill whose tree signature, address and status are unchanged is reused
-    whole (no parse, no file listing, no read); a changed one re-hashes only the
-    files whose stat key changed. With a ``store``, the last build survives the
-    process, so a restarted server starts warm.
+    A skill whose change token, published path and address are unchanged keeps
+    its records (no parse, no file listing, no read); a changed one is mapped
+    again from the catalog's snapshot, whose digests are cached by file stamp.
+    With a ``store``, the last build survives the process, so a restarted
+    server starts warm.
     """
 
     def __init__(self, catalog: Catalog, *, store: SnapshotStore | None = None) -> None:
         self.catalog = catalog
         self._store = store
         self._loaded = store is None
-        self._digests: dict[StatKey, str] = {}  # stat key -> "digest|size|is_text"
-        self._skills: dict[str, _Built] = {}  # folder -> last build
+        self._skills: dict[str, _Built] = {}  # entry key -> last build (published ones)
+        self._fm: dict[str, tuple[str, dict[str, Any] | None]] = {}  # key -> (token, fm)
+        self._snap: CatalogSnapshot | None = None
+        self._index: SkillIndex | None = None
+        self._prefixes: dict[str, dict[str, dict[str, Any]]] = {}  # shadowed prefix dirs
+        self._skipped: dict[str, tuple[str, str]] = {}
         self._lock = threading.Lock()
+        self.changed: set[str] = set()
+        """The URIs whose file was added, removed or changed by the last build."""
 
     def build(self) -> SkillIndex:
-        """Scan the catalog now (blocking; run it in a worker thread from async code)."""
+        """Scan the catalog's snapshot now (blocking; run it in a worker thread from
+        async code). ``changed`` then holds the URIs that changed."""
         with self._lock:
             # A build makes many small objects and frees none: the cyclic collector
             # would only rescan them (a third of a warm start for 2,000 skills).
@@ -137,187 +177,193 @@ class IndexBuilder:
                 if enabled:
                     gc.enable()
 
-    def _stored_signature(self, entry: CatalogEntry) -> str | None:
-        """A skill without a folder is unchanged while its store's content digest is
-        (an immutable store version answers in O(1)); ``None``: rebuild it every time."""
-        try:
-            return self.catalog.digest(ref_of(entry))
-        except Exception:
-            return None
-
-    def _same(
-        self, known: _Built | None, entry: CatalogEntry, sig: Any, skill_path: str | None = None
-    ) -> bool:
-        if known is None or sig is None:
-            return False
-        row = known.row
-        return (
-            (skill_path is None or row.skill_path == skill_path)
-            and row.signature == sig
-            and row.status == entry.status.value
-            and row.source == entry.source
-            and row.ref == ref_of(entry)
-        )
+    def _frontmatter(self, item: SnapshotEntry) -> dict[str, Any] | None:
+        token = item.token
+        if token is not None:
+            known = self._skills.get(item.key)
+            if known is not None and known.token == token and known.ref == item.ref:
+                return known.frontmatter  # unchanged: no need to parse SKILL.md
+            cached = self._fm.get(item.key)
+            if cached is not None and cached[0] == token:
+                return cached[1]
+        found = frontmatter(item.entry)
+        if token is not None:
+            self._fm[item.key] = (token, found)
+        return found
 
     def _build(self) -> SkillIndex:
         if not self._loaded and self._store is not None:
-            self._skills = {key: _Built(row) for key, row in self._store.load().items()}
+            self._skills = {k: _Built.of_row(row) for k, row in self._store.load().items()}
             self._loaded = True
-        sigs: dict[str, str | None] = {}
-
-        def frontmatter_of(entry: CatalogEntry) -> dict[str, Any] | None:
-            key = _folder_key(entry)
-            if key is not None:
-                if entry.path is None:
-                    sigs[key] = sig = self._stored_signature(entry)
-                else:
-                    tree = signature(entry)
-                    sigs[key] = sig = tree_hash(tree) if tree is not None else None
-                known = self._skills.get(key)
-                if self._same(known, entry, sig) and known is not None:
-                    return known.row.frontmatter  # unchanged: no need to parse SKILL.md
-            return frontmatter(entry)
-
-        published = publishable(self.catalog.entries(include_shadowed=True), frontmatter_of)
-        self._digests = {}
+        snap = self.catalog.snapshot()
+        old_index = self._index
+        if old_index is not None and self._snap is not None and not snap.diff(self._snap):
+            self._snap = snap
+            self.changed = set()
+            return old_index
+        self._snap = snap
+        published = publishable(snap.entries, self._frontmatter)
+        self._fm = {k: v for k, v in self._fm.items() if k in snap.by_key}
+        before = self._skills if old_index is not None else {}
         skills: dict[str, _Built] = {}
-        records: list[SkillRecord] = []
-        files: dict[str, FileRef] = {}
-        skipped: list[tuple[str, str]] = []
-        changed = False
-        for skill_path, entry, fm in published:
-            ref = ref_of(entry)
-            key = _folder_key(entry)
-            known = self._skills.get(key) if key is not None else None
-            sig = sigs.get(key) if key is not None else None
-            if key is not None and known is not None and self._same(known, entry, sig, skill_path):
-                record, refs = known.derived(entry)
-                skills[key] = known
-                records.append(record)
-                files.update((r.uri, r) for r in refs)
+        fresh: list[_Built] = []  # mapped again (or first mapped)
+        skipped: dict[str, tuple[str, str]] = {}
+        for skill_path, item, fm in published:
+            known = self._skills.get(item.key)
+            if (
+                known is not None
+                and item.token is not None
+                and known.token == item.token
+                and known.skill_path == skill_path
+                and known.ref == item.ref
+            ):
+                known.derived(item.entry)
+                skills[item.key] = known
+                if item.key not in before:
+                    fresh.append(known)  # loaded from the persisted snapshot
                 continue
-            changed = True
-            if known is not None:
-                self._remember_digests(known.row)  # re-hash only the files that changed
             try:
-                record, refs, stats = self._skill(skill_path, ref, entry, fm)
+                built = self._skill(skill_path, item, fm, snap)
             except Exception as exc:  # one unreadable skill must not hide the others
-                skipped.append((ref, f"{type(exc).__name__}: {exc}"))
+                skipped[item.key] = (item.ref, f"{type(exc).__name__}: {exc}")
                 continue
-            if key is not None and sig is not None:
-                row = SkillRow(
-                    key=key,
-                    signature=sig,
-                    skill_path=skill_path,
-                    ref=ref,
-                    source=entry.source,
-                    status=entry.status.value,
-                    frontmatter=fm,
-                    files=[_file_row(r) for r in refs],
-                    stats=stats,
-                )
-                skills[key] = _Built(row, record, refs)
-            records.append(record)
-            files.update((r.uri, r) for r in refs)
-        changed = changed or skills.keys() != self._skills.keys()
-        self._digests, self._skills = {}, skills
-        if changed and self._store is not None:
-            self._store.save([b.row for b in skills.values()])
-        records.sort(key=lambda r: r.uri)
+            skills[item.key] = built
+            fresh.append(built)
+        gone = [b for k, b in before.items() if skills.get(k) is not b]
+        self._skills = skills
+        if self._store is not None and (fresh or gone or old_index is None):
+            self._store.save([b.row() for b in skills.values() if b.token])
+        self.changed = _changed_uris(gone, fresh)
+        if old_index is not None and not fresh and not gone and skipped == self._skipped:
+            return old_index
+        self._skipped = skipped
+        self._index = self._assemble(old_index, gone, fresh, tuple(skipped.values()))
+        return self._index
+
+    def _assemble(
+        self,
+        old: SkillIndex | None,
+        gone: Sequence[_Built],
+        fresh: Sequence[_Built],
+        skipped: tuple[tuple[str, str], ...],
+    ) -> SkillIndex:
+        """The last index with the skills ``gone`` taken out and ``fresh`` put in."""
+        by_uri = dict(old.by_uri) if old is not None else {}
+        files = dict(old.files) if old is not None else {}
+        dirs = dict(old.dirs) if old is not None else {}
+        removed_skills: set[str] = set()
+        removed_files: set[str] = set()
+        prefixes: set[str] = set()
+        for b in gone:
+            record, refs = b.record, b.refs
+            assert record is not None and refs is not None
+            if by_uri.get(record.uri) is record:
+                del by_uri[record.uri]
+                removed_skills.add(record.uri)
+            for r in refs:
+                if files.get(r.uri) is r:
+                    del files[r.uri]
+                    removed_files.add(r.uri)
+            for uri in b.owned_dirs():
+                dirs.pop(uri, None)
+            prefixes.update(self._unlink_root(record))
+        added_skills: list[str] = []
+        added_files: list[str] = []
+        for b in fresh:
+            record, refs = b.record, b.refs
+            assert record is not None and refs is not None
+            by_uri[record.uri] = record
+            added_skills.append(record.uri)
+            for r in refs:
+                files[r.uri] = r
+            added_files.extend(r.uri for r in refs)
+            for uri, kids in b.owned_dirs().items():
+                dirs[uri] = tuple(kids[k] for k in sorted(kids))
+            prefixes.update(self._link_root(record))
+        for prefix in prefixes:
+            roots = self._prefixes.get(prefix)
+            if roots:
+                dirs[prefix] = tuple(roots[k] for k in sorted(roots))
+            else:
+                dirs.pop(prefix, None)
+        skill_uris = _merged(old.skill_uris if old else (), removed_skills, added_skills)
+        file_uris = _merged(old.file_uris if old else (), removed_files, added_files)
         return SkillIndex(
-            skills=tuple(records),
-            by_uri={r.uri: r for r in records},
+            skills=tuple(by_uri[u] for u in skill_uris),
+            by_uri=by_uri,
             files=files,
-            dirs=_directories(records, files),
-            file_uris=tuple(sorted(files)),
-            skill_uris=tuple(r.uri for r in records),
-            skipped=tuple(skipped),
+            dirs=dirs,
+            file_uris=file_uris,
+            skill_uris=skill_uris,
+            skipped=skipped,
         )
 
+    def _link_root(self, record: SkillRecord) -> Iterable[str]:
+        parent, item = _parent_item(record.root)
+        if parent is None:
+            return ()
+        self._prefixes.setdefault(parent, {})[record.root] = item
+        return (parent,)
+
+    def _unlink_root(self, record: SkillRecord) -> Iterable[str]:
+        parent, _item = _parent_item(record.root)
+        if parent is None:
+            return ()
+        kids = self._prefixes.get(parent)
+        if kids is not None:
+            kids.pop(record.root, None)
+            if not kids:
+                del self._prefixes[parent]
+        return (parent,)
+
     def _skill(
-        self,
-        skill_path: str,
-        ref: str,
-        entry: CatalogEntry,
-        frontmatter: dict[str, Any],
-    ) -> tuple[SkillRecord, list[FileRef], list[FileStat | None]]:
-        skill_md = entry.metadata.skill_md
-        if entry.path is None or skill_md is None:
-            stored = self._stored_files(skill_path, ref)
-            return _record(skill_path, ref, entry, frontmatter, stored), stored, []
-        folder = Path(entry.path)
-        md = os.fspath(skill_md)
-        rels = ["SKILL.md", *sorted(set(self.catalog.files(ref, index="all")) - {"SKILL.md"})]
-        sizes: list[tuple[str, int, StatKey]] = []
-        for rel in rels:
-            try:
-                st = os.stat(md if rel == "SKILL.md" else folder / rel)
-            except OSError:
-                continue
-            key = (str(folder / rel), st.st_ino, st.st_mtime_ns, st.st_size, st.st_ctime_ns)
-            sizes.append((rel, st.st_size, key))
-        sizes = [s for s in sizes if s[1] <= MAX_TOTAL_BYTES]
-        dynamic = len(sizes) > MAX_FILES or sum(s[1] for s in sizes) > MAX_TOTAL_BYTES
+        self, skill_path: str, item: SnapshotEntry, fm: dict[str, Any], snap: CatalogSnapshot
+    ) -> _Built:
+        """Map one snapshot entry to its wire records (digests from the catalog)."""
+        entry = item.entry
+        md = entry.metadata.skill_md
+        md_path = os.fspath(md) if md is not None and entry.path is not None else None
+        sized = [f for f in item.files if f.size <= MAX_TOTAL_BYTES]
+        dynamic = len(sized) > MAX_FILES or sum(f.size for f in sized) > MAX_TOTAL_BYTES
         refs: list[FileRef] = []
-        stats: list[FileStat | None] = []
-        for rel, size, key in sizes:
-            uri = _uris.join(skill_path, rel)
-            path = md if rel == "SKILL.md" else None
+        for f in sized:
+            uri = _uris.join(skill_path, f.path)
+            path = md_path if f.path == "SKILL.md" else None
             if dynamic:
-                mime = _uris.mime_type(rel, text=False)
-                refs.append(FileRef(uri, ref, rel, size, None, mime, path))
-                stats.append(None)
+                mime = _uris.mime_type(f.path, text=False)
+                refs.append(FileRef(uri, item.ref, f.path, f.size, None, mime, path))
                 continue
-            known = self._digests.get(key)
-            if known is None:
-                # The catalog listed this file; it is read beneath the skill folder
-                # (skilldeck._tree), as serving it through the catalog does.
-                data = read_all(self.catalog, ref, rel)
-                known = f"{bytes_digest(data)}|{len(data)}|{int(_uris.is_text(data))}"
-                self._digests[key] = known
-            digest, size_s, text_s = known.split("|")
-            stats.append((key[1], key[2], key[3], key[4], text_s == "1"))
-            mime = _uris.mime_type(rel, text=text_s == "1")
-            refs.append(FileRef(uri, ref, rel, int(size_s), digest, mime, path))
-        return _record(skill_path, ref, entry, frontmatter, refs), refs, stats
+            got = snap.digest(item, f.path, max_bytes=MAX_TOTAL_BYTES)
+            mime = _uris.mime_type(f.path, text=got.text)
+            refs.append(FileRef(uri, item.ref, f.path, got.size, got.digest, mime, path))
+        record = _record(skill_path, item.ref, entry, fm, refs)
+        return _Built(
+            item.key,
+            item.token or "",
+            skill_path,
+            item.ref,
+            entry.source,
+            entry.status.value,
+            fm,
+            record,
+            tuple(refs),
+        )
 
-    def _remember_digests(self, row: SkillRow) -> None:
-        """The digests a skill's last build computed, by stat key (for its rebuild)."""
-        for file, stat in zip(row.files, row.stats, strict=False):
-            if stat is None or file[4] is None:
-                continue
-            ino, mtime, size, ctime, text = stat
-            key: StatKey = (str(Path(row.key) / file[2]), ino, mtime, size, ctime)
-            self._digests[key] = f"{file[4]}|{file[3]}|{int(text)}"
 
-    def _stored_files(self, skill_path: str, ref: str) -> list[FileRef]:
-        """The files of a skill without a folder, read through the catalog's store API.
+def _merged(old: tuple[str, ...], removed: set[str], added: list[str]) -> tuple[str, ...]:
+    """``old`` (sorted) without ``removed``, with ``added``, sorted (a merge of two runs)."""
+    if not removed and not added:
+        return old
+    kept = [u for u in old if u not in removed] if removed else list(old)
+    return tuple(sorted(kept + sorted(set(added))))
 
-        Same rules as a folder: files over the size limit are left out, and a skill
-        past the file-count or total-size limit is dynamic (no digests).
-        """
-        rels = ["SKILL.md", *sorted(set(self.catalog.files(ref, index="all")) - {"SKILL.md"})]
-        blobs: list[tuple[str, bytes]] = []
-        for rel in rels:
-            if rel == "SKILL.md":
-                got = self.catalog.skill_md_bytes(ref, max_bytes=MAX_TOTAL_BYTES, truncate=True)
-            else:
-                got = self.catalog.read_bundled(
-                    ref, rel, max_bytes=MAX_TOTAL_BYTES, truncate=True, index="all"
-                )
-            if got.size <= MAX_TOTAL_BYTES and not got.truncated:
-                blobs.append((rel, bytes(got.data)))
-        dynamic = len(blobs) > MAX_FILES or sum(len(b) for _, b in blobs) > MAX_TOTAL_BYTES
-        refs: list[FileRef] = []
-        for rel, data in blobs:
-            uri = _uris.join(skill_path, rel)
-            if dynamic:
-                mime = _uris.mime_type(rel, text=False)
-                refs.append(FileRef(uri, ref, rel, len(data), None, mime))
-                continue
-            mime = _uris.mime_type(rel, text=_uris.is_text(data))
-            refs.append(FileRef(uri, ref, rel, len(data), bytes_digest(data), mime))
-        return refs
+
+def _changed_uris(gone: Sequence[_Built], fresh: Sequence[_Built]) -> set[str]:
+    """The URIs whose digest (or ``dynamic``) differs between the skills taken out
+    and those put in (skills left alone keep their URIs and digests)."""
+    before = {r.uri: r.digest or "dynamic" for b in gone for r in b.refs or ()}
+    after = {r.uri: r.digest or "dynamic" for b in fresh for r in b.refs or ()}
+    return {u for u in before.keys() | after.keys() if before.get(u) != after.get(u)}
 
 
 def _record(
@@ -352,37 +398,41 @@ def _file_row(ref: FileRef) -> FileRow:
     return (ref.uri, ref.ref, ref.relpath, ref.size, ref.digest, ref.mime, ref.skill_md)
 
 
-def _directories(
-    records: Sequence[SkillRecord], files: Mapping[str, FileRef]
-) -> dict[str, tuple[dict[str, Any], ...]]:
-    """Every folder URI (prefixes, skill roots, sub-folders) and its direct children."""
-    children: dict[str, dict[str, dict[str, Any]]] = {}
+def _dir_item(uri: str) -> dict[str, Any]:
+    return {"uri": uri, "name": unquote(uri.rsplit("/", 1)[-1]), "mimeType": DIRECTORY_MIME}
+
+
+def _parent_item(root: str) -> tuple[str | None, dict[str, Any]]:
+    """The folder above a skill root (``skill://SOURCE`` of a shadowed skill) and the
+    root's item in it; ``None`` for a root at the top."""
+    parent, _, _name = root[len(_uris.SCHEME) :].rpartition("/")
+    if not parent:
+        return None, {}
+    return _uris.SCHEME + parent, _dir_item(root)
+
+
+def _owned_dirs(
+    record: SkillRecord, refs: Sequence[FileRef]
+) -> dict[str, dict[str, dict[str, Any]]]:
+    """Every folder URI at or below a skill's root and its direct children."""
+    children: dict[str, dict[str, dict[str, Any]]] = {record.root: {}}
 
     def add_dir(uri: str) -> None:
-        while True:
-            children.setdefault(uri, {})
-            parent, _, name = uri[len(_uris.SCHEME) :].rpartition("/")
-            if not parent:
-                return
-            parent_uri = _uris.SCHEME + parent
-            children.setdefault(parent_uri, {})[uri] = {
-                "uri": uri,
-                "name": unquote(name),
-                "mimeType": DIRECTORY_MIME,
-            }
-            uri = parent_uri
+        chain: list[str] = []
+        while uri not in children:  # up to the first folder already known (the root)
+            children[uri] = {}
+            chain.append(uri)
+            uri = uri.rsplit("/", 1)[0]
+        for sub in chain:
+            children[sub.rsplit("/", 1)[0]][sub] = _dir_item(sub)
 
-    by_uri = {r.uri: r for r in records}
-    for record in records:
-        add_dir(record.root)
-    for uri, ref in files.items():
-        parent = uri.rsplit("/", 1)[0]
+    for ref in refs:
+        parent = ref.uri.rsplit("/", 1)[0]
         add_dir(parent)
-        item: dict[str, Any] = {"uri": uri, "name": ref.relpath.rsplit("/", 1)[-1]}
+        item: dict[str, Any] = {"uri": ref.uri, "name": ref.relpath.rsplit("/", 1)[-1]}
         item["mimeType"] = ref.mime
         item["size"] = ref.size
-        skill = by_uri.get(uri)
-        if skill is not None:
-            item["name"], item["description"] = skill.name, skill.description
-        children[parent][uri] = item
-    return {uri: tuple(kids[k] for k in sorted(kids)) for uri, kids in children.items()}
+        if ref.uri == record.uri:
+            item["name"], item["description"] = record.name, record.description
+        children[parent][ref.uri] = item
+    return children

@@ -125,7 +125,7 @@ class SkillServer(MCPServer[Any]):
         self._lowlevel_server.add_request_handler(
             "logging/setLevel", SetLevelRequestParams, self.logs.set_level
         )
-        self._skill_prompts = _skill_prompts.sync(self, set())
+        self._skill_prompts = _skill_prompts.sync(self, {})
 
     # -- state -----------------------------------------------------------------
 
@@ -139,8 +139,7 @@ class SkillServer(MCPServer[Any]):
         async with self._refresh_lock:
             await anyio.to_thread.run_sync(self.catalog.refresh)
             new = await anyio.to_thread.run_sync(self._builder.build)
-            old_fp, new_fp = self._index.fingerprint(), new.fingerprint()
-            changed = {u for u in old_fp.keys() | new_fp.keys() if old_fp.get(u) != new_fp.get(u)}
+            changed = set(self._builder.changed)
             self._index = new
             if changed:
                 self._skill_prompts = _skill_prompts.sync(self, self._skill_prompts)

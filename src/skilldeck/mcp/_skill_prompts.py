@@ -58,18 +58,25 @@ def _prompt(server: SkillServer, meta: Any) -> Prompt:
     )
 
 
-def sync(server: SkillServer, registered: set[str]) -> set[str]:
-    """Make the server's skill prompts match the catalog; returns the names now registered."""
+def sync(server: SkillServer, registered: dict[str, tuple[Any, ...]]) -> dict[str, tuple[Any, ...]]:
+    """Make the server's skill prompts match the catalog: only prompts whose skill
+    came, went or changed its description or hint are removed or added. Returns
+    what is now registered (name -> what its prompt was made from)."""
     wanted: dict[str, Any] = {}
     catalog: Any = server.catalog
     for meta in catalog.list():
         name = str(meta.name)
         if getattr(meta, "user_invocable", True) and name not in _RESERVED:
             wanted.setdefault(name, meta)
-    for name in registered - set(wanted):
+    for name in registered.keys() - wanted.keys():
         server.remove_prompt(name)
+    now: dict[str, tuple[Any, ...]] = {}
     for name, meta in wanted.items():
+        made = (str(meta.description), getattr(meta, "argument_hint", None))
+        now[name] = made
+        if registered.get(name) == made:
+            continue
         if name in registered:
-            server.remove_prompt(name)  # the description or hint may have changed
+            server.remove_prompt(name)
         server.add_prompt(_prompt(server, meta))
-    return set(wanted)
+    return now

@@ -1,13 +1,12 @@
 """The server's snapshot kept between runs, so ``serve`` starts without re-hashing.
 
 One file per set of catalog roots under the user cache folder (``mcp/``). It
-holds, per published skill, a hash of the tree signature the skill was built
-from (the ``(path, inode, mtime, size, ctime)`` of every file and folder under
-it), its frontmatter, and its files with their digests and stat keys. On start
-the server walks each skill's tree (``stat`` only):
-an unchanged skill is taken from here without parsing its SKILL.md, listing its
-files or reading a byte; a changed one is rebuilt, re-hashing only files whose
-key changed.
+holds, per published skill, the catalog's change token the skill was built
+from (``Catalog.snapshot()``: over the path and (inode, mtime, size, ctime) of
+every file the walker lists), its frontmatter, and its files with their
+digests. On start the catalog's snapshot walks each skill's tree (``stat``
+only): an unchanged skill is taken from here without parsing its SKILL.md or
+reading a byte; a changed one is mapped again.
 
 The file is MessagePack checked against a fixed schema with a stamp of the code
 that wrote it: a damaged, foreign or older file is ignored as a whole (it only
@@ -29,29 +28,24 @@ import msgspec
 
 import skilldeck
 
-__all__ = ["FileRow", "FileStat", "SkillRow", "SnapshotStore", "StatKey", "tree_hash"]
+__all__ = ["FileRow", "SkillRow", "SnapshotStore"]
 
-_FORMAT = 1
+_FORMAT = 2
 _MAX_FILES = 32
 
 #: uri, ref, relpath, size, digest (None in a dynamic skill), mime, skill_md path
 FileRow = tuple[str, str, str, int, str | None, str, str | None]
-#: (path, inode, mtime_ns, size, ctime_ns): what a digest is cached by
-StatKey = tuple[str, int, int, int, int]
-#: a file's stat key without its path, and whether it is served as text
-FileStat = tuple[int, int, int, int, bool]
 
 
 class SkillRow(msgspec.Struct, array_like=True, forbid_unknown_fields=True):
-    key: str  # the skill's folder
-    signature: str  # hash of the tree signature
+    key: str  # the snapshot entry's key (a skill's folder)
+    signature: str  # the entry's change token
     skill_path: str
     ref: str
     source: str
     status: str
     frontmatter: dict[str, Any]
     files: list[FileRow]
-    stats: list[FileStat | None]  # aligned with files; None when not digested
 
 
 class _Snapshot(msgspec.Struct, array_like=True, forbid_unknown_fields=True):
@@ -62,12 +56,6 @@ class _Snapshot(msgspec.Struct, array_like=True, forbid_unknown_fields=True):
 
 _DECODER = msgspec.msgpack.Decoder(_Snapshot)
 _ENCODER = msgspec.msgpack.Encoder()
-
-
-def tree_hash(signature: list[StatKey]) -> str:
-    """A short fingerprint of a tree signature (what a stored skill is compared by)."""
-    blob = "\n".join(f"{p}\0{i}\0{m}\0{s}\0{c}" for p, i, m, s, c in signature)
-    return hashlib.blake2b(blob.encode("utf-8", "surrogateescape"), digest_size=16).hexdigest()
 
 
 def _stamp() -> str:

@@ -1,0 +1,205 @@
+"""``Catalog.snapshot()``: change tokens move exactly when a skill's served files do
+(real files: edits, renames, link swaps), digests match the bytes, diffs name keys."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+from tests.catalog.conftest import MakeSkill
+
+from skilldeck import FileTooLargeError
+from skilldeck.catalog import Catalog, CatalogSnapshot, MemoryStore, SkillStatus, Source
+from skilldeck.catalog import bytes_digest as sha
+
+
+def _settle() -> None:
+    """Let the last writes age past the window in which a stamp could repeat."""
+    time.sleep(0.08)
+
+
+def _take(catalog: Catalog) -> CatalogSnapshot:
+    _settle()
+    catalog.refresh()
+    return catalog.snapshot()
+
+
+def _token(snap: CatalogSnapshot, key: Path) -> str | None:
+    return snap.by_key[os.fspath(key)].token
+
+
+@pytest.fixture
+def two(tmp_path: Path, make_skill: MakeSkill) -> tuple[Catalog, Path, Path]:
+    root = tmp_path / "skills"
+    alpha = make_skill(
+        root,
+        "alpha",
+        files={"references/a.md": "A\n", "references/b.md": "Bee\n", "scripts/run.sh": "echo\n"},
+    )
+    beta = make_skill(root, "beta", files={"notes.txt": "beta notes\n"})
+    return Catalog.from_roots([root], cache=False), alpha, beta
+
+
+def test_tokens_change_exactly_when_files_change(two: tuple[Catalog, Path, Path]) -> None:
+    catalog, alpha, beta = two
+    first = _take(catalog)
+    assert first.token is not None and len(first) == 2
+    again = _take(catalog)
+    assert again.token == first.token and not again.diff(first)
+    assert all(a is b for a, b in zip(again.entries, first.entries, strict=True))
+
+    steps = [
+        lambda: (alpha / "references/a.md").write_text("A, edited\n"),  # an edit
+        lambda: (alpha / "references/b.md").rename(alpha / "references/c.md"),  # a rename
+        lambda: (alpha / "assets").mkdir(),  # an empty folder: no file changed
+        lambda: (alpha / "assets/logo.txt").write_text("logo\n"),  # a new file
+        lambda: (alpha / "scripts/run.sh").unlink(),  # a removed file
+    ]
+    moved = [True, True, False, True, True]
+    before = again
+    for step, should in zip(steps, moved, strict=True):
+        step()
+        after = _take(catalog)
+        assert (_token(after, alpha) != _token(before, alpha)) is should
+        assert _token(after, beta) == _token(before, beta)
+        assert after.diff(before).changed == ({os.fspath(alpha)} if should else set())
+        assert (after.token != before.token) is should
+        before = after
+
+
+def test_same_size_same_mtime_rewrite_is_caught(two: tuple[Catalog, Path, Path]) -> None:
+    catalog, alpha, _beta = two
+    before = _take(catalog)
+    target = alpha / "references/a.md"
+    st = target.stat()
+    target.write_text("Z\n")  # same size
+    os.utime(target, ns=(st.st_atime_ns, st.st_mtime_ns))
+    after = _take(catalog)
+    assert _token(after, alpha) != _token(before, alpha)
+    entry = after.by_key[os.fspath(alpha)]
+    assert after.digest(entry, "references/a.md", max_bytes=100).digest == sha(b"Z\n")
+
+
+def test_hidden_files_and_fifos_do_not_move_the_token(two: tuple[Catalog, Path, Path]) -> None:
+    catalog, alpha, _beta = two
+    before = _take(catalog)
+    (alpha / ".env").write_text("SECRET=1\n")
+    (alpha / ".git").mkdir()
+    (alpha / ".git" / "HEAD").write_text("ref\n")
+    os.mkfifo(alpha / "pipe")
+    after = _take(catalog)
+    assert _token(after, alpha) == _token(before, alpha)
+    assert [f.path for f in after.by_key[os.fspath(alpha)].files] == [
+        "SKILL.md",
+        "references/a.md",
+        "references/b.md",
+        "scripts/run.sh",
+    ]
+
+
+def test_link_swap_moves_the_token_and_the_digest(tmp_path: Path, make_skill: MakeSkill) -> None:
+    root = tmp_path / "skills"
+    skill = make_skill(root, "linked", files={"one.md": "one\n", "two.md": "two two\n"})
+    (skill / "current.md").symlink_to("one.md")
+    (skill / "gone.md").symlink_to(tmp_path / "outside.md")  # leaves the folder: never listed
+    (tmp_path / "outside.md").write_text("outside\n")
+    catalog = Catalog.from_roots([root], cache=False)
+    before = _take(catalog)
+    entry = before.by_key[os.fspath(skill)]
+    assert "gone.md" not in {f.path for f in entry.files}
+    assert before.digest(entry, "current.md", max_bytes=100).digest == sha(b"one\n")
+
+    (skill / "next.md").symlink_to("two.md")
+    os.replace(skill / "next.md", skill / "current.md")  # an atomic swap
+    after = _take(catalog)
+    assert _token(after, skill) != _token(before, skill)
+    entry = after.by_key[os.fspath(skill)]
+    assert after.digest(entry, "current.md", max_bytes=100).digest == sha(b"two two\n")
+
+    (tmp_path / "outside.md").write_text("outside, edited at length\n")
+    assert _token(_take(catalog), skill) == _token(after, skill)  # not served: no change
+
+
+def test_skills_added_and_removed_are_named(
+    two: tuple[Catalog, Path, Path], make_skill: MakeSkill
+) -> None:
+    catalog, alpha, beta = two
+    before = _take(catalog)
+    gamma = make_skill(alpha.parent, "gamma")
+    (beta / "SKILL.md").unlink()
+    after = _take(catalog)
+    diff = after.diff(before)
+    assert diff.added == {os.fspath(gamma)}
+    assert diff.removed == {os.fspath(beta)}
+    assert not diff.changed
+    assert after.diff(None).added == set(after.by_key)
+
+
+def test_digests_are_the_served_bytes_and_limits_hold(two: tuple[Catalog, Path, Path]) -> None:
+    catalog, alpha, _beta = two
+    snap = _take(catalog)
+    entry = snap.by_key[os.fspath(alpha)]
+    assert entry.ref == "alpha" and entry.status is SkillStatus.ENABLED
+    for f in entry.files:
+        got = snap.digest(entry, f.path, max_bytes=10_000)
+        data = catalog.skill_md_bytes("alpha").data if f.path == "SKILL.md" else None
+        if data is None:
+            data = (alpha / f.path).read_bytes()
+        assert (got.digest, got.size, got.text) == (sha(data), len(data), True)
+    with pytest.raises(FileTooLargeError):
+        snap.digest(entry, "SKILL.md", max_bytes=3)
+
+
+def test_a_changed_skill_rehashes_only_changed_files(
+    two: tuple[Catalog, Path, Path],
+) -> None:
+    catalog, alpha, _beta = two
+    snap = _take(catalog)
+    entry = snap.by_key[os.fspath(alpha)]
+    old = snap.digest(entry, "references/b.md", max_bytes=100)
+    (alpha / "references/a.md").write_text("A changed\n")
+    (alpha / "references/b.md").chmod(0o000)  # unreadable now, but unchanged
+    try:
+        after = _take(catalog)
+        entry = after.by_key[os.fspath(alpha)]
+        if os.geteuid() != 0:  # root reads through mode 000: then only the value is checked
+            assert after.digest(entry, "references/b.md", max_bytes=100) == old
+        assert after.digest(entry, "references/a.md", max_bytes=100).digest == sha(b"A changed\n")
+    finally:
+        (alpha / "references/b.md").chmod(0o644)
+
+
+def test_memory_store_entries_use_the_store_digest() -> None:
+    store = MemoryStore(index="all")
+    text = "---\nname: inline\ndescription: An inline skill.\n---\nBody.\n"
+    store.add(text, {"ref.md": "one"})
+    catalog = Catalog([Source.of("mem", "inline", store=store)], cache=False)
+    first = catalog.snapshot()
+    (entry,) = first.entries
+    assert entry.key == "store:mem:inline" and [f.path for f in entry.files] == [
+        "SKILL.md",
+        "ref.md",
+    ]
+    assert first.digest(entry, "ref.md", max_bytes=10).digest == sha(b"one")
+    catalog.refresh()
+    assert catalog.snapshot().token == first.token
+    store.add(text, {"ref.md": "two"})
+    catalog.refresh()
+    second = catalog.snapshot()
+    assert second.diff(first).changed == {"store:mem:inline"}
+    (entry,) = second.entries
+    assert second.digest(entry, "ref.md", max_bytes=10).digest == sha(b"two")
+
+
+def test_a_file_changed_a_moment_ago_has_no_token(two: tuple[Catalog, Path, Path]) -> None:
+    catalog, alpha, beta = two
+    _take(catalog)
+    (alpha / "references/a.md").write_text("again\n")
+    catalog.refresh()
+    now = catalog.snapshot()  # no pause: a second write could keep this timestamp
+    assert now.by_key[os.fspath(alpha)].token is None
+    assert now.by_key[os.fspath(beta)].token is not None
+    assert now.token is None
+    assert os.fspath(alpha) in now.diff(catalog.snapshot()).changed

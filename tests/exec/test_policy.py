@@ -226,6 +226,38 @@ def test_exec_config_load_reads_the_config_file() -> None:
     assert cfg.sandbox == "none" and cfg.kill_grace == 1
 
 
+@pytest.mark.parametrize(
+    ("text", "where", "named"),
+    [
+        (
+            '[catalog]\npinned = []\n\n[execution]\nsandbox = "none"\nsandbx = "x"\n',
+            6,
+            "execution.sandbx",
+        ),
+        ("[execution]\ntimeout_cap = true\n", 2, "execution.timeout_cap"),
+        ("[execution.limits]\nprocesses = 9\nprocess = 9\n", 3, "execution.limits.process"),
+    ],
+)
+def test_a_bad_execution_key_names_its_file_and_line(text: str, where: int, named: str) -> None:
+    import subprocess
+    import sys
+
+    from skilldeck._paths import dirs
+
+    path = dirs().config_file
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    with pytest.raises(skilldeck.ConfigError) as info:
+        skilldeck.ExecConfig.load()
+    assert str(info.value).startswith(f"{path}:{where}: ") and named in str(info.value)
+    assert info.value.code == "CONFIG_INVALID"
+    result = subprocess.run(
+        [sys.executable, "-m", "skilldeck", "doctor"], capture_output=True, text=True, check=False
+    )
+    assert f"{path}:{where}: " in result.stderr and "CONFIG_INVALID" in result.stderr
+    assert result.returncode != 0 and "Traceback" not in result.stderr
+
+
 def test_executor_without_config_reads_the_execution_table() -> None:
     from skilldeck._paths import dirs
 

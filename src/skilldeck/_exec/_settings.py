@@ -205,7 +205,11 @@ class ExecConfig:
         """The ``[execution]`` table of the user and project config files."""
         from skilldeck._config import load_config
 
-        return cls.from_mapping(load_config(cwd=cwd).execution)
+        config = load_config(cwd=cwd)
+        try:
+            return cls.from_mapping(config.execution)
+        except ConfigError as exc:  # name the file and line, as for the other tables
+            raise config.located(exc) from None
 
 
 def _bad(message: str) -> Any:

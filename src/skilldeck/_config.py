@@ -39,6 +39,7 @@ from skilldeck._configschema import (
     Budget,
     Checker,
     fold_installed,
+    locate,
 )
 from skilldeck._configtrust import (
     PROJECT_CONFIG_UNTRUSTED,
@@ -174,31 +175,8 @@ class Config:
 
     def located(self, error: ConfigError) -> ConfigError:
         """``error`` about a key of this config (``execution.x ...``), with the file and
-        line that set the key, as the config checker reports its own findings.
-
-        The project file wins key by key, so it is searched first. ``error`` itself
-        comes back when no key is named or no file holds it.
-        """
-        named = re.search(r"\b[a-z_]+(?:\.[\w-]+)+", error.message)
-        if named is None or error.path is not None:
-            return error
-        for path in (self.project_file, self.user_file):
-            if path is None:
-                continue
-            try:
-                text = path.read_text(encoding="utf-8", errors="replace")
-            except OSError:
-                continue
-            line = _line_of(text, named.group(0))
-            if line is not None:
-                return ConfigError(
-                    f"{path}:{line}: {error.message}",
-                    path=path,
-                    line=line,
-                    hint=error.hint,
-                    **error.context,
-                )
-        return error
+        line that set the key (the project file first: it wins key by key)."""
+        return locate(error, (self.project_file, self.user_file))
 
     def table(self, name: str) -> Mapping[str, Any]:
         """A top-level table of the merged config (empty when absent)."""

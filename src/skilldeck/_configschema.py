@@ -29,6 +29,7 @@ __all__ = [
     "Checker",
     "fold_installed",
     "line_of",
+    "locate",
 ]
 
 #: Source kinds a config may order, lowest precedence first.
@@ -100,6 +101,32 @@ def line_of(text: str, key: str) -> int | None:
     pat = re.compile(rf"^[ \t]*(?:{re.escape(leaf)}\s*=|\[\s*{re.escape(key)}\s*\])", re.M)
     m = pat.search(text, start) or pat.search(text)
     return text.count("\n", 0, m.start()) + 1 if m else None
+
+
+def locate(error: ConfigError, files: tuple[Path | None, ...]) -> ConfigError:
+    """``error`` with the first of ``files`` that sets the key it names, and the line,
+    as :class:`Checker` reports its own findings; ``error`` itself when no key is
+    named, it already has a file, or no file holds the key."""
+    named = re.search(r"\b[a-z_]+(?:\.[\w-]+)+", error.message)
+    if named is None or error.path is not None:
+        return error
+    for path in files:
+        if path is None:
+            continue
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        line = line_of(text, named.group(0))
+        if line is not None:
+            return ConfigError(
+                f"{path}:{line}: {error.message}",
+                path=path,
+                line=line,
+                hint=error.hint,
+                **error.context,
+            )
+    return error
 
 
 class Checker:

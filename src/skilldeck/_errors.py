@@ -2,22 +2,22 @@
 
 ::
 
-    SkillError                         code
+    SkillError                         code (raised itself: INTERNAL)
     ├── SkillNotFoundError             SKILL_NOT_FOUND
     ├── SkillUnavailableError          SKILL_UNAVAILABLE
     ├── ManifestError                  INVALID_SKILL      (carries diagnostics)
     │   ├── SkillRefError              INVALID_SKILL      (reason: not_found, not_directory, ...)
     │   └── SkillValidationError       INVALID_SKILL      (inline skills; skilldeck._inline)
-    ├── FileAccessError
+    ├── FileAccessError                (group: no code of its own)
     │   ├── FileNotFoundInSkillError   FILE_NOT_FOUND
     │   ├── PathNotAllowedError        PATH_NOT_ALLOWED
     │   └── FileTooLargeError          FILE_TOO_LARGE
     ├── InvalidArgumentsError          INVALID_ARGUMENTS  (field=)
-    ├── ToolError
+    ├── ToolError                      (group)
     │   ├── ToolNotAllowedError        TOOL_NOT_ALLOWED
     │   ├── ToolPolicyDeniedError      TOOL_POLICY_DENIED
     │   └── ToolConfirmationRequiredError  TOOL_CONFIRMATION_REQUIRED
-    ├── ExecutionError
+    ├── ExecutionError                 (group)
     │   ├── ApprovalRequiredError      APPROVAL_REQUIRED
     │   ├── ScriptFailedError          SCRIPT_FAILED
     │   ├── ScriptTimeoutError         SCRIPT_TIMEOUT
@@ -31,13 +31,18 @@
 Errors carry their context as keyword-only attributes (``skill=``, ``path=``,
 ``hint=``) and their message says what to do next. ``code`` is stable: it is
 the ``error.code`` of the tool result envelope.
+
+A group (``FileAccessError``, ``ToolError``, ``ExecutionError``) exists to be
+caught: ``except ToolError`` catches every refusal of a tool call. It has no code
+of its own and cannot be raised itself (``TypeError``); every raised error is a
+leaf with its own code. :func:`error_codes` lists the codes of the tree.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 if TYPE_CHECKING:
     from skilldeck._diagnostics import Diagnostic
@@ -74,6 +79,14 @@ class SkillError(Exception):
     """Root of every error skilldeck raises."""
 
     code: ClassVar[str] = "INTERNAL"
+    #: True on a class that only groups others (it is caught, never raised)
+    group: ClassVar[bool] = False
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Self:
+        if cls.__dict__.get("group", False):
+            leaves = ", ".join(sorted(c.__name__ for c in cls.__subclasses__()))
+            raise TypeError(f"{cls.__name__} groups errors; raise one of them: {leaves}")
+        return super().__new__(cls, *args, **kwargs)
 
     def __init__(
         self,
@@ -138,7 +151,9 @@ class SkillRefError(ManifestError):
 
 
 class FileAccessError(SkillError):
-    code = "FILE_NOT_FOUND"
+    """A bundled file could not be served (group)."""
+
+    group = True
 
 
 class FileNotFoundInSkillError(FileAccessError):
@@ -164,7 +179,9 @@ class InvalidArgumentsError(SkillError):
 
 
 class ToolError(SkillError):
-    code = "TOOL_NOT_ALLOWED"
+    """A tool call was refused (group)."""
+
+    group = True
 
 
 class ToolNotAllowedError(ToolError):
@@ -180,7 +197,9 @@ class ToolConfirmationRequiredError(ToolError):
 
 
 class ExecutionError(SkillError):
-    code = "SCRIPT_FAILED"
+    """A script or command tool did not run to completion (group)."""
+
+    group = True
 
 
 class ApprovalRequiredError(ExecutionError):
@@ -219,12 +238,13 @@ class InternalError(SkillError):
 
 
 def error_codes() -> tuple[str, ...]:
-    """Every ``code`` of the exception tree, each once, in the tree's order."""
+    """Every ``code`` of the exception tree, each once, in the tree's order (groups,
+    which have none of their own, are skipped)."""
     seen: dict[str, None] = {}
     pending: list[type[SkillError]] = [SkillError]
     while pending:
         cls = pending.pop()
-        if cls is not SkillError:
+        if cls is not SkillError and not cls.__dict__.get("group", False):
             seen.setdefault(cls.code, None)
         pending.extend(reversed(cls.__subclasses__()))
     return tuple(seen)

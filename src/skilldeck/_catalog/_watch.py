@@ -6,7 +6,7 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from skilldeck._errors import SkillError
+from skilldeck._errors import InternalError
 
 if TYPE_CHECKING:
     from skilldeck._catalog._catalog import Catalog
@@ -31,7 +31,7 @@ class Watcher:
         try:
             import watchfiles
         except ImportError as exc:  # pragma: no cover - depends on the environment
-            raise SkillError(
+            raise InternalError(
                 "watching needs the optional 'watchfiles' package",
                 hint="pip install 'skilldeck[watch]'",
             ) from exc

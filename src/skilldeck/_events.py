@@ -202,7 +202,7 @@ class AllowedToolsPolicyChanged(Event):
     """The session's allowed-tools policy was activated, deactivated or ignored.
 
     ``action`` is ``activated``, ``deactivated`` or ``ignored``; ``reason`` says
-    why it was ignored (``NO_MATCHES``, ``UNTRUSTED_SOURCE``).
+    why it was ignored (``no_matches``, ``untrusted_source``).
     """
 
     kind: ClassVar[str] = "skills_allowed_tools_policy_changed"

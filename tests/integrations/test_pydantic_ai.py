@@ -383,5 +383,5 @@ def test_the_error_allowlist_policy_fails_the_run(
     agent = Agent(FunctionModel(script), toolsets=[SkillsToolset(runtime)])
     with pytest.raises(ToolNotAllowedError) as caught:
         run_agent(agent, "go")
-    assert caught.value.context["reason"] == "INVALID_ALLOWLIST"
+    assert caught.value.context["reason"] == "invalid_allowlist"
     assert len(script.offered) == 1  # the model was not asked again

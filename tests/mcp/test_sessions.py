@@ -98,9 +98,9 @@ async def test_unknown_tool_is_a_protocol_error_without_exec(tree: dict[str, Pat
         assert err.value.error.code == -32602
         assert err.value.error.message == "there is no tool named 'no_such_tool'"
         assert err.value.error.data["code"] == "TOOL_NOT_ALLOWED"
-        assert err.value.error.data["reason"] == "UNKNOWN_TOOL"
+        assert err.value.error.data["reason"] == "unknown_tool"
         disabled = await client.call_tool("skills_run_script", {"name": "alpha", "script": "x"})
-        assert disabled.structured_content["error"]["reason"] == "EXEC_DISABLED"
+        assert disabled.structured_content["error"]["reason"] == "exec_disabled"
 
 
 async def test_modern_listen_stream_hears_only_its_own_client(tool_root: Path) -> None:
@@ -182,7 +182,7 @@ async def test_without_exec_no_other_tool_reaches_the_runtime(tool_root: Path) -
     async with Client(shown) as client:
         assert "note" not in await _names(client)
         refused = await client.call_tool("note", {})
-        assert refused.structured_content["error"]["reason"] == "EXEC_DISABLED"
+        assert refused.structured_content["error"]["reason"] == "exec_disabled"
     async with Client(hidden) as client:
         with pytest.raises(MCPError) as err:
             await client.call_tool("note", {})

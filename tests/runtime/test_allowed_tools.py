@@ -80,7 +80,7 @@ def test_exposure_and_enforcement_agree(
     load(rt, s, "narrow")
     env = rt.call(s, "web_fetch", {"command": "https://x"})
     assert error_code(env) == "TOOL_NOT_ALLOWED"
-    assert env["error"]["reason"] == "ALLOWED_TOOLS" and env["error"]["skill"] == "narrow"
+    assert env["error"]["reason"] == "allowed_tools" and env["error"]["skill"] == "narrow"
     assert calls == []  # the host tool never ran
     blocked = events.of(ToolCallBlocked)
     assert [(b.tool, b.code, b.skill) for b in blocked] == [
@@ -197,10 +197,10 @@ def test_invalid_allowlist_ignore_is_the_default(
         "enforced": False,
         "skill_name": "odd",
         "allow_set_count": 0,
-        "ignored_reason": "NO_MATCHES",
+        "ignored_reason": "no_matches",
     }
     ignored = events.of(AllowedToolsPolicyChanged)[-1]
-    assert (ignored.action, ignored.reason) == ("ignored", "NO_MATCHES")
+    assert (ignored.action, ignored.reason) == ("ignored", "no_matches")
 
 
 def test_baseline_names_alone_count_as_no_matches(make_skill: MakeSkill, skills_root: Path) -> None:
@@ -231,7 +231,7 @@ def test_invalid_allowlist_error_fails_the_run(
     s = rt.session()
     with pytest.raises(ToolNotAllowedError, match="matches no available tool") as info:
         rt.call(s, "skills_load", {"name": "odd"})
-    assert info.value.context["reason"] == "INVALID_ALLOWLIST"
+    assert info.value.context["reason"] == "invalid_allowlist"
     assert s.trace()[-1]["code"] == "TOOL_NOT_ALLOWED"
     assert not s.policy.enforced
 
@@ -270,7 +270,7 @@ def test_host_may_ignore_untrusted_lists(make_skill: MakeSkill, skills_root: Pat
     env = load(rt, s, "remote")
     assert codes(env) == ["ALLOWED_TOOLS_IGNORED"]
     assert "untrusted" in env["warnings"][0]["message"]
-    assert s.policy.ignored_reason == "UNTRUSTED_SOURCE" and not s.policy.enforced
+    assert s.policy.ignored_reason == "untrusted_source" and not s.policy.enforced
     assert check(rt.call(s, "web_fetch", {}))["ok"]
 
     trusted = enforcing(skills_root)

@@ -258,7 +258,7 @@ def test_unknown_tool(skills_root: Path) -> None:
     rt = runtime_for(skills_root)
     env = rt.call(rt.session(), "rm_rf", {})
     assert error_code(env) == "TOOL_NOT_ALLOWED"
-    assert env["error"]["reason"] == "UNKNOWN_TOOL" and "skills_list" in env["error"]["hint"]
+    assert env["error"]["reason"] == "unknown_tool" and "skills_list" in env["error"]["hint"]
 
 
 def test_host_tool_crash_is_internal_without_details(skills_root: Path) -> None:

@@ -286,7 +286,7 @@ class BuiltinTools:
                 skill=skill.name,
                 hint="fix the skill's allowed-tools or set allowed_tools_invalid_allowlist "
                 "to 'ignore' or 'enforce'",
-                reason="INVALID_ALLOWLIST",
+                reason="invalid_allowlist",
             )
         call.session.apply_policy(outcome.policy)
         if outcome.action is not None:

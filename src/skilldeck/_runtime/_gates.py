@@ -64,7 +64,7 @@ class AllowedToolsGate(WrappingSurface):
                     skill=policy.skill,
                     hint=f"allowed now: skills_list, skills_load, skills_read_file and {allowed}; "
                     "loading another skill changes the policy",
-                    reason="ALLOWED_TOOLS",
+                    reason="allowed_tools",
                 )
             return inner(call)
 

@@ -13,8 +13,8 @@
   interpret it.
 - A non-empty list matching no non-baseline tool is an *invalid allowlist*:
   ``ignore`` (default: no contraction, ``ALLOWED_TOOLS_IGNORED`` with reason
-  ``NO_MATCHES``), ``enforce`` (baseline only) or ``error`` (the call raises
-  ``ToolNotAllowedError`` with ``reason="INVALID_ALLOWLIST"``: the run fails).
+  ``no_matches``), ``enforce`` (baseline only) or ``error`` (the call raises
+  ``ToolNotAllowedError`` with ``reason="invalid_allowlist"``: the run fails).
 - allowed-tools is only ever a restriction here: it takes tools away from the
   surface and never pre-approves a call or skips a confirmation. That is why
   it applies to skills from untrusted sources too (ignoring it would give such
@@ -23,7 +23,7 @@
   untrusted list as a grant (the MCP Skills extension forbids treating remote
   ``allowed-tools`` as pre-approval). A host that prefers to ignore untrusted
   lists sets ``honor_untrusted_allowed_tools=False`` (``ALLOWED_TOOLS_IGNORED``,
-  reason ``UNTRUSTED_SOURCE``).
+  reason ``untrusted_source``).
 """
 
 from __future__ import annotations
@@ -122,7 +122,7 @@ def decide_policy(
             mode=mode,
             skill=skill,
             patterns=patterns,
-            ignored_reason="UNTRUSTED_SOURCE",
+            ignored_reason="untrusted_source",
             trusted=False,
         )
         warning = ToolWarning(
@@ -177,7 +177,7 @@ def decide_policy(
         )
         return PolicyOutcome(policy, "activated", (warning,))
     policy = AllowedToolsPolicy(
-        mode=mode, skill=skill, patterns=patterns, ignored_reason="NO_MATCHES", trusted=trusted
+        mode=mode, skill=skill, patterns=patterns, ignored_reason="no_matches", trusted=trusted
     )
     warning = ToolWarning(
         "ALLOWED_TOOLS_IGNORED",

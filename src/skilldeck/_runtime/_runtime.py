@@ -8,7 +8,7 @@ many sessions. The two calls a front end needs are stable:
 - ``runtime.call(session, name, arguments) -> dict``: run one call and return
   the envelope. It never raises for a bad call; the only exception is the
   ``allowed_tools_invalid_allowlist="error"`` policy, which fails the run by
-  raising ``ToolNotAllowedError`` (``reason="INVALID_ALLOWLIST"``), as seed 000
+  raising ``ToolNotAllowedError`` (``reason="invalid_allowlist"``), as seed 000
   specifies.
 """
 
@@ -241,7 +241,7 @@ class SkillRuntime:
             args = drop_null_optionals(tool.spec.parameters, args)
             envelope = tool(ToolCall(session, name, args, tool.spec)).envelope()
         except ToolNotAllowedError as exc:
-            if exc.context.get("reason") == "INVALID_ALLOWLIST":
+            if exc.context.get("reason") == "invalid_allowlist":
                 raised = exc
             envelope = error_envelope(exc)
         except SkillError as exc:
@@ -295,12 +295,12 @@ class SkillRuntime:
     def _unknown_tool(self, session: Session, name: str) -> SkillError:
         base = self._base.resolve(session, name)
         if base is not None:  # exists, but governance or a filter hid it
-            return ToolNotAllowedError(f"tool {name!r} is not available now", reason="HIDDEN")
+            return ToolNotAllowedError(f"tool {name!r} is not available now", reason="hidden")
         known = ", ".join(s.name for s in self.tool_specs(session))
         return ToolNotAllowedError(
             f"there is no tool named {name!r}",
             hint=f"available tools: {known}",
-            reason="UNKNOWN_TOOL",
+            reason="unknown_tool",
         )
 
     # --- catalog access -------------------------------------------------------------

@@ -10,7 +10,7 @@ Each call goes to ``SkillRuntime.call`` (in a worker thread) and comes back as
 the runtime's envelope, both as structured content and as its JSON text
 (``isError`` when ``ok`` is false). A tool that does not exist at all is a
 protocol error (``-32602``, "no tool named …") whose ``data`` is the envelope's
-error (``code`` ``TOOL_NOT_ALLOWED``, ``reason`` ``UNKNOWN_TOOL``). Arguments that
+error (``code`` ``TOOL_NOT_ALLOWED``, ``reason`` ``unknown_tool``). Arguments that
 fail a tool's schema stay a tool result (``INVALID_ARGUMENTS`` naming the field),
 as the MCP specification asks, so the model can correct itself.
 
@@ -142,7 +142,7 @@ class ToolFallback:
         envelope = await anyio.to_thread.run_sync(self._run, asker, session, name, dict(arguments))
         if not envelope.get("ok"):
             error = envelope.get("error") or {}
-            if error.get("reason") == "UNKNOWN_TOOL":
+            if error.get("reason") == "unknown_tool":
                 raise MCPError(INVALID_PARAMS, str(error.get("message")), data=dict(error))
             if asker is not None:
                 question = _elicit.input_required(asker, name)
@@ -179,7 +179,7 @@ class ToolFallback:
                     "code": "TOOL_NOT_ALLOWED",
                     "message": f"there is no tool named {name!r}",
                     "hint": f"available tools: {offered}",
-                    "reason": "UNKNOWN_TOOL",
+                    "reason": "unknown_tool",
                 },
             )
         return {
@@ -188,7 +188,7 @@ class ToolFallback:
                 "code": "TOOL_NOT_ALLOWED",
                 "message": f"tool {name!r} is not available: script execution is disabled",
                 "hint": "start the server with --allow-exec to run scripts and skill tools",
-                "reason": "EXEC_DISABLED",
+                "reason": "exec_disabled",
             },
         }
 

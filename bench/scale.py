@@ -16,13 +16,17 @@ clients are the official MCP SDK over streamable HTTP. Each client (tenants and
 replicas assigned round robin) sends ``--requests`` ``skills/list`` (first page)
 and as many ``resources/read`` of a random skill's SKILL.md. The first request of
 each tenant on each replica (building that tenant's index) is timed apart as
-"warm-up". Printed: p50 / p99 in ms per operation, and requests per second.
+"warm-up". Printed: p50 / p99 in ms per operation, requests per second, each
+replica's RSS (idle before any request, and after the run: the difference over
+the tenants is the memory one tenant costs a replica), and the seconds from a
+publish, then from unpublishing that skill, to ``list_changed`` on every replica.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import glob
 import hashlib
 import json
@@ -223,9 +227,10 @@ def rss_mb(pid: int) -> float:
 
 
 async def publish_latency(
-    url: str, replicas: list[str], token: str, tenant: str, tmp: Path
+    url: str, replicas: list[str], token: str, tenant: str, tmp: Path, *, unpublish: bool = False
 ) -> list[float]:
-    """Seconds from a publish's commit to list_changed on each replica's client."""
+    """Seconds from a publish's commit (or, with ``unpublish``, from taking that skill
+    back) to list_changed on each replica's client."""
     import anyio
     import anyio.to_thread
     import httpx2
@@ -275,7 +280,10 @@ async def publish_latency(
         await ready.wait()
         await anyio.sleep(0.5)
         store = PostgresStore(url, tenant)
-        await anyio.to_thread.run_sync(lambda: store.publish(folder, scan="off"))
+        if unpublish:
+            await anyio.to_thread.run_sync(lambda: store.unpublish("bench-new-skill"))
+        else:
+            await anyio.to_thread.run_sync(lambda: store.publish(folder, scan="off"))
         committed = time.monotonic()
         with anyio.move_on_after(120):
             while len(notified) < len(replicas):
@@ -292,7 +300,8 @@ def pct(values: list[float], q: float) -> float:
 async def drive(
     targets: list[tuple[str, str | None]], clients: int, requests: int, skills: int
 ) -> dict[str, Any]:
-    """targets: (url, token) pairs; client i uses targets[i % len]."""
+    """targets: (url, token) pairs, every one warmed first; client i then uses
+    replica i % replicas and tenant i % tenants, so the clients are spread over both."""
     import anyio
     import httpx2
     from mcp import Client
@@ -304,7 +313,9 @@ async def drive(
     rng = random.Random(7)
 
     async def one(i: int) -> None:
-        url, token = targets[i % len(targets)]
+        urls = sorted({u for u, _t in targets})
+        tokens = sorted({t or "" for _u, t in targets})
+        url, token = urls[i % len(urls)], tokens[i % len(tokens)] or None
         headers = {"Authorization": f"Bearer {token}"} if token else {}
         async with (
             httpx2.AsyncClient(headers=headers, timeout=600) as http,
@@ -390,14 +401,28 @@ def main() -> None:
             with contextlib.ExitStack() as stack:
                 served = [stack.enter_context(serve(["--store", url])) for _ in range(n)]
                 urls = [u for u, _pid in served]
-                # every tenant on every replica
+                idle = [rss_mb(pid) for _u, pid in served]
+                # every tenant warmed on every replica; clients spread over both
                 targets = [(u, tokens[t]) for u in urls for t in sorted(tokens)]
                 key = f"postgres, {n} replica{'s' if n > 1 else ''}"
                 results[key] = anyio.run(drive, targets, args.clients, args.requests, args.skills)
                 results[key]["rss_mb"] = [rss_mb(pid) for _u, pid in served]
+                results[key]["idle_rss_mb"] = idle
+                results[key]["rss_per_tenant_mb"] = round(
+                    (sum(results[key]["rss_mb"]) - sum(idle)) / n / len(tokens), 1
+                )
                 first = sorted(tokens)[0]
+                tmp = Path(tempfile.mkdtemp())
                 results[key]["publish_to_list_changed_s"] = anyio.run(
-                    publish_latency, url, urls, tokens[first], first, Path(tempfile.mkdtemp())
+                    publish_latency, url, urls, tokens[first], first, tmp
+                )
+                results[key]["unpublish_to_list_changed_s"] = anyio.run(
+                    functools.partial(publish_latency, unpublish=True),
+                    url,
+                    urls,
+                    tokens[first],
+                    first,
+                    tmp,
                 )
                 print(key, results[key], file=sys.stderr)
     if args.json:
@@ -417,9 +442,16 @@ def main() -> None:
     for key, r in results.items():
         if isinstance(r, dict):
             extra = r.get("publish_to_list_changed_s")
+            back = r.get("unpublish_to_list_changed_s")
             print(
                 f"{key}: RSS MB per replica {r['rss_mb']}"
+                + (
+                    f" (idle {r['idle_rss_mb']}, {r['rss_per_tenant_mb']} per tenant)"
+                    if "idle_rss_mb" in r
+                    else ""
+                )
                 + (f", publish -> list_changed s {extra}" if extra else "")
+                + (f", unpublish -> list_changed s {back}" if back else "")
             )
     print(f"seeding the store: {results.get('seed_s')} s")
 

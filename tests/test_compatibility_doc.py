@@ -47,6 +47,7 @@ VERDICTS = ("same", "different name", "differs", "not supported")
 _CELL_SPLIT = re.compile(r"(?<!\\)\|")
 _SPAN = re.compile(r"`([^`]+)`")
 _CONFIG = re.compile(r"^\[(?P<table>[\w.]+)\] (?P<key>\w+) = (?P<value>.+)$")
+_EXAMPLE = re.compile(r"^<!-- check -->\n```(?P<lang>\w+)\n(?P<body>.*?)^```$", re.M | re.S)
 _PYTHON = re.compile(
     r"^(?P<name>skilldeck(?:\.\w+)+)(?P<generic>\[[^\]]*\])?(?:\((?P<args>.*)\))?$"
 )
@@ -389,3 +390,25 @@ def test_user_facing_text_describes_other_designs_by_what_they_are() -> None:
                         f"{name}.{attr}: {m.group(0)!r}" for m in _OTHER_DESIGNS.finditer(doc)
                     ]
     assert not found, found
+
+
+def test_the_switching_examples_work(tmp_path: Path) -> None:
+    """Each section's example: TOML goes through the config checkers, Python runs."""
+    blocks = [(m["lang"], m["body"]) for m in _EXAMPLE.finditer(DOC.read_text(encoding="utf-8"))]
+    assert sorted(lang for lang, _ in blocks) == ["python"] * 3 + ["toml"] * 2
+    demo = tmp_path / "skills" / "demo"
+    demo.mkdir(parents=True)
+    (demo / "SKILL.md").write_text(
+        "---\nname: demo\ndescription: Demo skill. Use when testing.\n---\n# Demo\n",
+        encoding="utf-8",
+    )
+    for lang, body in blocks:
+        if lang == "toml":
+            _write_user_config(body)
+            config = skilldeck.load_config()
+            skilldeck.ExecConfig.from_mapping(dict(config.data.get("execution", {})))
+            continue
+        result = subprocess.run(
+            [sys.executable, "-c", body], cwd=tmp_path, capture_output=True, text=True, check=False
+        )
+        assert result.returncode == 0, f"{body}\n{result.stderr}"

@@ -23,19 +23,24 @@ A tool is an ``###`` section whose name follows ``[a-z0-9_]{1,32}`` and that hol
 
 An ``###`` section without a ``#### Command`` subsection is ordinary prose (most
 Agent Skills bodies use ``###`` headings freely), so a body without tools is fine.
-The command is split into program + argv once, here, with POSIX quoting rules; the
-placeholders ``{{name}}`` and ``{{flag:--text}}`` are kept as fragments of the argv
-entries and filled by :mod:`skilldeck._exec._interp`. No shell ever sees the text.
+The command is split into program + argv once (``_mdcommand``), with POSIX quoting
+rules; the placeholders ``{{name}}`` and ``{{flag:--text}}`` are kept as fragments of
+the argv entries and filled by :mod:`skilldeck._exec._interp`. No shell ever sees
+the text.
 """
 
 from __future__ import annotations
 
 import re
-import shlex
 from dataclasses import dataclass
 from typing import Any
 
 from skilldeck._diagnostics import Diagnostic, Severity, register_code
+from skilldeck._format._mdcommand import (
+    PARAM_NAME,
+    ShellOperatorError,
+    parse_command_template,
+)
 from skilldeck._format._mdmodel import (
     ArgTemplate,
     CommandTemplate,
@@ -87,11 +92,8 @@ DANGLING_OPTION = register_code(
 )
 
 _TOOL_NAME = re.compile(r"^[a-z0-9_]{1,32}$")
-_PARAM_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
-_PLACEHOLDER = re.compile(r"\{\{\s*([^{}:\s]*)\s*(?::([^{}]*))?\}\}")
 _HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*#*[ \t]*$")
 _FENCE = re.compile(r"^( {0,3})(`{3,}|~{3,})(.*)$")
-_SHELL_OPERATORS = frozenset({"|", "||", "&&", ";", ";;", "&", ">", ">>", "<", "<<", "2>", "2>&1"})
 _MAX_DESCRIPTION_HINT = 256
 _DESC_DEFAULT = re.compile(r"\(\s*default\s*[:=]\s*([^()]*?)\s*\)", re.IGNORECASE)
 
@@ -189,104 +191,6 @@ def _strip_code(title: str) -> str:
     return title
 
 
-# ---------------------------------------------------------------------- commands
-
-
-def _arg_template(token: str) -> tuple[ArgTemplate, list[str]]:
-    """Split one shell word into fragments; returns the template and bad placeholder texts."""
-    frags: list[Literal | Placeholder] = []
-    bad: list[str] = []
-    pos = 0
-    for m in _PLACEHOLDER.finditer(token):
-        if m.start() > pos:
-            frags.append(Literal(token[pos : m.start()]))
-        name = m.group(1)
-        if not _PARAM_NAME.match(name):
-            bad.append(m.group(0))
-        frags.append(Placeholder(name, m.group(2)))
-        pos = m.end()
-    if pos < len(token) or not frags:
-        frags.append(Literal(token[pos:]))
-    # merge adjacent literals (possible when a placeholder was dropped)
-    merged: list[Literal | Placeholder] = []
-    for frag in frags:
-        if merged and isinstance(frag, Literal) and isinstance(merged[-1], Literal):
-            merged[-1] = Literal(merged[-1].text + frag.text)
-        else:
-            merged.append(frag)
-    return ArgTemplate(tuple(merged)), bad
-
-
-def parse_command_template(text: str) -> CommandTemplate:
-    """Split a command once into program + argv templates (POSIX quoting, no shell).
-
-    Raises ``ValueError`` with a readable reason for an empty command, unbalanced
-    quotes, several commands, a shell operator or a placeholder in the program.
-    """
-    lines = text.replace("\\\r\n", " ").replace("\\\n", " ").splitlines()
-    lines = [ln for ln in lines if ln.strip() and not ln.lstrip().startswith("#")]
-    if not lines:
-        raise ValueError("the command is empty")
-    if len(lines) > 1:
-        raise ValueError(
-            "the command block holds more than one line; a tool runs exactly one command "
-            "(join lines with a trailing '\\' or move the steps into a script under scripts/)"
-        )
-    raw = lines[0].strip()
-    if raw.startswith("$ "):
-        raw = raw[2:].lstrip()
-    try:
-        tokens = shlex.split(raw, comments=False, posix=True)
-    except ValueError as exc:
-        raise ValueError(f"cannot split the command: {exc}") from None
-    if not tokens:
-        raise ValueError("the command is empty")
-    for tok in tokens:
-        if tok in _SHELL_OPERATORS:
-            raise _ShellOperator(tok)
-    glued = _glued_operator(raw)
-    if glued is not None:
-        raise _ShellOperator(glued)
-    program, *rest = tokens
-    prog_tpl, _ = _arg_template(program)
-    if not prog_tpl.is_literal:
-        raise ValueError("the program (first word) cannot contain a placeholder")
-    args: list[ArgTemplate] = []
-    for tok in rest:
-        tpl, bad = _arg_template(tok)
-        if bad:
-            raise ValueError(
-                f"invalid placeholder {bad[0]!r}: use {{{{name}}}} or {{{{flag:--text}}}}"
-            )
-        args.append(tpl)
-    return CommandTemplate(program=program, args=tuple(args), raw=raw)
-
-
-def _glued_operator(raw: str) -> str | None:
-    """An unquoted operator written against a word (``echo hi; rm x``, ``a|b``,
-    ``cmd 2>&1``), which a shell would read as an operator although the plain split
-    keeps it inside the word."""
-    lexer = shlex.shlex(raw, posix=True, punctuation_chars=";&|<>")
-    lexer.whitespace_split = True
-    lexer.commenters = ""
-    try:
-        for tok in lexer:
-            if tok and all(ch in ";&|<>" for ch in tok):
-                return tok
-    except ValueError:
-        return None
-    return None
-
-
-class _ShellOperator(ValueError):
-    def __init__(self, op: str) -> None:
-        super().__init__(
-            f"'{op}' is a shell operator but no shell runs the command "
-            "(pipes, redirects and chaining need a script under scripts/)"
-        )
-        self.op = op
-
-
 # -------------------------------------------------------------------- parameters
 
 
@@ -358,7 +262,7 @@ class _Parser:
                 continue
             cell = {key: (cells[i] if i < len(cells) else "") for key, i in col.items()}
             name = cell["name"]
-            if not _PARAM_NAME.match(name):
+            if not PARAM_NAME.match(name):
                 self.diag(
                     PARAM_NAME_INVALID,
                     f"tool '{tool}': parameter name {name!r} is not an identifier",
@@ -476,7 +380,7 @@ class _Parser:
             index, text = blocks[0]
             try:
                 command = parse_command_template(text)
-            except _ShellOperator as exc:
+            except ShellOperatorError as exc:
                 self.diag(
                     SHELL_OPERATOR,
                     f"tool '{name}': {exc}",

@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 
 from skilldeck._diagnostics import CODES, Diagnostic, Severity
 from skilldeck._scan._engine import Hit, Pattern
-from skilldeck._scan._patterns import LINE_RULES, LineRule, known_installer
+from skilldeck._scan._linechecks import known_installer
+from skilldeck._scan._patterns import LINE_RULES, LineRule
 from skilldeck._scan._prose import INJECTION, MODEL_ADDRESS, SCRIPT_COMMENTS
 from skilldeck._scan._pyflow import python_findings
 from skilldeck._scan._rules import (

@@ -4,10 +4,19 @@ optional check that reads the matched line and may drop or re-grade the match.""
 
 from __future__ import annotations
 
-import shlex
-from collections.abc import Callable
-
-from skilldeck._scan._engine import Hit, Pattern
+from skilldeck._scan._linechecks import (
+    KEEP,
+    LOWER,
+    RAISE,
+    Check,
+    credential_check,
+    fetch_raises,
+    git_dep_check,
+    hook_check,
+    persist_check,
+    pipe_check,
+    ps_check,
+)
 from skilldeck._scan._rules import (
     CREDENTIALS,
     DECODE_EXEC,
@@ -21,12 +30,7 @@ from skilldeck._scan._rules import (
 )
 from skilldeck._scan._text import Rule
 
-__all__ = ["KEEP", "LINE_RULES", "LOWER", "RAISE", "LineRule", "known_installer"]
-
-#: A check's verdicts: keep the rule's grade, lower it one step, raise it one step
-#: (``None`` drops the match).
-KEEP, LOWER, RAISE = 0, -1, 1
-Check = Callable[[str, Hit], int | None]
+__all__ = ["LINE_RULES", "LineRule"]
 
 
 class LineRule(Rule):
@@ -49,195 +53,6 @@ class LineRule(Rule):
         self.check = check
         #: keep the severity in documentation (a document telling the model to do it)
         self.doc_keeps = doc_keeps
-
-
-# ---------------------------------------------------------------------------
-# checks
-
-_INSTALLER_HOSTS = (
-    "astral.sh",
-    "sh.rustup.rs",
-    "rustup.rs",
-    "get.docker.com",
-    "bun.sh",
-    "deno.land",
-    "deno.com",
-    "raw.githubusercontent.com/homebrew/",
-    "raw.githubusercontent.com/nvm-sh/",
-    "raw.githubusercontent.com/helm/",
-    "install.python-poetry.org",
-    "get.pnpm.io",
-    "fnm.vercel.app",
-    "get.sdkman.io",
-    "ollama.com",
-    "claude.ai/install",
-    "starship.rs",
-    "tailscale.com/install",
-    "get.helm.sh",
-    "sdk.cloud.google.com",
-    "fly.io/install",
-    "mise.run",
-    "get.k3s.io",
-    "install.determinate.systems",
-    "nixos.org",
-    "opencode.ai",
-    "cursor.com/install",
-    "cli.github.com",
-    "volta.sh",
-    "pyenv.run",
-    "get.rvm.io",
-    "foundry.paradigm.xyz",
-    "dot.net/v1/dotnet-install",
-    "get.pulumi.com",
-    "cli.doppler.com",
-    "railway.app/install",
-    "supabase.com",
-    "modal.com",
-    "vercel.com/install",
-    "pkgx.sh",
-    "goreleaser",
-    "deb.nodesource.com",
-    "rpm.nodesource.com",
-    "install.sh/",
-)
-
-
-_INSTALLER = Pattern(
-    r"(?://|//www\.|\.)(?:" + "|".join(h.replace(".", r"\.") for h in _INSTALLER_HOSTS) + ")"
-)
-
-
-def known_installer(text: str) -> bool:
-    """Does ``text`` fetch from a well-known vendor installer address?"""
-    return _INSTALLER.search(text) is not None
-
-
-def _alternation(text: str) -> bool:
-    """``a|b|c`` with no spaces: a regular-expression alternation, not a pipeline."""
-    count = 0
-    for i in range(1, len(text) - 1):
-        if text[i] == "|" and text[i - 1].isalnum() and text[i + 1].isalnum():
-            count += 1
-    return count >= 2
-
-
-_NO_STDIN_FLAGS = {"-c", "-e", "-m", "-E", "--eval", "-p", "--print", "-r", "--command"}
-
-
-def _stdin_is_code(after_pipe: str) -> bool:
-    """Does the command after ``|`` run its standard input as code?
-
-    ``python3 -m json.tool``, ``python -c '…'``, ``python script.py`` and
-    ``node app.js`` read the download as data; ``sh``, ``bash -s``, ``python3 -``
-    and a bare ``node`` run it."""
-    segment = after_pipe
-    for stop in ("|", ";", "&", ")", "\n"):
-        at = segment.find(stop)
-        if at != -1:
-            segment = segment[:at]
-    try:
-        words = shlex.split(segment[:500])
-    except ValueError:
-        words = segment[:500].split()
-    while words and (words[0] in ("sudo", "env", "-E") or "=" in words[0]):
-        words.pop(0)
-    if not words:
-        return True
-    if words[0].lower() in ("iex", "invoke-expression"):
-        return True
-    for word in words[1:]:
-        if word in ("-", "-s", "--"):
-            return True
-        if word in _NO_STDIN_FLAGS:
-            code = " ".join(words)
-            return any(w in code for w in ("exec(", "eval(", "stdin.read", "sys.stdin"))
-        if not word.startswith("-"):
-            return False  # a script or program path: stdin is its data
-    return True
-
-
-def _pipe_check(line: str, hit: Hit) -> int | None:
-    if _alternation(hit.text):
-        return None
-    at = hit.text.rfind("|")
-    rest = line[hit.start + at + 1 :]
-    if not _stdin_is_code(rest):
-        return None
-    return LOWER if known_installer(hit.text) else KEEP
-
-
-def _ps_check(line: str, hit: Hit) -> int | None:
-    return None if _alternation(hit.text) else KEEP
-
-
-_USAGE_WORDS = (
-    "ssh-keygen",
-    "ssh-add",
-    "ssh-copy-id",
-    "ssh -i",
-    "-i ~/.ssh",
-    "identityfile",
-    "chmod 600",
-    "chmod 700",
-    "chmod 400",
-    "ssh-agent",
-    "known_hosts",
-    "gpg --",
-)
-
-
-def _credential_check(line: str, hit: Hit) -> int | None:
-    after = line[hit.end : hit.end + 8]
-    if after.startswith(".pub") or hit.text.endswith(".pub"):
-        return None
-    low = line[line.rfind("\n") + 1 :].lower()
-    if any(w in low for w in _USAGE_WORDS):
-        return LOWER
-    return KEEP
-
-
-_FETCHES_OR_RUNS = Pattern(
-    r"\b(?:curl|wget|nc|ncat|netcat|socat|base64|python[0-9.]*\s+-c|perl\s+-e|bash\s+-[ic]"
-    r"|sh\s+-c|eval|iex|invoke-expression|iwr|irm|downloadstring|/dev/tcp)\b|https?://"
-)
-_BENIGN_PERSISTED = Pattern(
-    r"\b(?:export\s+(?:PATH|\w*_HOME|\w*_ROOT|EDITOR|LANG)|alias\s|source\s|PATH=|completion"
-    r"|eval\s+\"?\$\(\s*[\w./-]+\s+(?:init|shellenv|env|activate|hook|completion))"
-)
-
-
-def _persist_check(line: str, hit: Hit) -> int | None:
-    line = line[line.rfind("\n") + 1 :]  # this line only, not the one before
-    if _FETCHES_OR_RUNS.search(line) is not None:
-        return RAISE
-    if _BENIGN_PERSISTED.search(line) is not None:
-        return LOWER
-    return KEEP
-
-
-def _fetch_raises(line: str, hit: Hit) -> int | None:
-    line = line[line.rfind("\n") + 1 :]
-    return RAISE if _FETCHES_OR_RUNS.search(line) is not None else KEEP
-
-
-_HOOK_FETCH = Pattern(r"curl|wget|https?://|node\s+-e|eval|base64|\|\s*(?:ba)?sh\b|sh\s+-c")
-
-
-def _hook_check(line: str, hit: Hit) -> int | None:
-    """An install hook that downloads or runs code is an error; a local one a note."""
-    return RAISE if _HOOK_FETCH.search(hit.text) is not None else LOWER
-
-
-def _git_dep_check(line: str, hit: Hit) -> int | None:
-    tail = line[hit.end : hit.end + 200]
-    at = tail.find("@")
-    if (
-        at != -1
-        and len(tail) >= at + 41
-        and all(c in "0123456789abcdef" for c in tail[at + 1 : at + 41])
-    ):
-        return LOWER  # pinned to a commit
-    return KEEP
 
 
 # ---------------------------------------------------------------------------
@@ -273,7 +88,7 @@ LINE_RULES: list[LineRule] = [
         rf"\b{_FETCH}\b[^\n;&]*?\|\s*{_SHELLS}",
         _FETCH_WORDS,
         _DOWNLOAD,
-        check=_pipe_check,
+        check=pipe_check,
     ),
     LineRule(
         DOWNLOAD_EXEC,
@@ -291,7 +106,7 @@ LINE_RULES: list[LineRule] = [
         r"\|\s*(?:iex|Invoke-Expression)\b",
         ("iex", "invoke-expression"),
         _DOWNLOAD,
-        check=_ps_check,
+        check=ps_check,
     ),
     LineRule(
         DOWNLOAD_EXEC,
@@ -308,7 +123,7 @@ LINE_RULES: list[LineRule] = [
         rf"{_DECODE}[^\n;&]*?\|\s*{_SHELLS}",
         _DECODE_WORDS,
         _DECODED,
-        check=_pipe_check,
+        check=pipe_check,
     ),
     LineRule(
         DECODE_EXEC,
@@ -336,7 +151,7 @@ LINE_RULES: list[LineRule] = [
         r"|\b(?:iex|Invoke-Expression)\b[^\n|]*?FromBase64String",
         ("powershell", "pwsh", "iex", "invoke-expression"),
         _DECODED,
-        check=_ps_check,
+        check=ps_check,
     ),
     # -- SK603 credential locations --------------------------------------------
     LineRule(
@@ -387,7 +202,7 @@ LINE_RULES: list[LineRule] = [
             "cookies.sqlite",
         ),
         "refers to a credential location",
-        check=_credential_check,
+        check=credential_check,
     ),
     LineRule(
         CREDENTIALS,
@@ -455,7 +270,7 @@ LINE_RULES: list[LineRule] = [
             "config.fish",
         ),
         "writes to a shell start-up file",
-        check=_persist_check,
+        check=persist_check,
     ),
     LineRule(
         PERSIST,
@@ -473,7 +288,7 @@ LINE_RULES: list[LineRule] = [
             "at now",
         ),
         "schedules a command (cron, scheduled task)",
-        check=_persist_check,
+        check=persist_check,
     ),
     LineRule(
         PERSIST,
@@ -493,7 +308,7 @@ LINE_RULES: list[LineRule] = [
             "loginhook",
         ),
         "installs a login item or background service",
-        check=_persist_check,
+        check=persist_check,
     ),
     LineRule(
         PERSIST,
@@ -533,7 +348,7 @@ LINE_RULES: list[LineRule] = [
             ".aider",
         ),
         "changes an agent's settings or MCP configuration",
-        check=_fetch_raises,
+        check=fetch_raises,
     ),
     # -- SK618 supply chain ---------------------------------------------------------
     LineRule(
@@ -557,14 +372,14 @@ LINE_RULES: list[LineRule] = [
         r"(?P<at>\bgit\+(?:https?|ssh|git)://[^\s\"'#]+)",
         ("git+",),
         "depends on a git URL instead of a released package",
-        check=_git_dep_check,
+        check=git_dep_check,
     ),
     LineRule(
         SUPPLY,
         r"\"(?:pre|post)?install\"\s*:\s*\"[^\"]*\"",
         ('install"',),
         "runs an npm install hook",
-        check=_hook_check,
+        check=hook_check,
     ),
     # -- SK619 destruction ----------------------------------------------------------
     LineRule(

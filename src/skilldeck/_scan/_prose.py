@@ -7,7 +7,8 @@ stop at a sentence end, so phrasing may vary without the pattern backtracking).
 from __future__ import annotations
 
 from skilldeck._scan._engine import Hit, Pattern
-from skilldeck._scan._patterns import KEEP, LOWER, LineRule
+from skilldeck._scan._linechecks import KEEP, LOWER
+from skilldeck._scan._patterns import LineRule
 from skilldeck._scan._rules import (
     CONCEAL,
     EXFILTRATE,

@@ -141,7 +141,7 @@ def main() -> int:
 
         tops = [(c, index.search(c.query, limit=1)) for c in cases]
         curve = []
-        for threshold in (0.2, 0.3, 0.35, 0.4, 0.45, 0.5):
+        for threshold in (0.3, 0.4, 0.45, 0.5, 0.55, 0.6):
             off = [not h or h[0].confidence < threshold for c, h in tops if not c.expected]
             wrong = sum(1 for c, h in tops if c.expected and (not h or h[0].confidence < threshold))
             right = sum(off)

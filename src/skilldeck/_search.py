@@ -2,8 +2,9 @@
 
 The ranking is BM25F: one bag of weighted words per skill, where a word's weight
 depends on the field it came from (``FIELD_WEIGHTS``: the name counts most, then
-tags, ``when_to_use`` and the description, then headings, then the first words of
-the body). Text is lower-cased and split on anything that is not a letter or
+tags, ``when_to_use`` and the description, then headings, then the first 1,000
+words of the body, which a request that names the goal rather than the tool often
+meets). Text is lower-cased and split on anything that is not a letter or
 digit (``pdf-tools`` also stays whole); contractions (``I'm``, ``don't``) and
 English stop words, including the filler of requests ("please", "can you") and of
 descriptions ("use when", "skill"), are dropped; the rest is stemmed with the
@@ -13,12 +14,17 @@ Short words are never expanded: ``prod`` does not find ``productboard``. A word
 of five letters or more that no skill has falls back, at a low weight, to the
 indexed words it is a prefix of (``spreadsh`` finds ``spreadsheet``).
 
-Each hit carries a ``confidence`` from 0 to 1: how much of the request's
-information (the IDF weight of its words, with words no skill has counting at the
-highest IDF) the hit covers, lowered when the runner-up is nearly as good.
-``hit.confident`` compares it with ``CONFIDENT`` (0.45), so hosts, ``suggest`` and
-``runtime.preflight`` can abstain: "what's the weather in Paris" matches a few
-words of a few skills, but covers little of the request.
+Each hit carries a ``confidence`` from 0 to 1 that mixes two measures. Coverage
+(one third): how much of the request's information (the IDF weight of its words,
+with words no skill has counting at the highest IDF) the hit covers, lowered when
+the runner-up is nearly as good. Evidence (two thirds): how strongly the request
+matches what some skill says *about itself* (name, tags, ``when_to_use``,
+description, headings; a second, small index over those fields): the best BM25
+score there, in units of a rare word matched in full, saturated. A request no
+skill is for ("how tall is Mount Everest") still meets words in the bodies of a
+large catalog, but rarely in its names and descriptions. ``hit.confident``
+compares it with ``CONFIDENT`` (0.5), so hosts, ``suggest`` and
+``runtime.preflight`` can abstain.
 
 Two backends compute the same BM25 ranking: ``builtin`` (the default, a
 pure-Python inverted index with per-posting weights computed at indexing time)
@@ -77,17 +83,20 @@ FIELD_WEIGHTS: Mapping[str, float] = {
     "when_to_use": 1.2,
     "description": 1.0,
     "headings": 0.5,
-    "body": 0.15,
+    "body": 0.3,
 }
+#: The fields of the evidence index: what a skill says about itself (no body).
+META_FIELDS = frozenset({"name", "tags", "when_to_use", "description", "headings"})
 #: Hits at or above this confidence are ``confident`` (see the module docstring).
-CONFIDENT = 0.45
+CONFIDENT = 0.5
 _K1 = 1.2
 _B = 0.75
 _PREFIX_MIN = 5
 _PREFIX_WEIGHT = 0.3
 _PREFIX_MAX_EXPANSIONS = 10
-_BODY_WORDS = 400
+_BODY_WORDS = 1000
 _FULL_STRENGTH = 0.8  # BM25 saturation of a word met once in a description, about
+_COVERAGE_SHARE = 1 / 3  # of the confidence; the evidence has the rest
 
 
 @lru_cache(maxsize=1)
@@ -200,12 +209,21 @@ class SearchDocument:
 
     def weighted(self) -> dict[str, float]:
         """Term -> weighted frequency over the fields."""
+        return self.weighted_pair()[0]
+
+    def weighted_pair(self) -> tuple[dict[str, float], dict[str, float]]:
+        """``weighted()`` over all fields, and over ``META_FIELDS`` only (the evidence
+        index), tokenizing once."""
         tf: dict[str, float] = {}
+        meta: dict[str, float] = {}
         for name, toks in self.fields():
             weight = FIELD_WEIGHTS[name]
             for t in toks:
                 tf[t] = tf.get(t, 0.0) + weight
-        return tf
+            if name in META_FIELDS:
+                for t in toks:
+                    meta[t] = meta.get(t, 0.0) + weight
+        return tf, meta
 
     @property
     def listing(self) -> str:
@@ -324,6 +342,7 @@ class SearchIndex:
         *,
         backend: Backend = "auto",
         _built: _Builtin | None = None,
+        _meta: _Builtin | None = None,
     ) -> None:
         # a saved index may come with documents made on demand (a Sequence)
         self.documents: Sequence[SearchDocument] = (
@@ -333,9 +352,14 @@ class SearchIndex:
         )
         weighted = None
         if _built is None:
-            weighted = [doc.weighted() for doc in self.documents]
+            pairs = [doc.weighted_pair() for doc in self.documents]
+            weighted = [full for full, _ in pairs]
             _built = _Builtin.build(weighted)
+            _meta = _Builtin.build([meta for _, meta in pairs])
         self._builtin = _built
+        # a saved index without its evidence index builds it on first search, from
+        # the documents (made on demand from metadata: no headings)
+        self._meta = _meta
         self._bm25s: Any = None
         self.backend: str = "builtin"
         if backend == "bm25s":
@@ -390,12 +414,15 @@ class SearchIndex:
         margin = 1.0
         if len(best) > 1 and exact is None:
             margin = 1.0 - scores[best[1]] / scores[best[0]]
+        evidence = self.evidence(info) if exact is None else 1.0
         hits: list[SearchHit] = []
         for rank, doc_id in enumerate(best[:limit], start=1):
             coverage, matched = self._coverage(doc_id, info)
-            confidence = 1.0 if doc_id == exact else coverage
-            if rank == 1 and doc_id != exact:
-                confidence *= 0.85 + 0.15 * min(1.0, margin * 4)  # a near tie lowers it
+            if rank == 1:
+                coverage *= 0.85 + 0.15 * min(1.0, margin * 4)  # a near tie lowers it
+            confidence = _COVERAGE_SHARE * coverage + (1 - _COVERAGE_SHARE) * evidence
+            if doc_id == exact:
+                confidence = 1.0
             elif rank > 1:
                 confidence *= scores[doc_id] / scores[best[0]]
             doc = self.documents[doc_id]
@@ -412,6 +439,18 @@ class SearchIndex:
                 )
             )
         return hits
+
+    def evidence(self, info: Mapping[str, float]) -> float:
+        """How strongly the query words ``info`` match what some skill says about
+        itself (``META_FIELDS``), from 0 to 1: the best BM25 score of the evidence
+        index in units of a rare word matched in full (``1 - exp(-units)``)."""
+        meta = self._meta
+        if meta is None:
+            meta = self._meta = _Builtin.build([d.weighted_pair()[1] for d in self.documents])
+        scores = meta.scores((t, 1.0) for t in info)
+        if not scores:
+            return 0.0
+        return 1.0 - math.exp(-max(scores.values()) / meta.unseen_idf)
 
     def _coverage(self, doc_id: int, info: Mapping[str, float]) -> tuple[float, tuple[str, ...]]:
         """The share of the query's information that ``doc_id`` has.

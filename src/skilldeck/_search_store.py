@@ -36,10 +36,12 @@ import msgspec
 from skilldeck._search import FIELD_WEIGHTS, SearchDocument, _Builtin
 from skilldeck._version import __version__
 
-__all__ = ["MAX_FILES", "PackedPostings", "index_key", "load_index", "save_index"]
+__all__ = ["EVIDENCE", "MAX_FILES", "PackedPostings", "index_key", "load_index", "save_index"]
 
-FORMAT = 2
-MAX_FILES = 16
+FORMAT = 3  # 3: 1,000 body words; the evidence index saved beside (key + EVIDENCE)
+MAX_FILES = 32  # 16 catalog states: an index and its evidence index each
+#: The suffix of the key the evidence index (``SearchIndex.evidence``) is saved under.
+EVIDENCE = "-evidence"
 
 
 class _Header(msgspec.Struct, array_like=True, forbid_unknown_fields=True):

@@ -79,7 +79,23 @@ def test_confidence_separates_fits_from_off_domain(index: SearchIndex) -> None:
     assert set(good.matched) >= {"pdf", "tabl", "extract"}
     off = index.search("what is the weather in Paris for the holidays tomorrow")
     assert not off or not off[0].confident
-    assert CONFIDENT == 0.45
+    assert CONFIDENT == 0.5
+
+
+def test_words_met_only_in_a_body_are_weak_evidence() -> None:
+    """A request no skill is for meets everyday words in the bodies of a large catalog;
+    the same words in what a skill says about itself make it confident."""
+    filler = [SearchDocument(f"tool-{i}", f"Run tool {i} on source files.") for i in range(30)]
+    body = "Example: a hiker asked how tall mountains are before climbing Everest."
+    docs = [*filler, SearchDocument("trip-notes", "Format release notes.", body=body)]
+    hit = SearchIndex(docs).search("how tall is Mount Everest")[0]
+    assert hit.name == "trip-notes" and not hit.confident
+    about = SearchDocument("peaks", "How tall is a mountain: Everest and other peaks.")
+    hit = SearchIndex([*docs, about]).search("how tall is Mount Everest")[0]
+    assert hit.name == "peaks" and hit.confident
+    # the evidence index sees headings, not bodies
+    index = SearchIndex([*filler, SearchDocument("x", "Misc.", headings=("Mount Everest",))])
+    assert index.evidence({"everest": 1.0}) > 0.5 > SearchIndex(docs).evidence({"everest": 1.0})
 
 
 def test_body_words_count_a_little() -> None:

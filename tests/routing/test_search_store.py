@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import skilldeck
-from skilldeck._search_store import load_index
+from skilldeck._search_store import EVIDENCE, load_index
 
 
 def write(root: Path, name: str, description: str, body: str = "") -> Path:
@@ -44,7 +44,13 @@ def names(rt: skilldeck.SkillRuntime, query: str) -> list[str]:
 
 
 def saved(cache: Path) -> list[Path]:
-    return sorted((cache / "search").glob("*.msgpack"))
+    """The saved indexes (not their evidence indexes)."""
+    files = (cache / "search").glob("*.msgpack")
+    return sorted(p for p in files if not p.stem.endswith(EVIDENCE))
+
+
+def evidence_file(path: Path) -> Path:
+    return path.with_name(f"{path.stem}{EVIDENCE}.msgpack")
 
 
 def test_a_new_process_loads_the_saved_index(root: Path, tmp_path: Path) -> None:
@@ -53,6 +59,7 @@ def test_a_new_process_loads_the_saved_index(root: Path, tmp_path: Path) -> None
     built = first.search_index()
     assert names(first, "merge files") == ["pdf"]  # from a heading
     (path,) = saved(cache)
+    assert evidence_file(path).is_file()
     script = textwrap.dedent(
         f"""
         import skilldeck, skilldeck._runtime._runtime as r
@@ -60,7 +67,7 @@ def test_a_new_process_loads_the_saved_index(root: Path, tmp_path: Path) -> None
         rt = skilldeck.SkillRuntime(
             skilldeck.Catalog.from_roots([{str(root)!r}], cache={str(cache)!r}))
         index = rt.search_index()
-        print(type(index._builtin.postings).__name__)
+        print(type(index._builtin.postings).__name__, type(index._meta.postings).__name__)
         for q in ("merge files", "speaker notes", "gardening soil 7", "pdf"):
             print([(h.name, round(h.score, 6), h.confidence) for h in index.search(q, limit=5)])
         """
@@ -68,12 +75,20 @@ def test_a_new_process_loads_the_saved_index(root: Path, tmp_path: Path) -> None
     out = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=60
     ).stdout.splitlines()
-    assert out[0] == "PackedPostings"  # loaded, not built
+    assert out[0] == "PackedPostings PackedPostings"  # loaded, not built
     queries = ("merge files", "speaker notes", "gardening soil 7", "pdf")
     for line, q in zip(out[1:], queries, strict=True):
         fresh = [(h.name, round(h.score, 6), h.confidence) for h in built.search(q, limit=5)]
         assert line == str(fresh)  # the same ranking, scores and confidence
     assert saved(cache) == [path]
+    # without its evidence index, a saved index still answers (the evidence is rebuilt
+    # from the catalog's metadata) and the ranking is the same
+    evidence_file(path).unlink()
+    again = runtime(root, cache).search_index()
+    assert again._meta is None
+    for q in queries:
+        assert [h.name for h in again.search(q)] == [h.name for h in built.search(q)]
+    assert again._meta is not None
 
 
 def test_changes_make_a_new_index(root: Path, tmp_path: Path) -> None:
@@ -135,6 +150,6 @@ def test_old_files_are_pruned(root: Path, tmp_path: Path) -> None:
     for i in range(MAX_FILES + 3):
         write(root, "changing", f"Version {i} of a changing skill.")
         runtime(root, cache).search_index()
-    assert len(saved(cache)) == MAX_FILES
+    assert len(list((cache / "search").glob("*.msgpack"))) == MAX_FILES
     assert not list((cache / "search").glob(".search.*"))  # no temp files left
     assert os.access(saved(cache)[0], os.R_OK)

@@ -402,7 +402,7 @@ class SkillRuntime:
 
         Saved next to the catalog's metadata cache (``<cache>/search/``); a catalog
         without a cache (``cache=False``) builds in memory only."""
-        from skilldeck._search_store import index_key, load_index, save_index
+        from skilldeck._search_store import EVIDENCE, index_key, load_index, save_index
 
         folder = _search_cache_dir(self.catalog)
         key = ""
@@ -411,12 +411,19 @@ class SkillRuntime:
             key = index_key(metas, paths, salt=f"headings={self.options.search_headings}")
             built = load_index(folder, key)
             if built is not None and built.n == len(metas):
+                meta = load_index(folder, key + EVIDENCE)
                 # documents are made when a hit needs one, not 10,000 up front
-                return SearchIndex(_Documents(metas, self._search_doc), _built=built)
+                return SearchIndex(
+                    _Documents(metas, self._search_doc),
+                    _built=built,
+                    _meta=meta if meta is not None and meta.n == built.n else None,
+                )
         docs = [self._search_doc(m, body=self.options.search_headings) for m in metas]
         index = SearchIndex(docs)
         if folder is not None:
             save_index(folder, key, index._builtin)
+            if index._meta is not None:
+                save_index(folder, key + EVIDENCE, index._meta)
         return index
 
     def _listing(self) -> list[Any]:

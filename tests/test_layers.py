@@ -21,6 +21,7 @@ LAYERS: list[set[str]] = [
         "_disclosure",
         "_search",
         "_search_store",
+        "_semantic",
         "_suggest",
         "_exec",
         "_dist",

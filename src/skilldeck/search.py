@@ -14,6 +14,12 @@ from skilldeck._search import (
 from skilldeck._search import (
     SearchIndex as SearchIndex,
 )
+from skilldeck._semantic import (
+    Embedder as Embedder,
+)
+from skilldeck._semantic import (
+    SemanticIndex as SemanticIndex,
+)
 from skilldeck._suggest import (
     Suggestion as Suggestion,
 )
@@ -28,9 +34,11 @@ from skilldeck._suggest import (
 )
 
 __all__ = [
+    "Embedder",
     "SearchDocument",
     "SearchHit",
     "SearchIndex",
+    "SemanticIndex",
     "Suggestion",
     "derived_phrases",
     "order_by_relevance",

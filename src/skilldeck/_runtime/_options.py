@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any, Literal, Protocol
 
@@ -34,7 +34,9 @@ class RuntimeOptions:
     - ``max_body_bytes``: cut SKILL.md bodies (``CONTENT_TRUNCATED``); ``max_file_bytes``:
       the tier-3 size limit (``FILE_TOO_LARGE`` above it); ``list_limit``: default page
       size of ``skills_list``; ``search_headings``: index body headings and the
-      first words of each body too (at low weight).
+      first words of each body too (at low weight); ``embedder``: ``fn(texts) ->
+      vectors`` of a model the host has, to rank with embeddings too
+      (``skilldeck.search.SemanticIndex``; the ``semantic`` extra), lexical when ``None``.
     - ``mode``: only skills whose ``modes`` include it (or ``Global``) are listed
       and loadable; ``None`` shows every skill.
     """
@@ -53,6 +55,7 @@ class RuntimeOptions:
     max_file_bytes: int = 200_000
     list_limit: int = 200
     search_headings: bool = True
+    embedder: Callable[[Sequence[str]], Any] | None = None
     mode: str | None = None
 
     def __post_init__(self) -> None:

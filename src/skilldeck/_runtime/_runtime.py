@@ -393,7 +393,12 @@ class SkillRuntime:
             )
             if self._index is not None and same:
                 return self._index
-            self._index = self._build_index(metas)
+            index = self._build_index(metas)
+            if self.options.embedder is not None:
+                from skilldeck._semantic import SemanticIndex
+
+                index = SemanticIndex(index, self.options.embedder)
+            self._index = index
             self._index_of = metas
             return self._index
 

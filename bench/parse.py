@@ -126,20 +126,21 @@ def measure(
 ) -> list[dict[str, Any]]:
     import yaml
 
-    from skilldeck._format._yaml import _fast_load, load_yaml
+    from skilldeck._format._yaml import load_yaml
+    from skilldeck._format._yamlfast import fast_load
 
     def libyaml(text: str) -> Any:
         return yaml.load(text, Loader=yaml.CSafeLoader)
 
     reference = results(libyaml, texts)
     ours = results(lambda t: load_yaml(t).data, texts)
-    fast = [t for t in texts if _fast_load(t, 2) is not None]
+    fast = [t for t in texts if fast_load(t, 2) is not None]
     rows: list[dict[str, Any]] = [
         {"contender": "libyaml CSafeLoader", "us": per_item(libyaml, texts, repeat)},
         {"contender": "skilldeck load_yaml", "us": per_item(load_yaml, texts, repeat)},
         {
             "contender": "skilldeck fast path",
-            "us": per_item(lambda t: _fast_load(t, 2), fast, repeat),
+            "us": per_item(lambda t: fast_load(t, 2), fast, repeat),
             "note": f"takes {len(fast)} of {len(texts)}",
         },
     ]

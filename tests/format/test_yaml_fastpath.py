@@ -9,7 +9,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from skilldeck._format._frontmatter import decode, split_frontmatter
-from skilldeck._format._yaml import _fast_load, _full_load, load_yaml
+from skilldeck._format._yaml import _full_load, load_yaml
+from skilldeck._format._yamlfast import fast_load
 
 WORDS = st.sampled_from(
     [
@@ -107,7 +108,7 @@ DOC = st.lists(
 def _same(text: str) -> bool:
     """Do both paths agree? False when the fast path declines (libyaml reads it)."""
     text = text if text.endswith("\n") else text + "\n"
-    fast = _fast_load(text, 2)
+    fast = fast_load(text, 2)
     if fast is None:
         return False
     full = _full_load(text, 2, None)
@@ -159,7 +160,7 @@ def test_fast_path_agrees_with_libyaml_on_frontmatter_shapes() -> None:
     ],
 )
 def test_fast_path_handles_common_shapes(text: str) -> None:
-    assert _fast_load(text, 2) is not None
+    assert fast_load(text, 2) is not None
     _same(text)
 
 

@@ -17,12 +17,15 @@ mapped onto 0-1 through ``similarity`` (``(low, high)``: at ``low`` or under,
 0; at ``high`` or over, 1): what counts as similar depends on the model, so the
 host sets it for the one it uses.
 
-An embedder that fails or answers with the wrong shape raises ``ValueError``
-naming what was wrong; a non-finite vector is treated as no similarity.
+An embedder that raises, or answers with the wrong shape, does not break search:
+the lexical ranking answers alone, the reason is logged (``skilldeck.search``,
+once per distinct reason) and kept in ``SemanticIndex.error``; the next search
+tries the embedder again. A non-finite vector counts as no similarity.
 """
 
 from __future__ import annotations
 
+import logging
 import math
 import threading
 from collections.abc import Callable, Sequence
@@ -34,6 +37,8 @@ __all__ = ["Embedder", "SemanticIndex"]
 
 #: ``fn(texts) -> vectors``: one vector (a sequence of floats) per text, in order.
 Embedder = Callable[[Sequence[str]], Any]
+
+_log = logging.getLogger("skilldeck.search")
 
 _RRF_K = 60  # reciprocal-rank fusion constant (Cormack et al.)
 _BATCH = 256
@@ -85,6 +90,8 @@ class SemanticIndex(SearchIndex):
         self.similarity = (float(low), float(high))
         self.depth = depth
         self._matrix: Any = None
+        #: why the last search fell back to the lexical ranking (``None``: it did not)
+        self.error: str | None = None
         self._lock = threading.Lock()
         keys: dict[str, int] = {}
         for i, doc in enumerate(self.documents):
@@ -130,6 +137,18 @@ class SemanticIndex(SearchIndex):
         lexical = self.lexical.search(query, limit=max(limit, self.depth))
         if self.weight == 0:
             return lexical[:limit]
+        try:
+            hits = self._fused(query, lexical, limit)
+        except Exception as exc:  # the host's model: any failure leaves lexical search
+            reason = str(exc) if isinstance(exc, ValueError) else f"{type(exc).__name__}: {exc}"
+            if reason != self.error:
+                _log.warning("semantic search fell back to lexical: %s", reason)
+            self.error = reason
+            return lexical[:limit]
+        self.error = None
+        return hits
+
+    def _fused(self, query: str, lexical: list[SearchHit], limit: int) -> list[SearchHit]:
         np = _numpy()
         matrix = self.matrix()
         q = self._embed([query[:_MAX_TEXT]])[0]

@@ -94,15 +94,39 @@ def test_similarity_maps_to_confidence() -> None:
     ("embedder", "message"),
     [
         (lambda texts: [[1.0, 0.0]], "shape"),  # one vector for many texts
+        (lambda texts: 1 / 0, "ZeroDivisionError"),
         (lambda texts: "not vectors", "not a list of vectors"),
         (lambda texts: [[]] * len(texts), "shape"),
         (lambda texts: [["a", "b"]] * len(texts), "not a list of vectors"),
     ],
 )
-def test_a_bad_embedder_is_a_clear_error(embedder: object, message: str) -> None:
-    index = SemanticIndex(SearchIndex(DOCS), embedder)  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match=message):
-        index.search("a thumb stick")
+def test_a_bad_embedder_leaves_lexical_search(
+    embedder: object, message: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    lexical = SearchIndex(DOCS)
+    index = SemanticIndex(lexical, embedder)  # type: ignore[arg-type]
+    for _ in range(2):
+        hits = index.search("release notes from the git log")
+        assert hits == lexical.search("release notes from the git log")
+        assert index.error is not None and message in index.error
+    warned = [r for r in caplog.records if r.name == "skilldeck.search"]
+    assert len(warned) == 1 and message in warned[0].getMessage()  # once per reason
+
+
+def test_a_failing_embedder_and_its_recovery() -> None:
+    state = {"down": True}
+
+    def flaky(texts: Sequence[str]) -> list[list[float]]:
+        if state["down"]:
+            raise RuntimeError("model not loaded")
+        return WordVectors()(texts)
+
+    rt_index = SemanticIndex(SearchIndex(DOCS), flaky)
+    assert rt_index.search("a thumb stick")[:1] == SearchIndex(DOCS).search("a thumb stick")[:1]
+    assert rt_index.error == "RuntimeError: model not loaded"
+    state["down"] = False
+    assert rt_index.search("a thumb stick")[0].name == "usb-history"
+    assert rt_index.error is None
 
 
 def test_non_finite_vectors_count_as_no_similarity() -> None:
@@ -149,6 +173,13 @@ def test_the_runtime_uses_the_embedder_and_still_hides_what_the_model_must_not_s
         assert "pay-vendor" not in json.dumps(found["data"]["results"])
         assert all(s.name != "pay-vendor" for s in rt.suggest(query, limit=None))
     assert "usb-history" in rt.preflight("someone plugged a thumb drive in")
+    # a model that fails leaves lexical search, through the tool too
+    broken = skilldeck.SkillRuntime(
+        skilldeck.Catalog.from_roots([root], cache=False), embedder=lambda texts: 1 / 0
+    )
+    found = broken.call(broken.session(), "skills_search", {"query": "invoices"})
+    assert found["ok"] and found["data"]["results"][0]["name"] == "invoicing"
+    assert "invoicing" in broken.preflight("create invoices and track payments")
     # the default stays lexical
     plain = skilldeck.SkillRuntime(skilldeck.Catalog.from_roots([root], cache=False))
     assert type(plain.search_index()) is SearchIndex

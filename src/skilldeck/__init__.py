@@ -481,7 +481,23 @@ _FACADES = frozenset(
 )  # fmt: skip
 
 
+# the modules that register diagnostic codes: ``CODES`` imports them all first, so it
+# lists every code in a fresh process (a test checks this list against the sources)
+_CODE_MODULES = (
+    "skilldeck._catalog._codes",
+    "skilldeck._configtrust",
+    "skilldeck._format._codes",
+    "skilldeck._format._lint",
+    "skilldeck._format._mdtools",
+    "skilldeck._scan._rules",
+    "skilldeck._tree._walk",
+)
+
+
 def __getattr__(name: str) -> Any:
+    if name == "CODES":
+        for registering in _CODE_MODULES:
+            importlib.import_module(registering)
     if name in _FACADES:
         return importlib.import_module(f"skilldeck.{name}")  # the import binds it here too
     module = _EXPORTS.get(name) or _MOVED.get(name)

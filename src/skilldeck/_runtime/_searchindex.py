@@ -1,0 +1,179 @@
+"""The runtime's search index over the skills the model may know of.
+
+Built from the catalog's metadata, reused while the catalog hands out the same
+metadata objects, and saved next to the catalog's metadata cache
+(``<cache>/search/``) so a fresh process loads it instead of reading every
+SKILL.md again. Documents carry the name, description, tags and, with
+``search_headings``, the headings and words of the body's first 64 KiB.
+"""
+
+from __future__ import annotations
+
+import operator
+import os
+import threading
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, overload
+
+from skilldeck._errors import SkillError
+from skilldeck._runtime._options import CatalogLike, RuntimeOptions
+from skilldeck._search import SearchDocument, SearchIndex, headings_and_words
+
+if TYPE_CHECKING:
+    from skilldeck._catalog import Catalog
+
+__all__ = ["RuntimeSearch"]
+
+_HEADINGS_BYTES = 64 * 1024  # how much of each SKILL.md the search index reads
+
+
+class RuntimeSearch:
+    """The search index of one runtime: built on first use, rebuilt when the listing changes."""
+
+    def __init__(self, catalog: Catalog | CatalogLike, options: RuntimeOptions) -> None:
+        self.catalog = catalog
+        self.options = options
+        self._index: SearchIndex | None = None
+        self._of: list[Any] = []  # the metadata objects the index was built from
+        self._lock = threading.Lock()
+
+    def index(self, metas: list[Any]) -> SearchIndex:
+        """The search index over ``metas`` (rebuilt when the listing changes).
+
+        The catalog hands out the same metadata objects until it rescans, so the
+        index is reused while every object is identical (held here, so identities
+        cannot be recycled).
+        """
+        with self._lock:
+            same = len(metas) == len(self._of) and all(map(operator.is_, metas, self._of))
+            if self._index is not None and same:
+                return self._index
+            index = self._build(metas)
+            if self.options.embedder is not None:
+                from skilldeck._semantic import SemanticIndex
+
+                index = SemanticIndex(index, self.options.embedder)
+            self._index = index
+            self._of = metas
+            return self._index
+
+    def _build(self, metas: list[Any]) -> SearchIndex:
+        """Load the index saved for exactly these skills, else build and save it.
+
+        Saved next to the catalog's metadata cache (``<cache>/search/``); a catalog
+        without a cache (``cache=False``) builds in memory only."""
+        from skilldeck._search_store import EVIDENCE, index_key, load_index, save_index
+
+        folder = _search_cache_dir(self.catalog)
+        key = ""
+        if folder is not None:
+            paths = [_skill_md_path(m) for m in metas]
+            key = index_key(metas, paths, salt=f"headings={self.options.search_headings}")
+            built = load_index(folder, key)
+            if built is not None and built.n == len(metas):
+                meta = load_index(folder, key + EVIDENCE)
+                # documents are made when a hit needs one, not 10,000 up front
+                return SearchIndex(
+                    _Documents(metas, self._search_doc),
+                    _built=built,
+                    _meta=meta if meta is not None and meta.n == built.n else None,
+                )
+        docs = [self._search_doc(m, body=self.options.search_headings) for m in metas]
+        index = SearchIndex(docs)
+        if folder is not None:
+            save_index(folder, key, index._builtin)
+            if index._meta is not None:
+                save_index(folder, key + EVIDENCE, index._meta)
+        return index
+
+    def _search_doc(self, meta: Any, *, body: bool = True) -> SearchDocument:
+        headings: tuple[str, ...] = ()
+        words = ""
+        if body and self.options.search_headings:
+            text = self._body_head(meta)
+            headings, words = headings_and_words(text)
+        return SearchDocument(
+            name=meta.name,
+            description=meta.description,
+            tags=tuple(getattr(meta, "tags", ()) or ()),
+            headings=headings,
+            key=meta.name,
+            source=getattr(meta, "source", None) or None,
+            when_to_use=getattr(meta, "when_to_use", None),
+            body=words,
+        )
+
+    def _body_head(self, meta: Any) -> str:
+        # a bounded read of the SKILL.md discovery already vetted; the store's full
+        # load (file index and all) is only needed for skills without a file
+        path = getattr(meta, "skill_md", None)
+        if path is not None:
+            try:
+                with open(path, "rb") as fh:
+                    head = fh.read(_HEADINGS_BYTES).decode("utf-8", errors="replace")
+            except OSError:
+                return ""
+            return _strip_frontmatter(head)
+        try:
+            skill = self.catalog.load(_address(meta), max_bytes=_HEADINGS_BYTES)
+        except SkillError:
+            return ""
+        return skill.body
+
+
+class _Documents(Sequence[SearchDocument]):
+    """Search documents of catalog metadata, made on first access (no body read)."""
+
+    def __init__(self, metas: list[Any], make: Callable[..., SearchDocument]) -> None:
+        self._metas = metas
+        self._make = make
+        self._made: dict[int, SearchDocument] = {}
+        self.names = [m.name for m in metas]
+
+    def __len__(self) -> int:
+        return len(self._metas)
+
+    @overload
+    def __getitem__(self, i: int) -> SearchDocument: ...
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[SearchDocument]: ...
+    def __getitem__(self, i: int | slice) -> SearchDocument | Sequence[SearchDocument]:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        doc = self._made.get(i)
+        if doc is None:
+            doc = self._made[i] = self._make(self._metas[i], body=False)
+        return doc
+
+
+def _search_cache_dir(catalog: Any) -> Path | None:
+    """``<catalog cache>/search``, or ``None`` when the catalog caches nothing."""
+    cache = getattr(catalog, "_cache", None)
+    directory = getattr(cache, "directory", None)
+    return Path(directory) / "search" if directory is not None else None
+
+
+def _skill_md_path(meta: Any) -> str | None:
+    folder, md = getattr(meta, "folder", None), getattr(meta, "md_name", None)
+    if isinstance(folder, str) and isinstance(md, str):
+        return os.path.join(folder, md)  # no Path objects: 10,000 of them cost
+    path = getattr(meta, "skill_md", None)
+    return str(path) if path is not None else None
+
+
+def _strip_frontmatter(text: str) -> str:
+    """The text after a leading ``---`` frontmatter block (YAML comments are not headings)."""
+    text = text.removeprefix("\ufeff")
+    if not text.startswith("---"):
+        return text
+    lines = text.splitlines(keepends=True)
+    for i, line in enumerate(lines[1:], start=1):
+        if line.rstrip() in ("---", "..."):
+            return "".join(lines[i + 1 :])
+    return ""
+
+
+def _address(meta: Any) -> str:
+    source = getattr(meta, "source", "")
+    return f"{source}:{meta.name}" if source else str(meta.name)

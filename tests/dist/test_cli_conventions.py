@@ -307,6 +307,27 @@ def test_hints_the_cli_prints_run_as_written(world: Path, tmp_path: Path) -> Non
         assert "Traceback" not in res.err, (command, res.err)
 
 
+def test_manage_takes_the_action_and_names_of_a_plugin_manager(world: Path) -> None:
+    """`manage disable NAME` and friends, as another agent's `skill manage` spells them."""
+    listed = run_cli("manage", "list", cwd=world)
+    assert listed.code == 0 and listed.out.split()[:3] == ["installed-one", "user", "enabled"]
+    assert run_cli("manage", "disable", "installed-one", cwd=world).code == 0
+    assert not skilldeck.list_installed()[0].enabled
+    shown = run_cli("manage", "enable", "installed-one", "demo-skill", "--json", cwd=world)
+    assert shown.code == 0 and skilldeck.list_installed()[0].enabled
+    assert shown.out.count('"ok": true') == 2  # one JSON report per name
+    assert '"installed-one"' in shown.out and '"demo-skill"' in shown.out
+    updated = run_cli("manage", "update", "installed-one", "--json", cwd=world)
+    assert updated.code == 0 and json.loads(updated.out)["data"]["skills"][0]["status"]
+    missing = run_cli("manage", "remove", "nope", cwd=world)
+    assert missing.code == 1 and "SKILL_NOT_FOUND" in missing.err
+    assert run_cli("manage", "remove", cwd=world).code == 2
+    assert run_cli("manage", "list", "x", cwd=world).code == 2
+    assert run_cli("manage", "remove", "installed-one", cwd=world).code == 0
+    assert not skilldeck.list_installed()
+    assert "no installed skills" in run_cli("manage", "list", cwd=world).out
+
+
 def test_manage_is_an_interactive_picker(world: Path) -> None:
     code, out = _terminal(["manage"], "1 disable\n\n", world)
     assert code == 0, out

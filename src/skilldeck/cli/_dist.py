@@ -480,16 +480,26 @@ _ACTIONS = ("enable", "disable", "update", "remove")
 
 
 @main.command()
+@click.argument("action", required=False, type=click.Choice(["list", *_ACTIONS]))
+@click.argument("names", nargs=-1)
 @click.option(
     "--scope", type=click.Choice(["user", "project"]), default=None, help="Only this scope."
 )
 @json_option
-def manage(scope: str | None, as_json: bool) -> None:
+@click.pass_context
+def manage(
+    ctx: click.Context, action: str | None, names: tuple[str, ...], scope: str | None, as_json: bool
+) -> None:
     """Pick installed skills to enable, disable, update or remove (on a terminal).
 
-    With --format json, print the installed skills instead. The same actions
-    are commands of their own: enable, disable, update, remove.
+    With ACTION and NAMES, do it without asking: `manage disable gh` is
+    `skilldeck disable gh`, and likewise enable, update and remove; `manage list`
+    lists the installed skills. With --format json and no ACTION, print the
+    installed skills.
     """
+    if action is not None:
+        _manage_action(ctx, action, names, scope, as_json)
+        return
     items = skilldeck.dist.list_installed(scope=scope)  # type: ignore[arg-type]
     if as_json:
         _print_json(items)
@@ -524,6 +534,45 @@ def manage(scope: str | None, as_json: bool) -> None:
             click.echo(f"pick a number from 1 to {len(items)}")
             continue
         _apply(items[index], answer[1])
+
+
+def _manage_action(
+    ctx: click.Context, action: str, names: tuple[str, ...], scope: str | None, as_json: bool
+) -> None:
+    """``manage ACTION NAME...``: the command of that name, for each name."""
+    items = skilldeck.dist.list_installed(scope=scope)  # type: ignore[arg-type]
+    if action == "list":
+        if names:
+            raise click.UsageError("manage list takes no skill names")
+        if as_json:
+            _print_json(items)
+        for i in [] if as_json else items:
+            state = "enabled " if i.enabled else "disabled"
+            click.echo(f"{i.name:<24} {i.scope:<8} {state}")
+        if not items and not as_json:
+            click.echo("no installed skills")
+        return
+    if not names:
+        raise click.UsageError(f"manage {action} needs the name of a skill")
+    command = main.get_command(ctx, action)  # each action is a command of that name
+    if command is None:  # pragma: no cover - the choice lists only existing commands
+        raise click.UsageError(f"no command {action}")
+    values: dict[str, Any] = {"output_format": "json" if as_json else "text"}
+    groups: dict[str, list[str]] = {}
+    for name in names:  # an installed skill's own scope, unless --scope says
+        scopes = {i.scope for i in items if i.name == name}
+        chosen = scope or (scopes.pop() if len(scopes) == 1 else None)
+        groups.setdefault(chosen or "", []).append(name)
+    for chosen, group in groups.items():
+        if chosen:
+            values["scope"] = chosen
+        else:
+            values.pop("scope", None)
+        if action == "update":
+            ctx.invoke(command, names=tuple(group), **values)
+            continue
+        for name in group:
+            ctx.invoke(command, name=name, **values)
 
 
 def _apply(item: skilldeck.dist.InstalledInfo, action: str) -> None:

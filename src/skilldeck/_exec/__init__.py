@@ -22,8 +22,8 @@ from skilldeck._exec._approvals import (
     MemoryApprovalStore,
 )
 from skilldeck._exec._executor import Executor, SkillLike
-from skilldeck._exec._files import parse_mount
 from skilldeck._exec._interp import check_arguments, coerce_cli_arguments, render_command
+from skilldeck._exec._mounts import parse_mount
 from skilldeck._exec._runner import RunResult
 from skilldeck._exec._sandbox import SandboxStatus, probe_sandbox
 from skilldeck._exec._settings import ExecConfig, Limits, parse_run_as

@@ -26,8 +26,8 @@ from skilldeck._errors import (
 )
 from skilldeck._exec._approvals import ApprovalStore, FileApprovalStore
 from skilldeck._exec._env import build_env
-from skilldeck._exec._files import failure_hint
 from skilldeck._exec._interp import render_command
+from skilldeck._exec._mounts import failure_hint
 from skilldeck._exec._native import Helper, find_helper
 from skilldeck._exec._plan import Plan, make_plan, report
 from skilldeck._exec._programs import python_roots

@@ -16,7 +16,7 @@ from typing import Any
 
 from skilldeck._errors import PathNotAllowedError, SandboxUnavailableError
 from skilldeck._exec._access import Need, RunAs, choose_user, rx
-from skilldeck._exec._files import (
+from skilldeck._exec._mounts import (
     Mount,
     argument_paths,
     check_workdir,

@@ -8,7 +8,7 @@ from dataclasses import dataclass, fields, replace
 from typing import Any, Literal
 
 from skilldeck._errors import ConfigError
-from skilldeck._exec._files import Mount, parse_mount
+from skilldeck._exec._mounts import Mount, parse_mount
 
 __all__ = ["ExecConfig", "Limits", "RunAsSetting", "SandboxMode", "WorkdirMode", "parse_run_as"]
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from skilldeck._exec._access import Need, blocked_for, nobody, rx, user_label
-from skilldeck._exec._files import project_workdir
+from skilldeck._exec._mounts import project_workdir
 from skilldeck._exec._native import find_helper
 from skilldeck._exec._plan import bwrap_install
 from skilldeck._exec._platform import linux_layers, platform_note

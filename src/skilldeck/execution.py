@@ -21,6 +21,9 @@ from skilldeck._exec import (
     ExecConfig as ExecConfig,
 )
 from skilldeck._exec import (
+    ExecStatus as ExecStatus,
+)
+from skilldeck._exec import (
     Executor as Executor,
 )
 from skilldeck._exec import (
@@ -42,6 +45,9 @@ from skilldeck._exec import (
     coerce_cli_arguments as coerce_cli_arguments,
 )
 from skilldeck._exec import (
+    execution_status as execution_status,
+)
+from skilldeck._exec import (
     probe_sandbox as probe_sandbox,
 )
 from skilldeck._exec import (
@@ -57,6 +63,7 @@ __all__ = [
     "ApprovalStore",
     "Approver",
     "ExecConfig",
+    "ExecStatus",
     "Executor",
     "FileApprovalStore",
     "Limits",
@@ -64,6 +71,7 @@ __all__ = [
     "RunResult",
     "SandboxStatus",
     "coerce_cli_arguments",
+    "execution_status",
     "probe_sandbox",
     "render_command",
     "skill_visible_in_mode",

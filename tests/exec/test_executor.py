@@ -618,6 +618,16 @@ def test_project_workdir_in_the_home_folder_stays_hidden(make_skill: MakeSkill) 
     result = ex.run_script(skill, "w.sh", trust="bundled")
     assert result.output.strip() != str(Path.home())
     assert "temp" in result.isolation["workdir_mode"]
+    # what `skilldeck sandbox status` / `doctor` say from there agrees with the run
+    said = skilldeck.execution.execution_status(
+        skilldeck.ExecConfig(sandbox="strict"), cwd=Path.home()
+    )
+    assert said.workdir == "a fresh empty folder"
+    assert "--workdir" in said.workdir_mode
+    said = skilldeck.execution.execution_status(
+        skilldeck.ExecConfig(sandbox="none"), cwd=Path.home()
+    )
+    assert said.workdir == str(Path.home().resolve())
 
 
 def test_huge_arguments_are_invalid_not_internal(make_skill: MakeSkill) -> None:

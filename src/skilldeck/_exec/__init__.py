@@ -27,7 +27,7 @@ from skilldeck._exec._mounts import parse_mount
 from skilldeck._exec._runner import RunResult
 from skilldeck._exec._sandbox import SandboxStatus, probe_sandbox
 from skilldeck._exec._settings import ExecConfig, Limits, parse_run_as
-from skilldeck._exec._status import execution_status
+from skilldeck._exec._status import ExecStatus, execution_status
 from skilldeck._exec._trust import (
     ApprovalDecision,
     ApprovalRequest,
@@ -44,6 +44,7 @@ __all__ = [
     "ApprovalStore",
     "Approver",
     "ExecConfig",
+    "ExecStatus",
     "Executor",
     "FileApprovalStore",
     "Limits",

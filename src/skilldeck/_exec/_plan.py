@@ -100,6 +100,15 @@ def _current_folder(cwd: Path | None) -> Path | None:
         return None
 
 
+def kept_hidden(folder: Path) -> bool:
+    """Whether a current folder outside a repository is too broad to bind read-write
+    under bubblewrap (``/``, ``/tmp``, ``/var/tmp``, a home or skilldeck's own folders):
+    a sandboxed run then works in a fresh empty folder instead."""
+    home = os.path.realpath(os.path.expanduser("~"))
+    shared = ("/", home, os.path.realpath("/tmp"), os.path.realpath("/var/tmp"))  # noqa: S108
+    return str(folder) in shared or str(folder) in hidden_dirs()
+
+
 def _workdir(
     cfg: ExecConfig, snapshot: Snapshot, scratch: Path, user_cwd: Path | None, sandboxed: bool
 ) -> tuple[Path, str]:
@@ -112,11 +121,7 @@ def _workdir(
         folder, in_repo = project_workdir(user_cwd)
         if in_repo:
             return folder, "project (repository root)"
-        home = os.path.realpath(os.path.expanduser("~"))
-        # a folder that holds everyone's or everything's files is not bound read-write
-        shared = ("/", home, os.path.realpath("/tmp"), os.path.realpath("/var/tmp"))  # noqa: S108
-        exposed = str(folder) in shared or str(folder) in hidden_dirs()
-        if not (sandboxed and exposed):
+        if not (sandboxed and kept_hidden(folder)):
             return folder, "project (current folder)"
         label = "project (the current folder is /, /tmp or a home, kept hidden: temp)"
     else:

@@ -19,7 +19,7 @@ from typing import Any
 from skilldeck._exec._access import Need, blocked_for, nobody, rx, user_label
 from skilldeck._exec._mounts import project_workdir
 from skilldeck._exec._native import find_helper
-from skilldeck._exec._plan import bwrap_install
+from skilldeck._exec._plan import bwrap_install, kept_hidden
 from skilldeck._exec._platform import linux_layers, platform_note
 from skilldeck._exec._programs import find_program, python_roots
 from skilldeck._exec._sandbox import SandboxStatus, probe_sandbox
@@ -176,6 +176,9 @@ def execution_status(
     try:
         folder, in_repo = project_workdir(here)
         workdir, wmode = str(folder), "repository root" if in_repo else "current folder"
+        if sandboxed and not in_repo and kept_hidden(folder):
+            workdir = "a fresh empty folder"
+            wmode = f"{folder} is /, /tmp or a home: pass absolute paths or --workdir"
     except OSError:
         workdir, wmode = "(none)", "no current folder"
     if cfg.workdir != "project":

@@ -87,6 +87,7 @@ class TenantRouter:
         self._building: dict[str, anyio.Lock] = {}
         self._tokens: dict[bytes, tuple[str, float]] = {}
         self._inflight: dict[int, tuple[str, str, anyio.CancelScope]] = {}
+        self._epoch = 0  # counts token revocations heard
         self._tg: Any = None
         self._running = 0
         self.listening = anyio.Event()
@@ -152,8 +153,9 @@ class TenantRouter:
         known = self._tokens.get(key)
         if known is not None and known[1] > now:
             return known[0]
+        epoch = self._epoch
         tenant = await anyio.to_thread.run_sync(_tenants.tenant_for_token, self.db, token)
-        if tenant is not None:
+        if tenant is not None and epoch == self._epoch:  # no revocation came meanwhile
             if len(self._tokens) > 10_000:
                 self._tokens.clear()
             self._tokens[key] = (tenant, now + TOKEN_CACHE_SECONDS)
@@ -208,6 +210,7 @@ class TenantRouter:
     async def forget_tokens(self, tenant: str | None) -> None:
         """A token of ``tenant`` (``None``: of any tenant) was revoked: drop the cached
         tokens and end the requests in flight whose token is no longer valid."""
+        self._epoch += 1  # a lookup that began before this must not be cached
         self._tokens = {k: v for k, v in self._tokens.items() if tenant not in (None, v[0])}
         suspects = [
             (token, scope)

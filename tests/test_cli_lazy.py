@@ -131,3 +131,17 @@ def test_show_by_name_imports_the_parser_but_not_the_installer(tmp_path: Path) -
     assert "Does beta-skill things" in out
     assert "skilldeck._format" in modules  # show validates the skill
     assert modules & (_NOT_FOR_A_WARM_LIST - {"skilldeck._format"}) == set()
+
+
+def test_load_and_prompt_import_neither_lint_nor_the_installer(tmp_path: Path) -> None:
+    _catalog_with_a_config(tmp_path)
+    _modules_after(["list"])
+    unneeded = (_NOT_FOR_A_WARM_LIST - {"skilldeck._format", "skilldeck._disclosure"}) | {
+        "skilldeck._format._lint",
+        "skilldeck._format._validate",
+        "skilldeck._format._scaffold",
+    }
+    for args in (["load", "alpha-skill"], ["prompt"], ["read", "alpha-skill", "SKILL.md"]):
+        modules, out = _modules_after(args)
+        assert "alpha-skill" in out or "# Hi" in out, args
+        assert modules & unneeded == set(), args

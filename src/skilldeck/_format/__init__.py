@@ -20,8 +20,8 @@ if TYPE_CHECKING:
     )
     from skilldeck._format._linear import compile_linear as compile_linear
     from skilldeck._format._linear import pattern_problem as pattern_problem
-    from skilldeck._format._lint import estimate_tokens as estimate_tokens
-    from skilldeck._format._lint import linked_paths as linked_paths
+    from skilldeck._format._links import estimate_tokens as estimate_tokens
+    from skilldeck._format._links import linked_paths as linked_paths
     from skilldeck._format._lint import lint_skill as lint_skill
     from skilldeck._format._manifest import EXTENSION_FIELDS as EXTENSION_FIELDS
     from skilldeck._format._manifest import SPEC_FIELDS as SPEC_FIELDS
@@ -58,8 +58,8 @@ _EXPORTS: dict[str, str] = {
     "model_invocable_frontmatter": "skilldeck._format._invocation",
     "compile_linear": "skilldeck._format._linear",
     "pattern_problem": "skilldeck._format._linear",
-    "estimate_tokens": "skilldeck._format._lint",
-    "linked_paths": "skilldeck._format._lint",
+    "estimate_tokens": "skilldeck._format._links",
+    "linked_paths": "skilldeck._format._links",
     "lint_skill": "skilldeck._format._lint",
     "EXTENSION_FIELDS": "skilldeck._format._manifest",
     "SPEC_FIELDS": "skilldeck._format._manifest",

@@ -31,6 +31,13 @@ from urllib.parse import unquote
 
 from skilldeck._diagnostics import Diagnostic, Severity, register_code
 from skilldeck._errors import FileAccessError
+from skilldeck._format._links import (
+    PROSE,
+    SCHEME,
+    candidate_refs,
+    code_lines,
+    estimate_tokens,
+)
 from skilldeck._format._manifest import Manifest, ToolPattern
 from skilldeck._format._mdtools import parse_declared_tools
 from skilldeck._format._scaffold import TEMPLATE_MARKER
@@ -67,7 +74,6 @@ DEFAULT_MODES = ("Global", "Dev", "Meeting")
 
 MAX_BODY_LINES = 500
 MAX_BODY_TOKENS = 5000
-CHARS_PER_TOKEN = 4
 SEED_DESCRIPTION_LIMIT = 256
 
 # Tool names agents commonly expose (Claude Code, the Agent SDK). A capitalised
@@ -115,15 +121,6 @@ _WHEN = re.compile(
 )
 _TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9:_-]*(?:\s[^<>]*)?/?>")
 
-_FENCE = re.compile(r"^[ ]{0,3}(```+|~~~+)")
-_LINK = re.compile(r"!?\[(?:[^\[\]]|\[[^\]]*\])*\]\(\s*(<[^>]*>|[^)\s]+)(?:\s+[\"'(][^)]*)?\)")
-_LINK_DEFINITION = re.compile(r"^[ ]{0,3}\[[^\]]+\]:[ \t]*(<[^>]*>|\S+)")
-_INLINE_CODE = re.compile(r"(`+)(.+?)\1")
-_RESOURCE_PATH = re.compile(
-    r"(?<![\w./-])(?:\./)?(?P<path>(?:scripts|references|assets)/[\w@%+=.,~-]+(?:/[\w@%+=.,~-]+)*)"
-)
-_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
-
 
 def lint_skill(
     path: str | os.PathLike[str],
@@ -164,7 +161,7 @@ def _lint(report: ValidationReport, modes: Sequence[str]) -> Iterator[Diagnostic
     body_line = report.body_line
     manifest = report.manifest
     lines = body.split("\n")
-    code_mask = _code_lines(lines)
+    code_mask = code_lines(lines)
 
     yield from _body_size(body, lines, skill_md, body_line)
     if manifest is not None:
@@ -231,11 +228,6 @@ def _body_size(body: str, lines: list[str], path: str, body_line: int) -> Iterat
         )
 
 
-def estimate_tokens(text: str) -> int:
-    """A model-independent token estimate: about four characters per token."""
-    return (len(text) + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN
-
-
 # --- description -------------------------------------------------------------
 
 
@@ -292,77 +284,6 @@ def _description(manifest: Manifest, path: str) -> Iterator[Diagnostic]:
 # --- file references -----------------------------------------------------------
 
 
-PROSE, CODE, EXAMPLE = 0, 1, 2
-_EXAMPLE_LANGS = frozenset({"markdown", "md", "text", "txt", "yaml", "yml", "diff"})
-
-
-def _code_lines(lines: Sequence[str]) -> list[int]:
-    """Classify each body line: ``PROSE``, ``CODE`` (a fenced block or its fence) or
-    ``EXAMPLE`` (a fenced Markdown/text/YAML block: sample content, not instructions)."""
-    mask: list[int] = []
-    fence: str | None = None
-    kind = PROSE
-    for text in lines:
-        match = _FENCE.match(text)
-        if fence is None:
-            if match:
-                fence = match.group(1)[0] * len(match.group(1))
-                lang = text[match.end() :].strip().split(" ", 1)[0].lower()
-                kind = EXAMPLE if lang in _EXAMPLE_LANGS else CODE
-                mask.append(kind)
-            else:
-                mask.append(PROSE)
-        else:
-            mask.append(kind)
-            if match and match.group(1).startswith(fence) and not text.strip(" `~"):
-                fence = None
-    return mask
-
-
-def _candidate_refs(
-    lines: Sequence[str], code_mask: Sequence[int]
-) -> Iterator[tuple[int, int, str, bool]]:
-    """(body line index, 0-based column, target, is_link) for each file reference."""
-    for index, text in enumerate(lines):
-        if code_mask[index] == EXAMPLE:
-            continue
-        if code_mask[index] == CODE:
-            if not _FENCE.match(text):
-                for match in _RESOURCE_PATH.finditer(text):
-                    yield index, match.start("path"), match.group("path"), False
-            continue
-        links = [*_LINK.finditer(text), *_LINK_DEFINITION.finditer(text)]
-        for match in links:
-            target = match.group(1)
-            if target.startswith("<") and target.endswith(">"):
-                target = target[1:-1]
-            yield index, match.start(1), target, True
-        for code in _INLINE_CODE.finditer(text):
-            for match in _RESOURCE_PATH.finditer(code.group(2)):
-                yield index, code.start(2) + match.start("path"), match.group("path"), False
-
-
-def linked_paths(body: str) -> frozenset[str]:
-    """The relative paths a SKILL.md body refers to (links, link definitions and
-    resource paths in code), normalised (``a/b``), fragments and queries dropped;
-    absolute paths, URLs and paths leaving the folder are left out. The catalog's
-    default file index adds these to the bundled folders."""
-    lines = body.splitlines()
-    out: set[str] = set()
-    for _index, _column, raw, is_link in _candidate_refs(lines, _code_lines(lines)):
-        target = raw
-        if is_link:
-            if not target or target.startswith(("#", "/", "~")) or _SCHEME.match(target):
-                continue
-            target = unquote(target.split("#", 1)[0].split("?", 1)[0])
-        target = target.rstrip(".,;:")
-        normal = os.path.normpath(target).replace(os.sep, "/") if target else ""
-        if normal in ("", ".", "..") or normal.startswith(("../", "/")):
-            continue
-        out.add(normal)
-    return frozenset(out)
-
-
 def _references(
     lines: Sequence[str],
     code_mask: Sequence[int],
@@ -372,10 +293,10 @@ def _references(
 ) -> Iterator[Diagnostic]:
     seen: set[str] = set()
     root = folder.resolve()
-    for index, column, raw, is_link in _candidate_refs(lines, code_mask):
+    for index, column, raw, is_link in candidate_refs(lines, code_mask):
         target = raw
         if is_link:
-            if not target or target.startswith(("#", "/", "~")) or _SCHEME.match(target):
+            if not target or target.startswith(("#", "/", "~")) or SCHEME.match(target):
                 continue
             target = unquote(target.split("#", 1)[0].split("?", 1)[0])
             if not target:

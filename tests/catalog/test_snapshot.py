@@ -203,3 +203,23 @@ def test_a_file_changed_a_moment_ago_has_no_token(two: tuple[Catalog, Path, Path
     assert now.by_key[os.fspath(beta)].token is not None
     assert now.token is None
     assert os.fspath(alpha) in now.diff(catalog.snapshot()).changed
+
+
+def test_a_skill_folder_link_swapped_to_another_folder(
+    tmp_path: Path, make_skill: MakeSkill
+) -> None:
+    root = tmp_path / "skills"
+    store = root / ".versions"  # inside the root (links may not leave it), never discovered
+    make_skill(store, "same", folder="a", files={"notes.md": "from a\n"})
+    make_skill(store, "same", folder="b", files={"notes.md": "from b, longer\n"})
+    (root / "same").symlink_to(store / "a")
+    catalog = Catalog.from_roots([root], cache=False)
+    before = _take(catalog)
+    key = os.fspath(root / "same")
+    assert _take(catalog).by_key[key] is before.by_key[key]  # nothing moved: no walk
+    (root / "next").symlink_to(store / "b")
+    os.replace(root / "next", root / "same")
+    after = _take(catalog)
+    assert after.by_key[key].token != before.by_key[key].token
+    entry = after.by_key[key]
+    assert after.digest(entry, "notes.md", max_bytes=100).digest == sha(b"from b, longer\n")

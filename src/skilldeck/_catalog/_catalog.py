@@ -473,13 +473,15 @@ class Catalog:
             reader=self._read_any,
         )
 
-    def _walk_addressed(self, entry: CatalogEntry, store: Any) -> Walk:
-        """The files of the skill ``entry``'s address reads (``SOURCE:NAME`` names the
-        first usable copy of a source, which may be another folder than ``entry``'s)."""
+    def _walk_addressed(self, entry: CatalogEntry, store: Any) -> tuple[str, Walk, bool]:
+        """The real folder and files of the skill ``entry``'s address reads, and whether
+        it is ``entry``'s own (``SOURCE:NAME`` names the first usable copy of a
+        source, which may be another folder than ``entry``'s)."""
         target = self.get(address_of(entry))
         if target is not entry:
             store = self._snapshot().stores[id(target.metadata)]
-        return _walk_entry(target, store)
+        real, walk = _walk_entry(target, store)
+        return real, walk, target is entry
 
     def _read_any(self, ref: str, relpath: str, max_bytes: int, truncate: bool) -> FileData:
         if relpath == "SKILL.md":
@@ -554,12 +556,13 @@ def _content_digest(entry: CatalogEntry, store: Any) -> str:
     return digest
 
 
-def _walk_entry(entry: CatalogEntry, store: Any) -> Walk:
-    """Every file of a folder skill, as the walker lists it, beneath its real folder."""
+def _walk_entry(entry: CatalogEntry, store: Any) -> tuple[str, Walk]:
+    """A folder skill's real folder and every file the walker lists beneath it."""
     if isinstance(store, FileSystemStore):
         return store.tree(entry.metadata.key)
     assert entry.path is not None
-    return walk_all(os.path.realpath(entry.path))
+    real = os.path.realpath(entry.path)
+    return real, walk_all(real)
 
 
 @contextlib.contextmanager

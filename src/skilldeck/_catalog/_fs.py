@@ -489,9 +489,11 @@ class FileSystemStore:
         meta = self.get(name)
         return index_files(self._real_folder(meta), index or self.index)[0]
 
-    def tree(self, name: str) -> Walk:
-        """Every file of the skill as the walker lists it (SKILL.md too), with stamps."""
-        return walk_all(self._real_folder(self.get(name)))
+    def tree(self, name: str) -> tuple[str, Walk]:
+        """The skill's real folder and every file the walker lists in it (SKILL.md too),
+        with stamps."""
+        real = self._real_folder(self.get(name))
+        return real, walk_all(real)
 
     def file_problems(self, name: str, *, index: IndexMode | None = None) -> tuple[Diagnostic, ...]:
         """Diagnostics met while indexing a skill's files (escaping links, devices)."""

@@ -13,9 +13,10 @@
   ``None`` when it cannot be told (a file changed within the last 50 ms, whose
   timestamp a second change could keep, or a store without digests): the entry
   then counts as changed;
-- per-file digests, computed on first use through the catalog's contained
-  reads (``CatalogSnapshot.digest``) and cached by stamp, so an unchanged file
-  is never read twice.
+- per-file digests (``CatalogSnapshot.digest``): in a folder computed on first
+  use through the catalog's contained reads and cached by stamp, so an unchanged
+  file is never read twice; for a store without folders, taken when its files
+  were read to list them.
 
 ``CatalogSnapshot.token`` is the catalog-wide token and ``diff`` says which
 entry keys were added, removed or changed between two snapshots. A new
@@ -30,7 +31,7 @@ import os
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from skilldeck._catalog._model import CatalogEntry, SkillStatus
@@ -66,6 +67,15 @@ and digest (a bigger one is listed with its size and no digest)."""
 
 
 @dataclass(frozen=True, slots=True)
+class FileDigest:
+    """A file's digest (``sha256:...``), size, and whether it is UTF-8 text without NUL."""
+
+    digest: str
+    size: int
+    text: bool
+
+
+@dataclass(frozen=True, slots=True)
 class SnapshotFile:
     """One file of a skill: its relative path, its size, and (in a folder) its stamp
     (``None`` for a file of a store without folders, or one changed a moment ago)."""
@@ -73,15 +83,7 @@ class SnapshotFile:
     path: str
     size: int
     stamp: Stamp | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class FileDigest:
-    """A file's digest (``sha256:...``), size, and whether it is UTF-8 text without NUL."""
-
-    digest: str
-    size: int
-    text: bool
+    digest: FileDigest | None = None  # known when listed (a store's file read to list it)
 
 
 def _is_text(data: bytes) -> bool:
@@ -106,6 +108,11 @@ def address_of(entry: CatalogEntry) -> str:
     return f"{entry.source}:{entry.name}"
 
 
+#: a folder entry's real folder and the (path, inode, mtime, size, ctime) of its
+#: folder as found (path ""), of every sub-folder the walker entered and of every file
+_TreeStamps = tuple[str, tuple[tuple[str, int, int, int, int], ...]]
+
+
 @dataclass(frozen=True, slots=True)
 class SnapshotEntry:
     """One catalog entry in a snapshot (see the module doc).
@@ -122,8 +129,8 @@ class SnapshotEntry:
     files: tuple[SnapshotFile, ...]
     token: str | None
     complete: bool = True
-    _digests: dict[str, FileDigest] = field(default_factory=dict, compare=False, repr=False)
     _content: str | None = field(default=None, compare=False, repr=False)  # a store's digest
+    _tree: _TreeStamps | None = field(default=None, compare=False, repr=False)
 
     @property
     def name(self) -> str:
@@ -153,6 +160,8 @@ class SnapshotDiff:
 
 #: reads one file of an entry: (ref, relpath, max_bytes, truncate) -> FileData
 Reader = Callable[[str, str, int, bool], FileData]
+#: lists a folder entry's files: (entry, store) -> (real folder, walk, the entry's own?)
+Walker = Callable[[CatalogEntry, Any], tuple[str, Walk, bool]]
 
 
 @dataclass(frozen=True)
@@ -191,20 +200,18 @@ class CatalogSnapshot:
         Raises what the read raises (``FileTooLargeError`` over ``max_bytes``,
         ``FileAccessError`` when the file went away or now leads outside).
         """
-        known = entry._digests.get(path)
-        if known is not None:
-            if known.size > max_bytes:
-                self._reader(entry.ref, path, max_bytes, False)  # raises the coded error
-            return known
-        stamp = next((f.stamp for f in entry.files if f.path == path), None)
+        listed = next((f for f in entry.files if f.path == path), None)
+        known = listed.digest if listed is not None else None
+        stamp = listed.stamp if listed is not None else None
         cache_key = (entry.key, path, stamp) if stamp is not None else None
-        if cache_key is not None:
+        if known is None and cache_key is not None:
             known = self._cache.get(cache_key)
+        if known is not None and known.size > max_bytes:
+            known = None  # read it: over the limit, the read raises the coded error
         if known is None:
             known = file_digest_of(self._reader(entry.ref, path, max_bytes, False).data)
             if cache_key is not None:
                 self._cache.put(cache_key, known)
-        entry._digests[path] = known
         return known
 
 
@@ -262,7 +269,7 @@ class SnapshotMaker:
         self,
         entries: Iterable[tuple[CatalogEntry, Any]],
         *,
-        walk: Callable[[CatalogEntry, Any], Walk],
+        walk: Walker,
         listing: Callable[[str], tuple[str, ...]],
         digest: Callable[[CatalogEntry, Any], str],
         reader: Reader,
@@ -280,7 +287,7 @@ class SnapshotMaker:
                 ref = address_of(entry)
                 if entry.path is not None:
                     key = os.fspath(entry.path)
-                    got = self._folder(entry, store, key, ref, walk, settled)
+                    got = self._folder(entry, store, key, ref, walk, settled, old.get(key))
                 else:
                     key = f"store:{entry.source}:{entry.name}"
                     got = self._stored(
@@ -292,7 +299,8 @@ class SnapshotMaker:
                     n += 1
                 prev = old.get(got.key)
                 if prev is not None and got.token is not None and prev.token == got.token:
-                    got = prev  # unchanged: keep its digests
+                    # unchanged: the same object (a hidden file may have moved its folder)
+                    got = prev if prev._tree == got._tree else replace(prev, _tree=got._tree)
                 keys[got.key] = got
                 made.append(got)
             tokens = [(e.key, e.token or os.urandom(8).hex()) for e in made]
@@ -310,12 +318,20 @@ class SnapshotMaker:
         store: Any,
         key: str,
         ref: str,
-        walk: Callable[[CatalogEntry, Any], Walk],
+        walk: Walker,
         settled: int,
+        prev: SnapshotEntry | None,
     ) -> SnapshotEntry:
+        if (
+            prev is not None
+            and prev.entry is entry
+            and prev._tree is not None
+            and _same_tree(entry, prev._tree)
+        ):
+            return prev  # not one folder or listed file changed: no walk needed
         head = _head(entry, ref)
         try:
-            found = walk(entry, store)
+            real, found, own = walk(entry, store)
         except Exception:  # the folder went away or now leads outside: unknown
             return SnapshotEntry(key, ref, entry, (), None, False)
         md = entry.metadata.md_name
@@ -337,9 +353,10 @@ class SnapshotMaker:
         token = _token(
             (*head, found.complete, *((f.path, f.stamp) for f in found.files), len(found.files))
         )
-        return SnapshotEntry(
-            key, ref, entry, tuple(listed), None if racy else token, found.complete
-        )
+        if racy:
+            return SnapshotEntry(key, ref, entry, tuple(listed), None, found.complete)
+        stamps = _tree_stamps(entry, real, found, settled) if own and found.complete else None
+        return SnapshotEntry(key, ref, entry, tuple(listed), token, found.complete, _tree=stamps)
 
     def _stored(
         self,
@@ -367,18 +384,59 @@ class SnapshotMaker:
         if entry.status not in READABLE_STATUSES:
             return SnapshotEntry(key, ref, entry, (), token, _content=content)
         files: list[SnapshotFile] = []
-        digests: dict[str, FileDigest] = {}
         try:
             rels = ["SKILL.md", *sorted(set(listing(ref)) - {"SKILL.md"})]
             for rel in rels:
                 got = reader(ref, rel, _STORE_READ_LIMIT, True)
-                files.append(SnapshotFile(rel, got.size))
-                if not got.truncated:
-                    digests[rel] = file_digest_of(bytes(got.data))
+                known = None if got.truncated else file_digest_of(bytes(got.data))
+                files.append(SnapshotFile(rel, got.size, None, known))
         except Exception:  # unreadable now: list what was read, never reuse it
-            return SnapshotEntry(key, ref, entry, tuple(files), None, False, digests)
-        return SnapshotEntry(key, ref, entry, tuple(files), token, True, digests, content)
+            return SnapshotEntry(key, ref, entry, tuple(files), None, False)
+        return SnapshotEntry(key, ref, entry, tuple(files), token, True, content)
+
+
+def _tree_stamps(entry: CatalogEntry, real: str, found: Walk, settled: int) -> _TreeStamps | None:
+    """What tells, with ``stat`` only, that a walk would list the same files with the
+    same stamps: any file added, removed or renamed changes a folder's mtime, any
+    edit a file's stamp, a swapped link its folder's. ``None`` when a folder
+    changed too recently to trust its mtime."""
+    items: list[tuple[str, int, int, int, int]] = []
+    folder = entry.metadata.folder
+    if folder is None:
+        return None
+    try:
+        for rel in ("", *found.dirs):
+            st = os.stat(os.path.join(real, rel) if rel else folder)
+            if max(st.st_mtime_ns, st.st_ctime_ns) > settled:
+                return None
+            items.append((rel, st.st_ino, st.st_mtime_ns, st.st_size, st.st_ctime_ns))
+    except OSError:
+        return None
+    for f in found.files:
+        ino, mtime, ctime = f.stamp
+        items.append((f.path, ino, mtime, f.size, ctime))
+    return real, tuple(items)
+
+
+def _same_tree(entry: CatalogEntry, tree: _TreeStamps) -> bool:
+    real, items = tree
+    folder = entry.metadata.folder
+    if folder is None:
+        return False
+    try:
+        for rel, ino, mtime, size, ctime in items:
+            st = os.stat(os.path.join(real, rel) if rel else folder)
+            if (
+                st.st_ino != ino
+                or st.st_mtime_ns != mtime
+                or st.st_size != size
+                or st.st_ctime_ns != ctime
+            ):
+                return False
+    except OSError:
+        return False
+    return True
 
 
 def _fields(e: SnapshotEntry) -> tuple[Any, ...]:
-    return (e.key, e.ref, e.entry, e.files, e.token, e.complete, e._digests, e._content)
+    return (e.key, e.ref, e.entry, e.files, e.token, e.complete, e._content, e._tree)

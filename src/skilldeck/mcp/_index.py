@@ -97,7 +97,6 @@ class _Built:
     record: SkillRecord | None = None
     refs: tuple[FileRef, ...] | None = None
     files: list[FileRow] | None = None  # a loaded row's files, until derived
-    dirs: dict[str, dict[str, dict[str, Any]]] | None = None  # folders it owns
 
     @classmethod
     def of_row(cls, row: SkillRow) -> _Built:
@@ -120,10 +119,9 @@ class _Built:
         return self.record, self.refs
 
     def owned_dirs(self) -> dict[str, dict[str, dict[str, Any]]]:
-        if self.dirs is None:
-            assert self.record is not None and self.refs is not None
-            self.dirs = _owned_dirs(self.record, self.refs)
-        return self.dirs
+        """The folders at or below its root (made again when asked: not kept in memory)."""
+        assert self.record is not None and self.refs is not None
+        return _owned_dirs(self.record, self.refs)
 
     def row(self) -> SkillRow:
         assert self.refs is not None

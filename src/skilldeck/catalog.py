@@ -86,6 +86,9 @@ from skilldeck._digest import (
 from skilldeck._digest import (
     skill_digest as skill_digest,
 )
+from skilldeck._digest import (
+    skill_file_digests as skill_file_digests,
+)
 
 __all__ = [
     "Catalog",
@@ -115,4 +118,5 @@ __all__ = [
     "diagnose",
     "file_digest",
     "skill_digest",
+    "skill_file_digests",
 ]

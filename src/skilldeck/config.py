@@ -1,4 +1,4 @@
-"""Configuration files, and trust in a project's own configuration.
+"""Configuration files, where skilldeck keeps things, and trust in a project's configuration.
 
 A public facade: every name here is defined in a private module of skilldeck.
 """
@@ -38,13 +38,21 @@ from skilldeck._configtrust import (
 from skilldeck._configtrust import (
     trusted_configs as trusted_configs,
 )
+from skilldeck._paths import (
+    Dirs as Dirs,
+)
+from skilldeck._paths import (
+    dirs as dirs,
+)
 
 __all__ = [
     "Budget",
     "Config",
+    "Dirs",
     "TrustedConfig",
     "UntrustedSettings",
     "config_path",
+    "dirs",
     "load_config",
     "project_notices",
     "revoke_project_trust",

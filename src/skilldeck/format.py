@@ -6,6 +6,9 @@ A public facade: every name here is defined in a private module of skilldeck.
 from __future__ import annotations
 
 from skilldeck._format import (
+    FRONTMATTER_LIMIT as FRONTMATTER_LIMIT,
+)
+from skilldeck._format import (
     RESOURCE_FOLDERS as RESOURCE_FOLDERS,
 )
 from skilldeck._format import (
@@ -67,6 +70,7 @@ from skilldeck._format import (
 )
 
 __all__ = [
+    "FRONTMATTER_LIMIT",
     "RESOURCE_FOLDERS",
     "CommandTemplate",
     "DeclaredTool",

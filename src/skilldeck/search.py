@@ -14,6 +14,9 @@ from skilldeck._search import (
 from skilldeck._search import (
     SearchIndex as SearchIndex,
 )
+from skilldeck._search import (
+    extract_headings as extract_headings,
+)
 from skilldeck._semantic import (
     Embedder as Embedder,
 )
@@ -41,6 +44,7 @@ __all__ = [
     "SemanticIndex",
     "Suggestion",
     "derived_phrases",
+    "extract_headings",
     "order_by_relevance",
     "suggest",
 ]

@@ -1,4 +1,4 @@
-"""The security scan of skill folders.
+"""The security scan of skill folders, and its step in installing them.
 
 A public facade: every name here is defined in a private module of skilldeck.
 """
@@ -12,6 +12,12 @@ from skilldeck._scan import (
     ScanOptions as ScanOptions,
 )
 from skilldeck._scan import (
+    install_scan as install_scan,
+)
+from skilldeck._scan import (
+    scan_mode as scan_mode,
+)
+from skilldeck._scan import (
     scan_skill as scan_skill,
 )
 from skilldeck._scan import (
@@ -21,6 +27,8 @@ from skilldeck._scan import (
 __all__ = [
     "SCAN_CODES",
     "ScanOptions",
+    "install_scan",
+    "scan_mode",
     "scan_skill",
     "scan_text",
 ]

@@ -10,9 +10,9 @@ import jsonschema
 import pytest
 from tests._skills import write_files
 
-from skilldeck._catalog import Catalog, Source
-from skilldeck._events import ListSink
-from skilldeck._runtime import ENVELOPE_SCHEMA, HostTool, SkillRuntime
+from skilldeck import Catalog, HostTool, SkillRuntime, Source
+from skilldeck.events import ListSink
+from skilldeck.tools import ENVELOPE_SCHEMA
 
 MakeSkill = Callable[..., Path]
 

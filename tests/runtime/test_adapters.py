@@ -10,12 +10,11 @@ from typing import Any
 import jsonschema
 import pytest
 
-from skilldeck._runtime import (
+from skilldeck import HostTool, SkillRuntime
+from skilldeck.adapters import (
     AnthropicMessagesAdapter,
-    HostTool,
     OpenAIChatAdapter,
     OpenAIResponsesAdapter,
-    SkillRuntime,
     provider_name,
     run_tool_loop,
 )

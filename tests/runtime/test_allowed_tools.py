@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from skilldeck import ToolNotAllowedError
-from skilldeck._events import AllowedToolsPolicyChanged, ListSink, ToolCallBlocked
-from skilldeck._runtime import VERB_FIRST_TOOL_NAMES, GovernanceRequest, HostTool, SkillRuntime
+from skilldeck import GovernanceRequest, HostTool, SkillRuntime, ToolNotAllowedError
+from skilldeck.events import AllowedToolsPolicyChanged, ListSink, ToolCallBlocked
+from skilldeck.tools import VERB_FIRST_TOOL_NAMES
 
 from .conftest import MakeSkill, check, error_code, host_tools, runtime_for
 

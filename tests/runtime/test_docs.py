@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from skilldeck._events import event_types
-from skilldeck._runtime import ERROR_CODES, WARNING_CODES, RuntimeOptions
+from skilldeck import RuntimeOptions
+from skilldeck.events import event_types
+from skilldeck.tools import ERROR_CODES, WARNING_CODES
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "runtime.md"
 TEXT = DOC.read_text("utf-8")

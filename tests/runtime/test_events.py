@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from skilldeck._events import (
+from skilldeck.events import (
     REDACTED,
     AllowedToolsPolicyChanged,
     EventBus,
@@ -175,7 +175,7 @@ _BIG = "x" * 9000  # well over PIPE_BUF: unlocked appends could interleave
 
 _WRITER = """
 import sys
-from skilldeck._events import JsonlAuditSink, ToolCalled
+from skilldeck.events import JsonlAuditSink, ToolCalled
 sink = JsonlAuditSink(sys.argv[1])
 for i in range(int(sys.argv[3])):
     sink.emit(ToolCalled(session_id=sys.argv[2], tool="t", arguments={

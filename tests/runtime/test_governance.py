@@ -7,14 +7,14 @@ from typing import Any
 
 import pytest
 
-from skilldeck._events import (
+from skilldeck import Decision, GovernanceRequest, SkillRuntime, Verdict
+from skilldeck.events import (
     ApprovalAsked,
     ApprovalDenied,
     ApprovalGranted,
     ListSink,
     ToolCallBlocked,
 )
-from skilldeck._runtime import Decision, GovernanceRequest, SkillRuntime, Verdict
 
 from .conftest import MakeSkill, check, error_code, host_tools, runtime_for
 

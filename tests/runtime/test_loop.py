@@ -9,8 +9,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from skilldeck._events import JsonlAuditSink
-from skilldeck._runtime import ModelReply, SkillRuntime, ToolCallRequest, run_tool_loop
+from skilldeck import SkillRuntime
+from skilldeck.adapters import ModelReply, ToolCallRequest, run_tool_loop
+from skilldeck.events import JsonlAuditSink
 
 from .conftest import MakeSkill, runtime_for
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from skilldeck._events import (
+from skilldeck.events import (
     REDACTED,
     EventBus,
     JsonlAuditSink,

@@ -9,9 +9,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from skilldeck import InvalidArgumentsError
-from skilldeck._runtime import validate_arguments
-from skilldeck._runtime._builtin import SPECS
+from skilldeck import Catalog, InvalidArgumentsError, SkillRuntime
+from skilldeck.tools import validate_arguments
 
 DECLARED = {
     "type": "object",
@@ -31,7 +30,11 @@ DECLARED = {
     "additionalProperties": False,
 }
 
-SCHEMAS = [spec.parameters for spec in SPECS.values()] + [DECLARED]
+# every built-in tool's schema, as a host sees them (validate_tools adds the last two)
+_RUNTIME = SkillRuntime(Catalog([]), validate_tools=True)
+BUILTIN = _RUNTIME.tool_specs(_RUNTIME.session())
+assert len(BUILTIN) == 7, [spec.name for spec in BUILTIN]
+SCHEMAS = [spec.parameters for spec in BUILTIN] + [DECLARED]
 KEYS = sorted({k for s in SCHEMAS for k in s.get("properties", {})} | {"extra"})
 
 json_values = st.recursive(

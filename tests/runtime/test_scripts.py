@@ -8,8 +8,9 @@ from typing import Any
 
 import pytest
 
-from skilldeck._events import ApprovalAsked, ApprovalDenied, ApprovalGranted, ListSink, ScriptRun
-from skilldeck._exec import ApprovalRequest, ExecConfig, Executor, MemoryApprovalStore
+from skilldeck import ExecConfig, Executor
+from skilldeck.events import ApprovalAsked, ApprovalDenied, ApprovalGranted, ListSink, ScriptRun
+from skilldeck.execution import ApprovalRequest, MemoryApprovalStore
 
 from .conftest import MakeSkill, check, error_code, runtime_for
 
@@ -130,8 +131,7 @@ def test_sandbox_unavailable_when_required(skills_root: Path) -> None:
 
 
 def test_script_failed_for_a_skill_without_folder(tmp_path: Path) -> None:
-    from skilldeck._catalog import Catalog, MemoryStore, Source
-    from skilldeck._runtime import SkillRuntime
+    from skilldeck import Catalog, MemoryStore, SkillRuntime, Source
 
     store = MemoryStore(source="mem")
     store.add("---\nname: inline\ndescription: An inline skill. Use for tests.\n---\nbody\n")

@@ -6,8 +6,8 @@ import json
 import threading
 from pathlib import Path
 
-from skilldeck._events import REDACTED, JsonlAuditSink
-from skilldeck._runtime import HostTool, SkillRuntime
+from skilldeck import HostTool, SkillRuntime
+from skilldeck.events import REDACTED, JsonlAuditSink
 
 from .conftest import MakeSkill, check, runtime_for
 

@@ -10,13 +10,8 @@ from typing import Any
 
 import pytest
 
-from skilldeck._runtime import (
-    AnthropicMessagesAdapter,
-    HostTool,
-    OpenAIChatAdapter,
-    OpenAIResponsesAdapter,
-    SkillRuntime,
-)
+from skilldeck import HostTool, SkillRuntime
+from skilldeck.adapters import AnthropicMessagesAdapter, OpenAIChatAdapter, OpenAIResponsesAdapter
 
 from .conftest import MakeSkill, check, runtime_for
 

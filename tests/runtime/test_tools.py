@@ -12,19 +12,16 @@ import pytest
 
 from skilldeck import (
     ApprovalRequiredError,
+    HostTool,
     ManifestError,
+    RuntimeOptions,
     SandboxUnavailableError,
     ScriptFailedError,
     ScriptTimeoutError,
-)
-from skilldeck._events import FileRead, ListSink, SearchPerformed, SkillLoaded, ToolCalled
-from skilldeck._runtime import (
-    ERROR_CODES,
-    VERB_FIRST_TOOL_NAMES,
-    HostTool,
-    RuntimeOptions,
     SkillRuntime,
 )
+from skilldeck.events import FileRead, ListSink, SearchPerformed, SkillLoaded, ToolCalled
+from skilldeck.tools import ERROR_CODES, VERB_FIRST_TOOL_NAMES
 
 from .conftest import MakeSkill, check, error_code, host_tools, runtime_for, write_skill
 
@@ -294,14 +291,18 @@ def test_host_tool_skill_errors_keep_their_code(
 
 
 def test_every_error_code_is_listed() -> None:
-    from skilldeck import _errors
+    import skilldeck
 
-    codes = {
-        cls.code
-        for cls in vars(_errors).values()
-        if isinstance(cls, type) and issubclass(cls, _errors.SkillError)
+    def tree(cls: type[skilldeck.SkillError]) -> list[type[skilldeck.SkillError]]:
+        return [cls, *(sub for child in cls.__subclasses__() for sub in tree(child))]
+
+    exported = {
+        value
+        for value in (getattr(skilldeck, name) for name in skilldeck.__all__)
+        if isinstance(value, type) and issubclass(value, skilldeck.SkillError)
     }
-    assert codes == set(ERROR_CODES)
+    assert set(tree(skilldeck.SkillError)) == exported  # every error class is public
+    assert {cls.code for cls in exported} == set(ERROR_CODES)
     assert len(ERROR_CODES) == len(set(ERROR_CODES))
 
 

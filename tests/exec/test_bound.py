@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import skilldeck
-from skilldeck._format._mdtools import parse_declared_tools
+from skilldeck.format import parse_declared_tools
 
 from .conftest import MODES, MakeSkill, executor, needs_bwrap
 

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import os
+import pty
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
-import pytest
 from click.testing import CliRunner
 
 from skilldeck.cli import main
@@ -153,21 +155,38 @@ def test_run_reports_bubblewrap(world: Path) -> None:
     assert iso["sandbox"] == "bubblewrap" and iso["workdir_mode"] == "temp"
 
 
-def test_interactive_prompt(world: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from skilldeck.cli import _run
+def on_a_terminal(*args: str, answer: str) -> tuple[int, str, str]:
+    """Run the real command line with stdin a terminal (a pty) that types ``answer``."""
+    leader, follower = pty.openpty()
+    try:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "skilldeck", *args],
+            stdin=follower,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        os.close(follower)
+        os.write(leader, answer.encode())
+        out, err = proc.communicate(timeout=120)
+    finally:
+        os.close(leader)
+    return proc.returncode, out, err
 
-    monkeypatch.setattr(_run, "_interactive", lambda: True)
+
+def test_interactive_prompt(world: Path) -> None:
     root = str(make_root(world))
-    runner = CliRunner()
-    no = runner.invoke(main, ["run", "tool", "args.sh", "--root", root, "--", "a"], input="n\n")
-    assert no.exit_code == 0 and "cancelled" in no.stderr  # a declined prompt is no failure
-    assert "Runs:" in no.stderr and "args.sh a" in no.stderr and "Isolation:" in no.stderr
-    yes = runner.invoke(main, ["run", "tool", "args.sh", "--root", root, "--", "a"], input="y\n")
-    assert yes.exit_code == 0 and yes.stdout == "[a]\n"
-    assert "remembered" in yes.stderr
-    again = runner.invoke(main, ["run", "tool", "args.sh", "--root", root, "--", "b"])
+    run = ("run", "tool", "args.sh", "--root", root, "--")
+    code, out, err = on_a_terminal(*run, "a", answer="n\n")
+    assert code == 0 and "cancelled" in err  # a declined prompt is no failure
+    assert "Runs:" in err and "args.sh a" in err and "Isolation:" in err
+    assert "Run it?" in err and out == ""
+    code, out, err = on_a_terminal(*run, "a", answer="y\n")
+    assert code == 0 and out == "[a]\n"
+    assert "remembered" in err
+    again = CliRunner().invoke(main, [*run, "b"])  # no terminal: the stored approval is enough
     assert again.exit_code == 0 and again.stdout == "[b]\n" and "Run it?" not in again.stderr
-    assert "valid" in runner.invoke(main, ["approvals", "--root", root]).stdout
+    assert "valid" in CliRunner().invoke(main, ["approvals", "--root", root]).stdout
 
 
 def test_yes_approves_without_a_terminal(world: Path) -> None:

@@ -6,6 +6,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import textwrap
 import time
 from pathlib import Path
@@ -569,30 +570,6 @@ def test_cancel_stops_the_run(make_skill: MakeSkill, mode: str) -> None:
     assert info.value.context["result"].output == "begun\n"
 
 
-@pytest.mark.parametrize("native", [True, False], ids=["native", "python"])
-def test_helper_protocol(native: bool) -> None:
-    import shutil
-
-    from skilldeck._exec._native import find_helper
-
-    if native and not any(shutil.which(c) for c in ("cc", "gcc", "clang")):
-        pytest.skip("no C compiler: the native helper cannot be built (the Python twin is used)")
-
-    helper = find_helper(native=native)
-    assert helper.kind == ("native" if native else "python")
-    limits = ["0", "-1", "-1", "-1", "-1", "-1", "0"]  # grace, cpu, as, fsize, nofile, nproc, core
-
-    def run(*argv: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([*helper.argv, *argv], capture_output=True, text=True, check=False)
-
-    done = run("2", "exec", "-1", "-1", *limits, "-1", "--", "/bin/sh", "-c", "umask; exit 7")
-    assert (done.returncode, done.stdout) == (7, "0077\n")
-    bad = run("1", "exec", "--", "/bin/true")
-    assert bad.returncode == 125 and "protocol 2" in bad.stderr
-    missing = run("2", "supervise", "-1", "-1", *limits, "-1", "--", "/no/such/program")
-    assert missing.returncode == 127 and "cannot execute /no/such/program" in missing.stderr
-
-
 @needs_bwrap
 @pytest.mark.parametrize("mode", MODES)
 def test_project_workdir_outside_a_repository_is_the_current_folder(
@@ -652,15 +629,32 @@ def test_relative_path_entries_never_find_programs(
     assert result.exit_code == 127 and "pwned" not in result.output
 
 
-def test_a_broken_native_helper_falls_back_to_python(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
-    from skilldeck._exec import _native
+_HELPER_OF_A_RUN = """
+import sys
+import skilldeck
+skill = skilldeck.Catalog.from_roots([sys.argv[1]]).load("demo")
+config = skilldeck.ExecConfig(sandbox="none", workdir="skill", kill_grace=0.5)
+executor = skilldeck.Executor(config, approvals=skilldeck.MemoryApprovalStore())
+result = executor.run_script(skill, "ok.sh", trust="bundled", approver=lambda request: True)
+print(result.output.strip(), result.isolation["helper"])
+"""
 
-    monkeypatch.setenv("SKILLDECK_CACHE_DIR", str(tmp_path))
-    monkeypatch.setattr(_native, "_cache", {})
-    target = tmp_path / "exec" / f"helper-{_native._tag()}"
-    target.parent.mkdir(parents=True)
-    target.write_text("#!/bin/sh\nexit 3\n")  # present and executable, but not the helper
-    target.chmod(0o755)
-    assert _native.find_helper().kind == "python"
+
+def test_a_broken_native_helper_falls_back_to_python(
+    make_skill: MakeSkill, world: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if not any(shutil.which(c) for c in ("cc", "gcc", "clang")):
+        pytest.skip("no C compiler: the native helper cannot be built (the Python twin is used)")
+    make_skill(scripts={"ok.sh": "echo ok\n"})
+    monkeypatch.setenv("SKILLDECK_CACHE_DIR", str(tmp_path / "cache"))
+
+    def helper_of_a_fresh_process() -> str:
+        argv = [sys.executable, "-c", _HELPER_OF_A_RUN, str(world)]
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=120, check=False)
+        assert done.returncode == 0, done.stderr
+        return done.stdout.strip()
+
+    assert helper_of_a_fresh_process() == "ok native"  # built into the cache folder
+    (binary,) = (tmp_path / "cache" / "exec").glob("helper-*")
+    binary.write_text("#!/bin/sh\nexit 3\n")  # present and executable, but not the helper
+    assert helper_of_a_fresh_process() == "ok python"

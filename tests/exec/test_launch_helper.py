@@ -1,0 +1,35 @@
+"""The launch helper's command-line protocol, for the native binary and its Python twin.
+
+A unit test of an internal: hosts reach the helper only through ``Executor`` runs
+(``isolation["helper"]``, tested in test_executor.py); this pins the argv contract the
+two implementations share.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import pytest
+
+from skilldeck._exec._native import find_helper
+
+
+@pytest.mark.parametrize("native", [True, False], ids=["native", "python"])
+def test_helper_protocol(native: bool) -> None:
+    if native and not any(shutil.which(c) for c in ("cc", "gcc", "clang")):
+        pytest.skip("no C compiler: the native helper cannot be built (the Python twin is used)")
+
+    helper = find_helper(native=native)
+    assert helper.kind == ("native" if native else "python")
+    limits = ["0", "-1", "-1", "-1", "-1", "-1", "0"]  # grace, cpu, as, fsize, nofile, nproc, core
+
+    def run(*argv: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([*helper.argv, *argv], capture_output=True, text=True, check=False)
+
+    done = run("2", "exec", "-1", "-1", *limits, "-1", "--", "/bin/sh", "-c", "umask; exit 7")
+    assert (done.returncode, done.stdout) == (7, "0077\n")
+    bad = run("1", "exec", "--", "/bin/true")
+    assert bad.returncode == 125 and "protocol 2" in bad.stderr
+    missing = run("2", "supervise", "-1", "-1", *limits, "-1", "--", "/no/such/program")
+    assert missing.returncode == 127 and "cannot execute /no/such/program" in missing.stderr

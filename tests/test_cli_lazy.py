@@ -10,7 +10,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from skilldeck._version import __version__
+from skilldeck import __version__
 from skilldeck.cli import _lazy, main
 
 

@@ -19,7 +19,7 @@ import pytest
 from tests.dist._helpers import CliResult, make_skill, run_cli
 
 import skilldeck
-from skilldeck.cli._app import main
+from skilldeck.cli import main
 
 SRC = Path(skilldeck.__file__).resolve().parent
 

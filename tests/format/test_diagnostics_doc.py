@@ -12,6 +12,7 @@ import importlib
 import pkgutil
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -24,7 +25,7 @@ _CHECKED = re.compile(r"<!-- check: ([\w-]+) -->\n(`{3,})\w*\n(.*?)\n\2\n", re.D
 
 
 @functools.cache
-def _all_codes() -> dict[str, skilldeck._diagnostics.CodeInfo]:
+def _all_codes() -> dict[str, Any]:
     """The registry after importing every module (codes register at import)."""
     for module in pkgutil.walk_packages(skilldeck.__path__, "skilldeck."):
         try:
@@ -86,11 +87,11 @@ def _run(kind: str, example: str, tmp_path: Path) -> list[str]:
         (folder / "SKILL.md").write_text(example + "\n", encoding="utf-8")
         return [d.code for d in skilldeck.lint_skill(folder).diagnostics]
     if kind == "body-tools":
-        from skilldeck._format._mdtools import parse_declared_tools
+        from skilldeck.format import parse_declared_tools
 
         return [d.code for d in parse_declared_tools(example + "\n")[1]]
     if kind in ("scan-script", "scan-doc"):
-        from skilldeck._scan import scan_text
+        from skilldeck.security import scan_text
 
         found = scan_text(example + "\n", path="x", kind=kind.removeprefix("scan-"))
         return [d.code for d in found]

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from skilldeck import parse_skill_md, read_skill_md
-from skilldeck._format import FRONTMATTER_LIMIT
+from skilldeck.format import FRONTMATTER_LIMIT
 
 GOOD = "---\nname: demo\ndescription: Demo skill. Use when testing.\n---\n# Body\n\ntext\n"
 
@@ -124,6 +124,7 @@ def test_metadata_only_reads_a_bounded_prefix(tmp_path: Path) -> None:
 
 
 def test_frontmatter_longer_than_the_bound_is_a_diagnostic(tmp_path: Path) -> None:
+    assert FRONTMATTER_LIMIT == 64 * 1024  # the bound docs/diagnostics.md states
     skill = tmp_path / "demo"
     skill.mkdir()
     md = skill / "SKILL.md"

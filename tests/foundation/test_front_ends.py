@@ -14,7 +14,7 @@ from mcp.shared.exceptions import MCPError
 from tests.foundation._trees import HIDDEN, OUTSIDE_BYTES, VISIBLE, build_tree
 
 import skilldeck
-from skilldeck._digest import skill_file_digests
+from skilldeck.catalog import skill_file_digests
 from skilldeck.cli import main
 from skilldeck.mcp import create_server
 

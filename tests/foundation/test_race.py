@@ -32,7 +32,7 @@ from mcp import Client
 from mcp.shared.exceptions import MCPError
 
 import skilldeck
-from skilldeck._errors import SkillError
+from skilldeck import SkillError
 from skilldeck._tree import read_beneath
 from skilldeck.mcp import create_server
 

@@ -8,9 +8,10 @@ from pathlib import Path
 import pytest
 
 import skilldeck
-from skilldeck._catalog._sources import bundled_root
 
-FOLDER = bundled_root() / "skill-authoring"
+# the skills shipped inside the package
+BUNDLED = Path(skilldeck.__file__).parent / "_bundled"
+FOLDER = BUNDLED / "skill-authoring"
 
 
 def test_strict_valid_lint_clean_scan_clean() -> None:
@@ -36,7 +37,7 @@ def test_declared_tools_validate_and_lint(tmp_path: Path) -> None:
     bad = tmp_path / "Bad_Skill"
     bad.mkdir()
     (bad / "SKILL.md").write_text("---\nname: Bad_Skill\ndescription: Does X.\n---\nBody\n")
-    catalog = skilldeck.Catalog([skilldeck.Source.of("bundled", "bundled", [bundled_root()])])
+    catalog = skilldeck.Catalog([skilldeck.Source.of("bundled", "bundled", [BUNDLED])])
     # run as the test user (not nobody) so tmp_path and the venv are reachable
     executor = skilldeck.Executor(skilldeck.ExecConfig(sandbox="none", run_as=None))
     runtime = skilldeck.SkillRuntime(catalog, executor=executor)

@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 
 import skilldeck
-from skilldeck._catalog._envroots import env_roots
 
 
 def write(root: Path, name: str, marker: str) -> Path:
@@ -61,17 +60,19 @@ def test_shipped_skills_rank_below_the_config_and_are_found_recursively(
     assert entry.visible
 
 
-def test_env_roots_function(tmp_path: Path) -> None:
-    env = {
-        "SKILLS_DIR": "shipped",
-        "SKILLDECK_PATH": os.pathsep.join(["/a", "", "b"]),
-        "CUSTOM_SKILLS_DIR": "custom",
-    }
-    roots = env_roots(env, cwd=tmp_path)
-    assert [(r.path, r.recursive) for r in roots.below] == [(tmp_path / "shipped", True)]
-    assert [(r.path, r.recursive) for r in roots.above] == [
+def test_env_roots_in_the_default_catalog(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def extra_roots() -> list[tuple[Path, bool]]:
+        catalog = skilldeck.Catalog.default(cache=False, cwd=tmp_path)
+        return [(r.path, r.recursive) for r in catalog.roots if r.source == "extra"]
+
+    assert extra_roots() == []
+    monkeypatch.setenv("SKILLS_DIR", "shipped")
+    monkeypatch.setenv("SKILLDECK_PATH", os.pathsep.join(["/a", "", "b"]))
+    monkeypatch.setenv("CUSTOM_SKILLS_DIR", "custom")
+    # SKILLS_DIR ranks lowest; SKILLDECK_PATH's first entry wins, so it comes later
+    assert extra_roots() == [
+        (tmp_path / "shipped", True),
         (tmp_path / "b", False),
         (Path("/a"), False),
         (tmp_path / "custom", True),
     ]
-    assert env_roots({}, cwd=tmp_path).roots == ()

@@ -12,7 +12,7 @@ import pytest
 
 import skilldeck
 from skilldeck import InlineSkill, SkillRef, SkillsSection, SkillTool
-from skilldeck._events import ListSink
+from skilldeck.events import ListSink
 
 
 def skill(name: str = "code-review", **kw: object) -> InlineSkill:

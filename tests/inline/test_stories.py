@@ -11,7 +11,7 @@ import pytest
 
 import skilldeck
 from skilldeck import InlineSkill, SkillRef, SkillsSection, SkillTool
-from skilldeck._events import ListSink, SkillLoaded
+from skilldeck.events import ListSink, SkillLoaded
 
 CODE_REVIEW = InlineSkill(
     name="code-review",

@@ -7,8 +7,8 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from skilldeck._compact import COMPACT_HEADER, render_compact_manifest
-from skilldeck._format._mdtools import parse_declared_tools
+from skilldeck.adapters import COMPACT_HEADER, render_compact_manifest
+from skilldeck.format import parse_declared_tools
 
 
 def meta(name: str, description: str) -> SimpleNamespace:

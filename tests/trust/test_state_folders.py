@@ -13,9 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from skilldeck._dist._state import Layout, layout, recover
-from skilldeck._paths import dirs
-from skilldeck._statedir import stage_id, stage_id_is_ours
+from skilldeck.config import dirs
 
 from .conftest import World, snapshot, write_skill
 
@@ -99,16 +97,12 @@ def test_shipped_intent_never_moves_user_folders(world: World) -> None:
 
 def test_recovery_rebuilds_paths_even_in_its_own_staging_folders(world: World) -> None:
     """A dead folder with a genuine id whose intent names an outside ``old`` path and a
-    hostile name: nothing outside is moved; the folder is removed."""
+    hostile name: nothing outside is moved; the folder is removed. A copy whose id has a
+    forged MAC is not ours: left exactly as it is."""
     world.clone()
-    lay = layout("project", cwd=world.repo)
-    base = lay.base
-    (base / ".staging").mkdir(parents=True, mode=0o700)
-    own = stage_id(dirs().data)
-    assert stage_id_is_ours(own, dirs().data)
-    assert not stage_id_is_ours(own[:-1] + ("0" if own[-1] != "0" else "1"), dirs().data)
-    folder = base / ".staging" / own
-    folder.mkdir()
+    own = _killed_install(world)
+    staging = world.repo / ".skilldeck" / ".staging"
+    forged = staging / (own.name[:-1] + ("0" if own.name[-1] != "0" else "1"))
     victim = world.outside / "alpha"
     before = snapshot(world.outside)
     entry = {"source": {"kind": "local", "url": "/x"}, "digest": "sha256:0", "files": {}}
@@ -117,12 +111,17 @@ def test_recovery_rebuilds_paths_even_in_its_own_staging_folders(world: World) -
         {"op": "install", "name": "../../other-projects/beta", "entry": entry, "old": "x"},
         {"op": "remove", "name": "/etc"},
     ]
-    (folder / "intent.json").write_text(json.dumps({"ops": ops}), encoding="utf-8")
-    os.utime(folder, (OLD, OLD))
-    assert recover(Layout("project", base, world.repo)) == [own]
-    assert not folder.exists()
+    (own / "intent.json").write_text(json.dumps({"ops": ops}), encoding="utf-8")
+    forged.mkdir(mode=0o700)
+    (forged / "intent.json").write_text(json.dumps({"ops": ops}), encoding="utf-8")
+    for folder in (own, forged):
+        os.utime(folder, (OLD, OLD))
+    res = world.run("verify", "--scope", "project")
+    assert "Traceback" not in res.err, res.err
+    assert not own.exists()
+    assert sorted(p.name for p in staging.iterdir()) == [forged.name]
     assert snapshot(world.outside) == before
-    assert not (base / "skills" / "alpha").exists()
+    assert not (world.repo / ".skilldeck" / "skills" / "alpha").exists()
 
 
 def test_installed_folder_link_never_reaches_global_skills(world: World) -> None:
@@ -168,9 +167,9 @@ def test_state_file_links_are_refused(world: World, entry: str) -> None:
     assert snapshot(world.home) == before
 
 
-def test_interrupted_install_is_rolled_forward(world: World) -> None:
-    """Killed after the swap, before the lockfile: the next command finishes the record."""
-    world.clone()
+def _killed_install(world: World) -> Path:
+    """Install into the project and kill skilldeck after the swap, before the lockfile;
+    returns the staging folder it leaves behind (named with this user's genuine id)."""
     src = _source(world)
     marker = world.outside.parent / "paused"
     env = {
@@ -193,8 +192,15 @@ def test_interrupted_install_is_rolled_forward(world: World) -> None:
     finally:
         proc.send_signal(signal.SIGKILL)
         proc.wait()
+    (folder,) = (world.repo / ".skilldeck" / ".staging").iterdir()
+    return folder
+
+
+def test_interrupted_install_is_rolled_forward(world: World) -> None:
+    """Killed after the swap, before the lockfile: the next command finishes the record."""
+    world.clone()
+    _killed_install(world)
     staging = world.repo / ".skilldeck" / ".staging"
-    assert len(list(staging.iterdir())) == 1
     res = world.run("verify", "--scope", "project")
     assert res.code == 0, res.err
     assert "hello" in res.out

@@ -4,6 +4,7 @@ other only through their facades, and no layer imports a layer above it."""
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import skilldeck
@@ -125,3 +126,115 @@ def test_mcp_reads_no_skill_file_itself() -> None:
                 if name in _FILE_CALLS:
                     found.append(f"mcp/{path.name}:{node.lineno}: {name}()")
     assert found == []
+
+
+# --- the tests themselves go through the public API --------------------------------
+
+TESTS = Path(__file__).resolve().parent
+
+#: test files that may import a private module of skilldeck, each with the reason it
+#: is a unit test of an internal rather than a test of public behaviour. Keep it short:
+#: a test about what a host, a user or a model sees uses the top level, the public
+#: facades (skilldeck.events, .tools, .config, ...), the CLI or the MCP server.
+PRIVATE_IMPORTS_ALLOWED: dict[str, str] = {
+    "test_public_api.py": "pins the top level's own tables (_EXPORTS, _MOVED)",
+    "test_cli_lazy.py": "checks the CLI's lazy command map (cli._lazy) against its modules",
+    "exec/test_launch_helper.py": "the launch helper's argv protocol, native and Python twin",
+    "exec/test_policy_rules.py": "the env allowlist and approval decision table, row by row",
+    "format/test_yaml_fastpath.py": "the YAML fast path agrees with the full loader",
+    "foundation/conftest.py": "runs each foundation test under both resolvers of _tree",
+    "foundation/test_tree.py": "unit tests of the one walker and contained reader (_tree)",
+    "foundation/test_race.py": "races the contained reader alone, beside the tool and MCP",
+    "catalog/test_cache.py": "the persisted catalog index (_catalog._cache), its format and caps",
+    "catalog/test_pool.py": "the worker pool's parsing and sizing (_catalog._pool)",
+    "catalog/test_cli.py": "to review: tests/catalog is being reworked alongside",
+    "catalog/test_config.py": "to review: tests/catalog is being reworked alongside",
+    "catalog/test_host_loading.py": "to review: tests/catalog is being reworked alongside",
+    "catalog/test_precedence.py": "to review: tests/catalog is being reworked alongside",
+    "catalog/test_skill_md_bytes.py": "to review: tests/catalog is being reworked alongside",
+    "catalog/test_status.py": "to review: tests/catalog is being reworked alongside",
+    "catalog/test_threads_and_stores.py": "to review: tests/catalog is being reworked alongside",
+    "catalog/test_why.py": "to review: tests/catalog is being reworked alongside",
+    "mcp/test_inline.py": "to review: tests/mcp is being reworked alongside",
+    "postgres/test_router.py": "the replica's tenant router (postgres._serve) on its own",
+    "routing/test_model_never_sees.py": "to review: tests/routing is being reworked alongside",
+    "routing/test_routing_cli.py": "to review: tests/routing is being reworked alongside",
+    "routing/test_search_routing.py": "to review: tests/routing is being reworked alongside",
+    "routing/test_search_store.py": "the saved search index's file format (_search_store)",
+    "routing/test_trigger_patterns.py": "to review: tests/routing is being reworked alongside",
+}
+
+# an import of a private module inside code a test runs in a subprocess
+_IMPORT_IN_TEXT = re.compile(r"^\s*(?:from|import)\s+skilldeck(?:\.\w+)*\._\w", re.MULTILINE)
+
+
+def _private(dotted: str) -> bool:
+    """``skilldeck._x``, ``skilldeck.cli._app``: a single-underscore part past the root."""
+    parts = dotted.split(".")
+    return parts[0] == "skilldeck" and any(
+        p.startswith("_") and not p.startswith("__") for p in parts[1:]
+    )
+
+
+def _dotted(node: ast.expr) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        base = _dotted(node.value)
+        return f"{base}.{node.attr}" if base else None
+    return None
+
+
+def private_uses(path: Path) -> list[str]:
+    """Where a file reaches a private module or name of skilldeck: imports, attribute
+    access (``skilldeck._paths.dirs``) and imports in code it runs in a subprocess."""
+    tree = ast.parse(path.read_text("utf-8"))
+    found = []
+    for node in ast.walk(tree):
+        line = getattr(node, "lineno", 0)
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("skilldeck"):
+            names = [f"{node.module}.{a.name}" for a in node.names]
+            found += [f"{line}: {n}" for n in names if _private(n)][:1]
+        elif isinstance(node, ast.Import):
+            found += [f"{line}: {a.name}" for a in node.names if _private(a.name)]
+        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
+            dotted = _dotted(node)
+            if dotted and _private(dotted) and not _private(dotted.rsplit(".", 1)[0]):
+                found.append(f"{line}: {dotted}")
+        elif isinstance(node, ast.Constant) and _IMPORT_IN_TEXT.search(str(node.value)):
+            found.append(f"{line}: an import of a private module in a string")
+    return sorted(found, key=lambda use: int(use.split(":")[0]))
+
+
+def test_tests_use_the_public_api() -> None:
+    offenders = []
+    for path in sorted(TESTS.rglob("*.py")):
+        rel = path.relative_to(TESTS).as_posix()
+        if rel not in PRIVATE_IMPORTS_ALLOWED:
+            offenders += [f"tests/{rel}:{use}" for use in private_uses(path)]
+    assert offenders == [], "use the public API, or add the file with a reason above"
+
+
+def test_the_allowlist_stays_well_under_a_third_of_the_test_files() -> None:
+    files = [p for p in TESTS.rglob("*.py") if p.name.startswith(("test_", "conftest"))]
+    allowed = len(PRIVATE_IMPORTS_ALLOWED)
+    assert allowed * 4 <= len(files), (allowed, len(files))
+    assert all(reason for reason in PRIVATE_IMPORTS_ALLOWED.values())
+
+
+def test_the_private_use_finder_can_fail(tmp_path: Path) -> None:
+    sample = tmp_path / "test_sample.py"
+    text = (
+        "import skilldeck\n"
+        "import skilldeck.events\n"
+        "from skilldeck import __version__, Catalog\n"
+        "from skilldeck.config import dirs\n"
+        "from skilldeck.~paths import dirs as d\n"
+        "from skilldeck.cli import ~lazy\n"
+        "import skilldeck.~tree.~reader\n"
+        "x = skilldeck.~paths.dirs()\n"
+        "y = skilldeck.__file__\n"
+        'CODE = "import sys\\nfrom skilldeck.~events import ListSink\\n"\n'
+    )
+    sample.write_text(text.replace("~", "_"))  # so this file itself stays clean
+    assert [use.split(":")[0] for use in private_uses(sample)] == ["5", "6", "7", "8", "10"]

@@ -35,7 +35,7 @@ import skilldeck.dist
 import skilldeck.execution
 import skilldeck.format
 import skilldeck.security
-from skilldeck._diagnostics import CODES
+from skilldeck import CODES
 from skilldeck.tools import ERROR_CODES, VERB_FIRST_TOOL_NAMES, WARNING_CODES
 
 REPO = Path(__file__).resolve().parents[1]

@@ -157,6 +157,7 @@ PRIVATE_IMPORTS_ALLOWED: dict[str, str] = {
     "catalog/test_why.py": "to review: tests/catalog is being reworked alongside",
     "mcp/test_inline.py": "to review: tests/mcp is being reworked alongside",
     "postgres/test_router.py": "the replica's tenant router (postgres._serve) on its own",
+    "postgres/test_store.py": "builds a first-schema store from the migrations (postgres._db)",
     "routing/test_model_never_sees.py": "to review: tests/routing is being reworked alongside",
     "routing/test_routing_cli.py": "to review: tests/routing is being reworked alongside",
     "routing/test_search_routing.py": "to review: tests/routing is being reworked alongside",

@@ -136,8 +136,6 @@ def test_a_bad_execution_key_names_its_file_and_line(text: str, where: int, name
     import subprocess
     import sys
 
-    from skilldeck._paths import dirs
-
     path = dirs().config_file
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text)

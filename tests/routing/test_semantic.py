@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 
 import skilldeck
-from skilldeck._search import SearchDocument, SearchIndex
+from skilldeck.search import SearchDocument, SearchIndex
 
 np = pytest.importorskip("numpy", reason="semantic search is the skilldeck[semantic] extra")
 
-from skilldeck._semantic import SemanticIndex  # noqa: E402
+from skilldeck.search import SemanticIndex  # noqa: E402
 
 # three concepts; words a request and a skill use for the same thing share one
 CONCEPTS = {

@@ -160,6 +160,9 @@ class IndexBuilder:
         self._lock = threading.Lock()
         self.changed: set[str] = set()
         """The URIs whose file was added, removed or changed by the last build."""
+        self.names: set[str] | None = None
+        """The skill names with an entry added, removed or changed by the last build
+        (``None``: every name, after the first build)."""
 
     def build(self) -> SkillIndex:
         """Scan the catalog's snapshot now (blocking; run it in a worker thread from
@@ -195,10 +198,16 @@ class IndexBuilder:
             self._loaded = True
         snap = self.catalog.snapshot()
         old_index = self._index
-        if old_index is not None and self._snap is not None and not snap.diff(self._snap):
+        diff = snap.diff(self._snap)
+        if old_index is not None and self._snap is not None and not diff:
             self._snap = snap
-            self.changed = set()
+            self.changed, self.names = set(), set()
             return old_index
+        if self._snap is None:
+            self.names = None
+        else:
+            left = {self._snap.by_key[k].name for k in diff.removed}
+            self.names = left | {snap.by_key[k].name for k in diff.added | diff.changed}
         self._snap = snap
         published = publishable(snap.entries, self._frontmatter)
         self._fm = {k: v for k, v in self._fm.items() if k in snap.by_key}

@@ -77,7 +77,8 @@ def publishable(
     winners = {fm["name"] for e, fm in chosen if e.entry.status is not shadowed}
     taken: set[str] = set()
     out: list[tuple[str, SnapshotEntry, dict[str, Any]]] = []
-    for item, fm in sorted(chosen, key=lambda c: c[0].entry.status is shadowed):
+    first = [c for c in chosen if c[0].entry.status is not shadowed]  # winners, then others
+    for item, fm in first + [c for c in chosen if c[0].entry.status is shadowed]:
         entry = item.entry
         if entry.status is not shadowed:
             path = fm["name"]

@@ -142,7 +142,9 @@ class SkillServer(MCPServer[Any]):
             changed = set(self._builder.changed)
             self._index = new
             if changed:
-                self._skill_prompts = _skill_prompts.sync(self, self._skill_prompts)
+                self._skill_prompts = _skill_prompts.sync(
+                    self, self._skill_prompts, self._builder.names
+                )
         if changed:
             logger.info("catalog changed: %d file(s)", len(changed))
             await self.notifier.publish(changed)

@@ -58,25 +58,49 @@ def _prompt(server: SkillServer, meta: Any) -> Prompt:
     )
 
 
-def sync(server: SkillServer, registered: dict[str, tuple[Any, ...]]) -> dict[str, tuple[Any, ...]]:
+def sync(
+    server: SkillServer,
+    registered: dict[str, tuple[Any, ...]],
+    names: set[str] | None = None,
+) -> dict[str, tuple[Any, ...]]:
     """Make the server's skill prompts match the catalog: only prompts whose skill
-    came, went or changed its description or hint are removed or added. Returns
-    what is now registered (name -> what its prompt was made from)."""
-    wanted: dict[str, Any] = {}
+    came, went or changed its description or hint are removed or added. ``names``
+    limits the check to those skills (the ones whose catalog entries changed;
+    ``None``: all). Returns what is now registered (name -> what its prompt was
+    made from)."""
     catalog: Any = server.catalog
-    for meta in catalog.list():
+    if names is None:
+        metas = list(catalog.list())
+        check = set(registered) | {str(m.name) for m in metas}
+    else:
+        check = set(names)
+        metas = [m for m in (_visible(catalog, n) for n in sorted(check)) if m is not None]
+    wanted: dict[str, Any] = {}
+    for meta in metas:
         name = str(meta.name)
         if getattr(meta, "user_invocable", True) and name not in _RESERVED:
             wanted.setdefault(name, meta)
-    for name in registered.keys() - wanted.keys():
-        server.remove_prompt(name)
-    now: dict[str, tuple[Any, ...]] = {}
+    now = dict(registered)
+    for name in check - wanted.keys():
+        if now.pop(name, None) is not None:
+            server.remove_prompt(name)
     for name, meta in wanted.items():
         made = (str(meta.description), getattr(meta, "argument_hint", None))
-        now[name] = made
-        if registered.get(name) == made:
+        if now.get(name) == made:
             continue
-        if name in registered:
+        if name in now:
             server.remove_prompt(name)
+        now[name] = made
         server.add_prompt(_prompt(server, meta))
     return now
+
+
+def _visible(catalog: Any, name: str) -> Any:
+    """The metadata of the visible skill ``name``, or ``None``."""
+    from skilldeck import SkillError, SkillStatus
+
+    try:
+        entry = catalog.get(name)
+    except SkillError:
+        return None
+    return entry.metadata if entry.status is SkillStatus.ENABLED else None

@@ -21,7 +21,7 @@ import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from skilldeck._catalog._budget import plan_tier1
 from skilldeck._catalog._cache import MetadataCache
@@ -38,7 +38,6 @@ from skilldeck._catalog._model import (
     WhyLine,
 )
 from skilldeck._catalog._resolve import Listed, Resolver, State, changed
-from skilldeck._catalog._snapshot import CatalogSnapshot, SnapshotMaker, address_of
 from skilldeck._catalog._sources import default_sources
 from skilldeck._catalog._store import DEFAULT_FILE_LIMIT, Discovery, FileData, IndexMode
 from skilldeck._config import Budget, Config, load_config
@@ -51,6 +50,9 @@ from skilldeck._errors import (
 )
 from skilldeck._paths import dirs
 from skilldeck._tree import Walk
+
+if TYPE_CHECKING:
+    from skilldeck._catalog._snapshot import CatalogSnapshot, SnapshotMaker
 
 __all__ = ["Catalog", "RootInfo"]
 
@@ -185,7 +187,7 @@ class Catalog:
             self.config, self.sources, check_requirements=check_requirements, environ=environ
         )
         self._last_found: builtins.list[Discovery] = []
-        self._snapshots = SnapshotMaker()
+        self._snapshots: SnapshotMaker | None = None  # made by the first snapshot()
 
     # ------------------------------------------------------------------ builders
 
@@ -463,9 +465,17 @@ class Catalog:
         entries whose token did not change since the last snapshot are the same
         objects, so ``new.diff(old)`` is cheap and digests are not computed again.
         """
+        maker = self._snapshots
+        if maker is None:
+            from skilldeck._catalog._snapshot import SnapshotMaker  # a listing never needs it
+
+            with self._lock:
+                if self._snapshots is None:
+                    self._snapshots = SnapshotMaker()
+                maker = self._snapshots
         state = self._snapshot()
         pairs = [(e, state.stores[id(e.metadata)]) for e in state.entries]
-        return self._snapshots.take(
+        return maker.take(
             pairs,
             walk=self._walk_addressed,
             listing=lambda ref: self.files(ref, index="all"),
@@ -477,6 +487,8 @@ class Catalog:
         """The real folder and files of the skill ``entry``'s address reads, and whether
         it is ``entry``'s own (``SOURCE:NAME`` names the first usable copy of a
         source, which may be another folder than ``entry``'s)."""
+        from skilldeck._catalog._snapshot import address_of
+
         target = self.get(address_of(entry))
         if target is not entry:
             store = self._snapshot().stores[id(target.metadata)]

@@ -20,7 +20,8 @@ with words no skill has counting at the highest IDF) the hit covers, lowered whe
 the runner-up is nearly as good. Evidence (two thirds): how strongly the request
 matches what some skill says *about itself* (name, tags, ``when_to_use``,
 description, headings; a second, small index over those fields): the best BM25
-score there, in units of a rare word matched in full, saturated. A request no
+score there, in units of a rare word matched in full, saturated, and lowered by a
+tenth when that skill shares only one word with the request. A request no
 skill is for ("how tall is Mount Everest") still meets words in the bodies of a
 large catalog, but rarely in its names and descriptions. ``hit.confident``
 compares it with ``CONFIDENT`` (0.5), so hosts, ``suggest`` and
@@ -97,6 +98,8 @@ _PREFIX_MAX_EXPANSIONS = 10
 _BODY_WORDS = 1000
 _FULL_STRENGTH = 0.8  # BM25 saturation of a word met once in a description, about
 _COVERAGE_SHARE = 1 / 3  # of the confidence; the evidence has the rest
+_ONE_WORD_EVIDENCE = 0.9  # evidence kept when the best skill shares one query word
+_EVIDENCE_PER_WORD = 0.1  # given back for each further word (two or more: all of it)
 
 
 @lru_cache(maxsize=1)
@@ -443,14 +446,20 @@ class SearchIndex:
     def evidence(self, info: Mapping[str, float]) -> float:
         """How strongly the query words ``info`` match what some skill says about
         itself (``META_FIELDS``), from 0 to 1: the best BM25 score of the evidence
-        index in units of a rare word matched in full (``1 - exp(-units)``)."""
+        index in units of a rare word matched in full (``1 - exp(-units)``), times
+        0.9 when that skill shares a single word with the query."""
         meta = self._meta
         if meta is None:
             meta = self._meta = _Builtin.build([d.weighted_pair()[1] for d in self.documents])
         scores = meta.scores((t, 1.0) for t in info)
         if not scores:
             return 0.0
-        return 1.0 - math.exp(-max(scores.values()) / meta.unseen_idf)
+        best = max(scores, key=scores.__getitem__)
+        postings = meta.postings
+        words = sum(1 for t in info if t in postings and best in postings[t])
+        strength = 1.0 - math.exp(-scores[best] / meta.unseen_idf)
+        # one word in common is weaker evidence than two ("what's your name", "today")
+        return strength * min(1.0, _ONE_WORD_EVIDENCE + _EVIDENCE_PER_WORD * (words - 1))
 
     def _coverage(self, doc_id: int, info: Mapping[str, float]) -> tuple[float, tuple[str, ...]]:
         """The share of the query's information that ``doc_id`` has.

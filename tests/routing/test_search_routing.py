@@ -3,6 +3,7 @@ field weights, a calibrated confidence, derived triggers in suggest, and preflig
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import pytest
@@ -95,7 +96,27 @@ def test_words_met_only_in_a_body_are_weak_evidence() -> None:
     assert hit.name == "peaks" and hit.confident
     # the evidence index sees headings, not bodies
     index = SearchIndex([*filler, SearchDocument("x", "Misc.", headings=("Mount Everest",))])
-    assert index.evidence({"everest": 1.0}) > 0.5 > SearchIndex(docs).evidence({"everest": 1.0})
+    words = dict.fromkeys(tokenize("Mount Everest"), 1.0)
+    assert index.evidence(words) > 0.5 > SearchIndex(docs).evidence(words)
+
+
+def test_one_shared_word_is_weaker_evidence_than_two() -> None:
+    """A request like "thanks, that's all for today" shares one word with a skill that
+    plans today's tasks; "plan my tasks for today" shares three. One word counts nine
+    tenths."""
+    filler = [SearchDocument(f"tool-{i}", f"Run tool {i} on source files.") for i in range(30)]
+    index = SearchIndex([*filler, SearchDocument("daily-plan", "Plan today's tasks.")])
+    assert index._meta is not None
+    unit = index._meta.unseen_idf
+
+    def saturated(words: dict[str, float]) -> float:
+        assert index._meta is not None
+        return 1.0 - math.exp(-max(index._meta.scores(words.items()).values()) / unit)
+
+    one = {"today": 1.0}
+    many = dict.fromkeys(tokenize("plan my tasks for today"), 1.0)
+    assert index.evidence(one) == pytest.approx(0.9 * saturated(one))
+    assert index.evidence(many) == pytest.approx(saturated(many))
 
 
 def test_body_words_count_a_little() -> None:

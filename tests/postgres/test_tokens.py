@@ -164,3 +164,31 @@ def test_the_store_wide_audit_reader(store_url: str, tmp_path: Path) -> None:
     for bad in (("--since", "yesterday"), ("--limit", "0"), ("--after", "-3"), ("--tenant", "A B")):
         got = sk("audit", *args, *bad, check=False)
         assert got.returncode in (1, 2) and "Traceback" not in got.stderr, bad
+
+
+def test_a_user_without_the_grants_gets_coded_errors(store_url: str, tmp_path: Path) -> None:
+    """What the database refuses (a missing grant) is a coded error, never a traceback."""
+    create_tenant(store_url, "acme")
+    PostgresStore(store_url, "acme").publish(make_skill(tmp_path, "one"))
+    db = Database(store_url)
+    with db.admin() as conn:
+        conn.execute("CREATE ROLE weak_user LOGIN")
+        conn.execute("GRANT SELECT ON skilldeck_migrations TO weak_user")
+        conn.execute("GRANT skilldeck_tenant TO weak_user")
+    db.close()
+    weak = ["--store", store_url.replace("user=skilldeck", "user=weak_user")]
+    for args in (
+        ("tenant", "list"),
+        ("tenant", "token", "revoke", "acme", "1"),
+        ("tenant", "token", "rotate", "acme"),
+        ("tenant", "create", "globex"),
+        ("audit",),  # not a member of skilldeck_auditor
+        ("audit", "--json"),
+    ):
+        got = sk(*args, *weak, check=False)
+        assert got.returncode == 1, (args, got.stderr)
+        assert "Traceback" not in got.stderr, args
+        assert "CONFIG_INVALID" in got.stderr + got.stdout, args
+    listed = sk("list", *weak, "--tenant", "acme", check=False)  # the tenant role suffices
+    assert listed.returncode == 0 and "one" in listed.stdout
+    assert tenant_for_token(store_url, "sdk_x") is None

@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import sys
 from collections.abc import Callable
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -33,6 +34,7 @@ __all__ = [
     "active_executor",
     "postgres_api",
     "required_store",
+    "store_errors",
     "store_options",
     "store_verify",
     "stored_copy",
@@ -58,6 +60,28 @@ def postgres_api() -> Any:
             "the PostgreSQL store needs psycopg: pip install 'skilldeck[postgres]'"
         ) from None
     return pg
+
+
+def store_errors(func: F) -> F:
+    """The database's own errors (a missing grant, a dropped connection, a timeout)
+    become a coded ``CONFIG_INVALID`` with a hint, never a traceback."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except Exception as exc:
+            driver = sys.modules.get("psycopg")
+            if driver is None or not isinstance(exc, driver.Error):
+                raise
+            text = str(exc).strip()
+            raise skilldeck.ConfigError(
+                "the store failed: " + (text.splitlines()[0] if text else type(exc).__name__),
+                hint="check that PostgreSQL is reachable and that the database user has the "
+                "grants docs/scaling.md lists for this command",
+            ) from None
+
+    return wrapper  # type: ignore[return-value]
 
 
 def _from_config(key: str) -> str | None:
@@ -99,7 +123,7 @@ def store_options(func: F) -> F:
         chosen = _resolve(store, tenant, kwargs.get("roots"))
         token = _ACTIVE.set(chosen)
         try:
-            return func(*args, **kwargs)
+            return store_errors(func)(*args, **kwargs)
         finally:
             _ACTIVE.reset(token)
 
@@ -231,6 +255,7 @@ def store_group() -> None:
 @store_group.command("init")
 @required_store
 @json_option
+@store_errors
 def store_init(store_url: str, as_json: bool) -> None:
     """Create the store's tables or migrate them to this skilldeck's version."""
     before, after = postgres_api().init_store(store_url)
@@ -251,6 +276,7 @@ def tenant_group() -> None:
 @click.argument("tenant")
 @required_store
 @json_option
+@store_errors
 def tenant_create(tenant: str, store_url: str, as_json: bool) -> None:
     """Create TENANT and print its bearer token (shown once; only its hash is kept)."""
     token = postgres_api().create_tenant(store_url, tenant)
@@ -267,6 +293,7 @@ def tenant_create(tenant: str, store_url: str, as_json: bool) -> None:
 @tenant_group.command("list")
 @required_store
 @json_option
+@store_errors
 def tenant_list(store_url: str, as_json: bool) -> None:
     """List the store's tenants: created, valid tokens, published skills."""
     tenants = postgres_api().describe_tenants(store_url)
@@ -313,6 +340,7 @@ def _token_out(info: Any, token: str | None, as_json: bool, what: str, **extra: 
 @click.option("--label", default=None, help="A note saying who or what uses the token.")
 @required_store
 @json_option
+@store_errors
 def token_create(tenant: str, label: str | None, store_url: str, as_json: bool) -> None:
     """Give TENANT another token (printed once; its other tokens keep working)."""
     info, token = postgres_api().create_token(store_url, tenant, label=label)
@@ -323,6 +351,7 @@ def token_create(tenant: str, label: str | None, store_url: str, as_json: bool) 
 @click.argument("tenant")
 @required_store
 @json_option
+@store_errors
 def token_list(tenant: str, store_url: str, as_json: bool) -> None:
     """List TENANT's tokens (ids, labels, creation and revocation times; never the tokens)."""
     tokens = postgres_api().list_tokens(store_url, tenant)
@@ -340,6 +369,7 @@ def token_list(tenant: str, store_url: str, as_json: bool) -> None:
 @click.argument("token")
 @required_store
 @json_option
+@store_errors
 def token_revoke(tenant: str, token: str, store_url: str, as_json: bool) -> None:
     """Revoke one of TENANT's tokens, by id or the token itself: every replica refuses it."""
     info = postgres_api().revoke_token(store_url, tenant, _token_ref(token))
@@ -352,6 +382,7 @@ def token_revoke(tenant: str, token: str, store_url: str, as_json: bool) -> None
 @click.option("--label", default=None, help="The new token's label (default: the old one's).")
 @required_store
 @json_option
+@store_errors
 def token_rotate(
     tenant: str, token: str | None, label: str | None, store_url: str, as_json: bool
 ) -> None:
@@ -384,6 +415,7 @@ def token_rotate(
     help="Security scan: block stops on an error-level finding (default: [install] scan).",
 )
 @json_option
+@store_errors
 def publish_command(
     paths: tuple[str, ...], store_url: str, tenant: str, scan: str | None, as_json: bool
 ) -> None:

@@ -10,7 +10,7 @@ from typing import Any
 import click
 
 from skilldeck.cli._app import json_option, main
-from skilldeck.cli._store import TENANT_ENV, postgres_api, required_store
+from skilldeck.cli._store import TENANT_ENV, postgres_api, required_store, store_errors
 
 __all__ = ["parse_since"]
 
@@ -60,6 +60,7 @@ def _version_ref(spec: str) -> tuple[str, int | str | None]:
 @required_store
 @click.option("--tenant", envvar=TENANT_ENV, required=True, help=f"Tenant (env: {TENANT_ENV}).")
 @json_option
+@store_errors
 def unpublish_command(spec: str, store_url: str, tenant: str, as_json: bool) -> None:
     """Take back a published version of a skill (default: its current one).
 
@@ -106,6 +107,7 @@ def _summary(event: dict[str, Any]) -> str:
 )
 @click.option("--kind", "kinds", multiple=True, help="Only these events (repeatable).")
 @json_option
+@store_errors
 def audit_command(
     store_url: str,
     tenant: str | None,

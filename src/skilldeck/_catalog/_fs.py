@@ -129,6 +129,7 @@ class FileSystemStore:
         self._disk: tuple[dict[str, tuple[Sig, Record]], Listing | None] | None = None
         self._found: Discovery | None = None
         self._by_key: dict[str, SkillMetadata] = {}
+        self._allowed: tuple[str, ...] | None = None
         self.exists = False
         self.workers_used = 0
         """Worker processes that parsed the last scan's files (0: parsed here)."""
@@ -152,9 +153,18 @@ class FileSystemStore:
         """
         with self._lock:
             if self._found is None or refresh:
+                self._allowed = None  # the roots' real paths, resolved again after a walk
                 self._found = self._walk_root()
                 self._by_key = {m.key: m for m in self._found.skills}
             return self._found
+
+    def _allowed_real(self) -> tuple[str, ...]:
+        """The real paths of the root and the other allowed roots (as of the last walk)."""
+        allowed = self._allowed
+        if allowed is None:
+            extra = (os.path.realpath(p) for p in self._extra_allowed)
+            allowed = self._allowed = (os.path.realpath(self.root), *extra)
+        return allowed
 
     def scan(self, *, refresh: bool = False) -> Discovery:
         """Deprecated: the older name of :meth:`discover`."""
@@ -422,7 +432,7 @@ class FileSystemStore:
     def _real_folder(self, meta: SkillMetadata) -> str:
         assert meta.path is not None
         real = os.path.realpath(meta.path)
-        allowed = (os.path.realpath(self.root), *(os.path.realpath(p) for p in self._extra_allowed))
+        allowed = self._allowed_real()
         if not within(real, allowed):
             raise PathNotAllowedError(
                 f"skill folder {meta.path} now leads outside the allowed roots",
@@ -442,7 +452,7 @@ class FileSystemStore:
         real = self._real_folder(meta)
         assert meta.skill_md is not None
         md_real = os.path.realpath(meta.skill_md)
-        allowed = (os.path.realpath(self.root), *(os.path.realpath(p) for p in self._extra_allowed))
+        allowed = self._allowed_real()
         if not within(md_real, allowed):
             raise PathNotAllowedError(
                 f"{meta.skill_md} leads outside the allowed roots", skill=meta.name

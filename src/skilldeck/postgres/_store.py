@@ -303,8 +303,12 @@ class PostgresStore:
             in_order = pos >= 0 and first <= pos <= expected
             window = min(max(1, window * 2), _AHEAD_MAX_VERSIONS) if in_order else 0
             budget, covered = _AHEAD_BYTES, 0
-            for name in self._names[pos : pos + window] if pos >= 0 else ():
-                files = self._versions[name].files.values()
+            names, versions = self._names, self._versions  # a scan may swap them meanwhile
+            for name in names[pos : pos + window] if pos >= 0 else ():
+                ahead = versions.get(name)
+                if ahead is None:
+                    break
+                files = ahead.files.values()
                 todo = [(d, n) for d, n, _x in files if (self.tenant, d) not in self.db.blobs]
                 size = sum(n for _d, n in todo)
                 if size > budget:

@@ -96,6 +96,12 @@ ARGS: dict[str, list[str]] = {
     "tenant create": ["tenant", "create", "t1", "--store", _NO_STORE],
     "tenant list": ["tenant", "list", "--store", _NO_STORE],
     "publish": ["publish", ".agents/skills/demo-skill", "--tenant", "t1", "--store", _NO_STORE],
+    "unpublish": ["unpublish", "demo-skill", "--tenant", "t1", "--store", _NO_STORE],
+    "audit": ["audit", "--store", _NO_STORE],
+    "tenant token create": ["tenant", "token", "create", "t1", "--store", _NO_STORE],
+    "tenant token list": ["tenant", "token", "list", "t1", "--store", _NO_STORE],
+    "tenant token revoke": ["tenant", "token", "revoke", "t1", "1", "--store", _NO_STORE],
+    "tenant token rotate": ["tenant", "token", "rotate", "t1", "--store", _NO_STORE],
 }
 
 
@@ -218,7 +224,7 @@ def test_help_texts_use_no_internal_words() -> None:
     from click.testing import CliRunner
 
     runner = CliRunner()
-    for name in sorted(_leaf_commands() | {"sandbox", "store", "tenant", "eval", ""}):
+    for name in sorted(_leaf_commands() | {"sandbox", "store", "tenant", "tenant token", "eval", ""}):
         res = runner.invoke(main, [*name.split(), "--help"])
         assert res.exit_code == 0, (name, res.output)
         text = res.output.lower()

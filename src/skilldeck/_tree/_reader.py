@@ -47,9 +47,20 @@ ProblemKind = Literal[
 ]
 
 
+_COMPILED = (".pyc", ".pyo")
+
+
 def is_hidden(name: str) -> bool:
-    """Is one path component hidden (starts with ``.``, other than ``.`` and ``..``)?"""
-    return name.startswith(".") and name not in (".", "..")
+    """Is one path component left out of a skill: hidden (starts with ``.``, other than
+    ``.`` and ``..``), or a compiled Python cache (``__pycache__``, ``*.pyc``, ``*.pyo``).
+
+    Python runs an unchecked-hash ``.pyc`` without looking at the source beside it,
+    and a sourceless ``module.pyc``: a skill must not run code that reviewers and the
+    security scan never see, so caches are never served, digested, copied or run.
+    """
+    if name.startswith("."):
+        return name not in (".", "..")
+    return name == "__pycache__" or name.endswith(_COMPILED)
 
 
 @dataclass(frozen=True, slots=True)
@@ -208,7 +219,9 @@ def _split(rel: str) -> list[str]:
         if part == "..":
             raise _Refused("escapes", "'..' is not allowed")
         if is_hidden(part):
-            raise _Refused("hidden", "hidden files and folders are never served")
+            raise _Refused(
+                "hidden", "hidden files and folders and compiled Python caches are never served"
+            )
     return parts
 
 
@@ -328,7 +341,10 @@ class ContainedFolder:
                 hint="list the skill's files with skills_load",
             )
         hints = {
-            "hidden": "hidden files (.env, .git/, ...) are never listed or served",
+            "hidden": (
+                "hidden files (.env, .git/, ...) and compiled Python caches "
+                "(__pycache__/, *.pyc) are never listed or served"
+            ),
             "escapes": "give a path relative to the skill folder; links must stay inside it",
             "special": "only regular files can be read (not folders, devices or pipes)",
         }

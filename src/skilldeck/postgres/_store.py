@@ -23,7 +23,6 @@ current, and replicas are notified, all in one transaction.
 from __future__ import annotations
 
 import os
-import tempfile
 import threading
 import warnings
 from collections.abc import Iterable
@@ -42,12 +41,16 @@ from skilldeck import (
     bytes_digest,
 )
 from skilldeck._catalog import DEFAULT_FILE_LIMIT, Discovery, FileData, IndexMode
-from skilldeck._diagnostics import Diagnostic
 from skilldeck._digest import digest_of_files
 from skilldeck._format import parse_skill_md
-from skilldeck.postgres._db import CHANNEL, Database, check_tenant
-from skilldeck.postgres._folder import PublishLimits, read_folder, validate_copy
-from skilldeck.postgres._shared import _audit
+from skilldeck.postgres._db import Database, check_tenant
+from skilldeck.postgres._folder import PublishLimits
+from skilldeck.postgres._publish import (
+    PublishResult,
+    UnpublishResult,
+    publish_folder,
+    unpublish_version,
+)
 
 __all__ = [
     "PostgresStore",
@@ -69,42 +72,6 @@ def _in_bundled_index(rel: str) -> bool:
     if not sep:
         return bool(head) and head != "SKILL.md"
     return head in _BUNDLED_DIRS and bool(tail) and "/" not in tail
-
-
-@dataclass(frozen=True, slots=True)
-class PublishResult:
-    """One published skill: its version id, digest, and whether a new version was made."""
-
-    name: str
-    version: int
-    digest: str
-    created: bool
-    files: int
-    warnings: tuple[Diagnostic, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class UnpublishResult:
-    """An unpublished version, and the version now current (``None``: none is left)."""
-
-    name: str
-    version: int
-    digest: str
-    current: int | None
-    current_digest: str | None
-    files_freed: int
-    approval_revoked: bool
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "skill": self.name,
-            "version": self.version,
-            "digest": self.digest,
-            "current": self.current,
-            "current_digest": self.current_digest,
-            "files_freed": self.files_freed,
-            "approval_revoked": self.approval_revoked,
-        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -414,119 +381,12 @@ class PostgresStore:
         the same bytes are published. The same content as the current version
         makes no new version (``created`` is False).
         """
-        from skilldeck._scan import install_scan
-
-        lim = limits or PublishLimits()
-        files = read_folder(Path(folder), lim)
-        with tempfile.TemporaryDirectory(prefix="skilldeck-publish-") as tmp:
-            copy = Path(tmp) / (Path(os.path.abspath(folder)).name or "skill")
-            for rel, (data, executable) in files.items():
-                target = copy / rel
-                target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_bytes(data)
-                os.chmod(target, 0o755 if executable else 0o644)
-            name, warnings = validate_copy(copy, Path(folder))
-            findings = install_scan(copy, mode=scan, skill=name)
-        warnings += tuple(d for d in findings)
-        digests = {rel: bytes_digest(data) for rel, (data, _x) in files.items()}
-        digest = digest_of_files(digests)
-        with self.db.tenant(self.tenant) as conn:
-            conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (f"{self.tenant}/{name}",))
-            # blobs are shared by versions: an unpublish deleting unused ones waits for us
-            conn.execute("SELECT pg_advisory_xact_lock_shared(hashtext(%s))", (_blob_lock(self),))
-            row = conn.execute(
-                "SELECT id, digest FROM skilldeck_versions WHERE name = %s "
-                "AND unpublished_at IS NULL ORDER BY id DESC LIMIT 1",
-                (name,),
-            ).fetchone()
-            if row is not None and row[1] == digest:
-                return PublishResult(name, int(row[0]), digest, False, len(files), warnings)
-            with conn.cursor() as cur:
-                cur.executemany(
-                    "INSERT INTO skilldeck_blobs (tenant, digest, size, data) "
-                    "VALUES (%s, %s, %s, %s) ON CONFLICT DO NOTHING",
-                    [
-                        (self.tenant, digests[rel], len(data), data)
-                        for rel, (data, _x) in files.items()
-                    ],
-                )
-            got = conn.execute(
-                "INSERT INTO skilldeck_versions (tenant, name, digest) VALUES (%s, %s, %s) "
-                "RETURNING id",
-                (self.tenant, name, digest),
-            ).fetchone()
-            vid = int(got[0])
-            with conn.cursor() as cur:
-                cur.executemany(
-                    "INSERT INTO skilldeck_version_files "
-                    "(version_id, tenant, relpath, digest, size, executable) "
-                    "VALUES (%s, %s, %s, %s, %s, %s)",
-                    [
-                        (vid, self.tenant, rel, digests[rel], len(data), x)
-                        for rel, (data, x) in files.items()
-                    ],
-                )
-            _audit(
-                conn,
-                self.tenant,
-                "skill_published",
-                {"skill": name, "version": vid, "digest": digest, "files": len(files)},
-            )
-            conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, self.tenant))
-        return PublishResult(name, vid, digest, True, len(files), warnings)
+        return publish_folder(self, folder, scan=scan, limits=limits)
 
     def unpublish(self, name: str, version: int | str | None = None) -> UnpublishResult:
-        """Take back ``name``'s current version, or the one given by id or digest.
-
-        One transaction: the version is marked unpublished (its row stays for the
-        history), its file rows and the bytes no other version of the tenant uses
-        are deleted, the approval bound to its digest is revoked, an audit row is
-        written and replicas are notified. The previous version, if any, becomes
-        current. ``SkillNotFoundError`` when there is no such published version.
-        """
-        with self.db.tenant(self.tenant) as conn:
-            conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (f"{self.tenant}/{name}",))
-            conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (_blob_lock(self),))
-            live = conn.execute(
-                "SELECT id, digest FROM skilldeck_versions WHERE name = %s "
-                "AND unpublished_at IS NULL ORDER BY id DESC",
-                (name,),
-            ).fetchall()
-            target = _pick(live, name, version)
-            vid, digest = int(target[0]), str(target[1])
-            conn.execute(
-                "UPDATE skilldeck_versions SET unpublished_at = now() WHERE id = %s", (vid,)
-            )
-            gone = conn.execute(
-                "DELETE FROM skilldeck_version_files WHERE version_id = %s RETURNING digest",
-                (vid,),
-            ).fetchall()
-            freed = conn.execute(
-                "DELETE FROM skilldeck_blobs b WHERE b.digest = ANY(%s) AND NOT EXISTS ("
-                "SELECT 1 FROM skilldeck_version_files f "
-                "WHERE f.tenant = b.tenant AND f.digest = b.digest) RETURNING b.digest",
-                (sorted({str(r[0]) for r in gone}),),
-            ).fetchall()
-            revoked = conn.execute(
-                "DELETE FROM skilldeck_approvals WHERE name = %s AND digest = %s RETURNING name",
-                (name, digest),
-            ).fetchone()
-            rest = [r for r in live if int(r[0]) != vid]
-            current = (int(rest[0][0]), str(rest[0][1])) if rest else None
-            result = UnpublishResult(
-                name,
-                vid,
-                digest,
-                current[0] if current else None,
-                current[1] if current else None,
-                len(freed),
-                revoked is not None,
-            )
-            _audit(conn, self.tenant, "skill_unpublished", result.to_dict())
-            conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, self.tenant))
-        for (file_digest,) in freed:  # this replica lets go of them now, the others on use
-            self.db.blobs.drop((self.tenant, str(file_digest)))
-        return result
+        """Take back ``name``'s current version, or the one given by id or digest
+        (see ``skilldeck.postgres._publish.unpublish_version``)."""
+        return unpublish_version(self, name, version)
 
     def verify(self, names: Iterable[str] | None = None) -> list[tuple[str, int, str | None]]:
         """Re-read the current versions from the database and check every blob against its
@@ -566,30 +426,6 @@ class PostgresStore:
                 (name,),
             ).fetchall()
         return [(int(i), d, t.isoformat()) for i, d, t in rows]
-
-
-def _blob_lock(store: PostgresStore) -> str:
-    return f"{store.tenant}:blobs"  # ':' is in no skill name, so no name's lock is this
-
-
-def _pick(live: list[Any], name: str, version: int | str | None) -> Any:
-    """The row of ``live`` (id, digest; newest first) that ``version`` names."""
-    if not live:
-        raise SkillNotFoundError(
-            f"no published version of {name!r} in this store",
-            skill=name,
-            hint="see the published skills with 'skilldeck list --store URL --tenant T'",
-        )
-    if version is None:
-        return live[0]
-    for row in live:
-        if (isinstance(version, int) and int(row[0]) == version) or row[1] == version:
-            return row
-    raise SkillNotFoundError(
-        f"{name} has no published version {version}",
-        skill=name,
-        hint="published versions: " + ", ".join(f"{int(r[0])} ({r[1][:19]})" for r in live[:10]),
-    )
 
 
 def _check_version(rows: list[Any], digest: str) -> str | None:

@@ -3,14 +3,14 @@
 
 Usage::
 
-    python bench/publish.py [--skills 10000] [--publishes 10] [--json]
+    python bench/publish.py [--skills 10000] [--publishes 10] [--replicas 1] [--json]
 
 A private PostgreSQL (as ``bench/scale.py`` starts it) is seeded with one tenant of
-``--skills`` real corpus skills. One ``skilldeck serve --store`` replica runs in a
-fresh process; one MCP SDK client (streamable HTTP) is connected to it. Each of
-``--publishes`` publishes (alternately a new skill and a new version of the
-previous one) is timed from its commit to the client's
-``notifications/resources/list_changed``; the next publish waits until then.
+``--skills`` real corpus skills. ``--replicas`` ``skilldeck serve --store`` replicas
+run in fresh processes; one MCP SDK client (streamable HTTP) is connected to each.
+Each of ``--publishes`` publishes (alternately a new skill and a new version of the
+previous one) is timed from its commit to ``notifications/resources/list_changed``
+at the last of the clients; the next publish waits until then.
 
 Memory: the replica's RSS before the tenant's first request and after it (the
 tenant's catalog, store snapshot and MCP index), and, in a separate fresh
@@ -21,6 +21,7 @@ process, what building the MCP server for the tenant allocates
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.util
 import json
 import subprocess
@@ -59,7 +60,7 @@ def index_memory(url: str, tenant: str) -> dict[str, float]:
 
 
 async def latencies(
-    url: str, replica: str, token: str, tenant: str, publishes: int, tmp: Path
+    url: str, replicas: list[str], token: str, tenant: str, publishes: int, tmp: Path
 ) -> list[float]:
     import anyio
     import anyio.to_thread
@@ -72,25 +73,41 @@ async def latencies(
     from skilldeck.postgres import PostgresStore
 
     got = anyio.Event()
-    seen: list[float] = []
+    seen: dict[int, float] = {}
+    ready = anyio.Event()
+    done = anyio.Event()
+    connected = 0
 
-    async def on_message(message: Any) -> None:
-        if isinstance(message, ResourceListChangedNotification):
-            seen.append(time.monotonic())
-            got.set()
+    async def watch(n: int, replica: str) -> None:
+        nonlocal connected
+
+        async def on_message(message: Any) -> None:
+            if isinstance(message, ResourceListChangedNotification):
+                seen.setdefault(n, time.monotonic())
+                if len(seen) == len(replicas):
+                    got.set()
+
+        headers = {"Authorization": f"Bearer {token}"}
+        async with (
+            httpx2.AsyncClient(headers=headers, timeout=600) as http,
+            Client(
+                streamable_http_client(replica, http_client=http),
+                mode="legacy",
+                message_handler=on_message,
+            ) as client,
+        ):
+            await client.session.send_request(ListSkillsRequest(), ListSkillsResult)
+            connected += 1
+            if connected == len(replicas):
+                ready.set()
+            await done.wait()
 
     store = PostgresStore(url, tenant)
     out: list[float] = []
-    headers = {"Authorization": f"Bearer {token}"}
-    async with (
-        httpx2.AsyncClient(headers=headers, timeout=600) as http,
-        Client(
-            streamable_http_client(replica, http_client=http),
-            mode="legacy",
-            message_handler=on_message,
-        ) as client,
-    ):
-        await client.session.send_request(ListSkillsRequest(), ListSkillsResult)
+    async with anyio.create_task_group() as tg:
+        for n, replica in enumerate(replicas):
+            tg.start_soon(watch, n, replica)
+        await ready.wait()
         await anyio.sleep(0.5)
         for i in range(publishes):
             name = f"bench-published-{i // 2}"
@@ -106,8 +123,10 @@ async def latencies(
             committed = time.monotonic()
             with anyio.move_on_after(60):
                 await got.wait()
-            out.append(round(seen[0] - committed, 3) if seen else float("inf"))
+            last = max(seen.values()) if len(seen) == len(replicas) else float("inf")
+            out.append(round(last - committed, 3))
             await anyio.sleep(1.0)
+        done.set()
     return out
 
 
@@ -117,6 +136,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--skills", type=int, default=10_000)
     parser.add_argument("--publishes", type=int, default=10)
+    parser.add_argument("--replicas", type=int, default=1)
     parser.add_argument("--json", action="store_true")
     parser.add_argument(
         "--index-memory", nargs=2, metavar=("URL", "TENANT"), help=argparse.SUPPRESS
@@ -126,7 +146,7 @@ def main() -> None:
         print(json.dumps(index_memory(*args.index_memory)))
         return
     texts = scale.corpus_texts()
-    results: dict[str, Any] = {"skills": args.skills}
+    results: dict[str, Any] = {"skills": args.skills, "replicas": args.replicas}
     with scale.postgres() as url:
         tokens = scale.seed(url, 1, args.skills, texts)
         tenant, token = next(iter(tokens.items()))
@@ -137,15 +157,21 @@ def main() -> None:
             check=True,
         )
         results.update(json.loads(child.stdout.strip().splitlines()[-1]))
-        with scale.serve(["--store", url]) as (replica, pid):
+        with contextlib.ExitStack() as stack:
+            served = [
+                stack.enter_context(scale.serve(["--store", url])) for _ in range(args.replicas)
+            ]
+            replicas = [u for u, _pid in served]
+            pid = served[0][1]
             idle = scale.rss_mb(pid)
             started = time.perf_counter()
-            anyio.run(scale.one_warm, (replica, token), {"warmup": []})
-            results["tenant_load_s"] = round(time.perf_counter() - started, 2)
+            for replica in replicas:
+                anyio.run(scale.one_warm, (replica, token), {"warmup": []})
+            results["tenant_load_s"] = round((time.perf_counter() - started) / len(replicas), 2)
             results["rss_idle_mb"] = idle
             results["rss_tenant_mb"] = scale.rss_mb(pid)
             with tempfile.TemporaryDirectory(prefix="skilldeck-bench-pub-") as tmp:
-                lat = anyio.run(latencies, url, replica, token, tenant, args.publishes, Path(tmp))
+                lat = anyio.run(latencies, url, replicas, token, tenant, args.publishes, Path(tmp))
             results["publish_to_list_changed_s"] = lat
             results["rss_after_mb"] = scale.rss_mb(pid)
     lat = sorted(results["publish_to_list_changed_s"])
@@ -154,7 +180,7 @@ def main() -> None:
     if args.json:
         print(json.dumps(results, indent=2))
         return
-    print(f"{args.skills} skills in the tenant, {args.publishes} publishes")
+    print(f"{args.skills} skills, {args.replicas} replica(s), {args.publishes} publishes")
     print(f"publish -> list_changed: p50 {results['p50_s']} s, max {results['max_s']} s")
     print(f"  each: {results['publish_to_list_changed_s']}")
     print(

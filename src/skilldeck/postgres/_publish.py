@@ -72,12 +72,8 @@ def publish_folder(
     scan: str = "block",
     limits: PublishLimits | None = None,
 ) -> PublishResult:
-    """Validate, scan and publish one skill folder as a new version (one transaction).
-
-    What is validated and scanned is a private copy of the bytes read once;
-    the same bytes are published. The same content as the current version
-    makes no new version (``created`` is False).
-    """
+    """``PostgresStore.publish``: a private copy of the bytes read once is validated and
+    scanned, then exactly those bytes go into one transaction."""
     from skilldeck._scan import install_scan
 
     lim = limits or PublishLimits()

@@ -75,6 +75,28 @@ def test_persisted_cache_serves_a_new_catalog(tmp_path: Path, make_skill: MakeSk
     assert Catalog.from_roots([tmp_path / "r"]).list()[0].description == "from the index"
 
 
+def test_two_versions_sharing_the_cache_keep_their_own_index(
+    tmp_path: Path, make_skill: MakeSkill, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from skilldeck._catalog import _cache
+
+    make_skill(tmp_path / "r", "shared", "AAAA")
+    monkeypatch.setattr(_cache, "_STAMP", "1" * 16)
+    Catalog.from_roots([tmp_path / "r"]).list()
+    first = _index_file()
+    stamp, root, [[key, sig, record]] = _rows(first)
+    assert stamp == "1" * 16
+    record[1] = "served to version one"
+    _write(first, [stamp, root, [[key, sig, record]], None])
+
+    monkeypatch.setattr(_cache, "_STAMP", "2" * 16)  # another version parses for itself
+    assert Catalog.from_roots([tmp_path / "r"]).list()[0].description == "AAAA"
+    assert len(list((dirs().cache / "catalog").glob("*.idx"))) == 2
+
+    monkeypatch.setattr(_cache, "_STAMP", "1" * 16)  # and the first one's index is still there
+    assert Catalog.from_roots([tmp_path / "r"]).list()[0].description == "served to version one"
+
+
 def _rewrite_same_mtime_and_size(path: Path, old: str, new: str) -> None:
     st = path.stat()
     text = path.read_text().replace(old, new)

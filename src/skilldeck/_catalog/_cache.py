@@ -113,8 +113,11 @@ class MetadataCache:
         self.directory = Path(directory)
 
     def _file(self, root_key: str) -> Path:
+        # one file per root and parser: two skilldeck versions sharing a cache folder
+        # (a venv and a global install) keep their own index instead of replacing
+        # each other's on every run; the pruning below bounds the count
         digest = hashlib.sha256(root_key.encode("utf-8", "surrogateescape")).hexdigest()
-        return self.directory / f"{digest[:32]}.idx"
+        return self.directory / f"{digest[:32]}-{parser_stamp()}.idx"
 
     def load(self, root_key: str) -> tuple[dict[str, tuple[Sig, Record]], Listing | None]:
         """The cached rows of a root by key and its listing (empty when absent,

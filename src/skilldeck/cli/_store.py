@@ -320,7 +320,9 @@ def _token_ref(value: str | None) -> int | str | None:
         return int(value)
     if value.startswith("sdk_"):
         return value
-    raise click.BadParameter("give a token id (see 'tenant token list') or the token itself")
+    raise click.BadParameter(
+        "give a token id (see 'skilldeck tenant token list TENANT') or the token itself"
+    )
 
 
 def _token_out(info: Any, token: str | None, as_json: bool, what: str, **extra: Any) -> None:

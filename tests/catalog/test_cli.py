@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from skilldeck._paths import dirs
 from skilldeck.cli import main
+from skilldeck.config import dirs
 
 from .conftest import MakeSkill
 

@@ -11,8 +11,7 @@ import tomlkit
 import skilldeck
 import skilldeck.config
 from skilldeck import ConfigError
-from skilldeck._config import Budget, config_path, load_config, update_config
-from skilldeck._paths import dirs
+from skilldeck.config import Budget, config_path, dirs, load_config, update_config
 
 
 def _git_repo(path: Path) -> Path:

@@ -11,9 +11,9 @@ import pytest
 from click.testing import CliRunner
 
 from skilldeck import Catalog, ConfigError, SkillRuntime, SkillStatus, Source, load_config
-from skilldeck._paths import dirs
 from skilldeck.catalog import FileSystemStore
 from skilldeck.cli import main
+from skilldeck.config import dirs
 
 from .conftest import MakeSkill, git_init
 

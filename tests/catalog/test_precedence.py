@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from skilldeck import Catalog, SkillNotFoundError, SkillStatus, Trust
-from skilldeck._paths import dirs
+from skilldeck.config import dirs
 
 from .conftest import MakeSkill, git_init
 

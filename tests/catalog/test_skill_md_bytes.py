@@ -7,9 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from skilldeck._catalog import Catalog, MemoryStore, Source
-from skilldeck._digest import bytes_digest, digest_of_files, file_digest
-from skilldeck._errors import FileTooLargeError, PathNotAllowedError, SkillNotFoundError
+from skilldeck import (
+    Catalog,
+    FileTooLargeError,
+    MemoryStore,
+    PathNotAllowedError,
+    SkillNotFoundError,
+    Source,
+)
+from skilldeck.catalog import bytes_digest, file_digest, skill_digest
 
 from .conftest import write_skill
 
@@ -22,15 +28,20 @@ def _memory_catalog() -> tuple[MemoryStore, Catalog]:
     return store, Catalog([Source.of("mem", "inline", [], store=store)], cache=False)
 
 
-def test_memory_store_serves_the_text_it_was_added_with() -> None:
+def test_memory_store_serves_the_text_it_was_added_with(tmp_path: Path) -> None:
     store, catalog = _memory_catalog()
     raw = TEXT.encode("utf-8")
     got = store.skill_md_bytes("notes")
     assert (got.relpath, got.data, got.size, got.truncated) == ("SKILL.md", raw, len(raw), False)
     assert catalog.skill_md_bytes("notes") == got
-    # the same bytes the skill's digest covers
-    pairs = {"SKILL.md": bytes_digest(raw), "references/a.md": bytes_digest(b"a\n")}
-    assert catalog.digest("notes") == digest_of_files(pairs)
+    # the same bytes the skill's digest covers: the digest of the same files in a folder
+    folder = tmp_path / "notes"
+    (folder / "references").mkdir(parents=True)
+    (folder / "SKILL.md").write_bytes(raw)
+    (folder / "references" / "a.md").write_bytes(b"a\n")
+    assert catalog.digest("notes") == skill_digest(folder)
+    (folder / "references" / "a.md").write_bytes(b"b\n")
+    assert catalog.digest("notes") != skill_digest(folder)
 
 
 def test_memory_limits_and_unknown_names() -> None:

@@ -108,7 +108,7 @@ def test_digest_of_a_folder_skill(tmp_path: Path, make_skill: MakeSkill) -> None
 
 
 def test_extra_sources_rank_above_the_defaults(tmp_path: Path, make_skill: MakeSkill) -> None:
-    from skilldeck._paths import dirs
+    from skilldeck.config import dirs
 
     make_skill(dirs().installed, "dup", "installed copy")
     mem = MemoryStore()

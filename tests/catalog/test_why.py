@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from skilldeck import Catalog, load_config
-from skilldeck._paths import dirs
+from skilldeck.config import dirs
 
 from .conftest import MakeSkill
 

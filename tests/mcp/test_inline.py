@@ -9,8 +9,7 @@ import pytest
 import yaml
 from mcp import Client
 
-from skilldeck import InlineSkill, SkillRef, SkillsSection
-from skilldeck._catalog import Catalog, MemoryStore, Source
+from skilldeck import Catalog, InlineSkill, MemoryStore, SkillRef, SkillsSection, Source
 from skilldeck.mcp import create_server
 
 pytestmark = pytest.mark.anyio

@@ -1,4 +1,4 @@
-"""The catalog: sources, stores, skills, status, digests and diagnosis.
+"""The catalog: sources, stores, skills, status, digests, diagnosis and its quality report.
 
 A public facade: every name here is defined in a private module of skilldeck.
 """
@@ -89,10 +89,21 @@ from skilldeck._digest import (
 from skilldeck._digest import (
     skill_file_digests as skill_file_digests,
 )
+from skilldeck._quality import (
+    CatalogFinding as CatalogFinding,
+)
+from skilldeck._quality import (
+    CatalogReport as CatalogReport,
+)
+from skilldeck._quality import (
+    lint_catalog as lint_catalog,
+)
 
 __all__ = [
     "Catalog",
     "CatalogEntry",
+    "CatalogFinding",
+    "CatalogReport",
     "CatalogSnapshot",
     "Discovery",
     "DoctorReport",
@@ -117,6 +128,7 @@ __all__ = [
     "bytes_digest",
     "diagnose",
     "file_digest",
+    "lint_catalog",
     "skill_digest",
     "skill_file_digests",
 ]

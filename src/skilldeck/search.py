@@ -6,6 +6,9 @@ A public facade: every name here is defined in a private module of skilldeck.
 from __future__ import annotations
 
 from skilldeck._search import (
+    CONFIDENT as CONFIDENT,
+)
+from skilldeck._search import (
     SearchDocument as SearchDocument,
 )
 from skilldeck._search import (
@@ -37,6 +40,7 @@ from skilldeck._suggest import (
 )
 
 __all__ = [
+    "CONFIDENT",
     "Embedder",
     "SearchDocument",
     "SearchHit",

@@ -90,9 +90,16 @@ def test_free_functions_and_adapters(root: Path) -> None:
     assert all(s.name != SECRET for s in skilldeck.suggest("please deploy", metas, limit=None))
     assert all(m.name != SECRET for m in skilldeck.order_by_relevance("deploy", metas))
     assert SECRET not in skilldeck.render_compact_manifest(metas)
-    from skilldeck.integrations._shared import tier1_text
 
-    assert SECRET not in tier1_text(runtime(root), runtime(root).session())
+
+def test_integration_instructions_hide_it(root: Path) -> None:
+    pytest.importorskip("langchain_core", reason="the langchain extra is not installed")
+    from skilldeck.integrations.langchain import SkillsToolkit
+
+    for tier1_format in ("xml", "markdown", "json", "compact"):
+        toolkit = SkillsToolkit.for_runtime(runtime(root), tier1_format=tier1_format)
+        text = toolkit.tier1()
+        assert "release-notes" in text and SECRET not in text, tier1_format
 
 
 def test_cli_prompt_hides_it_and_load_still_works(root: Path) -> None:

@@ -76,14 +76,19 @@ def test_backtracking_patterns_finish_in_linear_time(tmp_path: Path) -> None:
     assert "plain" in results[-1][1]
 
 
-def test_evil_pattern_matches_what_it_should() -> None:
-    from skilldeck._format._linear import compile_linear
+def test_evil_pattern_matches_what_it_should(tmp_path: Path) -> None:
+    root = tmp_path / "skills"
+    write_skill(root, "evil", [r"^(a+)+$"])
+    write_skill(root, "pdf", ["PDF"])
+    metas = skilldeck.Catalog.from_roots([root], cache=False).list()
 
-    pattern = compile_linear(r"^(a+)+$")
-    assert pattern is not None
-    assert pattern.search("a" * 10_000) is not None
-    assert pattern.search("a" * 10_000 + "!") is None
-    assert compile_linear("PDF") is not None and compile_linear("PDF").search("a pdf file")
+    def suggested(text: str) -> list[str]:
+        return [h.name for h in skilldeck.suggest(text, metas, search=False)]
+
+    # patterns see the first 4,000 characters of a request
+    assert suggested("a" * 3_000) == ["evil"]
+    assert suggested("a" * 3_000 + "!") == []
+    assert suggested("a pdf file") == ["pdf"]  # case-insensitive
 
 
 @pytest.mark.parametrize(

@@ -117,7 +117,9 @@ def test_openai_responses_tools_pass_the_sdk_types(rt: SkillRuntime) -> None:
 
 def test_anthropic_tools_pass_the_sdk_types(rt: SkillRuntime) -> None:
     adapter = pydantic.TypeAdapter(anthropic_types.ToolParam)
-    for tool in AnthropicMessagesAdapter().tools(specs(rt)):
+    tools = AnthropicMessagesAdapter().tools(specs(rt))
+    assert len(tools) == len(specs(rt)) > 0  # not vacuously true
+    for tool in tools:
         adapter.validate_python(tool)
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 import skilldeck
+from skilldeck._search import tokenize
 from skilldeck.search import (
     CONFIDENT,
     SearchDocument,

@@ -80,7 +80,7 @@ def eval_routing(
 
 def lint_catalog_command(roots: Sequence[str], recursive: bool, fmt: str) -> None:
     """``lint --catalog ROOT``: the routing-quality report of a whole catalog."""
-    from skilldeck._quality import lint_catalog
+    from skilldeck.catalog import lint_catalog
 
     catalog = _catalog(roots, recursive)
     entries = catalog.entries(include_shadowed=True)

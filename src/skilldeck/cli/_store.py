@@ -426,7 +426,7 @@ def publish_command(
     Each folder is one transaction: every replica serving the tenant sees the new
     version at once, or (if anything fails) nothing of it.
     """
-    from skilldeck._scan import scan_mode
+    from skilldeck.security import scan_mode
 
     mode = scan or scan_mode(skilldeck.load_config())
     store = postgres_api().PostgresStore(store_url, tenant)

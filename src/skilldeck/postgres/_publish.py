@@ -74,7 +74,7 @@ def publish_folder(
 ) -> PublishResult:
     """``PostgresStore.publish``: a private copy of the bytes read once is validated and
     scanned, then exactly those bytes go into one transaction."""
-    from skilldeck._scan import install_scan
+    from skilldeck.security import install_scan
 
     lim = limits or PublishLimits()
     files = read_folder(Path(folder), lim)

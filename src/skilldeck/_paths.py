@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import os
 import stat
+import time
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import platformdirs
 
@@ -30,6 +32,7 @@ __all__ = [
     "is_safe_directory",
     "owner_problem",
     "safe_relpath",
+    "user_setting",
 ]
 
 APP = "skilldeck"
@@ -80,23 +83,48 @@ def dirs() -> Dirs:
     )
 
 
+_user_file: tuple[tuple[int, int, int, str], dict[str, Any]] | None = None  # one per process
+
+
+def user_setting(table: str, key: str) -> Any:
+    """``[table] key`` of the user's own config file (never a project's), or ``None``.
+
+    For settings a cloned repository must not choose (where installs go, which
+    folders of other users count, which database is served). A missing or
+    unreadable file means ``None``; a broken one is reported with its line by the
+    commands that load the config. Parsed once per change of the file (one stat).
+    """
+    global _user_file
+    path = dirs().config_file
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    stamp = (st.st_ino, st.st_mtime_ns, st.st_size, str(path))
+    if _user_file is not None and _user_file[0] == stamp:
+        data = _user_file[1]
+    else:
+        try:
+            with open(path, "rb") as fh:
+                data = tomllib.load(fh)
+        except (OSError, ValueError):
+            data = {}
+        # a file changed within the last second may change again under the same stamp
+        settled = time.time_ns() - max(st.st_mtime_ns, st.st_ctime_ns) > 1_000_000_000
+        _user_file = (stamp, data) if settled else None
+    found = data.get(table)
+    return found.get(key) if isinstance(found, dict) else None
+
+
 def install_base() -> Path:
     """Where user-scope installs live (``skills/``, ``skills.lock``, ``.staging/``).
 
     ``[install] dir`` of the user's own config file (a relative path is taken from the
     config folder), else the data folder. A project's config file cannot move it: a
-    cloned repository must not choose where skilldeck writes. A missing or unreadable
-    file means the default; a broken value is reported by the commands that read the
-    config (``CONFIG_INVALID``) and means the default here.
+    cloned repository must not choose where skilldeck writes.
     """
     d = dirs()
-    try:
-        with open(d.config_file, "rb") as fh:
-            data = tomllib.load(fh)
-    except (OSError, ValueError):
-        return d.data
-    table = data.get("install")
-    value = table.get("dir") if isinstance(table, dict) else None
+    value = user_setting("install", "dir")
     if not isinstance(value, str) or not value.strip():
         return d.data
     path = Path(value).expanduser()
@@ -162,14 +190,7 @@ def owner_problem(*paths: Path, folder: Path | None = None) -> str | None:
 
 def safe_directories() -> tuple[str, ...]:
     """``[security] safe_directories`` of the user's config file (never a project file)."""
-    path = dirs().config_file
-    try:
-        with path.open("rb") as fh:
-            data = tomllib.load(fh)
-    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
-        return ()
-    table = data.get("security")
-    raw = table.get("safe_directories") if isinstance(table, dict) else None
+    raw = user_setting("security", "safe_directories")
     if isinstance(raw, str):
         raw = [raw]
     if not isinstance(raw, list):

@@ -224,7 +224,8 @@ def test_help_texts_use_no_internal_words() -> None:
     from click.testing import CliRunner
 
     runner = CliRunner()
-    for name in sorted(_leaf_commands() | {"sandbox", "store", "tenant", "tenant token", "eval", ""}):
+    groups = {"sandbox", "store", "tenant", "tenant token", "eval", ""}
+    for name in sorted(_leaf_commands() | groups):
         res = runner.invoke(main, [*name.split(), "--help"])
         assert res.exit_code == 0, (name, res.output)
         text = res.output.lower()

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
+import time
 from pathlib import Path
 
 from tests.dist._helpers import make_skill, run_cli
@@ -111,3 +113,18 @@ def test_list_shows_the_agents_of_a_skill_installed_in_the_configured_folder(
     assert "[agents: claude-code]" in listed.out
     rows = run_cli("list", "--json").json()["skills"]
     assert [r["agents"] for r in rows if r["name"] == "placed-skill"] == [["claude-code"]]
+
+
+def test_an_edited_setting_is_seen_at_once_even_when_settled(tmp_path: Path) -> None:
+    def installed_roots() -> set[Path]:
+        roots = skilldeck.Catalog.default().roots
+        return {r.path for r in roots if r.source == "installed"}
+
+    old = time.time() - 3600
+    for n, folder in enumerate((tmp_path / "aaaa", tmp_path / "bbbb", tmp_path / "cccc")):
+        path = _user_config(f'[install]\ndir = "{folder}"\n')
+        os.utime(path, (old + n, old + n))  # settled: the reader may keep it
+        assert folder / "skills" in installed_roots()
+        assert installed_roots() == installed_roots()  # served again unchanged
+    path.unlink()
+    assert not any(str(tmp_path) in str(p) for p in installed_roots())

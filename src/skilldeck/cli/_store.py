@@ -87,15 +87,9 @@ def store_errors(func: F) -> F:
 def _from_config(key: str) -> str | None:
     """``[store] KEY`` of the user's config file only: a project's file must not point
     skilldeck at a database (a cloned repository would choose what is served and run)."""
-    import tomllib
+    from skilldeck._paths import user_setting
 
-    try:
-        with open(skilldeck.config_path("user"), "rb") as fh:
-            data = tomllib.load(fh)
-    except (OSError, ValueError):
-        return None  # a missing file; a broken one is reported by the commands that read it
-    table = data.get("store")
-    value = table.get(key) if isinstance(table, dict) else None
+    value = user_setting("store", key)
     return value if isinstance(value, str) and value else None
 
 

@@ -134,6 +134,13 @@ def test_errors_in_json_mode_are_the_error_envelope(world: Path) -> None:
         assert payload["ok"] is False and payload["error"]["code"], argv
 
 
+def test_remove_takes_yes_like_install_and_update(world: Path) -> None:
+    # scripts (and people used to `skills remove NAME -y`) pass -y to every change
+    res = run_cli("remove", "installed-one", "-y", cwd=world)
+    assert res.code == 0, res.err
+    assert "removed installed-one" in res.out
+
+
 def test_usage_errors_exit_2(world: Path) -> None:
     for argv in (
         ["install"],

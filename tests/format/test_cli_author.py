@@ -251,6 +251,19 @@ def test_show_text_and_json(tmp_path: Path) -> None:
     assert data["body_lines"] == 1
 
 
+def test_show_lists_the_files_a_skill_serves_not_compiled_caches(tmp_path: Path) -> None:
+    # pip compiles an installed skill's scripts: show must not list what load never serves
+    folder = skill(tmp_path, "log-reader")
+    (folder / "scripts").mkdir()
+    (folder / "scripts" / "tail.py").write_text("print(1)\n")
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(folder)], check=True)
+    (folder / "scripts" / "old.pyc").write_bytes(b"\0")
+    assert list((folder / "scripts" / "__pycache__").iterdir())
+    data = json.loads(run("show", "--format", "json", str(folder)).stdout)
+    assert data["files"] == ["scripts/tail.py"]
+    assert "pyc" not in run("show", str(folder)).stdout
+
+
 def test_show_invalid_skill_exit_1_with_diagnostics(tmp_path: Path) -> None:
     folder = skill(tmp_path, "x", "---\nname: x\n---\n")
     result = run("show", "--format", "json", str(folder))

@@ -227,16 +227,25 @@ def _jsonable(value: Any) -> Any:
     return json.loads(json.dumps(value, ensure_ascii=False, default=str))
 
 
+def _left_out(name: str) -> bool:
+    """Not part of a skill (the walker's rule): hidden, or a compiled Python cache.
+
+    pip compiles an installed skill's scripts (the bundled ones too), so without
+    this ``show`` listed ``scripts/__pycache__/*.pyc`` that are never served.
+    """
+    return name.startswith(".") or name == "__pycache__" or name.endswith((".pyc", ".pyo"))
+
+
 def _files(folder: Path) -> list[str]:
-    """The skill's files other than SKILL.md, relative, sorted (no hidden files)."""
+    """The skill's files other than SKILL.md, relative, sorted (no hidden files or caches)."""
     out: list[str] = []
     if not folder.is_dir():
         return out
     for dirpath, dirnames, filenames in os.walk(folder):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        dirnames[:] = sorted(d for d in dirnames if not _left_out(d))
         for name in filenames:
             rel = Path(dirpath, name).relative_to(folder).as_posix()
-            if not name.startswith(".") and rel not in ("SKILL.md", "skill.md"):
+            if not _left_out(name) and rel not in ("SKILL.md", "skill.md"):
                 out.append(rel)
     return sorted(out)
 

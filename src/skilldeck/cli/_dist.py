@@ -350,10 +350,12 @@ def update(
 
 @main.command()
 @click.argument("name")
+@click.option("--yes", "-y", is_flag=True, help="Never ask (remove does not ask; for scripts).")
 @_SCOPE
 @json_option
-def remove(name: str, scope: str, as_json: bool) -> None:
+def remove(name: str, yes: bool, scope: str, as_json: bool) -> None:
     """Remove an installed skill (folder, lockfile entry and config table)."""
+    del yes  # accepted like install's and update's: `skills remove NAME -y` works as typed
     result = skilldeck.dist.remove(name, scope=scope)  # type: ignore[arg-type]
     if as_json:
         _print_json(result)

@@ -23,6 +23,7 @@ LAYERS: list[set[str]] = [
         "_search",
         "_search_store",
         "_semantic",
+        "_embedding",
         "_suggest",
         "_exec",
         "_dist",

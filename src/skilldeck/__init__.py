@@ -99,6 +99,9 @@ if TYPE_CHECKING:
         ConfigError as ConfigError,
     )
     from skilldeck._errors import (
+        EmbedderUnavailableError as EmbedderUnavailableError,
+    )
+    from skilldeck._errors import (
         ExecutionError as ExecutionError,
     )
     from skilldeck._errors import (
@@ -311,6 +314,7 @@ _EXPORTS: dict[str, str] = {
     "suggest": "skilldeck._suggest",
     "ApprovalRequiredError": "skilldeck._errors",
     "ConfigError": "skilldeck._errors",
+    "EmbedderUnavailableError": "skilldeck._errors",
     "ExecutionError": "skilldeck._errors",
     "FileAccessError": "skilldeck._errors",
     "FileNotFoundInSkillError": "skilldeck._errors",

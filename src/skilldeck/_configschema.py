@@ -56,6 +56,7 @@ TABLE_KEYS = {
     "install": {"dir", "scan"},
     "security": {"safe_directories"},
     "store": {"url", "tenant"},
+    "search": {"embedder"},  # user file only (skilldeck._embedding)
 }
 
 
@@ -218,6 +219,13 @@ class Checker:
         install = self.table(data, "install")
         if "dir" in install and (not isinstance(install["dir"], str) or not install["dir"].strip()):
             raise self.fail("install.dir", "must be a folder path", 'e.g. dir = "~/skills"')
+        embedder = self.table(data, "search").get("embedder")
+        if embedder is not None and (not isinstance(embedder, str) or not embedder.strip()):
+            raise self.fail(
+                "search.embedder",
+                "must be a model folder or a model id",
+                'e.g. embedder = "minishlab/potion-base-8M", or "off"',
+            )
         self.table(data, "execution")
         self.table(data, "runtime")
         return data

@@ -23,6 +23,7 @@
     │   ├── ScriptTimeoutError         SCRIPT_TIMEOUT
     │   └── SandboxUnavailableError    SANDBOX_UNAVAILABLE
     ├── ConfigError                    CONFIG_INVALID
+    ├── EmbedderUnavailableError       EMBEDDER_UNAVAILABLE (an embedding model cannot be loaded)
     ├── UnsafeStateError               UNSAFE_STATE      (state folder is a link / not yours)
     ├── InstallError                   INSTALL_FAILED
     │   └── SkillInstallationError     INSTALL_FAILED     (skill_name, skills_dir, cause)
@@ -50,6 +51,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ApprovalRequiredError",
     "ConfigError",
+    "EmbedderUnavailableError",
     "ExecutionError",
     "FileAccessError",
     "FileNotFoundInSkillError",
@@ -220,6 +222,13 @@ class SandboxUnavailableError(ExecutionError):
 
 class ConfigError(SkillError):
     code = "CONFIG_INVALID"
+
+
+class EmbedderUnavailableError(SkillError):
+    """The embedding model for semantic search cannot be loaded: its extra is not
+    installed, the folder holds no model, or fetching it failed."""
+
+    code = "EMBEDDER_UNAVAILABLE"
 
 
 class UnsafeStateError(SkillError):

@@ -17,6 +17,15 @@ mapped onto 0-1 through ``similarity`` (``(low, high)``: at ``low`` or under,
 0; at ``high`` or over, 1): what counts as similar depends on the model, so the
 host sets it for the one it uses.
 
+With ``store=(folder, key)`` (the runtime passes the folder and key of its saved
+search index) and an embedder that names its model (a string attribute
+``identity``, as ``static_embedder`` models have), the skill embeddings are saved
+beside the search index, ``<key>.<digest of the model identity>.embeddings.npy``
+(float32, written atomically, the least recently used beyond ``MAX_SAVED``
+removed), so a second process embeds only the request. A file that does not
+load as the expected matrix (damaged, foreign, another skill count) is ignored
+and the skills are embedded again.
+
 An embedder that raises, or answers with the wrong shape, does not break search:
 the lexical ranking answers alone, the reason is logged (``skilldeck.search``,
 once per distinct reason) and kept in ``SemanticIndex.error``; the next search
@@ -25,10 +34,15 @@ tries the embedder again. A non-finite vector counts as no similarity.
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import logging
 import math
+import os
+import tempfile
 import threading
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 from skilldeck._search import SearchDocument, SearchHit, SearchIndex
@@ -43,6 +57,10 @@ _log = logging.getLogger("skilldeck.search")
 _RRF_K = 60  # reciprocal-rank fusion constant (Cormack et al.)
 _BATCH = 256
 _MAX_TEXT = 2000  # characters of a request or a skill sent to the embedder
+_FORMAT = 1  # of the text embedded per skill (``_doc_text``) and of the saved file
+#: saved embedding files kept per folder (one per catalog state and model)
+MAX_SAVED = 8
+_SUFFIX = ".embeddings.npy"
 
 
 def _numpy() -> Any:
@@ -64,6 +82,8 @@ class SemanticIndex(SearchIndex):
       the lexical one; 0: lexical only).
     - ``similarity``: the cosine similarities that map to confidence 0 and 1.
     - ``depth``: how many candidates of each ranking take part in the fusion.
+    - ``store``: ``(folder, key)`` to save the skill embeddings under (see the
+      module docstring); ``None`` keeps them in memory only.
     """
 
     def __init__(
@@ -74,6 +94,7 @@ class SemanticIndex(SearchIndex):
         weight: float = 1.0,
         similarity: tuple[float, float] = (0.3, 0.7),
         depth: int = 50,
+        store: tuple[str | os.PathLike[str], str] | None = None,
     ) -> None:
         low, high = similarity
         if not (math.isfinite(low) and math.isfinite(high) and low < high):
@@ -90,6 +111,9 @@ class SemanticIndex(SearchIndex):
         self.similarity = (float(low), float(high))
         self.depth = depth
         self._matrix: Any = None
+        self.store = (Path(store[0]), store[1]) if store is not None else None
+        #: where the skill embeddings were loaded from (``None``: embedded here)
+        self.loaded_from: Path | None = None
         #: why the last search fell back to the lexical ranking (``None``: it did not)
         self.error: str | None = None
         self._lock = threading.Lock()
@@ -115,17 +139,35 @@ class SemanticIndex(SearchIndex):
         return rows / np.where(norms > 0, norms, 1.0)
 
     def matrix(self) -> Any:
-        """The normalised embeddings of every skill (made on first use)."""
+        """The normalised embeddings of every skill (loaded or made on first use)."""
         with self._lock:
             if self._matrix is None:
-                np = _numpy()
-                texts = [_doc_text(d) for d in self.documents]
-                parts = [self._embed(texts[i : i + _BATCH]) for i in range(0, len(texts), _BATCH)]
-                matrix = np.vstack(parts) if parts else np.zeros((0, 1))
-                if parts and len({p.shape[1] for p in parts}) != 1:
-                    raise ValueError("the embedder returned vectors of different sizes")
+                saved = self._saved_file()
+                matrix = _load_matrix(saved, len(self.documents)) if saved else None
+                if matrix is None:
+                    matrix = self._embed_documents()
+                    if saved is not None and len(matrix):
+                        _save_matrix(saved, matrix)
+                else:
+                    self.loaded_from = saved
                 self._matrix = matrix
             return self._matrix
+
+    def _embed_documents(self) -> Any:
+        np = _numpy()
+        texts = [_doc_text(d) for d in self.documents]
+        parts = [self._embed(texts[i : i + _BATCH]) for i in range(0, len(texts), _BATCH)]
+        if parts and len({p.shape[1] for p in parts}) != 1:
+            raise ValueError("the embedder returned vectors of different sizes")
+        return np.vstack(parts).astype("float32") if parts else np.zeros((0, 1), "float32")
+
+    def _saved_file(self) -> Path | None:
+        identity = getattr(self.embedder, "identity", None)
+        if self.store is None or not isinstance(identity, str) or not identity:
+            return None
+        folder, key = self.store
+        model = hashlib.sha256(f"{_FORMAT}\0{identity}".encode()).hexdigest()[:16]
+        return folder / f"{key}.{model}{_SUFFIX}"
 
     def _confidence(self, sim: float) -> float:
         low, high = self.similarity
@@ -157,7 +199,7 @@ class SemanticIndex(SearchIndex):
                 f"the embedder returned {q.shape[0]} dimensions for the request and "
                 f"{matrix.shape[1]} for the skills"
             )
-        sims = matrix @ q
+        sims = matrix @ q.astype(matrix.dtype)
         depth = min(self.depth, len(sims))
         order = np.argpartition(-sims, depth - 1)[:depth]
         order = order[np.argsort(-sims[order], kind="stable")]
@@ -190,3 +232,58 @@ class SemanticIndex(SearchIndex):
                 )
             )
         return hits
+
+
+def _load_matrix(path: Path, rows: int) -> Any:
+    """The saved ``rows`` x d matrix at ``path`` (renormalised), or ``None``."""
+    np = _numpy()
+    try:
+        with open(path, "rb") as fh:
+            matrix = np.load(fh, allow_pickle=False)
+    except (OSError, ValueError, EOFError):
+        return None
+    if (
+        not isinstance(matrix, np.ndarray)
+        or matrix.dtype != np.float32
+        or matrix.ndim != 2
+        or matrix.shape[0] != rows
+        or matrix.shape[1] == 0
+    ):
+        return None
+    matrix = np.where(np.isfinite(matrix), matrix, np.float32(0))
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    with contextlib.suppress(OSError):
+        os.utime(path)  # recently used: kept by the pruning
+    return (matrix / np.where(norms > 0, norms, 1)).astype("float32")
+
+
+def _save_matrix(path: Path, matrix: Any) -> None:
+    """Write ``matrix`` atomically; a failure only costs embedding again next time."""
+    np = _numpy()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".embeddings.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                np.save(fh, np.ascontiguousarray(matrix, dtype="float32"), allow_pickle=False)
+            os.replace(tmp, path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+    except (OSError, ValueError):
+        return
+    _prune(path.parent)
+
+
+def _prune(folder: Path) -> None:
+    try:
+        files = [e for e in os.scandir(folder) if e.name.endswith(_SUFFIX)]
+        if len(files) <= MAX_SAVED:
+            return
+        files.sort(key=lambda e: e.stat().st_mtime_ns, reverse=True)
+    except OSError:
+        return
+    for old in files[MAX_SAVED:]:
+        with contextlib.suppress(OSError):
+            os.unlink(old.path)

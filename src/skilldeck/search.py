@@ -5,6 +5,18 @@ A public facade: every name here is defined in a private module of skilldeck.
 
 from __future__ import annotations
 
+from skilldeck._embedding import (
+    DEFAULT_EMBEDDING_MODEL as DEFAULT_EMBEDDING_MODEL,
+)
+from skilldeck._embedding import (
+    StaticEmbedder as StaticEmbedder,
+)
+from skilldeck._embedding import (
+    configured_embedder as configured_embedder,
+)
+from skilldeck._embedding import (
+    static_embedder as static_embedder,
+)
 from skilldeck._search import (
     CONFIDENT as CONFIDENT,
 )
@@ -41,14 +53,18 @@ from skilldeck._suggest import (
 
 __all__ = [
     "CONFIDENT",
+    "DEFAULT_EMBEDDING_MODEL",
     "Embedder",
     "SearchDocument",
     "SearchHit",
     "SearchIndex",
     "SemanticIndex",
+    "StaticEmbedder",
     "Suggestion",
+    "configured_embedder",
     "derived_phrases",
     "extract_headings",
     "order_by_relevance",
+    "static_embedder",
     "suggest",
 ]

@@ -183,3 +183,327 @@ def test_the_runtime_uses_the_embedder_and_still_hides_what_the_model_must_not_s
     # the default stays lexical
     plain = skilldeck.SkillRuntime(skilldeck.Catalog.from_roots([root], cache=False))
     assert type(plain.search_index()) is SearchIndex
+
+
+# --- a model2vec static model, built here and loaded through static_embedder ---
+
+pytest.importorskip("model2vec", reason="static models are the skilldeck[semantic] extra")
+
+import skilldeck.search as search_api  # noqa: E402
+from skilldeck.search import static_embedder  # noqa: E402
+
+from . import tinymodel  # noqa: E402
+
+
+@pytest.fixture
+def model(tmp_path: Path) -> Path:
+    return tinymodel.build(tmp_path / "tiny-model")
+
+
+class Counting:
+    """A loaded model, counting the texts it embeds (its identity passes through)."""
+
+    def __init__(self, inner: search_api.StaticEmbedder) -> None:
+        self.inner = inner
+        self.identity = inner.identity
+        self.texts = 0
+
+    def __call__(self, texts: Sequence[str]) -> object:
+        self.texts += len(texts)
+        return self.inner(texts)
+
+
+def test_a_model_folder_loads_and_routes_a_goal_phrased_request(model: Path) -> None:
+    embed = static_embedder(model)
+    assert embed.dimensions == 4 and embed.source == str(model)
+    rows = embed(["someone plugged a thumb stick in", "pay the bill", "nothing known here"])
+    assert rows.shape == (3, 4)
+    assert rows[0][0] > 0.99 and rows[1][1] > 0.99 and not rows[2].any()
+    query = "someone plugged a thumb stick into the finance PC"
+    index = SemanticIndex(SearchIndex(DOCS), embed)
+    assert index.search(query)[0].name == "usb-history"
+    assert index.search("when was the bill paid")[0].name == "invoicing"
+    # the identity is the model's content, wherever the folder lies
+    copy = model.parent / "moved"
+    copy.mkdir()
+    for item in model.iterdir():
+        (copy / item.name).write_bytes(item.read_bytes())
+    assert static_embedder(copy).identity == embed.identity
+    other = tinymodel.build(model.parent / "other", concepts={"x": ("usb",), "y": ("bill",)})
+    assert static_embedder(other).identity != embed.identity
+
+
+def _garbage(path: Path) -> None:
+    path.write_bytes(b"\x00not this file\xff" * 3)
+
+
+def _empty(model: Path) -> Path:
+    (model.parent / "empty").mkdir()
+    return model.parent / "empty"
+
+
+def _config_only(model: Path) -> Path:
+    folder = _empty(model)
+    (folder / "config.json").write_text("{}")
+    return folder
+
+
+def _without_tokenizer(model: Path) -> Path:
+    (model / "tokenizer.json").unlink()
+    return model
+
+
+def _damaged(name: str) -> object:
+    def damage(model: Path) -> Path:
+        _garbage(model / name)
+        return model
+
+    return damage
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (_empty, "not a model2vec model folder: config.json, tokenizer.json, model.safetensors"),
+        (_config_only, "not a model2vec model folder: tokenizer.json, model.safetensors missing"),
+        (_without_tokenizer, "not a model2vec model folder: tokenizer.json missing"),
+        (_damaged("model.safetensors"), "is not a usable model2vec model"),
+        (_damaged("tokenizer.json"), "is not a usable model2vec model"),
+        (_damaged("config.json"), "is not a usable model2vec model"),
+        (lambda model: model / "absent", "does not exist or is not a folder"),
+        (lambda model: model / "config.json", "does not exist or is not a folder"),
+    ],
+)
+def test_a_folder_that_is_not_a_model_is_a_coded_error(
+    model: Path, make: object, message: str
+) -> None:
+    folder = make(model)  # type: ignore[operator]
+    with pytest.raises(skilldeck.EmbedderUnavailableError) as err:
+        static_embedder(folder)
+    assert message in err.value.message, err.value.message
+    assert err.value.code == "EMBEDDER_UNAVAILABLE"
+    assert "model2vec" in (err.value.hint or "")
+    assert err.value.path == str(folder)
+
+
+def test_without_the_extra_the_error_names_the_pip_command(
+    model: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "model2vec", None)  # as if it were not installed
+    with pytest.raises(skilldeck.EmbedderUnavailableError) as err:
+        static_embedder(model)
+    assert "pip install 'skilldeck[semantic]'" in (err.value.hint or "")
+
+
+def test_an_id_that_cannot_be_fetched_is_a_coded_error_not_a_traceback(tmp_path: Path) -> None:
+    """Offline (the Hub client's offline mode, an empty cache): nothing is downloaded."""
+    import os
+    import subprocess
+    import sys
+
+    cases = tmp_path / "cases.jsonl"
+    cases.write_text('{"query": "a thumb drive", "expected": ["usb-history"]}\n')
+    root = tmp_path / "skills"
+    write(root, "usb-history", "description: Investigate removable device connections.\n")
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_HOME": str(tmp_path / "hf")}
+    args = ["eval", "routing", str(cases), "--root", str(root), "--embedder", "someone/no-model"]
+    proc = subprocess.run(
+        [sys.executable, "-m", "skilldeck", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode != 0
+    assert "could not fetch the embedding model someone/no-model" in proc.stderr
+    assert "[EMBEDDER_UNAVAILABLE]" in proc.stderr and "Traceback" not in proc.stderr
+    assert "save_pretrained(folder)" in proc.stderr  # the hint: fetch elsewhere, name the folder
+    assert not (tmp_path / "hf" / "hub" / "models--someone--no-model").exists()
+
+
+def _skills(root: Path) -> Path:
+    write(root, "usb-history", "description: Investigate removable device connections.\n")
+    write(root, "invoicing", "description: Create invoices and track payments.\n")
+    write(root, "calendar-insert", "description: Add an event to a calendar.\n")
+    write(root, "release-notes", "description: Write release notes from the git log.\n")
+    return root
+
+
+def test_skill_embeddings_are_saved_beside_the_index_and_reused(
+    tmp_path: Path, model: Path
+) -> None:
+    root = _skills(tmp_path / "skills")
+    cache = tmp_path / "cache"
+    query = "someone plugged a thumb stick into the finance PC"
+    embed = static_embedder(model)
+
+    def runtime(embedder: object) -> skilldeck.SkillRuntime:
+        catalog = skilldeck.Catalog.from_roots([root], cache=cache)  # a fresh process's
+        return skilldeck.SkillRuntime(catalog, embedder=embedder)
+
+    first = Counting(embed)
+    index = runtime(first).search_index()
+    assert isinstance(index, SemanticIndex)
+    assert index.search(query)[0].name == "usb-history"
+    assert first.texts == 4 + 1 and index.loaded_from is None
+    saved = list((cache / "search").glob("*.embeddings.npy"))
+    assert len(saved) == 1
+    second = Counting(embed)
+    index = runtime(second).search_index()
+    assert isinstance(index, SemanticIndex)
+    assert index.search(query)[0].name == "usb-history"
+    assert second.texts == 1 and index.loaded_from == saved[0]  # only the request
+    # a damaged or foreign file is embedded again (and replaced)
+    for content in (b"garbage", np.lib.format.header_data_from_array_1_0(np.zeros(3))):
+        saved[0].write_bytes(content if isinstance(content, bytes) else b"\x93NUMPY")
+        third = Counting(embed)
+        index = runtime(third).search_index()
+        assert index.search(query)[0].name == "usb-history" and third.texts == 5
+    np.save(saved[0], np.zeros((3, 4), dtype="float32"))  # another skill count
+    assert runtime(Counting(embed)).search_index().search(query)[0].name == "usb-history"
+    with open(saved[0], "rb") as fh:
+        assert np.load(fh).shape == (4, 4)
+    # another model, another file; a changed skill, another key
+    other = static_embedder(tinymodel.build(tmp_path / "other", concepts={"s": ("usb",)}))
+    runtime(other).search_index().search(query)
+    assert len(list((cache / "search").glob("*.embeddings.npy"))) == 2
+    write(root, "pay-vendor", "description: Pay a vendor's bill.\n")
+    again = Counting(embed)
+    runtime(again).search_index().search(query)
+    assert again.texts == 5 + 1
+    # a host function without an identity, or no cache: nothing saved
+    before = sorted((cache / "search").glob("*.embeddings.npy"))
+    runtime(WordVectors()).search_index().search(query)
+    assert sorted((cache / "search").glob("*.embeddings.npy")) == before
+
+
+def test_saved_files_are_pruned(tmp_path: Path, model: Path) -> None:
+    kept = 8  # docs/routing.md: the 8 most recently used
+    embed = static_embedder(model)
+    folder = tmp_path / "search"
+    for i in range(kept + 3):
+        SemanticIndex(SearchIndex(DOCS), embed, store=(folder, f"key{i}")).search("usb")
+    assert len(list(folder.glob("*.embeddings.npy"))) == kept
+
+
+def _user_config(text: str) -> Path:
+    path = skilldeck.config_path("user")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_the_user_config_switches_it_on(tmp_path: Path, model: Path) -> None:
+    from skilldeck.search import configured_embedder
+
+    assert configured_embedder() is None  # lexical is the default
+    _user_config(f'[search]\nembedder = "{model}"\n')
+    skilldeck.load_config()
+    found = configured_embedder()
+    assert found is not None and found.source == str(model)
+    assert configured_embedder("off") is None  # the option wins over the file
+    assert configured_embedder(str(model)) is not None
+    # a relative path is taken from the config folder
+    config_dir = skilldeck.config_path("user").parent
+    tinymodel.build(config_dir / "models" / "tiny")
+    _user_config('[search]\nembedder = "./models/tiny"\n')
+    found = configured_embedder()
+    assert found is not None and found.source == str(config_dir / "models" / "tiny")
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('[search]\nmodel = "x/y"\n', "search.model: unknown key"),
+        ("[search]\nembedder = 3\n", "search.embedder: must be a model folder or a model id"),
+        ('[search]\nembedder = " "\n', "search.embedder: must be a model folder or a model id"),
+        ('search = "x"\n', "search: must be a table"),
+    ],
+)
+def test_bad_search_settings_are_config_invalid(text: str, message: str) -> None:
+    path = _user_config(text)
+    with pytest.raises(skilldeck.ConfigError) as err:
+        skilldeck.load_config()
+    assert message in err.value.message and err.value.path == str(path)
+    assert f"{path}:" in err.value.message  # with its line
+
+
+def test_a_project_file_cannot_choose_the_model(tmp_path: Path, model: Path) -> None:
+    import os
+    import subprocess
+
+    from skilldeck.search import configured_embedder
+
+    repo = tmp_path / "repo"
+    (repo / ".skilldeck").mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    (repo / ".skilldeck" / "config.toml").write_text(f'[search]\nembedder = "{model}"\n')
+    os.chdir(repo)
+    config = skilldeck.load_config()
+    assert config.untrusted is not None and "search.embedder" in config.untrusted.keys
+    assert configured_embedder() is None
+    skilldeck.trust_project_config()
+    assert skilldeck.load_config().untrusted is None
+    assert configured_embedder() is None  # trusted or not: only the user's file counts
+
+
+def test_eval_routing_with_the_model(tmp_path: Path, model: Path) -> None:
+    from click.testing import CliRunner
+
+    from skilldeck.cli import main
+
+    root = _skills(tmp_path / "skills")
+    cases = tmp_path / "cases.jsonl"
+    cases.write_text(
+        json.dumps({"query": "someone plugged a thumb stick in", "expected": ["usb-history"]})
+        + "\n"
+    )
+    args = ["eval", "routing", str(cases), "--root", str(root), "--json"]
+
+    def top1(*extra: str) -> float:
+        result = CliRunner().invoke(main, [*args, *extra])
+        assert result.exit_code == 0, result.output
+        return float(json.loads(result.output)["answerable"]["top1"])
+
+    assert top1() == 0.0  # lexical: no word in common
+    assert top1("--embedder", str(model)) == 1.0
+    _user_config(f'[search]\nembedder = "{model}"\n')
+    assert top1() == 1.0
+    assert top1("--embedder", "off") == 0.0
+    broken = CliRunner().invoke(main, [*args, "--embedder", str(tmp_path)])
+    assert broken.exit_code != 0
+    assert json.loads(broken.output)["error"]["code"] == "EMBEDDER_UNAVAILABLE"
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.mark.anyio
+async def test_serve_with_the_model_from_the_user_config(tmp_path: Path, model: Path) -> None:
+    """``skilldeck serve`` (a real subprocess, the MCP SDK client over stdio) ranks with
+    the model the user's config names."""
+    import os
+    import sys
+
+    from mcp import Client, StdioServerParameters
+
+    root = _skills(tmp_path / "skills")
+    _user_config(f'[search]\nembedder = "{model}"\n')
+    query = {"query": "someone plugged a thumb stick in"}
+
+    async def first_hit(*extra: str) -> list[str]:
+        args = ["-m", "skilldeck", "serve", "--root", str(root), "--no-watch", *extra]
+        server = StdioServerParameters(command=sys.executable, args=args, env=dict(os.environ))
+        async with Client(server) as client:
+            result = await client.call_tool("skills_search", query)
+            data = result.structured_content or {}
+            assert data.get("ok") is True, data
+            return [hit["name"] for hit in data["data"]["results"]][:1]
+
+    assert await first_hit() == ["usb-history"]
+    assert await first_hit("--embedder", "off") != ["usb-history"]

@@ -36,6 +36,7 @@ class RuntimeSearch:
         self.options = options
         self._index: SearchIndex | None = None
         self._of: list[Any] = []  # the metadata objects the index was built from
+        self._store: tuple[Path, str] | None = None  # where the index is saved, and its key
         self._lock = threading.Lock()
 
     def index(self, metas: list[Any]) -> SearchIndex:
@@ -53,7 +54,8 @@ class RuntimeSearch:
             if self.options.embedder is not None:
                 from skilldeck._semantic import SemanticIndex
 
-                index = SemanticIndex(index, self.options.embedder)
+                # skill embeddings saved beside the index, under its key
+                index = SemanticIndex(index, self.options.embedder, store=self._store)
             self._index = index
             self._of = metas
             return self._index
@@ -67,9 +69,11 @@ class RuntimeSearch:
 
         folder = _search_cache_dir(self.catalog)
         key = ""
+        self._store = None
         if folder is not None:
             paths = [_skill_md_path(m) for m in metas]
             key = index_key(metas, paths, salt=f"headings={self.options.search_headings}")
+            self._store = (folder, key)
             built = load_index(folder, key)
             if built is not None and built.n == len(metas):
                 meta = load_index(folder, key + EVIDENCE)

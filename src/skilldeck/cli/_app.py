@@ -89,6 +89,19 @@ def root_option(func: F) -> F:
     )(func)
 
 
+def embedder_option(func: F) -> F:
+    """``--embedder MODEL``: rank with a model2vec model too (a folder or a model id;
+    ``off``: lexical only); default ``[search] embedder`` of the user's config."""
+    return click.option(
+        "--embedder",
+        default=None,
+        metavar="MODEL",
+        help="Rank with embeddings of this model2vec model too: a folder or a model id "
+        "(fetched once; needs skilldeck[semantic]). 'off': lexical only. "
+        "Default: [search] embedder of your config file.",
+    )(func)
+
+
 def _mark_json(ctx: click.Context, _param: click.Parameter, value: Any) -> Any:
     if value is True or value == "json":
         ctx.meta[_JSON_MODE] = True

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import click
 
 import skilldeck
-from skilldeck.cli._app import EXIT_OK, format_option, main, root_option
+from skilldeck.cli._app import EXIT_OK, embedder_option, format_option, main, root_option
 
 
 def _catalog(roots: Sequence[str], recursive: bool) -> skilldeck.Catalog:
@@ -32,9 +32,15 @@ def eval_group() -> None:
 @root_option
 @click.option("--recursive", is_flag=True, help="Search the --root folders at any depth.")
 @click.option("--misses", is_flag=True, help="List the requests whose first hit was wrong.")
+@embedder_option
 @format_option
 def eval_routing(
-    file: str, roots: tuple[str, ...], recursive: bool, misses: bool, fmt: str
+    file: str,
+    roots: tuple[str, ...],
+    recursive: bool,
+    misses: bool,
+    embedder: str | None,
+    fmt: str,
 ) -> None:
     """Run the labelled requests of FILE against the catalog's search.
 
@@ -45,9 +51,11 @@ def eval_routing(
     hit is not confident) and how often its abstentions are right.
     """
     from skilldeck._routing import evaluate_routing, load_routing_cases
+    from skilldeck.search import configured_embedder
 
     cases = load_routing_cases(file)
-    runtime = skilldeck.SkillRuntime(_catalog(roots, recursive))
+    catalog = _catalog(roots, recursive)  # checks the config file first
+    runtime = skilldeck.SkillRuntime(catalog, embedder=configured_embedder(embedder))
     index = runtime.search_index()
 
     def route(query: str) -> tuple[list[str], bool]:

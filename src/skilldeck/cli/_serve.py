@@ -6,7 +6,8 @@ import os
 
 import click
 
-from skilldeck.cli._app import main, root_option
+import skilldeck
+from skilldeck.cli._app import embedder_option, main, root_option
 
 
 @main.command()
@@ -72,6 +73,7 @@ from skilldeck.cli._app import main, root_option
     help="Serve every tenant of a PostgreSQL store over HTTP; the bearer token picks "
     "the tenant (env: SKILLDECK_STORE).",
 )
+@embedder_option
 def serve(
     transport: str,
     host: str,
@@ -84,6 +86,7 @@ def serve(
     max_sessions: int,
     watch: bool,
     store_url: str | None,
+    embedder: str | None,
 ) -> None:
     """Serve the catalog over MCP: the Skills extension plus skills_* tools.
 
@@ -114,7 +117,11 @@ def serve(
         return
     if transport == "http":
         skill_mcp.check_bind(host, token)
+    from skilldeck.search import configured_embedder
+
+    skilldeck.load_config()  # a broken config file is reported before a model loads
     server = skill_mcp.create_server(
+        embedder=configured_embedder(embedder),
         roots=[os.fspath(r) for r in roots],
         allow_exec=allow_exec,
         allowed_tools="enforce" if allowed_tools == "enforce" else "off",

@@ -57,6 +57,7 @@ from skilldeck.mcp._wire import (
 
 if TYPE_CHECKING:
     from skilldeck import Catalog, Executor, SkillRuntime
+    from skilldeck.search import Embedder
 
 __all__ = [
     "DIRECTORY_MIME",
@@ -110,6 +111,7 @@ def create_server(
     session_timeout: float = DEFAULT_IDLE_TIMEOUT,
     max_sessions: int = DEFAULT_MAX_SESSIONS,
     snapshot_cache: bool | str | os.PathLike[str] = True,
+    embedder: Embedder | None = None,
 ) -> SkillServer:
     """An MCP server for a catalog.
 
@@ -129,7 +131,8 @@ def create_server(
     catalog; raise it for one that does not change). ``snapshot_cache`` keeps the
     published snapshot (frontmatter, file lists, digests) between runs in the user
     cache folder (or the folder given; ``False``: not at all), so a restart reads
-    and hashes only what changed.
+    and hashes only what changed. ``embedder`` is the default runtime's (``skills_search``
+    ranks with embeddings too; see ``skilldeck.search.static_embedder``).
     """
     import skilldeck
 
@@ -149,6 +152,7 @@ def create_server(
                 declared_tools=allow_exec,
                 executor=executor,
                 allowed_tools_enforcement=allowed_tools,
+                embedder=embedder,
             )
         fallback = ToolFallback(
             runtime,

@@ -154,6 +154,26 @@ def test_dangling_and_looping_links_and_fifos_are_left_out(tmp_path: Path) -> No
     assert {w.code for w in result.skills[0].warnings} >= {"SK504", "SK505", "SK515"}
 
 
+def test_names_that_are_not_utf8_are_left_out_not_a_crash(tmp_path: Path) -> None:
+    # a real-world archive or a Latin-1 machine leaves such names; digests, JSON and
+    # URIs only carry text, so the walker leaves them out with SK519 (was a traceback)
+    src = make_skill(tmp_path / "src", "latin", files={"docs/a.md": "A\n"})
+    try:
+        (src / os.fsdecode(b"r\xe9sum\xe9.txt")).write_bytes(b"x")
+        (src / os.fsdecode(b"d\xff")).mkdir()
+    except OSError:
+        pytest.skip("this file system refuses names that are not UTF-8")
+    (src / os.fsdecode(b"d\xff") / "inner.md").write_text("in\n")
+    assert skilldeck.catalog.skill_digest(src).startswith("sha256:")
+    result = skilldeck.install(str(src))
+    copy = Path(result.skills[0].path)
+    assert set(tree_files(copy)) == {"SKILL.md", "docs/a.md"}
+    warnings = [w for w in result.skills[0].warnings if w.code == "SK519"]
+    assert sorted(w.message.split(":")[0] for w in warnings) == ["d\\xff", "r\\xe9sum\\xe9.txt"]
+    for w in warnings:
+        w.format().encode("utf-8")  # printable, loggable, JSON-safe
+
+
 def test_a_skill_md_that_is_a_link_to_a_secret_is_never_read(tmp_path: Path) -> None:
     secret = tmp_path / "id_rsa"
     secret.write_text("---\nname: stolen\ndescription: x. Use when x.\n---\n")

@@ -251,7 +251,7 @@ def test_show_text_and_json(tmp_path: Path) -> None:
     assert data["body_lines"] == 1
 
 
-def test_show_lists_the_files_a_skill_serves_not_compiled_caches(tmp_path: Path) -> None:
+def test_show_lists_the_files_a_skill_serves(tmp_path: Path) -> None:
     # pip compiles an installed skill's scripts: show must not list what load never serves
     folder = skill(tmp_path, "log-reader")
     (folder / "scripts").mkdir()
@@ -259,6 +259,10 @@ def test_show_lists_the_files_a_skill_serves_not_compiled_caches(tmp_path: Path)
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(folder)], check=True)
     (folder / "scripts" / "old.pyc").write_bytes(b"\0")
     assert list((folder / "scripts" / "__pycache__").iterdir())
+    # nor links leaving the folder, dangling links or fifos (the walker's set)
+    (folder / "passwd").symlink_to("/etc/passwd")
+    (folder / "gone").symlink_to("nowhere")
+    os.mkfifo(folder / "pipe")
     data = json.loads(run("show", "--format", "json", str(folder)).stdout)
     assert data["files"] == ["scripts/tail.py"]
     assert "pyc" not in run("show", str(folder)).stdout

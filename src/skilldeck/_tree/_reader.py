@@ -43,7 +43,15 @@ MAX_LINKS = 40
 """Links followed while resolving one path (the kernel's own limit)."""
 
 ProblemKind = Literal[
-    "escapes", "dangling", "loop", "hidden", "special", "unreadable", "too_deep", "too_many"
+    "escapes",
+    "dangling",
+    "loop",
+    "hidden",
+    "special",
+    "unreadable",
+    "too_deep",
+    "too_many",
+    "undecodable",
 ]
 
 

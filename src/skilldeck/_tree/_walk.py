@@ -49,6 +49,9 @@ TOO_MANY_FILES = register_code(
 SECRET_FILE = register_code(
     "SK518", Severity.WARNING, "a skill folder holds a file that looks like a secret"
 )
+UNDECODABLE_NAME = register_code(
+    "SK519", Severity.WARNING, "a bundled file's name is not valid UTF-8"
+)
 
 _SECRET_NAMES = frozenset(
     {
@@ -146,7 +149,23 @@ _PROBLEM_CODES: dict[str, tuple[str, str]] = {
     "unreadable": (SPECIAL_FILE, "check the permissions of the folder"),
     "too_deep": (TOO_DEEP, "keep a skill's folders shallow"),
     "too_many": (TOO_MANY_FILES, "keep a skill small; move bulk data elsewhere"),
+    "undecodable": (UNDECODABLE_NAME, "rename it: file names are served as UTF-8 text"),
 }
+
+
+def _undecodable(name: str) -> bool:
+    """Is a name (as ``os`` decodes it) not valid UTF-8 on disk? Such names are
+    served in JSON, URIs and digests, which only carry text, so they are left out."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def _printable(rel: str) -> str:
+    """``rel`` with undecodable bytes as ``\\xNN`` (safe to print, log and encode)."""
+    return rel.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 @dataclass(frozen=True, slots=True)
@@ -229,7 +248,12 @@ class SkillTree(ContainedFolder):
             for name, kind, info in self._list(rel_dir, problems):
                 rel = f"{rel_dir}/{name}" if rel_dir else name
                 if is_hidden(name):
-                    hidden.append(rel)
+                    hidden.append(_printable(rel))
+                    continue
+                if _undecodable(name):
+                    shown = _printable(rel)
+                    message = f"{shown}: the name is not valid UTF-8; it is skipped"
+                    problems.append(Problem("undecodable", shown, message))
                     continue
                 via_link = linked
                 if kind == "link":

@@ -227,27 +227,19 @@ def _jsonable(value: Any) -> Any:
     return json.loads(json.dumps(value, ensure_ascii=False, default=str))
 
 
-def _left_out(name: str) -> bool:
-    """Not part of a skill (the walker's rule): hidden, or a compiled Python cache.
-
-    pip compiles an installed skill's scripts (the bundled ones too), so without
-    this ``show`` listed ``scripts/__pycache__/*.pyc`` that are never served.
-    """
-    return name.startswith(".") or name == "__pycache__" or name.endswith((".pyc", ".pyo"))
-
-
 def _files(folder: Path) -> list[str]:
-    """The skill's files other than SKILL.md, relative, sorted (no hidden files or caches)."""
-    out: list[str] = []
+    """The skill's files other than SKILL.md, relative, sorted: the walker's set, so
+    exactly what is served (no hidden files, compiled caches, links leaving the
+    folder, special files or names that are not UTF-8)."""
+    from skilldeck._tree import walk_skill
+
     if not folder.is_dir():
-        return out
-    for dirpath, dirnames, filenames in os.walk(folder):
-        dirnames[:] = sorted(d for d in dirnames if not _left_out(d))
-        for name in filenames:
-            rel = Path(dirpath, name).relative_to(folder).as_posix()
-            if not _left_out(name) and rel not in ("SKILL.md", "skill.md"):
-                out.append(rel)
-    return sorted(out)
+        return []
+    try:
+        walk = walk_skill(folder, strict=False)
+    except skilldeck.SkillError:
+        return []
+    return [p for p in walk.paths if p not in ("SKILL.md", "skill.md")]
 
 
 @main.command()

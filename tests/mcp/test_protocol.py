@@ -39,6 +39,16 @@ async def test_bad_prompt_argument_names_the_field(
         assert "budget" in err.value.error.message
         assert err.value.error.data["code"] == "INVALID_ARGUMENTS"
         assert err.value.error.data["field"] == "budget"
+        # an argument the prompt does not take (the SDK's own rendering said -32603)
+        for prompt, takes in (("skills_catalog", "budget"), ("alpha", "arguments")):
+            with pytest.raises(MCPError) as err:
+                await client.get_prompt(prompt, {"x": "y"})
+            assert err.value.error.code == -32602
+            assert err.value.error.data == {
+                "code": "INVALID_ARGUMENTS",
+                "hint": f"its arguments: {takes}",
+                "field": "x",
+            }
         with pytest.raises(MCPError) as err:
             await client.get_prompt("nope")
         assert err.value.error.code == -32602

@@ -118,6 +118,9 @@ def test_script_refusals(skills_root: Path) -> None:
 
     assert code("../../etc/passwd") == "PATH_NOT_ALLOWED"
     assert code("scripts/missing.py") == "FILE_NOT_FOUND"
+    # a name past the file system's limit (ENAMETOOLONG) is a missing file, not INTERNAL
+    assert code("a" * 300) == "FILE_NOT_FOUND"
+    assert code("scripts/" + "b" * 300 + ".py") == "FILE_NOT_FOUND"
 
 
 @pytest.mark.usefixtures("scripted")

@@ -65,6 +65,18 @@ def check_script_args(args: Sequence[str]) -> list[str]:
 
 def resolve_script(skill: str, skill_dir: Path, script: str) -> Path:
     """The real path of ``script`` under ``skill_dir/scripts`` (refusing anything else)."""
+    try:
+        return _resolve_script(skill, skill_dir, script)
+    except OSError as exc:  # a name or path past the file system's limits (ENAMETOOLONG)
+        raise FileNotFoundInSkillError(
+            f"skill '{skill}' has no such script: {exc.strerror or exc}",
+            skill=skill,
+            path=str(script)[:200],
+            hint=f"list its files with: skilldeck show {skill}",
+        ) from None
+
+
+def _resolve_script(skill: str, skill_dir: Path, script: str) -> Path:
     rel = safe_relpath(script.removeprefix("./")) if isinstance(script, str) else None
     if rel is None:
         raise PathNotAllowedError(

@@ -243,11 +243,25 @@ class SkillServer(MCPServer[Any]):
         return connection_key(connection)
 
     async def _check_prompt(self, ctx: ServerRequestContext[Any, Any]) -> None:
-        """An unknown prompt name is a bad argument (``-32602``), not an internal error."""
+        """An unknown prompt name or argument name is a bad argument (``-32602``), not
+        an internal error (the SDK's rendering fails on an unexpected keyword)."""
         name = (ctx.params or {}).get("name")
         if not isinstance(name, str):
             return  # the SDK's params validation answers
-        known = sorted(p.name for p in await self.list_prompts())
+        prompts = {p.name: p for p in await self.list_prompts()}
+        known = sorted(prompts)
+        if name in prompts:
+            given = (ctx.params or {}).get("arguments")
+            takes = sorted(a.name for a in prompts[name].arguments or ())
+            extra = sorted(set(given) - set(takes)) if isinstance(given, dict) else []
+            if extra:
+                raise protocol_error(
+                    INVALID_PARAMS,
+                    f"prompt {name!r} has no argument {extra[0]!r}",
+                    envelope="INVALID_ARGUMENTS",
+                    hint=f"its arguments: {', '.join(takes)}" if takes else "it takes none",
+                    field=extra[0],
+                )
         if name not in known:
             # every user-invocable skill is a prompt: name a few, not thousands
             shown = ", ".join(known[:20]) + (f" and {len(known) - 20} more" if known[20:] else "")

@@ -14,18 +14,18 @@ Short words are never expanded: ``prod`` does not find ``productboard``. A word
 of five letters or more that no skill has falls back, at a low weight, to the
 indexed words it is a prefix of (``spreadsh`` finds ``spreadsheet``).
 
-Each hit carries a ``confidence`` from 0 to 1 that mixes two measures. Coverage
-(one third): how much of the request's information (the IDF weight of its words,
-with words no skill has counting at the highest IDF) the hit covers, lowered when
-the runner-up is nearly as good. Evidence (two thirds): how strongly the request
-matches what some skill says *about itself* (name, tags, ``when_to_use``,
-description, headings; a second, small index over those fields): the best BM25
-score there, in units of a rare word matched in full, saturated, and lowered by a
-tenth when that skill shares only one word with the request. A request no
+Each hit carries a ``confidence`` from 0 to 1: the probability that the request
+is for a skill of the catalog, from a logistic model of three features fitted on a
+labelled set of requests. Evidence: how strongly the request matches what some
+skill says *about itself* (name, tags, ``when_to_use``, description, headings; a
+second, small index over those fields), the best BM25 score there in units of a
+rare word matched in full. Words: how many distinct request words the hit has
+(at most four count). Unknown: the share of the request's information (IDF) in
+words no skill has, scaled down in catalogs under 1,000 skills. A request no
 skill is for ("how tall is Mount Everest") still meets words in the bodies of a
-large catalog, but rarely in its names and descriptions. ``hit.confident``
-compares it with ``CONFIDENT`` (0.5), so hosts, ``suggest`` and
-``runtime.preflight`` can abstain.
+large catalog, but rarely in its names and descriptions, and often has words no
+skill has. ``hit.confident`` compares it with ``CONFIDENT`` (0.5), so hosts,
+``suggest`` and ``runtime.preflight`` can abstain.
 
 Two backends compute the same BM25 ranking: ``builtin`` (the default, a
 pure-Python inverted index with per-posting weights computed at indexing time)
@@ -97,9 +97,16 @@ _PREFIX_WEIGHT = 0.3
 _PREFIX_MAX_EXPANSIONS = 10
 _BODY_WORDS = 1000
 _FULL_STRENGTH = 0.8  # BM25 saturation of a word met once in a description, about
-_COVERAGE_SHARE = 1 / 3  # of the confidence; the evidence has the rest
-_ONE_WORD_EVIDENCE = 0.9  # evidence kept when the best skill shares one query word
-_EVIDENCE_PER_WORD = 0.1  # given back for each further word (two or more: all of it)
+#: The confidence of the first hit is a logistic model of three features of the
+#: request (docs/routing.md, "Confidence and abstaining"), fitted on a labelled set
+#: of requests: ``intercept + evidence units + words matched (at most 4) + unknown
+#: share``, mapped through the logistic function.
+_LOGIT_INTERCEPT = -4.3
+_LOGIT_EVIDENCE = 1.7  # per unit of evidence (a rare word matched in a self-description)
+_LOGIT_WORD = 1.8  # per distinct request word the hit has, in any field
+_LOGIT_WORDS_MAX = 4  # words beyond four add nothing (a long message is not surer)
+_LOGIT_UNKNOWN = -9.2  # times the share of the request's information no skill has
+_LOGIT_UNKNOWN_SKILLS = 1000  # in a smaller catalog an unknown word says less (n / 1000)
 
 
 @lru_cache(maxsize=1)
@@ -414,16 +421,13 @@ class SearchIndex:
         best = [d for d in best if scores[d] > 0.0]
         if not best:
             return []
-        margin = 1.0
-        if len(best) > 1 and exact is None:
-            margin = 1.0 - scores[best[1]] / scores[best[0]]
-        evidence = self.evidence(info) if exact is None else 1.0
+        units = self.evidence_units(info) if exact is None else 0.0
+        unknown = self._unknown_share(info) * min(1.0, len(self.documents) / _LOGIT_UNKNOWN_SKILLS)
         hits: list[SearchHit] = []
         for rank, doc_id in enumerate(best[:limit], start=1):
-            coverage, matched = self._coverage(doc_id, info)
-            if rank == 1:
-                coverage *= 0.85 + 0.15 * min(1.0, margin * 4)  # a near tie lowers it
-            confidence = _COVERAGE_SHARE * coverage + (1 - _COVERAGE_SHARE) * evidence
+            matched = self._matched(doc_id, info)
+            words = sum(1 for m in matched if not m.endswith("*"))
+            confidence = _confidence(units, words, unknown)
             if doc_id == exact:
                 confidence = 1.0
             elif rank > 1:
@@ -443,51 +447,58 @@ class SearchIndex:
             )
         return hits
 
-    def evidence(self, info: Mapping[str, float]) -> float:
+    def evidence_units(self, info: Mapping[str, float]) -> float:
         """How strongly the query words ``info`` match what some skill says about
-        itself (``META_FIELDS``), from 0 to 1: the best BM25 score of the evidence
-        index in units of a rare word matched in full (``1 - exp(-units)``), times
-        0.9 when that skill shares a single word with the query."""
+        itself (``META_FIELDS``): the best BM25 score of the evidence index, in units
+        of a rare word matched in full (the IDF of a word no skill has)."""
         meta = self._meta
         if meta is None:
             meta = self._meta = _Builtin.build([d.weighted_pair()[1] for d in self.documents])
         scores = meta.scores((t, 1.0) for t in info)
         if not scores:
             return 0.0
-        best = max(scores, key=scores.__getitem__)
-        postings = meta.postings
-        words = sum(1 for t in info if t in postings and best in postings[t])
-        strength = 1.0 - math.exp(-scores[best] / meta.unseen_idf)
-        # one word in common is weaker evidence than two ("what's your name", "today")
-        return strength * min(1.0, _ONE_WORD_EVIDENCE + _EVIDENCE_PER_WORD * (words - 1))
+        return max(scores.values()) / meta.unseen_idf
 
-    def _coverage(self, doc_id: int, info: Mapping[str, float]) -> tuple[float, tuple[str, ...]]:
-        """The share of the query's information that ``doc_id`` has.
-
-        A word counts in full when the skill has it about as strongly as once in its
-        description; a word only in the body or a heading counts for less (its BM25
-        weight over its IDF, the field's strength); prefix matches count at the
-        prefix weight."""
+    def _unknown_share(self, info: Mapping[str, float]) -> float:
+        """The share of the query's information (IDF) in words no skill has (a word
+        found only as the prefix of longer words counts for less)."""
         total = sum(info.values())
         if total <= 0:
-            return 0.0, ()
-        postings = self._builtin.postings
-        have = 0.0
-        matched: list[str] = []
+            return 0.0
+        postings, unknown = self._builtin.postings, 0.0
         for tok, weight in info.items():
+            if tok not in postings:
+                prefix = len(tok) >= _PREFIX_MIN and bool(self._builtin.expand(tok))
+                unknown += weight * (1.0 - _PREFIX_WEIGHT) if prefix else weight
+        return unknown / total
+
+    def _matched(self, doc_id: int, info: Mapping[str, float]) -> tuple[str, ...]:
+        """The query words ``doc_id`` has; a word it has only through a longer word it
+        is a prefix of is marked ``*``."""
+        postings = self._builtin.postings
+        matched: list[str] = []
+        for tok in info:
             post = postings.get(tok)
             if post is not None and doc_id in post:
-                strength = post[doc_id] / (self._builtin.idf[tok] or 1.0)
-                have += weight * min(1.0, strength / _FULL_STRENGTH)
                 matched.append(tok)
             elif (
                 len(tok) >= _PREFIX_MIN
                 and tok not in postings
                 and any(doc_id in postings[e] for e in self._builtin.expand(tok))
             ):
-                have += weight * _PREFIX_WEIGHT
                 matched.append(tok + "*")
-        return have / total, tuple(matched)
+        return tuple(matched)
+
+
+def _confidence(units: float, words: int, unknown: float) -> float:
+    """The logistic model of the first hit's confidence (see ``_LOGIT_INTERCEPT``)."""
+    logit = (
+        _LOGIT_INTERCEPT
+        + _LOGIT_EVIDENCE * units
+        + _LOGIT_WORD * min(words, _LOGIT_WORDS_MAX)
+        + _LOGIT_UNKNOWN * unknown
+    )
+    return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, logit))))
 
 
 def _build_bm25s(corpus: Sequence[Mapping[str, float]]) -> Any:

@@ -3,7 +3,6 @@ field weights, a calibrated confidence, derived triggers in suggest, and preflig
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 import pytest
@@ -107,26 +106,44 @@ def test_words_met_only_in_a_body_are_weak_evidence() -> None:
     # the evidence index sees headings, not bodies
     index = SearchIndex([*filler, SearchDocument("x", "Misc.", headings=("Mount Everest",))])
     words = dict.fromkeys(tokenize("Mount Everest"), 1.0)
-    assert index.evidence(words) > 0.5 > SearchIndex(docs).evidence(words)
+    assert index.evidence_units(words) > 1.0
+    assert SearchIndex(docs).evidence_units(words) == 0.0
 
 
-def test_one_shared_word_is_weaker_evidence_than_two() -> None:
+def test_one_shared_word_is_not_enough() -> None:
     """A request like "thanks, that's all for today" shares one word with a skill that
-    plans today's tasks; "plan my tasks for today" shares three. One word counts nine
-    tenths."""
+    plans today's tasks; "plan my tasks for today" shares three."""
     filler = [SearchDocument(f"tool-{i}", f"Run tool {i} on source files.") for i in range(30)]
     index = SearchIndex([*filler, SearchDocument("daily-plan", "Plan today's tasks.")])
-    assert index._meta is not None
-    unit = index._meta.unseen_idf
+    (thanks,) = index.search("thanks, that's all for today")
+    assert thanks.name == "daily-plan" and thanks.matched == ("today",)
+    assert not thanks.confident
+    plan = index.search("plan my tasks for today")[0]
+    assert plan.name == "daily-plan" and plan.confident and plan.confidence > 0.9
 
-    def saturated(words: dict[str, float]) -> float:
-        assert index._meta is not None
-        return 1.0 - math.exp(-max(index._meta.scores(words.items()).values()) / unit)
 
-    one = {"today": 1.0}
-    many = dict.fromkeys(tokenize("plan my tasks for today"), 1.0)
-    assert index.evidence(one) == pytest.approx(0.9 * saturated(one))
-    assert index.evidence(many) == pytest.approx(saturated(many))
+def test_the_confidence_model() -> None:
+    """More evidence and more matched words raise it (words beyond four add nothing);
+    words no skill has lower it, and say less in a small catalog."""
+    from skilldeck._search import _confidence
+
+    assert _confidence(1.0, 2, 0.0) < _confidence(2.0, 2, 0.0)
+    assert _confidence(1.0, 1, 0.0) < _confidence(1.0, 2, 0.0) < _confidence(1.0, 4, 0.0)
+    assert _confidence(1.0, 4, 0.0) == _confidence(1.0, 40, 0.0)
+    assert _confidence(1.0, 3, 0.5) < _confidence(1.0, 3, 0.0)
+    assert _confidence(-1e9, 0, 1.0) > 0.0
+    assert _confidence(1e9, 9, 0.0) <= 1.0
+    pdf = SearchDocument("pdf", "Extract text and tables from PDF files; merge and split them.")
+    request = "merge the pdf files from the kilimanjaro expedition"
+    lowered = {}
+    for size in (30, 1200):
+        filler = [SearchDocument(f"tool-{i}", f"Run tool {i} on files.") for i in range(size)]
+        index = SearchIndex([*filler, pdf])
+        plain = index.search("merge the pdf files")[0]
+        unknown = index.search(request)[0]
+        assert plain.name == unknown.name == "pdf" and plain.confident
+        lowered[size] = plain.confidence - unknown.confidence
+    assert 0.0 <= lowered[30] < 0.05 and lowered[1200] > 0.3
 
 
 def test_body_words_count_a_little() -> None:

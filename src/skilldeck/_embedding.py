@@ -55,7 +55,10 @@ class StaticEmbedder:
     - ``source``: the folder or id it was loaded from;
     - ``identity``: a digest of the model's vectors and vocabulary, the same
       wherever the model lies (saved skill embeddings are keyed by it);
-    - ``dimensions``: the length of each vector.
+    - ``dimensions``: the length of each vector;
+    - ``similarity``: ``None``, or the ``(low, high)`` cosine similarities that
+      mean "unrelated" and "the same thing" for this model, if you measured them:
+      then similarity can make a hit confident (``SemanticIndex``).
     """
 
     def __init__(self, model: Any, source: str) -> None:
@@ -63,6 +66,7 @@ class StaticEmbedder:
         self.source = source
         self.dimensions = int(model.dim)
         self.identity = "model2vec:" + _digest(model)
+        self.similarity: tuple[float, float] | None = None
 
     def __call__(self, texts: Sequence[str]) -> Any:
         return self.model.encode(list(texts), show_progress_bar=False, use_multiprocessing=False)

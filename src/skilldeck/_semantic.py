@@ -10,12 +10,15 @@ model2vec or fastembed folder, sentence-transformers, or an API), as
 unchanged. It ranks by reciprocal-rank fusion of the lexical ranking (BM25F, see
 ``skilldeck._search``) and the cosine similarity of the request to each skill's
 name and listing description (embedded once, on the first search, in batches);
-a skill no more similar than ``similarity[0]`` takes part through its lexical rank
-only.
-A hit's confidence is the higher of its lexical confidence and its similarity
-mapped onto 0-1 through ``similarity`` (``(low, high)``: at ``low`` or under,
-0; at ``high`` or over, 1): what counts as similar depends on the model, so the
-host sets it for the one it uses.
+a skill no more similar than ``floor`` takes part through its lexical rank only.
+
+A hit's confidence (what abstention, ``suggest`` and ``preflight`` go by) is its
+lexical confidence: how similar two texts look depends on the model (a small
+static model finds unrelated texts 0.4-0.6 similar), so similarity alone never
+makes a hit confident unless the host calibrates it for its model with
+``similarity=(low, high)`` (or an attribute ``similarity`` of the embedder, the
+way through ``SkillRuntime(embedder=...)``): then a hit's confidence is the higher of the two,
+its similarity mapped onto 0-1 (at ``low`` or under, 0; at ``high`` or over, 1).
 
 With ``store=(folder, key)`` (the runtime passes the folder and key of its saved
 search index) and an embedder that names its model (a string attribute
@@ -80,7 +83,9 @@ class SemanticIndex(SearchIndex):
 
     - ``weight``: the semantic ranking's share in the fusion (1.0: as much as
       the lexical one; 0: lexical only).
-    - ``similarity``: the cosine similarities that map to confidence 0 and 1.
+    - ``floor``: the similarity a skill must pass to take part through it.
+    - ``similarity``: the cosine similarities that map to confidence 0 and 1
+      (``None``: the confidence stays the lexical one).
     - ``depth``: how many candidates of each ranking take part in the fusion.
     - ``store``: ``(folder, key)`` to save the skill embeddings under (see the
       module docstring); ``None`` keeps them in memory only.
@@ -92,13 +97,20 @@ class SemanticIndex(SearchIndex):
         embedder: Embedder,
         *,
         weight: float = 1.0,
-        similarity: tuple[float, float] = (0.3, 0.7),
+        floor: float = 0.3,
+        similarity: tuple[float, float] | None = None,
         depth: int = 50,
         store: tuple[str | os.PathLike[str], str] | None = None,
     ) -> None:
-        low, high = similarity
-        if not (math.isfinite(low) and math.isfinite(high) and low < high):
-            raise ValueError("similarity must be (low, high) with low < high")
+        if similarity is None:  # the embedder may state its calibration
+            similarity = getattr(embedder, "similarity", None)
+        if similarity is not None:
+            low, high = similarity
+            if not (math.isfinite(low) and math.isfinite(high) and low < high):
+                raise ValueError("similarity must be (low, high) with low < high")
+            similarity = (float(low), float(high))
+        if not math.isfinite(floor):
+            raise ValueError("floor must be a finite number")
         if not (math.isfinite(weight) and weight >= 0):
             raise ValueError("weight must be a finite number >= 0")
         if depth < 1:
@@ -108,7 +120,8 @@ class SemanticIndex(SearchIndex):
         self.lexical = lexical
         self.embedder = embedder
         self.weight = float(weight)
-        self.similarity = (float(low), float(high))
+        self.floor = float(floor)
+        self.similarity = similarity
         self.depth = depth
         self._matrix: Any = None
         self.store = (Path(store[0]), store[1]) if store is not None else None
@@ -170,6 +183,8 @@ class SemanticIndex(SearchIndex):
         return folder / f"{key}.{model}{_SUFFIX}"
 
     def _confidence(self, sim: float) -> float:
+        if self.similarity is None:
+            return 0.0
         low, high = self.similarity
         return min(1.0, max(0.0, (sim - low) / (high - low)))
 
@@ -210,8 +225,8 @@ class SemanticIndex(SearchIndex):
             if pos is not None:
                 fused[pos] = 1.0 / (_RRF_K + rank)
                 by_doc[pos] = hit
-        low = self.similarity[0]
-        for rank, pos in enumerate(p for p in order.tolist() if sims[p] > low):
+        floor = self.floor
+        for rank, pos in enumerate(p for p in order.tolist() if sims[p] > floor):
             fused[pos] = fused.get(pos, 0.0) + self.weight / (_RRF_K + rank)
         best = sorted(fused, key=lambda p: (-fused[p], p))[:limit]
         hits: list[SearchHit] = []

@@ -31,8 +31,10 @@ AXES = list(CONCEPTS)
 class WordVectors:
     """``fn(texts) -> vectors``: the mean of each known word's concept axis."""
 
-    def __init__(self) -> None:
+    def __init__(self, similarity: tuple[float, float] | None = None) -> None:
         self.calls: list[int] = []
+        if similarity is not None:
+            self.similarity = similarity  # its calibration, as a host states it
 
     def __call__(self, texts: Sequence[str]) -> list[list[float]]:
         self.calls.append(len(texts))
@@ -60,10 +62,13 @@ def test_a_goal_phrased_request_reaches_the_skill_lexical_search_misses() -> Non
     lexical = SearchIndex(DOCS)
     assert [h.name for h in lexical.search(query)][:1] != ["usb-history"]
     embed = WordVectors()
-    index = SemanticIndex(lexical, embed)
+    index = SemanticIndex(lexical, embed, similarity=(0.3, 0.7))  # calibrated for the model
     hits = index.search(query, limit=3)
     assert hits[0].name == "usb-history" and hits[0].confident
     assert hits[0].description == DOCS[0].listing
+    # uncalibrated, similarity ranks but does not make a hit confident
+    uncalibrated = SemanticIndex(lexical, WordVectors()).search(query, limit=3)
+    assert uncalibrated[0].name == "usb-history" and uncalibrated[0].confidence == 0.0
     # the skills are embedded once, then only the request
     index.search("when was the bill paid", limit=3)
     assert embed.calls == [len(DOCS), 1, 1]
@@ -141,7 +146,8 @@ def test_non_finite_vectors_count_as_no_similarity() -> None:
 
 def test_bad_options() -> None:
     lexical = SearchIndex(DOCS)
-    for options in ({"similarity": (0.5, 0.5)}, {"weight": -1.0}, {"depth": 0}):
+    bad = ({"similarity": (0.5, 0.5)}, {"weight": -1.0}, {"depth": 0}, {"floor": math.nan})
+    for options in bad:
         with pytest.raises(ValueError):
             SemanticIndex(lexical, WordVectors(), **options)  # type: ignore[arg-type]
 
@@ -163,7 +169,8 @@ def test_the_runtime_uses_the_embedder_and_still_hides_what_the_model_must_not_s
         "description: Pay a vendor's bill now.\ndisable-model-invocation: true\n",
     )
     rt = skilldeck.SkillRuntime(
-        skilldeck.Catalog.from_roots([root], cache=tmp_path / "cache"), embedder=WordVectors()
+        skilldeck.Catalog.from_roots([root], cache=tmp_path / "cache"),
+        embedder=WordVectors(similarity=(0.3, 0.7)),
     )
     assert isinstance(rt.search_index(), SemanticIndex)
     found = rt.call(rt.session(), "skills_search", {"query": "a thumb stick was plugged in"})

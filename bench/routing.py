@@ -3,7 +3,7 @@
 Usage::
 
     python bench/routing.py [--corpus ../shared/corpus] [--set bench/data/routing.jsonl]
-                            [--json] [--misses]
+                            [--json] [--misses] [--embedder MODEL]
 
 Indexes every skill of the real corpus the way the runtime does (name,
 description, ``when_to_use``, tags, headings and body words) and runs the labelled
@@ -18,7 +18,10 @@ often it abstains (recall) and how often its abstentions are right (precision):
 - ``tfidf``: the naive baseline, cosine TF-IDF over name + description (no
   stemming, no stop words), abstaining only when no word matches;
 - ``bm25-plain``: BM25 over name + description with the same plain tokens, as a
-  second reference.
+  second reference;
+- ``hybrid`` (with ``--embedder MODEL``, a model2vec folder or id): the semantic
+  backend as ``[search] embedder`` switches it on (``SemanticIndex`` over the same
+  lexical index, its default fusion), abstaining like ``search``.
 
 Targets (issue text): direct top-1 >= 90 %, indirect top-3 >= 60 %, off-domain
 abstain >= 80 % at >= 90 % precision.
@@ -112,12 +115,35 @@ def row(name: str, report: RoutingReport, seconds: float) -> dict[str, Any]:
     return out
 
 
+def _hybrid(index: Any, model: str) -> Any:
+    from skilldeck.search import SemanticIndex, static_embedder
+
+    started = time.perf_counter()
+    embedder = static_embedder(model)
+    loaded = time.perf_counter() - started
+    semantic = SemanticIndex(index, embedder)
+    semantic.matrix()
+    embedded = time.perf_counter() - started - loaded
+    print(
+        f"hybrid: model loaded in {loaded:.2f} s, {len(semantic)} skills embedded in "
+        f"{embedded:.2f} s ({embedder.dimensions} dimensions)",
+        file=sys.stderr,
+    )
+
+    def route(query: str) -> tuple[list[str], bool]:
+        hits = semantic.search(query, limit=3)
+        return [h.name for h in hits], not hits or not hits[0].confident
+
+    return route
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--corpus", type=Path, default=REPO.parent / "shared" / "corpus")
     parser.add_argument("--set", type=Path, default=REPO / "bench" / "data" / "routing.jsonl")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--misses", action="store_true", help="print the requests missed")
+    parser.add_argument("--embedder", metavar="MODEL", help="add the hybrid router (model2vec)")
     args = parser.parse_args()
     if not args.corpus.is_dir():
         print(f"no corpus at {args.corpus}: pass --corpus", file=sys.stderr)
@@ -153,6 +179,8 @@ def main() -> int:
             ("tfidf", tfidf.route),
             ("bm25-plain", bm25.route),
         ]
+        if args.embedder:
+            routers.append(("hybrid", _hybrid(index, args.embedder)))
         rows = []
         reports = {}
         for name, router in routers:

@@ -13,12 +13,15 @@ name and listing description (embedded once, on the first search, in batches);
 a skill no more similar than ``floor`` takes part through its lexical rank only.
 
 A hit's confidence (what abstention, ``suggest`` and ``preflight`` go by) is its
-lexical confidence: how similar two texts look depends on the model (a small
-static model finds unrelated texts 0.4-0.6 similar), so similarity alone never
-makes a hit confident unless the host calibrates it for its model with
-``similarity=(low, high)`` (or an attribute ``similarity`` of the embedder, the
-way through ``SkillRuntime(embedder=...)``): then a hit's confidence is the higher of the two,
-its similarity mapped onto 0-1 (at ``low`` or under, 0; at ``high`` or over, 1).
+lexical confidence, or, if it passes the ``floor`` of similarity, the confidence
+of the lexical ranking's best hit if that is higher (how well the request fits
+the catalog at all), so search abstains when lexical search would. How similar two texts look
+depends on the model (a small static model finds unrelated texts 0.4-0.6
+similar), so similarity alone never makes a hit confident unless the host
+calibrates it for its model with ``similarity=(low, high)`` (or an attribute
+``similarity`` of the embedder, the way through ``SkillRuntime(embedder=...)``):
+then a hit's confidence is the higher of its lexical confidence and its
+similarity mapped onto 0-1 (at ``low`` or under, 0; at ``high`` or over, 1).
 
 With ``store=(folder, key)`` (the runtime passes the folder and key of its saved
 search index) and an embedder that names its model (a string attribute
@@ -96,8 +99,8 @@ class SemanticIndex(SearchIndex):
         lexical: SearchIndex,
         embedder: Embedder,
         *,
-        weight: float = 1.0,
-        floor: float = 0.3,
+        weight: float = 0.25,
+        floor: float = 0.5,
         similarity: tuple[float, float] | None = None,
         depth: int = 50,
         store: tuple[str | os.PathLike[str], str] | None = None,
@@ -229,11 +232,14 @@ class SemanticIndex(SearchIndex):
         for rank, pos in enumerate(p for p in order.tolist() if sims[p] > floor):
             fused[pos] = fused.get(pos, 0.0) + self.weight / (_RRF_K + rank)
         best = sorted(fused, key=lambda p: (-fused[p], p))[:limit]
+        request = lexical[0].confidence if lexical else 0.0
         hits: list[SearchHit] = []
         for rank, pos in enumerate(best, start=1):
             doc = self.documents[pos]
             lex = by_doc.get(pos)
             semantic = self._confidence(float(sims[pos]))
+            if self.similarity is None and float(sims[pos]) > self.floor:
+                semantic = request  # uncalibrated: abstain when lexical search would
             hits.append(
                 SearchHit(
                     name=doc.name,

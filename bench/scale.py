@@ -20,6 +20,14 @@ each tenant on each replica (building that tenant's index) is timed apart as
 replica's RSS (idle before any request, and after the run: the difference over
 the tenants is the memory one tenant costs a replica), and the seconds from a
 publish, then from unpublishing that skill, to ``list_changed`` on every replica.
+
+``--warmup`` measures instead what one tenant's warm-up costs a replica in CPU:
+one tenant of ``--skills`` skills (with ``--with-files``, each a whole corpus skill
+folder: SKILL.md and its bundled files) is seeded, then, in fresh processes, rounds
+interleaved (``--rounds``, min and median printed): the catalog's first scan of the
+tenant (``load``) and building the tenant's MCP server on it (``index``), CPU time of
+the replica process only, next to the same skills served from a folder (``--root``,
+the in-process peer: its index build reads and hashes the files).
 """
 
 from __future__ import annotations
@@ -35,11 +43,12 @@ import random
 import re
 import shutil
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +60,15 @@ CORPUS = REPO.parent / "shared" / "corpus"
 
 def sha(data: bytes) -> str:
     return "sha256:" + hashlib.sha256(data).hexdigest()
+
+
+def is_text(data: bytes) -> bool:
+    """What publish records of a file: UTF-8 text without NUL."""
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return b"\x00" not in data
 
 
 def skill_digest(files: dict[str, bytes]) -> str:
@@ -76,6 +94,35 @@ def corpus_texts(limit: int = 400) -> list[str]:
     if not texts:
         sys.exit("no corpus skills found under ../shared/corpus")
     return texts
+
+
+def corpus_folders(limit: int = 400) -> list[dict[str, bytes]]:
+    """Whole corpus skill folders (SKILL.md and every non-hidden file, at most 200
+    files of 1 MiB each), as ``relpath -> bytes``."""
+    from skilldeck._format import parse_skill_md
+
+    out = []
+    for path in sorted(glob.glob(str(CORPUS / "**" / "SKILL.md"), recursive=True)):
+        folder = Path(path).parent
+        md = Path(path).read_bytes()
+        if len(md) > 30_000 or not parse_skill_md(md).ok:
+            continue
+        files = {"SKILL.md": md}
+        for dirpath, dirnames, filenames in os.walk(folder):
+            dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+            for fn in sorted(filenames):
+                full = Path(dirpath) / fn
+                rel = full.relative_to(folder).as_posix()
+                if fn.startswith(".") or rel == "SKILL.md" or full.is_symlink():
+                    continue
+                if full.is_file() and full.stat().st_size <= 1 << 20 and len(files) < 200:
+                    files[rel] = full.read_bytes()
+        out.append(files)
+        if len(out) >= limit:
+            break
+    if not out:
+        sys.exit("no corpus skills found under ../shared/corpus")
+    return out
 
 
 def renamed(text: str, name: str) -> str:
@@ -142,11 +189,29 @@ def postgres() -> Iterator[str]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def seed(url: str, tenants: int, skills: int, texts: list[str]) -> dict[str, str]:
+#: corpus SKILL.md texts (``corpus_texts``) or whole folders (``corpus_folders``)
+Corpus = Sequence[str | dict[str, bytes]]
+
+
+def skill_files(folders: Corpus, i: int, t: int = 0) -> dict[str, bytes]:
+    """Skill ``i``'s files (tenant ``t``): a corpus SKILL.md or folder, ``name:`` rewritten."""
+    got = folders[(i * 7 + t) % len(folders)]
+    files = {"SKILL.md": got.encode()} if isinstance(got, str) else dict(got)
+    name = f"skill-{i:06d}"
+    files["SKILL.md"] = renamed(files["SKILL.md"].decode("utf-8"), name).encode()
+    return files
+
+
+def seed(url: str, tenants: int, skills: int, folders: Corpus) -> dict[str, str]:
     from skilldeck.postgres import Database, create_tenant, init_store
 
     init_store(url)
     db = Database(url)
+    with db.admin() as conn:  # the column publish writes since schema 3 (an older run: none)
+        flag = conn.execute(
+            "SELECT 1 FROM information_schema.columns WHERE table_name = "
+            "'skilldeck_version_files' AND column_name = 'is_text'"
+        ).fetchone()
     tokens = {}
     for t in range(tenants):
         tenant = f"tenant-{t:02d}"
@@ -154,10 +219,9 @@ def seed(url: str, tenants: int, skills: int, texts: list[str]) -> dict[str, str
         blobs: dict[str, bytes] = {}
         versions = []
         for i in range(skills):
-            name = f"skill-{i:06d}"
-            md = renamed(texts[(i * 7 + t) % len(texts)], name).encode()
-            blobs[sha(md)] = md
-            versions.append((name, {"SKILL.md": md}))
+            files = skill_files(folders, i, t)
+            blobs.update((sha(b), b) for b in files.values())
+            versions.append((f"skill-{i:06d}", files))
         with db.tenant(tenant) as conn, conn.cursor() as cur:
             cur.executemany(
                 "INSERT INTO skilldeck_blobs (tenant, digest, size, data) VALUES (%s,%s,%s,%s) "
@@ -174,18 +238,23 @@ def seed(url: str, tenants: int, skills: int, texts: list[str]) -> dict[str, str
                 assert row is not None
                 cur.executemany(
                     "INSERT INTO skilldeck_version_files (version_id, tenant, relpath, digest, "
-                    "size) VALUES (%s,%s,%s,%s,%s)",
-                    [(row[0], tenant, r, sha(b), len(b)) for r, b in files.items()],
+                    f"size{', is_text' if flag else ''}) VALUES (%s,%s,%s,%s,%s"
+                    f"{',%s' if flag else ''})",
+                    [
+                        (row[0], tenant, r, sha(b), len(b), *([is_text(b)] if flag else []))
+                        for r, b in files.items()
+                    ],
                 )
     db.close()
     return tokens
 
 
-def write_root(root: Path, skills: int, texts: list[str]) -> None:
+def write_root(root: Path, skills: int, folders: Corpus) -> None:
     for i in range(skills):
-        name = f"skill-{i:06d}"
-        (root / name).mkdir(parents=True)
-        (root / name / "SKILL.md").write_text(renamed(texts[(i * 7) % len(texts)], name))
+        folder = root / f"skill-{i:06d}"
+        for rel, data in skill_files(folders, i).items():
+            (folder / rel).parent.mkdir(parents=True, exist_ok=True)
+            (folder / rel).write_bytes(data)
 
 
 def free_port() -> int:
@@ -371,8 +440,79 @@ async def one_warm(target: tuple[str, str | None], times: dict[str, list[float]]
         await client.session.send_request(ListSkillsRequest(), ListSkillsResult)
 
 
+def warm_child(kind: str, target: str) -> None:
+    """One fresh process: load the catalog (``load``), then build the MCP server (``index``)."""
+    from skilldeck.catalog import Catalog
+    from skilldeck.mcp import create_server
+
+    store: Any = None
+    cpu0 = time.process_time()
+    if kind == "postgres":
+        from skilldeck.postgres import PostgresStore, store_catalog
+
+        store = PostgresStore(target, "tenant-00")
+        catalog = store_catalog(store)
+    else:
+        catalog = Catalog.from_roots([target], cache=False)
+    catalog.entries()
+    cpu1 = time.process_time()
+    server = create_server(catalog, snapshot_cache=False)
+    cpu2 = time.process_time()
+    out = {
+        "load": cpu1 - cpu0,
+        "index": cpu2 - cpu1,
+        "skills": len(server.index.skills),
+        "files": len(server.index.files),
+        "fetches": store.fetches if store is not None else 0,
+    }
+    print(json.dumps(out))
+
+
+def warmup(args: argparse.Namespace) -> None:
+    """``--warmup``: CPU of one tenant's warm-up, store against folder, fresh processes."""
+    folders: Corpus = corpus_folders() if args.with_files else corpus_texts()
+    runs: dict[str, list[dict[str, Any]]] = {"postgres store": [], "folder (--root)": []}
+    with tempfile.TemporaryDirectory(prefix="skilldeck-bench-warm-") as tmp, postgres() as url:
+        root = Path(tmp) / "skills"
+        write_root(root, args.skills, folders)
+        seed(url, 1, args.skills, folders)
+        targets = {"postgres store": ("postgres", url), "folder (--root)": ("root", str(root))}
+        for _ in range(args.rounds):
+            for key, (kind, target) in targets.items():
+                cmd = [sys.executable, __file__, "--child", kind, target]
+                got = subprocess.run(cmd, check=True, capture_output=True, text=True)
+                runs[key].append(json.loads(got.stdout.strip().splitlines()[-1]))
+    rows = {}
+    for key, rs in runs.items():
+        rows[key] = {
+            "skills": rs[0]["skills"],
+            "files": rs[0]["files"],
+            "fetches": rs[0]["fetches"],
+            **{
+                f"{part}_cpu_{how}": round(fn(r[part] for r in rs), 3)
+                for part in ("load", "index")
+                for how, fn in (("min", min), ("median", statistics.median))
+            },
+        }
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return
+    files = "whole corpus folders" if args.with_files else "SKILL.md only"
+    print(f"warm-up of one tenant of {args.skills} skills ({files}), {args.rounds} rounds")
+    print(f"{'contender':<18} {'files':>7} {'load CPU s':>16} {'index CPU s':>16} {'queries':>8}")
+    for key, r in rows.items():
+        load = f"{r['load_cpu_min']} / {r['load_cpu_median']}"
+        index = f"{r['index_cpu_min']} / {r['index_cpu_median']}"
+        print(f"{key:<18} {r['files']:>7} {load:>16} {index:>16} {r['fetches']:>8}")
+    print("(min / median; queries: those fetching file bytes)")
+
+
 def main() -> None:
     import anyio
+
+    if len(sys.argv) == 4 and sys.argv[1] == "--child":
+        warm_child(sys.argv[2], sys.argv[3])
+        return
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--skills", type=int, default=10_000)
@@ -381,7 +521,13 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=10)
     parser.add_argument("--requests", type=int, default=40)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--warmup", action="store_true", help="only one tenant's warm-up CPU")
+    parser.add_argument("--with-files", action="store_true", help="whole corpus skill folders")
+    parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
+    if args.warmup:
+        warmup(args)
+        return
     texts = corpus_texts()
     results: dict[str, Any] = {"skills": args.skills, "tenants": args.tenants}
     with tempfile.TemporaryDirectory(prefix="skilldeck-bench-fs-") as tmp:

@@ -151,6 +151,7 @@ PRIVATE_IMPORTS_ALLOWED: dict[str, str] = {
     "catalog/test_pool.py": "the worker pool's parsing and sizing (_catalog._pool)",
     "postgres/test_router.py": "the replica's tenant router (postgres._serve) on its own",
     "postgres/test_store.py": "builds a first-schema store from the migrations (postgres._db)",
+    "postgres/test_file_facts.py": "builds a schema-2 store from the migrations (postgres._db)",
     "routing/test_search_routing.py": "the evidence index's arithmetic on tokenized words",
     "routing/test_search_store.py": "the saved search index's file format (_search_store)",
 }

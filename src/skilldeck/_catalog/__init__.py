@@ -24,10 +24,12 @@ from skilldeck._catalog._store import (
     DEFAULT_FILE_LIMIT,
     Discovery,
     FileData,
+    FileFacts,
     IndexMode,
     MemoryStore,
     Scan,
     Store,
+    is_utf8_text,
 )
 
 TYPE_CHECKING = False
@@ -60,6 +62,7 @@ __all__ = [
     "DoctorReport",
     "FileData",
     "FileDigest",
+    "FileFacts",
     "FileSystemStore",
     "IndexMode",
     "MemoryStore",
@@ -83,6 +86,7 @@ __all__ = [
     "clean_text",
     "default_sources",
     "diagnose",
+    "is_utf8_text",
     "plan_tier1",
     "project_folders",
 ]

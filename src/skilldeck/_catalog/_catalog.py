@@ -39,7 +39,13 @@ from skilldeck._catalog._model import (
 )
 from skilldeck._catalog._resolve import Listed, Resolver, State, changed
 from skilldeck._catalog._sources import default_sources
-from skilldeck._catalog._store import DEFAULT_FILE_LIMIT, Discovery, FileData, IndexMode
+from skilldeck._catalog._store import (
+    DEFAULT_FILE_LIMIT,
+    Discovery,
+    FileData,
+    FileFacts,
+    IndexMode,
+)
 from skilldeck._config import Budget, Config, load_config
 from skilldeck._diagnostics import Diagnostic
 from skilldeck._errors import (
@@ -481,6 +487,7 @@ class Catalog:
             listing=lambda ref: self.files(ref, index="all"),
             digest=_content_digest,
             reader=self._read_any,
+            facts=_file_facts,
         )
 
     def _walk_addressed(self, entry: CatalogEntry, store: Any) -> tuple[str, Walk, bool]:
@@ -566,6 +573,16 @@ def _content_digest(entry: CatalogEntry, store: Any) -> str:
         raise InternalError(f"the store of {entry.address} cannot compute digests")
     digest: str = store.digest(entry.metadata.key)
     return digest
+
+
+def _file_facts(entry: CatalogEntry, store: Any, content: str) -> Iterable[FileFacts] | None:
+    """What a store skill's store knows of the files of version ``content`` (``None``:
+    a store without ``file_facts``, or another version is current)."""
+    hook = getattr(store, "file_facts", None)
+    if not callable(hook):
+        return None
+    found: Iterable[FileFacts] | None = hook(entry.metadata.key, content)
+    return found
 
 
 def _walk_entry(entry: CatalogEntry, store: Any) -> tuple[str, Walk]:

@@ -15,8 +15,9 @@
   then counts as changed;
 - per-file digests (``CatalogSnapshot.digest``): in a folder computed on first
   use through the catalog's contained reads and cached by stamp, so an unchanged
-  file is never read twice; for a store without folders, taken when its files
-  were read to list them.
+  file is never read twice; for a store without folders, taken from the store's
+  ``file_facts`` of that version when it has them (``PostgresStore``: its file
+  rows), else when its files were read to list them.
 
 ``CatalogSnapshot.token`` is the catalog-wide token and ``diff`` says which
 entry keys were added, removed or changed between two snapshots. A new
@@ -38,7 +39,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from skilldeck._catalog._model import CatalogEntry, SkillStatus
-from skilldeck._catalog._store import FileData
+from skilldeck._catalog._store import FileData, FileFacts, is_utf8_text
 from skilldeck._digest import bytes_digest
 from skilldeck._tree import Walk
 
@@ -89,18 +90,8 @@ class SnapshotFile:
     digest: FileDigest | None = None  # known when listed (a store's file read to list it)
 
 
-def _is_text(data: bytes) -> bool:
-    if b"\x00" in data:
-        return False
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return True
-
-
 def file_digest_of(data: bytes) -> FileDigest:
-    return FileDigest(bytes_digest(data), len(data), _is_text(data))
+    return FileDigest(bytes_digest(data), len(data), is_utf8_text(data))
 
 
 def address_of(entry: CatalogEntry) -> str:
@@ -165,6 +156,8 @@ class SnapshotDiff:
 Reader = Callable[[str, str, int, bool], FileData]
 #: lists a folder entry's files: (entry, store) -> (real folder, walk, the entry's own?)
 Walker = Callable[[CatalogEntry, Any], tuple[str, Walk, bool]]
+#: a store skill's file facts: (entry, store, content digest) -> facts, or None (read them)
+Facts = Callable[[CatalogEntry, Any, str], Iterable[FileFacts] | None]
 
 
 @dataclass(frozen=True)
@@ -276,10 +269,12 @@ class SnapshotMaker:
         listing: Callable[[str], tuple[str, ...]],
         digest: Callable[[CatalogEntry, Any], str],
         reader: Reader,
+        facts: Facts | None = None,
     ) -> CatalogSnapshot:
         """A snapshot of ``(entry, store)`` pairs. ``walk`` lists a folder skill's files,
         ``listing`` a store skill's files (by address), ``digest`` gives a store skill's
-        content digest and ``reader`` reads one file."""
+        content digest, ``facts`` (optional) what the store knows of that version's
+        files, and ``reader`` reads one file."""
         with self._lock:
             last = self._last
             old = last.by_key if last is not None else {}
@@ -294,7 +289,7 @@ class SnapshotMaker:
                 else:
                     key = f"store:{entry.source}:{entry.name}"
                     got = self._stored(
-                        entry, store, key, ref, old.get(key), listing, digest, reader
+                        entry, store, key, ref, old.get(key), listing, digest, reader, facts
                     )
                 n = 2
                 while got.key in keys:  # one folder reached twice: keep both
@@ -371,6 +366,7 @@ class SnapshotMaker:
         listing: Callable[[str], tuple[str, ...]],
         digest: Callable[[CatalogEntry, Any], str],
         reader: Reader,
+        facts: Facts | None,
     ) -> SnapshotEntry:
         try:
             content: str | None = digest(entry, store)
@@ -388,14 +384,48 @@ class SnapshotMaker:
             return SnapshotEntry(key, ref, entry, (), token, _content=content)
         files: list[SnapshotFile] = []
         try:
+            known_files = _known(facts, entry, store, content)
+            if known_files is not None:  # the store's own facts: read only what they lack
+                for rel, size, file_digest, text in known_files:
+                    if text is None and size <= _STORE_READ_LIMIT:
+                        files.append(_read_listed(reader, ref, rel))
+                    else:
+                        fd = FileDigest(file_digest, size, text) if text is not None else None
+                        files.append(SnapshotFile(rel, size, None, fd))
+                return SnapshotEntry(key, ref, entry, tuple(files), token, True, content)
             rels = ["SKILL.md", *sorted(set(listing(ref)) - {"SKILL.md"})]
             for rel in rels:
-                got = reader(ref, rel, _STORE_READ_LIMIT, True)
-                known = None if got.truncated else file_digest_of(bytes(got.data))
-                files.append(SnapshotFile(rel, got.size, None, known))
+                files.append(_read_listed(reader, ref, rel))
         except Exception:  # unreadable now: list what was read, never reuse it
             return SnapshotEntry(key, ref, entry, tuple(files), None, False)
         return SnapshotEntry(key, ref, entry, tuple(files), token, True, content)
+
+
+def _read_listed(reader: Reader, ref: str, rel: str) -> SnapshotFile:
+    """A store skill's file, read to learn its size and digest (none over the limit)."""
+    got = reader(ref, rel, _STORE_READ_LIMIT, True)
+    known = None if got.truncated else file_digest_of(bytes(got.data))
+    return SnapshotFile(rel, got.size, None, known)
+
+
+def _known(
+    facts: Facts | None, entry: CatalogEntry, store: Any, content: str | None
+) -> list[FileFacts] | None:
+    """The store's facts of the files of version ``content``, SKILL.md first, then by
+    path (``None``: the store has none, or not of that version, or not for SKILL.md)."""
+    if facts is None or content is None:
+        return None
+    try:
+        got = facts(entry, store, content)
+        rows = {row[0]: row for row in got} if got is not None else None
+    except Exception:  # the store could not tell: read the files
+        return None
+    if rows is None:
+        return None
+    first = rows.pop("SKILL.md", None)
+    if first is None:
+        return None
+    return [first, *(rows[rel] for rel in sorted(rows))]
 
 
 def _tree_stamps(entry: CatalogEntry, real: str, found: Walk, settled: int) -> _TreeStamps | None:

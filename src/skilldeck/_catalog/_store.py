@@ -35,12 +35,14 @@ __all__ = [
     "DEFAULT_FILE_LIMIT",
     "Discovery",
     "FileData",
+    "FileFacts",
     "IndexMode",
     "MemoryStore",
     "Scan",
     "Store",
     "bundled_relpath",
     "in_bundled_index",
+    "is_utf8_text",
     "require_listed",
 ]
 
@@ -96,9 +98,23 @@ class FileData:
     truncated: bool = False
 
 
+#: what a store knows of one file of a skill version without reading it:
+#: (relative path, size, ``sha256:`` digest, UTF-8 text without NUL, or ``None``: unknown)
+FileFacts = tuple[str, int, str, bool | None]
+
+
 @runtime_checkable
 class Store(Protocol):
-    """Where skills come from. ``name`` may also be a ``key`` from ``list_skills``."""
+    """Where skills come from. ``name`` may also be a ``key`` from ``list_skills``.
+
+    Optional, besides ``digest(name)`` (the skill's content digest): a store that
+    keeps its files' digests may offer ``file_facts(name, digest)``, returning the
+    ``FileFacts`` of every file of that version (SKILL.md and every file
+    ``files(name, index="all")`` lists), or ``None`` when ``name``'s current version
+    is not ``digest`` (or the store cannot tell). The catalog's snapshot then lists
+    the version's files from them instead of reading every file to hash it; the
+    digests must be those of the bytes a read returns.
+    """
 
     def list_skills(self) -> list[SkillMetadata]:
         """Metadata of every valid skill, from a bounded read of each SKILL.md."""
@@ -111,6 +127,18 @@ class Store(Protocol):
     def read_file(self, name: str, relpath: str, *, max_bytes: int = DEFAULT_FILE_LIMIT) -> bytes:
         """One bundled file; ``FileTooLargeError`` when it exceeds ``max_bytes``."""
         ...
+
+
+def is_utf8_text(data: bytes) -> bool:
+    """Are ``data`` UTF-8 text without NUL (what ``FileFacts`` and a snapshot's
+    ``FileDigest.text`` tell)?"""
+    if b"\x00" in data:
+        return False
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def _limit(data: bytes, relpath: str, max_bytes: int, truncate: bool, skill: str) -> FileData:

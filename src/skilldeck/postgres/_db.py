@@ -153,6 +153,12 @@ CREATE POLICY audit_reader ON skilldeck_audit FOR SELECT TO @AUDITOR@ USING (tru
 CREATE INDEX skilldeck_audit_at ON skilldeck_audit (at);
 """
 
+_V3 = """
+ALTER TABLE skilldeck_version_files ADD COLUMN is_text boolean;
+"""
+"""Whether each file is UTF-8 text without NUL, written by publish with its digest, so
+a replica lists a version's files without reading them (``NULL``: published before)."""
+
 _MIGRATIONS: tuple[tuple[int, str], ...] = (
     (
         1,
@@ -161,6 +167,7 @@ _MIGRATIONS: tuple[tuple[int, str], ...] = (
         ),
     ),
     (2, _V2.replace("@ROLE@", TENANT_ROLE).replace("@AUDITOR@", AUDIT_ROLE)),
+    (3, _V3),
 )
 SCHEMA_VERSION = _MIGRATIONS[-1][0]
 """The schema version this skilldeck needs (``skilldeck store init`` migrates to it)."""

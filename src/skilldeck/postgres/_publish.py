@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from skilldeck import SkillNotFoundError, bytes_digest
+from skilldeck._catalog import is_utf8_text
 from skilldeck._diagnostics import Diagnostic
 from skilldeck._digest import digest_of_files
 from skilldeck.postgres._db import CHANNEL
@@ -119,10 +120,10 @@ def publish_folder(
         with conn.cursor() as cur:
             cur.executemany(
                 "INSERT INTO skilldeck_version_files "
-                "(version_id, tenant, relpath, digest, size, executable) "
-                "VALUES (%s, %s, %s, %s, %s, %s)",
+                "(version_id, tenant, relpath, digest, size, executable, is_text) "
+                "VALUES (%s, %s, %s, %s, %s, %s, %s)",
                 [
-                    (vid, store.tenant, rel, digests[rel], len(data), x)
+                    (vid, store.tenant, rel, digests[rel], len(data), x, is_utf8_text(data))
                     for rel, (data, x) in files.items()
                 ],
             )

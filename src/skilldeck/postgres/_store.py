@@ -40,7 +40,7 @@ from skilldeck import (
     SkillNotFoundError,
     bytes_digest,
 )
-from skilldeck._catalog import DEFAULT_FILE_LIMIT, Discovery, FileData, IndexMode
+from skilldeck._catalog import DEFAULT_FILE_LIMIT, Discovery, FileData, FileFacts, IndexMode
 from skilldeck._digest import digest_of_files
 from skilldeck._format import parse_skill_md
 from skilldeck.postgres._db import Database, check_tenant
@@ -74,14 +74,19 @@ def _in_bundled_index(rel: str) -> bool:
     return head in _BUNDLED_DIRS and bool(tail) and "/" not in tail
 
 
+#: a version's file: (digest, size, executable, UTF-8 text without NUL or None: unknown)
+_File = tuple[str, int, bool, bool | None]
+
+
 @dataclass(frozen=True, slots=True)
 class StoredVersion:
-    """One immutable version: ``files`` maps path to (digest, size, executable)."""
+    """One immutable version: ``files`` maps path to (digest, size, executable, is_text);
+    ``is_text`` is ``None`` for a file published before the store recorded it."""
 
     id: int
     name: str
     digest: str
-    files: dict[str, tuple[str, int, bool]]
+    files: dict[str, _File]
     meta: SkillMetadata = field(compare=False)
 
 
@@ -167,13 +172,13 @@ class PostgresStore:
         """New versions' file rows and metadata; only their SKILL.md bytes are read
         (a batch at a time, parsed, then let go)."""
         ids = [vid for vid, _n, _d in batch]
-        files: dict[int, dict[str, tuple[str, int, bool]]] = {v: {} for v in ids}
-        for vid, rel, digest, size, executable in conn.execute(
-            "SELECT version_id, relpath, digest, size, executable "
+        files: dict[int, dict[str, _File]] = {v: {} for v in ids}
+        for vid, rel, digest, size, executable, text in conn.execute(
+            "SELECT version_id, relpath, digest, size, executable, is_text "
             "FROM skilldeck_version_files WHERE version_id = ANY(%s)",
             (ids,),
         ):
-            files[int(vid)][rel] = (digest, int(size), bool(executable))
+            files[int(vid)][rel] = (digest, int(size), bool(executable), text)
         wanted = list({f["SKILL.md"][0] for f in files.values() if "SKILL.md" in f})
         mds: dict[str, bytes] = {}
         for digest, data in conn.execute(
@@ -192,7 +197,7 @@ class PostgresStore:
         vid: int,
         name: str,
         digest: str,
-        files: dict[str, tuple[str, int, bool]],
+        files: dict[str, _File],
         blobs: dict[str, bytes],
     ) -> StoredVersion | None:
         md = files.get("SKILL.md")
@@ -276,7 +281,7 @@ class PostgresStore:
                 if ahead is None:
                     break
                 files = ahead.files.values()
-                todo = [(d, n) for d, n, _x in files if (self.tenant, d) not in self.db.blobs]
+                todo = [(d, n) for d, n, *_x in files if (self.tenant, d) not in self.db.blobs]
                 size = sum(n for _d, n in todo)
                 if size > budget:
                     break
@@ -336,13 +341,24 @@ class PostgresStore:
     def digest(self, name: str) -> str:
         return self._get(name).digest
 
+    def file_facts(self, name: str, digest: str) -> list[FileFacts] | None:
+        """(path, size, digest, is_text) of every file of ``name``'s version ``digest``,
+        from its file rows, without reading a byte (``None``: that version is no longer
+        current, or a path a read would refuse; the catalog then reads the files)."""
+        version = self._versions.get(name)
+        if version is None or version.digest != digest:
+            return None
+        if not all(_plain(rel) for rel in version.files):
+            return None
+        return [(rel, size, d, text) for rel, (d, size, _x, text) in version.files.items()]
+
     def materialize(self, name: str, dest: str | os.PathLike[str]) -> StoredVersion:
         """Write the current version's files under ``dest`` (a new, empty folder) and
         check every file's digest and the skill's digest on the bytes written."""
         version = self._get(name)
         root = Path(dest)
         pairs: dict[str, str] = {}
-        for rel, (digest, _size, executable) in sorted(version.files.items()):
+        for rel, (digest, _size, executable, _text) in sorted(version.files.items()):
             data = self._blob(version, rel)
             if bytes_digest(data) != digest:
                 raise InstallError(
@@ -443,16 +459,20 @@ def _check_version(rows: list[Any], digest: str) -> str | None:
     return None
 
 
+def _plain(relpath: str) -> bool:
+    """Is ``relpath`` a path a read may name (relative, no ``.``/``..``/empty part)?"""
+    return (
+        isinstance(relpath, str)
+        and bool(relpath)
+        and not relpath.startswith("/")
+        and "\\" not in relpath
+        and "\0" not in relpath
+        and not any(p in ("", ".", "..") for p in relpath.split("/"))
+    )
+
+
 def _clean_relpath(relpath: str, name: str) -> str:
-    parts = relpath.split("/") if isinstance(relpath, str) else [""]
-    if (
-        not isinstance(relpath, str)
-        or not relpath
-        or relpath.startswith("/")
-        or "\\" in relpath
-        or "\0" in relpath
-        or any(p in ("", ".", "..") for p in parts)
-    ):
+    if not _plain(relpath):
         raise PathNotAllowedError(
             f"path {relpath!r} is not allowed",
             skill=name,

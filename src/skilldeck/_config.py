@@ -39,6 +39,7 @@ from skilldeck._configschema import (
     Budget,
     Checker,
     fold_installed,
+    line_of,
     locate,
 )
 from skilldeck._configtrust import (
@@ -158,6 +159,7 @@ class Config:
                     PROJECT_CONFIG_UNTRUSTED,
                     self.untrusted.message,
                     path=str(self.untrusted.file),
+                    line=self.untrusted.line,
                     hint=self.untrusted.hint,
                 )
             )
@@ -284,14 +286,17 @@ def _load_file(path: Path, base: Path) -> dict[str, Any] | None:
     return fold_installed(Checker(path, text, base).normalise(data))
 
 
-def _load_project(path: Path, base: Path) -> tuple[dict[str, Any], UntrustedSettings | None] | None:
-    """The project file's checked data, its guarded keys removed unless it is trusted."""
+def _load_project(
+    path: Path, base: Path, user: Mapping[str, Any]
+) -> tuple[dict[str, Any], UntrustedSettings | None] | None:
+    """The project file's checked data, its guarded keys removed unless it is trusted
+    (``user``: the user file's data, which decides what a ``[runtime]`` key loosens)."""
     read = _read_doc(path, project=True)
     if read is None:
         return None
     data, text, raw = read
     data = Checker(path, text, base).normalise(data)
-    values = guarded_values(data, base)
+    values = guarded_values(data, base, user=user)
     if not values:
         return fold_installed(data), None
     digest = file_digest(raw)
@@ -301,7 +306,8 @@ def _load_project(path: Path, base: Path) -> tuple[dict[str, Any], UntrustedSett
     strip_keys(data, list(values))
     fold_installed(data)
     shown = tuple((k, json.dumps(v, default=str)[:200]) for k, v in values.items())
-    return data, UntrustedSettings(path, tuple(values), digest, state, shown)
+    lines = tuple(line_of(text, k) for k in values)
+    return data, UntrustedSettings(path, tuple(values), digest, state, shown, lines)
 
 
 def load_config(*, cwd: str | os.PathLike[str] | None = None) -> Config:
@@ -321,7 +327,7 @@ def load_config(*, cwd: str | os.PathLike[str] | None = None) -> Config:
     base = project_path.parent.parent
     ignored = owner_problem(*_owned_parts(base), folder=base)
     if ignored is None and project_path.resolve() != user_path.resolve():
-        loaded = _load_project(project_path, base)
+        loaded = _load_project(project_path, base, user or {})
         if loaded is not None:
             project, untrusted = loaded
     merged = _merge(user or {}, project or {})

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from skilldeck._configruntime import check_runtime
 from skilldeck._errors import ConfigError
 
 __all__ = [
@@ -139,7 +140,10 @@ class Checker:
         self.base = base
 
     def fail(self, key: str, message: str, hint: str) -> ConfigError:
-        line = line_of(self.text, key)
+        line, where = None, key
+        while line is None and where:  # a key inside an inline table: the table's line
+            line = line_of(self.text, where)
+            where = where.rpartition(".")[0]
         loc = f"{self.file}:{line}" if line else str(self.file)
         return ConfigError(f"{loc}: {key}: {message}", path=self.file, line=line, hint=hint)
 
@@ -227,7 +231,7 @@ class Checker:
                 'e.g. embedder = "minishlab/potion-base-8M", or "off"',
             )
         self.table(data, "execution")
-        self.table(data, "runtime")
+        check_runtime(self.table(data, "runtime"), self.fail)
         return data
 
     def installed(self, data: Mapping[str, Any]) -> None:

@@ -24,7 +24,9 @@ What a project file may set without trust (everything else is guarded):
   ``install --scope project`` writes);
 - a guarded key set to its strictest value (``TIGHTENING``: ``[install] scan =
   "block"``, ``[execution] sandbox = "strict"``, ``network = false``, ``[catalog]
-  mode = "strict"``).
+  mode = "strict"``);
+- ``[runtime]`` keys that only tighten what the user's file (or the default) sets:
+  fewer tools, lower limits, stricter allowed-tools (``skilldeck._configruntime``).
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from skilldeck._atomic import atomic_write_text, file_lock
+from skilldeck._configruntime import loosening
 from skilldeck._diagnostics import Severity, register_code
 from skilldeck._errors import ConfigError
 from skilldeck._paths import PROJECT_DIR, dirs
@@ -95,11 +98,20 @@ class UntrustedSettings:
     reason: str = "never"
     #: each ignored key with its value as JSON text (cut at 200 characters), for review
     values: tuple[tuple[str, str], ...] = ()
+    #: the line of each key in ``keys`` (``None`` when it could not be found)
+    lines: tuple[int | None, ...] = ()
+
+    @property
+    def line(self) -> int | None:
+        """The line of the first ignored key that has one."""
+        return next((n for n in self.lines if n is not None), None)
 
     @property
     def message(self) -> str:
         why = "changed since you trusted it" if self.reason == "changed" else "not trusted"
-        return f"{self.file} is {why}: ignoring {', '.join(self.keys)}"
+        lines = dict(zip(self.keys, self.lines, strict=False))
+        shown = [f"{k} (line {lines[k]})" if lines.get(k) else k for k in self.keys]
+        return f"{self.file} is {why}: ignoring {', '.join(shown)}"
 
     @property
     def hint(self) -> str:
@@ -115,6 +127,7 @@ class UntrustedSettings:
             "digest": self.digest,
             "reason": self.reason,
             "values": dict(self.values),
+            "lines": dict(zip(self.keys, self.lines, strict=False)),
             "message": self.message,
             "hint": self.hint,
         }
@@ -159,18 +172,27 @@ def _tightens(key: str, value: object) -> bool:
     return any(type(value) is type(v) and value == v for v in TIGHTENING.get(key, ()))
 
 
-def guarded_values(data: Mapping[str, Any], base: Path) -> dict[str, Any]:
-    """The guarded keys a project file's (checked) data sets, with their values."""
-    out = _guarded(data, base)
+def guarded_values(
+    data: Mapping[str, Any], base: Path, *, user: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """The guarded keys a project file's (checked) data sets, with their values.
+
+    ``user`` is the user's file's (checked) data: ``[runtime]`` keys are guarded
+    when they loosen what it sets (or the defaults, without it).
+    """
+    out = _guarded(data, base, user or {})
     return {k: v for k, v in out.items() if not _tightens(k, v)}
 
 
-def _guarded(data: Mapping[str, Any], base: Path) -> dict[str, Any]:
+def _guarded(data: Mapping[str, Any], base: Path, user: Mapping[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     skills = base / PROJECT_DIR / "skills"
     for table, value in data.items():
         safe = PROJECT_SAFE.get(table)
-        if safe is not None and isinstance(value, Mapping):
+        if table == "runtime" and isinstance(value, Mapping):
+            mine = user.get("runtime")
+            out.update(loosening(value, mine if isinstance(mine, Mapping) else {}))
+        elif safe is not None and isinstance(value, Mapping):
             for key, item in value.items():
                 outside = (
                     table == "catalog"

@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+from skilldeck._configruntime import check_runtime
+from skilldeck._errors import ConfigError
+
+if TYPE_CHECKING:
+    from skilldeck._config import Config
 
 __all__ = ["SEED_002_NAMES", "VERB_FIRST_TOOL_NAMES", "CatalogLike", "RuntimeOptions", "as_kwargs"]
 
@@ -69,6 +76,38 @@ class RuntimeOptions:
     @classmethod
     def names(cls) -> frozenset[str]:
         return frozenset(f.name for f in fields(cls))
+
+    @classmethod
+    def from_config(
+        cls,
+        config: Config | None = None,
+        *,
+        cwd: str | os.PathLike[str] | None = None,
+        **overrides: Any,
+    ) -> RuntimeOptions:
+        """The options set by the ``[runtime]`` tables of the config files; ``overrides``
+        (the host's explicit choices: flags, keyword arguments) win over the files.
+
+        ``config`` defaults to ``load_config(cwd=cwd)``: the user's file, and the
+        project's, whose ``[runtime]`` keys only tighten unless the project is trusted
+        (``docs/configuration.md``). A wrong value is ``ConfigError`` with its file
+        and line; an unknown override is a ``TypeError``, as for ``SkillRuntime``.
+        """
+        unknown = set(overrides) - cls.names()
+        if unknown:
+            raise TypeError(f"unknown runtime option(s): {', '.join(sorted(unknown))}")
+        if config is None:
+            from skilldeck._config import load_config
+
+            config = load_config(cwd=cwd)
+        table = {k: dict(v) if isinstance(v, Mapping) else v for k, v in config.runtime.items()}
+        located = config.located
+
+        def fail(key: str, message: str, hint: str) -> ConfigError:
+            return located(ConfigError(f"{key}: {message}", hint=hint))
+
+        check_runtime(table, fail)  # each file was checked; this checks them merged
+        return cls(**{**table, **overrides})
 
 
 class CatalogLike(Protocol):

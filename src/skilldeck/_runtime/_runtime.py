@@ -66,6 +66,7 @@ from skilldeck._search import SearchIndex
 
 if TYPE_CHECKING:
     from skilldeck._catalog import Catalog
+    from skilldeck._config import Config
     from skilldeck._exec import Approver, Executor
 
 __all__ = ["SEED_002_NAMES", "VERB_FIRST_TOOL_NAMES", "RuntimeOptions", "SkillRuntime"]
@@ -159,6 +160,31 @@ class SkillRuntime:
 
         catalog = Catalog.from_roots(list(paths), recursive=recursive, mode=load_mode)
         return cls(catalog, **options)
+
+    @classmethod
+    def default(
+        cls,
+        *,
+        cwd: str | os.PathLike[str] | None = None,
+        config: Config | None = None,
+        **arguments: Any,
+    ) -> SkillRuntime:
+        """A runtime as the config files describe it: ``Catalog.default()`` and the
+        options of their ``[runtime]`` tables (``RuntimeOptions.from_config``).
+
+        ``arguments`` are ``SkillRuntime``'s: option values given here win over the
+        files; the others (``governance``, ``sinks``, ...) pass through.
+        ``SkillRuntime(catalog)`` itself never reads a config file.
+        """
+        from skilldeck._catalog import Catalog
+        from skilldeck._config import load_config
+
+        if "options" in arguments:
+            raise TypeError("SkillRuntime.default() takes option values as keyword arguments")
+        cfg = config if config is not None else load_config(cwd=cwd)
+        chosen = {k: arguments.pop(k) for k in list(arguments) if k in RuntimeOptions.names()}
+        options = RuntimeOptions.from_config(cfg, **chosen)
+        return cls(Catalog.default(cwd=cwd, config=cfg), options=options, **arguments)
 
     # --- the public surface -----------------------------------------------------
 

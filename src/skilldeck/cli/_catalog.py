@@ -45,6 +45,11 @@ def _open_catalog(roots: Sequence[str], recursive: bool = False) -> skilldeck.Ca
     return skilldeck.Catalog.default(config=config)
 
 
+def _include_location() -> bool:
+    """``[runtime] include_location`` (read without importing the runtime)."""
+    return skilldeck.load_config().runtime.get("include_location") is True
+
+
 def _echo_json(data: Any) -> None:
     click.echo(json.dumps(data, ensure_ascii=False, indent=2))
 
@@ -160,14 +165,18 @@ def why(name: str, roots: tuple[str, ...], recursive: bool, fmt: str) -> None:
     help="Size limit: characters (e.g. 4000) or tokens (e.g. '1000 tokens'). "
     "Default: [catalog] budget, else none.",
 )
-@click.option("--location", is_flag=True, help="Include each SKILL.md's absolute path.")
+@click.option(
+    "--location/--no-location",
+    default=None,
+    help="Include each SKILL.md's absolute path. Default: [runtime] include_location.",
+)
 @click.option("--empty", is_flag=True, help="Print the empty element when there are no skills.")
 def prompt(
     roots: tuple[str, ...],
     recursive: bool,
     fmt: str,
     budget: str | None,
-    location: bool,
+    location: bool | None,
     empty: bool,
 ) -> None:
     """Print the skill list exactly as a host puts it in the system prompt.
@@ -184,7 +193,8 @@ def prompt(
         limit = chosen if chosen is not None else catalog.config.budget
         from skilldeck.adapters import render_compact_catalog
 
-        runtime = skilldeck.SkillRuntime(catalog)
+        options = skilldeck.RuntimeOptions.from_config()  # the tools as a server offers them
+        runtime = skilldeck.SkillRuntime(catalog, options=options)
         text = render_compact_catalog(
             catalog,
             native_tools=runtime.tool_specs(runtime.session()),
@@ -197,7 +207,7 @@ def prompt(
         format=fmt,  # type: ignore[arg-type]
         budget=chosen if chosen is not None else catalog.config.budget,
         pinned=catalog.config.pinned,
-        include_location=location,
+        include_location=_include_location() if location is None else location,
         empty="element" if empty else "nothing",
     )
     if text:

@@ -55,7 +55,10 @@ def eval_routing(
 
     cases = load_routing_cases(file)
     catalog = _catalog(roots, recursive)  # checks the config file first
-    runtime = skilldeck.SkillRuntime(catalog, embedder=configured_embedder(embedder))
+    options = skilldeck.RuntimeOptions.from_config(catalog.config)  # search_headings, mode
+    runtime = skilldeck.SkillRuntime(
+        catalog, options=options, embedder=configured_embedder(embedder)
+    )
     index = runtime.search_index()
 
     def route(query: str) -> tuple[list[str], bool]:

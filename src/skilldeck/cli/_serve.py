@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from typing import Any
 
 import click
 
@@ -39,9 +40,9 @@ from skilldeck.cli._app import embedder_option, main, root_option
     "--allowed-tools",
     "allowed_tools",
     type=click.Choice(["off", "enforce"]),
-    default="off",
-    show_default=True,
-    help="enforce: a loaded skill's allowed-tools narrows that client's tools.",
+    default=None,
+    help="enforce: a loaded skill's allowed-tools narrows that client's tools. "
+    "Default: [runtime] allowed_tools_enforcement, else off.",
 )
 @click.option(
     "--session-timeout",
@@ -81,7 +82,7 @@ def serve(
     roots: tuple[str, ...],
     token: str | None,
     allow_exec: bool,
-    allowed_tools: str,
+    allowed_tools: str | None,
     session_timeout: float,
     max_sessions: int,
     watch: bool,
@@ -92,7 +93,9 @@ def serve(
 
     Same sources, precedence and status as `skilldeck list`. Shadowed skills
     stay reachable as skill://SOURCE/NAME. Each client has its own session:
-    the skills it loads add their tools to its list only.
+    the skills it loads add their tools to its list only. The config files'
+    [runtime] table sets the tools' options (tool_prefix, search, limits, ...);
+    the options given here win.
     """
     try:
         from skilldeck import mcp as skill_mcp
@@ -100,6 +103,11 @@ def serve(
         raise click.ClickException(
             f"the MCP server needs the mcp extra ({exc.name}): pip install 'skilldeck[mcp]'"
         ) from None
+    explicit: dict[str, Any] = {}
+    if allowed_tools:  # the flag wins over [runtime] allowed_tools_enforcement
+        explicit["allowed_tools_enforcement"] = allowed_tools
+    # reads and checks the config files: a broken one is reported before a model loads
+    options = skilldeck.RuntimeOptions.from_config(**explicit)
     if store_url:  # many tenants from one database: see skilldeck.postgres
         from skilldeck.cli._store import serve_store
 
@@ -110,7 +118,7 @@ def serve(
             host,
             port,
             allow_exec,
-            allowed_tools,
+            options,
             session_timeout,
             max_sessions,
         )
@@ -119,12 +127,11 @@ def serve(
         skill_mcp.check_bind(host, token)
     from skilldeck.search import configured_embedder
 
-    skilldeck.load_config()  # a broken config file is reported before a model loads
     server = skill_mcp.create_server(
         embedder=configured_embedder(embedder),
         roots=[os.fspath(r) for r in roots],
         allow_exec=allow_exec,
-        allowed_tools="enforce" if allowed_tools == "enforce" else "off",
+        runtime_options=options,
         watch=watch,
         session_timeout=session_timeout,
         max_sessions=max_sessions,

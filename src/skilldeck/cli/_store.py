@@ -461,7 +461,7 @@ def serve_store(
     host: str,
     port: int,
     allow_exec: bool,
-    allowed_tools: str,
+    options: skilldeck.RuntimeOptions,
     session_timeout: float,
     max_sessions: int,
 ) -> None:
@@ -480,7 +480,7 @@ def serve_store(
         port=port,
         server_options={
             "allow_exec": allow_exec,
-            "allowed_tools": "enforce" if allowed_tools == "enforce" else "off",
+            "runtime_options": options,
             "session_timeout": session_timeout,
             "max_sessions": max_sessions,
         },

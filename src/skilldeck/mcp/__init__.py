@@ -56,7 +56,7 @@ from skilldeck.mcp._wire import (
 )
 
 if TYPE_CHECKING:
-    from skilldeck import Catalog, Executor, SkillRuntime
+    from skilldeck import Catalog, Executor, RuntimeOptions, SkillRuntime
     from skilldeck.search import Embedder
 
 __all__ = [
@@ -99,9 +99,10 @@ def create_server(
     roots: Sequence[str | os.PathLike[str]] = (),
     recursive: bool = False,
     runtime: SkillRuntime | None = None,
+    runtime_options: RuntimeOptions | None = None,
     tools: bool = True,
     allow_exec: bool = False,
-    allowed_tools: Literal["off", "enforce"] = "off",
+    allowed_tools: Literal["off", "enforce"] | None = None,
     executor: Executor | None = None,
     name: str = "skilldeck",
     page_size: int = 100,
@@ -118,11 +119,13 @@ def create_server(
     ``catalog`` defaults to ``Catalog.from_roots(roots)`` when ``roots`` are
     given, else ``Catalog.default()`` (the same sources as ``skilldeck list``).
     The tool fallback uses ``runtime`` (default: a ``SkillRuntime`` on the same
-    catalog; ``allowed_tools`` is its ``allowed_tools_enforcement``), with one
-    runtime session per client (``session_timeout`` seconds
+    catalog with ``runtime_options``, e.g. ``RuntimeOptions.from_config()`` as
+    ``skilldeck serve`` passes; ``allowed_tools``, when given, is its
+    ``allowed_tools_enforcement``), with one runtime session per client (``session_timeout`` seconds
     idle, at most ``max_sessions``); ``allow_exec`` offers ``skills_run_script``
     and command tools, run by ``executor`` (default: an ``Executor`` whose approver
-    asks the MCP client's user when the approval store does not already cover the run).
+    asks the MCP client's user when the approval store does not already cover the run;
+    ``runtime_options`` may still turn ``scripts`` or ``declared_tools`` off).
     While serving, ``watch`` rescans the catalog whenever a file under a root
     changes (``skilldeck[watch]``; without it, polls every ``poll_interval`` or
     2 s) and ``poll_interval`` alone rescans on a timer; clients are notified of
@@ -146,13 +149,15 @@ def create_server(
         if runtime is None:
             if allow_exec and executor is None:
                 executor = skilldeck.Executor(approver=_elicit.approve)
+            base = runtime_options or skilldeck.RuntimeOptions()
             runtime = skilldeck.SkillRuntime(
                 catalog,
-                scripts=allow_exec,
-                declared_tools=allow_exec,
+                options=base,
+                scripts=allow_exec and base.scripts,
+                declared_tools=allow_exec and base.declared_tools,
                 executor=executor,
-                allowed_tools_enforcement=allowed_tools,
-                embedder=embedder,
+                allowed_tools_enforcement=allowed_tools or base.allowed_tools_enforcement,
+                embedder=embedder if embedder is not None else base.embedder,
             )
         fallback = ToolFallback(
             runtime,

@@ -78,6 +78,10 @@ class ToolFallback:
     ) -> None:
         self.runtime = runtime
         self.allow_exec = allow_exec
+        names, prefix = runtime.options.tool_names, runtime.options.tool_prefix
+        #: the reading tools and the script tool under the names the runtime exposes
+        self.read_tools = frozenset(names.get(k, prefix + k) for k in READ_TOOLS)
+        self._run_script = names.get("skills_run_script", prefix + "skills_run_script")
         self.sessions = ClientSessions(
             runtime.session, idle_timeout=idle_timeout, max_sessions=max_sessions
         )
@@ -94,7 +98,7 @@ class ToolFallback:
     def _offered(self, session: Session) -> list[MCPTool]:
         out: list[MCPTool] = []
         for spec in self.runtime.tool_specs(session):
-            if not (self.allow_exec or spec.name in READ_TOOLS):
+            if not (self.allow_exec or spec.name in self.read_tools):
                 continue
             out.append(
                 MCPTool(
@@ -167,11 +171,11 @@ class ToolFallback:
         Without execution nothing but the reading tools ever reaches the runtime,
         whatever a host's governance hook would allow at call time.
         """
-        if self.allow_exec or name in READ_TOOLS:
+        if self.allow_exec or name in self.read_tools:
             return None  # the runtime says why (allowed-tools, governance, unknown)
         specs = self.runtime.tool_specs(session)
-        if name != "skills_run_script" and not any(s.name == name for s in specs):
-            offered = ", ".join(s.name for s in specs if s.name in READ_TOOLS)
+        if name != self._run_script and not any(s.name == name for s in specs):
+            offered = ", ".join(s.name for s in specs if s.name in self.read_tools)
             raise MCPError(
                 INVALID_PARAMS,
                 f"there is no tool named {name!r}",

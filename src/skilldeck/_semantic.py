@@ -67,6 +67,7 @@ _FORMAT = 1  # of the text embedded per skill (``_doc_text``) and of the saved f
 #: saved embedding files kept per folder (one per catalog state and model)
 MAX_SAVED = 8
 _SUFFIX = ".embeddings.npy"
+_MAX_DIMENSIONS = 65_536  # of a saved embedding: more is not a model's
 
 
 def _numpy() -> Any:
@@ -259,17 +260,18 @@ def _load_matrix(path: Path, rows: int) -> Any:
     """The saved ``rows`` x d matrix at ``path`` (renormalised), or ``None``."""
     np = _numpy()
     try:
-        with open(path, "rb") as fh:
-            matrix = np.load(fh, allow_pickle=False)
-    except (OSError, ValueError, EOFError):
-        return None
-    if (
-        not isinstance(matrix, np.ndarray)
-        or matrix.dtype != np.float32
-        or matrix.ndim != 2
-        or matrix.shape[0] != rows
-        or matrix.shape[1] == 0
-    ):
+        # mapped, not read: a header that claims more than the file holds fails here
+        mapped = np.load(path, mmap_mode="r", allow_pickle=False)
+        if (
+            not isinstance(mapped, np.ndarray)
+            or mapped.dtype != np.float32
+            or mapped.ndim != 2
+            or mapped.shape[0] != rows
+            or not 0 < mapped.shape[1] <= _MAX_DIMENSIONS
+        ):
+            return None
+        matrix = np.array(mapped)
+    except (OSError, ValueError, EOFError, MemoryError):
         return None
     matrix = np.where(np.isfinite(matrix), matrix, np.float32(0))
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)

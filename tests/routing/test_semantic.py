@@ -366,12 +366,13 @@ def test_skill_embeddings_are_saved_beside_the_index_and_reused(
     assert isinstance(index, SemanticIndex)
     assert index.search(query)[0].name == "usb-history"
     assert second.texts == 1 and index.loaded_from == saved[0]  # only the request
-    # a damaged or foreign file is embedded again (and replaced)
-    for content in (b"garbage", np.lib.format.header_data_from_array_1_0(np.zeros(3))):
-        saved[0].write_bytes(content if isinstance(content, bytes) else b"\x93NUMPY")
+    # a damaged, foreign or lying file is embedded again (and replaced)
+    for damage in (_garbage, _truncated, _huge_header, _wrong_dtype, _pickled):
+        damage(saved[0])
         third = Counting(embed)
         index = runtime(third).search_index()
         assert index.search(query)[0].name == "usb-history" and third.texts == 5
+        assert index.loaded_from is None
     np.save(saved[0], np.zeros((3, 4), dtype="float32"))  # another skill count
     assert runtime(Counting(embed)).search_index().search(query)[0].name == "usb-history"
     with open(saved[0], "rb") as fh:
@@ -388,6 +389,25 @@ def test_skill_embeddings_are_saved_beside_the_index_and_reused(
     before = sorted((cache / "search").glob("*.embeddings.npy"))
     runtime(WordVectors()).search_index().search(query)
     assert sorted((cache / "search").glob("*.embeddings.npy")) == before
+
+
+def _truncated(path: Path) -> None:
+    path.write_bytes(path.read_bytes()[:-9])
+
+
+def _huge_header(path: Path) -> None:
+    with open(path, "wb") as fh:  # 4 rows of 10**9 floats claimed, 12 bytes given
+        header = {"descr": "<f4", "fortran_order": False, "shape": (4, 10**9)}
+        np.lib.format.write_array_header_1_0(fh, header)
+        fh.write(b"\0" * 12)
+
+
+def _wrong_dtype(path: Path) -> None:
+    np.save(path, np.ones((4, 4), dtype="float64"))
+
+
+def _pickled(path: Path) -> None:
+    np.save(path, np.array([{"a": 1}] * 4, dtype=object), allow_pickle=True)
 
 
 def test_saved_files_are_pruned(tmp_path: Path, model: Path) -> None:

@@ -537,3 +537,20 @@ async def test_serve_with_the_model_from_the_user_config(tmp_path: Path, model: 
 
     assert await first_hit() == ["usb-history"]
     assert await first_hit("--embedder", "off") != ["usb-history"]
+
+
+def test_the_default_runtime_loads_the_configured_model(tmp_path: Path, model: Path) -> None:
+    _skills(Path(skilldeck.config_path("user")).parent / "skills")  # the user's own skills
+    query = "someone plugged a thumb stick in"
+    lexical = skilldeck.SkillRuntime.default().search_index()
+    assert type(lexical) is SearchIndex
+    assert "usb-history" not in [h.name for h in lexical.search(query, limit=10)]
+    _user_config(f'[search]\nembedder = "{model}"\n')
+    index = skilldeck.SkillRuntime.default().search_index()
+    assert isinstance(index, SemanticIndex)
+    assert getattr(index.embedder, "source", None) == str(model)
+    assert "usb-history" in [h.name for h in index.search(query, limit=3)]
+    assert type(skilldeck.SkillRuntime.default(embedder=None).search_index()) is SearchIndex
+    _user_config('[search]\nembedder = "./no-such-model"\n')
+    with pytest.raises(skilldeck.EmbedderUnavailableError):
+        skilldeck.SkillRuntime.default()

@@ -169,8 +169,10 @@ class SkillRuntime:
         config: Config | None = None,
         **arguments: Any,
     ) -> SkillRuntime:
-        """A runtime as the config files describe it: ``Catalog.default()`` and the
-        options of their ``[runtime]`` tables (``RuntimeOptions.from_config``).
+        """A runtime as the config files describe it: ``Catalog.default()``, the
+        options of their ``[runtime]`` tables (``RuntimeOptions.from_config``) and
+        the model ``[search] embedder`` of the user's own file names
+        (``skilldeck.search.configured_embedder``; ``embedder=None`` here: lexical).
 
         ``arguments`` are ``SkillRuntime``'s: option values given here win over the
         files; the others (``governance``, ``sinks``, ...) pass through.
@@ -183,6 +185,10 @@ class SkillRuntime:
             raise TypeError("SkillRuntime.default() takes option values as keyword arguments")
         cfg = config if config is not None else load_config(cwd=cwd)
         chosen = {k: arguments.pop(k) for k in list(arguments) if k in RuntimeOptions.names()}
+        if "embedder" not in chosen:  # [search] embedder of the user's own file, loaded
+            from skilldeck._embedding import configured_embedder
+
+            chosen["embedder"] = configured_embedder()
         options = RuntimeOptions.from_config(cfg, **chosen)
         return cls(Catalog.default(cwd=cwd, config=cfg), options=options, **arguments)
 

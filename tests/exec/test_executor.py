@@ -658,3 +658,19 @@ def test_a_broken_native_helper_falls_back_to_python(
     (binary,) = (tmp_path / "cache" / "exec").glob("helper-*")
     binary.write_text("#!/bin/sh\nexit 3\n")  # present and executable, but not the helper
     assert helper_of_a_fresh_process() == "ok python"
+
+
+def test_a_cache_folder_that_cannot_be_written_falls_back_to_python(
+    make_skill: MakeSkill, world: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a read-only or broken home (HOME=/nonexistent for a service user): the run still
+    # works with the Python helper instead of failing with "Permission denied"
+    if not any(shutil.which(c) for c in ("cc", "gcc", "clang")):
+        pytest.skip("no C compiler: the native helper is never built")
+    make_skill(scripts={"ok.sh": "echo ok\n"})
+    (tmp_path / "a-file").write_text("")
+    monkeypatch.setenv("SKILLDECK_CACHE_DIR", str(tmp_path / "a-file" / "cache"))
+    argv = [sys.executable, "-c", _HELPER_OF_A_RUN, str(world)]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "ok python"

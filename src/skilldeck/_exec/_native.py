@@ -50,8 +50,11 @@ def _compile(target: Path) -> bool:
     cc = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
     if cc is None:
         return False
-    target.parent.mkdir(parents=True, exist_ok=True, mode=0o755)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".helper-", suffix=".tmp")
+    try:  # a cache folder that cannot be written means no native helper, not a failed run
+        target.parent.mkdir(parents=True, exist_ok=True, mode=0o755)
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".helper-", suffix=".tmp")
+    except OSError:
+        return False
     os.close(fd)
     try:
         proc = subprocess.run(

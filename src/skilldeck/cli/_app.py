@@ -56,7 +56,16 @@ class SkilldeckGroup(LazyGroup):
             click.echo("interrupted", err=True)
             sys.exit(130)
         except OSError as exc:
-            click.echo(f"error: {exc}", err=True)
+            where = f"{exc.filename}: " if exc.filename else ""
+            click.echo(f"error: {where}{exc.strerror or exc}", err=True)
+            if isinstance(exc, PermissionError | FileNotFoundError | NotADirectoryError):
+                # most often a home folder that is missing or read-only (a service user)
+                click.echo(
+                    "hint: skilldeck keeps its state under your home folder; make it "
+                    "writable, or point SKILLDECK_HOME (or XDG_DATA_HOME, XDG_CACHE_HOME, "
+                    "XDG_CONFIG_HOME) at a folder you own",
+                    err=True,
+                )
             sys.exit(EXIT_USAGE)
 
 

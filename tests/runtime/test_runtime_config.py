@@ -374,3 +374,19 @@ async def test_serve_offers_the_tools_the_config_files_describe(
     names, page = await _tools(repo)
     assert names == ["x_skills_list", "x_skills_load", "x_skills_read_file"]
     assert page["data"]["count"] == page["data"]["total"] > 1
+
+
+def test_the_documented_table_loads_and_names_every_key() -> None:
+    """docs/configuration.md's ``[runtime]`` example is a valid file, and its trust
+    table says what a project may do with each key."""
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "configuration.md").read_text("utf-8")
+    section = doc[doc.index("## `[runtime]`") :]
+    example = section.split("```toml\n", 1)[1].split("```", 1)[0]
+    _user(example)
+    options = RuntimeOptions.from_config()
+    assert options.tool_prefix == "deck_" and options.tool_names == {"skills_load": "load_skill"}
+    table = section.split("| key | a project file may set without trust |", 1)[1].split("\n\n")[0]
+    for field in dataclasses.fields(RuntimeOptions):
+        if field.name != "embedder":
+            assert f"`{field.name}`" in table, field.name
+            assert f"\n{field.name} " in example or f"[runtime.{field.name}]" in example

@@ -2,10 +2,12 @@
 
 The ranking is BM25F: one bag of weighted words per skill, where a word's weight
 depends on the field it came from (``FIELD_WEIGHTS``: the name counts most, then
-tags, ``when_to_use`` and the description, then headings, then the first 1,000
-words of the body, which a request that names the goal rather than the tool often
-meets). Text is lower-cased and split on anything that is not a letter or
-digit (``pdf-tools`` also stays whole); contractions (``I'm``, ``don't``) and
+tags, ``when_to_use`` and the description, then the body's usage sections ("When
+to use", "Triggers", "Use this skill when ..."), then headings, then the first
+1,000 words of the body, which a request that names the goal rather than the tool
+often meets; what a body says the skill is *not* for is left out). Text is
+lower-cased and split on anything that is not a letter or digit (``pdf-tools``
+also stays whole); contractions (``I'm``, ``don't``) and
 English stop words, including the filler of requests ("please", "can you") and of
 descriptions ("use when", "skill"), are dropped; the rest is stemmed with the
 Snowball English stemmer (PyStemmer), so ``presentations`` finds ``presentation``.
@@ -83,6 +85,7 @@ FIELD_WEIGHTS: Mapping[str, float] = {
     "tags": 2.0,
     "when_to_use": 1.2,
     "description": 1.0,
+    "usage": 0.4,
     "headings": 0.5,
     "body": 0.3,
 }
@@ -185,10 +188,96 @@ def body_words(body: str, *, limit: int = _BODY_WORDS) -> str:
     return " ".join(_strip_fences(body[: 64 * 1024]).split()[:limit])
 
 
-def headings_and_words(body: str, *, limit: int = _BODY_WORDS) -> tuple[tuple[str, ...], str]:
-    """``extract_headings`` and ``body_words`` of one body, stripping fences once."""
+_USAGE_HEADING = re.compile(
+    r"^(?:\d+[.)]\s*)?(?:when to (?:use|apply|invoke|fire)"
+    r"|when (?:this skill|it) (?:activates|applies)"
+    r"|when will the user need|(?:only )?use (?:this skill |it )?when|(?:common )?use cases?"
+    r"|(?:proactive |multilingual )?triggers?(?: (?:phrases|phrasings|terms|words|conditions))?"
+    r"|activation|example (?:requests|prompts|queries|questions|triggers|phrases))\b",
+    re.IGNORECASE,
+)
+# what a skill is not for: "When NOT to use", "Do not use this skill when:"
+_NEGATIVE = re.compile(
+    r"\b(?:not|don['’]?t|never|avoid|skip|instead|non-activation)\b", re.IGNORECASE
+)
+_USAGE_VERB = re.compile(r"\b(?:use|used|using|trigger\w*|activat\w*|fire|invoke)\b", re.IGNORECASE)
+# a line that starts a usage paragraph outside such a section
+_USAGE_LEAD = re.compile(
+    r"^[ \t>*_-]*(?:only |do not |don't |never )?(?:use (?:this skill |it )?when"
+    r"|this skill (?:should be used|is for|applies)"
+    r"|trigger(?:s|ed)? (?:when|on)|activate when|invoke when)",
+    re.IGNORECASE,
+)
+# a label line such as "**Trigger phrases:**" or "Do not use this skill when:"
+_LABEL = re.compile(r"^[ \t>*_-]*([^\n:]{2,80}):[ \t*_]*$")
+_USAGE_WORDS = 300
+
+
+def body_fields(body: str, *, limit: int = _BODY_WORDS) -> tuple[tuple[str, ...], str, str]:
+    """The headings of one body, its first ``limit`` words of prose and its usage
+    text: the sections that say when to use the skill (a heading such as "When to
+    use", "Triggers", "Example requests") and the paragraphs that start "Use this
+    skill when", at most 300 words. What a skill says it is *not* for ("When not to
+    use", "Do not use this skill when:") is in neither."""
     text = _strip_fences(body[: 64 * 1024])
-    return _headings(text, 40), " ".join(text.split()[:limit])
+    usage, prose = _split_usage(text)
+    return _headings(text, 40), " ".join(prose[:limit]), " ".join(usage[:_USAGE_WORDS])
+
+
+def _split_usage(text: str) -> tuple[list[str], list[str]]:
+    """The words of ``text`` that say when to use the skill, and the words that do
+    not say when not to (a line-by-line pass)."""
+    usage: list[str] = []
+    prose: list[str] = []
+    level = 0  # inside a (usage or negative) section under a heading of this level
+    negative = False  # inside a section or list that says when not to use the skill
+    para = False  # inside a usage paragraph outside such a section
+    listed = False  # a line of content since the last label: a blank line ends a list
+    neg_section = False
+    for line in text.splitlines():
+        head = _HEADING.match(line)
+        if head:
+            depth = len(line.lstrip(" ")) - len(line.lstrip(" ").lstrip("#"))
+            if level and depth > level:  # a subsection of the current section
+                if not negative:
+                    prose.extend(line.split())
+                continue
+            title = head.group(1).strip()
+            level, negative, para, listed = 0, False, False, False
+            if _USAGE_HEADING.match(title):
+                level = depth
+                negative = bool(_NEGATIVE.search(title))
+            elif _NEGATIVE.search(title) and _USAGE_VERB.search(title):
+                level, negative = depth, True  # "When NOT to use", "Do not use when"
+            neg_section = negative
+            if not negative:
+                prose.extend(line.split())
+            continue
+        words = line.split()
+        label = _LABEL.match(line) if len(line) <= 200 else None
+        if label:
+            listed = False
+            negative = neg_section or (
+                bool(_NEGATIVE.search(label.group(1)))
+                and bool(level or para or _USAGE_LEAD.match(line))
+            )
+            if not level and not negative and _USAGE_LEAD.match(line):
+                para = True
+        elif not level and not para and _USAGE_LEAD.match(line):
+            para, negative, listed = True, False, True
+        elif not words:
+            if listed and not neg_section:
+                negative = False
+                para = False
+            listed = False
+        else:
+            listed = True
+        if negative:
+            continue
+        prose.extend(words)
+        if level or para:
+            usage.extend(words)
+    return usage, prose
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,6 +292,7 @@ class SearchDocument:
     source: str | None = None
     when_to_use: str | None = None
     body: str = ""
+    usage: str = ""
 
     def fields(self) -> list[tuple[str, list[str]]]:
         name_toks = tokenize(self.name.replace("_", "-"))
@@ -213,6 +303,8 @@ class SearchDocument:
         if self.when_to_use:
             out.append(("when_to_use", tokenize(self.when_to_use)))
         out.append(("headings", [t for h in self.headings for t in tokenize(h)]))
+        if self.usage:
+            out.append(("usage", tokenize(self.usage)))
         if self.body:
             out.append(("body", tokenize(self.body)))
         return out

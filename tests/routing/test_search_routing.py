@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import skilldeck
-from skilldeck._search import tokenize
+from skilldeck._search import FIELD_WEIGHTS, body_fields, tokenize
 from skilldeck.search import (
     CONFIDENT,
     SearchDocument,
@@ -146,6 +146,68 @@ def test_the_confidence_model() -> None:
     assert 0.0 <= lowered[30] < 0.05 and lowered[1200] > 0.3
 
 
+USAGE_BODY = """# Invoice tool
+
+## When to use
+
+- the supplier sent a bill that does not add up
+- "reconcile this statement"
+
+## When NOT to use
+
+- payroll questions
+
+## Steps
+
+Open the ledger.
+
+Use this skill when a vendor asks about a late payment.
+
+**Do not use this skill when:**
+- the request is about taxes
+
+More prose about spreadsheets.
+"""
+
+
+def test_usage_sections_are_their_own_field() -> None:
+    headings, words, usage = body_fields(USAGE_BODY)
+    assert "bill that does not add up" in usage and "reconcile this statement" in usage
+    assert "vendor asks about a late payment" in usage
+    assert "Steps" in headings and "Open the ledger." not in usage
+    # what the skill is not for is in neither its usage nor its searched prose
+    for text in (usage, words):
+        assert "payroll" not in text and "taxes" not in text
+    assert "spreadsheets" in words and "spreadsheets" not in usage
+    # between the description and the body
+    assert FIELD_WEIGHTS["description"] > FIELD_WEIGHTS["usage"] > FIELD_WEIGHTS["body"]
+    docs = [
+        SearchDocument("a", "Generic helper.", body=words, usage=usage),
+        SearchDocument("b", "Generic helper.", body=words),
+        SearchDocument("c", "Generic helper.", body="Payroll runs every month."),
+    ]
+    index = SearchIndex(docs)
+    assert index.search("supplier bill")[0].name == "a"
+    assert index.search("payroll")[0].name == "c"
+
+
+def test_usage_from_a_skill_file(tmp_path: Path) -> None:
+    folder = tmp_path / "skills" / "invoices"
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text(
+        f"---\nname: invoices\ndescription: Handle invoices.\n---\n{USAGE_BODY}"
+    )
+    other = tmp_path / "skills" / "payroll-run"
+    other.mkdir()
+    (other / "SKILL.md").write_text(
+        "---\nname: payroll-run\ndescription: Run the monthly payroll.\n---\nSteps.\n"
+    )
+    catalog = skilldeck.Catalog.from_roots([tmp_path / "skills"], cache=False)
+    index = skilldeck.SkillRuntime(catalog).search_index()
+    assert index.search("the bill from the supplier does not add up")[0].name == "invoices"
+    assert [h.name for h in index.search("payroll")] == ["payroll-run"]
+
+
 def test_body_words_count_a_little() -> None:
     docs = [
         SearchDocument("a", "Generic helper.", body="Parses invoices from suppliers."),
@@ -210,6 +272,9 @@ def test_preflight_never_names_a_hidden_skill(tmp_path: Path) -> None:
         "# " + "#" * 100_000,
         "~~~x\n" + "a ```\n" * 50_000,
         "## " + " #" * 50_000 + "x",
+        " " * 100_000 + "x",  # a label regex that backtracks over the indent
+        "- " * 50_000 + ":",
+        ("## When to use\n" + "use this skill when:\n" * 20_000),
     ],
 )
 def test_headings_and_body_words_are_linear(body: str) -> None:
@@ -217,6 +282,7 @@ def test_headings_and_body_words_are_linear(body: str) -> None:
 
     started = time.perf_counter()
     extract_headings(body)
+    body_fields(body)
     assert time.perf_counter() - started < 1.0
     # the runtime indexes the headings and first words of each body on the first search
     store = skilldeck.MemoryStore(source="mem")

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, overload
 
 from skilldeck._errors import SkillError
 from skilldeck._runtime._options import CatalogLike, RuntimeOptions
-from skilldeck._search import SearchDocument, SearchIndex, headings_and_words
+from skilldeck._search import SearchDocument, SearchIndex, body_fields
 
 if TYPE_CHECKING:
     from skilldeck._catalog import Catalog
@@ -93,10 +93,10 @@ class RuntimeSearch:
 
     def _search_doc(self, meta: Any, *, body: bool = True) -> SearchDocument:
         headings: tuple[str, ...] = ()
-        words = ""
+        words = usage = ""
         if body and self.options.search_headings:
             text = self._body_head(meta)
-            headings, words = headings_and_words(text)
+            headings, words, usage = body_fields(text)
         return SearchDocument(
             name=meta.name,
             description=meta.description,
@@ -106,6 +106,7 @@ class RuntimeSearch:
             source=getattr(meta, "source", None) or None,
             when_to_use=getattr(meta, "when_to_use", None),
             body=words,
+            usage=usage,
         )
 
     def _body_head(self, meta: Any) -> str:

@@ -96,6 +96,20 @@ def test_library_never_raises(bad_tree: dict[str, Path], strict: bool) -> None:
             assert diag.code in skilldeck.CODES, diag
 
 
+@pytest.mark.parametrize(
+    "body", [b"See [x](rd\x00).", b"See [x](references/a\x00b.md).", b"See [x](a%00)."]
+)
+def test_a_nul_byte_in_a_link_target_is_a_finding(tmp_path: Path, body: bytes) -> None:
+    # random binary SKILL.md bodies hit this about once in 50 (test_library_never_raises
+    # failed with "ValueError: embedded null byte" from resolving the link's target)
+    folder = tmp_path / "nul-link"
+    folder.mkdir()
+    head = b"---\nname: nul-link\ndescription: Does x. Use when y.\n---\n"
+    (folder / "SKILL.md").write_bytes(head + body + b"\n")
+    report = skilldeck.lint_skill(folder)
+    assert [d.code for d in report.diagnostics] == ["SK306"]  # the file does not exist
+
+
 def test_expected_codes(bad_tree: dict[str, Path]) -> None:
     def codes(name: str) -> set[str]:
         return {d.code for d in skilldeck.validate_skill(bad_tree[name]).diagnostics}

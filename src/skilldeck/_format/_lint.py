@@ -316,6 +316,8 @@ def _references(
             outside = outside or not candidate.resolve().is_relative_to(root)
         except (OSError, RuntimeError):
             outside = True
+        except ValueError:  # a NUL byte: no such file can exist (SK306 below)
+            outside = False
         if outside:
             yield Diagnostic.make(
                 OUTSIDE_REFERENCE,

@@ -110,6 +110,24 @@ def test_a_nul_byte_in_a_link_target_is_a_finding(tmp_path: Path, body: bytes) -
     assert [d.code for d in report.diagnostics] == ["SK306"]  # the file does not exist
 
 
+@pytest.mark.parametrize(
+    "where", ["metadata:\n  n: {}\n", "timeout: {}\n", "n: [{}]\n", "x: |\n  t\nn: {}\n"]
+)
+def test_a_huge_integer_stays_text(tmp_path: Path, where: str) -> None:
+    # int() refuses more than 4,300 digits: one such skill made list, validate, lint
+    # and prompt fail with a ValueError for the whole catalog (both YAML loaders)
+    folder = tmp_path / "huge-int"
+    folder.mkdir()
+    number = "9" * 5000
+    (folder / "SKILL.md").write_text(
+        "---\nname: huge-int\ndescription: Does x. Use when y.\n" + where.format(number) + "---\n"
+    )
+    report = skilldeck.lint_skill(folder)
+    assert report.manifest is not None and number in json.dumps(report.manifest.frontmatter)
+    listed = skilldeck.Catalog.from_roots([tmp_path]).list()
+    assert [m.name for m in listed] == ["huge-int"]
+
+
 def test_expected_codes(bad_tree: dict[str, Path]) -> None:
     def codes(name: str) -> set[str]:
         return {d.code for d in skilldeck.validate_skill(bad_tree[name]).diagnostics}

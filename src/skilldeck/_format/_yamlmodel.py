@@ -2,7 +2,7 @@
 
 Both loaders (the line scanner of ``_yamlfast`` and libyaml in ``_yaml``) build
 a :class:`YamlResult` and resolve plain scalars by :func:`resolve_plain`: only
-``true``/``false`` are booleans, decimal integers become ``int``, the null
+``true``/``false`` are booleans, decimal integers (up to 100 digits) become ``int``, the null
 spellings ``None``; everything else stays text.
 """
 
@@ -16,7 +16,9 @@ from skilldeck._diagnostics import Diagnostic
 
 __all__ = ["DECIMAL", "FALSE", "TRUE", "YamlResult", "resolve_plain"]
 
-DECIMAL = re.compile(r"[-+]?(?:0|[1-9][0-9]*)")
+DECIMAL = re.compile(r"[-+]?(?:0|[1-9][0-9]{0,99})")
+"""A decimal integer of at most 100 digits; a longer one stays text (``int()`` refuses
+more than 4,300 digits with a ValueError, and no field wants such a number)."""
 _NULLS = frozenset({"", "~", "null", "Null", "NULL"})
 TRUE = frozenset({"true", "True", "TRUE"})
 FALSE = frozenset({"false", "False", "FALSE"})

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from typing import Any
 
@@ -108,6 +109,10 @@ def serve(
         explicit["allowed_tools_enforcement"] = allowed_tools
     # reads and checks the config files: a broken one is reported before a model loads
     options = skilldeck.RuntimeOptions.from_config(**explicit)
+    from skilldeck.search import configured_embedder
+
+    # --embedder, else [search] embedder of the user's file: every tenant's search too
+    options = dataclasses.replace(options, embedder=configured_embedder(embedder))
     if store_url:  # many tenants from one database: see skilldeck.postgres
         from skilldeck.cli._store import serve_store
 
@@ -125,10 +130,7 @@ def serve(
         return
     if transport == "http":
         skill_mcp.check_bind(host, token)
-    from skilldeck.search import configured_embedder
-
     server = skill_mcp.create_server(
-        embedder=configured_embedder(embedder),
         roots=[os.fspath(r) for r in roots],
         allow_exec=allow_exec,
         runtime_options=options,

@@ -5,12 +5,14 @@ depends on the field it came from (``FIELD_WEIGHTS``: the name counts most, then
 tags, ``when_to_use`` and the description, then the body's usage sections ("When
 to use", "Triggers", "Use this skill when ..."), then headings, then the first
 1,000 words of the body, which a request that names the goal rather than the tool
-often meets; what a body says the skill is *not* for is left out). Text is
-lower-cased and split on anything that is not a letter or digit (``pdf-tools``
-also stays whole); contractions (``I'm``, ``don't``) and
-English stop words, including the filler of requests ("please", "can you") and of
-descriptions ("use when", "skill"), are dropped; the rest is stemmed with the
-Snowball English stemmer (PyStemmer), so ``presentations`` finds ``presentation``.
+often meets; what a body says the skill is *not* for is left out), divided by
+that field's length normalisation, so a long body does not lower what the name
+and description say. Text is lower-cased and split on anything that is not a
+letter or digit (``pdf-tools`` also stays whole); contractions (``I'm``,
+``don't``) and English stop words, including the filler of requests ("please",
+"can you") and of descriptions ("use when", "skill"), are dropped; the rest is
+stemmed with the Snowball English stemmer (PyStemmer), so ``presentations``
+finds ``presentation``.
 
 Short words are never expanded: ``prod`` does not find ``productboard``. A word
 of five letters or more that no skill has falls back, at a low weight, to the
@@ -29,9 +31,10 @@ large catalog, but rarely in its names and descriptions, and often has words no
 skill has. ``hit.confident`` compares it with ``CONFIDENT`` (0.5), so hosts,
 ``suggest`` and ``runtime.preflight`` can abstain.
 
-Two backends compute the same BM25 ranking: ``builtin`` (the default, a
-pure-Python inverted index with per-posting weights computed at indexing time)
-and ``bm25s`` (the extra ``skilldeck[search]``; ``backend="bm25s"``).
+Two backends: ``builtin`` (the default, a pure-Python inverted index with
+per-posting weights computed at indexing time) and ``bm25s`` (the extra
+``skilldeck[search]``; ``backend="bm25s"``), which ranks the same weighted words
+with one length normalisation per skill instead of one per field.
 """
 
 from __future__ import annotations
@@ -95,6 +98,7 @@ META_FIELDS = frozenset({"name", "tags", "when_to_use", "description", "headings
 CONFIDENT = 0.5
 _K1 = 1.2
 _B = 0.75
+_FIELD_B = 0.75  # BM25F: each field's length normalisation
 _PREFIX_MIN = 5
 _PREFIX_WEIGHT = 0.3
 _PREFIX_MAX_EXPANSIONS = 10
@@ -375,7 +379,11 @@ class _Builtin:
     n: int = 0
 
     @classmethod
-    def build(cls, corpus: Sequence[Iterable[tuple[str, float]] | Mapping[str, float]]) -> _Builtin:
+    def build(
+        cls, corpus: Sequence[Iterable[tuple[str, float]] | Mapping[str, float]], b: float = _B
+    ) -> _Builtin:
+        """BM25 over weighted term frequencies; ``b`` the length normalisation over
+        each whole document (0: the frequencies are already normalised per field)."""
         counts: list[dict[str, float]] = []
         for doc in corpus:
             if isinstance(doc, Mapping):
@@ -395,7 +403,7 @@ class _Builtin:
         idf = {t: math.log(1.0 + (n - d + 0.5) / (d + 0.5)) for t, d in df.items()}
         postings: dict[str, dict[int, float]] = {}
         for doc_id, c in enumerate(counts):
-            norm = _K1 * (1.0 - _B + _B * lengths[doc_id] / (avgdl or 1.0))
+            norm = _K1 * (1.0 - b + b * lengths[doc_id] / (avgdl or 1.0))
             for term, tf_ in c.items():
                 weight = idf[term] * tf_ * (_K1 + 1.0) / (tf_ + norm)
                 postings.setdefault(term, {})[doc_id] = weight
@@ -452,12 +460,10 @@ class SearchIndex:
             if _built is not None and isinstance(documents, Sequence)
             else tuple(documents)
         )
-        weighted = None
         if _built is None:
-            pairs = [doc.weighted_pair() for doc in self.documents]
-            weighted = [full for full, _ in pairs]
-            _built = _Builtin.build(weighted)
-            _meta = _Builtin.build([meta for _, meta in pairs])
+            full, meta = _field_weighted(self.documents)
+            _built = _Builtin.build(full, b=0.0)
+            _meta = _Builtin.build(meta)
         self._builtin = _built
         # a saved index without its evidence index builds it on first search, from
         # the documents (made on demand from metadata: no headings)
@@ -465,9 +471,7 @@ class SearchIndex:
         self._bm25s: Any = None
         self.backend: str = "builtin"
         if backend == "bm25s":
-            if weighted is None:
-                weighted = [doc.weighted() for doc in self.documents]
-            self._bm25s = _build_bm25s(weighted)
+            self._bm25s = _build_bm25s([doc.weighted() for doc in self.documents])
             self.backend = "bm25s"
         self._exact: dict[str, int] = {}
         names = getattr(self.documents, "names", None) or [d.name for d in self.documents]
@@ -591,6 +595,45 @@ def _confidence(units: float, words: int, unknown: float) -> float:
         + _LOGIT_UNKNOWN * unknown
     )
     return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, logit))))
+
+
+def _field_weighted(
+    documents: Sequence[SearchDocument],
+) -> tuple[list[dict[str, float]], list[dict[str, float]]]:
+    """Each document's term frequencies for the index, and for the evidence index.
+
+    For the index, BM25F: a word counts its field's weight divided by the field's
+    length normalisation (``1 - b + b * length / average length of that field``),
+    so a long body does not lower a skill's name and description, and a short
+    description is not drowned by a long one. The evidence index keeps plain
+    field weights (its length normalisation is per document, over the few fields
+    it has)."""
+    fields = [doc.fields() for doc in documents]
+    totals: dict[str, int] = {}
+    for doc_fields in fields:
+        for name, toks in doc_fields:
+            totals[name] = totals.get(name, 0) + len(toks)
+    count = max(len(fields), 1)
+    average = {name: total / count for name, total in totals.items()}
+    full: list[dict[str, float]] = []
+    meta: list[dict[str, float]] = []
+    for doc_fields in fields:
+        tf: dict[str, float] = {}
+        own: dict[str, float] = {}
+        for name, toks in doc_fields:
+            if not toks:
+                continue
+            weight = FIELD_WEIGHTS[name]
+            norm = 1.0 - _FIELD_B + _FIELD_B * len(toks) / (average[name] or 1.0)
+            scaled = weight / norm
+            for t in toks:
+                tf[t] = tf.get(t, 0.0) + scaled
+            if name in META_FIELDS:
+                for t in toks:
+                    own[t] = own.get(t, 0.0) + weight
+        full.append(tf)
+        meta.append(own)
+    return full, meta
 
 
 def _build_bm25s(corpus: Sequence[Mapping[str, float]]) -> Any:

@@ -38,7 +38,7 @@ from skilldeck._version import __version__
 
 __all__ = ["EVIDENCE", "MAX_FILES", "PackedPostings", "index_key", "load_index", "save_index"]
 
-FORMAT = 4  # 3: 1,000 body words, the evidence index beside; 4: usage sections
+FORMAT = 5  # 3: 1,000 body words, evidence index; 4: usage sections; 5: BM25F per field
 MAX_FILES = 32  # 16 catalog states: an index and its evidence index each
 #: The suffix of the key the evidence index (``SearchIndex.evidence``) is saved under.
 EVIDENCE = "-evidence"

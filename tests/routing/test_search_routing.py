@@ -208,6 +208,28 @@ def test_usage_from_a_skill_file(tmp_path: Path) -> None:
     assert [h.name for h in index.search("payroll")] == ["payroll-run"]
 
 
+def test_a_long_body_does_not_lower_the_description() -> None:
+    """BM25F: each field is normalised by its own length, so a skill whose short
+    description fits the request is not pushed down by a long body, nor passed by a
+    longer description that also has the words."""
+    steps = "Steps: open the file, run it, read the output. " * 20
+    filler = [
+        SearchDocument(f"tool-{i}", f"Run tool {i} on source files.", body=steps) for i in range(20)
+    ]
+    parser = SearchDocument(
+        "invoice-parser",
+        "Parse invoices from suppliers.",
+        body=" ".join(f"word{i}" for i in range(900)),
+    )
+    helper = SearchDocument(
+        "office-helper",
+        "Parse invoices, receipts, letters, forms and contracts from suppliers, vendors, "
+        "shops and agencies.",
+    )
+    hits = SearchIndex([*filler, parser, helper]).search("parse invoices from suppliers")
+    assert [h.name for h in hits[:2]] == ["invoice-parser", "office-helper"]
+
+
 def test_body_words_count_a_little() -> None:
     docs = [
         SearchDocument("a", "Generic helper.", body="Parses invoices from suppliers."),

@@ -149,6 +149,7 @@ PRIVATE_IMPORTS_ALLOWED: dict[str, str] = {
     "foundation/test_race.py": "races the contained reader alone, beside the tool and MCP",
     "catalog/test_cache.py": "the persisted catalog index (_catalog._cache), its format and caps",
     "catalog/test_pool.py": "the worker pool's parsing and sizing (_catalog._pool)",
+    "catalog/test_gc_pause.py": "the scan's collector pause (_catalog._catalog._gc_paused)",
     "postgres/test_router.py": "the replica's tenant router (postgres._serve) on its own",
     "postgres/test_store.py": "builds a first-schema store from the migrations (postgres._db)",
     "postgres/test_file_facts.py": "builds a schema-2 store from the migrations (postgres._db)",

@@ -600,6 +600,11 @@ def _gc_paused() -> Iterator[None]:
 
     Full collections triggered mid-scan would otherwise traverse every object of
     a large catalog again and again; nothing built here forms reference cycles.
+    After a scan that built many objects (a first listing of 100,000 skills builds
+    some 750,000), they go straight to the oldest generation (``gc.freeze()`` then
+    ``gc.unfreeze()``, no traversal): they are the catalog's state, long-lived by
+    construction, and the collections that would otherwise promote them generation
+    by generation cost a sixth of such a listing's CPU, to find nothing.
     """
     was_enabled = gc.isenabled()
     gc.disable()
@@ -607,4 +612,11 @@ def _gc_paused() -> Iterator[None]:
         yield
     finally:
         if was_enabled:
+            if gc.get_count()[0] > _PROMOTE_AFTER:
+                gc.freeze()
+                gc.unfreeze()
             gc.enable()
+
+
+_PROMOTE_AFTER = 50_000
+"""Objects a scan must have left (net) for them to be promoted at once (see ``_gc_paused``)."""

@@ -77,8 +77,11 @@ class Resolver:
         self.sources = tuple(sources)
         self.check_requirements = check_requirements
         self._environ = environ
-        # name -> (candidate metadata, entries) of the last resolve, for reuse
-        self._resolved: dict[str, tuple[tuple[SkillMetadata, ...], tuple[CatalogEntry, ...]]] = {}
+        # the last resolve, for reuse: name -> entries (its State's by_name), and the
+        # candidates of the names that had more than one (one candidate: its entry's
+        # metadata; no tuple per name kept for 100,000 names that have one)
+        self._resolved: Mapping[str, tuple[CatalogEntry, ...]] = {}
+        self._multi: dict[str, tuple[SkillMetadata, ...]] = {}
         self._needs: list[str] = []  # names whose status depends on PATH or the environment
 
     def resolve(
@@ -116,22 +119,22 @@ class Resolver:
         visible: dict[str, CatalogEntry] = {}
         by_name: dict[str, tuple[CatalogEntry, ...]] = {}
         stores: dict[int, Any] = {}
-        previous = self._resolved
-        resolved: dict[str, tuple[tuple[SkillMetadata, ...], tuple[CatalogEntry, ...]]] = {}
+        previous, previous_multi = self._resolved, self._multi
+        multi: dict[str, tuple[SkillMetadata, ...]] = {}
         needs: list[str] = []  # names whose status can change with PATH or the environment
         for name in sorted(groups):
             raw = groups[name]
             last = previous.get(name)
-            if last is not None and len(raw) == 1 and len(last[0]) == 1:
+            if last is not None and len(raw) == 1 and name not in previous_multi:
                 only = raw[0][0]
-                if last[0][0] is only and not only.requires_commands and not only.requires_env:
-                    entry = last[1][0]  # unchanged: its status depends only on the config
+                entry = last[0]
+                if entry.metadata is only and not only.requires_commands and not only.requires_env:
+                    # unchanged: its status depends only on the config
                     stores[id(only)] = raw[0][1]
                     if entry.status is SkillStatus.ENABLED:
                         visible[name] = entry
-                    by_name[name] = last[1]
+                    by_name[name] = last
                     entries.append(entry)
-                    resolved[name] = last
                     continue
             if len(raw) == 1:  # the common case: one candidate, nothing to compare
                 meta, store, src = raw[0]
@@ -154,21 +157,22 @@ class Resolver:
                 stores[id(meta)] = store
                 if status is _ENABLED:
                     visible[name] = entry
-                one = (entry,)
-                by_name[name] = one
+                by_name[name] = (entry,)
                 entries.append(entry)
-                resolved[name] = ((meta,), one)
                 continue
             needs.append(name)
             metas = tuple(c[0] for c in raw)
+            multi[name] = metas
+            last_metas = previous_multi.get(name) if last is not None else None
             if (
                 last is not None
-                and len(last[0]) == len(metas)
-                and all(a is b for a, b in zip(last[0], metas, strict=True))
+                and last_metas is not None
+                and len(last_metas) == len(metas)
+                and all(a is b for a, b in zip(last_metas, metas, strict=True))
                 and not any(m.requires_commands or m.requires_env for m in metas)
             ):
                 # unchanged candidates whose status depends only on this catalog's config
-                made_again = last[1]
+                made_again = last
                 store_of = {id(c[0]): c[1] for c in raw}
                 for entry in made_again:
                     stores[id(entry.metadata)] = store_of[id(entry.metadata)]
@@ -176,7 +180,6 @@ class Resolver:
                         visible[name] = entry
                 by_name[name] = made_again
                 entries.extend(made_again)
-                resolved[name] = last
                 continue
             group = collapse([Candidate(meta, store, src, 0) for meta, store, src in raw])
             own = [self.own_status(c, disabled, plugin_paths, checker) for c in group]
@@ -235,8 +238,7 @@ class Resolver:
                     visible[name] = entry
             by_name[name] = tuple(made)
             entries.extend(made)
-            resolved[name] = (metas, by_name[name])
-        self._resolved = resolved
+        self._resolved, self._multi = by_name, multi
         self._needs = needs
         return State(tuple(entries), visible, by_name, stores, tuple(diags), tuple(roots))
 
@@ -264,7 +266,7 @@ class Resolver:
     def unchanged(self, groups: dict[str, list[Listed]]) -> bool:
         """Is every candidate the same object as last time, and no status able to
         change (requirements are re-checked on every refresh)?"""
-        previous = self._resolved
+        previous, previous_multi = self._resolved, self._multi
         if len(previous) != len(groups):
             return False
         checker = Requirements(self._environ) if self.check_requirements else None
@@ -272,19 +274,25 @@ class Resolver:
         plugins = self.disabled_plugin_paths()
         for name, raw in groups.items():
             last = previous.get(name)
-            if last is None or len(last[0]) != len(raw):
+            if last is None:
                 return False
-            for meta, (now, store, src) in zip(last[0], raw, strict=True):
-                if meta is not now:
+            metas = previous_multi.get(name)
+            if metas is not None:  # several candidates: the same objects, none with needs
+                if len(metas) != len(raw):
                     return False
-                if meta.requires_commands or meta.requires_env:
-                    if len(raw) > 1:
+                for meta, (now, _store, _src) in zip(metas, raw, strict=True):
+                    if meta is not now or meta.requires_commands or meta.requires_env:
                         return False
-                    cand = Candidate(meta, store, src, 0)
-                    status, reason, _ = self.own_status(cand, disabled, plugins, checker)
-                    entry = last[1][0]
-                    if entry.status is not status or entry.reason != reason:
-                        return False
+                continue
+            entry = last[0]
+            meta = entry.metadata
+            if len(raw) != 1 or meta is not raw[0][0]:
+                return False
+            if meta.requires_commands or meta.requires_env:
+                cand = Candidate(meta, raw[0][1], raw[0][2], 0)
+                status, reason, _ = self.own_status(cand, disabled, plugins, checker)
+                if entry.status is not status or entry.reason != reason:
+                    return False
         return True
 
     def disabled_plugin_paths(self) -> list[tuple[str, str]]:

@@ -7,7 +7,6 @@ import json
 import os
 import sys
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any, TypeVar
 
 import click
@@ -85,7 +84,7 @@ def list_command(
         rows = []
         for e in entries:
             row = e.to_dict()
-            agents = placed.get(_real(e.path))
+            agents = placed.get(_real(e.metadata.folder)) if placed else None
             if agents:
                 row["agents"] = list(agents)
             rows.append(row)
@@ -96,6 +95,7 @@ def list_command(
         return
     width = min(max(len(e.name) for e in entries), 32)
     swidth = min(max(len(e.source) for e in entries), 12)
+    lines: list[str] = []  # written 1,000 at a time: an echo per line costs more than listing
     for e in entries:
         if e.status is skilldeck.SkillStatus.ENABLED:
             detail = _short(e.metadata.description, 72)
@@ -103,14 +103,19 @@ def list_command(
             detail = f"shadowed by {e.shadowed_by}"
         else:
             detail = f"{e.status.value}: {_short(e.reason or '', 72)}"
-        agents = placed.get(_real(e.path))
+        agents = placed.get(_real(e.metadata.folder)) if placed else None  # no realpath
         if agents:
             detail += f"  [agents: {', '.join(agents)}]"
-        click.echo(f"{_SYMBOL[e.status]} {e.name:<{width}}  {e.source:<{swidth}}  {detail}")
+        lines.append(f"{_SYMBOL[e.status]} {e.name:<{width}}  {e.source:<{swidth}}  {detail}")
+        if len(lines) == 1000:
+            click.echo("\n".join(lines))
+            lines.clear()
+    if lines:
+        click.echo("\n".join(lines))
 
 
-def _real(path: Path | None) -> str:
-    return os.path.realpath(path) if path is not None else ""
+def _real(folder: str | None) -> str:
+    return os.path.realpath(folder) if folder is not None else ""
 
 
 def _agents_by_folder() -> dict[str, tuple[str, ...]]:

@@ -30,7 +30,9 @@ beside the search index, ``<key>.<digest of the model identity>.embeddings.npy``
 (float32, written atomically, the least recently used beyond ``MAX_SAVED``
 removed), so a second process embeds only the request. A file that does not
 load as the expected matrix (damaged, foreign, another skill count) is ignored
-and the skills are embedded again.
+and the skills are embedded again. With ``reuse`` (the runtime passes the index
+it replaces when the catalog changes) the skills whose text did not change keep
+their vectors, so a rescan embeds only what changed.
 
 An embedder that raises, or answers with the wrong shape, does not break search:
 the lexical ranking answers alone, the reason is logged (``skilldeck.search``,
@@ -93,6 +95,9 @@ class SemanticIndex(SearchIndex):
     - ``depth``: how many candidates of each ranking take part in the fusion.
     - ``store``: ``(folder, key)`` to save the skill embeddings under (see the
       module docstring); ``None`` keeps them in memory only.
+    - ``reuse``: an earlier index over the same embedder (a catalog before it
+      changed): the skills whose text is unchanged take its embeddings, so a
+      rescan embeds only what changed.
     """
 
     def __init__(
@@ -105,6 +110,7 @@ class SemanticIndex(SearchIndex):
         similarity: tuple[float, float] | None = None,
         depth: int = 50,
         store: tuple[str | os.PathLike[str], str] | None = None,
+        reuse: SemanticIndex | None = None,
     ) -> None:
         if similarity is None:  # the embedder may state its calibration
             similarity = getattr(embedder, "similarity", None)
@@ -129,6 +135,11 @@ class SemanticIndex(SearchIndex):
         self.depth = depth
         self._matrix: Any = None
         self.store = (Path(store[0]), store[1]) if store is not None else None
+        while reuse is not None and reuse._matrix is None:  # never searched: its own earlier
+            reuse = reuse._reuse
+        same = reuse is not None and _same_model(reuse.embedder, embedder)
+        self._reuse: SemanticIndex | None = reuse if same else None
+        self._texts: list[str] | None = None  # what each row of the matrix embeds
         #: where the skill embeddings were loaded from (``None``: embedded here)
         self.loaded_from: Path | None = None
         #: why the last search fell back to the lexical ranking (``None``: it did not)
@@ -168,15 +179,37 @@ class SemanticIndex(SearchIndex):
                 else:
                     self.loaded_from = saved
                 self._matrix = matrix
+                self._reuse = None  # not kept alive by the index that replaced it
             return self._matrix
+
+    def texts(self) -> list[str]:
+        """The text embedded for each skill, in the order of the documents."""
+        if self._texts is None:
+            self._texts = [_doc_text(d) for d in self.documents]
+        return self._texts
+
+    def _reusable(self) -> dict[str, Any]:
+        """Rows of the earlier index, by the text they embed (none if not made)."""
+        earlier = self._reuse
+        if earlier is None or earlier._matrix is None:
+            return {}
+        matrix = earlier._matrix
+        return dict(zip(earlier.texts(), matrix, strict=False)) if len(matrix) else {}
 
     def _embed_documents(self) -> Any:
         np = _numpy()
-        texts = [_doc_text(d) for d in self.documents]
-        parts = [self._embed(texts[i : i + _BATCH]) for i in range(0, len(texts), _BATCH)]
-        if parts and len({p.shape[1] for p in parts}) != 1:
+        texts = self.texts()
+        known = self._reusable()
+        todo = list(dict.fromkeys(t for t in texts if t not in known))
+        parts = [self._embed(todo[i : i + _BATCH]) for i in range(0, len(todo), _BATCH)]
+        widths = {p.shape[1] for p in parts} | {len(r) for r in list(known.values())[:1]}
+        if len(widths) > 1:
             raise ValueError("the embedder returned vectors of different sizes")
-        return np.vstack(parts).astype("float32") if parts else np.zeros((0, 1), "float32")
+        if not texts:
+            return np.zeros((0, 1), "float32")
+        made = np.vstack(parts).astype("float32") if parts else None
+        fresh = {t: made[i] for i, t in enumerate(todo)} if made is not None else {}
+        return np.vstack([fresh[t] if t in fresh else known[t] for t in texts]).astype("float32")
 
     def _saved_file(self) -> Path | None:
         identity = getattr(self.embedder, "identity", None)
@@ -254,6 +287,14 @@ class SemanticIndex(SearchIndex):
                 )
             )
         return hits
+
+
+def _same_model(a: Any, b: Any) -> bool:
+    """Whether two embedders are one model: the same object, or the same ``identity``."""
+    if a is b:
+        return True
+    ident = getattr(a, "identity", None)
+    return isinstance(ident, str) and bool(ident) and ident == getattr(b, "identity", None)
 
 
 def _load_matrix(path: Path, rows: int) -> Any:

@@ -554,3 +554,31 @@ def test_the_default_runtime_loads_the_configured_model(tmp_path: Path, model: P
     _user_config('[search]\nembedder = "./no-such-model"\n')
     with pytest.raises(skilldeck.EmbedderUnavailableError):
         skilldeck.SkillRuntime.default()
+
+
+def test_a_rescan_embeds_only_the_skills_that_changed(tmp_path: Path, model: Path) -> None:
+    root = _skills(tmp_path / "skills")
+    embed = Counting(static_embedder(model))
+    catalog = skilldeck.Catalog.from_roots([root], cache=False)
+    runtime = skilldeck.SkillRuntime(catalog, embedder=embed)
+    query = "someone plugged a thumb stick in"
+    assert runtime.search_index().search(query)[0].name == "usb-history"
+    assert embed.texts == 4 + 1
+    write(root, "pay-vendor", "description: Pay a vendor's bill.\n")
+    (root / "invoicing" / "SKILL.md").write_text(
+        "---\nname: invoicing\ndescription: Send invoices for a USB drive.\n---\n"
+    )
+    for _ in range(3):  # rescans with no search in between keep no chain of indexes
+        catalog.refresh()
+        runtime.search_index()
+    index = runtime.search_index()
+    assert isinstance(index, SemanticIndex)
+    assert [h.name for h in index.search("pay the bill", limit=2)][:1] == ["pay-vendor"]
+    assert embed.texts == 4 + 1 + 2 + 1  # the new skill and the changed one, then the request
+    rows = index.matrix()
+    fresh = SemanticIndex(SearchIndex(list(index.documents)), static_embedder(model)).matrix()
+    assert np.allclose(rows, fresh, atol=1e-6)  # the same vectors as embedding everything
+    # another model's embeddings are never reused
+    other = static_embedder(tinymodel.build(tmp_path / "other", concepts={"s": ("usb",)}))
+    again = SemanticIndex(SearchIndex(list(index.documents)), other, reuse=index)
+    assert again.matrix().shape == (5, 2)

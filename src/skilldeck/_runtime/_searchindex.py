@@ -54,8 +54,12 @@ class RuntimeSearch:
             if self.options.embedder is not None:
                 from skilldeck._semantic import SemanticIndex
 
-                # skill embeddings saved beside the index, under its key
-                index = SemanticIndex(index, self.options.embedder, store=self._store)
+                # skill embeddings saved beside the index, under its key; the
+                # previous index's embeddings of unchanged skills are reused
+                previous = self._index if isinstance(self._index, SemanticIndex) else None
+                index = SemanticIndex(
+                    index, self.options.embedder, store=self._store, reuse=previous
+                )
             self._index = index
             self._of = metas
             return self._index

@@ -15,13 +15,15 @@ a skill no more similar than ``floor`` takes part through its lexical rank only.
 A hit's confidence (what abstention, ``suggest`` and ``preflight`` go by) is its
 lexical confidence, or, if it passes the ``floor`` of similarity, the confidence
 of the lexical ranking's best hit if that is higher (how well the request fits
-the catalog at all), so search abstains when lexical search would. How similar two texts look
-depends on the model (a small static model finds unrelated texts 0.4-0.6
-similar), so similarity alone never makes a hit confident unless the host
-calibrates it for its model with ``similarity=(low, high)`` (or an attribute
-``similarity`` of the embedder, the way through ``SkillRuntime(embedder=...)``):
-then a hit's confidence is the higher of its lexical confidence and its
-similarity mapped onto 0-1 (at ``low`` or under, 0; at ``high`` or over, 1).
+the catalog at all), so search abstains when lexical search would. How similar
+two texts look depends on the model (with a small static model an off-domain
+request's most similar skill is about as similar as the right skill of an
+answerable one), so similarity alone never makes a hit confident unless the
+host calibrates it for its model with ``similarity=(low, high)`` (or an
+attribute ``similarity`` of the embedder, the way through
+``SkillRuntime(embedder=...)``): then a hit's confidence is the higher of its
+lexical confidence and its similarity mapped onto 0-1 (at ``low`` or under, 0;
+at ``high`` or over, 1).
 
 With ``store=(folder, key)`` (the runtime passes the folder and key of its saved
 search index) and an embedder that names its model (a string attribute

@@ -122,8 +122,9 @@ def static_embedder(model: str | os.PathLike[str] = DEFAULT_EMBEDDING_MODEL) -> 
                 f"such as {DEFAULT_EMBEDDING_MODEL}",
             )
         missing = [n for n in ("config.json", "tokenizer.json") if not (folder / n).is_file()]
-        if missing or not any(folder.glob("*.safetensors")):
-            missing += [] if any(folder.glob("*.safetensors")) else ["model.safetensors"]
+        if not any(folder.glob("*.safetensors")):
+            missing.append("model.safetensors")
+        if missing:
             raise EmbedderUnavailableError(
                 f"{folder} is not a model2vec model folder: {', '.join(missing)} missing",
                 path=folder,

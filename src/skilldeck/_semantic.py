@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import itertools
 import logging
 import math
 import os
@@ -204,7 +205,7 @@ class SemanticIndex(SearchIndex):
         known = self._reusable()
         todo = list(dict.fromkeys(t for t in texts if t not in known))
         parts = [self._embed(todo[i : i + _BATCH]) for i in range(0, len(todo), _BATCH)]
-        widths = {p.shape[1] for p in parts} | {len(r) for r in list(known.values())[:1]}
+        widths = {p.shape[1] for p in parts} | {len(r) for r in itertools.islice(known.values(), 1)}
         if len(widths) > 1:
             raise ValueError("the embedder returned vectors of different sizes")
         if not texts:

@@ -113,6 +113,9 @@ _LOGIT_EVIDENCE = 1.7  # per unit of evidence (a rare word matched in a self-des
 _LOGIT_WORD = 1.8  # per distinct request word the hit has, in any field
 _LOGIT_WORDS_MAX = 4  # words beyond four add nothing (a long message is not surer)
 _LOGIT_UNKNOWN = -9.2  # times the share of the request's information no skill has
+#: The confidence of a hit whose name has every word of the query ("stripe" for
+#: stripe-mcp), whatever the model says: a request made of name words names a skill.
+_NAMED = 0.75
 _LOGIT_UNKNOWN_SKILLS = 1000  # in a smaller catalog an unknown word says less (n / 1000)
 
 
@@ -529,6 +532,8 @@ class SearchIndex:
             elif rank > 1:
                 confidence *= scores[doc_id] / scores[best[0]]
             doc = self.documents[doc_id]
+            if confidence < _NAMED and _in_name(info, doc.name):
+                confidence = _NAMED  # "kubernetes", "stripe": words of the skill's name
             hits.append(
                 SearchHit(
                     name=doc.name,
@@ -584,6 +589,14 @@ class SearchIndex:
             ):
                 matched.append(tok + "*")
         return tuple(matched)
+
+
+def _in_name(info: Mapping[str, float], name: str) -> bool:
+    """Whether every query word is a word of ``name`` (the query names the skill)."""
+    if not info:
+        return False
+    own = tokenize(name.replace("_", "-"))
+    return all(t in own for t in info)
 
 
 def _confidence(units: float, words: int, unknown: float) -> float:

@@ -122,6 +122,23 @@ def test_one_shared_word_is_not_enough() -> None:
     assert plan.name == "daily-plan" and plan.confident and plan.confidence > 0.9
 
 
+def test_a_request_made_of_name_words_names_the_skill() -> None:
+    """One word is weak evidence, except when it is a word of the skill's name: a
+    host searching "stripe" means the Stripe skills."""
+    filler = [SearchDocument(f"tool-{i}", f"Run tool {i} on source files.") for i in range(30)]
+    docs = [
+        *filler,
+        SearchDocument("stripe-mcp", "Payments through the Stripe API."),
+        SearchDocument("daily-plan", "Plan today's tasks."),
+    ]
+    index = SearchIndex(docs)
+    (stripe,) = index.search("stripe")
+    assert stripe.name == "stripe-mcp" and stripe.confident and stripe.confidence == 0.75
+    assert index.search("stripe mcp")[0].confidence >= 0.75
+    (today,) = index.search("today")  # in the description, not the name
+    assert today.name == "daily-plan" and not today.confident
+
+
 def test_the_confidence_model() -> None:
     """More evidence and more matched words raise it (words beyond four add nothing);
     words no skill has lower it, and say less in a small catalog."""

@@ -190,6 +190,12 @@ def _parse(path: Path, text: str) -> dict[str, Any]:
     """The file's TOML as plain values; ``ConfigError`` with line and column when invalid."""
     try:
         return tomllib.loads(text)
+    except RecursionError:  # tomllib recurses per level of nested arrays and inline tables
+        raise ConfigError(
+            f"{path}: invalid TOML: arrays or inline tables nest too deeply",
+            path=path,
+            hint=_TOML_HINT,
+        ) from None
     except tomllib.TOMLDecodeError as exc:
         import tomlkit.exceptions
 

@@ -158,6 +158,8 @@ class Checker:
             value = [value]
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise self.fail(key, "must be a list of strings", f'write {key} = ["...", "..."]')
+        if any("\x00" in v for v in value):  # no path or name holds one (os refuses it)
+            raise self.fail(key, "a value contains a NUL byte", "remove the \\u0000 escape")
         return list(value)
 
     def abspath(self, raw: str) -> str:
@@ -223,6 +225,11 @@ class Checker:
         install = self.table(data, "install")
         if "dir" in install and (not isinstance(install["dir"], str) or not install["dir"].strip()):
             raise self.fail("install.dir", "must be a folder path", 'e.g. dir = "~/skills"')
+        if "dir" in install:
+            self.strings(install["dir"], "install.dir")
+        security = self.table(data, "security")
+        if "safe_directories" in security:
+            self.strings(security["safe_directories"], "security.safe_directories")
         embedder = self.table(data, "search").get("embedder")
         if embedder is not None and (not isinstance(embedder, str) or not embedder.strip()):
             raise self.fail(
@@ -252,6 +259,7 @@ class Checker:
                 if "enabled" in entry and not isinstance(entry["enabled"], bool):
                     raise self.fail(f"{key}.enabled", "must be true or false", "enabled = true")
                 if isinstance(entry.get("path"), str):
+                    self.strings(entry["path"], f"{key}.path")
                     entry["path"] = self.abspath(entry["path"])
         for name in sorted(set(tables["installed"]) & set(tables["plugins"])):
             raise self.fail(

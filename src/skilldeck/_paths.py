@@ -107,7 +107,7 @@ def user_setting(table: str, key: str) -> Any:
         try:
             with open(path, "rb") as fh:
                 data = tomllib.load(fh)
-        except (OSError, ValueError):
+        except (OSError, ValueError, RecursionError):  # load_config reports the error
             data = {}
         # a file changed within the last second may change again under the same stamp
         settled = time.time_ns() - max(st.st_mtime_ns, st.st_ctime_ns) > 1_000_000_000
@@ -125,8 +125,8 @@ def install_base() -> Path:
     """
     d = dirs()
     value = user_setting("install", "dir")
-    if not isinstance(value, str) or not value.strip():
-        return d.data
+    if not isinstance(value, str) or not value.strip() or "\x00" in value:
+        return d.data  # a bad value: load_config reports it
     path = Path(value).expanduser()
     return path if path.is_absolute() else d.config / path
 
@@ -195,7 +195,7 @@ def safe_directories() -> tuple[str, ...]:
         raw = [raw]
     if not isinstance(raw, list):
         return ()
-    return tuple(v for v in raw if isinstance(v, str))
+    return tuple(v for v in raw if isinstance(v, str) and "\x00" not in v)
 
 
 def is_safe_directory(folder: Path) -> bool:

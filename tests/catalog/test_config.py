@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -77,6 +78,12 @@ def test_project_overrides_user_key_by_key(tmp_path: Path) -> None:
         ("[installed.x]\nenabled = 'yes'\n", 2, "installed.x.enabled"),
         ('[installed.x]\nurl = "a"\n\n[plugins.y]\nurl = "b"\n\n[plugins.x]\n', 7, "also has"),
         ("installed = 3\n", 1, "must be a table"),
+        # a NUL byte in a path made every command fail with a ValueError traceback
+        ('[catalog]\nroots = ["\\u0000"]\n', 2, "NUL byte"),
+        ('[catalog]\nrecursive = "a\\u0000"\n', 2, "NUL byte"),
+        ('[install]\ndir = "\\u0000"\n', 2, "NUL byte"),
+        ('[security]\nsafe_directories = ["\\u0000"]\n', 2, "NUL byte"),
+        ('[installed.x]\npath = "\\u0000"\n', 2, "NUL byte"),
     ],
 )
 def test_invalid_config_is_a_config_error(text: str, line: int, needle: str) -> None:
@@ -90,6 +97,21 @@ def test_invalid_config_is_a_config_error(text: str, line: int, needle: str) -> 
     assert err.path == str(path)
     assert err.context["line"] == line
     assert err.hint
+
+
+@pytest.mark.parametrize("value", ["[" * 5000 + "]" * 5000, "{a = " * 3000 + "1" + "}" * 3000])
+def test_deep_nesting_is_a_config_error_not_a_recursion_error(value: str) -> None:
+    path = config_path("user")
+    path.parent.mkdir(parents=True)
+    path.write_text(f"a = {value}\n")
+    with pytest.raises(ConfigError) as info:
+        load_config()
+    assert "nest too deeply" in info.value.message and info.value.hint
+    done = subprocess.run(
+        [sys.executable, "-m", "skilldeck", "list"], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 1 and "[CONFIG_INVALID]" in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr
 
 
 def test_update_keeps_comments_and_validates(tmp_path: Path) -> None:

@@ -112,6 +112,10 @@ _LOGIT_INTERCEPT = -4.3
 _LOGIT_EVIDENCE = 1.7  # per unit of evidence (a rare word matched in a self-description)
 _LOGIT_WORD = 1.8  # per distinct request word the hit has, in any field
 _LOGIT_WORDS_MAX = 4  # words beyond four add nothing (a long message is not surer)
+#: Evidence and words are scaled by 10 / words for a request of more than ten words
+#: (the model was fitted on requests of one to nine): a long message meets words
+#: of some self-description by chance, and its evidence adds up with its length.
+_LOGIT_WORDS_LONG = 10
 _LOGIT_UNKNOWN = -9.2  # times the share of the request's information no skill has
 #: The confidence of a hit whose name has every word of the query ("stripe" for
 #: stripe-mcp), whatever the model says: a request made of name words names a skill.
@@ -521,12 +525,16 @@ class SearchIndex:
         if not best:
             return []
         units = self.evidence_units(info) if exact is None else 0.0
+        scale = 1.0
+        if len(info) > _LOGIT_WORDS_LONG:  # a long message meets more words by chance
+            scale = _LOGIT_WORDS_LONG / len(info)
+            units *= scale
         unknown = self._unknown_share(info) * min(1.0, len(self.documents) / _LOGIT_UNKNOWN_SKILLS)
         hits: list[SearchHit] = []
         for rank, doc_id in enumerate(best[:limit], start=1):
             matched = self._matched(doc_id, info)
             words = sum(1 for m in matched if not m.endswith("*"))
-            confidence = _confidence(units, words, unknown)
+            confidence = _confidence(units, round(words * scale), unknown)
             if doc_id == exact:
                 confidence = 1.0
             elif rank > 1:

@@ -139,6 +139,24 @@ def test_a_request_made_of_name_words_names_the_skill() -> None:
     assert today.name == "daily-plan" and not today.confident
 
 
+def test_a_long_message_is_not_surer_for_its_length() -> None:
+    """Twenty words, two of them in each of ten skills' descriptions: the two words
+    alone fit a skill, the message that lists all twenty fits none in particular."""
+    words = (
+        "dinner party saturday italian meal vegetarian option weekend garden flowers "
+        "music guests wine dessert table candles photos budget invitations playlist"
+    ).split()
+    filler = [SearchDocument(f"tool-{i}", f"Run tool {i} on source files.") for i in range(30)]
+    own = [
+        SearchDocument(f"notes-{i}", f"Notes about {words[2 * i]} and {words[2 * i + 1]}.")
+        for i in range(len(words) // 2)
+    ]
+    index = SearchIndex([*filler, *own])
+    assert index.search("dinner party")[0].confident
+    hit = index.search("I am planning " + ", ".join(words))[0]
+    assert len(hit.matched) == 2 and not hit.confident
+
+
 def test_the_confidence_model() -> None:
     """More evidence and more matched words raise it (words beyond four add nothing);
     words no skill has lower it, and say less in a small catalog."""

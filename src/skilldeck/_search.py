@@ -151,6 +151,25 @@ def tokenize(text: str) -> list[str]:
     return out
 
 
+# a clause that sends requests elsewhere: "NOT for X", "Do not use for Y (use Z)"
+_NOT_FOR = re.compile(
+    r"(?:\bnot (?:for|when|meant for|intended for|suitable for)\b|\bdo not use\b"
+    r"|\bdon['’]t use\b|\bnever use\b)[^.;!?。]*[.;!?。]?",
+    re.IGNORECASE,
+)
+_USE_INSTEAD = re.compile(r"[^.;!?。]*\buse [\w./:-]+ instead\b[^.;!?。]*[.;!?。]?", re.IGNORECASE)
+
+
+def affirmative(text: str) -> str:
+    """``text`` without the clauses that say what a skill is not for ("NOT for
+    written blog content (use content-production).", "..., use stable-baselines3
+    instead."): indexed, they would find the skill for the very requests it sends
+    elsewhere. Listings still show them."""
+    if not text or not any(w in text.lower() for w in ("not", "don", "never", "instead")):
+        return text
+    return _USE_INSTEAD.sub(" ", _NOT_FOR.sub(" ", text))
+
+
 def _strip_fences(body: str) -> str:
     """``body`` without fenced code blocks, in one pass over its lines (an unclosed
     fence hides the rest, as Markdown renders it)."""
@@ -310,9 +329,9 @@ class SearchDocument:
         if self.name.lower() not in name_toks:
             name_toks.append(self.name.lower())
         out = [("name", name_toks), ("tags", [t for tag in self.tags for t in tokenize(tag)])]
-        out.append(("description", tokenize(self.description)))
+        out.append(("description", tokenize(affirmative(self.description))))
         if self.when_to_use:
-            out.append(("when_to_use", tokenize(self.when_to_use)))
+            out.append(("when_to_use", tokenize(affirmative(self.when_to_use))))
         out.append(("headings", [t for h in self.headings for t in tokenize(h)]))
         if self.usage:
             out.append(("usage", tokenize(self.usage)))

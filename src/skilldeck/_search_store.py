@@ -38,7 +38,9 @@ from skilldeck._version import __version__
 
 __all__ = ["EVIDENCE", "MAX_FILES", "PackedPostings", "index_key", "load_index", "save_index"]
 
-FORMAT = 5  # 3: 1,000 body words, evidence index; 4: usage sections; 5: BM25F per field
+# 3: 1,000 body words, evidence index; 4: usage sections; 5: BM25F per field;
+# 6: a description's "NOT for" clauses left out
+FORMAT = 6
 MAX_FILES = 32  # 16 catalog states: an index and its evidence index each
 #: The suffix of the key the evidence index (``SearchIndex.evidence``) is saved under.
 EVIDENCE = "-evidence"

@@ -35,7 +35,7 @@ from functools import lru_cache
 from typing import Any
 
 from skilldeck._format import compile_linear, model_invocable
-from skilldeck._search import CONFIDENT, SearchDocument, SearchIndex
+from skilldeck._search import CONFIDENT, SearchDocument, SearchIndex, affirmative
 
 __all__ = [
     "KEYWORD_WEIGHT",
@@ -113,7 +113,7 @@ def derived_phrases(text: str) -> tuple[str, ...]:
     """The example requests a description quotes (``"review my UI"``), lower-cased,
     of two to eight words; the derived triggers of a skill."""
     out: list[str] = []
-    for m in _QUOTED.finditer(text):
+    for m in _QUOTED.finditer(affirmative(text)):  # not 'NOT for "review my UI"'
         words = _PHRASE_WORDS.findall(m.group(1).lower())
         if 2 <= len(words) <= 8:
             phrase = " ".join(words)

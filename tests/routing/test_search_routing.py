@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import skilldeck
-from skilldeck._search import FIELD_WEIGHTS, body_fields, tokenize
+from skilldeck._search import FIELD_WEIGHTS, affirmative, body_fields, tokenize
 from skilldeck.search import (
     CONFIDENT,
     SearchDocument,
@@ -263,6 +263,22 @@ def test_a_long_body_does_not_lower_the_description() -> None:
     )
     hits = SearchIndex([*filler, parser, helper]).search("parse invoices from suppliers")
     assert [h.name for h in hits[:2]] == ["invoice-parser", "office-helper"]
+
+
+def test_what_a_description_declines_is_not_searched() -> None:
+    """ "NOT for video scripts (use video-plan)" must not find the blog skill for video
+    scripts, nor make the quoted request a trigger of the skill that declines it."""
+    blog = SearchDocument(
+        "blog-writer", "Write blog posts. NOT for video scripts (use video-plan)."
+    )
+    video = SearchDocument("video-plan", "Plan a channel's content and scripts.")
+    hits = SearchIndex([blog, video]).search("video scripts")
+    assert [h.name for h in hits] == ["video-plan"]
+    kept = affirmative("Scrape pages. Never use it for tests; use pytest instead.")
+    assert kept.split() == ["Scrape", "pages."]
+    assert derived_phrases('Review code, as in "review my PR". Not for "review my UI".') == (
+        "review my pr",
+    )
 
 
 def test_body_words_count_a_little() -> None:

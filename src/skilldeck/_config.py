@@ -432,6 +432,14 @@ def update_config(
         before = read[0] if read is not None else {}
         mutate(doc)
         text = tomlkit.dumps(doc)
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:  # e.g. `disable NAME` typed in another encoding
+            raise ConfigError(
+                f"{path}: the change holds text that is not valid UTF-8; nothing was written",
+                path=path,
+                hint="give skill names and paths as UTF-8",
+            ) from None
         try:  # checked with the parser every read uses
             after = Checker(path, text, base).normalise(tomllib.loads(text))
         except tomllib.TOMLDecodeError as exc:

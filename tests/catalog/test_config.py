@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -140,6 +141,21 @@ def test_update_keeps_comments_and_validates(tmp_path: Path) -> None:
     with pytest.raises(ConfigError):
         update_config("user", bad)
     assert path.read_text() == text  # unchanged
+
+
+def test_update_with_text_that_is_not_utf8_writes_nothing() -> None:
+    # `skilldeck disable NAME` with a name typed in another encoding was a traceback
+    path = config_path("user")
+    path.parent.mkdir(parents=True)
+    path.write_text('[catalog]\ndisabled = ["a"]\n')
+
+    def add(doc: tomlkit.TOMLDocument) -> None:
+        doc["catalog"]["disabled"].append(os.fsdecode(b"b\xff"))  # type: ignore[index,union-attr]
+
+    with pytest.raises(ConfigError) as info:
+        update_config("user", add)
+    assert "not valid UTF-8" in info.value.message
+    assert path.read_text() == '[catalog]\ndisabled = ["a"]\n'
 
 
 def test_update_creates_project_file(tmp_path: Path) -> None:

@@ -174,6 +174,25 @@ def test_names_that_are_not_utf8_are_left_out_not_a_crash(tmp_path: Path) -> Non
         w.format().encode("utf-8")  # printable, loggable, JSON-safe
 
 
+def test_a_source_folder_named_in_another_encoding_installs_nothing(tmp_path: Path) -> None:
+    # the lockfile records the source and the skill's folder as text: a name that is
+    # not UTF-8 crashed the lockfile write after the skill was already swapped in
+    try:
+        src = make_skill(tmp_path / os.fsdecode(b"src\xff") / "one", "one")
+    except OSError:
+        pytest.skip("this file system refuses names that are not UTF-8")
+    make_skill(tmp_path / os.fsdecode(b"src\xff") / "two", "two")
+    multi = make_skill(tmp_path / "multi" / os.fsdecode(b"b\xe9") / "three", "three").parent
+    make_skill(tmp_path / "multi" / "four", "four")
+    with pytest.raises(skilldeck.InstallError, match="not valid UTF-8"):
+        skilldeck.install(str(src))
+    with pytest.raises(skilldeck.InstallError, match=r"b\\xe9/three .* not valid UTF-8"):
+        skilldeck.install(str(multi.parent), all_skills=True)
+    assert skilldeck.list_installed() == ()
+    result = skilldeck.install(str(multi.parent), skills=["four"])
+    assert result.names == ("four",)
+
+
 def test_a_skill_md_that_is_a_link_to_a_secret_is_never_read(tmp_path: Path) -> None:
     secret = tmp_path / "id_rsa"
     secret.write_text("---\nname: stolen\ndescription: x. Use when x.\n---\n")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import secrets
@@ -393,6 +394,19 @@ def commit_staged(
                 "keep_installed_at": keep_installed_at,
             }
         )
+    for staged, entry in items:  # checked before anything moves: the records are text
+        try:
+            json.dumps(entry.to_json(), ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError:
+            shown = entry.skill_path.encode("utf-8", "surrogateescape").decode(
+                "utf-8", "backslashreplace"
+            )
+            raise InstallError(
+                f"skill {staged.name}: its folder {shown or '.'} in the source is not valid "
+                "UTF-8 (a name in another encoding); nothing was installed",
+                hint="rename the folder with a UTF-8 name, or choose the other skills with "
+                "--skill NAME",
+            ) from None
     stage.write_intent(ops)
     checkpoint("swap")
     (stage.path / "old").mkdir(exist_ok=True)

@@ -79,6 +79,26 @@ def parse_source(
 
     Raises ``InstallError`` for anything unusable or unsafe.
     """
+    spec = _parse_source(source, ref=ref, subpath=subpath, cwd=cwd)
+    for value in (spec.url, spec.ref or "", spec.subpath or "", spec.display):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:  # the lockfile and config record the source as text
+            shown = value.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+            raise InstallError(
+                f"the source {shown} is not valid UTF-8 (a folder named in another encoding)",
+                hint="rename the folder with a UTF-8 name, or install from a copy of it",
+            ) from None
+    return spec
+
+
+def _parse_source(
+    source: str,
+    *,
+    ref: str | None,
+    subpath: str | None,
+    cwd: str | os.PathLike[str] | None,
+) -> SourceSpec:
     text = source.strip()
     if not text or "\x00" in text or any(ord(c) < 32 for c in text):
         raise InstallError("empty or malformed source", hint="give a git URL, folder or archive")

@@ -128,7 +128,8 @@ def _in_snapshot(name: str, skill_dir: Path, snap: Snapshot, script: str) -> Pat
     if rel not in snap.files:
         raise PathNotAllowedError(
             f"{rel} is not part of skill '{name}''s approved files: hidden files and folders "
-            "(names starting with '.') are left out of the skill's digest, so they never run",
+            "(names starting with '.'), compiled Python caches (__pycache__, *.pyc) and links "
+            "leaving the skill are left out of the skill's digest, so they never run",
             skill=name,
             path=rel,
             hint="move the program to a visible path under scripts/",

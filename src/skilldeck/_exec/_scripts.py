@@ -20,6 +20,7 @@ from skilldeck._errors import (
     ScriptFailedError,
 )
 from skilldeck._paths import safe_relpath
+from skilldeck._tree import is_hidden
 
 __all__ = ["check_script_args", "interpreter_for", "list_scripts", "resolve_script"]
 
@@ -131,7 +132,7 @@ def list_scripts(skill_dir: Path, files: frozenset[str] | None = None) -> list[s
     return sorted(
         p.relative_to(skill_dir).as_posix()
         for p in base.rglob("*")
-        if p.is_file() and not any(part.startswith(".") for part in p.relative_to(base).parts)
+        if p.is_file() and not any(is_hidden(part) for part in p.relative_to(base).parts)
     )
 
 

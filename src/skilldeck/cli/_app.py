@@ -58,7 +58,7 @@ class SkilldeckGroup(LazyGroup):
         except OSError as exc:
             where = f"{exc.filename}: " if exc.filename else ""
             click.echo(f"error: {where}{exc.strerror or exc}", err=True)
-            if isinstance(exc, PermissionError | FileNotFoundError | NotADirectoryError):
+            if _about_state(exc):
                 # most often a home folder that is missing or read-only (a service user)
                 click.echo(
                     "hint: skilldeck keeps its state under your home folder; make it "
@@ -67,6 +67,22 @@ class SkilldeckGroup(LazyGroup):
                     err=True,
                 )
             sys.exit(EXIT_USAGE)
+
+
+def _about_state(exc: OSError) -> bool:
+    """Is ``exc`` a missing or read-only folder on the way to skilldeck's own state?"""
+    if not isinstance(exc, PermissionError | FileNotFoundError | NotADirectoryError):
+        return False
+    if not isinstance(exc.filename, str):
+        return False
+    import skilldeck.config
+
+    d = skilldeck.config.dirs()
+    where = os.path.abspath(exc.filename)
+    for folder in (str(d.config), str(d.data), str(d.cache)):
+        if os.path.commonpath([where, folder]) in (where, folder):  # one inside the other
+            return True
+    return False
 
 
 F = TypeVar("F", bound=Callable[..., Any])

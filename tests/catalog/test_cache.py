@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import struct
 import time
 from pathlib import Path
 from typing import Any
@@ -68,7 +69,8 @@ def test_persisted_cache_serves_a_new_catalog(tmp_path: Path, make_skill: MakeSk
     ((key, sig, record),) = rows
     assert key == str(skill / "SKILL.md")
     st = (skill / "SKILL.md").stat()
-    assert sig == [st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns, st.st_dev]
+    parts = (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns, st.st_dev)
+    assert sig == struct.pack("<qqQqQ", *parts)  # packed: 40 bytes, one object
     # a row whose signature matches is served without reading the file: prove it
     record[1] = "from the index"
     _write(_index_file(), [stamp, root, [[key, sig, record]], None])
@@ -180,6 +182,8 @@ def _damage(kind: str, row: list[Any]) -> Any:
         return [key, sig]
     if kind == "sig-not-ints":
         return [key, ["a", "b", 1, 2, 3], rec]
+    if kind == "sig-a-list-of-ints":  # the layout before signatures were packed
+        return [key, [1, 2, 3, 4, 5], rec]
     if kind == "name-not-text":
         return [key, sig, [7, *rec[1:]]]
     if kind == "tags-not-a-list":
@@ -205,6 +209,7 @@ def _damage(kind: str, row: list[Any]) -> Any:
 DAMAGE = [
     "short-row",
     "sig-not-ints",
+    "sig-a-list-of-ints",
     "name-not-text",
     "tags-not-a-list",
     "valid-not-bool",
@@ -319,10 +324,11 @@ def test_fast_entry_constructor_equals_the_dataclass() -> None:
 
 def test_cache_api_round_trip(tmp_path: Path) -> None:
     cache = MetadataCache(tmp_path / "c")
-    rows: Any = [("k", (1, 2, 3, 4, 5), ("n", "d", (), (), (), (), True, (), None, ("1.0", None)))]
+    sig = struct.pack("<qqQqQ", 1, 2, 3, 4, 5)
+    rows: Any = [("k", sig, ("n", "d", (), (), (), (), True, (), None, ("1.0", None)))]
     cache.save("root", rows, ((1, 2, 3), ["/r/other"]))
     assert cache.load("root") == (
-        {"k": ((1, 2, 3, 4, 5), ("n", "d", (), (), (), (), True, (), None, ("1.0", None)))},
+        {"k": (sig, ("n", "d", (), (), (), (), True, (), None, ("1.0", None)))},
         ((1, 2, 3), ["/r/other"]),
     )
     assert cache.load("another root") == ({}, None)
@@ -392,3 +398,24 @@ def test_folder_list_reuse_sees_every_change(tmp_path: Path, make_skill: MakeSki
     write_skill(root, "e")  # a folder added with the root's mtime put back: ctime moved
     os.utime(root, ns=(st.st_atime_ns, st.st_mtime_ns))
     assert "e" in names()[0] and "e" in names()[1]
+
+
+def test_a_file_dated_past_the_packed_range_is_listed_and_never_cached(
+    tmp_path: Path, make_skill: MakeSkill
+) -> None:
+    """An mtime past 2262 does not fit the packed signature: the skill is listed,
+    compared exactly, never written to the index, and an edit is still seen."""
+    skill = make_skill(tmp_path / "r", "future", "AAAA")
+    md = skill / "SKILL.md"
+    far = 10**19 + 123  # ns: the year 2286, beyond a signed 64-bit count
+    os.utime(md, ns=(far, far))
+    if os.stat(md).st_mtime_ns != far:
+        pytest.skip("this file system cannot store a date past 2262")
+    catalog = Catalog.from_roots([tmp_path / "r"])
+    assert [m.description for m in catalog.list()] == ["AAAA"]
+    assert not list((dirs().cache / "catalog").glob("*.idx")) or _rows(_index_file())[2] == []
+    assert [m.description for m in Catalog.from_roots([tmp_path / "r"]).list()] == ["AAAA"]
+    md.write_text(md.read_text().replace("AAAA", "BBBB"))
+    os.utime(md, ns=(far, far))
+    catalog.refresh()
+    assert [m.description for m in catalog.list()] == ["BBBB"]

@@ -3,8 +3,10 @@
 Each index holds one row per SKILL.md: its key (the path as found, plus the
 real path for links), its stat signature and the parsed record. A row is
 served only while the file's signature is unchanged: ``mtime_ns``, size, inode,
-``ctime_ns`` and device. The ctime cannot be set back by ``os.utime``, so a file
-rewritten with the same size and a restored mtime still misses the cache.
+``ctime_ns`` and device, packed into 40 bytes (``sig_of``: one bytes object per
+file instead of a tuple of five integers, in memory and in the file). The
+ctime cannot be set back by ``os.utime``, so a file rewritten with the same size
+and a restored mtime still misses the cache.
 
 The index is MessagePack decoded by msgspec against a fixed schema (straight
 into tuples and ``Diagnostic`` objects, in C), so a damaged
@@ -20,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import struct
 from pathlib import Path
 from typing import Any
 
@@ -29,11 +32,12 @@ from skilldeck._diagnostics import Diagnostic
 from skilldeck._version import __version__
 
 __all__ = [
-    "CACHE_FORMAT", "MAX_FILES", "AboutRow", "InvocationRow", "Listing", "MetadataCache", "Record",
-    "RootSig", "Row", "Sig",
+    "CACHE_FORMAT", "MAX_FILES", "NEVER", "AboutRow", "InvocationRow", "Listing", "MetadataCache",
+    "Record", "RootSig", "Row", "Sig", "ctime_of", "pack_sig", "sig_of",
 ]  # fmt: skip
 
-CACHE_FORMAT = 4
+CACHE_FORMAT = 5
+"""Bumped whenever the index's layout changes (5: packed signatures)."""
 
 MAX_FILES = 64
 """At most this many roots are cached; the least recently used are dropped."""
@@ -61,8 +65,39 @@ Record = tuple[
     AboutRow | None,
 ]
 
-#: the stat signature of a SKILL.md: mtime_ns, size, inode, ctime_ns, device
-Sig = tuple[int, int, int, int, int]
+#: the stat signature of a SKILL.md: mtime_ns, size, inode, ctime_ns, device, packed
+#: (``sig_of``); compared for equality only, and ``ctime_of`` reads its ctime back
+Sig = bytes
+
+_SIG = struct.Struct("<qqQqQ")
+NEVER: Sig = b""
+"""A signature no file has (a racy file's: parsed again next scan)."""
+
+
+pack_sig = _SIG.pack
+"""``pack_sig(mtime_ns, size, inode, ctime_ns, device)``: ``sig_of`` for hot loops."""
+
+
+def sig_of(st: os.stat_result) -> Sig:
+    """The signature of a SKILL.md from its ``lstat``/``stat`` result.
+
+    A value out of the packed range (an mtime set past the year 2262) gives a longer,
+    exact signature whose ``ctime_of`` is -1: compared like any other, never cached.
+    """
+    parts = (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns, st.st_dev)
+    try:
+        return pack_sig(*parts)
+    except (struct.error, OverflowError):
+        return b"~" * (_SIG.size + 1) + repr(parts).encode()
+
+
+def ctime_of(sig: Sig) -> int:
+    """The ``ctime_ns`` in a signature (-1 for ``NEVER`` or a damaged one)."""
+    if len(sig) != _SIG.size:
+        return -1
+    ctime: int = _SIG.unpack(sig)[3]
+    return ctime
+
 
 #: key, signature, record
 Row = tuple[str, Sig, Record]

@@ -5,11 +5,12 @@ from __future__ import annotations
 import operator
 import os
 import stat as _stat
+import struct
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from skilldeck._catalog import _codes as C
-from skilldeck._catalog._cache import Sig
+from skilldeck._catalog._cache import Sig, pack_sig, sig_of
 from skilldeck._catalog._files import SKIP_DIRS, within
 from skilldeck._diagnostics import Diagnostic, Severity
 
@@ -100,14 +101,7 @@ class Walker:
                 )
             )
             return
-        self.found.append(
-            (
-                folder,
-                md,
-                real_md,
-                (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns, st.st_dev),
-            )
-        )
+        self.found.append((folder, md, real_md, sig_of(st)))
 
     def link_ok(self, link: str, real: str) -> bool:
         """May a link be followed? Emits SK503/SK504 and returns False when not."""
@@ -175,7 +169,7 @@ class Walker:
         real_prefix = self.real_root.rstrip(_SEP) + _SEP
         seen = self.seen_skill
         found = self.found
-        lstat, is_reg = os.lstat, _stat.S_ISREG
+        lstat, is_reg, pack = os.lstat, _stat.S_ISREG, pack_sig
         for e in entries:
             name = e.name
             if name[0] == ".":
@@ -193,14 +187,11 @@ class Walker:
             except OSError:
                 st = None
             if st is not None and is_reg(st.st_mode):  # the common case, inlined
-                found.append(
-                    (
-                        folder,
-                        md,
-                        md,
-                        (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns, st.st_dev),
-                    )
-                )
+                try:
+                    sig = pack(st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns, st.st_dev)
+                except struct.error:
+                    sig = sig_of(st)
+                found.append((folder, md, md, sig))
                 seen.add(real_prefix + name)
                 continue
             before = len(found)
@@ -222,20 +213,18 @@ class Walker:
         """
         found: list[Found] = []
         append, lstat, is_reg, sep = found.append, os.lstat, _stat.S_ISREG, _SEP
+        pack = pack_sig
         try:
             for folder in folders:
                 md = folder + sep + "SKILL.md"
                 st = lstat(md)
                 if not is_reg(st.st_mode):
                     return None
-                append(
-                    (
-                        folder,
-                        md,
-                        md,
-                        (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns, st.st_dev),
-                    )
-                )
+                try:
+                    sig = pack(st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns, st.st_dev)
+                except struct.error:
+                    sig = sig_of(st)
+                append((folder, md, md, sig))
         except OSError:
             return None
         for folder in others:

@@ -29,7 +29,15 @@ from pathlib import Path
 from typing import Any, Literal
 
 from skilldeck._catalog import _codes as C
-from skilldeck._catalog._cache import Listing, MetadataCache, Record, RootSig, Sig
+from skilldeck._catalog._cache import (
+    NEVER,
+    Listing,
+    MetadataCache,
+    Record,
+    RootSig,
+    Sig,
+    ctime_of,
+)
 from skilldeck._catalog._discover import Found, Walker
 from skilldeck._catalog._files import (
     index_files,
@@ -69,7 +77,6 @@ MAX_DEPTH = 12
 
 _SKILL_MD = os.sep + "SKILL.md"
 _RACY_NS = 1_000_000_000
-_NEVER: Sig = (-1, -1, -1, -1, -1)  # matches no file: parsed again next scan
 
 
 def _record(m: SkillMetadata) -> Record:
@@ -311,7 +318,11 @@ class FileSystemStore:
             or (disk is None and len(new_memory) != len(memory))
             or (listing is not None and loaded is not None and loaded[1] is None)
         ):
-            rows = [(k, v[0], _record(v[1])) for k, v in new_memory.items() if 0 <= v[0][3] < racy]
+            rows = [
+                (k, v[0], _record(v[1]))
+                for k, v in new_memory.items()
+                if 0 <= ctime_of(v[0]) < racy
+            ]
             whole = len(rows) == len(new_memory)
             self._cache.save(
                 self.cache_key, rows, (listing[0], listing[2]) if listing and whole else None
@@ -347,7 +358,7 @@ class FileSystemStore:
             if old is not None and old[1] == meta:
                 meta = old[1]
             metas[pos] = meta
-            memory[key] = (sig if sig[3] < racy else _NEVER, meta)
+            memory[key] = (sig if ctime_of(sig) < racy else NEVER, meta)
 
     def _parse(self, real_md: str, folder: str, md: str) -> SkillMetadata:
         """Read one SKILL.md into metadata.

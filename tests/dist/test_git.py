@@ -114,6 +114,28 @@ def test_a_source_that_disappeared_fails_its_skills_only(git_repo: GitRepo, tmp_
     assert Path(skilldeck.list_installed()[0].path).is_dir()  # the old copy stays
 
 
+def test_a_git_failure_says_why(tmp_path: Path) -> None:
+    # git's last line is boilerplate ("... and the repository exists."); the reason is
+    # its first fatal line
+    with pytest.raises(skilldeck.InstallError) as info:
+        skilldeck.install((tmp_path / "no-repo-here").as_uri())
+    assert "does not appear to be a git repository" in info.value.message
+    assert "and the repository exists" not in info.value.message
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to give the repository to another user")
+def test_a_repository_of_another_user_names_git_s_refusal(git_repo: GitRepo) -> None:
+    make_skill(git_repo.path, "theirs")
+    git_repo.commit()
+    for folder, _dirs, files in os.walk(git_repo.path):
+        for name in [folder, *(os.path.join(folder, f) for f in files)]:
+            os.lchown(name, 12345, 12345)
+    with pytest.raises(skilldeck.InstallError) as info:
+        skilldeck.install(git_repo.url)
+    assert "dubious ownership" in info.value.message
+    assert info.value.hint is not None and "a clone or copy you own" in info.value.hint
+
+
 def test_hooks_in_the_source_never_run(git_repo: GitRepo, tmp_path: Path) -> None:
     make_skill(git_repo.path, "hooked")
     (git_repo.path / ".gitmodules").write_text('[submodule "x"]\n\tpath = x\n\turl = ./x\n')

@@ -106,12 +106,18 @@ def _git(args: list[str], *, cwd: Path, timeout: float, url: str) -> str:
         ) from exc
     if proc.returncode != 0:
         err = proc.stderr.decode("utf-8", "replace").strip()
-        last = err.splitlines()[-1] if err else f"exit status {proc.returncode}"
-        raise InstallError(
-            f"git failed for {url}: {last}",
-            hint="check the URL, the ref and your access to the repository",
-            detail=err[-2000:],
-        )
+        lines = err.splitlines()
+        # git's first fatal line says why; its last is often boilerplate ("... and the
+        # repository exists.")
+        why = next((line for line in lines if line.startswith(("fatal:", "error:"))), None)
+        why = why or (lines[-1] if lines else f"exit status {proc.returncode}")
+        hint = "check the URL, the ref and your access to the repository"
+        if "dubious ownership" in err:
+            hint = (
+                "git refuses a repository that belongs to another user (its hooks and "
+                "config would run as you): install from a clone or copy you own"
+            )
+        raise InstallError(f"git failed for {url}: {why}", hint=hint, detail=err[-2000:])
     return proc.stdout.decode("utf-8", "replace").strip()
 
 

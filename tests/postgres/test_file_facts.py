@@ -8,6 +8,8 @@ import hashlib
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from skilldeck import skill_digest
 from skilldeck.catalog import Catalog, Source
 from skilldeck.postgres import (
@@ -147,13 +149,17 @@ def test_rows_published_before_the_flag_are_read(store_url: str, tmp_path: Path)
     assert store.fetches == 1  # data/blob (and what read-ahead brought along)
     got = [(p, n, d.digest, d.text) for p, n, d in facts["alpha"]]
     assert got == _expected(folder)
+    init_store(store_url)  # store init fills the flag in
+    again = PostgresStore(store_url, "acme")
+    assert _listed(store_catalog(again)) == facts and again.fetches == 0
 
 
 def test_a_version_2_store_migrates_and_its_versions_list_the_same(
-    empty_url: str, tmp_path: Path
+    empty_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Versions published under schema 2 (no ``is_text``) keep being served, their
-    files read as before, after ``store init`` migrates the store."""
+    """Versions published under schema 2 (no ``is_text``): ``store init`` migrates the
+    store and records their files' text flags from their bytes, so they are listed
+    without reading them, with the same digests."""
     import psycopg
 
     from skilldeck.postgres._db import _MIGRATIONS
@@ -191,9 +197,15 @@ def test_a_version_2_store_migrates_and_its_versions_list_the_same(
                 "VALUES (%s, 'acme', %s, %s, %s)",
                 (row[0], rel, digests[rel], len(b)),
             )
-    assert init_store(empty_url) == (2, SCHEMA_VERSION)
+    from skilldeck.postgres import _db
+
+    monkeypatch.setattr(_db, "_FILL_BATCH", 3)  # several batches for these 8 files
+    assert init_store(empty_url) == (2, SCHEMA_VERSION)  # and fills in the text flags
+    with psycopg.connect(empty_url) as conn:
+        flags = dict(conn.execute("SELECT relpath, is_text FROM skilldeck_version_files"))
+    assert flags == {rel: text for rel, _n, _d, text in _expected(folder)}
     store = PostgresStore(empty_url, "acme")
     facts = _listed(store_catalog(store))
     got = [(p, n, d.digest, d.text) for p, n, d in facts["alpha"]]
     assert got == _expected(folder)
-    assert store.fetches > 0  # read, as before the flag existed
+    assert store.fetches == 0

@@ -157,7 +157,10 @@ _V3 = """
 ALTER TABLE skilldeck_version_files ADD COLUMN is_text boolean;
 """
 """Whether each file is UTF-8 text without NUL, written by publish with its digest, so
-a replica lists a version's files without reading them (``NULL``: published before)."""
+a replica lists a version's files without reading them (``NULL``: published before;
+``migrate`` fills those in)."""
+
+_FILL_BATCH = 500  # distinct files whose bytes are read at once to learn their text flag
 
 _MIGRATIONS: tuple[tuple[int, str], ...] = (
     (
@@ -194,6 +197,42 @@ def enter_tenant(conn: Any, tenant: str) -> None:
     """From here to the end of ``conn``'s transaction, see and write only ``tenant``'s rows."""
     conn.execute(f"SET LOCAL ROLE {TENANT_ROLE}")
     conn.execute("SELECT set_config('skilldeck.tenant', %s, true)", (check_tenant(tenant),))
+
+
+def _fill_text_flags(conn: Any) -> int:
+    """Record the text flag of files published before schema 3 (their bytes read once,
+    ``_FILL_BATCH`` distinct files per transaction, tenant by tenant: the policies hold
+    for the tables' owner too). Idempotent and best effort (a user that may not update
+    the rows leaves them: replicas then read those files, as before); returns the file
+    rows filled in."""
+    from skilldeck._catalog import is_utf8_text
+
+    filled = 0
+    try:
+        with conn.transaction():
+            tenants = [str(r[0]) for r in conn.execute("SELECT tenant FROM skilldeck_tenants")]
+        for tenant in tenants:
+            changed = 1
+            while changed > 0:
+                with conn.transaction():
+                    conn.execute("SELECT set_config('skilldeck.tenant', %s, true)", (tenant,))
+                    rows = conn.execute(
+                        "SELECT b.digest, b.data FROM skilldeck_blobs b WHERE b.digest IN ("
+                        "SELECT DISTINCT f.digest FROM skilldeck_version_files f "
+                        "WHERE f.is_text IS NULL LIMIT %s)",
+                        (_FILL_BATCH,),
+                    ).fetchall()
+                    flags = {str(digest): is_utf8_text(bytes(data)) for digest, data in rows}
+                    changed = conn.execute(
+                        "UPDATE skilldeck_version_files f SET is_text = v.flag "
+                        "FROM unnest(%s::text[], %s::boolean[]) AS v(digest, flag) "
+                        "WHERE f.digest = v.digest AND f.is_text IS NULL",
+                        (list(flags), list(flags.values())),
+                    ).rowcount
+                    filled += max(changed, 0)
+    except _require_driver().Error:
+        pass  # not this user's to fill in
+    return filled
 
 
 def _require_driver() -> Any:
@@ -353,6 +392,7 @@ class Database:
                     f"knows ({SCHEMA_VERSION})",
                     hint="upgrade skilldeck on this machine",
                 )
+            _fill_text_flags(conn)
             self._checked = False
             return before, max(before, SCHEMA_VERSION)
         except self._driver.Error as exc:

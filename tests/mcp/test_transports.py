@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import socket
 import sys
 from pathlib import Path
 from typing import Any
@@ -123,6 +124,21 @@ def test_refuses_public_bind_without_token(tree: dict[str, Path]) -> None:
     )
     assert result.exit_code == 1
     assert "without a bearer token" in result.output
+
+
+def test_a_port_in_use_is_an_error_not_an_announced_server(tree: dict[str, Path]) -> None:
+    # uvicorn logged "[Errno 98] ... address already in use" after the server had been
+    # announced as serving, and exited 3
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = str(taken.getsockname()[1])
+        argv = ["serve", "--transport", "http", "--port", port, "--root", str(tree["high"])]
+        result = CliRunner().invoke(main, argv)
+    assert result.exit_code == 1, result.output
+    assert f"error: cannot listen on 127.0.0.1:{port}: Address already in use" in result.output
+    assert "[CONFIG_INVALID]" in result.output and "pick --port" in result.output
+    assert "serving MCP" not in result.output
 
 
 async def test_http_changes_reach_both_eras(tree: dict[str, Path], h: Any) -> None:

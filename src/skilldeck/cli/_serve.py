@@ -141,5 +141,10 @@ def serve(
     if transport == "stdio":
         skill_mcp.run_stdio(server)
     else:
-        click.echo(f"skilldeck: serving MCP at http://{host}:{port}/mcp", err=True)
-        skill_mcp.run_http(server, host=host, port=port, token=token)
+        skill_mcp.run_http(
+            server,
+            host=host,
+            port=port,
+            token=token,
+            on_listening=lambda url: click.echo(f"skilldeck: serving MCP at {url}", err=True),
+        )

@@ -15,9 +15,12 @@ loopback ``Origin`` (else ``403``): a web page whose DNS name was rebound to
 
 from __future__ import annotations
 
+import errno
 import hmac
 import ipaddress
 import json
+import socket
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from skilldeck import ConfigError
@@ -34,6 +37,7 @@ __all__ = [
     "check_bind",
     "http_app",
     "is_loopback",
+    "listen",
     "rebinding_settings",
     "run_http",
     "run_stdio",
@@ -144,6 +148,27 @@ def http_app(server: SkillServer, *, host: str = "127.0.0.1", token: str | None 
     return BearerAuth(app, token) if token else app
 
 
+def listen(host: str, port: int) -> socket.socket:
+    """A socket bound to ``host:port`` (as uvicorn binds one), or ``ConfigError`` saying
+    why not: uvicorn itself logs the error after the server was announced and exits 3."""
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except (OSError, OverflowError) as exc:
+        sock.close()
+        if isinstance(exc, OSError) and exc.errno == errno.EADDRINUSE:
+            hint = "another program (a skilldeck serve?) listens there: stop it or pick --port"
+        elif isinstance(exc, OSError) and exc.errno == errno.EACCES:
+            hint = "ports below 1024 need privileges: pick --port 8000 or another above 1023"
+        else:
+            hint = "--host must be an address of this machine, --port a number up to 65535"
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise ConfigError(f"cannot listen on {host}:{port}: {why}", hint=hint) from None
+    sock.set_inheritable(True)
+    return sock
+
+
 def run_http(
     server: SkillServer,
     *,
@@ -151,15 +176,22 @@ def run_http(
     port: int = 8000,
     token: str | None = None,
     log_level: str = "warning",
+    on_listening: Callable[[str], None] | None = None,
 ) -> None:
-    """Serve streamable HTTP until interrupted (blocking)."""
+    """Serve streamable HTTP until interrupted (blocking). ``on_listening`` gets the
+    server's URL once its socket is bound (with the real port when ``port`` is 0)."""
     import uvicorn
 
     check_bind(host, token)
+    sock = listen(host, port)
+    if on_listening is not None:
+        bound = sock.getsockname()[1]
+        shown = f"[{host}]" if ":" in host else host
+        on_listening(f"http://{shown}:{bound}/mcp")
     config = uvicorn.Config(
         http_app(server, host=host, token=token), host=host, port=port, log_level=log_level
     )
-    uvicorn.Server(config).run()
+    uvicorn.Server(config).run(sockets=[sock])
 
 
 def run_stdio(server: SkillServer) -> None:

@@ -1,6 +1,6 @@
 """The collector pause around a scan: a scan that built many objects hands them to the
 oldest generation at once; a small one leaves them young; an application's own
-``gc.disable()`` is kept."""
+``gc.disable()`` and ``gc.freeze()`` are kept."""
 
 from __future__ import annotations
 
@@ -43,3 +43,18 @@ def test_an_application_s_own_pause_is_kept() -> None:
         assert _generation_of(kept[-1]) == 0  # not promoted: the application decides
     finally:
         gc.enable()
+
+
+def test_an_application_s_frozen_objects_stay_frozen() -> None:
+    frozen = [object()]
+    gc.freeze()
+    try:
+        count = gc.get_freeze_count()
+        with _gc_paused():
+            kept = [[i] for i in range(_PROMOTE_AFTER + 10_000)]
+        assert gc.isenabled()
+        assert gc.get_freeze_count() == count  # not thawed by a promotion
+        assert _generation_of(frozen) is None  # still in the permanent generation
+        assert _generation_of(kept[-1]) in (0, 1)
+    finally:
+        gc.unfreeze()

@@ -612,7 +612,8 @@ def _gc_paused() -> Iterator[None]:
         yield
     finally:
         if was_enabled:
-            if gc.get_count()[0] > _PROMOTE_AFTER:
+            # (not when the application froze objects itself: unfreeze would thaw them)
+            if gc.get_count()[0] > _PROMOTE_AFTER and not gc.get_freeze_count():
                 gc.freeze()
                 gc.unfreeze()
             gc.enable()

@@ -134,6 +134,15 @@ def test_enable_disable_keep_comments(runner: CliRunner, roots: tuple[Path, Path
     assert "# my config" in cfg.read_text()
 
 
+def test_enable_disable_name_a_skill_the_catalog_lacks(runner: CliRunner) -> None:
+    # a typo was reported as done, like a real change
+    typo = runner.invoke(main, ["disable", "csv-profil"])
+    assert typo.exit_code == 0
+    assert "note: no skill named 'csv-profil' is in the catalog" in typo.output
+    real = runner.invoke(main, ["disable", "bundled:csv-profile"])
+    assert real.exit_code == 0 and "note:" not in real.output
+
+
 def test_doctor(runner: CliRunner, roots: tuple[Path, Path], tmp_path: Path) -> None:
     cfg = dirs().config_file
     cfg.parent.mkdir(parents=True)

@@ -323,6 +323,13 @@ def _set_enabled(name: str, enabled: bool, scope: str, fmt: str) -> None:
             f"note: {name} is still disabled by {other}; run with --scope project",
             err=True,
         )
+    bare = name.rpartition(":")[2]  # SOURCE:NAME names one copy
+    if not any(e.name == bare for e in skilldeck.Catalog.default().entries()):
+        click.echo(  # most often a typo: the setting is kept for a skill added later
+            f"note: no skill named {bare!r} is in the catalog; the setting applies if one "
+            "is added (see the names with `skilldeck list --all`)",
+            err=True,
+        )
 
 
 _scope = click.option(

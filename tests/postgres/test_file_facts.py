@@ -209,3 +209,20 @@ def test_a_version_2_store_migrates_and_its_versions_list_the_same(
     got = [(p, n, d.digest, d.text) for p, n, d in facts["alpha"]]
     assert got == _expected(folder)
     assert store.fetches == 0
+
+
+def test_store_init_fills_in_every_tenant_s_flags(store_url: str, tmp_path: Path) -> None:
+    folder = _skill(tmp_path, "alpha")
+    for tenant in ("acme", "beta"):
+        create_tenant(store_url, tenant)
+        PostgresStore(store_url, tenant).publish(folder, scan="off")
+    db = Database(store_url)
+    with db.admin() as conn:
+        conn.execute("UPDATE skilldeck_version_files SET is_text = NULL")
+    init_store(db)
+    with db.admin() as conn:
+        rows = conn.execute("SELECT tenant, relpath, is_text FROM skilldeck_version_files")
+        flags = {(t, rel): text for t, rel, text in rows}
+    db.close()
+    want = {rel: text for rel, _n, _d, text in _expected(folder)}
+    assert flags == {(t, rel): text for t in ("acme", "beta") for rel, text in want.items()}

@@ -216,18 +216,20 @@ def _fill_text_flags(conn: Any) -> int:
             while changed > 0:
                 with conn.transaction():
                     conn.execute("SELECT set_config('skilldeck.tenant', %s, true)", (tenant,))
+                    # the tenant named too: a superuser passes the policies, and each
+                    # pass should read one tenant's rows, not the whole table's
                     rows = conn.execute(
-                        "SELECT b.digest, b.data FROM skilldeck_blobs b WHERE b.digest IN ("
-                        "SELECT DISTINCT f.digest FROM skilldeck_version_files f "
-                        "WHERE f.is_text IS NULL LIMIT %s)",
-                        (_FILL_BATCH,),
+                        "SELECT b.digest, b.data FROM skilldeck_blobs b WHERE b.tenant = %s "
+                        "AND b.digest IN (SELECT DISTINCT f.digest FROM skilldeck_version_files f "
+                        "WHERE f.tenant = %s AND f.is_text IS NULL LIMIT %s)",
+                        (tenant, tenant, _FILL_BATCH),
                     ).fetchall()
                     flags = {str(digest): is_utf8_text(bytes(data)) for digest, data in rows}
                     changed = conn.execute(
                         "UPDATE skilldeck_version_files f SET is_text = v.flag "
                         "FROM unnest(%s::text[], %s::boolean[]) AS v(digest, flag) "
-                        "WHERE f.digest = v.digest AND f.is_text IS NULL",
-                        (list(flags), list(flags.values())),
+                        "WHERE f.tenant = %s AND f.digest = v.digest AND f.is_text IS NULL",
+                        (list(flags), list(flags.values()), tenant),
                     ).rowcount
                     filled += max(changed, 0)
     except _require_driver().Error:

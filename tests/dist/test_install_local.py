@@ -218,8 +218,11 @@ def test_too_many_files_and_too_many_bytes_stop_the_install(tmp_path: Path) -> N
 
 def test_default_limit_refuses_a_skill_over_512_files(tmp_path: Path) -> None:
     src = make_skill(tmp_path / "src", "huge", files={f"d/{i}.txt": "" for i in range(600)})
-    with pytest.raises(skilldeck.InstallError, match="512"):
+    with pytest.raises(skilldeck.InstallError, match="512") as info:
         skilldeck.install(str(src))
+    # the hint says what the limits are and how to raise them (it said only "raise the limit")
+    assert info.value.hint is not None
+    assert "512 files and 16 MiB" in info.value.hint and "InstallLimits(" in info.value.hint
 
 
 def test_setuid_bits_are_dropped(tmp_path: Path) -> None:

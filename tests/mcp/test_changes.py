@@ -60,6 +60,32 @@ async def test_watch_notifies_2026_listeners_and_serves_new_digest(
         await h.verify_entry(client, after)
 
 
+async def test_a_change_to_a_name_that_is_not_utf8_does_not_stop_the_server(
+    tree: dict[str, Path], h: Any
+) -> None:
+    # watchfiles raises "Unable to decode path" for such a name: that ended the whole
+    # server; it now polls the roots instead
+    import os
+
+    odd = tree["high"] / "alpha" / os.fsdecode(b"r\xe9sum\xe9.txt")
+    try:
+        odd.write_text("x")
+    except OSError:
+        pytest.skip("this file system refuses names that are not UTF-8")
+    server = create_server(roots=[tree["high"]], watch=True)
+    async with Client(server) as client:
+        await anyio.sleep(0.5)  # the watcher is running
+        odd.write_text("changed")
+        await anyio.sleep(1)
+        h.write_skill(tree["high"], "epsilon", "Appears after the watcher failed")
+        with anyio.fail_after(15):
+            while True:
+                entries, _ = await h.list_all(client)
+                if "skill://epsilon/SKILL.md" in {e.uri for e in entries}:
+                    break
+                await anyio.sleep(0.2)
+
+
 async def test_handshake_clients_get_list_changed(tree: dict[str, Path], h: Any) -> None:
     server = create_server(roots=[tree["high"]])
     got = anyio.Event()

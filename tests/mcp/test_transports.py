@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import os
 import socket
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -32,6 +34,44 @@ def _stdio(roots: list[Path], *extra: str) -> StdioServerParameters:
     for root in roots:
         args += ["--root", str(root)]
     return StdioServerParameters(command=sys.executable, args=[*args, *extra], env=dict(os.environ))
+
+
+def test_stdio_answers_a_request_its_parser_refuses(tree: dict[str, Path]) -> None:
+    # a lone surrogate (JSON.stringify writes "\\ud800" for one) or deep nesting: the
+    # SDK dropped the line, so the client waited forever for the reply to its id
+    argv = [sys.executable, "-m", "skilldeck", "serve", "--root", str(tree["high"]), "--no-watch"]
+    init = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "1"},
+        },
+    }
+    lines = [
+        json.dumps(init),
+        '{"jsonrpc": "2.0", "method": "notifications/initialized"}',
+        '{"jsonrpc": "2.0", "id": 2, "method": "tools/call", '
+        '"params": {"name": "skills_load", "arguments": {"name": "\\ud800"}}}',
+        '{"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "skills_load", '
+        '"arguments": {"name": "alpha", "x": ' + "[" * 5000 + "]" * 5000 + "}}}",
+        '{"jsonrpc": "2.0", "id": 4, "method": "tools/list"}',
+    ]
+    done = subprocess.run(
+        argv,
+        input="\n".join(lines) + "\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=dict(os.environ),
+    )
+    replies = {r.get("id"): r for r in map(json.loads, done.stdout.splitlines())}
+    assert replies[2]["error"]["code"] == -32700
+    assert replies[2]["error"]["data"]["code"] == "INVALID_ARGUMENTS"
+    assert replies[None]["error"]["code"] == -32700  # too deep to read the id
+    assert [t["name"] for t in replies[4]["result"]["tools"]][:1] == ["skills_list"]
 
 
 async def _snapshot(client: Client, h: Any) -> dict[str, str]:

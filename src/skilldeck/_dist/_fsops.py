@@ -51,11 +51,13 @@ def _items(
     try:
         walk = tree.walk(limits=_walk_limits(limits))
     except PathNotAllowedError as exc:
+        size = f"{limits.max_bytes / 2**20:g} MiB" if limits.max_bytes else "no size limit"
         raise InstallError(
             f"{what} {name}: {exc.message.split(': ', 1)[-1]}",
             path=exc.path,
-            hint="skills are limited in size and depth; raise the limit only for a source "
-            "you trust",
+            hint=f"a skill may hold {limits.max_files} files and {size}; for a source you "
+            "trust, raise the limits from Python: skilldeck.install(SOURCE, "
+            "limits=skilldeck.InstallLimits(max_files=..., max_bytes=...))",
         ) from None
     for problem in walk.problems:
         if problem.path.lower() == "skill.md":

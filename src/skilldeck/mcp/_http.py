@@ -195,5 +195,72 @@ def run_http(
 
 
 def run_stdio(server: SkillServer) -> None:
-    """Serve one client over stdin/stdout until it disconnects (blocking)."""
-    server.run("stdio")
+    """Serve one client over stdin/stdout until it disconnects (blocking).
+
+    A request line the SDK's parser refuses (a lone surrogate such as ``"\\ud800"``,
+    which JavaScript clients send, or nesting past its limit) is answered with a
+    ``-32700`` error for its id: the SDK drops such lines, so the client waited for
+    a reply that never came. (Over HTTP the SDK answers them with a 400.)
+    """
+    import anyio
+
+    anyio.run(_serve_stdio, server)
+
+
+async def _serve_stdio(server: SkillServer) -> None:
+    import anyio
+    from mcp.server.stdio import stdio_server
+    from mcp.shared.message import SessionMessage
+
+    lowlevel = server._lowlevel_server
+    async with stdio_server() as (read, write):
+        send, receive = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+
+        async def pump() -> None:
+            async with send:
+                async for item in read:
+                    reply = _unparsable_reply(item) if isinstance(item, Exception) else None
+                    if reply is not None:
+                        await write.send(SessionMessage(reply))
+                    else:
+                        await send.send(item)
+
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(pump)
+            await lowlevel.run(receive, write, lowlevel.create_initialization_options())
+            tasks.cancel_scope.cancel()
+
+
+def _unparsable_reply(error: Exception) -> Any:
+    """The ``-32700`` reply to a request line the SDK could not parse, or ``None``
+    (not a request: a notification or a response needs no reply)."""
+    from mcp.types import ErrorData, JSONRPCError
+    from pydantic import ValidationError
+
+    if not isinstance(error, ValidationError) or not error.errors():
+        return None
+    first = error.errors()[0]
+    raw = first.get("input")
+    if not isinstance(raw, str):
+        return None
+    try:  # Python's parser reads what the SDK's refuses, lone surrogates included
+        message = json.loads(raw)
+    except (ValueError, RecursionError):
+        message = None
+    if isinstance(message, dict):
+        if "method" not in message or "id" not in message:
+            return None
+        request_id = message["id"]
+        if isinstance(request_id, bool) or not isinstance(request_id, int | str):
+            request_id = None
+    else:
+        request_id = None  # JSON-RPC: the id could not be read, so the reply's is null
+    data = {
+        "code": "INVALID_ARGUMENTS",
+        "hint": "send UTF-8 JSON without lone surrogates (\\ud800-\\udfff) and without "
+        "deep nesting",
+    }
+    text = str(first.get("msg") or "invalid JSON")
+    return JSONRPCError(
+        jsonrpc="2.0", id=request_id, error=ErrorData(code=-32700, message=text, data=data)
+    )

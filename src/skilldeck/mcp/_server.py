@@ -175,8 +175,13 @@ class SkillServer(MCPServer[Any]):
         watcher = awatch(
             *paths, debounce=150, step=25, rust_timeout=400, ignore_permission_denied=True
         )
-        async for _changes in watcher:
+        try:
+            async for _changes in watcher:
+                await self._safe_refresh()
+        except Exception as exc:  # a change to a name that is not UTF-8 ends the watch
+            logger.warning("watching the skill roots stopped (%s); polling them", exc)
             await self._safe_refresh()
+            await self._poll(fallback or 2.0)
 
     def _background(self) -> Callable[[], Coroutine[Any, Any, None]] | None:
         """The change-detection task to run while serving, if any."""

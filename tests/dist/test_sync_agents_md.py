@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from tests.dist._helpers import make_skill, run_cli
@@ -55,3 +56,17 @@ def test_a_link_is_not_written_through(tmp_path: Path) -> None:
 
 def test_sync_without_a_target_is_a_usage_error(tmp_path: Path) -> None:
     assert run_cli("sync", cwd=tmp_path).code == 2
+
+
+def test_root_folders_keep_the_skills_the_user_disabled_out(tmp_path: Path) -> None:
+    root = tmp_path / "skills"
+    make_skill(root / "kept-skill", "kept-skill")
+    make_skill(root / "off-skill", "off-skill")
+    config = Path(os.environ["SKILLDECK_HOME"]) / "config" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text('[catalog]\ndisabled = ["off-skill"]\n')
+    target = tmp_path / "AGENTS.md"
+    res = run_cli("sync", "--agents-md", str(target), "--root", str(root), cwd=tmp_path)
+    assert res.code == 0, res.err
+    text = target.read_text()
+    assert "<name>kept-skill</name>" in text and "off-skill" not in text

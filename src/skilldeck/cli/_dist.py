@@ -465,7 +465,12 @@ def sync(agents_md: str | None, roots: tuple[str, ...], as_json: bool) -> None:
 
     if agents_md is None:
         raise click.UsageError("say what to write: --agents-md [FILE]")
-    catalog = skilldeck.Catalog.default() if not roots else skilldeck.Catalog.from_roots(roots)
+    config = skilldeck.load_config()
+    catalog = (
+        skilldeck.Catalog.from_roots(roots, config=config)
+        if roots
+        else skilldeck.Catalog.default(config=config)
+    )
     listed = catalog.list()
     text = skilldeck.render_skills(listed, format="xml", empty="element")
     changed = sync_agents_md(agents_md, text)

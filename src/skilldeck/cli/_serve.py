@@ -130,8 +130,14 @@ def serve(
         return
     if transport == "http":
         skill_mcp.check_bind(host, token)
+    # --root folders keep the config's [catalog] disabled, pinned and budget, as list does
+    catalog = (
+        skilldeck.Catalog.from_roots([os.fspath(r) for r in roots], config=skilldeck.load_config())
+        if roots
+        else None
+    )
     server = skill_mcp.create_server(
-        roots=[os.fspath(r) for r in roots],
+        catalog,
         allow_exec=allow_exec,
         runtime_options=options,
         watch=watch,

@@ -43,3 +43,20 @@ def test_watch_missing_root_from_parent(tmp_path: Path, make_skill: MakeSkill) -
         make_skill(tmp_path / "later" / "skills", "arrived")
         assert fired.wait(10)
     assert [m.name for m in cat.list()] == ["arrived"]
+
+
+def test_a_root_linking_out_of_itself_is_polled_not_watched(
+    tmp_path: Path, make_skill: MakeSkill
+) -> None:
+    # watchfiles follows links: a skill linking to / made `serve` watch the whole disk
+    plain, linked, escaping = tmp_path / "plain", tmp_path / "linked", tmp_path / "escaping"
+    make_skill(plain, "one")
+    outside = make_skill(tmp_path / "elsewhere", "two")
+    linked.mkdir()
+    (linked / "two").symlink_to(outside)  # a linked skill folder (--agent placements)
+    make_skill(escaping, "three")
+    (escaping / "three" / "everything").symlink_to("/")
+    cat = Catalog.from_roots([plain, linked, escaping])
+    assert cat.watch_targets() == ([plain, linked], [escaping])
+    (outside / "up").symlink_to("/")  # the linked skill's own links count too
+    assert cat.watch_targets() == ([plain], [linked, escaping])

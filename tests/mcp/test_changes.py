@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
+import json
+import os
+import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -65,8 +71,6 @@ async def test_a_change_to_a_name_that_is_not_utf8_does_not_stop_the_server(
 ) -> None:
     # watchfiles raises "Unable to decode path" for such a name: that ended the whole
     # server; it now polls the roots instead
-    import os
-
     odd = tree["high"] / "alpha" / os.fsdecode(b"r\xe9sum\xe9.txt")
     try:
         odd.write_text("x")
@@ -84,6 +88,60 @@ async def test_a_change_to_a_name_that_is_not_utf8_does_not_stop_the_server(
                 if "skill://epsilon/SKILL.md" in {e.uri for e in entries}:
                     break
                 await anyio.sleep(0.2)
+
+
+def _inotify_watches(pid: int) -> int:
+    count = 0
+    for fd in os.listdir(f"/proc/{pid}/fdinfo"):
+        with contextlib.suppress(OSError), open(f"/proc/{pid}/fdinfo/{fd}") as fh:
+            count += sum(1 for line in fh if line.startswith("inotify wd:"))
+    return count
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fdinfo"), reason="needs Linux /proc")
+def test_a_root_linking_to_the_file_system_is_polled(tree: dict[str, Path], h: Any) -> None:
+    # watchfiles follows links: a skill linking to / made serve register a watch on
+    # every folder of the file system (18-40 s before it answered initialize, 300 MB);
+    # such a root is polled instead
+    (tree["high"] / "alpha" / "everything").symlink_to("/")
+    argv = [sys.executable, "-m", "skilldeck", "serve", "--root", str(tree["high"])]
+    proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    assert proc.stdin is not None and proc.stdout is not None
+    try:
+        init = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "raw", "version": "1"},
+            },
+        }
+        proc.stdin.write((json.dumps(init) + "\n").encode())
+        proc.stdin.flush()
+        assert json.loads(proc.stdout.readline())["id"] == 1
+        time.sleep(2)  # the background watcher has started
+        assert _inotify_watches(proc.pid) < 100
+        h.write_skill(tree["high"], "zeta", "Appears while the root is polled")
+        request = {"jsonrpc": "2.0", "id": 2, "method": "tools/call"}
+        request["params"] = {"name": "skills_list", "arguments": {}}
+        deadline = time.monotonic() + 15
+        while "zeta" not in json.dumps(reply := _ask(proc, request)):
+            assert time.monotonic() < deadline, reply
+            time.sleep(0.3)
+    finally:
+        proc.kill()
+        proc.wait(10)
+        proc.stdin.close()
+        proc.stdout.close()
+
+
+def _ask(proc: subprocess.Popen[bytes], request: dict[str, Any]) -> Any:
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write((json.dumps(request) + "\n").encode())
+    proc.stdin.flush()
+    return json.loads(proc.stdout.readline())
 
 
 async def test_handshake_clients_get_list_changed(tree: dict[str, Path], h: Any) -> None:

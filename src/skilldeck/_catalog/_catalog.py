@@ -554,6 +554,13 @@ class Catalog:
 
         return Watcher(self, callback, debounce_ms=debounce_ms)
 
+    def watch_targets(self) -> tuple[builtins.list[Path], builtins.list[Path]]:
+        """``watched_paths`` split into those to watch and those to poll
+        (``skilldeck._catalog._watch.split_watchable``)."""
+        from skilldeck._catalog._watch import split_watchable
+
+        return split_watchable(self.watched_paths())
+
     def watched_paths(self) -> builtins.list[Path]:
         out: builtins.list[Path] = []
         for _src, root, _store in self._stores:

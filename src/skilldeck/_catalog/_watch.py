@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from skilldeck._errors import InternalError
@@ -11,7 +13,49 @@ from skilldeck._errors import InternalError
 if TYPE_CHECKING:
     from skilldeck._catalog._catalog import Catalog
 
-__all__ = ["Watcher"]
+__all__ = ["Watcher", "split_watchable"]
+
+_FOLLOWABLE_FOLDERS = 5_000
+"""A path with more folders than this is polled rather than watched."""
+
+
+def split_watchable(paths: Sequence[Path]) -> tuple[list[Path], list[Path]]:
+    """``paths`` split into those a recursive file watcher may follow and those to poll.
+
+    A watcher (watchfiles) follows links: a link to ``/`` inside a skill made
+    ``serve`` register the whole file system (40 s before it answered, hundreds of
+    MB). A path is polled instead when a link under it leads to a folder outside it
+    that is not a skill folder (a link to a skill folder is followed and checked the
+    same way), or when it holds more than 5,000 folders (a home folder standing in
+    for a missing root).
+    """
+    watch: list[Path] = []
+    poll: list[Path] = []
+    for path in paths:
+        (watch if _followable(path) else poll).append(path)
+    return watch, poll
+
+
+def _followable(path: Path) -> bool:
+    todo = [(str(path), os.path.realpath(path))]
+    seen = 0
+    while todo:
+        top, base = todo.pop()
+        for dirpath, dirnames, _files in os.walk(top):  # links are listed, not entered
+            seen += 1
+            if seen > _FOLLOWABLE_FOLDERS:
+                return False
+            for name in dirnames:
+                full = os.path.join(dirpath, name)
+                if not os.path.islink(full):
+                    continue
+                target = os.path.realpath(full)
+                if target == base or target.startswith(base.rstrip(os.sep) + os.sep):
+                    continue  # stays inside: nothing new to watch
+                if not os.path.isfile(os.path.join(target, "SKILL.md")):
+                    return False
+                todo.append((target, target))  # a linked skill: its own links count too
+    return True
 
 
 class Watcher:

@@ -162,26 +162,44 @@ class SkillServer(MCPServer[Any]):
             await self._safe_refresh()
 
     async def _watch_roots(self, fallback: float | None) -> None:
-        """Refresh whenever a file under a root changes (``watchfiles``); else poll."""
-        paths = [str(p) for p in self.catalog.watched_paths()]
+        """Refresh whenever a file under a root changes (``watchfiles``); else poll.
+
+        Roots a watcher must not follow (``Catalog.watch_targets``: a link out of
+        them, or too many folders) are polled beside it.
+        """
+        interval = fallback or 2.0
         try:
             from watchfiles import awatch
         except ImportError:  # skilldeck[watch] not installed
-            paths = []
-        if not paths:
             if fallback:
                 await self._poll(fallback)
             return
-        watcher = awatch(
-            *paths, debounce=150, step=25, rust_timeout=400, ignore_permission_denied=True
-        )
-        try:
-            async for _changes in watcher:
+        watched, polled = self.catalog.watch_targets()
+        if polled:
+            shown = ", ".join(str(p) for p in polled)
+            logger.info("polling %s: a link leads out of it, or it is too large to watch", shown)
+        if not watched:
+            if polled or fallback:
+                await self._poll(interval)
+            return
+        async with anyio.create_task_group() as tasks:
+            if polled:
+                tasks.start_soon(self._poll, interval)
+            watcher = awatch(
+                *(str(p) for p in watched),
+                debounce=150,
+                step=25,
+                rust_timeout=400,
+                ignore_permission_denied=True,
+            )
+            try:
+                async for _changes in watcher:
+                    await self._safe_refresh()
+            except Exception as exc:  # a change to a name that is not UTF-8 ends the watch
+                logger.warning("watching the skill roots stopped (%s); polling them", exc)
                 await self._safe_refresh()
-        except Exception as exc:  # a change to a name that is not UTF-8 ends the watch
-            logger.warning("watching the skill roots stopped (%s); polling them", exc)
-            await self._safe_refresh()
-            await self._poll(fallback or 2.0)
+                if not polled:
+                    tasks.start_soon(self._poll, interval)
 
     def _background(self) -> Callable[[], Coroutine[Any, Any, None]] | None:
         """The change-detection task to run while serving, if any."""

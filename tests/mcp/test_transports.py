@@ -59,15 +59,16 @@ def test_stdio_answers_a_request_its_parser_refuses(tree: dict[str, Path]) -> No
         '"arguments": {"name": "alpha", "x": ' + "[" * 5000 + "]" * 5000 + "}}}",
         '{"jsonrpc": "2.0", "id": 4, "method": "tools/list"}',
     ]
-    done = subprocess.run(
-        argv,
-        input="\n".join(lines) + "\n",
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=dict(os.environ),
-    )
-    replies = {r.get("id"): r for r in map(json.loads, done.stdout.splitlines())}
+    replies: dict[Any, Any] = {}
+    with subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True) as proc:
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write("\n".join(lines) + "\n")
+        proc.stdin.flush()
+        while 4 not in replies:  # stdin stays open: EOF would end the session first
+            reply = json.loads(proc.stdout.readline())
+            replies[reply.get("id")] = reply
+        proc.stdin.close()
+        proc.wait(30)
     assert replies[2]["error"]["code"] == -32700
     assert replies[2]["error"]["data"]["code"] == "INVALID_ARGUMENTS"
     assert replies[None]["error"]["code"] == -32700  # too deep to read the id

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import logging
+import operator
 import os
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -122,6 +123,8 @@ class SkillRuntime:
         self.scripts = ScriptTools(self, executor, approver)
         self.builtin = BuiltinTools(self)
         self._search = RuntimeSearch(catalog, base)
+        # the catalog listing, the options and the listing the model may know of
+        self._listed: tuple[Sequence[Any], RuntimeOptions, list[Any]] | None = None
         host = [t.as_tool() if isinstance(t, HostTool) else t for t in host_tools]
         self._base: ToolSurface = CompositeSurface(
             RenamedSurface(
@@ -383,8 +386,13 @@ class SkillRuntime:
         it is). With ``session``, only the skills that session can see."""
         from skilldeck._suggest import suggest
 
-        metas = self.visible_skills(session)
-        return suggest(text, metas, limit=limit, index=self.search_index())
+        # the index's own listing is what visible_skills() gives without a session
+        # scope: one pass over the catalog, and suggest keeps its prepared triggers
+        listing = self._listing()
+        index = self._search.index(listing)
+        if session is not None and session.scope is not None:
+            listing = [m for m in listing if session.can_see(m.name)]
+        return suggest(text, listing, limit=limit, index=index)
 
     def preflight(
         self, user_message: str, *, limit: int = 3, session: Session | None = None
@@ -410,11 +418,24 @@ class SkillRuntime:
         return self._search.index(self._listing())
 
     def _listing(self) -> list[Any]:
-        """What the model may know of: the mode's skills, less ``disable-model-invocation``."""
-        metas = [m for m in self.catalog.list() if model_invocable(m)]
-        if self.options.mode is None:
-            return metas
-        return [m for m in metas if self._visible(m)]
+        """What the model may know of: the mode's skills, less ``disable-model-invocation``.
+
+        Kept while the catalog hands out the same metadata objects (it does until it
+        rescans), so a search or a suggestion does not filter the whole catalog again."""
+        metas = self.catalog.list()
+        kept = self._listed
+        if (
+            kept is not None
+            and kept[1] is self.options
+            and len(kept[0]) == len(metas)
+            and all(map(operator.is_, metas, kept[0]))
+        ):
+            return list(kept[2])
+        listing = [m for m in metas if model_invocable(m)]
+        if self.options.mode is not None:
+            listing = [m for m in listing if self._visible(m)]
+        self._listed = (metas, self.options, listing)
+        return list(listing)
 
     # --- the user's path: invoking a skill by name ----------------------------------
 

@@ -165,22 +165,47 @@ def test_quotes_pair_up_and_apostrophes_are_not_quotes() -> None:
     assert derived_phrases(text) == ("the pdf attachment won t open", "review my diff")
 
 
-def test_prepared_once_per_catalog_state(tmp_path: Path) -> None:
+class Counted:
+    """Metadata whose manifest (where declared triggers live) counts its reads."""
+
+    def __init__(self, name: str, description: str) -> None:
+        self.name, self.description, self.reads = name, description, 0
+
+    @property
+    def manifest(self) -> None:
+        self.reads += 1
+        return None
+
+
+def test_prepared_once_per_catalog_state() -> None:
+    metas = [Counted(n, d) for n, d in SKILLS.items()]
+    index = SearchIndex(SearchDocument(m.name, m.description) for m in metas)
+    reads: list[list[int]] = []
+    for text in ("review my diff", "status report for the team", "plan a split test"):
+        first = skilldeck.suggest(text, metas, index=index)[0]
+        assert first.reasons[0].startswith("phrase:")
+        reads.append([m.reads for m in metas])
+    assert reads[0] == reads[1] == reads[2] and min(reads[0]) > 0  # the first request only
+    # another catalog state (a new index): prepared again
+    skilldeck.suggest("review my diff", metas, index=SearchIndex(index.documents))
+    assert all(m.reads > n for m, n in zip(metas, reads[0], strict=True))
+
+
+def test_runtime_suggest_follows_the_catalog(tmp_path: Path) -> None:
     root = tmp_path / "skills"
     for name, description in SKILLS.items():
         write(root, name, description)
     catalog = skilldeck.Catalog.from_roots([root], cache=False)
     rt = skilldeck.SkillRuntime(catalog)
     assert rt.suggest("review my diff")[0].name == "simplicity-check"
-    from skilldeck._suggest import _TABLES
-
-    index = rt.search_index()
-    prepared = _TABLES[index]
-    rt.suggest("status report for the team")
-    assert _TABLES[index] is prepared  # kept with the index, not made per request
-    # a new skill quoting the request: a new catalog state, prepared again
     write(root, "diff-coach", 'Coach on diffs. Use when asked to "review my diff".')
     catalog.refresh()
-    picked = names(rt.suggest("review my diff", limit=3))
-    assert rt.search_index() is not index
-    assert {"simplicity-check", "diff-coach"} <= set(picked)
+    assert {"simplicity-check", "diff-coach"} <= set(names(rt.suggest("review my diff")))
+
+
+def test_a_session_sees_only_its_skills(runtime: skilldeck.SkillRuntime) -> None:
+    child = runtime.session().fork(skills=["code-review", "regex-tester"])
+    for _ in range(2):  # the first request prepares, the second reuses
+        picked = names(runtime.suggest("please review my diff", session=child, limit=None))
+        assert picked == ["code-review"]
+        assert "simplicity-check" in names(runtime.suggest("please review my diff"))

@@ -187,3 +187,24 @@ def test_cli_show_on_each_bad_input(bad_tree: dict[str, Path]) -> None:
         assert result.exception is None or isinstance(result.exception, SystemExit), name
         assert result.exit_code in (0, 1), (name, result.output)
         json.loads(result.stdout)
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["a\x00b", "\ud800", "/tmp/" + "x" * 5000, "/tmp/" + "/".join(["y" * 255] * 40), "~nouser/x"],
+    ids=["nul", "lone-surrogate", "long-name", "long-path", "unknown-user-home"],
+)
+def test_hostile_paths_to_the_library_are_coded_errors(path: str) -> None:
+    # each of these raised ValueError, UnicodeEncodeError, OSError or RuntimeError
+    report = skilldeck.read_skill_md(path)
+    assert report.manifest is None and [d.code for d in report.diagnostics] == ["SK113"]
+    assert [d.code for d in skilldeck.validate_skill(path).diagnostics]
+    if "\x00" in path or "\ud800" in path:
+        with pytest.raises(skilldeck.InvalidArgumentsError):
+            skilldeck.Catalog.from_roots([path])
+        with pytest.raises(skilldeck.InvalidArgumentsError):
+            skilldeck.SkillRuntime.from_roots([path])
+    else:
+        assert skilldeck.Catalog.from_roots([path]).list() == []
+    with pytest.raises(skilldeck.InstallError):
+        skilldeck.install(path)

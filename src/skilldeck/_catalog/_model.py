@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from skilldeck._diagnostics import Diagnostic
+from skilldeck._errors import InvalidArgumentsError
 
 if TYPE_CHECKING:
     from skilldeck._catalog._store import Store
@@ -71,6 +72,20 @@ class Root:
 
     path: Path
     recursive: bool = False
+
+    def __post_init__(self) -> None:
+        """A path no file system can hold (a NUL byte, a lone surrogate) is a bad
+        argument, not a ValueError from deep inside a scan."""
+        try:
+            bad = b"\x00" in os.fsencode(self.path)
+        except UnicodeEncodeError:
+            bad = True
+        if bad:
+            raise InvalidArgumentsError(
+                f"skills root {os.fspath(self.path)!r} is not a possible path",
+                field="roots",
+                hint="give a folder's path without NUL bytes or lone surrogates",
+            )
 
     @property
     def mode(self) -> str:

@@ -79,7 +79,14 @@ def parse_source(
 
     Raises ``InstallError`` for anything unusable or unsafe.
     """
-    spec = _parse_source(source, ref=ref, subpath=subpath, cwd=cwd)
+    try:
+        spec = _parse_source(source, ref=ref, subpath=subpath, cwd=cwd)
+    except (OSError, RuntimeError) as exc:  # a path past the limits; ~user with no home
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise InstallError(
+            f"source not usable: {source[:200]}: {why}",
+            hint="give a git URL, owner/repo, an existing folder or a .zip/.skill/.tar.gz file",
+        ) from None
     for value in (spec.url, spec.ref or "", spec.subpath or "", spec.display):
         try:
             value.encode("utf-8")

@@ -153,6 +153,9 @@ def read_skill_md(
         got, st = read_file(spath, bound)
     except OSError as exc:
         return _unreadable(spath, f"cannot read {spath}: {exc.strerror or exc}")
+    except ValueError:  # a NUL byte or a lone surrogate: no file has such a path
+        shown = repr(spath)[1:-1]
+        return _unreadable(shown, f"no file can have the path {shown}")
     if got is None:
         what = "a folder" if _stat.S_ISDIR(st.st_mode) else "not a regular file"
         return _unreadable(spath, f"{spath} is {what}")

@@ -88,8 +88,9 @@ MAX_PATTERN_TEXT = 4_000
 # quotes are taken in pairs, in order; a single quote opens and closes only outside
 # a word, so the apostrophe of "don't" is not a quote
 _QUOTED = re.compile(
-    r"\"([^\"\n]*)\"|“([^”\n]*)”|(?<!\w)'([^'\n]*)'(?!\w)|(?<!\w)‘([^’\n]*)’(?!\w)"
-)
+    r"\"([^\"\n]{0,200})\"|“([^“”\n]{0,200})”"
+    r"|(?<!\w)'([^'\n]{0,200})'(?!\w)|(?<!\w)‘([^‘’\n]{0,200})’(?!\w)"
+)  # bounded, and an opening quote ends the run: linear in the text whatever it holds
 _PHRASE_WORDS = re.compile(r"[^\W_]+")
 
 
@@ -244,7 +245,9 @@ class _Table:
         for at, word in enumerate(seq):
             for i, phrase in self.phrases.get(word, ()):
                 if seq[at : at + len(phrase)] == phrase:
-                    out.setdefault(i, []).append(" ".join(phrase))
+                    said = out.setdefault(i, [])
+                    if " ".join(phrase) not in said:  # a phrase said twice counts once
+                        said.append(" ".join(phrase))
         return out
 
 

@@ -209,3 +209,26 @@ def test_a_session_sees_only_its_skills(runtime: skilldeck.SkillRuntime) -> None
         picked = names(runtime.suggest("please review my diff", session=child, limit=None))
         assert picked == ["code-review"]
         assert "simplicity-check" in names(runtime.suggest("please review my diff"))
+
+
+@pytest.mark.parametrize(
+    "description",
+    [
+        "“" * 50_000,  # an unclosed quote scanned to the end from every opening
+        "‘" * 50_000,
+        "“ab cd" * 20_000,
+        ' "a' * 50_000,
+        (' "' + "word " * 300) * 300,
+    ],
+)
+def test_hostile_descriptions_and_requests_stay_linear(description: str) -> None:
+    import time
+
+    metas = [Meta("odd", description), Meta("spam", 'Use when asked to "split test".')]
+    started = time.perf_counter()
+    derived_phrases(description)
+    picked = skilldeck.suggest("split test " * 2_000, metas)
+    assert time.perf_counter() - started < 2.0
+    assert [r for s in picked for r in s.reasons if r.startswith("phrase:")] == [
+        "phrase:split test"
+    ]  # said 2,000 times, counted once

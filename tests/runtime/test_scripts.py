@@ -122,6 +122,7 @@ def test_script_refusals(skills_root: Path) -> None:
     # a name past the file system's limit (ENAMETOOLONG) is a missing file, not INTERNAL
     assert code("a" * 300) == "FILE_NOT_FOUND"
     assert code("scripts/" + "b" * 300 + ".py") == "FILE_NOT_FOUND"
+    assert code("\ud800") == "FILE_NOT_FOUND"  # a lone surrogate (UnicodeEncodeError)
     # the hint names the runnable scripts, not the caches pip or Python leave beside them
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(skills_root)], check=True)
     missing = rt.call(s, "skills_run_script", {"name": "tools", "script": "scripts/missing.py"})

@@ -68,11 +68,12 @@ def resolve_script(skill: str, skill_dir: Path, script: str) -> Path:
     """The real path of ``script`` under ``skill_dir/scripts`` (refusing anything else)."""
     try:
         return _resolve_script(skill, skill_dir, script)
-    except OSError as exc:  # a name or path past the file system's limits (ENAMETOOLONG)
+    except (OSError, ValueError) as exc:  # past the name limits; a lone surrogate
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else "not a file name"
         raise FileNotFoundInSkillError(
-            f"skill '{skill}' has no such script: {exc.strerror or exc}",
+            f"skill '{skill}' has no such script: {why}",
             skill=skill,
-            path=str(script)[:200],
+            path=repr(script)[1:201],
             hint=f"list its files with: skilldeck show {skill}",
         ) from None
 

@@ -208,3 +208,14 @@ def test_hostile_paths_to_the_library_are_coded_errors(path: str) -> None:
         assert skilldeck.Catalog.from_roots([path]).list() == []
     with pytest.raises(skilldeck.InstallError):
         skilldeck.install(path)
+
+
+def test_a_tab_indented_frontmatter_says_tabs(tmp_path: Path) -> None:
+    folder = tmp_path / "tabbed"
+    folder.mkdir()
+    (folder / "SKILL.md").write_text(
+        "---\nname: tabbed\ndescription: Does x. Use when y.\nmetadata:\n\tkey: v\n---\n"
+    )
+    (diag,) = skilldeck.validate_skill(folder).diagnostics
+    assert (diag.code, diag.line) == ("SK105", 5)
+    assert diag.hint is not None and "tabs" in diag.hint  # said only "check quoting"

@@ -172,6 +172,13 @@ def _full_load(text: str, line0: int, path: str | None) -> YamlResult:
         line = line0 + mark.line if mark is not None else line0
         col = mark.column + 1 if mark is not None else None
         problem = exc.problem or exc.context or "invalid YAML"
+        hint = (
+            "check quoting and indentation; values containing ': ' or starting "
+            "with a special character must be quoted"
+        )
+        lines = text.splitlines()
+        if mark is not None and mark.line < len(lines) and "\t" in lines[mark.line]:
+            hint = "indent with spaces: YAML does not allow tabs (this line holds one)"
         res.diagnostics.append(
             Diagnostic.make(
                 C.INVALID_YAML,
@@ -179,8 +186,7 @@ def _full_load(text: str, line0: int, path: str | None) -> YamlResult:
                 path=path,
                 line=line,
                 column=col,
-                hint="check quoting and indentation; values containing ': ' or starting "
-                "with a special character must be quoted",
+                hint=hint,
             )
         )
         return res

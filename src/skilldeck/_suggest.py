@@ -261,8 +261,11 @@ def _table(skills: Sequence[Any], index: SearchIndex | None) -> _Table:
     come with it; another list (a session's subset) reuses what is prepared."""
     if index is None:
         return _Table(skills)
-    with _TABLES_LOCK:
-        table = _TABLES.get(index)
+    try:
+        with _TABLES_LOCK:
+            table = _TABLES.get(index)
+    except TypeError:  # a host's index that cannot be weakly referenced: no keeping
+        return _Table(skills)
     if table is not None and table.same(skills):
         return table
     table = _Table(skills, table.known if table is not None else None)

@@ -232,3 +232,18 @@ def test_hostile_descriptions_and_requests_stay_linear(description: str) -> None
     assert [r for s in picked for r in s.reasons if r.startswith("phrase:")] == [
         "phrase:split test"
     ]  # said 2,000 times, counted once
+
+
+def test_an_index_that_cannot_be_kept_with_still_works() -> None:
+    class Slotted(SearchIndex):
+        __slots__ = ()  # no __weakref__ of its own, but SearchIndex has one
+
+    class Unhashable(SearchIndex):
+        __hash__ = None  # type: ignore[assignment]
+
+    metas = [Meta(n, d) for n, d in SKILLS.items()]
+    for cls in (Slotted, Unhashable):
+        index = cls(SearchDocument(m.name, m.description) for m in metas)
+        assert skilldeck.suggest("review my diff", metas, index=index)[0].name == (
+            "simplicity-check"
+        )

@@ -247,3 +247,21 @@ def test_an_index_that_cannot_be_kept_with_still_works() -> None:
         assert skilldeck.suggest("review my diff", metas, index=index)[0].name == (
             "simplicity-check"
         )
+
+
+def test_triggers_written_as_a_plain_list_of_phrases_are_keywords(tmp_path: Path) -> None:
+    root = tmp_path / "skills"
+    write(
+        root,
+        "isms-audit",
+        "Audit an information security management system.",
+        "triggers:\n  - ISO 27001 audit\n  - surveillance audit\n",
+    )
+    write(root, "invoices", "Create and check invoices for customers.")
+    catalog = skilldeck.Catalog.from_roots([root], cache=False)
+    skill = catalog.load("isms-audit")
+    assert not [d for d in skill.diagnostics if d.code == "SK217"]
+    assert skill.manifest.triggers is not None
+    assert skill.manifest.triggers.keywords == ("ISO 27001 audit", "surveillance audit")
+    first = skilldeck.SkillRuntime(catalog).suggest("we have our surveillance audit in May")[0]
+    assert first.name == "isms-audit" and "keyword:surveillance audit" in first.reasons

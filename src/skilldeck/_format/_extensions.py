@@ -153,11 +153,17 @@ class Extensions:
         value, where = self._get("triggers")
         if value is None:
             return None
+        if isinstance(value, str):
+            value = [value]
+        if isinstance(value, list) and value and all(isinstance(i, str) for i in value):
+            # the plain list many published skills write: phrases that suggest the skill
+            return Triggers(keywords=tuple(i for i in value if i.strip()))
         if not isinstance(value, dict):
             self._bad(
                 where or "triggers",
-                "'triggers' must be a mapping with keywords, verbs and patterns",
-                "triggers: {keywords: [pdf], verbs: [extract]}",
+                "'triggers' must be a list of phrases or a mapping with keywords, verbs "
+                "and patterns",
+                "triggers: [extract pdf tables]  or  triggers: {keywords: [pdf], verbs: [extract]}",
             )
             return None
         parts: dict[str, tuple[str, ...]] = {}

@@ -113,6 +113,7 @@ def row(name: str, report: RoutingReport, seconds: float) -> dict[str, Any]:
     out["abstain_recall"] = report.abstain_recall
     out["abstain_precision"] = report.abstain_precision
     out["abstained_on_answerable"] = report.abstained_wrong
+    out["abstained"] = report.abstained_right + report.abstained_wrong
     out["ms_per_query"] = seconds * 1000
     return out
 
@@ -212,10 +213,11 @@ def main() -> int:
     columns = ("dir@1", "dir@3", "ind@1", "ind@3", "abst", "prec", "ms/q")
     print(f"{'router':<11} " + " ".join(f"{c:>6}" for c in columns))
     for r in rows:
+        prec = f"{r['abstain_precision']:6.1%}" if r["abstained"] else f"{'-':>6}"
         print(
             f"{r['router']:<11} {r['direct_top1']:6.1%} {r['direct_top3']:6.1%} "
             f"{r['indirect_top1']:6.1%} {r['indirect_top3']:6.1%} "
-            f"{r['abstain_recall']:6.1%} {r['abstain_precision']:6.1%} {r['ms_per_query']:6.2f}"
+            f"{r['abstain_recall']:6.1%} {prec} {r['ms_per_query']:6.2f}"
         )
     print("targets:     90.0%          60.0% (ind@3)  80.0%  90.0%")
     print("abstention by confidence threshold (search): threshold, off-domain abstained, precision")

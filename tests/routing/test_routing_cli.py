@@ -70,6 +70,17 @@ def test_eval_routing(root: Path, tmp_path: Path) -> None:
     assert data["misses"] == []
 
 
+def test_eval_routing_says_when_precision_has_no_abstention_to_count(
+    root: Path, tmp_path: Path
+) -> None:
+    cases = tmp_path / "set.jsonl"
+    # labelled as fitting no skill, yet it names one: the router answers, never abstains
+    cases.write_text(json.dumps({"query": "extract the tables from a PDF", "expected": []}))
+    out = CliRunner().invoke(main, ["eval", "routing", str(cases), "--root", str(root)])
+    assert out.exit_code == 0, out.output
+    assert "abstained   0.0%  (precision n/a: never abstained" in out.output
+
+
 @pytest.mark.parametrize(
     ("text", "words"),
     [

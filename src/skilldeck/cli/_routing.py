@@ -79,9 +79,11 @@ def eval_routing(
             f"  top-3 {tally.rate(tally.top3):6.1%}"
         )
     if report.unanswerable:
+        abstained = report.abstained_right + report.abstained_wrong
+        precision = f"{report.abstain_precision:.1%}" if abstained else "n/a: never abstained"
         click.echo(
             f"  {'no skill':<10} {report.unanswerable:>4} requests  abstained "
-            f"{report.abstain_recall:6.1%}  (precision {report.abstain_precision:.1%}, "
+            f"{report.abstain_recall:6.1%}  (precision {precision}, "
             f"{report.abstained_wrong} answerable requests abstained)"
         )
     if misses:

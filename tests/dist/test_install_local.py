@@ -216,6 +216,29 @@ def test_too_many_files_and_too_many_bytes_stop_the_install(tmp_path: Path) -> N
     assert skilldeck.install(str(many)).names == ("many",)
 
 
+def test_skip_invalid_installs_the_skills_that_can_be(tmp_path: Path) -> None:
+    # one broken skill, or two of one name, in a real repository of dozens stopped
+    # `install --all` (3 of the 9 repositories of the test corpus)
+    src = tmp_path / "repo"
+    make_skill(src / "good", "good")
+    make_skill(src / "a" / "twin", "twin")
+    make_skill(src / "b" / "twin", "twin")
+    (src / "broken").mkdir()
+    (src / "broken" / "SKILL.md").write_text("../../elsewhere/SKILL.md")
+    with pytest.raises(skilldeck.InstallError, match="both named 'twin'") as info:
+        skilldeck.install(str(src), all_skills=True)
+    assert info.value.hint is not None and "--skip-invalid" in info.value.hint
+    assert skilldeck.list_installed() == ()
+    result = skilldeck.install(str(src), all_skills=True, skip_invalid=True)
+    assert result.names == ("twin", "good")
+    assert [why.split(":")[0] for why in result.skipped] == ["b/twin", "broken"]
+    only_bad = tmp_path / "only-bad"
+    (only_bad / "x").mkdir(parents=True)
+    (only_bad / "x" / "SKILL.md").write_text("no frontmatter")
+    with pytest.raises(skilldeck.InstallError, match="nothing was installed"):
+        skilldeck.install(str(only_bad), all_skills=True, skip_invalid=True)
+
+
 def test_default_limit_refuses_a_skill_over_512_files(tmp_path: Path) -> None:
     src = make_skill(tmp_path / "src", "huge", files={f"d/{i}.txt": "" for i in range(600)})
     with pytest.raises(skilldeck.InstallError, match="512") as info:

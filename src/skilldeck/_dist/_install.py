@@ -438,6 +438,7 @@ def install(
     copy: bool = False,
     choose: Callable[[Sequence[str]], Sequence[str]] | None = None,
     skip_existing: bool = False,
+    skip_invalid: bool = False,
 ) -> InstallResult:
     """Install skills from a git URL, ``owner/repo``, a local folder or an archive.
 
@@ -458,7 +459,10 @@ def install(
     ``choose`` (a picker) receives the skill paths of a multi-skill source when
     neither ``skills`` nor ``all_skills`` says which, and returns the chosen
     ones. ``skip_existing`` leaves skills already installed under the same
-    name alone (and installs the others) instead of stopping.
+    name alone (and installs the others) instead of stopping. ``skip_invalid``
+    leaves out the chosen skills that cannot be installed (an invalid SKILL.md, a
+    name another skill of the source has, over the limits) and installs the rest;
+    ``InstallResult.skipped`` names them.
     """
     lim = limits or InstallLimits()
     spec = parse_source(source, ref=ref, subpath=subpath, cwd=cwd)
@@ -489,10 +493,26 @@ def install(
                 "--name applies to one skill only", hint="pick one skill with --skill"
             )
         scan = scan_mode(load_config(cwd=cwd))
-        staged = [
-            stage_skill(p, tree, stage, lim, name=name, on_progress=on_progress, scan=scan)
-            for p in picked
-        ]
+        staged: list[Staged] = []
+        skipped: list[str] = []
+        for p in picked:
+            try:
+                staged.append(
+                    stage_skill(p, tree, stage, lim, name=name, on_progress=on_progress, scan=scan)
+                )
+            except (ManifestError, InstallError) as exc:
+                if not skip_invalid:
+                    if len(picked) > 1 and exc.hint:  # one bad skill of many stops them all
+                        exc.hint += "; to install the others, add --skip-invalid"
+                    raise
+                folder = _rel(p, tree) or p.name
+                why = exc.message
+                skipped.append(why if why.startswith(folder) else f"{folder}: {why}")
+        if not staged:
+            raise InstallError(
+                "no chosen skill can be installed; nothing was installed",
+                hint="; ".join(skipped[:5]),
+            )
         checkpoint("staging")
         entries = lay.read_lock()
         if skip_existing and not force:
@@ -566,6 +586,7 @@ def install(
         ),
         installed_dir=str(lay.installed),
         available=tuple(_rel(f, tree) or f.name for f in found),
+        skipped=tuple(skipped),
     )
     deliver(
         events,

@@ -224,6 +224,8 @@ class InstallResult:
     skills: tuple[InstalledSkill, ...]
     installed_dir: str
     available: tuple[str, ...] = ()
+    #: with ``skip_invalid``: the source's skills left out, each ``"PATH: why"``
+    skipped: tuple[str, ...] = ()
 
     @property
     def names(self) -> tuple[str, ...]:

@@ -141,6 +141,11 @@ def _warn_diags(diags: tuple[skilldeck.Diagnostic, ...], name: str) -> None:
 @click.option(
     "--skip-existing", is_flag=True, help="Leave skills already installed alone; install the rest."
 )
+@click.option(
+    "--skip-invalid",
+    is_flag=True,
+    help="Leave out skills that cannot be installed (invalid, a name twice); install the rest.",
+)
 @click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation.")
 @json_option
 def install(
@@ -155,6 +160,7 @@ def install(
     copy: bool,
     force: bool,
     skip_existing: bool,
+    skip_invalid: bool,
     yes: bool,
     as_json: bool,
 ) -> None:
@@ -194,10 +200,13 @@ def install(
             copy=copy,
             choose=_picker(reporter) if ask else None,
             skip_existing=skip_existing,
+            skip_invalid=skip_invalid,
         )
     if as_json:
         _print_json(result)
         return
+    for why in result.skipped:
+        click.echo(f"warning: skipped {why}", err=True)
     at = f" @ {result.commit[:12]}" if result.commit else ""
     for s in result.skills:
         if not ask:

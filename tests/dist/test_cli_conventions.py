@@ -83,6 +83,7 @@ ARGS: dict[str, list[str]] = {
     "run": ["run", "no-such-skill", "x"],
     "sandbox status": ["sandbox", "status"],
     "scan": ["scan", ".agents/skills/demo-skill"],
+    "search": ["search", "demo"],
     "show": ["show", "demo-skill"],
     "sync": ["sync", "--agents-md"],
     "trust": ["trust", "--list"],

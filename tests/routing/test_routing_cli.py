@@ -128,3 +128,32 @@ def test_lint_catalog_library_on_nothing() -> None:
     assert lint_catalog([]).findings == ()
     metas = [skilldeck.SkillMetadata("a", "", None)]
     assert lint_catalog(metas).to_dict()["skills"] == 1
+
+
+def test_search_ranks_abstains_and_hides_what_the_model_must_not_see(root: Path) -> None:
+    folder = root / "deploy-prod"
+    folder.mkdir()
+    (folder / "SKILL.md").write_text(
+        "---\nname: deploy-prod\ndescription: Deploy the PDF service to production.\n"
+        "disable-model-invocation: true\n---\n"
+    )
+    runner = CliRunner()
+    hit = runner.invoke(main, ["search", "extract", "tables", "from a PDF", "--root", str(root)])
+    assert hit.exit_code == 0, hit.output
+    first = hit.output.splitlines()[0]
+    assert first.startswith("pdf ") and "Extract text and tables" in first
+    assert "deploy-prod" not in hit.output
+
+    off = runner.invoke(main, ["search", "email", "the", "dentist", "--root", str(root), "--json"])
+    data = json.loads(off.output)
+    assert data["query"] == "email the dentist" and data["abstained"] is True
+    assert all(s["confidence"] < 0.5 for s in data["skills"])
+    text = runner.invoke(main, ["search", "email", "the", "dentist", "--root", str(root)])
+    assert text.output.startswith("no skill fits confidently")
+
+    hint = runner.invoke(main, ["search", "--preflight", "merge PDF files", "--root", str(root)])
+    assert "pdf" in hint.output and "skills_load" in hint.output
+    quiet = runner.invoke(
+        main, ["search", "--preflight", "--json", "bake bread", "--root", str(root)]
+    )
+    assert json.loads(quiet.output) == {"query": "bake bread", "preflight": ""}

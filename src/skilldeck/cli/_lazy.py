@@ -38,7 +38,7 @@ COMMANDS = {
         "_dist",
     ),
     **dict.fromkeys(("run", "approve", "revoke", "approvals", "sandbox"), "_run"),
-    "eval": "_routing",
+    **dict.fromkeys(("eval", "search"), "_routing"),
     "scan": "_scan",
     "serve": "_serve",
     **dict.fromkeys(("store", "tenant", "publish"), "_store"),

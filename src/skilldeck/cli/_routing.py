@@ -1,6 +1,7 @@
-"""Routing commands: ``eval routing FILE`` and the catalog report of ``lint --catalog``.
+"""Routing commands: ``search``, ``eval routing FILE`` and the catalog report of
+``lint --catalog``.
 
-Both measure what the model routes on (names, descriptions, ``when_to_use``) so
+All three look at what the model routes on (names, descriptions, ``when_to_use``) so
 skill authors can see whether the right skill reaches the model.
 """
 
@@ -20,6 +21,77 @@ def _catalog(roots: Sequence[str], recursive: bool) -> skilldeck.Catalog:
     if roots:
         return skilldeck.Catalog.from_roots(roots, recursive=recursive, config=config)
     return skilldeck.Catalog.default(config=config)
+
+
+def _runtime(roots: Sequence[str], recursive: bool, embedder: str | None) -> skilldeck.SkillRuntime:
+    from skilldeck.search import configured_embedder
+
+    catalog = _catalog(roots, recursive)  # checks the config file first
+    options = skilldeck.RuntimeOptions.from_config(catalog.config)  # search_headings, mode
+    return skilldeck.SkillRuntime(catalog, options=options, embedder=configured_embedder(embedder))
+
+
+@main.command("search")
+@click.argument("words", nargs=-1, required=True)
+@click.option("--limit", "-n", type=click.IntRange(1, 100), default=5, show_default=True)
+@click.option(
+    "--preflight",
+    is_flag=True,
+    help="Print the hint a host adds before the model answers (empty when nothing fits).",
+)
+@root_option
+@click.option("--recursive", is_flag=True, help="Search the --root folders at any depth.")
+@embedder_option
+@format_option
+def search_command(
+    words: tuple[str, ...],
+    limit: int,
+    preflight: bool,
+    roots: tuple[str, ...],
+    recursive: bool,
+    embedder: str | None,
+    fmt: str,
+) -> None:
+    """Find the skills that fit a request, as the model's skills_search does.
+
+    Each hit has a confidence from 0 to 1; below 0.5 the search abstains, meaning
+    no skill fits the request confidently, and the closest ones are shown as such.
+    Skills marked disable-model-invocation are left out, as they are for the model.
+
+    \b
+    skilldeck search extract the tables from a PDF
+    skilldeck search --preflight "our container images are huge"
+    """
+    query = " ".join(words)
+    runtime = _runtime(roots, recursive, embedder)
+    if preflight:
+        block = runtime.preflight(query)
+        if fmt == "json":
+            click.echo(json.dumps({"query": query, "preflight": block}, ensure_ascii=False))
+        elif block:
+            click.echo(block)
+        else:
+            click.echo("(no skill fits confidently: the host adds nothing)", err=True)
+        raise SystemExit(EXIT_OK)
+    hits = runtime.search_index().search(query, limit=limit)
+    abstained = not hits or not hits[0].confident
+    if fmt == "json":
+        data = {"query": query, "abstained": abstained, "skills": [h.to_dict() for h in hits]}
+        click.echo(json.dumps(data, ensure_ascii=False, indent=2))
+        raise SystemExit(EXIT_OK)
+    if not hits:
+        click.echo("no skill shares a word with this request")
+        raise SystemExit(EXIT_OK)
+    if abstained:
+        click.echo(
+            f"no skill fits confidently (best confidence {hits[0].confidence:.2f}, "
+            "0.50 needed); the closest:"
+        )
+    width = max(len(h.name) for h in hits)
+    for hit in hits:
+        text = " ".join(hit.description.split())
+        text = text if len(text) <= 90 else text[:89] + "…"
+        click.echo(f"{hit.name:<{width}}  {hit.confidence:.2f}  {text}")
 
 
 @main.group("eval")
@@ -51,15 +123,9 @@ def eval_routing(
     hit is not confident) and how often its abstentions are right.
     """
     from skilldeck._routing import evaluate_routing, load_routing_cases
-    from skilldeck.search import configured_embedder
 
     cases = load_routing_cases(file)
-    catalog = _catalog(roots, recursive)  # checks the config file first
-    options = skilldeck.RuntimeOptions.from_config(catalog.config)  # search_headings, mode
-    runtime = skilldeck.SkillRuntime(
-        catalog, options=options, embedder=configured_embedder(embedder)
-    )
-    index = runtime.search_index()
+    index = _runtime(roots, recursive, embedder).search_index()
 
     def route(query: str) -> tuple[list[str], bool]:
         hits = index.search(query, limit=3)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -346,3 +347,39 @@ def test_bubblewrap_program_has_no_capabilities(make_skill: MakeSkill) -> None:
         key, value = line.split(":")
         expected = "1" if key == "NoNewPrivs" else "0000000000000000"
         assert value.strip() == expected, out
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="links differ in owner only when root runs as nobody")
+@pytest.mark.parametrize("mode", MODES)
+def test_a_link_a_run_left_does_not_expose_its_target_when_typed_later(
+    make_skill: MakeSkill, world: Path, tmp_path: Path, mode: str
+) -> None:
+    # the first run (as nobody) leaves data.csv -> a root-only file in the working folder;
+    # a person later passing data.csv must not mount that file nor move the run to root
+    secret = tmp_path / "id_rsa"
+    secret.write_text("PRIVATE-KEY-MATERIAL\n")
+    secret.chmod(0o600)
+    work = world / "work"
+    work.mkdir()
+    work.chmod(0o777)
+    plant = f"import os\nos.symlink({str(secret)!r}, 'data.csv')\n"
+    read = "import sys\nprint(open(sys.argv[1]).read())\n"
+    skill = make_skill(scripts={"plant.py": plant, "read.py": read})
+    # a system Python nobody can reach (the test's own may sit under the 0700 /root)
+    python = shutil.which("python3", path="/usr/bin:/bin")
+    if python is None:
+        pytest.skip("no system python3 in /usr/bin")
+    run = executor(
+        sandbox=mode,
+        workdir=str(work),
+        mount_arguments=True,
+        interpreters=(("python", python),),
+    )
+    first = run.run_script(skill, "plant.py", trust="bundled")
+    assert first.success, first.output
+    assert (work / "data.csv").lstat().st_uid != 0  # made by the run, not by root
+    second = run.run_script(skill, "read.py", ["data.csv"], trust="bundled")
+    assert "PRIVATE-KEY-MATERIAL" not in second.output
+    assert not second.success
+    assert second.isolation["user"].startswith("65534")
+    assert str(secret) not in " ".join(second.isolation["mounts"])

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -110,14 +111,54 @@ def argument_paths(args: Sequence[str], workdir: Path) -> list[str]:
             try:
                 if not os.path.lexists(full):
                     continue
-                real = os.path.realpath(full)
+                real = _resolve_own_links(full)
             except (OSError, ValueError):
                 continue
-            if real not in found:
+            if real is not None and real not in found:
                 found.append(real)
             if len(found) >= _MAX_ARGUMENT_PATHS:
                 return found
     return found
+
+
+def _resolve_own_links(path: str) -> str | None:
+    """``path`` with its links resolved, or None when a link on the way is someone else's.
+
+    A run may leave links in the working folder (``data.csv -> /root/.ssh/id_rsa``,
+    made by ``nobody``); a person later typing ``data.csv`` must not make that target
+    visible, nor move the run to the invoking user because nobody cannot read it.
+    Links owned by the invoking user or root are followed, like the kernel's
+    ``protected_symlinks`` rule for sticky folders.
+    """
+    trusted = {0, os.geteuid()} if hasattr(os, "geteuid") else None
+    todo = [p for p in path.split("/") if p][::-1]
+    current = "/"
+    hops = 0
+    while todo:
+        part = todo.pop()
+        if part == ".":
+            continue
+        if part == "..":
+            current = os.path.dirname(current)
+            continue
+        nxt = os.path.join(current, part)
+        try:
+            st = os.lstat(nxt)
+        except OSError:
+            return os.path.normpath(os.path.join(nxt, *reversed(todo)))
+        if not stat.S_ISLNK(st.st_mode):
+            current = nxt
+            continue
+        if trusted is not None and st.st_uid not in trusted:
+            return None
+        hops += 1
+        if hops > 40:
+            return None
+        target = os.readlink(nxt)
+        if target.startswith("/"):
+            current = "/"
+        todo.extend(p for p in target.split("/")[::-1] if p)
+    return current
 
 
 def failure_hint(

@@ -674,3 +674,35 @@ def test_a_cache_folder_that_cannot_be_written_falls_back_to_python(
     done = subprocess.run(argv, capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "ok python"
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the user switch happens only as root")
+def test_status_says_what_a_python_left_as_root_can_touch_without_bubblewrap(
+    make_skill: MakeSkill, tmp_path: Path
+) -> None:
+    # a Python nobody cannot reach (under a 0700 folder, like a pyenv under /root)
+    hidden = tmp_path / "locked"
+    (hidden / "bin").mkdir(parents=True)
+    hidden.chmod(0o700)
+    python = hidden / "bin" / "python3"
+    shutil.copy2(os.path.realpath(sys.executable), python)
+    owned = tmp_path / "root-owned.txt"
+    owned.write_text("before\n")
+    owned.chmod(0o600)
+    cfg = skilldeck.ExecConfig(
+        sandbox="auto",
+        bwrap_path="/nonexistent/bwrap",
+        workdir="skill",
+        interpreters=(("python", str(python)),),
+        kill_grace=0.5,
+    )
+    said = skilldeck.execution.execution_status(cfg)
+    finding = next(f for f in said.findings if "cannot reach the Python" in f.message)
+    assert "every file root owns" in finding.message and "approvals" in finding.message
+    assert finding.hint is not None and "[execution.interpreters]" in finding.hint
+    # and it is true: such a script changes a root-only file
+    skill = make_skill(scripts={"w.py": f"open({str(owned)!r}, 'w').write('changed')\n"})
+    ex = skilldeck.Executor(cfg, approvals=skilldeck.MemoryApprovalStore())
+    result = ex.run_script(skill, "w.py", trust="bundled")
+    assert result.isolation["user"].startswith("0 "), result.isolation
+    assert owned.read_text() == "changed"

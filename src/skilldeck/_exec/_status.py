@@ -202,11 +202,23 @@ def execution_status(
                     "warning" if cfg.run_as == "auto" else "error",
                     f"uid {uid} cannot reach the Python interpreter ({py['blocked']}), so "
                     + (
-                        "Python scripts run as root (without capabilities)"
+                        "Python scripts run as root (without capabilities"
+                        + (
+                            ""
+                            if sandboxed
+                            else ": they can still read and change every file root owns,"
+                            " its home and skilldeck's approvals and settings included"
+                        )
+                        + ")"
                         if cfg.run_as == "auto"
                         else "Python scripts are refused"
                     ),
-                    bwrap_install()
+                    (
+                        bwrap_install()
+                        + ', or choose a Python it can reach: [execution.interpreters] python = "'
+                        + (shutil.which("python3", path="/usr/bin:/bin") or "/usr/bin/python3")
+                        + '"'
+                    )
                     if status.path is None and linux_layers()
                     else f"chmod o+x {py['blocked']}",
                 )

@@ -383,3 +383,50 @@ def test_a_link_a_run_left_does_not_expose_its_target_when_typed_later(
     assert not second.success
     assert second.isolation["user"].startswith("65534")
     assert str(secret) not in " ".join(second.isolation["mounts"])
+
+
+_SNOOP = """
+import os
+found = []
+for pid in filter(str.isdigit, os.listdir("/proc")):
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as f:
+            if b"sd-marker-7f3a" in f.read():
+                found.append(pid)
+    except OSError:
+        pass
+print("found", found)
+"""
+
+_HOST = """
+import sys
+from types import SimpleNamespace
+import skilldeck
+skill = SimpleNamespace(name="snoop", path=sys.argv[1], manifest=None)
+config = skilldeck.ExecConfig(sandbox="none", workdir="skill", kill_grace=0.5)
+ex = skilldeck.Executor(config, approvals=skilldeck.MemoryApprovalStore())
+result = ex.run_script(skill, "snoop.py", trust="bundled", approver=lambda request: True)
+print(result.output.strip())
+"""
+
+
+@pytest.mark.skipif(
+    os.geteuid() == 0,
+    reason="as root the program runs as nobody or without capabilities: the kernel keeps "
+    "it out of skilldeck's /proc entries already",
+)
+def test_a_script_of_the_same_user_cannot_read_skilldeck_s_environment(
+    make_skill: MakeSkill,
+) -> None:
+    # a host passes a token to skilldeck (an MCP server's env); without bubblewrap the
+    # script runs as the same user and could read /proc/<skilldeck>/environ
+    skill = make_skill(name="snoop", scripts={"snoop.py": _SNOOP})
+    proc = subprocess.run(
+        [sys.executable, "-c", _HOST, str(skill.path)],
+        env={**os.environ, "GITHUB_TOKEN": "sd-marker-7f3a"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip().endswith("found []"), proc.stdout

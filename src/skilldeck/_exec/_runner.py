@@ -16,14 +16,16 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import functools
 import json
 import os
 import selectors
 import signal
 import subprocess
+import sys
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -118,7 +120,90 @@ def _signal(pid: int, sig: int, *, group: bool) -> None:
             os.kill(pid, sig)
 
 
+_PR_GET_DUMPABLE = 3
+_PR_SET_DUMPABLE = 4
+_guard_lock = threading.Lock()
+_guard_runs = 0
+_guard_restore: int | None = None
+
+
+@contextlib.contextmanager
+def _out_of_reach() -> Iterator[None]:
+    """skilldeck's own process is not dumpable while runs last (Linux).
+
+    A program running as the same user without bubblewrap could otherwise read
+    ``/proc/PID/environ`` of skilldeck (secrets a host passed to it, such as a
+    ``GITHUB_TOKEN`` in an MCP server's configuration) or attach to it with
+    ``ptrace``. Not dumpable, its ``/proc`` entries belong to root. The flag is
+    restored when the last concurrent run ends.
+    """
+    global _guard_runs, _guard_restore
+    prctl = _prctl()
+    if prctl is None:
+        yield
+        return
+    with _guard_lock:
+        if _guard_runs == 0:
+            before = prctl(_PR_GET_DUMPABLE, 0, 0, 0, 0)
+            _guard_restore = before if before > 0 else None
+            if before > 0:
+                prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
+        _guard_runs += 1
+    try:
+        yield
+    finally:
+        with _guard_lock:
+            _guard_runs -= 1
+            if _guard_runs == 0 and _guard_restore is not None:
+                prctl(_PR_SET_DUMPABLE, _guard_restore, 0, 0, 0)
+                _guard_restore = None
+
+
+@functools.cache
+def _prctl() -> Callable[..., int] | None:
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        import ctypes
+
+        func: Callable[..., int] = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+    return func
+
+
 def capture(
+    argv: Sequence[str],
+    *,
+    cwd: str,
+    env: Mapping[str, str],
+    timeout: float,
+    grace: float,
+    head: int,
+    tail: int,
+    sandboxed: bool,
+    portable: bool = False,
+    status_pipe: tuple[int, int] | None = None,
+    cancel: threading.Event | None = None,
+) -> Captured:
+    """Run ``argv`` (helper and program) and collect its capped output (see ``_capture``)."""
+    with _out_of_reach():
+        return _capture(
+            argv,
+            cwd=cwd,
+            env=env,
+            timeout=timeout,
+            grace=grace,
+            head=head,
+            tail=tail,
+            sandboxed=sandboxed,
+            portable=portable,
+            status_pipe=status_pipe,
+            cancel=cancel,
+        )
+
+
+def _capture(
     argv: Sequence[str],
     *,
     cwd: str,

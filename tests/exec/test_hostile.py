@@ -430,3 +430,45 @@ def test_a_script_of_the_same_user_cannot_read_skilldeck_s_environment(
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip().endswith("found []"), proc.stdout
+
+
+def test_a_writable_mount_through_a_link_to_skilldeck_s_data_is_refused(
+    make_skill: MakeSkill, world: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # bubblewrap follows the link: mounting it writable would hand the approvals over
+    data = tmp_path / "data"
+    data.mkdir()
+    monkeypatch.setenv("SKILLDECK_DATA_DIR", str(data))
+    link = world / "notes"
+    link.symlink_to(data)
+    skill = make_skill(scripts={"ok.sh": "echo ok\n"})
+    mounts = skilldeck.ExecConfig.from_mapping({"mounts": [f"{link}:rw"]}).mounts
+    with pytest.raises(skilldeck.PathNotAllowedError):
+        executor(sandbox="none", mounts=mounts).run_script(skill, "ok.sh", trust="bundled")
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="links differ in owner only when root runs as nobody")
+@pytest.mark.parametrize("target", ["mount", "workdir"])
+def test_a_folder_link_a_run_left_is_refused_as_mount_or_workdir(
+    make_skill: MakeSkill, world: Path, tmp_path: Path, target: str
+) -> None:
+    secret_dir = tmp_path / "keys"
+    secret_dir.mkdir()
+    work = world / "work"
+    work.mkdir()
+    work.chmod(0o777)
+    skill = make_skill(scripts={"plant.sh": f"ln -s {secret_dir} out\n", "ok.sh": "echo ok\n"})
+    first = executor(sandbox="none", workdir=str(work)).run_script(
+        skill, "plant.sh", trust="bundled"
+    )
+    assert first.success, first.output
+    link = work / "out"
+    assert link.lstat().st_uid != 0, first.isolation  # made by the run (nobody)
+    if target == "mount":
+        mounts = skilldeck.ExecConfig.from_mapping({"mounts": [f"{link}:rw"]}).mounts
+        run = executor(sandbox="none", workdir=str(work), mounts=mounts)
+        with pytest.raises(skilldeck.PathNotAllowedError):
+            run.run_script(skill, "ok.sh", trust="bundled")
+    else:
+        with pytest.raises(skilldeck.InvalidArgumentsError):
+            executor(sandbox="none", workdir=str(link)).run_script(skill, "ok.sh", trust="bundled")

@@ -33,6 +33,7 @@ __all__ = [
     "failure_hint",
     "parse_mount",
     "project_workdir",
+    "resolve_own_links",
 ]
 
 _MAX_ARGUMENT_PATHS = 64
@@ -82,6 +83,13 @@ def project_workdir(cwd: Path) -> tuple[Path, bool]:
 def check_workdir(path: str) -> Path:
     """An explicit working folder: it must exist and be a folder."""
     folder = Path(path)
+    if folder.is_dir() and resolve_own_links(os.path.abspath(path)) is None:
+        raise InvalidArgumentsError(
+            f"the working folder {path} passes through a link another user owns "
+            "(a run may have left it there)",
+            field="workdir",
+            hint="give the folder's real path",
+        )
     if not folder.is_dir():
         raise InvalidArgumentsError(
             f"the working folder {path} does not exist or is not a folder",
@@ -111,7 +119,7 @@ def argument_paths(args: Sequence[str], workdir: Path) -> list[str]:
             try:
                 if not os.path.lexists(full):
                     continue
-                real = _resolve_own_links(full)
+                real = resolve_own_links(full)
             except (OSError, ValueError):
                 continue
             if real is not None and real not in found:
@@ -121,16 +129,17 @@ def argument_paths(args: Sequence[str], workdir: Path) -> list[str]:
     return found
 
 
-def _resolve_own_links(path: str) -> str | None:
+def resolve_own_links(path: str) -> str | None:
     """``path`` with its links resolved, or None when a link on the way is someone else's.
 
     A run may leave links in the working folder (``data.csv -> /root/.ssh/id_rsa``,
     made by ``nobody``); a person later typing ``data.csv`` must not make that target
     visible, nor move the run to the invoking user because nobody cannot read it.
-    Links owned by the invoking user or root are followed, like the kernel's
-    ``protected_symlinks`` rule for sticky folders.
+    As root, only root's own links are followed (like the kernel's
+    ``protected_symlinks`` rule for sticky folders); as another user the run has that
+    user's uid, so its links cannot be told apart and all are followed.
     """
-    trusted = {0, os.geteuid()} if hasattr(os, "geteuid") else None
+    trusted = {0} if hasattr(os, "geteuid") and os.geteuid() == 0 else None
     todo = [p for p in path.split("/") if p][::-1]
     current = "/"
     hops = 0

@@ -22,6 +22,7 @@ from skilldeck._exec._mounts import (
     check_workdir,
     covered,
     project_workdir,
+    resolve_own_links,
 )
 from skilldeck._exec._platform import linux_layers, platform_note
 from skilldeck._exec._programs import Program, find_program, python_roots
@@ -132,8 +133,20 @@ def _workdir(
 
 
 def _guard_writable(mount: Mount) -> None:
+    if os.path.lexists(mount.path) and resolve_own_links(mount.path) is None:
+        raise PathNotAllowedError(
+            f"{mount.path} passes through a link another user owns (a run may have left it "
+            "there), so it is not mounted",
+            path=mount.path,
+            hint="give the real path",
+        )
     own = [str(p) for p in (dirs().config, dirs().data, install_base())]
-    if mount.writable and (mount.path == "/" or any(covered(p, [mount.path]) for p in own)):
+    own += [os.path.realpath(p) for p in own]
+    # bubblewrap follows links: a link to skilldeck's own folders is those folders
+    paths = {mount.path, os.path.realpath(mount.path)}
+    if mount.writable and any(
+        path == "/" or any(covered(p, [path]) for p in own) for path in paths
+    ):
         raise PathNotAllowedError(
             f"{mount.path} cannot be mounted writable: it holds skilldeck's own settings "
             "or approvals",

@@ -201,12 +201,25 @@ def _words(text: str) -> tuple[str, ...]:
 _Entry = tuple[tuple[tuple[str, ...], ...], Any]
 
 
+def _listed_phrases(meta: Any) -> tuple[str, ...]:
+    """The example requests of ``triggers: [...]``, kept by the rule of derived ones."""
+    manifest = getattr(meta, "manifest", None)
+    given = getattr(getattr(manifest, "triggers", None), "phrases", ()) or ()
+    out: list[str] = []
+    for text in given:
+        words = _PHRASE_WORDS.findall(text.lower())
+        if 2 <= len(words) <= 8 and len(_content(text)) >= PHRASE_MIN_WORDS:
+            out.append(" ".join(words))
+    return tuple(out)
+
+
 def _entry(meta: Any) -> _Entry:
     source = str(getattr(meta, "description", "") or "")
     when = getattr(meta, "when_to_use", None)
     if when:
         source += " " + when
-    return tuple(tuple(p.split()) for p in derived_phrases(source)), _triggers(meta)
+    phrases = dict.fromkeys([*derived_phrases(source), *_listed_phrases(meta)])
+    return tuple(tuple(p.split()) for p in phrases), _triggers(meta)
 
 
 class _Table:

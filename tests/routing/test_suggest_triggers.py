@@ -249,19 +249,27 @@ def test_an_index_that_cannot_be_kept_with_still_works() -> None:
         )
 
 
-def test_triggers_written_as_a_plain_list_of_phrases_are_keywords(tmp_path: Path) -> None:
+def test_triggers_written_as_a_plain_list_are_example_requests(tmp_path: Path) -> None:
     root = tmp_path / "skills"
     write(
         root,
         "isms-audit",
         "Audit an information security management system.",
-        "triggers:\n  - ISO 27001 audit\n  - surveillance audit\n",
+        "triggers:\n  - ISO 27001 audit\n  - surveillance audit\n  - SQL\n",
     )
     write(root, "invoices", "Create and check invoices for customers.")
+    write(root, "snowflake-sql", "Write and fix Snowflake SQL: dynamic tables, tasks, streams.")
+    write(root, "audit-plan", "Plan an information security audit and its evidence.")
     catalog = skilldeck.Catalog.from_roots([root], cache=False)
     skill = catalog.load("isms-audit")
     assert not [d for d in skill.diagnostics if d.code == "SK217"]
     assert skill.manifest.triggers is not None
-    assert skill.manifest.triggers.keywords == ("ISO 27001 audit", "surveillance audit")
-    first = skilldeck.SkillRuntime(catalog).suggest("we have our surveillance audit in May")[0]
-    assert first.name == "isms-audit" and "keyword:surveillance audit" in first.reasons
+    assert skill.manifest.triggers.phrases == ("ISO 27001 audit", "surveillance audit", "SQL")
+    assert skill.manifest.triggers.keywords == ()
+    runtime = skilldeck.SkillRuntime(catalog)
+    said = "plan the surveillance audit of our information security"
+    assert names(runtime.search_index().search(said, limit=2))[0] == "audit-plan"
+    first = runtime.suggest(said)[0]
+    assert first.name == "isms-audit" and "phrase:surveillance audit" in first.reasons
+    # one loose word of the list ("SQL", a sales lead there) does not beat search's pick
+    assert runtime.suggest("fix the SQL of my snowflake dynamic table")[0].name == "snowflake-sql"

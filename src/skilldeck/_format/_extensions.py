@@ -40,6 +40,8 @@ class Triggers:
     keywords: tuple[str, ...] = ()
     verbs: tuple[str, ...] = ()
     patterns: tuple[str, ...] = ()
+    phrases: tuple[str, ...] = ()
+    """The plain-list form (``triggers: [ISO 27001 audit]``): example requests."""
 
 
 class Extensions:
@@ -156,8 +158,9 @@ class Extensions:
         if isinstance(value, str):
             value = [value]
         if isinstance(value, list) and value and all(isinstance(i, str) for i in value):
-            # the plain list many published skills write: phrases that suggest the skill
-            return Triggers(keywords=tuple(i for i in value if i.strip()))
+            # the plain list many published skills write: example requests, as loose
+            # as the quoted ones of a description ("SQL" there means a sales lead)
+            return Triggers(phrases=tuple(i for i in value if i.strip()))
         if not isinstance(value, dict):
             self._bad(
                 where or "triggers",

@@ -7,7 +7,7 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-__all__ = ["atomic_write_bytes", "atomic_write_text", "file_lock"]
+__all__ = ["atomic_write_bytes", "atomic_write_text", "file_lock", "keep_newest"]
 
 
 def atomic_write_bytes(path: str | os.PathLike[str], data: bytes, *, mode: int = 0o644) -> None:
@@ -54,3 +54,18 @@ def file_lock(path: str | os.PathLike[str], *, timeout: float = 60.0) -> Iterato
     target.parent.mkdir(parents=True, exist_ok=True)
     with FileLock(str(target) + ".lock", timeout=timeout):
         yield
+
+
+def keep_newest(folder: str | os.PathLike[str], suffix: str, keep: int) -> None:
+    """Delete all but the ``keep`` most recently modified ``*suffix`` files of ``folder``
+    (a cache's files; best effort: an error leaves them)."""
+    try:
+        files = [e for e in os.scandir(folder) if e.name.endswith(suffix)]
+        if len(files) <= keep:
+            return
+        files.sort(key=lambda e: e.stat().st_mtime_ns, reverse=True)
+    except OSError:
+        return
+    for old in files[keep:]:
+        with contextlib.suppress(OSError):
+            os.unlink(old.path)

@@ -33,6 +33,7 @@ from typing import Any
 
 import msgspec
 
+from skilldeck._atomic import keep_newest
 from skilldeck._search import FIELD_WEIGHTS, SearchDocument, _Builtin
 from skilldeck._version import __version__
 
@@ -227,13 +228,4 @@ def load_index(directory: str | os.PathLike[str], key: str) -> _Builtin | None:
 
 
 def _prune(folder: Path) -> None:
-    try:
-        files = [e for e in os.scandir(folder) if e.name.endswith(".msgpack")]
-        if len(files) <= MAX_FILES:
-            return
-        files.sort(key=lambda e: e.stat().st_mtime_ns, reverse=True)
-    except OSError:
-        return
-    for old in files[MAX_FILES:]:
-        with contextlib.suppress(OSError):
-            os.unlink(old.path)
+    keep_newest(folder, ".msgpack", MAX_FILES)

@@ -56,6 +56,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from skilldeck._atomic import keep_newest
 from skilldeck._search import SearchDocument, SearchHit, SearchIndex
 
 __all__ = ["Embedder", "SemanticIndex"]
@@ -344,13 +345,4 @@ def _save_matrix(path: Path, matrix: Any) -> None:
 
 
 def _prune(folder: Path) -> None:
-    try:
-        files = [e for e in os.scandir(folder) if e.name.endswith(_SUFFIX)]
-        if len(files) <= MAX_SAVED:
-            return
-        files.sort(key=lambda e: e.stat().st_mtime_ns, reverse=True)
-    except OSError:
-        return
-    for old in files[MAX_SAVED:]:
-        with contextlib.suppress(OSError):
-            os.unlink(old.path)
+    keep_newest(folder, _SUFFIX, MAX_SAVED)

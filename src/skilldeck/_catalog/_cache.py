@@ -28,6 +28,7 @@ from typing import Any
 
 import msgspec
 
+from skilldeck._atomic import keep_newest
 from skilldeck._diagnostics import Diagnostic
 from skilldeck._version import __version__
 
@@ -201,16 +202,7 @@ class MetadataCache:
 
     def _prune(self) -> None:
         """Keep the ``MAX_FILES`` most recently used root files (roots come and go)."""
-        try:
-            files = [e for e in os.scandir(self.directory) if e.name.endswith(".idx")]
-            if len(files) <= MAX_FILES:
-                return
-            files.sort(key=lambda e: e.stat().st_mtime_ns, reverse=True)
-        except OSError:
-            return
-        for old in files[MAX_FILES:]:
-            with contextlib.suppress(OSError):
-                os.unlink(old.path)
+        keep_newest(self.directory, ".idx", MAX_FILES)
 
 
 def _encode(index: _Index) -> bytes | None:

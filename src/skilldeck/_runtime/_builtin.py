@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from skilldeck._configruntime import TOOL_KEYS
 from skilldeck._errors import SkillUnavailableError, ToolNotAllowedError
 from skilldeck._events import (
     AllowedToolsPolicyChanged,
@@ -36,15 +37,7 @@ if TYPE_CHECKING:
 
 __all__ = ["SKILL_TOOL_KEYS", "builtin_tools"]
 
-SKILL_TOOL_KEYS = (
-    "skills_list",
-    "skills_load",
-    "skills_read_file",
-    "skills_search",
-    "skills_run_script",
-    "skills_validate",
-    "skills_lint",
-)
+SKILL_TOOL_KEYS = TOOL_KEYS  # the names [runtime] tool_names may rename, in order
 
 _NAME = {
     "type": "string",

@@ -472,3 +472,34 @@ def test_a_folder_link_a_run_left_is_refused_as_mount_or_workdir(
     else:
         with pytest.raises(skilldeck.InvalidArgumentsError):
             executor(sandbox="none", workdir=str(link)).run_script(skill, "ok.sh", trust="bundled")
+
+
+KILL_THE_SUPERVISOR = """\
+import os, signal, subprocess, time
+subprocess.Popen(["sleep", "{m}"], start_new_session=True, close_fds=True)
+time.sleep(0.3)
+os.kill(os.getppid(), signal.SIGKILL)  # the launch helper, which tracks the run
+time.sleep(1)
+"""
+
+
+def test_killing_the_launch_helper_does_not_free_the_run_s_processes(
+    make_skill: MakeSkill,
+) -> None:
+    # without bubblewrap the program may run as the helper's own user (the invoking user,
+    # or root without capabilities) and can kill it; what it started must still die
+    marker = f"3{uuid.uuid4().int % 10**6:06d}"
+    skill = make_skill(scripts={"k.py": KILL_THE_SUPERVISOR.format(m=marker)})
+    try:
+        result = executor(sandbox="none", run_as=None).run_script(skill, "k.py", trust="bundled")
+        assert not result.success
+        deadline = time.monotonic() + 3
+        left = [1]
+        while left and time.monotonic() < deadline:
+            left = [p for p, (_, cmd) in _proc_table().items() if f"sleep {marker}" in cmd]
+            time.sleep(0.1)
+        assert left == [], left
+    finally:
+        for pid, (_, cmd) in _proc_table().items():
+            if f"sleep {marker}" in cmd:
+                os.kill(pid, 9)

@@ -122,9 +122,13 @@ def _signal(pid: int, sig: int, *, group: bool) -> None:
 
 _PR_GET_DUMPABLE = 3
 _PR_SET_DUMPABLE = 4
+_PR_SET_CHILD_SUBREAPER = 36
+_PR_GET_CHILD_SUBREAPER = 37
 _guard_lock = threading.Lock()
 _guard_runs = 0
 _guard_restore: int | None = None
+_reaper_restore = False
+_helpers: set[int] = set()  # launch helpers of the runs under way (our own children)
 
 
 @contextlib.contextmanager
@@ -137,7 +141,7 @@ def _out_of_reach() -> Iterator[None]:
     ``ptrace``. Not dumpable, its ``/proc`` entries belong to root. The flag is
     restored when the last concurrent run ends.
     """
-    global _guard_runs, _guard_restore
+    global _guard_runs, _guard_restore, _reaper_restore
     prctl = _prctl()
     if prctl is None:
         yield
@@ -148,6 +152,14 @@ def _out_of_reach() -> Iterator[None]:
             _guard_restore = before if before > 0 else None
             if before > 0:
                 prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
+            # processes a run leaves when its helper dies come here, not to PID 1
+            import ctypes
+
+            reaper = ctypes.c_int(0)
+            prctl(_PR_GET_CHILD_SUBREAPER, ctypes.byref(reaper), 0, 0, 0)
+            _reaper_restore = not reaper.value and _no_new_privs(os.getpid()) is False
+            if _reaper_restore:
+                prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
         _guard_runs += 1
     try:
         yield
@@ -157,6 +169,67 @@ def _out_of_reach() -> Iterator[None]:
             if _guard_runs == 0 and _guard_restore is not None:
                 prctl(_PR_SET_DUMPABLE, _guard_restore, 0, 0, 0)
                 _guard_restore = None
+            if _guard_runs == 0 and _reaper_restore:
+                prctl(_PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0)
+                _reaper_restore = False
+
+
+def _no_new_privs(pid: int) -> bool | None:
+    """The ``NoNewPrivs`` flag of ``pid`` (None when unknown)."""
+    try:
+        with open(f"/proc/{pid}/status", "rb") as fh:
+            for line in fh:
+                if line.startswith(b"NoNewPrivs:"):
+                    return line.split()[1] == b"1"
+    except (OSError, IndexError):
+        return None
+    return None
+
+
+def _kill_strays(within: float = 2.0) -> None:
+    """Kill and reap what a run left to this process (see ``_out_of_reach``).
+
+    A program that kills its launch helper (it may, running as the helper's user
+    without bubblewrap) frees what it started; those processes come to this
+    process, the subreaper while runs last. They are told from the host's own
+    children by ``no_new_privs``, which every run sets and nothing can clear
+    (this process does not have it, or it is not a subreaper).
+    """
+    if not _reaper_restore:
+        return
+    me = os.getpid()
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        with _guard_lock:
+            strays = [
+                pid
+                for pid, parent in _parents().items()
+                if parent == me and pid not in _helpers and _no_new_privs(pid)
+            ]
+            for pid in strays:
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
+        if not strays:
+            return
+        for pid in strays:
+            with contextlib.suppress(OSError):
+                os.waitpid(pid, 0)
+
+
+def _parents() -> dict[int, int]:
+    parent: dict[int, int] = {}
+    with contextlib.suppress(OSError):
+        for name in os.listdir("/proc"):
+            if name.isdigit():
+                try:
+                    with open(f"/proc/{name}/stat", "rb") as fh:
+                        data = fh.read(512)
+                except OSError:
+                    continue
+                rest = data[data.rfind(b")") + 2 :].split()
+                if len(rest) > 1:
+                    parent[int(name)] = int(rest[1])
+    return parent
 
 
 @functools.cache
@@ -188,19 +261,22 @@ def capture(
 ) -> Captured:
     """Run ``argv`` (helper and program) and collect its capped output (see ``_capture``)."""
     with _out_of_reach():
-        return _capture(
-            argv,
-            cwd=cwd,
-            env=env,
-            timeout=timeout,
-            grace=grace,
-            head=head,
-            tail=tail,
-            sandboxed=sandboxed,
-            portable=portable,
-            status_pipe=status_pipe,
-            cancel=cancel,
-        )
+        try:
+            return _capture(
+                argv,
+                cwd=cwd,
+                env=env,
+                timeout=timeout,
+                grace=grace,
+                head=head,
+                tail=tail,
+                sandboxed=sandboxed,
+                portable=portable,
+                status_pipe=status_pipe,
+                cancel=cancel,
+            )
+        finally:
+            _kill_strays()
 
 
 def _capture(
@@ -232,6 +308,7 @@ def _capture(
     Raises ``OSError`` when the helper itself cannot start.
     """
     start = time.monotonic()
+    _guard_lock.acquire()  # a concurrent stray scan must not see this helper untracked
     try:
         proc = subprocess.Popen(
             list(argv),
@@ -245,11 +322,13 @@ def _capture(
             close_fds=True,
             pass_fds=(status_pipe[1],) if status_pipe else (),
         )
+        _helpers.add(proc.pid)
     except BaseException:
         if status_pipe:
             os.close(status_pipe[0])
         raise
     finally:
+        _guard_lock.release()
         if status_pipe:
             os.close(status_pipe[1])
     assert proc.stdout is not None
@@ -330,6 +409,7 @@ def _capture(
             _kill_inside(proc.pid)
         _signal(proc.pid, signal.SIGKILL, group=True)
         _wait(proc, 2.0)
+        _helpers.discard(proc.pid)
         if status_pipe:
             os.close(status_pipe[0])
         raise
@@ -337,6 +417,7 @@ def _capture(
         sel.close()
         proc.stdout.close()
     returncode: int | None = _wait(proc, grace + 2.0)
+    _helpers.discard(proc.pid)
     if status_pipe:
         returncode = _reported_status(status_pipe[0], returncode)
     duration = int((time.monotonic() - start) * 1000)

@@ -45,8 +45,14 @@ def test_killed_publishes_leave_nothing_half_published(store_url: str, tmp_path:
         "off",
     ]
     reader = PostgresStore(store_url, "acme")
+    # kill points as shares of how long a whole publish takes on this machine: fixed
+    # delays missed every publish once publishing got faster than the shortest one
+    started = time.monotonic()
+    subprocess.run(cmd, check=True, capture_output=True, timeout=120)
+    whole = time.monotonic() - started
     killed = 0
-    for attempt, delay in enumerate((0.4, 0.8, 1.2, 1.6, 2.0, 2.5, 3.0)):
+    for attempt, share in enumerate((0.3, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95), start=1):
+        delay = whole * share
         (folder / "SKILL.md").write_text(
             "---\nname: big\n"
             f"description: Big skill, edition {attempt}, for crash tests.\n---\n\nBody.\n"

@@ -60,3 +60,33 @@ def test_a_root_linking_out_of_itself_is_polled_not_watched(
     assert cat.watch_targets() == ([plain, linked], [escaping])
     (outside / "up").symlink_to("/")  # the linked skill's own links count too
     assert cat.watch_targets() == ([plain], [linked, escaping])
+
+
+def test_a_missing_root_parent_passes_only_changes_on_the_way(
+    tmp_path: Path, make_skill: MakeSkill
+) -> None:
+    # a missing ~/.agents/skills is watched from the home folder: only what can make
+    # or touch a root should rescan, not every file the user edits there
+    home = tmp_path / "home"
+    present = home / "skills"
+    make_skill(present, "here")
+    missing = home / ".agents" / "skills"
+    cat = Catalog.from_roots([present, missing])
+    assert cat.watched_paths() == [present, home]
+    keep = cat.watch_filter()
+    assert not keep(None, str(home / "notes.txt"))
+    assert not keep(None, str(home / "project" / "main.py"))
+    assert not keep(None, str(home / ".agentsx"))
+    assert keep(None, str(home / ".agents"))
+    assert keep(None, str(missing / "new" / "SKILL.md"))
+    assert keep(None, str(present / "here" / "SKILL.md"))
+    assert keep(None, str(tmp_path / "elsewhere" / "SKILL.md"))  # not under a stand-in
+
+    fired = threading.Event()
+    with cat.watch(lambda c: fired.set(), debounce_ms=50) as watcher:
+        (home / "notes.txt").write_text("a note\n")
+        assert not fired.wait(1)
+        make_skill(missing, "arrived")
+        assert fired.wait(10)
+    assert watcher.errors == []
+    assert sorted(m.name for m in cat.list()) == ["arrived", "here"]

@@ -548,7 +548,7 @@ class Catalog:
 
         Returns a watcher with ``stop()``; the catalog is refreshed before the
         callback runs. Roots that do not exist yet are watched from their
-        nearest existing parent.
+        nearest existing parent, where only changes on the way to them count.
         """
         from skilldeck._catalog._watch import Watcher
 
@@ -560,6 +560,14 @@ class Catalog:
         from skilldeck._catalog._watch import split_watchable
 
         return split_watchable(self.watched_paths())
+
+    def watch_filter(self) -> Callable[[Any, str], bool]:
+        """A filter for a file watcher of ``watched_paths()`` (``watch_filter=`` of
+        watchfiles): changes inside a root, or on the way to one not created yet."""
+        from skilldeck._catalog._watch import on_the_way
+
+        roots = [root.path for _src, root, _store in self._stores if root is not None]
+        return on_the_way(roots, self.watched_paths())
 
     def watched_paths(self) -> builtins.list[Path]:
         out: builtins.list[Path] = []

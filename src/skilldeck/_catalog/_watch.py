@@ -13,7 +13,7 @@ from skilldeck._errors import InternalError
 if TYPE_CHECKING:
     from skilldeck._catalog._catalog import Catalog
 
-__all__ = ["Watcher", "split_watchable"]
+__all__ = ["Watcher", "on_the_way", "split_watchable"]
 
 _FOLLOWABLE_FOLDERS = 5_000
 """A path with more folders than this is polled rather than watched."""
@@ -34,6 +34,33 @@ def split_watchable(paths: Sequence[Path]) -> tuple[list[Path], list[Path]]:
     for path in paths:
         (watch if _followable(path) else poll).append(path)
     return watch, poll
+
+
+def on_the_way(roots: Sequence[Path], watched: Sequence[Path]) -> Callable[[Any, str], bool]:
+    """A file-watcher filter: ``True`` for a changed path inside a root or on the way
+    down to one that does not exist yet.
+
+    A missing root is watched from its nearest existing parent, often the home
+    folder, which sees every change a user makes; only those that can create or touch
+    a root should rescan the catalog. Changes under a path that stands for no missing
+    root (a linked skill's own folder, say) all pass.
+    """
+    sep = os.sep
+    given = {os.fspath(r).rstrip(sep) or sep for r in roots}
+    wanted = sorted(given | {os.path.realpath(r) for r in given})
+    stand_ins = [
+        w.rstrip(sep) or sep for w in map(os.fspath, watched) if w.rstrip(sep) not in given
+    ]
+
+    def under(path: str, top: str) -> bool:
+        return path == top or path.startswith(top if top == sep else top + sep)
+
+    def keep(_change: Any, path: str) -> bool:
+        if not any(under(path, s) for s in stand_ins):
+            return True
+        return any(under(path, r) or under(r, path) for r in wanted)
+
+    return keep
 
 
 def _followable(path: Path) -> bool:
@@ -95,8 +122,10 @@ class Watcher:
         if not paths:
             self._ready.set()
             return
+        default, ours = self._watchfiles.DefaultFilter(), self.catalog.watch_filter()
         gen = self._watchfiles.watch(
             *paths,
+            watch_filter=lambda change, path: ours(change, path) and default(change, path),
             debounce=self.debounce_ms,
             step=20,
             stop_event=self._stop,

@@ -185,8 +185,12 @@ class SkillServer(MCPServer[Any]):
         async with anyio.create_task_group() as tasks:
             if polled:
                 tasks.start_soon(self._poll, interval)
+            from watchfiles import DefaultFilter
+
+            default, ours = DefaultFilter(), self.catalog.watch_filter()
             watcher = awatch(
                 *(str(p) for p in watched),
+                watch_filter=lambda change, path: ours(change, path) and default(change, path),
                 debounce=150,
                 step=25,
                 rust_timeout=400,

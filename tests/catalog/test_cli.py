@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -179,3 +182,26 @@ def test_read_binary_writes_raw_bytes(
     )
     doc = json.loads(result.output)
     assert doc["encoding"] == "base64" and doc["mime_type"] == "image/png"
+
+
+def test_run_from_the_home_folder_its_skills_are_the_users_once(
+    make_skill: MakeSkill, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = Path(os.environ["HOME"])
+    make_skill(home / ".agents" / "skills", "at-home")
+    monkeypatch.chdir(home)  # no repository: the project folder is the home folder
+
+    def cli(*args: str) -> str:
+        done = subprocess.run(
+            [sys.executable, "-m", "skilldeck", *args], capture_output=True, text=True, cwd=home
+        )
+        assert "Traceback" not in done.stderr, done.stderr
+        return done.stdout
+
+    listed = json.loads(cli("list", "--json"))["skills"]
+    assert [(s["name"], s["source"]) for s in listed if s["name"] == "at-home"] == [
+        ("at-home", "user")
+    ]
+    assert "duplicate" not in cli("why", "at-home")
+    roots = [line for line in cli("doctor").splitlines() if "/.agents/skills " in line]
+    assert len(roots) == 1 and roots[0].split()[0] == "user"

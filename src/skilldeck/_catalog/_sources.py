@@ -122,12 +122,17 @@ def _default_roots(kind: str, config: Config, cwd: str | os.PathLike[str] | None
 def default_sources(config: Config, *, cwd: str | os.PathLike[str] | None = None) -> list[Source]:
     """The configured sources in precedence order, lowest first."""
     out: list[Source] = []
+    users: set[Path] = set()
     for kind in config.sources:
         override = config.source_roots.get(kind)
         if override is not None:
             roots = [Root(p) for p in override]
         else:
             roots = _default_roots(kind, config, cwd)
+        if kind == "user":
+            users.update(r.path.resolve() for r in roots)
+        elif kind == "project":  # run from the home folder, the "project" is the user's own
+            roots = [r for r in roots if r.path.resolve() not in users]
         k: SourceKind = kind  # type: ignore[assignment]
         out.append(Source(kind, k, tuple(roots), _capped(TRUST_OF_KIND[kind], roots, cwd)))
     return out

@@ -131,8 +131,8 @@ def _setup_and_exec(
         os._exit(127 if exc.errno == errno.ENOENT else 126)
 
 
-def descendants(root: int) -> set[int]:
-    """Every live process below ``root`` (read from ``/proc``; the runner uses it too)."""
+def parents() -> dict[int, int]:
+    """Each live process's parent, read from ``/proc`` (the runner uses it too)."""
     parent: dict[int, int] = {}
     for name in os.listdir("/proc"):
         if not name.isdigit():
@@ -145,6 +145,12 @@ def descendants(root: int) -> set[int]:
         rest = data[data.rfind(b")") + 2 :].split()
         if len(rest) > 1:
             parent[int(name)] = int(rest[1])
+    return parent
+
+
+def descendants(root: int) -> set[int]:
+    """Every live process below ``root`` (read from ``/proc``; the runner uses it too)."""
+    parent = parents()
     found: set[int] = set()
     frontier = {root}
     while frontier:

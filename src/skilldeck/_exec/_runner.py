@@ -27,11 +27,13 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ParamSpec
 
-from skilldeck._exec._helper import descendants
+from skilldeck._exec._helper import descendants, parents
 
 __all__ = ["Captured", "RunResult", "capture", "describe_exit", "render_output"]
+
+_P = ParamSpec("_P")
 
 _F_SETPIPE_SZ = 1031
 _CHUNK = 1 << 16
@@ -217,19 +219,9 @@ def _kill_strays(within: float = 2.0) -> None:
 
 
 def _parents() -> dict[int, int]:
-    parent: dict[int, int] = {}
-    with contextlib.suppress(OSError):
-        for name in os.listdir("/proc"):
-            if name.isdigit():
-                try:
-                    with open(f"/proc/{name}/stat", "rb") as fh:
-                        data = fh.read(512)
-                except OSError:
-                    continue
-                rest = data[data.rfind(b")") + 2 :].split()
-                if len(rest) > 1:
-                    parent[int(name)] = int(rest[1])
-    return parent
+    with contextlib.suppress(OSError):  # no /proc: nothing to find
+        return parents()
+    return {}
 
 
 @functools.cache
@@ -245,41 +237,22 @@ def _prctl() -> Callable[..., int] | None:
     return func
 
 
+def _reaped(func: Callable[_P, Captured]) -> Callable[_P, Captured]:
+    """Run ``func`` out of a run's reach and reap what the run left (``_kill_strays``)."""
+
+    @functools.wraps(func)
+    def run(*args: _P.args, **kwargs: _P.kwargs) -> Captured:
+        with _out_of_reach():
+            try:
+                return func(*args, **kwargs)
+            finally:
+                _kill_strays()
+
+    return run
+
+
+@_reaped
 def capture(
-    argv: Sequence[str],
-    *,
-    cwd: str,
-    env: Mapping[str, str],
-    timeout: float,
-    grace: float,
-    head: int,
-    tail: int,
-    sandboxed: bool,
-    portable: bool = False,
-    status_pipe: tuple[int, int] | None = None,
-    cancel: threading.Event | None = None,
-) -> Captured:
-    """Run ``argv`` (helper and program) and collect its capped output (see ``_capture``)."""
-    with _out_of_reach():
-        try:
-            return _capture(
-                argv,
-                cwd=cwd,
-                env=env,
-                timeout=timeout,
-                grace=grace,
-                head=head,
-                tail=tail,
-                sandboxed=sandboxed,
-                portable=portable,
-                status_pipe=status_pipe,
-                cancel=cancel,
-            )
-        finally:
-            _kill_strays()
-
-
-def _capture(
     argv: Sequence[str],
     *,
     cwd: str,

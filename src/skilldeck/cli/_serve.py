@@ -108,7 +108,8 @@ def serve(
     if allowed_tools:  # the flag wins over [runtime] allowed_tools_enforcement
         explicit["allowed_tools_enforcement"] = allowed_tools
     # reads and checks the config files: a broken one is reported before a model loads
-    options = skilldeck.RuntimeOptions.from_config(**explicit)
+    config = skilldeck.load_config()
+    options = skilldeck.RuntimeOptions.from_config(config, **explicit)
     from skilldeck.search import configured_embedder
 
     # --embedder, else [search] embedder of the user's file: every tenant's search too
@@ -132,9 +133,9 @@ def serve(
         skill_mcp.check_bind(host, token)
     # --root folders keep the config's [catalog] disabled, pinned and budget, as list does
     catalog = (
-        skilldeck.Catalog.from_roots([os.fspath(r) for r in roots], config=skilldeck.load_config())
+        skilldeck.Catalog.from_roots([os.fspath(r) for r in roots], config=config)
         if roots
-        else None
+        else skilldeck.Catalog.default(config=config)
     )
     server = skill_mcp.create_server(
         catalog,

@@ -16,6 +16,7 @@ import os
 import stat
 import time
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -227,6 +228,26 @@ def safe_relpath(relpath: str) -> str | None:
     if any(ord(ch) < 32 for ch in relpath):
         return None
     return "/".join(parts)
+
+
+def script_relpath(program: str, *, exists: Callable[[str], bool]) -> tuple[str | None, str]:
+    """The skill-relative path under ``scripts/`` that ``program`` runs, and why not.
+
+    The one rule for what a script name or a declared tool's relative program means:
+    ``./x`` and ``x`` name ``scripts/x`` unless the skill has a file ``x`` outside
+    ``scripts/`` (then it is refused: only files under ``scripts/`` run). Returns
+    ``(relpath, "")``, or ``(None, "outside")`` for a name that leaves the skill, or
+    ``(relpath, "not-scripts")`` for a file of the skill outside ``scripts/``.
+    ``exists(relpath)`` tells whether the skill has that file.
+    """
+    rel = safe_relpath(program.removeprefix("./"))
+    if rel is None:
+        return None, "outside"
+    if rel.startswith("scripts/"):
+        return rel, ""
+    if exists(rel):
+        return rel, "not-scripts"
+    return "scripts/" + rel, ""
 
 
 def is_regular_file(path: str | os.PathLike[str]) -> bool:

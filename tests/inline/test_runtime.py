@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -132,3 +133,53 @@ def test_forked_sessions_scope_inline_tools() -> None:
     assert "answer" in names
     assert not names & {"boom", "echo", "refuse", "ro"}
     assert runtime.call(narrow, "echo", {})["error"]["code"] == "TOOL_NOT_ALLOWED"
+
+
+@dataclass(frozen=True)
+class Query:
+    paths: tuple[str, ...]
+    tags: frozenset[str] = frozenset()
+    pair: tuple[int, str] | None = None
+
+
+def test_json_arrays_reach_tuple_and_set_parameters_as_their_own_types() -> None:
+    """A frozen parameters object with tuple fields must be hashable after a call."""
+
+    def search(params: Query) -> dict[str, Any]:
+        """Search paths."""
+        return {
+            "hash": hash(params) == hash(params),
+            "paths": list(params.paths),
+            "kinds": [
+                type(params.paths).__name__,
+                type(params.tags).__name__,
+                type(params.pair).__name__,
+            ],
+        }
+
+    def plain(names: tuple[str, ...], seen: set[int]) -> dict[str, Any]:
+        """Plain parameters."""
+        return {"kinds": [type(names).__name__, type(seen).__name__], "n": sorted(seen)}
+
+    skill = InlineSkill(
+        name="querying",
+        description="Query things. Use when asked to query.",
+        title="Querying",
+        template="# Querying\n",
+        tools=[search, plain],
+    )
+    runtime = SkillsSection(skills=[skill]).runtime()
+    session = runtime.session()
+    assert runtime.call(session, "skills_load", {"name": "querying"})["ok"]
+    out = runtime.call(session, "search", {"paths": ["a", "b"], "tags": ["x"], "pair": [1, "z"]})
+    assert out["ok"], out
+    assert out["data"] == {
+        "hash": True,
+        "paths": ["a", "b"],
+        "kinds": ["tuple", "frozenset", "tuple"],
+    }
+    out = runtime.call(session, "plain", {"names": ["a"], "seen": [3, 1, 3]})
+    assert out["ok"], out
+    assert out["data"] == {"kinds": ["tuple", "set"], "n": [1, 3]}
+    bad = runtime.call(session, "search", {"paths": ["a"], "nope": 1})
+    assert not bad["ok"] and bad["error"]["code"] == "INVALID_ARGUMENTS"

@@ -19,7 +19,7 @@ from skilldeck._errors import (
     PathNotAllowedError,
     ScriptFailedError,
 )
-from skilldeck._paths import safe_relpath
+from skilldeck._paths import script_relpath
 from skilldeck._tree import is_hidden
 
 __all__ = ["check_script_args", "interpreter_for", "list_scripts", "resolve_script"]
@@ -79,7 +79,11 @@ def resolve_script(skill: str, skill_dir: Path, script: str) -> Path:
 
 
 def _resolve_script(skill: str, skill_dir: Path, script: str) -> Path:
-    rel = safe_relpath(script.removeprefix("./")) if isinstance(script, str) else None
+    rel, problem = (
+        script_relpath(script, exists=lambda r: (skill_dir / r).exists())
+        if isinstance(script, str)
+        else (None, "outside")
+    )
     if rel is None:
         raise PathNotAllowedError(
             f"{script!r} is not a path inside the skill",
@@ -87,15 +91,13 @@ def _resolve_script(skill: str, skill_dir: Path, script: str) -> Path:
             path=str(script),
             hint="give a path under scripts/, e.g. scripts/run.py",
         )
-    if not rel.startswith("scripts/"):
-        if (skill_dir / rel).exists():
-            raise PathNotAllowedError(
-                f"only files under scripts/ can run, not {rel}",
-                skill=skill,
-                path=rel,
-                hint="move the program into scripts/",
-            )
-        rel = "scripts/" + rel
+    if problem:
+        raise PathNotAllowedError(
+            f"only files under scripts/ can run, not {rel}",
+            skill=skill,
+            path=rel,
+            hint="move the program into scripts/",
+        )
     scripts = (skill_dir / "scripts").resolve()
     full = (skill_dir / rel).resolve()
     if not scripts.is_relative_to(skill_dir) or not full.is_relative_to(scripts):

@@ -44,6 +44,10 @@ class Triggers:
     """The plain-list form (``triggers: [ISO 27001 audit]``): example requests."""
 
 
+MAX_TIMEOUT = 300
+"""The longest ``timeout`` a skill may declare, in seconds."""
+
+
 class Extensions:
     """Resolve extension fields from the top level, else from ``metadata``."""
 
@@ -102,9 +106,21 @@ class Extensions:
             seconds = int(str(value).strip().removesuffix("s"))
         except ValueError:
             seconds = -1
-        if not 1 <= seconds <= 300:
+        if seconds > MAX_TIMEOUT:
+            # Out of range upwards is still a clear wish for a long run: the longest
+            # allowed applies, and the diagnostic says so (never silently the default).
             self._bad(
-                where or "timeout", f"timeout must be 1-300 seconds, not {value!r}", "timeout: 30"
+                where or "timeout",
+                f"timeout must be 1-{MAX_TIMEOUT} seconds, not {value!r}; {MAX_TIMEOUT} applies",
+                f"timeout: {MAX_TIMEOUT}",
+            )
+            return MAX_TIMEOUT
+        if seconds < 1:
+            self._bad(
+                where or "timeout",
+                f"timeout must be 1-{MAX_TIMEOUT} seconds, not {value!r}; "
+                "the run's default timeout applies",
+                "timeout: 30",
             )
             return None
         return seconds

@@ -39,7 +39,7 @@ from skilldeck._format._links import (
     estimate_tokens,
 )
 from skilldeck._format._manifest import Manifest, ToolPattern
-from skilldeck._format._mdtools import parse_declared_tools
+from skilldeck._format._mdtools import check_programs, parse_declared_tools
 from skilldeck._format._scaffold import TEMPLATE_MARKER
 from skilldeck._format._validate import ValidationReport, validate_skill
 from skilldeck._tree import secret_findings, walk_skill
@@ -173,8 +173,9 @@ def _lint(report: ValidationReport, modes: Sequence[str]) -> Iterator[Diagnostic
     if manifest is not None and manifest.allowed_tools:
         yield from _tools(lines, code_mask, manifest, skill_md, body_line)
     # Command tools declared in the body (seed 003): their findings are SK4xx.
-    _, tool_diags = parse_declared_tools(body, path=skill_md, body_line=body_line)
+    tools, tool_diags = parse_declared_tools(body, path=skill_md, body_line=body_line)
     yield from tool_diags
+    yield from check_programs(tools, exists=lambda rel: (folder / rel).is_file(), path=skill_md)
 
 
 # --- modes -------------------------------------------------------------------

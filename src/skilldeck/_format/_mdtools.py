@@ -32,6 +32,7 @@ the text.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -50,6 +51,7 @@ from skilldeck._format._mdmodel import (
     Placeholder,
     ToolParameter,
 )
+from skilldeck._paths import script_relpath
 
 __all__ = [
     "ArgTemplate",
@@ -59,6 +61,7 @@ __all__ = [
     "ParamType",
     "Placeholder",
     "ToolParameter",
+    "check_programs",
     "parse_command_template",
     "parse_declared_tools",
 ]
@@ -89,6 +92,9 @@ PARAM_NAME_INVALID = register_code("SK417", E, "a parameter name is not an ident
 PARAM_DEFAULT_INVALID = register_code("SK418", E, "a parameter's default does not fit its type")
 DANGLING_OPTION = register_code(
     "SK419", W, "an optional value without a default follows an option word"
+)
+PROGRAM_NOT_RUNNABLE = register_code(
+    "SK420", E, "a declared tool's program is not a script of the skill under scripts/"
 )
 
 _TOOL_NAME = re.compile(r"^[a-z0-9_]{1,32}$")
@@ -535,3 +541,34 @@ def parse_declared_tools(
     diagnostics say why); a body without tools gives ``((), ())``.
     """
     return _Parser(body, path, body_line).run()
+
+
+def check_programs(
+    tools: Sequence[DeclaredTool], *, exists: Callable[[str], bool], path: str | None = None
+) -> Iterator[Diagnostic]:
+    """``SK420`` for each tool whose relative program could not run from this skill.
+
+    A program with a ``/`` that is not absolute names a file of the skill; the rule
+    of what runs is :func:`skilldeck._paths.script_relpath` (the one the executor
+    applies), and ``exists(relpath)`` says whether the skill has that file.
+    """
+    for tool in tools:
+        program = tool.command.program
+        if "/" not in program or program.startswith("/"):
+            continue
+        rel, problem = script_relpath(program, exists=exists)
+        if rel is None:
+            why = f"{program} leaves the skill folder"
+        elif problem:
+            why = f"{program} is outside scripts/, and only files under scripts/ run"
+        elif not exists(rel):
+            why = f"the skill has no {rel}"
+        else:
+            continue
+        yield Diagnostic.make(
+            PROGRAM_NOT_RUNNABLE,
+            f"tool '{tool.name}': {why}",
+            path=path,
+            line=tool.line,
+            hint="put the program under scripts/ and name it as scripts/NAME (or ./NAME)",
+        )

@@ -87,14 +87,16 @@ def locate_skill_md(folder: Path, *, strict: bool = False) -> tuple[Path | None,
             )
         )
         return lower, diags
-    diags.append(
-        Diagnostic.make(
-            C.NO_SKILL_MD,
-            f"no SKILL.md in {folder}",
-            path=str(folder),
-            hint="create SKILL.md with a frontmatter (skilldeck new NAME scaffolds one)",
-        )
-    )
+    if not os.path.lexists(folder):
+        message = f"{folder} does not exist"
+        hint = "check the path (a skill folder or its SKILL.md)"
+    elif not folder.is_dir():
+        message = f"{folder} is not a folder or a SKILL.md"
+        hint = "give the skill's folder, or the path of its SKILL.md"
+    else:
+        message = f"no SKILL.md in {folder}"
+        hint = "create SKILL.md with a frontmatter (skilldeck new NAME scaffolds one)"
+    diags.append(Diagnostic.make(C.NO_SKILL_MD, message, path=str(folder), hint=hint))
     return None, diags
 
 

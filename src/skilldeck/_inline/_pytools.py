@@ -121,7 +121,10 @@ class SkillTool(Generic[P, R]):
         kwargs: dict[str, Any] = dict(arguments)
         try:
             if packed is not None:
-                kwargs = {packed[0]: packed[1](**arguments)}
+                kwargs = {packed[0]: _from_json(packed[1], dict(arguments))}
+            else:
+                hints = _hints(self.handler)
+                kwargs = {k: _from_json(hints.get(k, Any), v) for k, v in kwargs.items()}
             if sig is not None and "context" in sig.parameters:
                 kwargs["context"] = context
             if sig is not None:
@@ -226,6 +229,11 @@ def _type_schema(tp: Any) -> dict[str, Any]:
         if len(members) == 1:
             return _type_schema(members[0])
         return {"anyOf": [_type_schema(a) for a in members]}
+    if origin is tuple and args and args[-1] is not Ellipsis and args != ((),):
+        # a fixed tuple: each position its own type, and exactly that many items
+        n = len(args)
+        prefix = [_type_schema(a) for a in args]
+        return {"type": "array", "prefixItems": prefix, "minItems": n, "maxItems": n}
     if origin in (list, tuple, set, frozenset, Sequence, Collection) or tp in (list, tuple):
         item = args[0] if args and args[0] is not Ellipsis else Any
         return {"type": "array", "items": _type_schema(item)}
@@ -247,6 +255,40 @@ def _type_schema(tp: Any) -> dict[str, Any]:
         out["additionalProperties"] = False
         return out
     return {}
+
+
+def _from_json(tp: Any, value: Any) -> Any:
+    """``value`` decoded from JSON shaped as the annotation ``tp`` asks.
+
+    JSON has only lists and objects: a ``tuple[str, ...]``, ``frozenset`` or nested
+    dataclass field gets its own type, so a frozen parameters object stays hashable.
+    Values that do not fit are passed as they are (the call then says what is wrong).
+    """
+    origin, args = typing.get_origin(tp), typing.get_args(tp)
+    if origin in (typing.Union, types.UnionType):
+        members = [a for a in args if a is not type(None)]
+        return _from_json(members[0], value) if len(members) == 1 and value is not None else value
+    if isinstance(value, list):
+        if origin is tuple or tp is tuple:
+            if len(args) == 2 and args[1] is Ellipsis:
+                return tuple(_from_json(args[0], v) for v in value)
+            if args and len(args) == len(value):
+                return tuple(_from_json(a, v) for a, v in zip(args, value, strict=True))
+            return tuple(value)
+        item = args[0] if args else Any
+        if origin in (set, frozenset) or tp in (set, frozenset):
+            kind = frozenset if (origin or tp) is frozenset else set
+            return kind(_from_json(item, v) for v in value)
+        if origin in (list, Sequence, Collection) or tp is list:
+            return [_from_json(item, v) for v in value]
+        return value
+    if isinstance(value, dict) and isinstance(tp, type) and dataclasses.is_dataclass(tp):
+        hints = typing.get_type_hints(tp)
+        return tp(**{k: _from_json(hints.get(k, Any), v) for k, v in value.items()})
+    if isinstance(tp, type) and issubclass(tp, enum.Enum) and not isinstance(value, tp):
+        with contextlib.suppress(ValueError):
+            return tp(value)
+    return value
 
 
 def _as_data(value: Any, tool: str, skill: str) -> dict[str, Any]:

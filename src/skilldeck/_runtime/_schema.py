@@ -139,9 +139,14 @@ def _check_array(
     schema: Mapping[str, Any], value: list[Any] | tuple[Any, ...], path: str, tool: str | None
 ) -> None:
     _check_size(schema, ("minItems", "maxItems"), len(value), "item", path, tool)
+    prefix = schema.get("prefixItems")
+    prefix = prefix if isinstance(prefix, list | tuple) else ()
+    for i, (sub, item) in enumerate(zip(prefix, value, strict=False)):
+        if isinstance(sub, Mapping):
+            _check(sub, item, f"{path}[{i}]", tool)
     items = schema.get("items")
     if isinstance(items, Mapping):
-        for i, item in enumerate(value):
+        for i, item in enumerate(value[len(prefix) :], start=len(prefix)):
             _check(items, item, f"{path}[{i}]", tool)
 
 

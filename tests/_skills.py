@@ -5,6 +5,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
+from skilldeck import (
+    FileNotFoundInSkillError,
+    FileTooLargeError,
+    Skill,
+    SkillMetadata,
+    SkillNotFoundError,
+    parse_skill_md,
+)
+
 
 def write_files(folder: Path, files: Mapping[str, str | bytes] | None) -> None:
     """Write ``files`` (path relative to ``folder`` -> text or bytes), making parent folders."""
@@ -15,3 +24,41 @@ def write_files(folder: Path, files: Mapping[str, str | bytes] | None) -> None:
             target.write_bytes(content)
         else:
             target.write_text(content, encoding="utf-8")
+
+
+class HostStore:
+    """A host application's store with exactly the documented ``Store`` methods
+    (``list_skills``, ``load_skill``, ``read_file``), as an app that injects its own
+    store writes it: SKILL.md texts and their bundled files held in a dict."""
+
+    def __init__(self, skills: Mapping[str, tuple[str, Mapping[str, bytes]]]) -> None:
+        self.skills = dict(skills)
+
+    def list_skills(self) -> list[SkillMetadata]:
+        out = []
+        for text, _files in self.skills.values():
+            parsed = parse_skill_md(text)
+            assert parsed.manifest is not None
+            out.append(SkillMetadata.of_manifest(parsed.manifest, source="host"))
+        return out
+
+    def load_skill(self, name: str, *, max_bytes: int | None = None) -> Skill:
+        text, files = self._get(name)
+        parsed = parse_skill_md(text)
+        assert parsed.manifest is not None
+        meta = SkillMetadata.of_manifest(parsed.manifest, source="host")
+        return Skill(meta, parsed.manifest, parsed.body, False, tuple(sorted(files)))
+
+    def read_file(self, name: str, relpath: str, *, max_bytes: int = 200_000) -> bytes:
+        _text, files = self._get(name)
+        if relpath not in files:
+            raise FileNotFoundInSkillError(f"no file {relpath} in {name}", skill=name)
+        data = files[relpath]
+        if len(data) > max_bytes:
+            raise FileTooLargeError(f"{relpath} is too large", skill=name)
+        return data
+
+    def _get(self, name: str) -> tuple[str, Mapping[str, bytes]]:
+        if name not in self.skills:
+            raise SkillNotFoundError(f"no skill {name}", skill=name)
+        return self.skills[name]

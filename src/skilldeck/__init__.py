@@ -400,7 +400,6 @@ _MOVED: dict[str, str] = {
     "SCAN_CODES": "skilldeck.security",
     "SEED_002_NAMES": "skilldeck._runtime",
     "SandboxStatus": "skilldeck.execution",
-    "Scan": "skilldeck.catalog",
     "ScriptRun": "skilldeck.events",
     "SearchDocument": "skilldeck.search",
     "SearchHit": "skilldeck.search",

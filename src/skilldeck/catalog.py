@@ -39,9 +39,6 @@ from skilldeck._catalog import (
     RootInfo as RootInfo,
 )
 from skilldeck._catalog import (
-    Scan as Scan,
-)
-from skilldeck._catalog import (
     Skill as Skill,
 )
 from skilldeck._catalog import (
@@ -64,6 +61,9 @@ from skilldeck._catalog import (
 )
 from skilldeck._catalog import (
     Store as Store,
+)
+from skilldeck._catalog import (
+    StoreBase as StoreBase,
 )
 from skilldeck._catalog import (
     Tier1Plan as Tier1Plan,
@@ -113,7 +113,6 @@ __all__ = [
     "MemoryStore",
     "Root",
     "RootInfo",
-    "Scan",
     "Skill",
     "SkillMetadata",
     "SkillStatus",
@@ -122,6 +121,7 @@ __all__ = [
     "SnapshotFile",
     "Source",
     "Store",
+    "StoreBase",
     "Tier1Plan",
     "Trust",
     "WhyLine",

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 import skilldeck.catalog
 from skilldeck import Catalog, FileSystemStore, SkillStatus
 
@@ -120,28 +118,17 @@ def test_skill_md_that_is_a_folder(tmp_path: Path) -> None:
     assert [d.code for d in cat.diagnostics] == ["SK508"]
 
 
-def test_scan_is_the_older_name_of_discover(tmp_path: Path, make_skill: MakeSkill) -> None:
-    make_skill(tmp_path / "r", "kept")
-    store = FileSystemStore(tmp_path / "r")
-    memory = skilldeck.catalog.MemoryStore()
-    with pytest.warns(DeprecationWarning, match=r"FileSystemStore.discover\(\)"):
-        assert store.scan() is store.discover()
-    with pytest.warns(DeprecationWarning, match=r"MemoryStore.discover\(\)"):
-        assert memory.scan() == memory.discover()
-    assert skilldeck.catalog.Scan is skilldeck.catalog.Discovery
-
-
-class _OlderStore:
-    """A host's store written against the older protocol: ``scan()``, no ``discover()``."""
+class _DiscoveringStore(skilldeck.catalog.StoreBase):
+    """A host's store that overrides ``StoreBase.discover`` to report diagnostics."""
 
     def __init__(self, inner: FileSystemStore) -> None:
         self.inner = inner
 
-    def scan(self) -> skilldeck.catalog.Scan:
-        return self.inner.discover()
+    def discover(self, *, refresh: bool = False) -> skilldeck.catalog.Discovery:
+        return self.inner.discover(refresh=refresh)
 
     def list_skills(self) -> list[skilldeck.catalog.SkillMetadata]:
-        raise AssertionError("the catalog uses scan() when a store has it")
+        raise AssertionError("the catalog uses discover()")
 
     def load_skill(self, name: str, *, max_bytes: int | None = None) -> skilldeck.catalog.Skill:
         return self.inner.load_skill(name, max_bytes=max_bytes)
@@ -150,12 +137,12 @@ class _OlderStore:
         return self.inner.read_file(name, relpath, max_bytes=max_bytes)
 
 
-def test_a_store_with_only_the_older_scan_still_serves_the_catalog(
+def test_a_store_overriding_discover_reports_its_diagnostics(
     tmp_path: Path, make_skill: MakeSkill
 ) -> None:
     make_skill(tmp_path / "r", "older")
     make_skill(tmp_path / "r" / "a" / "b" / "c", "too-deep")
     inner = FileSystemStore(tmp_path / "r", recursive=True, max_depth=2)
-    cat = Catalog([skilldeck.catalog.Source("host", "extra", store=_OlderStore(inner))])
+    cat = Catalog([skilldeck.catalog.Source("host", "extra", store=_DiscoveringStore(inner))])
     assert _names(cat) == ["older"]
     assert [d.code for d in cat.diagnostics] == ["SK507"]

@@ -27,8 +27,8 @@ from skilldeck._catalog._store import (
     FileFacts,
     IndexMode,
     MemoryStore,
-    Scan,
     Store,
+    StoreBase,
     is_utf8_text,
 )
 
@@ -69,7 +69,6 @@ __all__ = [
     "MetadataCache",
     "Root",
     "RootInfo",
-    "Scan",
     "Skill",
     "SkillMetadata",
     "SkillStatus",
@@ -78,6 +77,7 @@ __all__ = [
     "SnapshotFile",
     "Source",
     "Store",
+    "StoreBase",
     "Tier1Item",
     "Tier1Plan",
     "Trust",

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from skilldeck._catalog._budget import plan_tier1
 from skilldeck._catalog._cache import MetadataCache
-from skilldeck._catalog._files import read_contained, walk_all
+from skilldeck._catalog._files import walk_all
 from skilldeck._catalog._fs import FileSystemStore, Mode
 from skilldeck._catalog._model import (
     CatalogEntry,
@@ -45,11 +45,12 @@ from skilldeck._catalog._store import (
     FileData,
     FileFacts,
     IndexMode,
+    StoreBase,
+    as_store,
 )
 from skilldeck._config import Budget, Config, load_config
 from skilldeck._diagnostics import Diagnostic
 from skilldeck._errors import (
-    InternalError,
     InvalidArgumentsError,
     SkillNotFoundError,
     SkillUnavailableError,
@@ -124,8 +125,10 @@ class Catalog:
     ``mode`` is how SKILL.md files are loaded: ``"lenient"`` (the default)
     accepts what agents accept and warns, ``"strict"`` makes every deviation
     from the format an error (the skill is listed as invalid). Without it the
-    config's ``[catalog] mode`` decides. A source whose ``store`` is a
-    ``FileSystemStore`` does not scan the same root again through its ``roots``:
+    config's ``[catalog] mode`` decides. A source's ``store`` may be any
+    ``Store``; the parts ``StoreBase`` adds get their defaults when it lacks them.
+    A store that discovers a root folder (``StoreBase.folder_root``, a
+    ``FileSystemStore``) is not scanned again through its source's ``roots``:
     one folder gives one skill, whatever the route.
     """
 
@@ -167,13 +170,15 @@ class Catalog:
         else:
             self._cache = MetadataCache(Path(cache))
         allowed = [r.path for s in self.sources for r in s.roots]
-        self._stores: list[tuple[Source, Root | None, Any]] = []
+        self._stores: list[tuple[Source, Root | None, StoreBase]] = []
         for src in self.sources:
             covered: set[tuple[str, bool]] = set()
             if src.store is not None:
-                self._stores.append((src, None, src.store))
-                if isinstance(src.store, FileSystemStore):  # its root is not scanned twice
-                    covered.add((os.path.realpath(src.store.root), src.store.recursive))
+                store = as_store(src.store)
+                self._stores.append((src, None, store))
+                folder = store.folder_root()
+                if folder is not None:  # its root is not scanned twice
+                    covered.add(folder)
             for root in src.roots:
                 if (os.path.realpath(root.path), root.recursive) in covered:
                     continue
@@ -252,26 +257,13 @@ class Catalog:
                 return False
             return changed(before, self._state)
 
-    def _discover(self, store: Any, refresh: bool) -> Discovery:
-        if isinstance(store, FileSystemStore):
-            return store.discover(refresh=refresh)
-        # a host's store may offer discover() (or scan(), its older name)
-        for method in ("discover", "scan"):
-            found = getattr(store, method, None)
-            if callable(found):
-                result = found()
-                if isinstance(result, Discovery):
-                    return result
-                break
-        return Discovery(tuple(store.list_skills()))
-
     def _build(self, *, refresh: bool) -> State:
         """Scan every store, then resolve precedence and status."""
         with _gc_paused():
             return self._build_unpaused(refresh=refresh)
 
     def _build_unpaused(self, *, refresh: bool) -> State:
-        scans = [self._discover(store, refresh) for _src, _root, store in self._stores]
+        scans = [store.discover(refresh=refresh) for _src, _root, store in self._stores]
         before = self._state
         if (
             before is not None
@@ -292,7 +284,7 @@ class Catalog:
                         src.name,
                         root.path,
                         root.recursive,
-                        bool(getattr(store, "exists", True)),
+                        store.exists,
                         len(scan.skills),
                         scan.diagnostics,
                     )
@@ -370,7 +362,7 @@ class Catalog:
         hint += f"run 'skilldeck why {bare}' to see where it was looked for"
         return SkillNotFoundError(f"no skill named {name!r}", skill=name, hint=hint)
 
-    def _usable(self, name: str) -> tuple[CatalogEntry, Any]:
+    def _usable(self, name: str) -> tuple[CatalogEntry, StoreBase]:
         entry = self.get(name)
         if entry.status not in (SkillStatus.ENABLED, SkillStatus.SHADOWED):
             raise SkillUnavailableError(
@@ -390,20 +382,17 @@ class Catalog:
         ``scripts/``, ``references/``, ``assets/`` files one level deep.
         """
         entry, store = self._usable(name)
-        skill: Skill = store.load_skill(entry.metadata.key, max_bytes=max_bytes)
+        skill = store.load_skill(entry.metadata.key, max_bytes=max_bytes)
         if skill.metadata is not entry.metadata:
             skill = replace(skill, metadata=entry.metadata)
-        if index is not None and index != self.index and hasattr(store, "files"):
+        if index is not None and index != self.index:
             skill = replace(skill, files=store.files(entry.metadata.key, index=index))
         return skill
 
     def files(self, name: str, *, index: IndexMode | None = None) -> tuple[str, ...]:
         """The skill's file index (``bundled`` dirs one level deep, or ``all``)."""
         entry, store = self._usable(name)
-        if hasattr(store, "files"):
-            files: tuple[str, ...] = store.files(entry.metadata.key, index=index)
-            return files
-        return store.load_skill(entry.metadata.key).files  # type: ignore[no-any-return]
+        return store.files(entry.metadata.key, index=index)
 
     def read_bundled(
         self,
@@ -416,13 +405,9 @@ class Catalog:
     ) -> FileData:
         """Tier 3 with details: the bytes, the full size, and whether they were cut."""
         entry, store = self._usable(name)
-        if hasattr(store, "read_bundled"):
-            data: FileData = store.read_bundled(
-                entry.metadata.key, relpath, max_bytes=max_bytes, truncate=truncate, index=index
-            )
-            return data
-        raw: bytes = store.read_file(entry.metadata.key, relpath, max_bytes=max_bytes)
-        return FileData(relpath, raw, len(raw))
+        return store.read_bundled(
+            entry.metadata.key, relpath, max_bytes=max_bytes, truncate=truncate, index=index
+        )
 
     def read_file(self, name: str, relpath: str, *, max_bytes: int = DEFAULT_FILE_LIMIT) -> bytes:
         """Tier 3: one bundled file's bytes (``FileTooLargeError`` over ``max_bytes``)."""
@@ -431,37 +416,17 @@ class Catalog:
     def skill_md_bytes(
         self, name: str, *, max_bytes: int = DEFAULT_FILE_LIMIT, truncate: bool = False
     ) -> FileData:
-        """The skill's SKILL.md as stored: the bytes ``digest`` covers, for any store.
-
-        A store may provide ``skill_md_bytes`` (``MemoryStore`` does: the text the
-        skill was added with); a folder's SKILL.md is read from it, refusing one that
-        leads outside the folder. ``FileTooLargeError`` over ``max_bytes`` unless
-        ``truncate``.
+        """The skill's SKILL.md as stored: the bytes ``digest`` covers, for any store
+        (``StoreBase.skill_md_bytes``). ``FileTooLargeError`` over ``max_bytes``
+        unless ``truncate``.
         """
         entry, store = self._usable(name)
-        own = getattr(store, "skill_md_bytes", None)
-        if callable(own):
-            data: FileData = own(entry.metadata.key, max_bytes=max_bytes, truncate=truncate)
-            return data
-        meta = entry.metadata
-        if meta.path is None or not meta.md_name:
-            raise InternalError(f"the store of {entry.address} cannot read its SKILL.md")
-        if isinstance(store, FileSystemStore):
-            real = store._real_folder(meta)
-        else:
-            real = os.path.realpath(meta.path)
-        return read_contained(
-            real, meta.md_name, max_bytes=max_bytes, truncate=truncate, skill=meta.name
-        )
+        return store.skill_md_bytes(entry.metadata.key, max_bytes=max_bytes, truncate=truncate)
 
     def digest(self, name: str) -> str:
         """The skill's content digest (``sha256:...`` over its files)."""
         entry = self.get(name)
-        store = self._snapshot().stores[id(entry.metadata)]
-        if not hasattr(store, "digest"):
-            raise InternalError(f"the store of {entry.address} cannot compute digests")
-        digest: str = store.digest(entry.metadata.key)
-        return digest
+        return self._snapshot().stores[id(entry.metadata)].digest(entry.metadata.key)
 
     def snapshot(self) -> CatalogSnapshot:
         """An immutable snapshot of every entry with its files, change tokens and
@@ -490,7 +455,7 @@ class Catalog:
             facts=_file_facts,
         )
 
-    def _walk_addressed(self, entry: CatalogEntry, store: Any) -> tuple[str, Walk, bool]:
+    def _walk_addressed(self, entry: CatalogEntry, store: StoreBase) -> tuple[str, Walk, bool]:
         """The real folder and files of the skill ``entry``'s address reads, and whether
         it is ``entry``'s own (``SOURCE:NAME`` names the first usable copy of a
         source, which may be another folder than ``entry``'s)."""
@@ -582,28 +547,23 @@ class Catalog:
         return out
 
 
-def _content_digest(entry: CatalogEntry, store: Any) -> str:
-    """A store skill's content digest, asked of its store (``InternalError``: none)."""
-    if not hasattr(store, "digest"):
-        raise InternalError(f"the store of {entry.address} cannot compute digests")
-    digest: str = store.digest(entry.metadata.key)
-    return digest
+def _content_digest(entry: CatalogEntry, store: StoreBase) -> str:
+    """A store skill's content digest, asked of its store."""
+    return store.digest(entry.metadata.key)
 
 
-def _file_facts(entry: CatalogEntry, store: Any, content: str) -> Iterable[FileFacts] | None:
+def _file_facts(entry: CatalogEntry, store: StoreBase, content: str) -> Iterable[FileFacts] | None:
     """What a store skill's store knows of the files of version ``content`` (``None``:
-    a store without ``file_facts``, or another version is current)."""
-    hook = getattr(store, "file_facts", None)
-    if not callable(hook):
-        return None
-    found: Iterable[FileFacts] | None = hook(entry.metadata.key, content)
-    return found
+    it cannot tell, or another version is current)."""
+    return store.file_facts(entry.metadata.key, content)
 
 
-def _walk_entry(entry: CatalogEntry, store: Any) -> tuple[str, Walk]:
-    """A folder skill's real folder and every file the walker lists beneath it."""
-    if isinstance(store, FileSystemStore):
-        return store.tree(entry.metadata.key)
+def _walk_entry(entry: CatalogEntry, store: StoreBase) -> tuple[str, Walk]:
+    """A folder skill's real folder and every file the walker lists beneath it (a
+    host store's skill with a ``path``: that folder, walked as found)."""
+    found = store.tree(entry.metadata.key)
+    if found is not None:
+        return found
     assert entry.path is not None
     real = os.path.realpath(entry.path)
     return real, walk_all(real)

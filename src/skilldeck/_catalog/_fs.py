@@ -53,8 +53,8 @@ from skilldeck._catalog._store import (
     Discovery,
     FileData,
     IndexMode,
+    StoreBase,
     bundled_relpath,
-    deprecated_scan,
     require_listed,
 )
 from skilldeck._diagnostics import Diagnostic
@@ -97,7 +97,7 @@ def _record(m: SkillMetadata) -> Record:
     )
 
 
-class FileSystemStore:
+class FileSystemStore(StoreBase):
     """Skills in the folders of one root on disk (the embedded default store).
 
     ``allowed_roots`` widens where symlinks may lead (the catalog passes every
@@ -172,11 +172,6 @@ class FileSystemStore:
             extra = (os.path.realpath(p) for p in self._extra_allowed)
             allowed = self._allowed = (os.path.realpath(self.root), *extra)
         return allowed
-
-    def scan(self, *, refresh: bool = False) -> Discovery:
-        """Deprecated: the older name of :meth:`discover`."""
-        deprecated_scan("FileSystemStore")
-        return self.discover(refresh=refresh)
 
     def refresh(self) -> Discovery:
         return self.discover(refresh=True)
@@ -515,6 +510,23 @@ class FileSystemStore:
         with stamps."""
         real = self._real_folder(self.get(name))
         return real, walk_all(real)
+
+    def folder_root(self) -> tuple[str, bool]:
+        return os.path.realpath(self.root), self.recursive
+
+    def skill_md_bytes(
+        self, name: str, *, max_bytes: int = DEFAULT_FILE_LIMIT, truncate: bool = False
+    ) -> FileData:
+        """The skill's SKILL.md (whatever its file name's case), refusing one that
+        leads outside the skill's folder."""
+        meta = self.get(name)
+        return read_contained(
+            self._real_folder(meta),
+            meta.md_name or "SKILL.md",
+            max_bytes=max_bytes,
+            truncate=truncate,
+            skill=meta.name,
+        )
 
     def file_problems(self, name: str, *, index: IndexMode | None = None) -> tuple[Diagnostic, ...]:
         """Diagnostics met while indexing a skill's files (escaping links, devices)."""

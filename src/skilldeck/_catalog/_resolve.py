@@ -24,6 +24,7 @@ from typing import Any
 
 from skilldeck._catalog import _codes as C
 from skilldeck._catalog._model import CatalogEntry, SkillMetadata, SkillStatus, Source, entry_of
+from skilldeck._catalog._store import StoreBase
 from skilldeck._config import Config
 from skilldeck._diagnostics import Diagnostic
 from skilldeck._errors import SkillError
@@ -40,14 +41,14 @@ class Candidate:
     """One skill found by one store, at one precedence rank (higher wins)."""
 
     meta: SkillMetadata
-    store: Any
+    store: StoreBase
     source: Source
     rank: int
     duplicates: list[Path] = field(default_factory=list)
 
 
 #: a candidate as the catalog lists it: metadata, its store, its source
-Listed = tuple[SkillMetadata, Any, Source]
+Listed = tuple[SkillMetadata, StoreBase, Source]
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +58,7 @@ class State:
     entries: tuple[CatalogEntry, ...]
     visible: Mapping[str, CatalogEntry]
     by_name: Mapping[str, tuple[CatalogEntry, ...]]  # highest precedence first
-    stores: Mapping[int, Any]  # id(entry.metadata) -> store
+    stores: Mapping[int, StoreBase]  # id(entry.metadata) -> store
     diagnostics: tuple[Diagnostic, ...]
     roots: tuple[Any, ...]  # RootInfo
 
@@ -118,7 +119,7 @@ class Resolver:
         entries: list[CatalogEntry] = []
         visible: dict[str, CatalogEntry] = {}
         by_name: dict[str, tuple[CatalogEntry, ...]] = {}
-        stores: dict[int, Any] = {}
+        stores: dict[int, StoreBase] = {}
         previous, previous_multi = self._resolved, self._multi
         multi: dict[str, tuple[SkillMetadata, ...]] = {}
         needs: list[str] = []  # names whose status can change with PATH or the environment
@@ -257,7 +258,7 @@ class Resolver:
                     continue
                 if len(state.by_name[name]) > 1:
                     return False
-                cand = Candidate(meta, None, sources[entry.source], 0)
+                cand = Candidate(meta, state.stores[id(meta)], sources[entry.source], 0)
                 status, reason, _ = self.own_status(cand, disabled, plugins, checker)
                 if status is not entry.status or reason != entry.reason or name != entry.name:
                     return False
@@ -359,7 +360,7 @@ def collapse(group: list[Candidate]) -> list[Candidate]:
     def digest(c: Candidate) -> str | None:
         if id(c) not in digests:
             try:
-                digests[id(c)] = c.store.digest(c.meta.key) if hasattr(c.store, "digest") else None
+                digests[id(c)] = c.store.digest(c.meta.key)
             except (SkillError, OSError):
                 digests[id(c)] = None
         return digests[id(c)]

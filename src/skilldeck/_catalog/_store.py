@@ -9,7 +9,6 @@ store implements the same three methods.
 from __future__ import annotations
 
 import threading
-import warnings
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
@@ -25,7 +24,7 @@ from skilldeck._errors import (
     SkillNotFoundError,
 )
 from skilldeck._paths import safe_relpath
-from skilldeck._tree import is_hidden
+from skilldeck._tree import Walk, is_hidden
 
 if TYPE_CHECKING:
     from skilldeck._format import ParsedSkillMd
@@ -38,8 +37,9 @@ __all__ = [
     "FileFacts",
     "IndexMode",
     "MemoryStore",
-    "Scan",
     "Store",
+    "StoreBase",
+    "as_store",
     "bundled_relpath",
     "in_bundled_index",
     "is_utf8_text",
@@ -74,20 +74,6 @@ class Discovery:
     diagnostics: tuple[Diagnostic, ...] = ()
 
 
-Scan = Discovery
-"""The older name of :class:`Discovery` (kept for compatibility)."""
-
-
-def deprecated_scan(owner: str) -> None:
-    """Warn that ``<owner>.scan()`` is the older name of ``discover()``."""
-    warnings.warn(
-        f"{owner}.scan() is deprecated; use {owner}.discover() "
-        "(skilldeck's scan means the security scan)",
-        DeprecationWarning,
-        stacklevel=3,
-    )
-
-
 @dataclass(frozen=True, slots=True)
 class FileData:
     """The bytes of one bundled file (``truncated``: a prefix of ``size`` bytes)."""
@@ -105,15 +91,14 @@ FileFacts = tuple[str, int, str, bool | None]
 
 @runtime_checkable
 class Store(Protocol):
-    """Where skills come from. ``name`` may also be a ``key`` from ``list_skills``.
+    """Where skills come from: the three methods a host's store must have.
 
-    Optional, besides ``digest(name)`` (the skill's content digest): a store that
-    keeps its files' digests may offer ``file_facts(name, digest)``, returning the
-    ``FileFacts`` of every file of that version (SKILL.md and every file
-    ``files(name, index="all")`` lists), or ``None`` when ``name``'s current version
-    is not ``digest`` (or the store cannot tell). The catalog's snapshot then lists
-    the version's files from them instead of reading every file to hash it; the
-    digests must be those of the bytes a read returns.
+    ``name`` may also be a ``key`` from ``list_skills``. Errors are skilldeck's
+    (``SkillNotFoundError``, ``FileNotFoundInSkillError``, ``PathNotAllowedError``,
+    ``FileTooLargeError``). Everything else the catalog needs (discovery with
+    diagnostics, the file list, content digests, SKILL.md's bytes) has a default
+    in :class:`StoreBase`, computed from these three; a store that can do better
+    subclasses it and overrides what it knows.
     """
 
     def list_skills(self) -> list[SkillMetadata]:
@@ -127,6 +112,133 @@ class Store(Protocol):
     def read_file(self, name: str, relpath: str, *, max_bytes: int = DEFAULT_FILE_LIMIT) -> bytes:
         """One bundled file; ``FileTooLargeError`` when it exceeds ``max_bytes``."""
         ...
+
+
+_WHOLE = 1 << 62
+"""``max_bytes`` of the reads that hash a whole file."""
+
+
+class StoreBase:
+    """The ``Store`` protocol's three methods plus the optional parts, each with a
+    default computed from the three. The catalog uses only these methods; a store
+    overrides what it knows better (``FileSystemStore``, ``MemoryStore`` and
+    ``PostgresStore`` all do).
+    """
+
+    exists: bool = True
+    """Whether the store's place exists (a folder store's root); ``doctor`` shows it."""
+
+    def list_skills(self) -> list[SkillMetadata]:
+        raise NotImplementedError
+
+    def load_skill(self, name: str, *, max_bytes: int | None = None) -> Skill:
+        raise NotImplementedError
+
+    def read_file(self, name: str, relpath: str, *, max_bytes: int = DEFAULT_FILE_LIMIT) -> bytes:
+        raise NotImplementedError
+
+    def discover(self, *, refresh: bool = False) -> Discovery:
+        """Every candidate (invalid ones too) and the problems met; default:
+        ``list_skills()``. ``refresh`` asks a caching store to look again."""
+        return Discovery(tuple(self.list_skills()))
+
+    def files(self, name: str, *, index: IndexMode | None = None) -> tuple[str, ...]:
+        """The skill's file index (``"all"``: every file); default: ``load_skill``'s."""
+        return self.load_skill(name).files
+
+    def read_bundled(
+        self,
+        name: str,
+        relpath: str,
+        *,
+        max_bytes: int = DEFAULT_FILE_LIMIT,
+        truncate: bool = False,
+        index: IndexMode | None = None,
+    ) -> FileData:
+        """One file with its full size, cut to ``max_bytes`` when ``truncate``;
+        default: ``read_file``, after the path rules every store shares."""
+        clean = bundled_relpath(relpath, skill=name)
+        try:
+            data = self.read_file(name, clean, max_bytes=max_bytes)
+        except FileTooLargeError:
+            if not truncate:
+                raise
+            data = self.read_file(name, clean, max_bytes=_WHOLE)
+        return _limit(data, clean, max_bytes, truncate, name)
+
+    def skill_md_bytes(
+        self, name: str, *, max_bytes: int = DEFAULT_FILE_LIMIT, truncate: bool = False
+    ) -> FileData:
+        """The skill's SKILL.md as stored (the bytes ``digest`` covers). Default:
+        ``read_file(name, "SKILL.md")``; for a store that serves only bundled files,
+        the text put back together from ``load_skill``'s frontmatter and body."""
+        try:
+            data = self.read_file(name, "SKILL.md", max_bytes=_WHOLE)
+        except (FileNotFoundInSkillError, PathNotAllowedError):
+            data = _reassembled(self.load_skill(name))
+        return _limit(data, "SKILL.md", max_bytes, truncate, name)
+
+    def digest(self, name: str) -> str:
+        """The skill's content digest: ``sha256:`` over SKILL.md and every file of
+        ``files(name, index="all")`` (``skilldeck.digest_of_files``)."""
+        pairs = {
+            rel: bytes_digest(self.read_file(name, rel, max_bytes=_WHOLE))
+            for rel in self.files(name, index="all")
+        }
+        pairs["SKILL.md"] = bytes_digest(self.skill_md_bytes(name, max_bytes=_WHOLE).data)
+        return digest_of_files(pairs)
+
+    def file_facts(self, name: str, digest: str) -> Iterable[FileFacts] | None:
+        """The ``FileFacts`` of every file of version ``digest`` (SKILL.md and every
+        file ``files(name, index="all")`` lists), or ``None`` (the default) when the
+        store cannot tell or another version is current. A snapshot then lists the
+        version from them instead of reading every file; the digests must be those
+        of the bytes a read returns."""
+        return None
+
+    def tree(self, name: str) -> tuple[str, Walk] | None:
+        """A folder skill's real folder and every file below it; ``None`` (the
+        default) for a store whose skills are not folders on this machine."""
+        return None
+
+    def folder_root(self) -> tuple[str, bool] | None:
+        """The real root folder the store discovers and whether it does so
+        recursively (a catalog does not scan it again); ``None``: no such root."""
+        return None
+
+
+class _HostStore(StoreBase):
+    """A host's store with only the protocol's three methods, given the defaults."""
+
+    def __init__(self, inner: Store) -> None:
+        self.inner = inner
+
+    def __repr__(self) -> str:
+        return f"{type(self.inner).__name__}(...)"
+
+    def list_skills(self) -> list[SkillMetadata]:
+        return self.inner.list_skills()
+
+    def load_skill(self, name: str, *, max_bytes: int | None = None) -> Skill:
+        return self.inner.load_skill(name, max_bytes=max_bytes)
+
+    def read_file(self, name: str, relpath: str, *, max_bytes: int = DEFAULT_FILE_LIMIT) -> bytes:
+        return self.inner.read_file(name, relpath, max_bytes=max_bytes)
+
+
+def as_store(store: Store) -> StoreBase:
+    """``store`` with every part the catalog uses: itself when it is a ``StoreBase``,
+    else wrapped so the parts it lacks get their defaults."""
+    return store if isinstance(store, StoreBase) else _HostStore(store)
+
+
+def _reassembled(skill: Skill) -> bytes:
+    """SKILL.md's text put back together from a loaded skill: the frontmatter as
+    parsed, then the body."""
+    front = skill.manifest.frontmatter_text if skill.manifest is not None else ""
+    if front and not front.endswith("\n"):
+        front += "\n"
+    return f"---\n{front}---\n{skill.body}".encode()
 
 
 def is_utf8_text(data: bytes) -> bool:
@@ -206,7 +318,7 @@ class _MemSkill:
     files: dict[str, bytes] = field(default_factory=dict)
 
 
-class MemoryStore:
+class MemoryStore(StoreBase):
     """Skills held in memory: SKILL.md text plus a mapping of bundled files.
 
     Used for inline (Python-defined) skills and in tests. Thread-safe.
@@ -265,16 +377,11 @@ class MemoryStore:
             raise SkillNotFoundError(f"no skill named {name!r} in this store", skill=name)
         return found
 
-    def discover(self) -> Discovery:
+    def discover(self, *, refresh: bool = False) -> Discovery:
         """Every skill held, by name."""
         with self._lock:
             metas = tuple(s.meta for s in self._skills.values())
         return Discovery(tuple(sorted(metas, key=lambda m: m.name)))
-
-    def scan(self) -> Discovery:
-        """Deprecated: the older name of :meth:`discover`."""
-        deprecated_scan("MemoryStore")
-        return self.discover()
 
     def list_skills(self) -> list[SkillMetadata]:
         return list(self.discover().skills)

@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING
 
 from skilldeck._catalog import _codes as C
 from skilldeck._catalog._files import SKIP_DIRS
-from skilldeck._catalog._fs import FileSystemStore
 from skilldeck._catalog._model import CatalogEntry, SkillStatus, WhyLine
 from skilldeck._diagnostics import Diagnostic
 
@@ -106,7 +105,7 @@ def _depth_probe(catalog: Catalog, name: str) -> list[WhyLine]:
     """Folders named ``name`` holding SKILL.md below the depth an immediate root scans."""
     out = []
     for src, root, store in catalog._stores:
-        if root is None or root.recursive or not isinstance(store, FileSystemStore):
+        if root is None or root.recursive or store.folder_root() is None:
             continue
         base = str(root.path)
         if not os.path.isdir(base):

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import os
 import threading
-import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,7 +39,14 @@ from skilldeck import (
     SkillNotFoundError,
     bytes_digest,
 )
-from skilldeck._catalog import DEFAULT_FILE_LIMIT, Discovery, FileData, FileFacts, IndexMode
+from skilldeck._catalog import (
+    DEFAULT_FILE_LIMIT,
+    Discovery,
+    FileData,
+    FileFacts,
+    IndexMode,
+    StoreBase,
+)
 from skilldeck._digest import digest_of_files
 from skilldeck._format import parse_skill_md
 from skilldeck.postgres._db import Database, check_tenant
@@ -90,7 +96,7 @@ class StoredVersion:
     meta: SkillMetadata = field(compare=False)
 
 
-class PostgresStore:
+class PostgresStore(StoreBase):
     """The skills of one tenant (``Store`` protocol plus what the catalog uses).
 
     ``db`` is a ``Database`` or a URL. The store keeps the current version of
@@ -127,7 +133,7 @@ class PostgresStore:
 
     # -- snapshot --------------------------------------------------------------
 
-    def discover(self) -> Discovery:
+    def discover(self, *, refresh: bool = False) -> Discovery:
         """The current versions (the same object while nothing was published)."""
         with self._lock:
             with self.db.tenant(self.tenant) as conn:
@@ -140,16 +146,6 @@ class PostgresStore:
                     self._load(conn)
                     self._mark = mark
             return self._found
-
-    def scan(self) -> Discovery:
-        """Deprecated: the older name of :meth:`discover`."""
-        warnings.warn(
-            "PostgresStore.scan() is deprecated; use PostgresStore.discover() "
-            "(skilldeck's scan means the security scan)",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return self.discover()
 
     def _load(self, conn: Any) -> None:
         current = conn.execute(

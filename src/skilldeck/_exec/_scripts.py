@@ -8,7 +8,9 @@ the file's exec bit; unknown kinds are refused with ``INVALID_ARGUMENTS``
 
 from __future__ import annotations
 
+import functools
 import shutil
+import subprocess
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -34,6 +36,9 @@ _EXTENSIONS = {
     ".cjs": "node",
     ".rb": "ruby",
     ".pl": "perl",
+    ".ts": "typescript",
+    ".mts": "typescript",
+    ".cts": "typescript",
 }
 _SHEBANG_NAMES = {
     "python": "python",
@@ -45,7 +50,13 @@ _SHEBANG_NAMES = {
     "nodejs": "node",
     "ruby": "ruby",
     "perl": "perl",
+    "bun": "bun",
+    "tsx": "tsx",
 }
+#: every script kind, the keys of ``[execution.interpreters]``
+SCRIPT_KINDS = tuple(dict.fromkeys([*_EXTENSIONS.values(), *_SHEBANG_NAMES.values()]))
+#: programs that run TypeScript, in the order tried (Node.js strips types from 22.6 on)
+_TYPESCRIPT = (("bun", ()), ("tsx", ()), ("node", ("--experimental-strip-types",)))
 
 
 def check_script_args(args: Sequence[str]) -> list[str]:
@@ -157,13 +168,15 @@ def interpreter_for(
             reason="unsupported_script_kind",
             hint="supported: "
             + ", ".join(sorted(_EXTENSIONS))
-            + " or a shebang naming python, sh, bash, node, ruby or perl",
+            + " or a shebang naming python, sh, bash, node, ruby, perl, bun or tsx",
         )
     chosen = (overrides or {}).get(kind)
     if kind == "python":
         return [chosen or sys.executable, "-E", "-s"]
     if kind == "sh" and chosen is None:
         return ["/bin/sh"]
+    if kind == "typescript" and chosen is None:
+        return _typescript(skill, path)
     found = shutil.which(chosen or kind)
     if found is None:
         raise ScriptFailedError(
@@ -173,6 +186,33 @@ def interpreter_for(
             "or ask the skill's author for another script",
         )
     return [found]
+
+
+def _typescript(skill: str, path: Path) -> list[str]:
+    for program, flags in _TYPESCRIPT:
+        found = shutil.which(program)
+        if found and (program != "node" or _node_strips_types(found)):
+            return [found, *flags]
+    raise ScriptFailedError(
+        f"cannot run {path.name}: no TypeScript runner is installed (bun, tsx, or Node.js 22.6+)",
+        skill=skill,
+        reason="interpreter_missing",
+        hint="install one, e.g.: npm install -g tsx  (or set [execution.interpreters] "
+        'typescript = "/path/to/tsx")',
+    )
+
+
+@functools.lru_cache(maxsize=8)
+def _node_strips_types(node: str) -> bool:
+    """True when ``node`` is 22.6 or later (it runs .ts with --experimental-strip-types)."""
+    try:
+        out = subprocess.run(
+            [node, "--version"], capture_output=True, text=True, timeout=10, check=False
+        ).stdout
+        major, minor = (int(x) for x in out.strip().lstrip("v").split(".")[:2])
+    except (OSError, ValueError, subprocess.SubprocessError):
+        return False
+    return (major, minor) >= (22, 6)
 
 
 def _shebang_kind(path: Path) -> str | None:

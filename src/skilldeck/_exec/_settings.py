@@ -9,6 +9,7 @@ from typing import Any, Literal
 
 from skilldeck._errors import ConfigError
 from skilldeck._exec._mounts import Mount, parse_mount
+from skilldeck._exec._scripts import SCRIPT_KINDS
 
 __all__ = ["ExecConfig", "Limits", "RunAsSetting", "SandboxMode", "WorkdirMode", "parse_run_as"]
 
@@ -16,7 +17,6 @@ SandboxMode = Literal["auto", "strict", "none"]
 WorkdirMode = Literal["skill", "project", "temp"]
 RunAsSetting = tuple[int, int] | Literal["auto"] | None
 _WORKDIR_MODES = ("skill", "project", "temp")
-_INTERPRETER_KINDS = ("python", "sh", "bash", "node", "ruby", "perl")
 
 _MIB = 1024 * 1024
 
@@ -109,10 +109,10 @@ class ExecConfig:
         if self.run_as != "auto" and self.run_as is not None and not isinstance(self.run_as, tuple):
             raise ConfigError(f"execution.run_as: bad value {self.run_as!r}")
         for kind, _ in self.interpreters:
-            if kind not in _INTERPRETER_KINDS:
+            if kind not in SCRIPT_KINDS:
                 raise ConfigError(
                     f"execution.interpreters: unknown script kind {kind!r}",
-                    hint="known: " + ", ".join(_INTERPRETER_KINDS),
+                    hint="known: " + ", ".join(SCRIPT_KINDS),
                 )
         for name in ("timeout_cap", "default_timeout"):
             value = getattr(self, name)

@@ -15,7 +15,15 @@ PACKAGES = {p.name for p in PKG.iterdir() if p.is_dir() and (p / "__init__.py").
 # lowest first; a module may import only from its own layer or lower ones
 LAYERS: list[set[str]] = [
     {"_version", "_errors", "_diagnostics", "_atomic", "_paths", "_tree", "_digest", "_statedir"},
-    {"_events", "_lifecycle", "_configruntime", "_configtrust", "_configschema", "_config"},
+    {
+        "_events",
+        "_lifecycle",
+        "_configruntime",
+        "_configtrust",
+        "_configschema",
+        "_configimport",
+        "_config",
+    },
     {"_format"},
     {"_catalog"},
     {

@@ -33,6 +33,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
 from skilldeck._atomic import atomic_write_text, file_lock
+from skilldeck._configimport import ImportedSettings, read_agent_config
 from skilldeck._configschema import (
     DEFAULT_SOURCES,
     SOURCE_KINDS,
@@ -146,6 +147,9 @@ class Config:
     untrusted: UntrustedSettings | None = None
     #: why the project's config was not read at all (another user's folder), or ``None``
     ignored_project: str | None = None
+    #: what another agent runtime's ``~/.agent/config.yaml`` turns off (its names are
+    #: in ``disabled`` and ``enabled_bundled`` too), or ``None``
+    imported: ImportedSettings | None = None
 
     @property
     def notices(self) -> tuple[Diagnostic, ...]:
@@ -338,6 +342,7 @@ def load_config(*, cwd: str | os.PathLike[str] | None = None) -> Config:
             project, untrusted = loaded
     merged = _merge(user or {}, project or {})
     catalog = merged.get("catalog", {})
+    imported = read_agent_config()
     budget = catalog.get("budget")
     return Config(
         data=_freeze(merged),
@@ -349,11 +354,13 @@ def load_config(*, cwd: str | os.PathLike[str] | None = None) -> Config:
         source_roots=MappingProxyType(
             {k: tuple(Path(p) for p in v) for k, v in catalog.get("source_roots", {}).items()}
         ),
-        disabled=tuple(catalog.get("disabled", ())),
+        disabled=(*catalog.get("disabled", ()), *(imported.disabled if imported else ())),
         pinned=tuple(catalog.get("pinned", ())),
         budget=Budget.parse(budget) if budget is not None else None,
         mode=catalog.get("mode", "lenient"),
-        enabled_bundled=tuple(catalog["enabled_bundled"]) if "enabled_bundled" in catalog else None,
+        enabled_bundled=tuple(catalog["enabled_bundled"])
+        if "enabled_bundled" in catalog
+        else (imported.enabled_bundled if imported else None),
         installed=_freeze(merged.get("installed", {})),
         execution=_freeze(merged.get("execution", {})),
         runtime=_freeze(merged.get("runtime", {})),
@@ -361,6 +368,7 @@ def load_config(*, cwd: str | os.PathLike[str] | None = None) -> Config:
         ignored_project=f"{ignored}: its project config and skills are ignored"
         if ignored is not None
         else None,
+        imported=imported,
     )
 
 

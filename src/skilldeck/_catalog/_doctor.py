@@ -97,7 +97,8 @@ def diagnose(catalog: Catalog, *, budget: int | Budget | None = None) -> DoctorR
     diags = list(catalog.diagnostics)
     known = {e.name for e in entries} | {e.address for e in entries}
     cfg = catalog.config
-    for key, names in (("disabled", cfg.disabled), ("pinned", cfg.pinned)):
+    own_disabled = [n for n in cfg.disabled if not cfg.imported or n not in cfg.imported.disabled]
+    for key, names in (("disabled", own_disabled), ("pinned", cfg.pinned)):
         for name in names:
             if name not in known:
                 diags.append(
@@ -109,6 +110,8 @@ def diagnose(catalog: Catalog, *, budget: int | Budget | None = None) -> DoctorR
                     )
                 )
     diags.extend(cfg.notices)
+    if cfg.imported is not None:
+        diags.append(cfg.imported.diagnostic)
     chosen = budget if budget is not None else cfg.budget
     limit = Budget.parse(chosen).chars if chosen is not None else None
     visible = catalog.list()

@@ -301,7 +301,11 @@ class Resolver:
         for pname, entry in self.config.installed.items():
             raw = entry.get("path")
             if entry.get("enabled", True) is False and isinstance(raw, str):
-                out.append((pname, os.path.realpath(raw)))
+                out.append((f"plugin {pname} (enabled = false)", os.path.realpath(raw)))
+        imported = self.config.imported
+        if imported is not None:
+            for pname, ppath in imported.disabled_paths:
+                out.append((f"plugin {pname} (enabled: false in {imported.file})", ppath))
         return out
 
     def own_status(
@@ -325,7 +329,7 @@ class Resolver:
             real = os.path.realpath(meta.path)
             for pname, ppath in plugins:
                 if real == ppath or real.startswith(ppath + os.sep):
-                    why = f"disabled by plugin {pname} (enabled = false)"
+                    why = f"disabled by {pname}"
                     return SkillStatus.DISABLED, why, ()
         if checker is not None:
             missing, notes = checker.check(meta)

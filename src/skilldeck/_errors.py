@@ -41,6 +41,8 @@ leaf with its own code. :func:`error_codes` lists the codes of the tree.
 
 from __future__ import annotations
 
+import os
+import shlex
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Self
@@ -74,6 +76,7 @@ __all__ = [
     "ToolPolicyDeniedError",
     "UnsafeStateError",
     "error_codes",
+    "with_roots",
 ]
 
 
@@ -257,3 +260,25 @@ def error_codes() -> tuple[str, ...]:
             seen.setdefault(cls.code, None)
         pending.extend(reversed(cls.__subclasses__()))
     return tuple(seen)
+
+
+def with_roots(
+    hint: str | None, roots: Sequence[str | os.PathLike[str]], *, recursive: bool = False
+) -> str | None:
+    """``hint`` with ``--root DIR`` added to each skilldeck command that names a skill.
+
+    A front end serving the folders ``roots`` (``skilldeck run --root``, ``serve --root``,
+    searched at any depth with ``recursive``) passes them, so a hint such as ``run:
+    skilldeck approve NAME`` finds the same skill when pasted.
+    """
+    if not hint or not roots:
+        return hint
+    suffix = "".join(f" --root {shlex.quote(os.path.abspath(r))}" for r in roots)
+    suffix += " --recursive" if recursive else ""
+    out = []
+    for part in hint.split("; "):
+        marker = part.find("skilldeck ")
+        if marker >= 0 and part[marker:].split()[1:2] in (["approve"], ["run"], ["show"]):
+            part = part + suffix
+        out.append(part)
+    return "; ".join(out)

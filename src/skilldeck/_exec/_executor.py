@@ -48,7 +48,13 @@ from skilldeck._exec._sandbox import (
 from skilldeck._exec._scripts import check_script_args, interpreter_for, resolve_script
 from skilldeck._exec._settings import ExecConfig
 from skilldeck._exec._snapshot import Snapshot, take_snapshot
-from skilldeck._exec._trust import ApprovalRequest, Approver, coerce_trust, decide_approval
+from skilldeck._exec._trust import (
+    ApprovalDecision,
+    ApprovalRequest,
+    Approver,
+    coerce_trust,
+    decide_approval,
+)
 from skilldeck._format import DeclaredTool
 
 __all__ = ["Executor", "SkillLike"]
@@ -261,7 +267,8 @@ class Executor:
         if decision.action == "run":
             return
         ask = call.approver if call.approver is not None else self.approver
-        if ask is None:
+        answer = ask(self._request(skill, plan, call, trust, isolation, decision)) if ask else None
+        if answer is None:  # nobody to ask: a stored approval stands in where it may
             if decision.stored_fallback:
                 return
             hints = {
@@ -278,12 +285,31 @@ class Executor:
                     decision.reason, f"review the skill, then run: skilldeck approve {skill.name}"
                 ),
             )
+        if not answer:
+            raise ApprovalRequiredError(
+                f"running '{skill.name}' was not approved",
+                skill=skill.name,
+                reason="denied",
+                hint=f"to allow it without asking, run: skilldeck approve {skill.name}",
+            )
+        if decision.persist:
+            self.approvals.grant(skill.name, digest, trust=trust.value, path=str(skill_dir))
+
+    @staticmethod
+    def _request(
+        skill: SkillLike,
+        plan: Plan,
+        call: _Call,
+        trust: Trust,
+        isolation: Mapping[str, Any],
+        decision: ApprovalDecision,
+    ) -> ApprovalRequest:
         description = getattr(getattr(skill, "manifest", None), "description", None)
-        request = ApprovalRequest(
+        return ApprovalRequest(
             skill=skill.name,
             description=description if isinstance(description, str) else None,
             trust=trust,
-            digest=digest,
+            digest=plan.snapshot.digest,
             kind=call.kind,
             target=call.target,
             argv=tuple(plan.argv),
@@ -297,15 +323,6 @@ class Executor:
                 else None
             ),
         )
-        if not ask(request):
-            raise ApprovalRequiredError(
-                f"running '{skill.name}' was not approved",
-                skill=skill.name,
-                reason="denied",
-                hint=f"to allow it without asking, run: skilldeck approve {skill.name}",
-            )
-        if decision.persist:
-            self.approvals.grant(skill.name, digest, trust=trust.value, path=str(skill_dir))
 
     # ---------------------------------------------------------------- running
 

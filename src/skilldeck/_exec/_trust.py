@@ -100,7 +100,10 @@ class ApprovalRequest:
         }
 
 
-Approver = Callable[[ApprovalRequest], bool]
+#: A host's yes (``True``) or no (``False``) to a run; ``None`` when it could reach
+#: nobody to ask (an MCP client without elicitation): the run is then decided as if
+#: there were no approver, so an approval stored with ``skilldeck approve`` applies.
+Approver = Callable[[ApprovalRequest], bool | None]
 
 
 @dataclass(frozen=True, slots=True)

@@ -148,26 +148,34 @@ class ScriptTools:
             warnings = (truncated_warning(f"the output of {target!r}", None),)
         return ToolResult(data, warnings)
 
-    def _observed(self, session: Session, approver: Approver) -> Callable[[ApprovalRequest], bool]:
-        """The host's approver, with the question and the answer emitted as events."""
+    def _observed(
+        self, session: Session, approver: Approver
+    ) -> Callable[[ApprovalRequest], bool | None]:
+        """The host's approver, with the question and the answer emitted as events.
+
+        An approver that reached nobody (``None``) asked nothing: no event, and the
+        executor decides as without an approver (a stored approval may stand in).
+        """
         emit = self.runtime.emit
 
-        def ask(request: ApprovalRequest) -> bool:
+        def ask(request: ApprovalRequest) -> bool | None:
             common: dict[str, Any] = {
                 "session_id": session.id,
                 "skill": request.skill,
                 "target": request.target,
                 "digest": request.digest,
             }
-            emit(ApprovalAsked(**common, reason=request.reason))
             try:
-                granted = bool(approver(request))
+                answer = approver(request)
             except Exception:  # a failing approver never approves
-                granted = False
-            if granted:
+                answer = False
+            if answer is None:
+                return None
+            emit(ApprovalAsked(**common, reason=request.reason))
+            if answer:
                 emit(ApprovalGranted(**common, reason=request.reason))
             else:
                 emit(ApprovalDenied(**common, reason=request.reason))
-            return granted
+            return bool(answer)
 
         return ask

@@ -114,6 +114,15 @@ def root_option(func: F) -> F:
     )(func)
 
 
+def recursive_option(func: F) -> F:
+    """``--recursive``: the ``--root`` folders searched at any depth."""
+    return click.option(
+        "--recursive",
+        is_flag=True,
+        help="Search the --root folders at any depth (default: their direct sub-folders).",
+    )(func)
+
+
 def embedder_option(func: F) -> F:
     """``--embedder MODEL``: rank with a model2vec model too (a folder or a model id;
     ``off``: lexical only); default ``[search] embedder`` of the user's config."""

@@ -12,7 +12,14 @@ from typing import Any, TypeVar
 import click
 
 import skilldeck
-from skilldeck.cli._app import EXIT_FINDINGS, format_option, formats_option, main, root_option
+from skilldeck.cli._app import (
+    EXIT_FINDINGS,
+    format_option,
+    formats_option,
+    main,
+    recursive_option,
+    root_option,
+)
 from skilldeck.cli._store import active_catalog, store_options
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -24,14 +31,6 @@ _SYMBOL = {
     skilldeck.SkillStatus.INVALID: "✗",
     skilldeck.SkillStatus.SHADOWED: "·",
 }
-
-
-def _recursive_option(func: F) -> F:
-    return click.option(
-        "--recursive",
-        is_flag=True,
-        help="Search the --root folders at any depth (default: their direct sub-folders).",
-    )(func)
 
 
 def _open_catalog(roots: Sequence[str], recursive: bool = False) -> skilldeck.Catalog:
@@ -61,7 +60,7 @@ def _short(text: str, width: int) -> str:
 @main.command("list")
 @root_option
 @store_options
-@_recursive_option
+@recursive_option
 @click.option("--all", "show_all", is_flag=True, help="Also show shadowed skills.")
 @click.option("--installed", is_flag=True, help="Only skills from installed sources.")
 @format_option
@@ -143,7 +142,7 @@ def _agents_by_folder() -> dict[str, tuple[str, ...]]:
 @main.command()
 @click.argument("name")
 @root_option
-@_recursive_option
+@recursive_option
 @format_option
 def why(name: str, roots: tuple[str, ...], recursive: bool, fmt: str) -> None:
     """Explain why a skill is, or is not, the one the model sees."""
@@ -163,7 +162,7 @@ def why(name: str, roots: tuple[str, ...], recursive: bool, fmt: str) -> None:
 
 @main.command()
 @root_option
-@_recursive_option
+@recursive_option
 @formats_option("xml", "markdown", "json", "compact")
 @click.option(
     "--budget",
@@ -223,7 +222,7 @@ def prompt(
 @click.argument("name")
 @root_option
 @store_options
-@_recursive_option
+@recursive_option
 @click.option("--max-bytes", type=click.IntRange(min=1), help="Read at most this much of SKILL.md.")
 @click.option(
     "--all-files", is_flag=True, help="List every file, not only scripts/, references/, assets/."
@@ -259,7 +258,7 @@ def load(
 @click.argument("path")
 @root_option
 @store_options
-@_recursive_option
+@recursive_option
 @click.option(
     "--max-bytes",
     type=click.IntRange(min=1),
@@ -361,7 +360,7 @@ def disable(name: str, scope: str, fmt: str) -> None:
 
 @main.command()
 @root_option
-@_recursive_option
+@recursive_option
 @format_option
 def doctor(roots: tuple[str, ...], recursive: bool, fmt: str) -> None:
     """Check the catalog: roots, invalid and unavailable skills, shadowing, budget."""

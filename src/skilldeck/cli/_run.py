@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import shlex
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -14,7 +13,8 @@ import click
 import skilldeck
 import skilldeck.execution
 import skilldeck.format
-from skilldeck.cli._app import EXIT_FINDINGS, json_option, main, root_option
+from skilldeck._errors import with_roots
+from skilldeck.cli._app import EXIT_FINDINGS, json_option, main, recursive_option, root_option
 from skilldeck.cli._store import (
     active_approval_store,
     active_catalog,
@@ -23,13 +23,13 @@ from skilldeck.cli._store import (
 )
 
 
-def _catalog(roots: Sequence[str]) -> skilldeck.Catalog:
+def _catalog(roots: Sequence[str], recursive: bool = False) -> skilldeck.Catalog:
     stored = active_catalog()  # --store URL --tenant T
     if stored is not None:
         return stored
     config = skilldeck.load_config()
     if roots:
-        return skilldeck.Catalog.from_roots(roots, config=config)
+        return skilldeck.Catalog.from_roots(roots, recursive=recursive, config=config)
     return skilldeck.Catalog.default(config=config)
 
 
@@ -116,20 +116,6 @@ def _exec_config(
     return config.replace(**changes)
 
 
-def with_roots(hint: str | None, roots: Sequence[str]) -> str | None:
-    """Add the ``--root`` options of this command to the skilldeck commands a hint shows."""
-    if not hint or not roots:
-        return hint
-    suffix = "".join(f" --root {shlex.quote(os.path.abspath(r))}" for r in roots)
-    out = []
-    for part in hint.split("; "):
-        marker = part.find("skilldeck ")
-        if marker >= 0 and part[marker:].split()[1] in ("approve", "run", "show"):
-            part = part + suffix
-        out.append(part)
-    return "; ".join(out)
-
-
 @main.command("run", context_settings={"ignore_unknown_options": False})
 @click.argument("name")
 @click.argument("target")
@@ -174,6 +160,7 @@ def with_roots(hint: str | None, roots: Sequence[str]) -> str | None:
 )
 @json_option
 @root_option
+@recursive_option
 @store_options
 def run_command(
     name: str,
@@ -187,6 +174,7 @@ def run_command(
     yes: bool,
     as_json: bool,
     roots: tuple[str, ...],
+    recursive: bool,
 ) -> None:
     """Run TARGET of skill NAME: a script under scripts/ or a tool declared in SKILL.md.
 
@@ -197,9 +185,21 @@ def run_command(
     Paths given as arguments are made visible under the sandbox.
     """
     try:
-        _run(name, target, args, pairs, sandbox, workdir, run_as, mounts, yes, as_json, roots)
+        _run(
+            name,
+            target,
+            args,
+            pairs,
+            sandbox,
+            workdir,
+            run_as,
+            mounts,
+            yes,
+            as_json,
+            _catalog(roots, recursive),
+        )
     except skilldeck.SkillError as exc:
-        exc.hint = with_roots(exc.hint, roots)
+        exc.hint = with_roots(exc.hint, roots, recursive=recursive)
         raise
 
 
@@ -214,9 +214,8 @@ def _run(
     mounts: tuple[str, ...],
     yes: bool,
     as_json: bool,
-    roots: tuple[str, ...],
+    catalog: skilldeck.Catalog,
 ) -> None:
-    catalog = _catalog(roots)
     skill = catalog.load(name)
     trust = catalog.trust(name)
     digest = catalog.digest(name)
@@ -270,14 +269,15 @@ def _run(
 @click.argument("name")
 @json_option
 @root_option
+@recursive_option
 @store_options
-def approve_command(name: str, as_json: bool, roots: tuple[str, ...]) -> None:
+def approve_command(name: str, as_json: bool, roots: tuple[str, ...], recursive: bool) -> None:
     """Approve skill NAME to run its scripts and tools, bound to its current content.
 
     Any change to any file of the skill voids the approval. Skills that set
     always_ask still ask before every run.
     """
-    catalog = _catalog(roots)
+    catalog = _catalog(roots, recursive)
     entry = catalog.get(name)
     trust = catalog.trust(name)
     digest = catalog.digest(name)

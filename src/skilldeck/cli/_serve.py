@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 import skilldeck
-from skilldeck.cli._app import embedder_option, main, root_option
+from skilldeck.cli._app import embedder_option, main, recursive_option, root_option
 
 
 @main.command()
@@ -25,6 +25,7 @@ from skilldeck.cli._app import embedder_option, main, root_option
     "--port", type=click.IntRange(0, 65535), default=8000, show_default=True, help="HTTP port."
 )
 @root_option
+@recursive_option
 @click.option(
     "--token",
     envvar="SKILLDECK_MCP_TOKEN",
@@ -81,6 +82,7 @@ def serve(
     host: str,
     port: int,
     roots: tuple[str, ...],
+    recursive: bool,
     token: str | None,
     allow_exec: bool,
     allowed_tools: str | None,
@@ -133,7 +135,9 @@ def serve(
         skill_mcp.check_bind(host, token)
     # --root folders keep the config's [catalog] disabled, pinned and budget, as list does
     catalog = (
-        skilldeck.Catalog.from_roots([os.fspath(r) for r in roots], config=config)
+        skilldeck.Catalog.from_roots(
+            [os.fspath(r) for r in roots], recursive=recursive, config=config
+        )
         if roots
         else skilldeck.Catalog.default(config=config)
     )

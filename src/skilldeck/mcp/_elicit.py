@@ -13,7 +13,11 @@ when the client declared it:
   The question's (skill, digest) travels in ``requestState``, which the SDK seals,
   so a yes only covers the content it was asked about.
 
-A client that cannot elicit gets the executor's refusal (``APPROVAL_REQUIRED``).
+A client that cannot elicit (Claude Code headless, most SDK clients) has nobody to
+ask: ``approve`` answers ``None`` and the executor decides as ``skilldeck run`` does
+without a terminal, so an approval stored with ``skilldeck approve NAME`` lets the
+run start and anything else is refused (``APPROVAL_REQUIRED``, with that command as
+the hint).
 """
 
 from __future__ import annotations
@@ -66,11 +70,16 @@ current: contextvars.ContextVar[Asker | None] = contextvars.ContextVar(
 )
 
 
-def approve(request: Any) -> bool:
-    """``Executor`` approver: yes only when the user says so through the MCP client."""
+def approve(request: Any) -> bool | None:
+    """``Executor`` approver: the user's answer through the MCP client.
+
+    ``None`` when the client cannot ask its user: the executor then decides as
+    without an approver, so what ``skilldeck approve NAME`` granted applies, as on
+    the command line.
+    """
     asker = current.get()
     if asker is None:
-        return False
+        return None
     key = (str(request.skill), str(request.digest))
     if asker.granted == key:
         return True

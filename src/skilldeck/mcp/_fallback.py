@@ -28,6 +28,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import anyio.to_thread
@@ -46,6 +47,7 @@ from mcp_types import Tool as MCPTool
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from skilldeck import Session, SkillRuntime
+from skilldeck._errors import with_roots
 from skilldeck.mcp import _elicit
 from skilldeck.mcp._notify import ClientBus
 from skilldeck.mcp._sessions import (
@@ -86,11 +88,12 @@ class ToolFallback:
             runtime.session, idle_timeout=idle_timeout, max_sessions=max_sessions
         )
         self.bus: ClientBus | None = None  # set by the server: where listen streams hear us
+        self._roots, self._recursive = _served_roots(runtime.catalog)
 
     # -- the executor's approver (runs on the worker thread) ---------------------
 
-    def approve(self, request: Any) -> bool:
-        """``Executor`` approver: yes only when the client's user says so (see ``_elicit``)."""
+    def approve(self, request: Any) -> bool | None:
+        """``Executor`` approver: the client's user's answer (see ``_elicit``)."""
         return _elicit.approve(request)
 
     # -- listing ---------------------------------------------------------------
@@ -145,6 +148,7 @@ class ToolFallback:
         asker = _elicit.asker_for(context)
         envelope = await anyio.to_thread.run_sync(self._run, asker, session, name, dict(arguments))
         if not envelope.get("ok"):
+            envelope = self._pasteable(envelope)
             error = envelope.get("error") or {}
             if error.get("reason") == "unknown_tool":
                 raise MCPError(INVALID_PARAMS, str(error.get("message")), data=dict(error))
@@ -164,6 +168,15 @@ class ToolFallback:
                 client.listed = None
                 await self._tools_changed(ctx, client)
         return _result(envelope, meta)
+
+    def _pasteable(self, envelope: Mapping[str, Any]) -> Mapping[str, Any]:
+        """The error's hint with this server's ``--root`` folders, so that a command it
+        names (``skilldeck approve NAME``) finds the same skill when pasted."""
+        error = envelope.get("error")
+        if not self._roots or not isinstance(error, Mapping) or not error.get("hint"):
+            return envelope
+        hint = with_roots(str(error["hint"]), self._roots, recursive=self._recursive)
+        return {**envelope, "error": {**error, "hint": hint}}
 
     def _refusal(self, session: Session, name: str) -> dict[str, Any] | None:
         """The envelope for a tool this client is not offered (``None``: let the runtime say).
@@ -219,6 +232,16 @@ class ToolFallback:
             return self.runtime.call(session, name, arguments)
         finally:
             _elicit.current.reset(token)
+
+
+def _served_roots(catalog: Any) -> tuple[list[Path], bool]:
+    """The folders of a catalog made of ``--root`` folders only (else none) and whether
+    they are searched at any depth: the options a pasted command needs to find its skills."""
+    sources = getattr(catalog, "sources", ())
+    if not sources or any(s.kind != "root" for s in sources):
+        return [], False
+    roots = [r for s in sources for r in s.roots]
+    return [r.path for r in roots], any(r.recursive for r in roots)
 
 
 def _result(envelope: Mapping[str, Any], meta: dict[str, Any] | None = None) -> CallToolResult:

@@ -201,20 +201,32 @@ def run_stdio(server: SkillServer) -> None:
     which JavaScript clients send, or nesting past its limit) is answered with a
     ``-32700`` error for its id: the SDK drops such lines, so the client waited for
     a reply that never came. (Over HTTP the SDK answers them with a 400.)
+
+    When stdin ends, every request read before it is still answered (for at most
+    ``DRAIN_SECONDS``) before the server exits: a client that writes its requests
+    and closes its end (``printf ... | skilldeck serve``) got only the replies that
+    happened to be ready when the end of input was read, and waited for the rest.
     """
     import anyio
 
     anyio.run(_serve_stdio, server)
 
 
+DRAIN_SECONDS = 30.0
+
+
 async def _serve_stdio(server: SkillServer) -> None:
     import anyio
     from mcp.server.stdio import stdio_server
     from mcp.shared.message import SessionMessage
+    from mcp.types import JSONRPCError, JSONRPCRequest, JSONRPCResponse
 
     lowlevel = server._lowlevel_server
     async with stdio_server() as (read, write):
         send, receive = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+        replies, outgoing = anyio.create_memory_object_stream[SessionMessage](0)
+        unanswered: set[str] = set()  # ids of requests read and not yet answered
+        answered = [anyio.Event()]  # set (and replaced) whenever a reply goes out
 
         async def pump() -> None:
             async with send:
@@ -222,13 +234,30 @@ async def _serve_stdio(server: SkillServer) -> None:
                     reply = _unparsable_reply(item) if isinstance(item, Exception) else None
                     if reply is not None:
                         await write.send(SessionMessage(reply))
-                    else:
-                        await send.send(item)
+                        continue
+                    if isinstance(item, SessionMessage) and isinstance(
+                        item.message, JSONRPCRequest
+                    ):
+                        unanswered.add(repr(item.message.id))
+                    await send.send(item)
+                with anyio.move_on_after(DRAIN_SECONDS):  # stdin ended: answer what was asked
+                    while unanswered:
+                        await answered[0].wait()
+
+        async def forward() -> None:
+            async with outgoing, write:
+                async for message in outgoing:
+                    await write.send(message)
+                    if isinstance(message.message, JSONRPCResponse | JSONRPCError):
+                        unanswered.discard(repr(message.message.id))
+                        answered[0].set()
+                        answered[0] = anyio.Event()
 
         async with anyio.create_task_group() as tasks:
             tasks.start_soon(pump)
-            await lowlevel.run(receive, write, lowlevel.create_initialization_options())
-            tasks.cancel_scope.cancel()
+            tasks.start_soon(forward)
+            async with replies:
+                await lowlevel.run(receive, replies, lowlevel.create_initialization_options())
 
 
 def _unparsable_reply(error: Exception) -> Any:

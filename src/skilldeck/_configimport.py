@@ -19,8 +19,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from skilldeck._diagnostics import Diagnostic, Severity, register_code
 
 __all__ = ["AGENT_CONFIG_READ", "ImportedSettings", "read_agent_config"]
@@ -105,8 +103,13 @@ def _load(path: Path, home: Path) -> Any:
             return None  # another user's file says nothing about this user's skills
         with open(path, "rb") as fh:
             text = fh.read(_MAX_BYTES + 1)
+    except OSError:
+        return None
+    import yaml  # only when the file exists: most users have none
+
+    try:
         return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # noqa: S506
-    except (OSError, ValueError, yaml.YAMLError, RecursionError):
+    except (ValueError, yaml.YAMLError, RecursionError):
         return None
 
 

@@ -36,6 +36,9 @@ from skilldeck._exec import (
     MemoryApprovalStore as MemoryApprovalStore,
 )
 from skilldeck._exec import (
+    PackageSet as PackageSet,
+)
+from skilldeck._exec import (
     RunResult as RunResult,
 )
 from skilldeck._exec import (
@@ -46,6 +49,9 @@ from skilldeck._exec import (
 )
 from skilldeck._exec import (
     execution_status as execution_status,
+)
+from skilldeck._exec import (
+    install_packages as install_packages,
 )
 from skilldeck._exec import (
     probe_sandbox as probe_sandbox,
@@ -68,10 +74,12 @@ __all__ = [
     "FileApprovalStore",
     "Limits",
     "MemoryApprovalStore",
+    "PackageSet",
     "RunResult",
     "SandboxStatus",
     "coerce_cli_arguments",
     "execution_status",
+    "install_packages",
     "probe_sandbox",
     "render_command",
     "skill_visible_in_mode",

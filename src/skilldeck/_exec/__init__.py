@@ -24,6 +24,7 @@ from skilldeck._exec._approvals import (
 from skilldeck._exec._executor import Executor, SkillLike
 from skilldeck._exec._interp import check_arguments, coerce_cli_arguments, render_command
 from skilldeck._exec._mounts import parse_mount
+from skilldeck._exec._packages import PackageSet, install_packages, packages_report
 from skilldeck._exec._runner import RunResult
 from skilldeck._exec._sandbox import SandboxStatus, probe_sandbox
 from skilldeck._exec._settings import ExecConfig, Limits, parse_run_as
@@ -49,6 +50,7 @@ __all__ = [
     "FileApprovalStore",
     "Limits",
     "MemoryApprovalStore",
+    "PackageSet",
     "RunResult",
     "SandboxStatus",
     "SkillLike",
@@ -57,6 +59,8 @@ __all__ = [
     "coerce_trust",
     "decide_approval",
     "execution_status",
+    "install_packages",
+    "packages_report",
     "parse_mount",
     "parse_run_as",
     "probe_sandbox",

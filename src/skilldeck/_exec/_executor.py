@@ -29,6 +29,7 @@ from skilldeck._exec._env import build_env
 from skilldeck._exec._interp import render_command
 from skilldeck._exec._mounts import failure_hint
 from skilldeck._exec._native import Helper, find_helper
+from skilldeck._exec._packages import missing_module_hint
 from skilldeck._exec._plan import Plan, make_plan, report
 from skilldeck._exec._programs import python_roots
 from skilldeck._exec._runner import (
@@ -206,7 +207,8 @@ class Executor:
 
         def build(snap: Snapshot) -> tuple[list[str], list[str]]:
             path = _in_snapshot(skill.name, skill_dir, snap, script)
-            return [*interpreter_for(skill.name, path, overrides), str(path), *checked], checked
+            prefix = interpreter_for(skill.name, path, overrides, root=snap.path)
+            return [*prefix, str(path), *checked], checked
 
         return self._run(skill, skill_dir, build, _Call("script", script, trust, approver, cancel))
 
@@ -234,7 +236,8 @@ class Executor:
             if not relative:
                 return list(rendered), rendered[1:]
             path = _in_snapshot(skill.name, skill_dir, snap, program)
-            argv = [*interpreter_for(skill.name, path, overrides), str(path), *rendered[1:]]
+            prefix = interpreter_for(skill.name, path, overrides, root=snap.path)
+            argv = [*prefix, str(path), *rendered[1:]]
             return argv, rendered[1:]
 
         return self._run(skill, skill_dir, build, _Call("tool", tool.name, trust, approver, cancel))
@@ -489,7 +492,7 @@ class Executor:
                 hidden=private_dirs(plan.network),
                 visible=visible,
                 sandboxed=plan.sandboxed,
-            )
+            ) or missing_module_hint(output, plan.skill, _script_of(plan))
         return RunResult(
             success=code == 0,
             exit_code=code,
@@ -580,3 +583,12 @@ def _skill_trust(skill: Any) -> Any:
     if trust is None:
         trust = getattr(getattr(skill, "source", None), "trust", None)
     return trust
+
+
+def _script_of(plan: Plan) -> str | None:
+    """The skill-relative path of the script a run started, if it ran one of the skill's."""
+    root = str(plan.snapshot.path) + os.sep
+    for arg in plan.argv[:4]:
+        if arg.startswith(root):
+            return arg[len(root) :]
+    return None

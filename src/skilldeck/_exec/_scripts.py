@@ -21,6 +21,7 @@ from skilldeck._errors import (
     PathNotAllowedError,
     ScriptFailedError,
 )
+from skilldeck._exec._packages import python_for
 from skilldeck._paths import script_relpath
 from skilldeck._tree import is_hidden
 
@@ -151,11 +152,13 @@ def list_scripts(skill_dir: Path, files: frozenset[str] | None = None) -> list[s
 
 
 def interpreter_for(
-    skill: str, path: Path, overrides: Mapping[str, str] | None = None
+    skill: str, path: Path, overrides: Mapping[str, str] | None = None, *, root: Path | None = None
 ) -> list[str]:
     """The interpreter argv prefix for a script, from the allowlist by extension or shebang.
 
-    ``overrides`` maps a kind (``python``, ``node``, ...) to the program to use.
+    ``overrides`` maps a kind (``python``, ``node``, ...) to the program to use. With
+    ``root`` (the skill folder the script runs from), a Python script that declares
+    packages runs with the environment built for them (``_packages``).
     """
     kind = _EXTENSIONS.get(path.suffix.lower())
     if kind is None:
@@ -172,6 +175,8 @@ def interpreter_for(
         )
     chosen = (overrides or {}).get(kind)
     if kind == "python":
+        if chosen is None and root is not None:
+            chosen = python_for(skill, root, path)
         return [chosen or sys.executable, "-E", "-s"]
     if kind == "sh" and chosen is None:
         return ["/bin/sh"]

@@ -364,15 +364,26 @@ def disable(name: str, scope: str, fmt: str) -> None:
 @format_option
 def doctor(roots: tuple[str, ...], recursive: bool, fmt: str) -> None:
     """Check the catalog: roots, invalid and unavailable skills, shadowing, budget."""
-    from skilldeck._exec import execution_status
+    from skilldeck._exec import execution_status, packages_report
     from skilldeck.catalog import diagnose
 
     catalog = _open_catalog(roots, recursive)
     report = diagnose(catalog)
     execution = execution_status()  # what `skilldeck run` would do here
     drift = _installed_drift()
+    packages = packages_report(
+        (e.name, e.path) for e in catalog.entries(include_shadowed=False) if e.path is not None
+    )
+    missing = [row for row in packages["skills"] if not row.get("installed")]
     if fmt == "json":
-        _echo_json({**report.to_dict(), "execution": execution.to_dict(), "installed_drift": drift})
+        _echo_json(
+            {
+                **report.to_dict(),
+                "execution": execution.to_dict(),
+                "installed_drift": drift,
+                "packages": packages,
+            }
+        )
     else:
         lines = report.lines()
         summary = lines.pop()  # "no problems found" / "N problem(s)": said last
@@ -393,6 +404,19 @@ def doctor(roots: tuple[str, ...], recursive: bool, fmt: str) -> None:
         if execution.findings:
             warnings = len(execution.findings) - execution.errors
             summary += f"; execution: {execution.errors} error(s), {warnings} warning(s)"
+        if packages["skills"]:
+            click.echo(f"python packages (uv: {packages['uv'] or 'not installed'}):")
+            for row in packages["skills"]:
+                if "error" in row:
+                    click.echo(f"  ✗ {row['name']}: {row['error']}")
+                    continue
+                mark = "✓" if row["installed"] else "✗"
+                wanted = " ".join(row["requirements"])
+                click.echo(f"  {mark} {row['name']}: {row['origin']}: {wanted}")
+                if row["hint"]:
+                    click.echo(f"    hint: {row['hint']}")
+            if missing:
+                summary += f"; packages: {len(missing)} not installed"
         click.echo(summary)
     if report.errors or execution.errors or drift:
         sys.exit(EXIT_FINDINGS)

@@ -37,7 +37,7 @@ COMMANDS = {
         ("install", "update", "remove", "verify", "export", "manage", "agents", "sync"),
         "_dist",
     ),
-    **dict.fromkeys(("run", "approve", "revoke", "approvals", "sandbox"), "_run"),
+    **dict.fromkeys(("run", "approve", "revoke", "approvals", "sandbox", "packages"), "_run"),
     **dict.fromkeys(("eval", "search"), "_routing"),
     "scan": "_scan",
     "serve": "_serve",

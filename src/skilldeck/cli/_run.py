@@ -285,8 +285,10 @@ def approve_command(name: str, as_json: bool, roots: tuple[str, ...], recursive:
     approval = store.grant(
         entry.name, digest, trust=trust.value, path=str(entry.path) if entry.path else None
     )
+    # approving is when the network may be used: the packages its scripts declare
+    built = _install_packages(entry.name, entry.path, quiet=as_json)
     if as_json:
-        _echo_json({"ok": True, "data": approval.to_dict()})
+        _echo_json({"ok": True, "data": {**approval.to_dict(), "environments": built}})
         return
     if trust is skilldeck.Trust.UNTRUSTED:
         click.secho(
@@ -296,6 +298,41 @@ def approve_command(name: str, as_json: bool, roots: tuple[str, ...], recursive:
             err=True,
         )
     click.echo(f"approved {entry.name} ({trust.value}) at {digest}")
+
+
+def _install_packages(name: str, folder: Any, *, quiet: bool) -> list[dict[str, Any]]:
+    if folder is None:
+        return []
+    progress = None if quiet else (lambda message: click.echo(message, err=True))
+    return [
+        {"origin": p.origin, "requirements": list(p.requirements), "python": str(python)}
+        for p, python in skilldeck.execution.install_packages(name, folder, progress=progress)
+    ]
+
+
+@main.command("packages")
+@click.argument("name")
+@json_option
+@root_option
+@store_options
+def packages_command(name: str, as_json: bool, roots: tuple[str, ...]) -> None:
+    """Install the Python packages the scripts of skill NAME declare.
+
+    Scripts declare them with inline metadata (a '# /// script' block) or a
+    scripts/requirements.txt; runs then use that environment and never install.
+    Approving a skill does this too.
+    """
+    entry = _catalog(roots).get(name)
+    built = _install_packages(entry.name, entry.path, quiet=as_json)
+    if as_json:
+        _echo_json({"ok": True, "data": {"name": entry.name, "environments": built}})
+        return
+    if not built:
+        click.echo(f"{entry.name} declares no Python packages")
+    for env in built:
+        click.echo(
+            f"{entry.name}: {env['origin']}: {' '.join(env['requirements'])} -> {env['python']}"
+        )
 
 
 @main.command("revoke")

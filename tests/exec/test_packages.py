@@ -1,0 +1,187 @@
+"""Scripts that declare their Python packages run with them, after approval, offline."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from skilldeck.cli import main
+from skilldeck.execution import install_packages
+
+from .conftest import needs_bwrap
+
+pytestmark = pytest.mark.skipif(
+    importlib.util.find_spec("uv") is None and shutil.which("uv") is None,
+    reason="uv is not installed (the packages extra installs it)",
+)
+
+EXTRACT = """\
+import json, sys
+from pypdf import PdfWriter, PdfReader
+import io
+w = PdfWriter(); w.add_blank_page(width=72, height=72)
+buf = io.BytesIO(); w.write(buf)
+print(json.dumps({"pages": len(PdfReader(io.BytesIO(buf.getvalue())).pages)}))
+"""
+
+INLINE = """\
+# /// script
+# requires-python = ">=3.10"
+# dependencies = [
+#   "pypdf>=4",
+# ]
+# ///
+import json
+import pypdf
+print(json.dumps({"inline": pypdf.__name__}))
+"""
+
+UNDECLARED = "import pypdf\nprint('never')\n"
+
+
+@pytest.fixture(scope="module")
+def module_dir() -> Iterator[Path]:
+    """For the module: uv's download cache (the package is fetched once) and skilldeck's
+    cache, whose sibling ``cache-envs`` holds the environments; all removed at the end."""
+    path = Path(tempfile.mkdtemp(prefix="skilldeck-packages-"))
+    path.chmod(0o755)
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture
+def pdf_root(world: Path, module_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A skill laid out like a PDF skill: SKILL.md, scripts/, scripts/requirements.txt."""
+    monkeypatch.setenv("UV_CACHE_DIR", str(module_dir / "uv"))
+    monkeypatch.setenv("SKILLDECK_CACHE_DIR", str(module_dir / "cache"))
+    envs = module_dir / "cache-envs"
+    if envs.exists():
+        shutil.rmtree(envs)  # each test starts with nothing installed
+    root = world / "skills"
+    skill = root / "pdf"
+    (skill / "scripts").mkdir(parents=True)
+    (skill / "SKILL.md").write_text(
+        "---\nname: pdf\ndescription: Work with PDF files. Use when the user has a PDF.\n---\n\n"
+        "Run `scripts/extract.py`, `scripts/inline.py` or `scripts/undeclared.py`.\n"
+    )
+    (skill / "scripts" / "extract.py").write_text(EXTRACT)
+    (skill / "scripts" / "requirements.txt").write_text("# for extract.py\npypdf>=4\n")
+    (skill / "scripts" / "inline.py").write_text(INLINE)
+    other = root / "plain"
+    (other / "scripts").mkdir(parents=True)
+    (other / "SKILL.md").write_text(
+        "---\nname: plain\ndescription: Uses pypdf without saying so. Use for tests.\n---\n\n"
+        "Run `scripts/undeclared.py`.\n"
+    )
+    (other / "scripts" / "undeclared.py").write_text(UNDECLARED)
+    for dirpath, _, files in os.walk(world):
+        os.chmod(dirpath, 0o755)
+        for f in files:
+            os.chmod(os.path.join(dirpath, f), 0o644)
+    return root
+
+
+def invoke(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, list(args), catch_exceptions=False)
+    return result.exit_code, result.stdout, result.stderr
+
+
+def _sandbox_args(mode: str) -> list[str]:
+    return ["--sandbox", "none"] if mode == "none" else ["--sandbox", "strict"]
+
+
+@pytest.mark.parametrize("mode", ["none", pytest.param("bwrap", marks=needs_bwrap)])
+def test_declared_packages_are_installed_on_approve_and_used_offline(
+    pdf_root: Path, mode: str
+) -> None:
+    root = str(pdf_root)
+    # before the packages are installed, a run is refused with the command that installs
+    # them (a run never installs)
+    code, _out, err = invoke("run", "pdf", "extract.py", "--root", root, *_sandbox_args(mode))
+    assert code != 0
+    assert (
+        f"skilldeck packages pdf --root {root}" in err
+        or f"skilldeck approve pdf --root {root}" in err
+    )
+    code, out, err = invoke("approve", "pdf", "--root", root)
+    assert code == 0, err
+    assert "installing pypdf>=4 for pdf" in err
+    code, out, err = invoke("run", "pdf", "extract.py", "--root", root, *_sandbox_args(mode))
+    assert code == 0, out + err
+    assert json.loads(out) == {"pages": 1}
+    code, out, err = invoke("run", "pdf", "inline.py", "--root", root, *_sandbox_args(mode))
+    assert code == 0, out + err
+    assert json.loads(out) == {"inline": "pypdf"}
+
+
+def test_a_missing_environment_is_a_coded_error_whose_hint_works(pdf_root: Path) -> None:
+    root = str(pdf_root)
+    invoke("approve", "pdf", "--root", root)
+    envs = list(Path(os.environ["SKILLDECK_CACHE_DIR"] + "-envs").iterdir())
+    assert envs
+    for env in envs:
+        shutil.rmtree(env)
+    code, out, err = invoke("run", "pdf", "extract.py", "--root", root, "--json")
+    data = json.loads(out)
+    assert code != 0 and data["ok"] is False
+    assert data["error"]["code"] == "SCRIPT_FAILED"
+    assert data["error"]["reason"] == "packages_missing"
+    hint = data["error"]["hint"]
+    assert "skilldeck packages pdf" in hint
+    # the command in the hint, pasted (with the same --root), makes the run work
+    code, out, err = invoke("packages", "pdf", "--root", root)
+    assert code == 0 and "pypdf>=4" in out, out + err
+    code, out, err = invoke("run", "pdf", "extract.py", "--root", root)
+    assert code == 0 and json.loads(out) == {"pages": 1}, out + err
+
+
+def test_an_undeclared_package_says_how_to_declare_it(pdf_root: Path) -> None:
+    root = str(pdf_root)
+    invoke("approve", "plain", "--root", root)
+    code, out, err = invoke("run", "plain", "undeclared.py", "--root", root)
+    assert code != 0 and "No module named 'pypdf'" in out
+    assert "uv add --script scripts/undeclared.py pypdf" in err
+    assert "skilldeck packages plain" in err
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["--index-url https://evil.example/simple", "pypdf @ https://evil.example/p.whl", "-e ."],
+)
+def test_a_skill_cannot_choose_where_packages_come_from(pdf_root: Path, line: str) -> None:
+    (pdf_root / "pdf" / "scripts" / "requirements.txt").write_text(f"{line}\n")
+    with pytest.raises(Exception) as info:
+        install_packages("pdf", pdf_root / "pdf")
+    error = info.value
+    assert getattr(error, "code", None) == "SCRIPT_FAILED"
+    assert error.to_dict()["reason"] == "packages_invalid"  # type: ignore[attr-defined]
+    assert not Path(os.environ["SKILLDECK_CACHE_DIR"] + "-envs").exists() or not any(
+        p
+        for p in Path(os.environ["SKILLDECK_CACHE_DIR"] + "-envs").iterdir()
+        if not p.name.startswith(".")
+    )
+
+
+def test_doctor_shows_declared_packages_and_the_command_that_installs_them(
+    pdf_root: Path,
+) -> None:
+    root = str(pdf_root)
+    _code, out, _ = invoke("doctor", "--root", root)
+    assert "python packages (uv: " in out
+    assert "✗ pdf: scripts/requirements.txt: pypdf>=4" in out
+    assert "hint: skilldeck packages pdf" in out and "packages: 2 not installed" in out
+    invoke("packages", "pdf", "--root", root)
+    _code, out, _ = invoke("doctor", "--root", root, "--format", "json")
+    rows = json.loads(out)["packages"]["skills"]
+    assert {(r["origin"], r["installed"]) for r in rows} == {
+        ("scripts/requirements.txt", True),
+        ("scripts/inline.py", True),
+    }

@@ -278,7 +278,12 @@ def with_roots(
     out = []
     for part in hint.split("; "):
         marker = part.find("skilldeck ")
-        if marker >= 0 and part[marker:].split()[1:2] in (["approve"], ["run"], ["show"], ["packages"]):
+        if marker >= 0 and part[marker:].split()[1:2] in (
+            ["approve"],
+            ["run"],
+            ["show"],
+            ["packages"],
+        ):
             part = part + suffix
         out.append(part)
     return "; ".join(out)

@@ -314,15 +314,16 @@ def _install_packages(name: str, folder: Any, *, quiet: bool) -> list[dict[str, 
 @click.argument("name")
 @json_option
 @root_option
+@recursive_option
 @store_options
-def packages_command(name: str, as_json: bool, roots: tuple[str, ...]) -> None:
+def packages_command(name: str, as_json: bool, roots: tuple[str, ...], recursive: bool) -> None:
     """Install the Python packages the scripts of skill NAME declare.
 
     Scripts declare them with inline metadata (a '# /// script' block) or a
     scripts/requirements.txt; runs then use that environment and never install.
     Approving a skill does this too.
     """
-    entry = _catalog(roots).get(name)
+    entry = _catalog(roots, recursive).get(name)
     built = _install_packages(entry.name, entry.path, quiet=as_json)
     if as_json:
         _echo_json({"ok": True, "data": {"name": entry.name, "environments": built}})

@@ -75,10 +75,16 @@ class PgServer:
             check=True,
             capture_output=True,
         )
-        opts = (
+        self._pg_ctl("start")
+
+    @property
+    def opts(self) -> str:
+        return (
             f"-k {self.socket} -c listen_addresses='' -c fsync=off -c synchronous_commit=off "
             "-c full_page_writes=off -c max_connections=200 -c shared_buffers=64MB"
         )
+
+    def _pg_ctl(self, action: str, *extra: str) -> None:
         subprocess.run(
             [
                 *self.prefix,
@@ -86,17 +92,25 @@ class PgServer:
                 "-D",
                 str(self.data),
                 "-o",
-                opts,
+                self.opts,
                 "-l",
                 str(self.folder / "log"),
                 "-w",
                 "-t",
                 "60",
-                "start",
+                *extra,
+                action,
             ],
             check=True,
             capture_output=True,
         )
+
+    def restart(self, mode: str = "fast") -> None:
+        """``pg_ctl restart -m MODE``: every connection is cut."""
+        self._pg_ctl("restart", "-m", mode)
+
+    def start_again(self) -> None:
+        self._pg_ctl("start")
 
     def stop(self) -> None:
         subprocess.run(
@@ -123,6 +137,16 @@ class PgServer:
 
 @pytest.fixture(scope="session")
 def pg_server() -> Iterator[PgServer]:
+    yield from _server()
+
+
+@pytest.fixture(scope="module")
+def own_pg_server() -> Iterator[PgServer]:
+    """A PostgreSQL of the module's own, for tests that restart, stop or reconfigure it."""
+    yield from _server()
+
+
+def _server() -> Iterator[PgServer]:
     bindir = _bindir()
     if bindir is None:
         pytest.skip("PostgreSQL is not installed (no initdb); apt-get install postgresql")

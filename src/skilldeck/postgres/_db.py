@@ -17,7 +17,6 @@ the store-wide audit reader switches to it instead of lifting the policies.
 from __future__ import annotations
 
 import hashlib
-import queue
 import re
 import threading
 import weakref
@@ -31,10 +30,12 @@ from skilldeck.postgres._cache import DEFAULT_CACHE_BYTES, BlobCache
 __all__ = [
     "AUDIT_ROLE",
     "CHANNEL",
+    "COMPATIBLE_AHEAD",
     "SCHEMA_VERSION",
     "TENANT_ROLE",
     "TOKENS_CHANNEL",
     "Database",
+    "StoreUnavailable",
     "check_tenant",
     "enter_tenant",
     "token_hash",
@@ -174,6 +175,10 @@ _MIGRATIONS: tuple[tuple[int, str], ...] = (
 )
 SCHEMA_VERSION = _MIGRATIONS[-1][0]
 """The schema version this skilldeck needs (``skilldeck store init`` migrates to it)."""
+COMPATIBLE_AHEAD = 1
+"""A replica also serves a store one schema version newer than its own, so replicas are
+upgraded one at a time after ``store init`` of the new release: every migration keeps
+the previous release working (it adds; what it replaces is dropped one release later)."""
 
 
 def token_hash(token: str) -> bytes:
@@ -237,6 +242,15 @@ def _fill_text_flags(conn: Any) -> int:
     return filled
 
 
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+def _close_pool(pool: Any) -> None:
+    pool.close(timeout=1.0)
+
+
 def _require_driver() -> Any:
     if psycopg is None:
         raise ConfigError(
@@ -246,37 +260,62 @@ def _require_driver() -> Any:
     return psycopg
 
 
-def _close_idle(idle: queue.LifoQueue[Any]) -> None:
-    while True:
-        try:
-            idle.get_nowait().close()
-        except queue.Empty:
-            return
-
-
 def _redact_url(url: str) -> str:
-    return re.sub(r"(://[^:/@]*):[^@]*@", r"\1:***@", url)
+    """``url`` without its password: the userinfo of a URL (up to the last ``@`` before
+    the path, so a password holding ``@`` goes whole), a ``password=`` query parameter,
+    and ``password=`` in a ``key=value`` string (quoted or not)."""
+    url = re.sub(r"^([a-z][a-z0-9+.-]*://[^:/?#@]*):[^/?#]*@", r"\1:***@", url, flags=re.I)
+    url = re.sub(r"([?&]password=)[^&#]*", r"\1***", url, flags=re.I)
+    return re.sub(r"(\bpassword\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)", r"\1***", url, flags=re.I)
+
+
+POOL_TIMEOUT = 10.0
+"""Seconds a caller waits for a pooled connection before ``StoreUnavailable``."""
+RECONNECT_SECONDS = 3.0
+"""How long the pool keeps retrying one failed connection attempt (1 s, then 2 s apart)
+before giving up; the next caller starts a new attempt at once. Kept short so a replica
+reconnects within seconds of the database coming back, not after a long backoff."""
+
+
+class StoreUnavailable(ConfigError):
+    """The store cannot do what was asked now: no usable connection within the pool's
+    timeout (the database is down, restarting or out of connections), or it refused a
+    write (read-only, full). A replica answers ``503`` with ``Retry-After``."""
+
+    code = "STORE_UNAVAILABLE"
 
 
 class Database:
     """A PostgreSQL database reached by ``url`` (a libpq URL or ``key=value`` string).
 
-    Holds a small pool of connections (at most ``max_connections`` open at
-    once; callers wait for a free one) and the cache of file bytes read through it
-    (``blobs``, at most ``cache_bytes``). Thread-safe.
+    Holds a pool of connections (``psycopg_pool``: at most ``max_connections`` open
+    at once, each checked before it is handed out, none older than an hour, idle
+    ones closed after five minutes; callers wait up to ``timeout`` seconds for one)
+    and the cache of file bytes read through it (``blobs``, at most
+    ``cache_bytes``). The pool opens on first use. Thread-safe.
     """
 
     def __init__(
-        self, url: str, *, max_connections: int = 4, cache_bytes: int = DEFAULT_CACHE_BYTES
+        self,
+        url: str,
+        *,
+        max_connections: int = 4,
+        cache_bytes: int = DEFAULT_CACHE_BYTES,
+        timeout: float = POOL_TIMEOUT,
+        application_name: str = "skilldeck",
     ) -> None:
         self.url = url
         self.blobs = BlobCache(cache_bytes)
+        self.timeout = timeout
+        self.max_connections = max_connections
+        self.application_name = application_name
         self._driver = _require_driver()
-        self._idle: queue.LifoQueue[Any] = queue.LifoQueue()
-        self._slots = threading.BoundedSemaphore(max_connections)
+        self._pool: Any = None
+        self._pool_lock = threading.Lock()
         self._checked = False
-        # connections left in the pool are closed when the Database is collected
-        self._finalizer = weakref.finalize(self, _close_idle, self._idle)
+        self.schema_version = 0
+        """The store's schema version, once checked."""
+        self._finalizer: weakref.finalize[Any, Any] | None = None
 
     def __repr__(self) -> str:
         return f"Database({_redact_url(self.url)!r})"
@@ -284,37 +323,72 @@ class Database:
     def open(self, *, autocommit: bool = False) -> Any:
         """A new connection of its own (the caller closes it)."""
         try:
-            return self._driver.connect(self.url, autocommit=autocommit, connect_timeout=10)
+            return self._driver.connect(
+                self.url,
+                autocommit=autocommit,
+                connect_timeout=10,
+                application_name=self.application_name,
+            )
         except self._driver.Error as exc:
             raise ConfigError(
-                f"cannot connect to the store {_redact_url(self.url)}: "
-                f"{str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__}",
+                f"cannot connect to the store {_redact_url(self.url)}: {_first_line(exc)}",
                 hint="check --store (or SKILLDECK_STORE) and that PostgreSQL is running",
             ) from None
 
+    def pool(self) -> Any:
+        """The connection pool, opened on first use."""
+        with self._pool_lock:
+            if self._pool is None:
+                from psycopg_pool import ConnectionPool
+
+                if not self._checked:
+                    # the first connection is a direct one: an unreachable store or a
+                    # missing schema is reported at once, not after the pool's timeout
+                    conn = self.open()
+                    try:
+                        self._check_schema(conn)
+                    finally:
+                        conn.close()
+                self._pool = ConnectionPool(
+                    self.url,
+                    min_size=0,
+                    max_size=self.max_connections,
+                    kwargs={"connect_timeout": 5, "application_name": self.application_name},
+                    check=ConnectionPool.check_connection,
+                    timeout=self.timeout,
+                    max_lifetime=3600.0,
+                    max_idle=300.0,
+                    reconnect_timeout=RECONNECT_SECONDS,
+                    name="skilldeck",
+                    open=True,
+                )
+                self._finalizer = weakref.finalize(self, _close_pool, self._pool)
+            return self._pool
+
+    def pool_stats(self) -> dict[str, int]:
+        """The pool's counters (``psycopg_pool`` names: ``pool_size``, ``pool_available``,
+        ``requests_waiting``, ``connections_lost``, ...); empty before first use."""
+        pool = self._pool
+        return dict(pool.get_stats()) if pool is not None else {}
+
     @contextmanager
     def connection(self) -> Iterator[Any]:
-        """A pooled connection; one that failed is closed instead of returned."""
-        self._slots.acquire()
-        conn = None
+        """A pooled connection, checked alive before it is handed out; one left broken
+        is discarded by the pool. ``StoreUnavailable`` when none comes in time."""
+        from psycopg_pool import PoolTimeout
+
+        pool = self.pool()
         try:
-            try:
-                conn = self._idle.get_nowait()
-            except queue.Empty:
-                conn = self.open()
-            if conn.closed:
-                conn = self.open()
-            if not self._checked:
-                self._check_schema(conn)
+            conn = pool.getconn()
+        except PoolTimeout as exc:
+            raise StoreUnavailable(
+                f"the store {_redact_url(self.url)} is unavailable: {_first_line(exc)}",
+                hint="check that PostgreSQL is running and accepts connections; retry shortly",
+            ) from None
+        try:
             yield conn
-            if conn.info.transaction_status != self._driver.pq.TransactionStatus.IDLE:
-                conn.rollback()
-            self._idle.put(conn)
-            conn = None
         finally:
-            if conn is not None:
-                conn.close()
-            self._slots.release()
+            pool.putconn(conn)  # rolled back if left in a transaction, dropped if broken
 
     def _check_schema(self, conn: Any) -> None:
         with conn.transaction():
@@ -329,12 +403,14 @@ class Database:
                 f"this skilldeck needs {SCHEMA_VERSION}",
                 hint="run 'skilldeck store init --store URL' to create or migrate it",
             )
-        if version > SCHEMA_VERSION:
+        if version > SCHEMA_VERSION + COMPATIBLE_AHEAD:
             raise ConfigError(
                 f"the store {_redact_url(self.url)} has schema version {version}, newer than "
-                f"this skilldeck knows ({SCHEMA_VERSION})",
+                f"this skilldeck can serve ({SCHEMA_VERSION}, or {SCHEMA_VERSION + 1} during "
+                "an upgrade)",
                 hint="upgrade skilldeck on this machine",
             )
+        self.schema_version = version
         self._checked = True
 
     @contextmanager
@@ -360,8 +436,15 @@ class Database:
             yield conn
 
     def close(self) -> None:
-        """Close the idle pooled connections (connections in use close when returned)."""
-        _close_idle(self._idle)
+        """Close the pool (connections in use close when returned); a later use opens
+        a new one."""
+        with self._pool_lock:
+            pool, self._pool = self._pool, None
+            if self._finalizer is not None:
+                self._finalizer.detach()
+                self._finalizer = None
+        if pool is not None:
+            _close_pool(pool)
 
     # -- migrations --------------------------------------------------------------
 
@@ -373,21 +456,25 @@ class Database:
         """
         conn = self.open()
         try:
-            with conn.transaction():
-                conn.execute("SELECT pg_advisory_xact_lock(hashtext('skilldeck_migrations'))")
-                conn.execute(
-                    "CREATE TABLE IF NOT EXISTS skilldeck_migrations ("
-                    " version integer PRIMARY KEY,"
-                    " applied_at timestamptz NOT NULL DEFAULT now())"
-                )
-                row = conn.execute("SELECT max(version) FROM skilldeck_migrations").fetchone()
-                before = int(row[0] or 0) if row else 0
-                for version, sql in _MIGRATIONS:
-                    if version > before:
+            before = now = -1
+            while now < SCHEMA_VERSION:
+                with conn.transaction():  # one transaction per migration
+                    conn.execute("SELECT pg_advisory_xact_lock(hashtext('skilldeck_migrations'))")
+                    conn.execute(
+                        "CREATE TABLE IF NOT EXISTS skilldeck_migrations ("
+                        " version integer PRIMARY KEY,"
+                        " applied_at timestamptz NOT NULL DEFAULT now())"
+                    )
+                    row = conn.execute("SELECT max(version) FROM skilldeck_migrations").fetchone()
+                    now = int(row[0] or 0) if row else 0
+                    before = now if before < 0 else before
+                    todo = [(v, sql) for v, sql in _MIGRATIONS if v > now][:1]
+                    for version, sql in todo:
                         conn.execute(sql)
                         conn.execute(
                             "INSERT INTO skilldeck_migrations (version) VALUES (%s)", (version,)
                         )
+                        now = version
             if before > SCHEMA_VERSION:
                 raise ConfigError(
                     f"the store has schema version {before}, newer than this skilldeck "

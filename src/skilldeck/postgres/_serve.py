@@ -23,19 +23,31 @@ tenant's tokens, checks the tokens of the tenant's requests in flight and ends
 those whose token is no longer valid (an open event stream closes; a request
 not yet answered gets ``401``). Every new request of a revoked token gets ``401``.
 
-A listener connection per replica runs ``LISTEN skilldeck_changes``; a publish
-notifies at commit, and the replica rescans that tenant (one cheap query, then
-only the new version's rows) and sends ``notifications/resources/list_changed``
-to that tenant's clients. After losing the listener connection the replica
-reconnects, rescans every tenant it serves and checks every token again, so a
-missed notification costs one rescan, never a stale listing or a revoked token
-honoured past the cache's lifetime.
+Change propagation does not depend on notifications arriving. A listener
+connection per replica runs ``LISTEN skilldeck_changes``; a publish notifies at
+commit, and the replica rescans that tenant (one cheap query, then only the new
+version's rows) and sends ``notifications/resources/list_changed`` to that
+tenant's clients. Besides, every ``CHECK_SECONDS`` the replica reads the change
+mark of every tenant it serves (one pooled connection, one indexed query per
+tenant) and refreshes each tenant whose mark moved since the mark read before its
+last good refresh; a refresh that fails is retried with backoff (at most
+``MAX_BACKOFF`` apart) until it succeeds. So whatever happens to notifications
+(a listener stalled or cut, a database restarted), a replica that reaches the
+database converges to it within ``CONVERGENCE_SECONDS``. A listener quiet for
+``LISTEN_PROBE_SECONDS`` is probed and replaced when it does not answer; after any
+reconnect it rescans every tenant and checks every token again.
+
+Operators get ``/healthz`` (the process answers), ``/readyz`` (the database answered
+the last change check and no tenant is behind past the bound) and ``/metrics``
+(Prometheus), none of them behind a token: route only ``/mcp`` to clients.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -43,7 +55,16 @@ import anyio
 import anyio.to_thread
 
 from skilldeck.postgres import _shared, _tenants
-from skilldeck.postgres._db import CHANNEL, TOKENS_CHANNEL, Database, token_hash
+from skilldeck.postgres._db import (
+    CHANNEL,
+    TOKENS_CHANNEL,
+    Database,
+    StoreUnavailable,
+    enter_tenant,
+    token_hash,
+)
+from skilldeck.postgres._ops import ReplicaMetrics
+from skilldeck.postgres._store import PostgresStore, change_mark
 
 if TYPE_CHECKING:
     from starlette.types import Receive, Scope, Send
@@ -55,14 +76,32 @@ __all__ = ["TenantRouter", "run_store_http"]
 logger = logging.getLogger("skilldeck.postgres")
 
 TOKEN_CACHE_SECONDS = 30.0
+CHECK_SECONDS = 1.0
+"""How often a replica compares every served tenant's change mark with the database."""
+MAX_BACKOFF = 2.0
+"""The longest wait between two attempts of a failing refresh."""
+CONVERGENCE_SECONDS = 5.0
+"""The bound: once the database answers, every replica lists what it holds within this
+(one check, a refresh, a retry), whatever happened to notifications. ``/readyz`` fails
+while a tenant has been behind longer."""
+LISTEN_PROBE_SECONDS = 5.0
+"""A listener that heard nothing for this long runs a query to prove it is alive."""
+PROBE_TIMEOUT = 3.0
+RETRY_AFTER = 2
+"""Seconds a ``503`` asks a client to wait (``Retry-After``)."""
+HEALTH_PATHS = ("/healthz", "/readyz", "/metrics")
 
 
 @dataclass
 class _Tenant:
     server: SkillServer
     app: Any
+    store: PostgresStore
+    mark: tuple[int, int, int] | None = None  # read before the last good refresh
     dirty: bool = False
     refreshing: bool = False
+    failures: int = 0  # refresh attempts failed in a row
+    behind_since: float | None = None  # when it was first known to be behind
     stop: anyio.Event = field(default_factory=anyio.Event)
     active: int = 0  # requests in flight (an open event stream counts)
     last_used: float = field(default_factory=time.monotonic)
@@ -83,6 +122,10 @@ class TenantRouter:
         self.host = host
         self.db = Database(url, max_connections=max_connections)
         self.options = dict(server_options or {})
+        self.checked_at = 0.0  # when the database last answered a change check
+        self.listener_up = False
+        self.audit_failures = 0
+        self.metrics = ReplicaMetrics(self._gauges)
         self._tenants: dict[str, _Tenant] = {}
         self._building: dict[str, anyio.Lock] = {}
         self._tokens: dict[bytes, tuple[str, float]] = {}
@@ -94,12 +137,13 @@ class TenantRouter:
 
     # -- tenants ---------------------------------------------------------------
 
-    def _build(self, tenant: str) -> tuple[SkillServer, Any]:
+    def _build(self, tenant: str) -> _Tenant:
         import skilldeck.events
         from skilldeck.mcp import create_server, http_app
-        from skilldeck.postgres import PostgresStore, store_catalog
+        from skilldeck.postgres import store_catalog
 
         store = PostgresStore(self.db, tenant)
+        mark = store.change_mark()  # what is built below is at least this new
         catalog = store_catalog(store)
         options = dict(self.options)
         allow_exec = bool(options.pop("allow_exec", False))
@@ -117,8 +161,10 @@ class TenantRouter:
         if server.tools is not None:
             events = getattr(server.tools.runtime, "events", None)
             if isinstance(events, skilldeck.events.EventBus):
-                events.subscribe(_shared.PostgresAuditSink(self.db, tenant))
-        return server, http_app(server, host=self.host)
+                # fail closed: an event that cannot be committed fails its request
+                events.raise_errors = True
+                events.subscribe(_AuditSink(self, tenant))
+        return _Tenant(server, http_app(server, host=self.host), store, mark)
 
     async def _tenant(self, tenant: str) -> _Tenant:
         found = self._tenants.get(tenant)
@@ -129,8 +175,7 @@ class TenantRouter:
             found = self._tenants.get(tenant)
             if found is not None:
                 return found
-            server, app = await anyio.to_thread.run_sync(self._build, tenant)
-            entry = _Tenant(server, app)
+            entry = await anyio.to_thread.run_sync(self._build, tenant)
             started = anyio.Event()
             self._tg.start_soon(self._keep, entry, started)
             await started.wait()
@@ -189,23 +234,148 @@ class TenantRouter:
     # -- change notifications --------------------------------------------------
 
     async def refresh(self, tenant: str) -> None:
-        """Rescan ``tenant`` and notify its clients (coalesces bursts of publishes)."""
+        """Rescan ``tenant`` and notify its clients (coalesces bursts of publishes); a
+        failed attempt is retried with backoff until one succeeds or the tenant is
+        dropped, the last good snapshot served meanwhile."""
         entry = self._tenants.get(tenant)
         if entry is None:
             return  # not served here yet: its first request reads the store
         entry.dirty = True
+        if entry.behind_since is None:
+            entry.behind_since = time.monotonic()
         if entry.refreshing:
             return
         entry.refreshing = True
         try:
-            while entry.dirty:
+            while entry.dirty and self._tenants.get(tenant) is entry:
                 entry.dirty = False
                 try:
+                    mark = await anyio.to_thread.run_sync(entry.store.change_mark)
                     await entry.server.refresh()
-                except Exception:  # keep serving the last good snapshot
-                    logger.exception("refresh of tenant %s failed", tenant)
+                except Exception as exc:
+                    entry.dirty = True
+                    entry.failures += 1
+                    if entry.failures in (1, 3) or entry.failures % 30 == 0:
+                        logger.warning(
+                            "refresh of tenant %s failed (attempt %d), retrying: %s",
+                            tenant,
+                            entry.failures,
+                            _first_line(exc),
+                        )
+                    await anyio.sleep(min(MAX_BACKOFF, 0.1 * 2 ** min(entry.failures, 8)))
+                    continue
+                entry.mark = mark
+                entry.failures = 0
+                if not entry.dirty:
+                    entry.behind_since = None
         finally:
             entry.refreshing = False
+
+    def _marks(self, tenants: list[str]) -> dict[str, tuple[int, int, int]]:
+        """The change mark of each tenant, on one pooled connection (``SELECT 1`` when
+        there are none: the check doubles as the replica's database probe)."""
+        marks: dict[str, tuple[int, int, int]] = {}
+        with self.db.connection() as conn:
+            if not tenants:
+                conn.execute("SELECT 1")
+            for tenant in tenants:
+                with conn.transaction():
+                    enter_tenant(conn, tenant)
+                    marks[tenant] = change_mark(conn)
+        return marks
+
+    async def check_changes(self) -> None:
+        """One round of the periodic check: refresh every served tenant whose change
+        mark moved since its last good refresh (a missed notification, a refresh that
+        could not run)."""
+        entries = dict(self._tenants)
+        try:
+            marks = await anyio.to_thread.run_sync(self._marks, list(entries))
+        except Exception as exc:
+            if self.checked_at >= 0:
+                logger.warning("store change check failed: %s", _first_line(exc))
+            self.checked_at = -abs(self.checked_at)  # failing: log once until it answers
+            return
+        now = time.monotonic()
+        self.checked_at = now
+        for tenant, entry in entries.items():
+            if marks.get(tenant) != entry.mark and self._tenants.get(tenant) is entry:
+                if entry.behind_since is None:
+                    entry.behind_since = now
+                if not entry.refreshing:
+                    self._tg.start_soon(self.refresh, tenant)
+
+    async def _watch(self) -> None:
+        while True:
+            await self.check_changes()
+            await anyio.sleep(CHECK_SECONDS)
+
+    def ready(self) -> tuple[bool, str]:
+        """(ready, why): the database answered the last change check, recently, and
+        no served tenant has been behind the database longer than the bound."""
+        now = time.monotonic()
+        if self.checked_at <= 0 or now - self.checked_at > CONVERGENCE_SECONDS:
+            return False, "the store did not answer the last change check"
+        late = sorted(
+            t
+            for t, e in self._tenants.items()
+            if e.behind_since is not None and now - e.behind_since > CONVERGENCE_SECONDS
+        )
+        if late:
+            return False, f"{len(late)} tenant(s) behind the store: {', '.join(late[:5])}"
+        return True, "ready"
+
+    def _gauges(self) -> Iterator[tuple[str, str, dict[str, str], float]]:
+        now = time.monotonic()
+        lag = "Seconds a served tenant has been behind the store (0: current)"
+        for tenant, entry in list(self._tenants.items()):
+            behind = 0.0 if entry.behind_since is None else now - entry.behind_since
+            yield "skilldeck_tenant_refresh_lag_seconds", lag, {"tenant": tenant}, behind
+            yield (
+                "skilldeck_tenant_refresh_failures",
+                "Failed refresh attempts of a served tenant in a row",
+                {"tenant": tenant},
+                float(entry.failures),
+            )
+        yield (
+            "skilldeck_tenants_served",
+            "Tenants with a server on this replica",
+            {},
+            len(self._tenants),
+        )
+        stats = self.db.pool_stats()
+        for key in ("pool_size", "pool_available", "requests_waiting", "pool_max"):
+            yield (
+                f"skilldeck_pool_{key.removeprefix('pool_')}",
+                f"Connection pool: {key.replace('_', ' ')}",
+                {},
+                float(stats.get(key, 0)),
+            )
+        yield (
+            "skilldeck_pool_connections_lost",
+            "Pooled connections found broken since the last scrape",
+            {},
+            float(stats.get("connections_lost", 0)),
+        )
+        yield (
+            "skilldeck_listener_up",
+            "1 while the LISTEN connection is up",
+            {},
+            float(self.listener_up),
+        )
+        since = now - self.checked_at if self.checked_at > 0 else -1.0
+        yield (
+            "skilldeck_store_check_age_seconds",
+            "Seconds since the store last answered a change check (-1: never)",
+            {},
+            since,
+        )
+        yield (
+            "skilldeck_audit_failures",
+            "Runtime events that could not be committed (their requests failed)",
+            {},
+            float(self.audit_failures),
+        )
 
     async def forget_tokens(self, tenant: str | None) -> None:
         """A token of ``tenant`` (``None``: of any tenant) was revoked: drop the cached
@@ -224,8 +394,8 @@ class TenantRouter:
                     found = await anyio.to_thread.run_sync(
                         _tenants.tenant_for_token, self.db, token
                     )
-                except Exception:
-                    logger.exception("token check failed")
+                except Exception as exc:
+                    logger.warning("token check failed: %s", _first_line(exc))
                     continue  # the cache is gone: the next request asks the database
                 valid[token] = found is not None
             if not valid[token]:
@@ -238,30 +408,42 @@ class TenantRouter:
         while True:
             try:
                 conn = await psycopg.AsyncConnection.connect(
-                    self.url, autocommit=True, application_name="skilldeck-listen"
+                    self.url,
+                    autocommit=True,
+                    application_name="skilldeck-listen",
+                    connect_timeout=5,
                 )
             except psycopg.Error as exc:
-                logger.warning("store listener cannot connect: %s", exc)
+                logger.warning("store listener cannot connect: %s", _first_line(exc))
                 await anyio.sleep(1.0)
                 continue
             try:
-                async with conn:
-                    await conn.execute(f"LISTEN {CHANNEL}")
-                    await conn.execute(f"LISTEN {TOKENS_CHANNEL}")
-                    if not first:  # notifications may have been missed meanwhile
-                        self._tg.start_soon(self.forget_tokens, None)
-                        for tenant in list(self._tenants):
-                            self._tg.start_soon(self.refresh, tenant)
-                    first = False
-                    self.listening.set()
-                    async for note in conn.notifies():
+                await conn.execute(f"LISTEN {CHANNEL}")
+                await conn.execute(f"LISTEN {TOKENS_CHANNEL}")
+                if not first:  # notifications may have been missed meanwhile
+                    self._tg.start_soon(self.forget_tokens, None)
+                    for tenant in list(self._tenants):
+                        self._tg.start_soon(self.refresh, tenant)
+                first = False
+                self.listener_up = True
+                self.listening.set()
+                while True:
+                    async for note in conn.notifies(timeout=LISTEN_PROBE_SECONDS):
                         if note.channel == TOKENS_CHANNEL:
                             self._tg.start_soon(self.forget_tokens, note.payload)
                         else:
                             self._tg.start_soon(self.refresh, note.payload)
-            except psycopg.Error as exc:
-                logger.warning("store listener lost its connection: %s", exc)
-                await anyio.sleep(0.5)
+                    with anyio.fail_after(PROBE_TIMEOUT):  # quiet: still connected?
+                        await conn.execute("SELECT 1")
+            except (psycopg.Error, TimeoutError) as exc:
+                logger.warning(
+                    "store listener lost its connection: %s", _first_line(exc) or "no answer"
+                )
+            finally:
+                self.listener_up = False
+                with anyio.move_on_after(2.0, shield=True):
+                    await conn.close()
+            await anyio.sleep(0.5)
 
     # -- ASGI ------------------------------------------------------------------
 
@@ -271,6 +453,19 @@ class TenantRouter:
             return
         if scope["type"] != "http":
             return
+        if scope.get("path") in HEALTH_PATHS:
+            await self._operator(scope, send)
+            return
+        arrived = time.monotonic()
+
+        async def timed(message: Any) -> None:
+            if message.get("type") == "http.response.start":
+                self.metrics.observe(int(message.get("status", 0)), time.monotonic() - arrived)
+            await send(message)
+
+        await self._handle(scope, receive, timed)
+
+    async def _handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         headers = dict(scope.get("headers") or ())
         given = headers.get(b"authorization", b"").decode("latin-1")
         scheme, _, token = given.partition(" ")
@@ -278,8 +473,8 @@ class TenantRouter:
         if scheme.lower() == "bearer" and token:
             try:
                 tenant = await self._resolve(token.strip())
-            except Exception:
-                logger.exception("token lookup failed")
+            except Exception as exc:
+                logger.warning("token lookup failed: %s", _first_line(exc))
                 await _respond(send, 503, "store unavailable", "try again shortly")
                 return
         if tenant is None:
@@ -287,6 +482,10 @@ class TenantRouter:
             return
         try:
             entry = await self._tenant(tenant)
+        except StoreUnavailable as exc:
+            logger.warning("cannot serve tenant %s: %s", tenant, _first_line(exc))
+            await _respond(send, 503, "store unavailable", "try again shortly")
+            return
         except Exception:
             logger.exception("cannot serve tenant %s", tenant)
             await _respond(send, 503, "store unavailable", "try again shortly")
@@ -315,6 +514,28 @@ class TenantRouter:
             else:
                 await _respond(send, 401, "unauthorized", "the token was revoked")
 
+    async def _operator(self, scope: Scope, send: Send) -> None:
+        """``/healthz``, ``/readyz`` and ``/metrics`` (no token: keep them off the public
+        route)."""
+        path = scope.get("path")
+        if path == "/metrics":
+            body, kind = self.metrics.render()
+            headers = [(b"content-type", kind.encode())]
+            await send({"type": "http.response.start", "status": 200, "headers": headers})
+            await send({"type": "http.response.body", "body": body})
+            return
+        if path == "/healthz":
+            ok, why = True, "alive"
+        else:
+            ok, why = self.ready()
+        body = json.dumps({"status": "ok" if ok else "unavailable", "detail": why}).encode()
+        headers = [(b"content-type", b"application/json")]
+        if not ok:
+            headers.append((b"retry-after", str(RETRY_AFTER).encode()))
+        status = 200 if ok else 503
+        await send({"type": "http.response.start", "status": status, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
+
     async def _lifespan(self, receive: Receive, send: Send) -> None:
         message = await receive()
         if message["type"] != "lifespan.startup":
@@ -322,6 +543,7 @@ class TenantRouter:
         async with anyio.create_task_group() as tg:
             self._tg = tg
             tg.start_soon(self._listen)
+            tg.start_soon(self._watch)
             tg.start_soon(self._reaper)
             await send({"type": "lifespan.startup.complete"})
             await receive()  # lifespan.shutdown
@@ -343,13 +565,33 @@ def _executor(store: Any, approvals: Any) -> Any:
     return StoreExecutor(store, approver=_elicit.approve, approvals=approvals)
 
 
-async def _respond(send: Send, status: int, error: str, hint: str) -> None:
-    import json
+class _AuditSink(_shared.PostgresAuditSink):
+    """A tenant's audit sink that counts the events it could not commit."""
 
+    def __init__(self, router: TenantRouter, tenant: str) -> None:
+        super().__init__(router.db, tenant)
+        self.router = router
+
+    def emit(self, event: Any) -> None:
+        try:
+            super().emit(event)
+        except Exception:
+            self.router.audit_failures += 1
+            raise
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+async def _respond(send: Send, status: int, error: str, hint: str) -> None:
     body = json.dumps({"error": error, "hint": hint}).encode()
     headers = [(b"content-type", b"application/json")]
     if status == 401:
         headers.append((b"www-authenticate", b'Bearer realm="skilldeck"'))
+    if status == 503:
+        headers.append((b"retry-after", str(RETRY_AFTER).encode()))
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
 
@@ -365,8 +607,17 @@ def run_store_http(
     """Serve every tenant of the store over streamable HTTP until interrupted."""
     import uvicorn
 
+    from skilldeck.postgres._ops import json_log_config
+
     with Database(url).connection():  # fail early: unreachable store, schema not there
         pass
     router = TenantRouter(url, host=host, server_options=server_options)
-    config = uvicorn.Config(router, host=host, port=port, log_level=log_level, lifespan="on")
+    config = uvicorn.Config(
+        router,
+        host=host,
+        port=port,
+        log_level=log_level,
+        lifespan="on",
+        log_config=json_log_config(log_level),
+    )
     uvicorn.Server(config).run()

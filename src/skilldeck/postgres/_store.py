@@ -137,15 +137,18 @@ class PostgresStore(StoreBase):
         """The current versions (the same object while nothing was published)."""
         with self._lock:
             with self.db.tenant(self.tenant) as conn:
-                row = conn.execute(
-                    "SELECT count(*), coalesce(max(id), 0), count(unpublished_at) "
-                    "FROM skilldeck_versions"
-                ).fetchone()
-                mark = (int(row[0]), int(row[1]), int(row[2]))
+                mark = change_mark(conn)
                 if mark != self._mark:
                     self._load(conn)
                     self._mark = mark
             return self._found
+
+    def change_mark(self) -> tuple[int, int, int]:
+        """The tenant's change mark in the database now (one indexed query, nothing
+        loaded): it moves with every publish and unpublish. A replica compares it
+        with the mark read before its last good refresh to know it is behind."""
+        with self.db.tenant(self.tenant) as conn:
+            return change_mark(conn)
 
     def _load(self, conn: Any) -> None:
         current = conn.execute(
@@ -438,6 +441,16 @@ class PostgresStore(StoreBase):
                 (name,),
             ).fetchall()
         return [(int(i), d, t.isoformat()) for i, d, t in rows]
+
+
+def change_mark(conn: Any) -> tuple[int, int, int]:
+    """(versions, newest id, unpublished versions) of the transaction's tenant. Every
+    publish adds a version and every unpublish marks one, so any committed change moves
+    it (a version committed late with a lower id still moves the count)."""
+    row = conn.execute(
+        "SELECT count(*), coalesce(max(id), 0), count(unpublished_at) FROM skilldeck_versions"
+    ).fetchone()
+    return (int(row[0]), int(row[1]), int(row[2]))
 
 
 def _check_version(rows: list[Any], digest: str) -> str | None:

@@ -8,9 +8,10 @@ object per line.
 Delivery: an :class:`EventBus` holds sinks. A sink is any callable taking an
 event, or an object with an ``emit(event)`` method (``EventSink``). A failing
 sink never breaks the tool call that produced the event: the exception is
-logged (``logging``, logger ``skilldeck.events``) and kept in ``bus.errors``,
-unless the bus was built with ``raise_errors=True`` (fail closed: the tool
-call fails with ``INTERNAL``).
+logged (``logging``, logger ``skilldeck.events``) and kept in ``bus.errors``
+(the last ``MAX_ERRORS``; ``bus.failures`` counts them all), unless the bus was
+built with ``raise_errors=True`` (fail closed: the tool call fails with
+``INTERNAL``).
 
 The audit sink (:class:`JsonlAuditSink`) is append-only. Each event becomes
 one line written with a single ``write`` on a descriptor opened with
@@ -24,6 +25,7 @@ replaced by ``[REDACTED]`` before anything reaches the disk or any sink.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import dataclasses
 import datetime as _dt
@@ -44,6 +46,7 @@ except ImportError:  # pragma: no cover - Windows
     _fcntl = None  # type: ignore[assignment]
 
 __all__ = [
+    "MAX_ERRORS",
     "REDACTED",
     "AllowedToolsPolicyChanged",
     "ApprovalAsked",
@@ -73,6 +76,8 @@ __all__ = [
 _log = logging.getLogger("skilldeck.events")
 
 REDACTED = "[REDACTED]"
+MAX_ERRORS = 100
+"""How many sink failures an ``EventBus`` keeps (``bus.errors``)."""
 
 
 def _now() -> _dt.datetime:
@@ -307,7 +312,10 @@ class EventBus:
         self._lock = threading.Lock()
         self.raise_errors = raise_errors
         self.redact = redact
-        self.errors: list[BaseException] = []
+        self.errors: collections.deque[BaseException] = collections.deque(maxlen=MAX_ERRORS)
+        """The last ``MAX_ERRORS`` sink failures (a long-running server keeps no more)."""
+        self.failures = 0
+        """Every sink failure counted, however many were let go of."""
 
     def subscribe(self, sink: SinkLike) -> Callable[[], None]:
         """Add a sink; returns a function that removes it again."""
@@ -338,6 +346,7 @@ class EventBus:
                 if self.raise_errors:
                     raise
                 self.errors.append(exc)
+                self.failures += 1
                 _log.warning("event sink %r failed on %s: %s", sink, event.kind, exc)
 
 

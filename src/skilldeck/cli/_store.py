@@ -424,9 +424,19 @@ def publish_command(
 
     mode = scan or scan_mode(skilldeck.load_config())
     store = postgres_api().PostgresStore(store_url, tenant)
-    results = []
-    for path in paths:
-        result = store.publish(path, scan=mode)
+    results: list[Any] = []
+    for n, path in enumerate(paths):
+        try:
+            result = store.publish(path, scan=mode)
+        except skilldeck.SkillError as exc:
+            if not as_json:
+                raise  # the versions published so far were printed above
+            # the versions committed before this folder stay published: say which
+            out = _published_json(results, ok=False)
+            out["error"] = exc.to_dict()
+            out["not_published"] = list(paths[n:])
+            click.echo(json.dumps(out, ensure_ascii=False))
+            sys.exit(1)
         results.append(result)
         if not as_json:
             what = "published" if result.created else "unchanged"
@@ -434,24 +444,24 @@ def publish_command(
             for warning in result.warnings:
                 click.echo(f"  warning: {warning.code} {warning.message}", err=True)
     if as_json:
-        click.echo(
-            json.dumps(
-                {
-                    "ok": True,
-                    "published": [
-                        {
-                            "name": r.name,
-                            "version": r.version,
-                            "digest": r.digest,
-                            "created": r.created,
-                            "files": r.files,
-                            "warnings": [w.code for w in r.warnings],
-                        }
-                        for r in results
-                    ],
-                }
-            )
-        )
+        click.echo(json.dumps(_published_json(results, ok=True)))
+
+
+def _published_json(results: list[Any], *, ok: bool) -> dict[str, Any]:
+    return {
+        "ok": ok,
+        "published": [
+            {
+                "name": r.name,
+                "version": r.version,
+                "digest": r.digest,
+                "created": r.created,
+                "files": r.files,
+                "warnings": [w.code for w in r.warnings],
+            }
+            for r in results
+        ],
+    }
 
 
 def serve_store(

@@ -38,6 +38,7 @@ __all__ = [
     "StoreUnavailable",
     "check_tenant",
     "enter_tenant",
+    "lock_name",
     "token_hash",
 ]
 
@@ -202,6 +203,12 @@ def enter_tenant(conn: Any, tenant: str) -> None:
     """From here to the end of ``conn``'s transaction, see and write only ``tenant``'s rows."""
     conn.execute(f"SET LOCAL ROLE {TENANT_ROLE}")
     conn.execute("SELECT set_config('skilldeck.tenant', %s, true)", (check_tenant(tenant),))
+
+
+def lock_name(conn: Any, tenant: str, name: str) -> None:
+    """Until ``conn``'s transaction ends, hold ``tenant``'s lock on skill ``name``: taken by
+    publishing, unpublishing and storing an approval of it, so none of them interleave."""
+    conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (f"{tenant}/{name}",))
 
 
 def _fill_text_flags(conn: Any) -> int:

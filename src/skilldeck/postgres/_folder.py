@@ -82,5 +82,23 @@ def validate_copy(copy: Path, folder: Path) -> tuple[str, tuple[Diagnostic, ...]
             path=str(folder),
             hint="rename the skill's file to SKILL.md",
         )
+    _servable_name(report.name, folder)
     warnings = tuple(d for d in report.diagnostics if d.severity is Severity.WARNING)
     return report.name, warnings
+
+
+def _servable_name(name: str, folder: Path) -> None:
+    """Refuse a name the MCP extension never serves: the specification's naming rule,
+    strictly (a lenient validation only warns), and in ASCII as written."""
+    from skilldeck._format._manifest import NAME_RE, check_name
+
+    problems = check_name(name, strict=True, path="SKILL.md", pos=(None, None))
+    if problems or not NAME_RE.fullmatch(name):
+        first = problems[0] if problems else None
+        raise InstallError(
+            f"{folder.name}: "
+            + (first.message if first else f"name '{name}' is not in the specification's form")
+            + " (a store serves only names of the specification's form)",
+            path=str(folder / "SKILL.md"),
+            hint=(first.hint if first and first.hint else "use a-z, 0-9 and '-', e.g. pdf-tools"),
+        )

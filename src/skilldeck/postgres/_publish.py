@@ -20,7 +20,7 @@ from skilldeck import SkillNotFoundError, bytes_digest
 from skilldeck._catalog import is_utf8_text
 from skilldeck._diagnostics import Diagnostic
 from skilldeck._digest import digest_of_files
-from skilldeck.postgres._db import CHANNEL
+from skilldeck.postgres._db import CHANNEL, lock_name
 from skilldeck.postgres._folder import PublishLimits, read_folder, validate_copy
 from skilldeck.postgres._shared import _audit
 
@@ -92,7 +92,7 @@ def publish_folder(
     digests = {rel: bytes_digest(data) for rel, (data, _x) in files.items()}
     digest = digest_of_files(digests)
     with store.db.tenant(store.tenant) as conn:
-        conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (f"{store.tenant}/{name}",))
+        lock_name(conn, store.tenant, name)
         # blobs are shared by versions: an unpublish deleting unused ones waits for us
         conn.execute("SELECT pg_advisory_xact_lock_shared(hashtext(%s))", (_blob_lock(store),))
         row = conn.execute(
@@ -149,7 +149,7 @@ def unpublish_version(
     current. ``SkillNotFoundError`` when there is no such published version.
     """
     with store.db.tenant(store.tenant) as conn:
-        conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (f"{store.tenant}/{name}",))
+        lock_name(conn, store.tenant, name)
         conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (_blob_lock(store),))
         live = conn.execute(
             "SELECT id, digest FROM skilldeck_versions WHERE name = %s "

@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from skilldeck import InvalidArgumentsError
+from skilldeck import InvalidArgumentsError, SkillNotFoundError
 from skilldeck._events import Event, redact
 from skilldeck.execution import Approval
-from skilldeck.postgres._db import Database, check_tenant
+from skilldeck.postgres._db import Database, check_tenant, lock_name
 
 __all__ = [
     "AuditRow",
@@ -54,8 +54,23 @@ class PostgresApprovalStore:
     def grant(
         self, name: str, digest: str, *, trust: str | None = None, path: str | None = None
     ) -> Approval:
+        """Store a yes for ``name``'s version ``digest``, which must still be published:
+        under the name's lock, the lock an unpublish holds, so a yes given while its
+        version is taken back is refused instead of outliving it (``SkillNotFoundError``)."""
         approval = Approval(name, digest, trust, path, _now())
         with self.db.tenant(self.tenant) as conn:
+            lock_name(conn, self.tenant, name)
+            live = conn.execute(
+                "SELECT 1 FROM skilldeck_versions WHERE name = %s AND digest = %s "
+                "AND unpublished_at IS NULL LIMIT 1",
+                (name, digest),
+            ).fetchone()
+            if live is None:
+                raise SkillNotFoundError(
+                    f"{name} has no published version {digest[:19]}: it was unpublished",
+                    skill=name,
+                    hint="list the skills again; the current version asks for its own approval",
+                )
             conn.execute(
                 "INSERT INTO skilldeck_approvals (tenant, name, digest, trust, path, approved_at) "
                 "VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (tenant, name) DO UPDATE SET "

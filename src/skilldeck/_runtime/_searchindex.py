@@ -38,6 +38,12 @@ class RuntimeSearch:
         self._of: list[Any] = []  # the metadata objects the index was built from
         self._store: tuple[Path, str] | None = None  # where the index is saved, and its key
         self._lock = threading.Lock()
+        # the document made of each metadata object of the last build (held, so an id is
+        # not recycled): a catalog hands out the same object for a skill that did not
+        # change, so a rebuild after one publish reads and parses one body, not all
+        self._docs: dict[int, tuple[Any, SearchDocument]] = {}
+        self.documents_made = 0
+        """Documents made from a skill's body so far (the expensive part of a build)."""
 
     def index(self, metas: list[Any]) -> SearchIndex:
         """The search index over ``metas`` (rebuilt when the listing changes).
@@ -87,13 +93,29 @@ class RuntimeSearch:
                     _built=built,
                     _meta=meta if meta is not None and meta.n == built.n else None,
                 )
-        docs = [self._search_doc(m, body=self.options.search_headings) for m in metas]
+        docs = self._documents(metas)
         index = SearchIndex(docs)
         if folder is not None:
             save_index(folder, key, index._builtin)
             if index._meta is not None:
                 save_index(folder, key + EVIDENCE, index._meta)
         return index
+
+    def _documents(self, metas: list[Any]) -> list[SearchDocument]:
+        """A document per skill, the previous build's for every unchanged skill."""
+        kept: dict[int, tuple[Any, SearchDocument]] = {}
+        docs = []
+        for meta in metas:
+            found = self._docs.get(id(meta))
+            if found is not None and found[0] is meta:
+                doc = found[1]
+            else:
+                doc = self._search_doc(meta, body=self.options.search_headings)
+                self.documents_made += 1
+            kept[id(meta)] = (meta, doc)
+            docs.append(doc)
+        self._docs = kept
+        return docs
 
     def _search_doc(self, meta: Any, *, body: bool = True) -> SearchDocument:
         headings: tuple[str, ...] = ()

@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -117,8 +118,10 @@ class TenantRouter:
         host: str = "127.0.0.1",
         server_options: dict[str, Any] | None = None,
         max_connections: int = 8,
+        listen_url: str | None = None,
     ) -> None:
         self.url = url
+        self.listen_url = listen_url or url  # LISTEN needs a session (not a transaction pool)
         self.host = host
         self.db = Database(url, max_connections=max_connections)
         self.options = dict(server_options or {})
@@ -408,7 +411,7 @@ class TenantRouter:
         while True:
             try:
                 conn = await psycopg.AsyncConnection.connect(
-                    self.url,
+                    self.listen_url,
                     autocommit=True,
                     application_name="skilldeck-listen",
                     connect_timeout=5,
@@ -611,7 +614,8 @@ def run_store_http(
 
     with Database(url).connection():  # fail early: unreachable store, schema not there
         pass
-    router = TenantRouter(url, host=host, server_options=server_options)
+    listen = os.environ.get("SKILLDECK_STORE_LISTEN") or None  # direct, behind PgBouncer
+    router = TenantRouter(url, host=host, server_options=server_options, listen_url=listen)
     config = uvicorn.Config(
         router,
         host=host,

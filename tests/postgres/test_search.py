@@ -1,0 +1,32 @@
+"""A tenant's search index follows its catalog: a publish re-reads only what changed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from skilldeck import SkillRuntime
+from skilldeck.postgres import PostgresStore, create_tenant, store_catalog
+
+from ._util import make_skill
+
+
+def test_a_publish_costs_search_work_for_what_changed(store_url: str, tmp_path: Path) -> None:
+    create_tenant(store_url, "acme")
+    publisher = PostgresStore(store_url, "acme")
+    for i in range(30):
+        publisher.publish(make_skill(tmp_path / "v0", f"skill-{i}", body=f"# Topic {i}\n"))
+    catalog = store_catalog(PostgresStore(store_url, "acme"))
+    runtime = SkillRuntime(catalog)
+    assert runtime.search_index().search("skill-7")[0].name == "skill-7"
+    search = runtime._search
+    assert search.documents_made == 30
+    publisher.publish(make_skill(tmp_path / "v1", "skill-3", body="# Zebra crossing\n"))
+    publisher.publish(make_skill(tmp_path / "v1", "skill-new", body="# Walrus\n"))
+    publisher.unpublish("skill-9")
+    catalog.refresh()
+    index = runtime.search_index()
+    assert index.search("zebra crossing")[0].name == "skill-3"  # the new body's heading
+    assert index.search("walrus")[0].name == "skill-new"
+    assert "skill-9" not in {d.name for d in index.documents}
+    assert len(index) == 30
+    assert search.documents_made == 32  # the two new versions' bodies, nothing else

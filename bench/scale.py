@@ -28,6 +28,13 @@ interleaved (``--rounds``, min and median printed): the catalog's first scan of 
 tenant (``load``) and building the tenant's MCP server on it (``index``), CPU time of
 the replica process only, next to the same skills served from a folder (``--root``,
 the in-process peer: its index build reads and hashes the files).
+
+``--churn SECONDS`` measures search under publish churn: one tenant of ``--skills``
+corpus skills, one replica, ``--clients`` clients each calling ``skills_search`` (a
+random corpus word pair) in a loop; first SECONDS without publishes (the baseline),
+then SECONDS with a new version of a random skill published every second. Printed per
+phase: searches, search p50 / p99 / max, errors, the replica's RSS at the start and
+end of the phase and its CPU seconds, and how many publishes were made.
 """
 
 from __future__ import annotations
@@ -507,6 +514,152 @@ def warmup(args: argparse.Namespace) -> None:
     print("(min / median; queries: those fetching file bytes)")
 
 
+async def churn_phase(
+    url: str,
+    replica: tuple[str, int],
+    token: str,
+    tenant: str,
+    seconds: float,
+    clients: int,
+    publish: bool,
+    skills: int,
+    texts: Corpus,
+) -> dict[str, Any]:
+    """One phase of ``--churn``: searches in a loop, with or without a publish a second."""
+    import threading
+
+    import anyio
+    import httpx2
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    from skilldeck.postgres import PostgresStore
+
+    rep, pid = replica
+    words = sorted({w.lower() for t in texts[:200] for w in re.findall(r"[A-Za-z]{5,}", str(t))})
+    rng = random.Random(11)
+    times: list[float] = []
+    errors = 0
+    published = 0
+    stop = threading.Event()
+
+    def publisher() -> None:
+        nonlocal published
+        store = PostgresStore(url, tenant)
+        tmp = Path(tempfile.mkdtemp(prefix="skilldeck-churn-"))
+        n = 0
+        while not stop.is_set():
+            began = time.monotonic()
+            i = rng.randrange(skills)
+            files = skill_files(texts, i)
+            folder = tmp / f"v{n}" / f"skill-{i:06d}"
+            folder.mkdir(parents=True)
+            for rel, data in files.items():
+                (folder / rel).write_bytes(data + f"\n\nRevision {n}.\n".encode())
+            try:
+                store.publish(folder, scan="off")
+                published += 1
+            except Exception as exc:
+                print(f"publish failed: {exc}", file=sys.stderr)
+            n += 1
+            stop.wait(max(0.0, 1.0 - (time.monotonic() - began)))
+        store.db.close()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+    async def client() -> None:
+        nonlocal errors
+        headers = {"Authorization": f"Bearer {token}"}
+        async with (
+            httpx2.AsyncClient(headers=headers, timeout=120) as http,
+            Client(streamable_http_client(rep, http_client=http)) as c,
+        ):
+            while time.monotonic() < end:
+                query = f"{rng.choice(words)} {rng.choice(words)}"
+                began = time.perf_counter()
+                try:
+                    got = await c.call_tool("skills_search", {"query": query, "limit": 5})
+                    errors += bool(got.is_error)
+                except Exception:
+                    errors += 1
+                times.append(time.perf_counter() - began)
+
+    cpu = cpu_s(pid)
+    rss = [rss_mb(pid)]
+    end = time.monotonic() + seconds
+    thread = threading.Thread(target=publisher) if publish else None
+    if thread is not None:
+        thread.start()
+    try:
+        async with anyio.create_task_group() as tg:
+            for _ in range(clients):
+                tg.start_soon(client)
+            while time.monotonic() < end:
+                await anyio.sleep(2.0)
+                rss.append(rss_mb(pid))
+    finally:
+        stop.set()
+        if thread is not None:
+            thread.join()
+    return {
+        "searches": len(times),
+        "search_p50_ms": round(pct(times, 0.5), 1),
+        "search_p99_ms": round(pct(times, 0.99), 1),
+        "search_max_ms": round(max(times, default=0.0) * 1000, 1),
+        "errors": errors,
+        "publishes": published,
+        "rss_mb_start_end_max": [rss[0], rss[-1], max(rss)],
+        "replica_cpu_s": round(cpu_s(pid) - cpu, 1),
+    }
+
+
+def cpu_s(pid: int) -> float:
+    with open(f"/proc/{pid}/stat") as fh:
+        fields = fh.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def churn(args: argparse.Namespace) -> None:
+    import anyio
+
+    texts = corpus_texts(2000)
+    with postgres() as url:
+        tokens = seed(url, 1, args.skills, texts)
+        tenant, token = next(iter(tokens.items()))
+        with serve(["--store", url]) as replica:
+            began = time.perf_counter()
+            anyio.run(warm_search, replica[0], token)
+            first = round(time.perf_counter() - began, 2)
+            out: dict[str, Any] = {"skills": args.skills, "first_search_s": first}
+            for phase, publish in (("quiet", False), ("publish every second", True)):
+                out[phase] = anyio.run(
+                    churn_phase,
+                    url,
+                    replica,
+                    token,
+                    tenant,
+                    args.churn,
+                    args.clients,
+                    publish,
+                    args.skills,
+                    texts,
+                )
+                print(phase, out[phase], file=sys.stderr)
+    print(json.dumps(out, indent=2))
+
+
+async def warm_search(rep: str, token: str) -> None:
+    import httpx2
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    headers = {"Authorization": f"Bearer {token}"}
+    async with (
+        httpx2.AsyncClient(headers=headers, timeout=600) as http,
+        Client(streamable_http_client(rep, http_client=http)) as c,
+    ):
+        await c.call_tool("skills_search", {"query": "pdf", "limit": 5})
+
+
 def main() -> None:
     import anyio
 
@@ -524,7 +677,11 @@ def main() -> None:
     parser.add_argument("--warmup", action="store_true", help="only one tenant's warm-up CPU")
     parser.add_argument("--with-files", action="store_true", help="whole corpus skill folders")
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--churn", type=float, default=0.0, help="seconds per churn phase")
     args = parser.parse_args()
+    if args.churn:
+        churn(args)
+        return
     if args.warmup:
         warmup(args)
         return

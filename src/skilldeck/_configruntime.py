@@ -48,6 +48,7 @@ RUNTIME_DEFAULTS: Mapping[str, Any] = {
     "list_limit": 200,
     "search_headings": True,
     "mode": None,
+    "preload": (),
 }
 
 #: The runtime's own tools, by key (what ``tool_names`` may rename).
@@ -101,6 +102,9 @@ def check_runtime(table: dict[str, Any], fail: Fail) -> None:
         elif key == "mode":
             if not isinstance(value, str) or not value.strip():
                 raise fail(name, "must be a mode name", 'e.g. mode = "review"')
+        elif key == "preload":
+            if not isinstance(value, list | tuple) or not all(isinstance(v, str) and v for v in value):
+                raise fail(name, "must be a list of skill names", 'e.g. preload = ["pdf-tools"]')
         elif key == "tool_prefix":
             if not isinstance(value, str) or (value and not _TOOL_NAME.fullmatch(value)):
                 raise fail(name, "must be letters, digits, _ or -", 'e.g. tool_prefix = "deck_"')

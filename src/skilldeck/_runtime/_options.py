@@ -46,6 +46,10 @@ class RuntimeOptions:
       (``skilldeck.search.SemanticIndex``; the ``semantic`` extra), lexical when ``None``.
     - ``mode``: only skills whose ``modes`` include it (or ``Global``) are listed
       and loadable; ``None`` shows every skill.
+    - ``preload``: skills loaded into every new session, as if the host had invoked
+      them: their instructions are in ``session.loaded`` and their declared tools are
+      offered from the first turn (for small models that do not call ``skills_load``).
+      Running still needs approval.
     """
 
     allowed_tools_enforcement: Literal["off", "enforce"] = "off"
@@ -64,8 +68,12 @@ class RuntimeOptions:
     search_headings: bool = True
     embedder: Callable[[Sequence[str]], Any] | None = None
     mode: str | None = None
+    preload: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
+        if isinstance(self.preload, str):
+            raise ValueError("preload must be a list of skill names, not one string")
+        object.__setattr__(self, "preload", tuple(self.preload))
         if self.allowed_tools_enforcement not in ("off", "enforce"):
             raise ValueError("allowed_tools_enforcement must be 'off' or 'enforce'")
         if self.allowed_tools_invalid_allowlist not in ("ignore", "enforce", "error"):

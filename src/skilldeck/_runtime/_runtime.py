@@ -198,12 +198,29 @@ class SkillRuntime:
     # --- the public surface -----------------------------------------------------
 
     def session(self, *, session_id: str | None = None) -> Session:
-        """A fresh per-run session."""
-        return Session(
+        """A fresh per-run session (with the ``preload`` skills loaded, if any).
+
+        A preloaded skill that cannot be loaded (gone, disabled, out of the mode)
+        is left out; the ``skills_load`` it would have been is in the trace and the
+        audit as a failed call.
+        """
+        session = Session(
             session_id=session_id,
             mode=self.options.mode,
             enforcement=self.options.allowed_tools_enforcement,
         )
+        for name in self.options.preload:
+            spec = ToolSpec(self._exposed("skills_load"), "", {}, origin="skills")
+            started = time.perf_counter()
+            args = {"name": name}
+            try:
+                envelope = self.builtin.load_skill(
+                    ToolCall(session, spec.name, args, spec), by_host=True
+                ).envelope()
+            except SkillError as exc:
+                envelope = error_envelope(exc)
+            self._finish(session, spec.name, args, envelope, started)
+        return session
 
     def tool_specs(self, session: Session) -> list[ToolSpec]:
         """The tools to offer the model now (allowed-tools, then governance, applied)."""

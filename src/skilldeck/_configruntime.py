@@ -103,7 +103,9 @@ def check_runtime(table: dict[str, Any], fail: Fail) -> None:
             if not isinstance(value, str) or not value.strip():
                 raise fail(name, "must be a mode name", 'e.g. mode = "review"')
         elif key == "preload":
-            if not isinstance(value, list | tuple) or not all(isinstance(v, str) and v for v in value):
+            if not isinstance(value, list | tuple) or not all(
+                isinstance(v, str) and v for v in value
+            ):
                 raise fail(name, "must be a list of skill names", 'e.g. preload = ["pdf-tools"]')
         elif key == "tool_prefix":
             if not isinstance(value, str) or (value and not _TOOL_NAME.fullmatch(value)):

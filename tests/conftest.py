@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -35,9 +36,16 @@ def hermetic_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     return home
 
 
-@pytest.fixture
-def corpus() -> Path:
-    """The shared real-world corpus; tests using it skip when it is absent."""
+@pytest.fixture(scope="session")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The shared real-world corpus as its repositories have it: a copy made once per
+    session with its links restored (``with-links``; the shared copy has them
+    flattened into text files). Tests using it skip when it is absent."""
     if not CORPUS.is_dir():
         pytest.skip("../shared/corpus is not present (only beside a development checkout)")
-    return CORPUS
+    dest = tmp_path_factory.mktemp("corpus-with-links")
+    tool = CORPUS / "with-links"
+    if not tool.is_file():
+        pytest.skip("../shared/corpus has no with-links script to restore its links")
+    subprocess.run(["bash", str(tool), str(dest)], check=True, capture_output=True)
+    return dest

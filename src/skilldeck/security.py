@@ -21,6 +21,9 @@ from skilldeck._scan import (
     scan_skill as scan_skill,
 )
 from skilldeck._scan import (
+    scan_skills as scan_skills,
+)
+from skilldeck._scan import (
     scan_text as scan_text,
 )
 
@@ -30,5 +33,6 @@ __all__ = [
     "install_scan",
     "scan_mode",
     "scan_skill",
+    "scan_skills",
     "scan_text",
 ]

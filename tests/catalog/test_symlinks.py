@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+import skilldeck
 from skilldeck import Catalog, FileSystemStore
 
 from .conftest import MakeSkill
@@ -58,7 +59,12 @@ def test_escaping_link_is_skipped_and_never_read(tmp_path: Path) -> None:
     assert "outside every skills root" in cat.diagnostics[0].message
 
 
-def test_escaping_skill_md_link_is_skipped(tmp_path: Path) -> None:
+def _entry_codes(cat: Catalog, address: str) -> list[str]:
+    entry = next(e for e in cat.entries() if e.path is not None and e.path.name == address)
+    return [d.code for d in entry.diagnostics]
+
+
+def test_escaping_skill_md_link_is_an_invalid_skill_never_read(tmp_path: Path) -> None:
     outside = tmp_path / "outside"
     _never_readable(outside)
     skill = tmp_path / "skills" / "sneaky"
@@ -66,19 +72,36 @@ def test_escaping_skill_md_link_is_skipped(tmp_path: Path) -> None:
     (skill / "SKILL.md").symlink_to(outside / "SKILL.md")
     cat = Catalog.from_roots([tmp_path / "skills"])
     assert cat.list() == []
-    assert _codes(cat) == ["SK503"]
+    assert _codes(cat) == []
+    assert _entry_codes(cat, "sneaky") == ["SK214"]  # as validate says
+    assert [d.code for d in skilldeck.validate_skill(skill).diagnostics] == ["SK214"]
 
 
-def test_skill_md_link_inside_root_is_followed(tmp_path: Path, make_skill: MakeSkill) -> None:
+def test_skill_md_link_to_another_skill_leaves_the_folder(
+    tmp_path: Path, make_skill: MakeSkill
+) -> None:
     root = tmp_path / "skills"
     src = make_skill(root, "original")
     twin = root / "original-link"
     twin.mkdir()
     (twin / "SKILL.md").symlink_to(src / "SKILL.md")
     cat = Catalog.from_roots([root])
-    names = sorted(e.address for e in cat.entries())
-    assert names == ["root1:original", "root1:original"]
-    assert _codes(cat) == []
+    assert [m.name for m in cat.list()] == ["original"]
+    assert _entry_codes(cat, "original-link") == ["SK214"]
+    assert [d.code for d in skilldeck.validate_skill(twin).diagnostics] == ["SK214"]
+
+
+def test_skill_md_link_inside_the_folder_is_followed(tmp_path: Path) -> None:
+    skill = tmp_path / "skills" / "inner-link"
+    (skill / "docs").mkdir(parents=True)
+    (skill / "docs" / "skill.txt").write_text(
+        "---\nname: inner-link\ndescription: A linked SKILL.md. Use when testing.\n---\nBody\n"
+    )
+    (skill / "SKILL.md").symlink_to("docs/skill.txt")
+    cat = Catalog.from_roots([tmp_path / "skills"])
+    assert [m.name for m in cat.list()] == ["inner-link"]
+    assert skilldeck.skill_digest(skill) == cat.digest("inner-link")
+    assert skilldeck.validate_skill(skill).valid
 
 
 def test_dangling_link_is_a_diagnostic(tmp_path: Path, make_skill: MakeSkill) -> None:
@@ -90,7 +113,8 @@ def test_dangling_link_is_a_diagnostic(tmp_path: Path, make_skill: MakeSkill) ->
     (skill / "SKILL.md").symlink_to(tmp_path / "missing.md")
     cat = Catalog.from_roots([root])
     assert [m.name for m in cat.list()] == ["ok"]
-    assert _codes(cat) == ["SK504", "SK504"]
+    assert _codes(cat) == ["SK504"]  # the folder link
+    assert _entry_codes(cat, "half") == ["SK214"]  # a dangling SKILL.md: as validate says
 
 
 def test_loop_in_recursive_root_terminates(tmp_path: Path, make_skill: MakeSkill) -> None:

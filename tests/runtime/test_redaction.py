@@ -18,8 +18,6 @@ from skilldeck.events import (
     redact_text,
 )
 
-CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"
-
 # (text, the secret that must disappear); built by concatenation so that no
 # scanner mistakes this file for a leak
 SHAPES = [
@@ -125,14 +123,13 @@ def test_sinks_receive_redacted_events(tmp_path: Path) -> None:
     assert raw.events[0].arguments["q"] == secret
 
 
-@pytest.mark.skipif(not CORPUS.is_dir(), reason="../shared/corpus is not present")
-def test_real_skills_are_barely_touched() -> None:
+def test_real_skills_are_barely_touched(corpus: Path) -> None:
     """Over-redaction check: every line of every corpus SKILL.md as if it were a tool
     argument. Lines that change must be rare, and each must hold a credential-like
     assignment or token, not ordinary prose."""
     lines = changed = 0
     samples: list[str] = []
-    for skill_md in sorted(CORPUS.rglob("SKILL.md")):
+    for skill_md in sorted(corpus.rglob("SKILL.md")):
         try:
             text = skill_md.read_text(encoding="utf-8", errors="replace")
         except OSError:

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 from skilldeck._diagnostics import Severity, register_code
-from skilldeck._tree import (  # what a walk of a skill folder leaves out
+from skilldeck._tree import (  # what a walk or a discovery leaves out
     FILE_LINK_ESCAPES,
     LINK_DANGLING,
+    LINK_DUPLICATE,
+    LINK_ESCAPES,
     LINK_LOOP,
+    NOT_A_SKILL_FILE,
+    ROOT_UNREADABLE,
     SPECIAL_FILE,
     TOO_DEEP,
     TOO_MANY_FILES,
@@ -15,7 +19,11 @@ from skilldeck._tree import (  # what a walk of a skill folder leaves out
 __all__ = [
     "FILE_LINK_ESCAPES",
     "LINK_DANGLING",
+    "LINK_DUPLICATE",
+    "LINK_ESCAPES",
     "LINK_LOOP",
+    "NOT_A_SKILL_FILE",
+    "ROOT_UNREADABLE",
     "SPECIAL_FILE",
     "TOO_DEEP",
     "TOO_MANY_FILES",
@@ -24,10 +32,6 @@ __all__ = [
 E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO  # noqa: E741
 
 ROOT_NOT_DIR = register_code("SK501", E, "a skills root is not a folder")
-ROOT_UNREADABLE = register_code("SK502", E, "a skills root cannot be read")
-LINK_ESCAPES = register_code("SK503", W, "a symlink leads outside every allowed root")
-LINK_DUPLICATE = register_code("SK506", I, "a symlink leads to a skill already found")
-NOT_A_SKILL_FILE = register_code("SK508", W, "SKILL.md is not a regular file")
 DUPLICATE_NAME = register_code("SK509", W, "two skills in one source have the same name")
 SHADOWED = register_code("SK510", I, "a skill is hidden by one of the same name")
 MISSING_COMMAND = register_code("SK511", W, "a required command is not on PATH")

@@ -18,39 +18,14 @@ from skilldeck._tree import SkillTree, Walk, WalkLimits, walk_skill
 
 __all__ = [
     "MAX_INDEX_FILES",
-    "SKIP_DIRS",
     "index_files",
     "read_contained",
     "readable_files",
     "walk_all",
-    "within",
 ]
 
 MAX_INDEX_FILES = 5_000
 """At most this many files are indexed per skill with ``index="all"``."""
-
-SKIP_DIRS = frozenset(
-    {
-        ".git",
-        ".hg",
-        ".svn",
-        "node_modules",
-        "__pycache__",
-        ".venv",
-        "venv",
-        ".tox",
-        ".mypy_cache",
-        ".pytest_cache",
-        ".ruff_cache",
-    }
-)
-"""Folders discovery does not search for skills (a skill's own files are indexed
-by the walker's rules, which leave out only hidden names)."""
-
-
-def within(real: str, bases: tuple[str, ...] | list[str]) -> bool:
-    """Is the real path ``real`` one of ``bases`` or inside one (string check, no I/O)?"""
-    return any(real == b or real.startswith(b.rstrip(os.sep) + os.sep) for b in bases)
 
 
 def read_contained(

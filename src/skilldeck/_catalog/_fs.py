@@ -1,16 +1,9 @@
 """The filesystem store: discovery of skill folders under one root, and bounded reads.
 
-Discovery rules (DESIGN.md):
-
-- ``immediate`` (default): the root's direct sub-folders holding ``SKILL.md``
-  are skills (a root that itself holds SKILL.md is one skill). Names starting
-  with ``.`` are skipped.
-- ``recursive``: any folder at any depth (up to ``max_depth``) holding SKILL.md,
-  including skills nested inside other skills. ``.git``, ``node_modules``,
-  virtualenvs and caches are not entered.
-- Symlinks (to a folder or to SKILL.md) are followed once, only when their real
-  path stays inside an allowed root; links that escape, dangle, loop or lead to
-  a folder already scanned are skipped with a diagnostic and never read.
+Discovery is ``skilldeck._tree.SkillFinder``'s (``immediate`` or ``recursive``,
+the one skip list, links followed only inside the allowed roots, a SKILL.md link
+leaving its folder an SK214 error); this store parses what it finds, caches it
+by stat signature and serves it.
 
 Reads of bundled files (tier 3) resolve real paths and refuse anything outside
 the skill's real folder, anything that is not a regular file, and anything not
@@ -37,14 +30,14 @@ from skilldeck._catalog._cache import (
     RootSig,
     Sig,
     ctime_of,
+    sig_of,
 )
-from skilldeck._catalog._discover import Found, Walker
+from skilldeck._catalog._discover import replay
 from skilldeck._catalog._files import (
     index_files,
     read_contained,
     readable_files,
     walk_all,
-    within,
 )
 from skilldeck._catalog._model import Skill, SkillMetadata, metadata_of
 from skilldeck._catalog._pool import parse_records, pool_workers, skill_md_lowercase
@@ -66,14 +59,11 @@ from skilldeck._errors import (
     SkillNotFoundError,
     SkillUnavailableError,
 )
-from skilldeck._tree import Walk
+from skilldeck._tree import MAX_DEPTH, Found, SkillFinder, Walk, skill_md_escapes, within
 
 __all__ = ["MAX_DEPTH", "FileSystemStore", "Mode"]
 
 Mode = Literal["lenient", "strict"]
-
-MAX_DEPTH = 12
-"""How deep a recursive root is searched (the root is depth 0)."""
 
 _SKILL_MD = os.sep + "SKILL.md"
 _RACY_NS = 1_000_000_000
@@ -198,13 +188,21 @@ class FileSystemStore(StoreBase):
         self.exists = True
         real_root = os.path.realpath(root)
         allowed = (real_root, *(os.path.realpath(p) for p in self._extra_allowed))
-        walker = Walker(self, root, real_root, allowed, diags)
+        walker = SkillFinder(
+            root,
+            recursive=self.recursive,
+            max_depth=self.max_depth,
+            real_root=real_root,
+            allowed=allowed,
+            diags=diags,
+            sig=sig_of,
+        )
         start = time.time_ns()
         root_sig = (st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
         found = self._replay(walker, root_sig) if not self.recursive else None
         if found is None:
             try:
-                found = walker.walk()
+                found = walker.find()
             except OSError as exc:
                 return Discovery((), (self._root_unreadable(root, exc),))
         # The folder list is reused while the root's signature stays, unless the root
@@ -226,7 +224,7 @@ class FileSystemStore(StoreBase):
             return prev  # nothing changed: the same object tells the catalog so cheaply
         return Discovery(tuple(metas), tuple(diags))
 
-    def _replay(self, walker: Walker, root_sig: RootSig) -> list[Found] | None:
+    def _replay(self, walker: SkillFinder, root_sig: RootSig) -> list[Found] | None:
         """The last walk's skills again when the root's folder list cannot have changed."""
         listing = self._listing
         if listing is None and not self._memory and self._cache is not None:
@@ -237,7 +235,10 @@ class FileSystemStore(StoreBase):
                 listing = (stored[0], [key[:-cut] for key in self._disk[0]], stored[1])
         if listing is None or listing[0] != root_sig:
             return None
-        return walker.replay(listing[1], listing[2])
+        found = replay(listing[1], listing[2])
+        if found is not None:
+            walker.others = listing[2]
+        return found
 
     def _root_not_dir(self, root: str) -> Diagnostic:
         return Diagnostic.make(
@@ -342,11 +343,18 @@ class FileSystemStore(StoreBase):
         records = None
         workers = pool_workers(len(todo))
         if workers:
-            records = parse_records([(t[4], t[2]) for t in todo], self.mode, workers)
+            records = parse_records([(t[4], t[2]) for t in todo if t[4]], self.mode, workers)
         self.workers_used = workers if records is not None else 0
-        for n, (pos, key, folder, md, real_md, sig) in enumerate(todo):
-            if records is not None:
+        n = 0
+        for pos, key, folder, md, real_md, sig in todo:
+            if not real_md:  # SKILL.md leaves the folder: never read
+                meta = SkillMetadata(
+                    os.path.basename(folder), "", folder, self._md_name(folder, md),
+                    self.source, folder, (), (), (), (), (skill_md_escapes(md),), False,
+                )  # fmt: skip
+            elif records is not None:
                 meta = self._meta(folder, md, records[n])
+                n += 1
             else:
                 meta = self._parse(real_md, folder, md)
             old = before.get(key)
@@ -458,10 +466,11 @@ class FileSystemStore(StoreBase):
         real = self._real_folder(meta)
         assert meta.skill_md is not None
         md_real = os.path.realpath(meta.skill_md)
-        allowed = self._allowed_real()
-        if not within(md_real, allowed):
+        if not within(md_real, (real,)):
             raise PathNotAllowedError(
-                f"{meta.skill_md} leads outside the allowed roots", skill=meta.name
+                f"{meta.skill_md} now leads outside the skill folder",
+                skill=meta.name,
+                hint=f"replace the link with the file itself; run: skilldeck validate {meta.path}",
             )
         from skilldeck._format import read_skill_md
 

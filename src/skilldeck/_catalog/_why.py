@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from skilldeck._catalog import _codes as C
-from skilldeck._catalog._files import SKIP_DIRS
 from skilldeck._catalog._model import CatalogEntry, SkillStatus, WhyLine
 from skilldeck._diagnostics import Diagnostic
+from skilldeck._tree import SkillFinder
 
 if TYPE_CHECKING:
     from skilldeck._catalog._catalog import Catalog
@@ -102,7 +102,8 @@ def _link_lines(name: str, diags: Sequence[Diagnostic]) -> list[WhyLine]:
 
 
 def _depth_probe(catalog: Catalog, name: str) -> list[WhyLine]:
-    """Folders named ``name`` holding SKILL.md below the depth an immediate root scans."""
+    """Folders named ``name`` holding SKILL.md below the depth an immediate root scans
+    (found by the one discovery, searching a few levels down)."""
     out = []
     for src, root, store in catalog._stores:
         if root is None or root.recursive or store.folder_root() is None:
@@ -110,38 +111,27 @@ def _depth_probe(catalog: Catalog, name: str) -> list[WhyLine]:
         base = str(root.path)
         if not os.path.isdir(base):
             continue
-        seen = 0
-        stack = [(base, 0)]
-        while stack and seen < _PROBE_DIRS:
-            here, depth = stack.pop()
-            seen += 1
-            try:
-                with os.scandir(here) as it:
-                    subs = [e for e in it if e.is_dir(follow_symlinks=False)]
-            except OSError:
+        finder = SkillFinder(base, recursive=True, max_depth=_PROBE_DEPTH, max_dirs=_PROBE_DIRS)
+        try:
+            found = finder.find()  # the first _PROBE_DIRS folders of a large root
+        except OSError:
+            continue
+        for folder, *_rest in found:
+            depth = os.path.relpath(folder, base).count(os.sep) + 1
+            if depth < 2 or os.path.basename(folder) != name:
                 continue
-            for e in subs:
-                if e.name in SKIP_DIRS:
-                    continue
-                if (
-                    depth >= 1
-                    and e.name == name
-                    and os.path.isfile(os.path.join(e.path, "SKILL.md"))
-                ):
-                    out.append(
-                        WhyLine(
-                            "wrong_depth",
-                            f"{e.path} holds a SKILL.md {depth + 1} levels below root {base} "
-                            f"(source {src.name}), which is scanned immediate (one level)",
-                            src.name,
-                            Path(e.path),
-                            None,
-                            "move the folder up to the root, or add its parent as a root "
-                            "(or make the root recursive: [catalog] recursive)",
-                        )
-                    )
-                if depth + 1 < _PROBE_DEPTH:
-                    stack.append((e.path, depth + 1))
+            out.append(
+                WhyLine(
+                    "wrong_depth",
+                    f"{folder} holds a SKILL.md {depth} levels below root {base} "
+                    f"(source {src.name}), which is scanned immediate (one level)",
+                    src.name,
+                    Path(folder),
+                    None,
+                    "move the folder up to the root, or add its parent as a root "
+                    "(or make the root recursive: [catalog] recursive)",
+                )
+            )
     return out
 
 

@@ -14,12 +14,13 @@ from typing import Any, Literal
 from skilldeck._config import load_config
 from skilldeck._diagnostics import Diagnostic, Severity
 from skilldeck._digest import digest_of_files, skill_file_digests
-from skilldeck._errors import InstallError, ManifestError
+from skilldeck._errors import InstallError, ManifestError, PathNotAllowedError
 from skilldeck._events import SinkLike, SkillsInstalled, deliver
 from skilldeck._format import validate_skill
 from skilldeck._lifecycle import announce_retired
 from skilldeck._paths import is_regular_file
 from skilldeck._scan import install_scan, scan_mode
+from skilldeck._tree import find_skill_folders
 
 from . import _record  # noqa: F401  (registers the config writer)
 from ._agents import resolve_agents
@@ -44,7 +45,6 @@ from ._state import Layout, Stage, apply_ops, checkpoint, layout, now_iso, swap_
 __all__ = ["InstallPlan", "PlannedSkill", "discover_skills", "install"]
 
 _NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
-_SKIP = frozenset({".git", "node_modules", "__pycache__", ".venv", "venv"})
 _MAX_DISCOVERY_DIRS = 20_000
 
 
@@ -134,23 +134,16 @@ def fetch_source(
 
 
 def discover_skills(root: Path) -> list[Path]:
-    """Skill folders at or below ``root`` (a skill's own sub-folders are not searched)."""
-    found: list[Path] = []
-    seen = 0
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-        seen += 1
-        if seen > _MAX_DISCOVERY_DIRS:
-            raise InstallError(
-                f"source has more than {_MAX_DISCOVERY_DIRS} folders",
-                hint="select the skill's folder with #SUBDIR or --path",
-            )
-        names = set(filenames) | {d for d in dirnames if os.path.islink(os.path.join(dirpath, d))}
-        if "SKILL.md" in names or "skill.md" in names:
-            found.append(Path(dirpath))
-            dirnames[:] = []
-            continue
-        dirnames[:] = sorted(d for d in dirnames if d not in _SKIP)
-    return sorted(found)
+    """Skill folders at or below ``root``: the one discovery of ``skilldeck._tree``
+    (recursive, nested skills included, links followed only inside ``root``), as
+    ``validate`` and ``list --recursive`` find them."""
+    try:
+        return [Path(p) for p in find_skill_folders(root, max_dirs=_MAX_DISCOVERY_DIRS)]
+    except PathNotAllowedError:
+        raise InstallError(
+            f"source has more than {_MAX_DISCOVERY_DIRS} folders",
+            hint="select the skill's folder with #SUBDIR or --path",
+        ) from None
 
 
 def _regular_skill_md(folder: Path) -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from skilldeck._diagnostics import Severity, register_code
+from skilldeck._tree import _discover
 
 E, W = Severity.ERROR, Severity.WARNING
 
@@ -40,7 +41,7 @@ METADATA_NOT_STRING = register_code("SK210", E, "a 'metadata' value is not a str
 ALLOWED_TOOLS_TYPE = register_code("SK211", E, "'allowed-tools' is not a space-separated string")
 ALLOWED_TOOLS_COMMAS = register_code("SK212", W, "'allowed-tools' is separated by commas")
 UNKNOWN_FIELD = register_code("SK213", E, "a top-level field outside the specification")
-SKILL_MD_ESCAPES = register_code("SK214", E, "SKILL.md is a link that leaves the skill folder")
+SKILL_MD_ESCAPES = _discover.SKILL_MD_ESCAPES  # SK214: found by discovery, one place
 LOWERCASE_SKILL_MD = register_code("SK215", E, "the file is named skill.md, not SKILL.md")
 WRONG_TYPE = register_code("SK216", E, "a field has the wrong type")
 EXTENSION_INVALID = register_code("SK217", W, "an extension field has an invalid value")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -11,11 +10,9 @@ from skilldeck._diagnostics import Diagnostic, Severity
 from skilldeck._format import _codes as C
 from skilldeck._format._manifest import Manifest
 from skilldeck._format._skillmd import DEFAULT_MAX_BYTES, Mode, read_skill_md
-from skilldeck._tree import WalkLimits
+from skilldeck._tree import find_skill_folders, linked_skill_md, skill_md_escapes
 
 __all__ = ["ValidationReport", "find_skill_dirs", "locate_skill_md", "validate_skill"]
-
-SKIP_DIRS = frozenset({".git", "node_modules", "__pycache__", ".venv", "venv", ".hg", ".svn"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,23 +119,9 @@ def validate_skill(
     skill_md, diags = locate_skill_md(folder, strict=strict)
     if skill_md is None:
         return ValidationReport(folder, None, None, tuple(diags))
-    if skill_md.is_symlink():
-        try:
-            target = skill_md.resolve(strict=True)
-            inside = target.is_relative_to(folder.resolve())
-        except (OSError, RuntimeError):
-            target, inside = None, False
-        if not inside:
-            where = f" to {target}" if target else " that dangles"
-            diags.append(
-                Diagnostic.make(
-                    C.SKILL_MD_ESCAPES,
-                    f"SKILL.md is a link{where}, outside the skill folder; it is not read",
-                    path=str(skill_md),
-                    hint="replace the link with the file itself",
-                )
-            )
-            return ValidationReport(folder, skill_md, None, tuple(diags))
+    if skill_md.is_symlink() and linked_skill_md(os.fspath(folder), skill_md.name) is None:
+        diags.append(skill_md_escapes(os.fspath(skill_md)))
+        return ValidationReport(folder, skill_md, None, tuple(diags))
     parsed = read_skill_md(skill_md, max_bytes=max_bytes, mode=mode, folder_name=folder.name)
     diags.extend(parsed.diagnostics)
     return ValidationReport(
@@ -156,34 +139,14 @@ def validate_skill(
 def find_skill_dirs(path: str | os.PathLike[str]) -> list[Path]:
     """The skill folders at or beneath ``path`` (a folder, or a SKILL.md file).
 
-    A folder that holds SKILL.md (or skill.md) is a skill; folders beneath it
-    are searched too, for nested skills. Symlinked folders are not descended.
+    The one discovery of ``skilldeck._tree`` (recursive): a folder that holds
+    SKILL.md (or skill.md) is a skill, nested skills included; hidden folders,
+    ``node_modules`` and the like are not searched; links are followed only
+    inside ``path``.
     """
     root = Path(path)
     if root.name in ("SKILL.md", "skill.md") and not root.is_dir():
         return [root.parent]
     if not root.is_dir():
         return []
-    return sorted(_walk(root))
-
-
-def _walk(root: Path) -> Iterator[Path]:
-    """Folders holding SKILL.md, iteratively (no recursion limit) and at most
-    ``WalkLimits().max_depth`` folders deep (a deeper skill's own walk reports it)."""
-    max_depth = WalkLimits().max_depth
-    stack = [(os.fspath(root), 0)]
-    while stack:
-        folder, depth = stack.pop()
-        try:
-            with os.scandir(folder) as it:
-                entries = [(e.name, e.is_dir(follow_symlinks=False)) for e in it]
-        except OSError:
-            continue
-        names = {name for name, _ in entries}
-        if names & {"SKILL.md", "skill.md"}:
-            yield Path(folder)
-        if depth >= max_depth:
-            continue
-        for name, is_dir in sorted(entries, reverse=True):
-            if is_dir and name not in SKIP_DIRS:
-                stack.append((os.path.join(folder, name), depth + 1))
+    return [Path(p) for p in find_skill_folders(root)]

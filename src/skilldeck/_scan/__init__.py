@@ -45,6 +45,7 @@ from skilldeck._scan._scanner import (
     install_scan,
     scan_mode,
     scan_skill,
+    scan_skills,
     scan_text,
 )
 
@@ -55,5 +56,6 @@ __all__ = [
     "install_scan",
     "scan_mode",
     "scan_skill",
+    "scan_skills",
     "scan_text",
 ]

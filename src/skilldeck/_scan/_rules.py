@@ -70,7 +70,6 @@ _SCRIPT_EXT = frozenset(
     ".bat .cmd .lua .r .tcl .awk .applescript .scpt .vbs".split()
 )
 _DOC_EXT = frozenset(".md .markdown .mdx .txt .rst .adoc .org".split())
-_SKIP_DIRS = frozenset({".git", ".hg", ".svn"})
 _PYTHON_EXT = frozenset({".py", ".pyw"})
 _SHELL_EXT = frozenset({".sh", ".bash", ".zsh", ".ksh", ""})
 

@@ -22,11 +22,19 @@ from skilldeck._scan._rules import (
     language_of,
 )
 from skilldeck._scan._text import Text
-from skilldeck._tree import SkillTree, Walk, WalkLimits, secret_findings
+from skilldeck._tree import SkillTree, Walk, WalkLimits, find_skill_folders, secret_findings
 
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0)  # a lone path that is a FIFO must not hang
 
-__all__ = ["SCAN_MODES", "ScanOptions", "install_scan", "scan_mode", "scan_skill", "scan_text"]
+__all__ = [
+    "SCAN_MODES",
+    "ScanOptions",
+    "install_scan",
+    "scan_mode",
+    "scan_skill",
+    "scan_skills",
+    "scan_text",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,14 +105,18 @@ def _without_path(diag: Diagnostic) -> Diagnostic:
 # a folder
 
 
-def _walk(tree: SkillTree, limit: int) -> tuple[Walk, list[Diagnostic]]:
+def _walk(
+    tree: SkillTree, limit: int, nested: Collection[str] = ()
+) -> tuple[Walk, list[Diagnostic]]:
     """The one walker's files of a folder (``skilldeck._tree``), what it left out
     (links out, special files) and files that look like secrets, as findings.
 
     Too deep a tree raises a coded ``PathNotAllowedError`` (as digests and
     installs do); past ``limit`` files the rest is not scanned (SK516).
     """
-    walk = tree.walk(limits=WalkLimits(max_files=limit), strict=False)
+    skip = frozenset(p.replace(os.sep, "/") for p in nested)
+    enter = (lambda rel: rel not in skip) if skip else None
+    walk = tree.walk(limits=WalkLimits(max_files=limit), strict=False, enter=enter)
     deep = next((p for p in walk.problems if p.kind == "too_deep"), None)
     if deep is not None:
         raise PathNotAllowedError(
@@ -174,12 +186,17 @@ def scan_skill(
     root = Path(path)
     if not os.path.lexists(root):
         raise FileNotFoundError(2, "no such file or folder", str(root))
+    return _scan_path(root, opts)
+
+
+def _scan_path(root: Path, opts: ScanOptions, nested: Collection[str] = ()) -> list[Diagnostic]:
+    """Findings of one file or folder; folders in ``nested`` (relative) are not entered."""
     if not root.is_dir():
         found, _ = _scan_file(root, root.name, str(root), opts)
     else:
         facts: dict[str, tuple[str, Facts]] = {}
         with SkillTree(root) as tree:
-            walk, found = _walk(tree, opts.max_files)
+            walk, found = _walk(tree, opts.max_files, nested)
             for entry in walk.files:
                 full = root / entry.path
                 diags, fact = _scan_file(full, entry.path, str(full), opts, tree)
@@ -188,6 +205,40 @@ def scan_skill(
                     facts[entry.path] = (str(full), fact)
         found.extend(joined_findings(facts))
     return [d for d in found if d.code not in opts.ignore]
+
+
+def scan_skills(
+    path: str | os.PathLike[str],
+    *,
+    ignore: Collection[str] = (),
+    options: ScanOptions | None = None,
+) -> list[tuple[str, list[Diagnostic]]]:
+    """Scan one file, one skill folder, or every skill of a folder of skills.
+
+    The skills are those the one discovery finds (``skilldeck._tree``, as
+    ``validate``, ``list --recursive`` and ``install --all`` find them): one
+    ``(skill folder, findings)`` per skill, a skill nested in another scanned on
+    its own (not again with the outer one). A file, or a folder holding no skill,
+    gives one entry for itself (``scan_skill``). ``FileNotFoundError`` when
+    ``path`` does not exist.
+    """
+    opts = options or ScanOptions()
+    if ignore:
+        opts = ScanOptions(
+            opts.max_file_bytes, opts.max_files, frozenset(ignore) | opts.ignore, opts.file_seconds
+        )
+    root = Path(path)
+    if not os.path.lexists(root):
+        raise FileNotFoundError(2, "no such file or folder", str(root))
+    folders = find_skill_folders(root) if root.is_dir() else []
+    if not folders:
+        return [(str(root), _scan_path(root, opts))]
+    out: list[tuple[str, list[Diagnostic]]] = []
+    for folder in folders:
+        prefix = folder.rstrip(os.sep) + os.sep
+        nested = [os.path.relpath(f, folder) for f in folders if f.startswith(prefix)]
+        out.append((folder, _scan_path(Path(folder), opts, nested)))
+    return out
 
 
 # ---------------------------------------------------------------------------

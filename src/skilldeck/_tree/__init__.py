@@ -1,4 +1,5 @@
-"""One walker and one contained reader of a skill folder.
+"""One walker and one contained reader of a skill folder, and the one discovery of
+skill folders (``_discover``: which folders are skills, with the one skip list).
 
 Every part of skilldeck that lists or reads a skill's files goes through this
 module (digests, the file index, install copies, the security scan, MCP), so
@@ -27,6 +28,22 @@ with the reader, so what is listed is exactly what can be read. This facade is
 the only way in from outside the package.
 """
 
+from skilldeck._tree._discover import (
+    LINK_DUPLICATE,
+    LINK_ESCAPES,
+    MAX_DEPTH,
+    NOT_A_SKILL_FILE,
+    ROOT_UNREADABLE,
+    SKILL_MD_ESCAPES,
+    SKIP_FOLDERS,
+    Found,
+    SkillFinder,
+    find_skill_folders,
+    linked_skill_md,
+    skill_md_escapes,
+    skipped_folder,
+    within,
+)
 from skilldeck._tree._reader import (
     MAX_LINKS,
     ContainedFolder,
@@ -58,25 +75,39 @@ from skilldeck._tree._walk import (
 __all__ = [
     "FILE_LINK_ESCAPES",
     "LINK_DANGLING",
+    "LINK_DUPLICATE",
+    "LINK_ESCAPES",
     "LINK_LOOP",
+    "MAX_DEPTH",
     "MAX_LINKS",
+    "NOT_A_SKILL_FILE",
+    "ROOT_UNREADABLE",
     "SECRET_FILE",
+    "SKILL_MD_ESCAPES",
+    "SKIP_FOLDERS",
     "SPECIAL_FILE",
     "TOO_DEEP",
     "TOO_MANY_FILES",
     "ContainedFolder",
     "Entry",
     "FileBytes",
+    "Found",
     "Problem",
     "ProblemKind",
+    "SkillFinder",
     "SkillTree",
     "Walk",
     "WalkLimits",
+    "find_skill_folders",
     "is_hidden",
+    "linked_skill_md",
     "looks_like_secret",
     "read_beneath",
     "read_fd",
     "read_file",
     "secret_findings",
+    "skill_md_escapes",
+    "skipped_folder",
     "walk_skill",
+    "within",
 ]

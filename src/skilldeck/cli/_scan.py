@@ -7,6 +7,8 @@ summary line; ``--format json`` prints one object (a public contract)::
                                                "line", "column", "hint"}]}],
      "summary": {"paths": int, "errors": int, "warnings": int, "info": int}}
 
+Each entry of ``paths`` is a file, a skill folder, or a folder holding no skill.
+
 Exit status: 0 no error-level finding, 1 at least one, 2 usage or I/O problem.
 """
 
@@ -44,8 +46,10 @@ def scan(fmt: str, ignore: tuple[str, ...], paths: tuple[str, ...]) -> None:
     """Look for risky content in skills: download-and-run, decode-and-run, credential
     reads, bundled binaries, hidden Unicode and prompt injection.
 
-    PATH is a skill folder, a folder of skills or one file. The scan reads files and
-    never runs them; see docs/security-scan.md for what it cannot catch.
+    PATH is a skill folder, a folder of skills (each skill found is scanned and
+    reported on its own, as validate and list --recursive find them) or one file.
+    The scan reads files and never runs them; see docs/security-scan.md for what it
+    cannot catch.
     """
     unknown = [c for c in ignore if c not in skilldeck.security.SCAN_CODES]
     if unknown:
@@ -57,7 +61,7 @@ def scan(fmt: str, ignore: tuple[str, ...], paths: tuple[str, ...]) -> None:
     for raw in paths:
         if not os.path.lexists(raw):
             raise click.UsageError(f"{raw}: no such file or folder")
-        results.append((raw, skilldeck.scan_skill(raw, ignore=ignore)))
+        results.extend(skilldeck.security.scan_skills(raw, ignore=ignore))
     every = [d for _, found in results for d in found]
     summary = {
         "paths": len(results),

@@ -1,0 +1,420 @@
+"""The one discovery of skill folders under a root, with the one skip list.
+
+Every part of skilldeck that looks for skills goes through ``SkillFinder``: the
+catalog (``list``, ``serve``), ``validate`` and ``lint``, ``install --all``,
+the security scan of a folder of skills and ``why``. So they find the same
+skills in the same tree.
+
+The rules:
+
+- A folder holding ``SKILL.md`` (or a lowercase ``skill.md``) is a skill.
+- ``immediate``: the root itself when it holds SKILL.md, else its direct
+  sub-folders. ``recursive``: every folder down to ``max_depth``, skills nested
+  inside skills included.
+- **Skipped folders** (``skipped_folder``): every name starting with ``.``
+  (``.git``, ``.hg``, ``.svn``, ``.venv``, ``.tox``, agents' own copies such as
+  ``.codex/`` or ``.gemini/``), ``node_modules``, ``__pycache__``, ``venv`` and
+  ``site-packages``. The root itself is never skipped, whatever its name
+  (``~/.claude/skills`` is a root).
+- **Links** to folders are followed once, only when their real path stays inside
+  ``allowed`` (real paths; the root's own by default); links that escape, dangle,
+  loop or lead to a folder already searched are skipped with a diagnostic.
+- A SKILL.md that is not a regular file (a folder, a pipe) still makes its folder
+  a candidate: reading it gives the SK113 error (without waiting on a pipe).
+- **A linked SKILL.md** is part of its skill only when it stays inside the skill
+  folder (resolved by the contained reader, as every read of the skill's files
+  is); a link leaving the folder, or dangling, still makes the folder a skill
+  candidate, with the SK214 error ``skill_md_escapes`` and its SKILL.md unread.
+"""
+
+from __future__ import annotations
+
+import operator
+import os
+import stat as _stat
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from skilldeck._diagnostics import Diagnostic, Severity, register_code
+from skilldeck._errors import PathNotAllowedError, SkillError
+from skilldeck._tree._reader import ContainedFolder
+from skilldeck._tree._walk import LINK_DANGLING, LINK_LOOP, TOO_DEEP
+
+__all__ = [
+    "MAX_DEPTH",
+    "SKIP_FOLDERS",
+    "Found",
+    "SkillFinder",
+    "find_skill_folders",
+    "linked_skill_md",
+    "skill_md_escapes",
+    "skipped_folder",
+    "within",
+]
+
+E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO  # noqa: E741
+
+ROOT_UNREADABLE = register_code("SK502", E, "a skills root cannot be read")
+LINK_ESCAPES = register_code("SK503", W, "a symlink leads outside every allowed root")
+LINK_DUPLICATE = register_code("SK506", I, "a symlink leads to a skill already found")
+NOT_A_SKILL_FILE = register_code("SK508", W, "SKILL.md is not a regular file")
+SKILL_MD_ESCAPES = register_code("SK214", E, "SKILL.md is a link that leaves the skill folder")
+
+MAX_DEPTH = 12
+"""How deep a recursive search goes (the root is depth 0)."""
+
+SKIP_FOLDERS = frozenset({"node_modules", "__pycache__", "venv", "site-packages"})
+"""Folders never searched for skills, besides every hidden (dot) name."""
+
+SKILL_MD_NAMES = ("SKILL.md", "skill.md")
+
+#: (folder as found, SKILL.md as found, real SKILL.md or "" when it leaves the
+#: folder or dangles (SK214), signature of its stat)
+Found = tuple[str, str, str, Any]
+
+_SEP = os.sep
+_FIRST = operator.itemgetter(0)
+_NAME = operator.attrgetter("name")
+
+
+def skipped_folder(name: str) -> bool:
+    """Is a folder of this name never searched for skills (the one skip list)?"""
+    return name[:1] == "." or name in SKIP_FOLDERS
+
+
+def within(real: str, bases: Iterable[str]) -> bool:
+    """Is the real path ``real`` one of ``bases`` or inside one (string check, no I/O)?"""
+    return any(real == b or real.startswith(b.rstrip(_SEP) + _SEP) for b in bases)
+
+
+def skill_md_escapes(md: str) -> Diagnostic:
+    """The SK214 error of a SKILL.md that is a link leaving its folder (or dangling)."""
+    try:
+        target = os.path.realpath(md, strict=True)
+        where = f" to {target}"
+    except OSError:
+        where = " that dangles"
+    return Diagnostic.make(
+        SKILL_MD_ESCAPES,
+        f"SKILL.md is a link{where}, outside the skill folder; it is not read "
+        "and the skill cannot be used",
+        path=md,
+        hint="replace the link with the file itself",
+    )
+
+
+def linked_skill_md(folder: str, name: str = "SKILL.md") -> tuple[str, os.stat_result] | None:
+    """A SKILL.md that is a link, resolved by the contained reader (as every read of a
+    skill's files is): its real path and stat when it stays inside the skill folder,
+    ``None`` when it leaves the folder, dangles or is not a regular file."""
+    try:
+        with ContainedFolder(folder) as tree:
+            fd = tree.open(name)
+    except SkillError:
+        return None
+    try:
+        st = os.fstat(fd)
+    finally:
+        os.close(fd)
+    return os.path.realpath(os.path.join(folder, name)), st
+
+
+def _stat_sig(st: os.stat_result) -> Any:
+    return st
+
+
+class SkillFinder:
+    """One discovery pass over a root (see the module docstring for the rules).
+
+    ``allowed`` are the real paths links may lead into (default: the root's).
+    ``sig`` turns the stat of each SKILL.md into what ``Found`` carries.
+    ``max_dirs`` caps the folders searched (``truncated`` then says so).
+    Problems met go to ``diags``.
+    """
+
+    def __init__(
+        self,
+        root: str,
+        *,
+        recursive: bool,
+        max_depth: int = MAX_DEPTH,
+        real_root: str | None = None,
+        allowed: tuple[str, ...] | None = None,
+        diags: list[Diagnostic] | None = None,
+        sig: Callable[[os.stat_result], Any] = _stat_sig,
+        max_dirs: int | None = None,
+    ) -> None:
+        self.root = root
+        self.real_root = real_root if real_root is not None else os.path.realpath(root)
+        self.allowed = allowed if allowed is not None else (self.real_root,)
+        self.recursive = recursive
+        self.max_depth = max_depth
+        self.diags: list[Diagnostic] = diags if diags is not None else []
+        self.sig = sig
+        self.max_dirs = max_dirs
+        self.truncated = False
+        self.found: list[Found] = []
+        self.seen_skill: set[str] = set()  # real skill folders
+        self.visited: set[str] = set()  # real folders searched (recursive)
+        self.links: list[tuple[str, int]] = []
+        self.too_deep: list[str] = []
+        # an immediate root of plain skill folders (SKILL.md a regular file, no
+        # links, no findings) can be listed again from its rows (the catalog's replay)
+        self.plain = not recursive
+        self.others: list[str] = []  # sub-folders without SKILL.md or skill.md
+
+    # -- SKILL.md inside a folder
+
+    def skill_file(self, folder: str, names: Iterable[str] | None = None) -> None:
+        """Record ``folder`` as a skill if it holds SKILL.md (checked per the link rules)."""
+        md = folder + _SEP + "SKILL.md"
+        try:
+            st = os.lstat(md)
+        except FileNotFoundError:
+            if names is not None and "skill.md" not in names:
+                return
+            md = folder + _SEP + "skill.md"
+            try:
+                st = os.lstat(md)
+            except OSError:
+                return
+            if names is None:
+                try:
+                    if "skill.md" not in os.listdir(folder):
+                        return  # case-insensitive file system matched SKILL.md
+                except OSError:
+                    return
+        except OSError as exc:
+            self.diags.append(
+                Diagnostic.make(
+                    NOT_A_SKILL_FILE, f"cannot read {md}: {exc.strerror or exc}", path=md
+                )
+            )
+            return
+        real_md = md
+        if _stat.S_ISLNK(st.st_mode):
+            inside = linked_skill_md(folder, os.path.basename(md))
+            if inside is None:  # leaves the folder or dangles: SK214, never read
+                self.found.append((folder, md, "", self.sig(st)))
+                return
+            real_md, st = inside
+        # a SKILL.md that is no regular file (a folder, a pipe) is still a candidate:
+        # reading it (without waiting) gives the same SK113 error everywhere
+        self.found.append((folder, md, real_md, self.sig(st)))
+
+    def link_ok(self, link: str, real: str) -> bool:
+        """May a link be followed? Emits SK503/SK504 and returns False when not."""
+        if not os.path.exists(real):
+            self.diags.append(
+                Diagnostic.make(
+                    LINK_DANGLING,
+                    f"{link} is a link to {os.readlink(link) if os.path.islink(link) else real}, "
+                    "which does not exist; it is skipped",
+                    path=link,
+                    hint="remove the link or restore its target",
+                )
+            )
+            return False
+        if not within(real, self.allowed):
+            self.diags.append(
+                Diagnostic.make(
+                    LINK_ESCAPES,
+                    f"{link} leads to {real}, outside every skills root; it is skipped "
+                    "and never read",
+                    path=link,
+                    hint="copy the skill into a root, or add the target's folder as a root",
+                )
+            )
+            return False
+        return True
+
+    # -- walking
+
+    def find(self) -> list[Found]:
+        """Every skill folder under the root, sorted by path (``OSError`` when the
+        root itself cannot be read)."""
+        if self.recursive:
+            self.walk_tree(self.root, self.real_root, 0)
+        else:
+            self.walk_immediate()
+        self.follow_links()
+        if self.too_deep:
+            self.diags.append(
+                Diagnostic.make(
+                    TOO_DEEP,
+                    f"{len(self.too_deep)} folder(s) deeper than {self.max_depth} levels "
+                    f"under {self.root} were not searched (first: {self.too_deep[0]})",
+                    path=self.too_deep[0],
+                    hint="add a deeper folder as its own root",
+                )
+            )
+        self.found.sort(key=_FIRST)
+        return self.found
+
+    def add_skill_dir(self, folder: str, real: str) -> None:
+        if real in self.seen_skill:
+            return
+        before = len(self.found)
+        self.skill_file(folder)
+        if len(self.found) > before:
+            self.seen_skill.add(real)
+
+    def walk_immediate(self) -> None:
+        root = self.root
+        if os.path.lexists(os.path.join(root, "SKILL.md")):
+            self.plain = False
+            self.add_skill_dir(root, self.real_root)
+            return
+        with os.scandir(root) as it:
+            entries = sorted(it, key=_NAME)
+        real_prefix = self.real_root.rstrip(_SEP) + _SEP
+        seen = self.seen_skill
+        found = self.found
+        lstat, is_reg, sig = os.lstat, _stat.S_ISREG, self.sig
+        for e in entries:
+            name = e.name
+            if skipped_folder(name):
+                continue
+            if e.is_symlink():
+                self.links.append((e.path, 1))
+                self.plain = False
+                continue
+            if not e.is_dir(follow_symlinks=False):
+                continue
+            folder = e.path
+            md = folder + _SEP + "SKILL.md"
+            try:
+                st = lstat(md)
+            except OSError:
+                st = None
+            if st is not None and is_reg(st.st_mode):  # the common case, inlined
+                found.append((folder, md, md, sig(st)))
+                seen.add(real_prefix + name)
+                continue
+            before = len(found)
+            self.skill_file(folder)  # links, skill.md, odd files: the careful path
+            if len(found) > before:
+                seen.add(real_prefix + name)
+                self.plain = False
+            elif st is None:
+                self.others.append(folder)
+            else:
+                self.plain = False  # SKILL.md is something else than a file
+
+    def walk_tree(self, folder: str, real: str, depth: int) -> None:
+        stack = [(folder, real, depth)]
+        while stack:
+            here, real_here, d = stack.pop()
+            if real_here in self.visited:
+                continue
+            if self.max_dirs is not None and len(self.visited) >= self.max_dirs:
+                self.truncated = True
+                return
+            self.visited.add(real_here)
+            try:
+                with os.scandir(here) as it:
+                    entries = sorted(it, key=_NAME)
+            except OSError as exc:
+                if here == self.root:
+                    raise
+                self.diags.append(
+                    Diagnostic.make(
+                        ROOT_UNREADABLE,
+                        f"cannot read {here}: {exc.strerror or exc}",
+                        path=here,
+                        severity=Severity.WARNING,
+                    )
+                )
+                continue
+            names = {e.name for e in entries}
+            if ("SKILL.md" in names or "skill.md" in names) and real_here not in self.seen_skill:
+                before = len(self.found)
+                self.skill_file(here, names)
+                if len(self.found) > before:
+                    self.seen_skill.add(real_here)
+            subdirs: list[tuple[str, str, int]] = []
+            for e in entries:
+                if skipped_folder(e.name):
+                    continue
+                if e.is_symlink():
+                    if e.name not in SKILL_MD_NAMES:
+                        self.links.append((e.path, d + 1))
+                elif e.is_dir(follow_symlinks=False):
+                    if d + 1 > self.max_depth:
+                        self.too_deep.append(e.path)
+                        continue
+                    subdirs.append((e.path, os.path.join(real_here, e.name), d + 1))
+            stack.extend(reversed(subdirs))
+
+    def follow_links(self) -> None:
+        i = 0
+        while i < len(self.links):
+            link, depth = self.links[i]
+            i += 1
+            real = os.path.realpath(link)
+            if not self.link_ok(link, real):
+                continue
+            if not os.path.isdir(real):
+                continue  # a link to a file that is not SKILL.md: not a skill
+            parent_real = os.path.realpath(os.path.dirname(link))
+            if within(parent_real, (real,)):
+                self.diags.append(
+                    Diagnostic.make(
+                        LINK_LOOP,
+                        f"{link} leads back to {real}, which contains it; it is skipped",
+                        path=link,
+                        hint="remove the link; it makes the folder tree infinite",
+                    )
+                )
+                continue
+            if real in self.seen_skill or real in self.visited:
+                self.diags.append(
+                    Diagnostic.make(
+                        LINK_DUPLICATE,
+                        f"{link} leads to {real}, which is already scanned; it is skipped",
+                        path=link,
+                    )
+                )
+                continue
+            if self.recursive:
+                if depth > self.max_depth:
+                    self.too_deep.append(link)
+                    continue
+                self.walk_tree(link, real, depth)
+            else:
+                self.add_skill_dir(link, real)
+
+
+def find_skill_folders(
+    root: str | os.PathLike[str],
+    *,
+    recursive: bool = True,
+    max_depth: int = MAX_DEPTH,
+    max_dirs: int | None = None,
+    diags: list[Diagnostic] | None = None,
+) -> list[str]:
+    """The skill folders under ``root`` by the rules of this module (sorted; links
+    may lead anywhere inside ``root``). A root that cannot be read gives ``[]``
+    and an SK502 diagnostic in ``diags``; more than ``max_dirs`` folders,
+    ``PathNotAllowedError``."""
+    path = os.fspath(root)
+    finder = SkillFinder(
+        path, recursive=recursive, max_depth=max_depth, diags=diags, max_dirs=max_dirs
+    )
+    try:
+        found = finder.find()
+    except OSError as exc:
+        finder.diags.append(
+            Diagnostic.make(
+                ROOT_UNREADABLE, f"cannot read {path}: {exc.strerror or exc}", path=path
+            )
+        )
+        return []
+    if finder.truncated:
+        raise PathNotAllowedError(
+            f"{path} holds more than {max_dirs} folders; not every one was searched for skills",
+            path=path,
+            hint="point at the folder that holds the skills",
+            reason="too_many",
+        )
+    return [f[0] for f in found]

@@ -488,6 +488,7 @@ _FACADES = frozenset(
 # lists every code in a fresh process (a test checks this list against the sources)
 _CODE_MODULES = (
     "skilldeck._catalog._codes",
+    "skilldeck._configimport",
     "skilldeck._configtrust",
     "skilldeck._format._codes",
     "skilldeck._format._lint",

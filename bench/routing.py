@@ -2,31 +2,47 @@
 
 Usage::
 
-    python bench/routing.py [--corpus ../shared/corpus] [--set bench/data/routing.jsonl]
-                            [--json] [--misses] [--embedder MODEL]
+    python bench/routing.py [--corpus ../shared/corpus] [--set FILE ...]
+                            [--embedder MODEL ...] [--fit] [--json] [--misses]
 
 Indexes every skill of the real corpus the way the runtime does (name,
 description, ``when_to_use``, tags, headings and body words) and runs the labelled
-requests of ``bench/data/routing.jsonl``: requests that name the tool (``direct``),
-requests that name the goal (``indirect``) and requests no skill fits (off-domain).
-For each router it prints top-1 / top-3 per kind, and for off-domain requests how
-often it abstains (recall) and how often its abstentions are right (precision):
+requests of each set (by default all three of ``bench/data``: the tuning set
+``routing.jsonl``, where every parameter was chosen, then the held-out and
+unseen sets, run with the same parameters): requests that name the tool
+(``direct``), requests that name the goal (``indirect``) and requests no skill
+fits (off-domain). For each router it prints top-1 / top-3 per kind, for
+off-domain requests how often it abstains (recall) and how often its abstentions
+are right (precision), and the CPU milliseconds per request:
 
-- ``search``: ``skills_search`` as the model calls it, abstaining when the best
-  hit's calibrated confidence is under the default threshold;
+- ``search``: ``skills_search`` as the model calls it (BM25F), abstaining when
+  the best hit's calibrated confidence is under the default threshold;
 - ``suggest``: ``runtime.suggest`` (search, reordered by declared triggers and the
-  example requests descriptions quote; the triggers are prepared once per catalog
-  state, before the timing, and that preparation is printed apart);
+  example requests descriptions quote; prepared once per catalog state);
 - ``tfidf``: the naive baseline, cosine TF-IDF over name + description (no
   stemming, no stop words), abstaining only when no word matches;
-- ``bm25-plain``: BM25 over name + description with the same plain tokens, as a
-  second reference;
-- ``hybrid`` (with ``--embedder MODEL``, a model2vec folder or id): the semantic
-  backend as ``[search] embedder`` switches it on (``SemanticIndex`` over the same
-  lexical index, its default fusion), abstaining like ``search``.
+- ``bm25-plain``: BM25 over name + description with the same plain tokens.
+
+With ``--embedder MODEL`` (what ``load_embedder`` takes: ``path:DIR``, or the id of
+an installed model; repeat it to compare models), per model:
+
+- ``dense``: the model alone, skills by cosine similarity, abstaining by a
+  logistic model of the best cosine fitted on the first set;
+- ``fused-lex``: ``SemanticIndex`` (reciprocal-rank fusion of BM25F and the
+  model) with lexical abstention (no fitted abstention);
+- ``fused``: ``SemanticIndex`` as ``[search] embedder`` switches it on: the
+  same fusion, abstaining by the model's two-feature abstention (lexical
+  confidence + best cosine; ``FITTED_ABSTENTION``, or, for a model not listed
+  there, fitted here on the first set).
+
+and the model's costs: loading, embedding the corpus's skills (CPU and wall),
+and embedding one request (CPU ms, one thread). ``--fit`` also searches the
+fusion's parameters (k, depth, weight) and fits the two-feature abstention on
+the first set alone, and prints them.
 
 Targets (issue text): direct top-1 >= 90 %, indirect top-3 >= 60 %, off-domain
-abstain >= 80 % at >= 90 % precision.
+abstain >= 80 % at >= 90 % precision; with a model, direct top-1 >= 92 %,
+indirect top-3 >= 75 %, abstention >= 83 % at >= 92 %.
 """
 
 from __future__ import annotations
@@ -118,40 +134,137 @@ def row(name: str, report: RoutingReport, seconds: float) -> dict[str, Any]:
     return out
 
 
-def _hybrid(index: Any, model: str) -> Any:
-    from skilldeck.search import SemanticIndex, static_embedder
+def _logistic(x: Any, y: Any, l2: float = 1e-3) -> Any:
+    """Logistic regression by Newton's method (a little L2 keeps it finite)."""
+    import numpy as np
 
-    started = time.perf_counter()
-    embedder = static_embedder(model)
-    loaded = time.perf_counter() - started
-    semantic = SemanticIndex(index, embedder)
-    semantic.matrix()
-    embedded = time.perf_counter() - started - loaded
-    print(
-        f"hybrid: model loaded in {loaded:.2f} s, {len(semantic)} skills embedded in "
-        f"{embedded:.2f} s ({embedder.dimensions} dimensions)",
-        file=sys.stderr,
-    )
+    w = np.zeros(x.shape[1])
+    for _ in range(100):
+        p = 1 / (1 + np.exp(-(x @ w)))
+        hessian = x.T @ (x * (p * (1 - p))[:, None]) + l2 * np.eye(len(w))
+        w -= np.linalg.solve(hessian, x.T @ (p - y) + l2 * w)
+    return w
 
-    def route(query: str) -> tuple[list[str], bool]:
-        hits = semantic.search(query, limit=3)
-        return [h.name for h in hits], not hits or not hits[0].confident
 
-    return route
+class Model:
+    """One embedding model over the corpus: its skill matrix and costs."""
+
+    def __init__(self, index: Any, spec: str) -> None:
+        from skilldeck._semantic import SemanticIndex
+        from skilldeck.search import load_embedder
+
+        started, cpu = time.perf_counter(), time.process_time()
+        self.embedder = load_embedder(spec)
+        self.load = (time.perf_counter() - started, time.process_time() - cpu)
+        self.spec = spec
+        self.name = Path(getattr(self.embedder, "source", spec)).stem
+        self.semantic = SemanticIndex(index, self.embedder)
+        started, cpu = time.perf_counter(), time.process_time()
+        self.matrix = self.semantic.matrix()
+        self.embed = (time.perf_counter() - started, time.process_time() - cpu)
+        self.fitted = getattr(self.embedder, "abstention", None)
+        self.request_ms: list[float] = []
+        self.seen: dict[str, Any] = {}
+
+    def similarities(self, query: str) -> Any:
+        """The request's similarities (embedded once: each router and set reuses them)."""
+        if query not in self.seen:
+            cpu = time.process_time()
+            self.seen[query] = self.semantic.similarities(query)
+            self.request_ms.append((time.process_time() - cpu) * 1000)
+        return self.seen[query]
+
+
+def _fit(cases: Sequence[Any], index: Any, model: Model) -> tuple[Any, Any, tuple[int, int, float]]:
+    """On the tuning set only: the fusion's parameters (grid), the two-feature
+    abstention and the dense-alone abstention (logistic regressions)."""
+    import numpy as np
+
+    from skilldeck._semantic import SemanticIndex, lexical_logit
+
+    lexical = [index.search(c.query, limit=1) for c in cases]
+    best = [float(model.similarities(c.query).max()) for c in cases]
+    lex = [h[0].confidence if h else 0.0 for h in lexical]
+    y = np.array([1.0 if c.expected else 0.0 for c in cases])
+    logits = [lexical_logit(p) for p in lex]
+    x2 = np.array([[1.0, lg, b] for lg, b in zip(logits, best, strict=True)])
+    two = _logistic(x2, y)
+    one = _logistic(x2[:, [0, 2]], y)
+    grid = []
+    for k in (5, 10, 20, 30, 60, 100):
+        for depth in (20, 30, 50, 100):
+            for weight in (0.5, 0.75, 1.0, 1.5):
+                fused = SemanticIndex(index, model.embedder, k=k, depth=depth, weight=weight)
+                fused._matrix = model.matrix
+                fused.similarities = model.similarities  # type: ignore[method-assign]
+                rep = evaluate_routing(
+                    cases, lambda q, f=fused: ([h.name for h in f.search(q, limit=3)], False)
+                )
+                d1 = rep.by_kind["direct"].rate(rep.by_kind["direct"].top1)
+                i1 = rep.by_kind["indirect"].rate(rep.by_kind["indirect"].top1)
+                i3 = rep.by_kind["indirect"].rate(rep.by_kind["indirect"].top3)
+                grid.append((d1 + i1 + i3, -k, -depth, (k, depth, weight)))
+    grid.sort(reverse=True)
+    return two, one, grid[0][3]
+
+
+def _routers(index: Any, model: Model, abstention: Any, dense_fit: Any) -> list[tuple[str, Any]]:
+    import numpy as np
+
+    from skilldeck._semantic import SemanticIndex
+
+    names = [d.name for d in index.documents]
+    fused_lex = SemanticIndex(index, model.embedder, abstention=None)
+    fused_lex.abstention = None  # the embedder's own: not here
+    fused = SemanticIndex(index, model.embedder, abstention=tuple(abstention))
+    for f in (fused_lex, fused):
+        f._matrix = model.matrix
+        f.similarities = model.similarities  # type: ignore[method-assign]
+
+    def dense(query: str) -> tuple[list[str], bool]:
+        sims = model.similarities(query)
+        order = np.argsort(-sims, kind="stable")[:3]
+        z = dense_fit[0] + dense_fit[1] * float(sims.max())
+        return [names[i] for i in order], z < 0
+
+    def route(f: Any) -> Any:
+        def run(query: str) -> tuple[list[str], bool]:
+            hits = f.search(query, limit=3)
+            return [h.name for h in hits], not hits or not hits[0].confident
+
+        return run
+
+    return [
+        (f"dense:{model.name}", dense),
+        (f"fused-lex:{model.name}", route(fused_lex)),
+        (f"fused:{model.name}", route(fused)),
+    ]
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--corpus", type=Path, default=REPO.parent / "shared" / "corpus")
-    parser.add_argument("--set", type=Path, default=REPO / "bench" / "data" / "routing.jsonl")
+    parser.add_argument(
+        "--set",
+        type=Path,
+        action="append",
+        help="a routing set (repeatable; the first is the tuning set). Default: all three",
+    )
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--misses", action="store_true", help="print the requests missed")
-    parser.add_argument("--embedder", metavar="MODEL", help="add the hybrid router (model2vec)")
+    parser.add_argument(
+        "--embedder", metavar="MODEL", action="append", default=[], help="add the model's routers"
+    )
+    parser.add_argument("--fit", action="store_true", help="fit the parameters on the first set")
     args = parser.parse_args()
     if not args.corpus.is_dir():
         print(f"no corpus at {args.corpus}: pass --corpus", file=sys.stderr)
         return 2
-    cases = load_routing_cases(args.set)
+    data = REPO / "bench" / "data"
+    paths = args.set or [
+        data / n for n in ("routing.jsonl", "routing_heldout.jsonl", "routing_unseen.jsonl")
+    ]
+    sets = [(p.stem, load_routing_cases(p)) for p in paths]
     with tempfile.TemporaryDirectory() as tmp:
         catalog = skilldeck.Catalog.from_roots([args.corpus], recursive=True, cache=tmp)
         runtime = skilldeck.SkillRuntime(catalog)
@@ -171,61 +284,97 @@ def main() -> int:
             picked = runtime.suggest(query, limit=3)
             return [s.name for s in picked], not picked or not picked[0].confident
 
-        tops = [(c, index.search(c.query, limit=1)) for c in cases]
-        curve = []
-        for threshold in (0.3, 0.4, 0.45, 0.5, 0.55, 0.6):
-            off = [not h or h[0].confidence < threshold for c, h in tops if not c.expected]
-            wrong = sum(1 for c, h in tops if c.expected and (not h or h[0].confidence < threshold))
-            right = sum(off)
-            curve.append((threshold, right / max(len(off), 1), right / max(right + wrong, 1)))
         tfidf, bm25 = TfIdf(metas), PlainBm25(metas)
-        routers = [
+        routers: list[tuple[str, Any]] = [
             ("search", search),
             ("suggest", suggest),
             ("tfidf", tfidf.route),
             ("bm25-plain", bm25.route),
         ]
-        if args.embedder:
-            routers.append(("hybrid", _hybrid(index, args.embedder)))
-        rows = []
-        reports = {}
-        for name, router in routers:
-            t0 = time.perf_counter()
-            report = evaluate_routing(cases, router)
-            rows.append(row(name, report, (time.perf_counter() - t0) / max(len(cases), 1)))
-            reports[name] = report
-    kinds = Counter(c.kind or ("off" if not c.expected else "all") for c in cases)
+        models = []
+        fits = {}
+        tuning = sets[0][1]
+        for spec in args.embedder:
+            model = Model(index, spec)
+            models.append(model)
+            two, one, params = _fit(tuning, index, model)
+            fits[model.name] = {
+                "abstention": [round(float(v), 3) for v in two],
+                "dense_abstention": [round(float(v), 3) for v in one],
+                "k_depth_weight": list(params),
+                "shipped_abstention": list(model.fitted) if model.fitted else None,
+            }
+            abstention = model.fitted if model.fitted is not None else two
+            routers.extend(_routers(index, model, abstention, one))
+        results = []
+        for set_name, cases in sets:
+            rows = []
+            for name, router in routers:
+                c0 = time.process_time()
+                report = evaluate_routing(cases, router)
+                ms = (time.process_time() - c0) * 1000 / max(len(cases), 1)
+                out = row(name, report, ms / 1000)
+                rows.append(out)
+                if args.misses and name in ("search", *(f"fused:{m.name}" for m in models)):
+                    for q, expected, got in report.misses:
+                        print(
+                            f"  {set_name} {name} miss: {q!r}: expected {list(expected)}, "
+                            f"got {list(got)}",
+                            file=sys.stderr,
+                        )
+            results.append((set_name, cases, rows))
+    costs = {
+        m.name: {
+            "load_seconds": round(m.load[0], 3),
+            "skills": len(m.matrix),
+            "embed_skills_cpu_seconds": round(m.embed[1], 2),
+            "embed_skills_wall_seconds": round(m.embed[0], 2),
+            "request_cpu_ms_median": round(sorted(m.request_ms)[len(m.request_ms) // 2], 2),
+            "dimensions": int(m.matrix.shape[1]),
+        }
+        for m in models
+    }
     if args.json:
         doc = {
             "skills": len(metas),
-            "requests": dict(kinds),
-            "rows": rows,
-            "curve": curve,
+            "sets": {n: {"requests": len(c), "rows": r} for n, c, r in results},
+            "models": costs,
+            "fit": fits,
             "suggest_prepare_seconds": prepare,
         }
         print(json.dumps(doc, indent=2))
         return 0
-    counted = ", ".join(f"{v} {k}" for k, v in kinds.items())
     print(
-        f"{len(metas)} skills, {len(cases)} requests ({counted}); index built in {build:.2f} s, "
+        f"{len(metas)} skills; index built in {build:.2f} s, "
         f"suggest's triggers prepared in {prepare:.2f} s"
     )
-    columns = ("dir@1", "dir@3", "ind@1", "ind@3", "abst", "prec", "ms/q")
-    print(f"{'router':<11} " + " ".join(f"{c:>6}" for c in columns))
-    for r in rows:
-        prec = f"{r['abstain_precision']:6.1%}" if r["abstained"] else f"{'-':>6}"
+    for name, cost in costs.items():
         print(
-            f"{r['router']:<11} {r['direct_top1']:6.1%} {r['direct_top3']:6.1%} "
-            f"{r['indirect_top1']:6.1%} {r['indirect_top3']:6.1%} "
-            f"{r['abstain_recall']:6.1%} {prec} {r['ms_per_query']:6.2f}"
+            f"model {name}: loaded in {cost['load_seconds']:.2f} s, {cost['skills']} skills "
+            f"embedded in {cost['embed_skills_cpu_seconds']:.1f} s CPU "
+            f"({cost['embed_skills_wall_seconds']:.1f} s wall), one request "
+            f"{cost['request_cpu_ms_median']:.2f} ms CPU (median), {cost['dimensions']} dims"
         )
-    print("targets:     90.0%          60.0% (ind@3)  80.0%  90.0%")
-    print("abstention by confidence threshold (search): threshold, off-domain abstained, precision")
-    for threshold, recall, precision in curve:
-        print(f"  {threshold:.2f}  {recall:6.1%}  {precision:6.1%}")
-    if args.misses:
-        for q, expected, got in reports["search"].misses:
-            print(f"  miss: {q!r}: expected {list(expected)}, got {list(got)}")
+        if args.fit:
+            f = fits[name]
+            print(
+                f"  fitted on {sets[0][0]}: abstention {f['abstention']} (shipped: "
+                f"{f['shipped_abstention']}), dense abstention {f['dense_abstention']}, "
+                f"best (k, depth, weight) {f['k_depth_weight']}"
+            )
+    columns = ("dir@1", "dir@3", "ind@1", "ind@3", "abst", "prec", "cpu ms")
+    for set_name, cases, rows in results:
+        kinds = Counter(c.kind or ("off" if not c.expected else "all") for c in cases)
+        counted = ", ".join(f"{v} {k}" for k, v in kinds.items())
+        print(f"\n{set_name}: {len(cases)} requests ({counted})")
+        print(f"{'router':<24} " + " ".join(f"{c:>6}" for c in columns))
+        for r in rows:
+            prec = f"{r['abstain_precision']:6.1%}" if r["abstained"] else f"{'-':>6}"
+            print(
+                f"{r['router']:<24} {r['direct_top1']:6.1%} {r['direct_top3']:6.1%} "
+                f"{r['indirect_top1']:6.1%} {r['indirect_top3']:6.1%} "
+                f"{r['abstain_recall']:6.1%} {prec} {r['ms_per_query']:6.2f}"
+            )
     return 0
 
 

@@ -5,13 +5,13 @@ Usage::
 
     python bench/semantic.py --embedder MODEL [--skills 10000] [--rounds 3] [--json]
 
-``MODEL`` is a model2vec folder or id (``static_embedder``). N real skills (whole
+``MODEL`` is what ``load_embedder`` takes (``path:DIR`` or an installed id). N real skills (whole
 corpus SKILL.md files, names rewritten, as ``bench/discovery.py`` makes them) are
 listed once so the catalog cache and the saved search index are in place. Then,
 in fresh processes, interleaved rounds, work time after the imports:
 
 - ``lexical``: the first ``skills_search`` without a model (the reference);
-- ``model-load``: ``static_embedder(MODEL)`` alone;
+- ``model-load``: ``load_embedder(MODEL)`` alone;
 - ``hybrid-saved``: model load + the first ``skills_search`` with the skill
   embeddings saved by an earlier process;
 - ``hybrid-embed``: the same when they are not saved (every skill embedded, then
@@ -44,13 +44,13 @@ def run_one(name: str, root: str, cache: str, model: str) -> dict[str, float]:
     import resource
 
     import skilldeck
-    from skilldeck.search import static_embedder
+    from skilldeck.search import load_embedder
 
     if name == "hybrid-embed":
-        for saved in (Path(cache) / "search").glob("*.embeddings.npy"):
+        for saved in (Path(cache) / "search").glob("*.embeddings.npz"):
             saved.unlink()
     t0, c0 = time.perf_counter(), time.process_time()
-    embedder = static_embedder(model) if name != "lexical" else None
+    embedder = load_embedder(model) if name != "lexical" else None
     count = 0
     if name != "model-load":
         catalog = skilldeck.Catalog.from_roots([root], cache=cache)
@@ -86,7 +86,7 @@ def measure(n: int, rounds: int, model: str) -> dict[str, dict[str, float]]:
         for _ in range(rounds):
             for name in CONTENDERS:
                 runs[name].append(child(name))
-        saved = sum(f.stat().st_size for f in (cache / "search").glob("*.embeddings.npy"))
+        saved = sum(f.stat().st_size for f in (cache / "search").glob("*.embeddings.npz"))
     out: dict[str, dict[str, float]] = {}
     for name, rs in runs.items():
         out[name] = {

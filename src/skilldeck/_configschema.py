@@ -234,8 +234,9 @@ class Checker:
         if embedder is not None and (not isinstance(embedder, str) or not embedder.strip()):
             raise self.fail(
                 "search.embedder",
-                "must be a model folder or a model id",
-                'e.g. embedder = "minishlab/potion-base-8M", or "off"',
+                "must be a model id or a path",
+                'e.g. embedder = "sentence-transformers/all-MiniLM-L6-v2", '
+                '"path:/models/minilm", or "off"',
             )
         self.table(data, "execution")
         check_runtime(self.table(data, "runtime"), self.fail)

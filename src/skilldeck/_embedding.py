@@ -1,25 +1,32 @@
-"""Embedding models for the semantic backend: model2vec static models.
+"""Embedding models for the semantic backend.
 
-``static_embedder(model)`` loads a model2vec static model (a table of token
-vectors, averaged per text: no neural network runs, a few milliseconds per
-request on a CPU) and returns an embedder for ``SkillRuntime(embedder=...)`` or
-``SemanticIndex``. ``model`` is a local folder (``config.json``,
-``tokenizer.json``, ``model.safetensors``, as ``StaticModel.save_pretrained``
-writes it) or a model id on the Hugging Face Hub (``owner/name`` that is not an
-existing path; write ``./owner/name`` for a folder), which model2vec fetches and
-caches on the user's machine (``DEFAULT_EMBEDDING_MODEL`` when none is named). skilldeck
-itself ships no model and fetches nothing unless asked to.
+``load_embedder(model)`` loads a sentence-transformer exported to ONNX (run with
+``onnxruntime``, tokenized with ``tokenizers``: no torch; ``SentenceEmbedder``)
+or a model2vec static model (``StaticEmbedder``), and returns an embedder for
+``SkillRuntime(embedder=...)`` or ``SemanticIndex``.
+
+Ids are not paths. ``model`` is a path only when written as one: ``path:DIR``,
+an absolute path, ``~/DIR``, ``./DIR`` or ``../DIR`` (a ``PathLike`` too).
+Anything else is an id (``owner/name``), found among the models installed on this
+machine (the Hugging Face cache, read offline), never as a folder of the working
+folder: a cloned repository that ships a folder named like a model id does not
+choose the model. skilldeck fetches nothing: no model hub is tried, ever.
+
+A sentence model folder holds ``tokenizer.json`` and ``model.onnx`` (or one
+``*.onnx`` file, or ``onnx/model.onnx`` as the Hugging Face repositories of
+sentence-transformers lay it out); ``path:DIR/model-int8.onnx`` names one file
+of several. A model2vec folder holds ``config.json``, ``tokenizer.json`` and
+``model.safetensors``.
 
 ``configured_embedder(value)`` is what the front ends use: ``value`` (their
 ``--embedder`` option), else ``[search] embedder`` of the user's own config file
-(a path starting with ``./`` or ``../`` there is taken from the config folder)
-(never a project's: a cloned repository must not make the machine download a
-model), else ``None`` (lexical search, the default). ``"off"`` means lexical
-too, so ``--embedder off`` overrides the file.
+(a relative path form there is taken from the config folder) (never a project's:
+a cloned repository must not choose the model), else ``None`` (lexical search,
+the default). ``"off"`` means lexical too, so ``--embedder off`` overrides the file.
 
 Every failure is an ``EmbedderUnavailableError`` (``EMBEDDER_UNAVAILABLE``) with
 a hint: the ``semantic`` extra missing, a folder that holds no model, an id that
-cannot be fetched (offline, unknown).
+is not installed.
 """
 
 from __future__ import annotations
@@ -34,31 +41,55 @@ from typing import Any
 from skilldeck._errors import ConfigError, EmbedderUnavailableError
 from skilldeck._paths import dirs, user_setting
 
-__all__ = ["DEFAULT_EMBEDDING_MODEL", "StaticEmbedder", "configured_embedder", "static_embedder"]
+__all__ = [
+    "DEFAULT_EMBEDDING_MODEL",
+    "DEFAULT_STATIC_MODEL",
+    "SentenceEmbedder",
+    "StaticEmbedder",
+    "configured_embedder",
+    "load_embedder",
+    "model_location",
+    "static_embedder",
+]
 
-#: The model ``static_embedder()`` fetches when none is named (30k tokens, 256
-#: dimensions, about 30 MB; model2vec's small English general-purpose model).
-DEFAULT_EMBEDDING_MODEL = "minishlab/potion-base-8M"
+#: The sentence model the documentation measures (384 dimensions, Apache-2.0).
+DEFAULT_EMBEDDING_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+#: The model2vec model ``static_embedder()`` looks for when none is named.
+DEFAULT_STATIC_MODEL = "minishlab/potion-base-8M"
 
 _EXTRA_HINT = "install the semantic extra: pip install 'skilldeck[semantic]'"
 _FOLDER_HINT = (
-    "a model2vec model folder holds config.json, tokenizer.json and model.safetensors "
-    "(StaticModel.save_pretrained writes one)"
+    "a sentence model folder holds tokenizer.json and model.onnx (a sentence-transformer "
+    "exported to ONNX); a model2vec folder holds config.json, tokenizer.json and "
+    "model.safetensors"
 )
 _HUB_ID = re.compile(r"[A-Za-z0-9][\w.-]{0,95}/[A-Za-z0-9][\w.-]{0,95}")
+_PATH_PREFIX = "path:"
 _OFF = "off"
+_MAX_TOKENS = 256  # tokens of a text the sentence model reads (the rest is cut)
+_ONNX_BATCH = 32
+_PROBE = "skilldeck"
+#: The two-feature abstention (``SemanticIndex``: intercept, logit of the lexical
+#: confidence, best cosine) fitted for each model measured, by its ``identity``:
+#: logistic regression on bench/data/routing.jsonl (``python bench/routing.py
+#: --fit``). A model not listed abstains exactly where lexical search abstains.
+FITTED_ABSTENTION: dict[str, tuple[float, float, float]] = {
+    # all-MiniLM-L6-v2 exported to ONNX, fp32 (90 MB)
+    "onnx:5b5f2f83140ea699da39a2280736acb8": (-8.349, 2.118, 31.128),
+    # the same, quantised to int8 weights (23 MB)
+    "onnx:9dee126fd5cffc78c69d5e0255229eb7": (-9.506, 1.808, 32.054),
+}
 
 
 class StaticEmbedder:
     """``fn(texts) -> vectors`` over a loaded model2vec ``StaticModel``.
 
-    - ``source``: the folder or id it was loaded from;
+    - ``source``: the folder it was loaded from;
     - ``identity``: a digest of the model's vectors and vocabulary, the same
       wherever the model lies (saved skill embeddings are keyed by it);
     - ``dimensions``: the length of each vector;
-    - ``similarity``: ``None``, or the ``(low, high)`` cosine similarities that
-      mean "unrelated" and "the same thing" for this model, if you measured them:
-      then similarity can make a hit confident (``SemanticIndex``).
+    - ``abstention``: ``None``, or the two-feature abstention you fitted for this
+      model (``SemanticIndex``).
     """
 
     def __init__(self, model: Any, source: str) -> None:
@@ -66,13 +97,92 @@ class StaticEmbedder:
         self.source = source
         self.dimensions = int(model.dim)
         self.identity = "model2vec:" + _digest(model)
-        self.similarity: tuple[float, float] | None = None
+        self.abstention: tuple[float, float, float] | None = None
 
     def __call__(self, texts: Sequence[str]) -> Any:
         return self.model.encode(list(texts), show_progress_bar=False, use_multiprocessing=False)
 
     def __repr__(self) -> str:
         return f"StaticEmbedder({self.source!r}, dimensions={self.dimensions})"
+
+
+class SentenceEmbedder:
+    """``fn(texts) -> vectors`` over a sentence-transformer exported to ONNX, run with
+    ``onnxruntime`` and tokenized with ``tokenizers`` (no torch): token ids in, the
+    last hidden state out, mean-pooled over the attention mask and L2-normalised.
+
+    - ``source``: the ``.onnx`` file it was loaded from;
+    - ``identity``: a digest of the model and tokenizer files (saved skill
+      embeddings and the fitted abstention are keyed by it);
+    - ``dimensions``: the length of each vector;
+    - ``abstention``: the two-feature abstention fitted for this model
+      (``FITTED_ABSTENTION``), or ``None``;
+    - ``threads``: onnxruntime's threads per call (1 by default: a request is a
+      few milliseconds of work, and more threads on a small machine cost 2-3x the
+      CPU for no gain).
+    """
+
+    def __init__(self, model: Path, tokenizer: Path, *, threads: int = 1) -> None:
+        import onnxruntime
+        from tokenizers import Tokenizer
+
+        self.source = str(model)
+        self.threads = threads
+        tok = Tokenizer.from_file(str(tokenizer))
+        tok.enable_truncation(_MAX_TOKENS)
+        pad = tok.padding or {}
+        tok.enable_padding(
+            pad_id=int(pad.get("pad_id", 0)), pad_token=str(pad.get("pad_token", "[PAD]"))
+        )
+        self.tokenizer = tok
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        options.execution_mode = onnxruntime.ExecutionMode.ORT_SEQUENTIAL
+        options.log_severity_level = 3
+        self.session = onnxruntime.InferenceSession(
+            str(model), options, providers=["CPUExecutionProvider"]
+        )
+        self._inputs = {i.name for i in self.session.get_inputs()}
+        missing = {"input_ids", "attention_mask"} - self._inputs
+        if missing:
+            raise ValueError(f"the model has no input {', '.join(sorted(missing))}")
+        h = hashlib.sha256()
+        for part in (model, tokenizer):
+            with open(part, "rb") as fh:
+                h.update(hashlib.file_digest(fh, "sha256").digest())
+        self.identity = "onnx:" + h.hexdigest()[:32]
+        #: the fitted two-feature abstention of this model (``None``: lexical abstention)
+        self.abstention = FITTED_ABSTENTION.get(self.identity)
+        self.dimensions = int(self([_PROBE]).shape[1])
+
+    def __call__(self, texts: Sequence[str]) -> Any:
+        import numpy as np
+
+        texts = list(texts)
+        out = np.zeros((len(texts), getattr(self, "dimensions", 1)), dtype="float32")
+        # shortest first, so each batch pads to about its own length
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        for start in range(0, len(order), _ONNX_BATCH):
+            chunk = order[start : start + _ONNX_BATCH]
+            encoded = self.tokenizer.encode_batch([texts[i] for i in chunk])
+            ids = np.array([e.ids for e in encoded], dtype="int64")
+            mask = np.array([e.attention_mask for e in encoded], dtype="int64")
+            feed = {"input_ids": ids, "attention_mask": mask}
+            if "token_type_ids" in self._inputs:
+                feed["token_type_ids"] = np.zeros_like(ids)
+            hidden = self.session.run(None, feed)[0]
+            weights = mask[:, :, None].astype("float32")
+            pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
+            norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+            pooled = pooled / np.maximum(norms, 1e-12)
+            if out.shape[1] != pooled.shape[1]:
+                out = np.zeros((len(texts), pooled.shape[1]), dtype="float32")
+            out[chunk] = pooled
+        return out
+
+    def __repr__(self) -> str:
+        return f"SentenceEmbedder({self.source!r}, dimensions={self.dimensions})"
 
 
 def _digest(model: Any) -> str:
@@ -92,74 +202,212 @@ def _digest(model: Any) -> str:
 
 
 def _is_hub_id(value: str) -> bool:
-    """``owner/name`` that is not an existing path: a Hub id (anything else is a folder)."""
-    return bool(_HUB_ID.fullmatch(value)) and not os.path.lexists(value)
+    """``owner/name``: a model id (never looked up as a path, whatever the folder holds)."""
+    return bool(_HUB_ID.fullmatch(value))
 
 
-def static_embedder(model: str | os.PathLike[str] = DEFAULT_EMBEDDING_MODEL) -> StaticEmbedder:
-    """Load the model2vec static model ``model`` (a folder, or a Hub id fetched by
-    model2vec on first use and cached by it); see the module docstring."""
+def _explicit_path(value: str, base: Path | None) -> Path | None:
+    """The folder an explicit path form names, or ``None`` when ``value`` is an id.
+
+    ``path:DIR`` (``DIR`` relative to ``base``, the config folder, or else the
+    working folder), an absolute path, ``~/DIR``, ``./DIR`` or ``../DIR``.
+    """
+    if value.startswith(_PATH_PREFIX):
+        text = value[len(_PATH_PREFIX) :].strip()
+        if not text:
+            raise EmbedderUnavailableError(
+                "path: names no folder", hint="write path:/absolute/folder/of/the/model"
+            )
+    elif value.startswith(("/", "~", "./", "../")) or os.path.isabs(value):
+        text = value
+    else:
+        return None
+    path = Path(text).expanduser()
+    if not path.is_absolute():
+        path = (base if base is not None else Path.cwd()) / path
+    return path
+
+
+def _hf_cache() -> Path:
+    """The Hugging Face cache folder (where the hub client and model2vec keep models)."""
+    if os.environ.get("HF_HUB_CACHE"):
+        return Path(os.environ["HF_HUB_CACHE"]).expanduser()
+    if os.environ.get("HF_HOME"):
+        return Path(os.environ["HF_HOME"]).expanduser() / "hub"
+    xdg = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(xdg) / "huggingface" / "hub"
+
+
+def _installed(model_id: str) -> Path | None:
+    """The folder of ``model_id`` already on this machine (the Hugging Face cache
+    layout, ``models--owner--name/snapshots/<revision>``), or ``None``. Reads the
+    disk only: nothing is fetched."""
+    repo = _hf_cache() / ("models--" + model_id.replace("/", "--"))
+    snapshots = repo / "snapshots"
     try:
-        from model2vec import StaticModel
-    except ImportError as exc:
-        raise EmbedderUnavailableError(
-            f"semantic search needs model2vec, which is not installed ({exc.name})",
-            hint=_EXTRA_HINT,
-        ) from None
-    text = os.fspath(model)
-    if not text.strip():
+        revision = (repo / "refs" / "main").read_text(encoding="ascii").strip()
+    except (OSError, UnicodeDecodeError):
+        revision = ""
+    if revision and re.fullmatch(r"[0-9a-f]{6,64}", revision) and (snapshots / revision).is_dir():
+        return snapshots / revision
+    try:
+        found = [p for p in snapshots.iterdir() if p.is_dir()]
+    except OSError:
+        return None
+    return max(found, key=lambda p: p.stat().st_mtime) if found else None
+
+
+def model_location(value: str | os.PathLike[str], *, base: Path | None = None) -> Path:
+    """Where the model ``value`` lies: a path only when it is written as one
+    (``path:DIR``, absolute, ``~/``, ``./``, ``../``; a ``PathLike``), else an
+    id (``owner/name``) found among the models installed on this machine (the
+    Hugging Face cache). An id is never tried as a folder of the working folder,
+    and nothing is fetched: skilldeck reaches no model hub."""
+    if isinstance(value, os.PathLike):
+        return Path(os.fspath(value)).expanduser().absolute()
+    text = value.strip()
+    if not text:
         raise EmbedderUnavailableError(
             "no embedding model named",
-            hint=f"name a model folder or an id such as {DEFAULT_EMBEDDING_MODEL}",
+            hint=f"name a model id such as {DEFAULT_EMBEDDING_MODEL}, or path:/folder/of/a/model",
         )
-    if isinstance(model, os.PathLike) or not _is_hub_id(text):
-        folder = Path(text).expanduser()
-        if not folder.is_dir():
-            raise EmbedderUnavailableError(
-                f"the embedding model folder {folder} does not exist or is not a folder",
-                path=folder,
-                hint=f"name a folder holding a model2vec model, or a model id (owner/name) "
-                f"such as {DEFAULT_EMBEDDING_MODEL}",
-            )
-        missing = [n for n in ("config.json", "tokenizer.json") if not (folder / n).is_file()]
-        if not any(folder.glob("*.safetensors")):
-            missing.append("model.safetensors")
-        if missing:
-            raise EmbedderUnavailableError(
-                f"{folder} is not a model2vec model folder: {', '.join(missing)} missing",
-                path=folder,
-                hint=_FOLDER_HINT,
-            )
-        try:
-            loaded = StaticModel.from_pretrained(folder, force_download=False)
-        except Exception as exc:  # a damaged file: any error of the library's readers
-            raise EmbedderUnavailableError(
-                f"{folder} is not a usable model2vec model: {_reason(exc)}",
-                path=folder,
-                hint=_FOLDER_HINT,
-            ) from None
-        return _checked(loaded, str(folder))
-    try:
-        loaded = StaticModel.from_pretrained(text, force_download=False)
-    except Exception as exc:  # network, unknown repository, offline mode, disk full
+    path = _explicit_path(text, base)
+    if path is not None:
+        return path
+    if not _is_hub_id(text):
         raise EmbedderUnavailableError(
-            f"could not fetch the embedding model {text}: {_reason(exc)}",
-            hint="check the id and the network; or download the model on a connected "
-            "machine (StaticModel.from_pretrained(id).save_pretrained(folder)) and name "
-            "that folder instead",
-        ) from None
-    return _checked(loaded, text)
+            f"{text!r} is neither a model id (owner/name) nor a path",
+            hint=f"write path:{text} for a folder, or an id such as {DEFAULT_EMBEDDING_MODEL}",
+        )
+    found = _installed(text)
+    if found is None:
+        raise EmbedderUnavailableError(
+            f"the embedding model {text} is not installed on this machine "
+            f"(looked in {_hf_cache()}); skilldeck downloads no model",
+            hint=f"download it yourself (huggingface-cli download {text}), or save the model "
+            "to a folder and name it as path:/absolute/folder",
+        )
+    return found
 
 
-def _checked(model: Any, source: str) -> StaticEmbedder:
+def _need(*modules: str) -> None:
+    import importlib
+
+    for module in modules:
+        try:
+            importlib.import_module(module)
+        except ImportError as exc:
+            raise EmbedderUnavailableError(
+                f"semantic search needs {module}, which is not installed ({exc.name})",
+                hint=_EXTRA_HINT,
+            ) from None
+
+
+def _onnx_files(location: Path) -> tuple[Path, Path] | None:
+    """The ``.onnx`` file and ``tokenizer.json`` of a sentence-transformer export at
+    ``location`` (the file, or a folder holding ``model.onnx``, a single ``*.onnx``,
+    or either under ``onnx/``), or ``None`` when it holds no ONNX model."""
+    model: Path | None = None
+    if location.suffix == ".onnx" and location.is_file():
+        model = location
+        folder = location.parent
+    else:
+        for where in (location, location / "onnx"):
+            if (where / "model.onnx").is_file():
+                model = where / "model.onnx"
+                break
+            found = sorted(where.glob("*.onnx")) if where.is_dir() else []
+            if len(found) > 1:
+                names = ", ".join(p.name for p in found[:6])
+                raise EmbedderUnavailableError(
+                    f"{where} holds several ONNX models ({names})",
+                    path=where,
+                    hint=f"name one: path:{found[0]}",
+                )
+            if found:
+                model = found[0]
+                break
+        folder = location
+    if model is None:
+        return None
+    for candidate in (model.parent / "tokenizer.json", folder / "tokenizer.json"):
+        if candidate.is_file():
+            return model, candidate
+    raise EmbedderUnavailableError(
+        f"{model} has no tokenizer.json beside it", path=model, hint=_FOLDER_HINT
+    )
+
+
+def load_embedder(
+    model: str | os.PathLike[str] = DEFAULT_EMBEDDING_MODEL, *, base: Path | None = None
+) -> SentenceEmbedder | StaticEmbedder:
+    """Load the model ``model`` names (see ``model_location``): a sentence-transformer
+    exported to ONNX (run with onnxruntime) or a model2vec static model."""
+    location = model_location(model, base=base)
+    if not location.exists():
+        raise EmbedderUnavailableError(
+            f"the embedding model folder {location} does not exist",
+            path=location,
+            hint=_FOLDER_HINT,
+        )
+    files = _onnx_files(location)
+    if files is None:
+        return _static(location)
+    _need("numpy", "onnxruntime", "tokenizers")
     try:
-        embedder = StaticEmbedder(model, source)
-        rows = embedder(["skilldeck"])
+        return SentenceEmbedder(*files)
+    except EmbedderUnavailableError:
+        raise
+    except Exception as exc:  # a damaged file: any error of the runtime's readers
+        raise EmbedderUnavailableError(
+            f"{files[0]} is not a usable sentence model: {_reason(exc)}",
+            path=files[0],
+            hint=_FOLDER_HINT,
+        ) from None
+
+
+def static_embedder(model: str | os.PathLike[str] = DEFAULT_STATIC_MODEL) -> StaticEmbedder:
+    """Load the model2vec static model ``model`` (see ``model_location``)."""
+    _need("numpy", "model2vec")
+    return _static(model_location(model))
+
+
+def _static(folder: Path) -> StaticEmbedder:
+    _need("numpy", "model2vec")
+    from model2vec import StaticModel
+
+    if not folder.is_dir():
+        raise EmbedderUnavailableError(
+            f"the embedding model folder {folder} does not exist or is not a folder",
+            path=folder,
+            hint=_FOLDER_HINT,
+        )
+    missing = [n for n in ("config.json", "tokenizer.json") if not (folder / n).is_file()]
+    if not any(folder.glob("*.safetensors")):
+        missing.append("model.safetensors")
+    if missing:
+        raise EmbedderUnavailableError(
+            f"{folder} holds no model: no .onnx file, and {', '.join(missing)} missing "
+            "for a model2vec model",
+            path=folder,
+            hint=_FOLDER_HINT,
+        )
+    try:
+        loaded = StaticModel.from_pretrained(folder, force_download=False)
+    except Exception as exc:  # a damaged file: any error of the library's readers
+        raise EmbedderUnavailableError(
+            f"{folder} is not a usable model2vec model: {_reason(exc)}",
+            path=folder,
+            hint=_FOLDER_HINT,
+        ) from None
+    try:
+        embedder = StaticEmbedder(loaded, str(folder))
+        rows = embedder([_PROBE])
         if getattr(rows, "shape", None) != (1, embedder.dimensions):
             raise ValueError(f"it returned shape {getattr(rows, 'shape', None)} for one text")
     except Exception as exc:
         raise EmbedderUnavailableError(
-            f"the embedding model {source} does not encode text: {_reason(exc)}",
+            f"the embedding model {folder} does not encode text: {_reason(exc)}",
             hint=_FOLDER_HINT,
         ) from None
     return embedder
@@ -170,9 +418,10 @@ def _reason(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
-def configured_embedder(value: str | None = None) -> StaticEmbedder | None:
+def configured_embedder(value: str | None = None) -> SentenceEmbedder | StaticEmbedder | None:
     """The embedder the front ends use (see the module docstring): ``value``, else
     ``[search] embedder`` of the user's config file; ``None`` for lexical search."""
+    base: Path | None = None
     if value is None:
         raw = user_setting("search", "embedder")
         if raw is None:
@@ -180,14 +429,14 @@ def configured_embedder(value: str | None = None) -> StaticEmbedder | None:
         if not isinstance(raw, str) or not raw.strip():
             path = dirs().config_file
             raise ConfigError(
-                f"{path}: search.embedder: must be a model folder or a model id",
+                f"{path}: search.embedder: must be a model id or a path",
                 path=path,
-                hint=f'e.g. embedder = "{DEFAULT_EMBEDDING_MODEL}", or "off"',
+                hint=f'e.g. embedder = "{DEFAULT_EMBEDDING_MODEL}", "path:/models/minilm", '
+                'or "off"',
             )
-        value = raw.strip()
-        if value.startswith(("./", "../")):  # as [install] dir: from the config folder
-            value = str(dirs().config / value)
+        value = raw
+        base = dirs().config  # a relative path form there: from the config folder
     value = value.strip()
     if value == _OFF:
         return None
-    return static_embedder(value)
+    return load_embedder(value, base=base)

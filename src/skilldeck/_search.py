@@ -561,6 +561,8 @@ class SearchIndex:
             doc = self.documents[doc_id]
             if confidence < _NAMED and _in_name(info, doc.name):
                 confidence = _NAMED  # "kubernetes", "stripe": words of the skill's name
+            if hits:  # how sure the request is for this catalog: never more after the first
+                confidence = min(confidence, hits[0].confidence)
             hits.append(
                 SearchHit(
                     name=doc.name,

@@ -1,40 +1,42 @@
-"""An optional semantic ranking behind the search interface, on embeddings the host supplies.
+"""An optional semantic ranking behind the search interface, on embeddings a model supplies.
 
 skilldeck ships no model and fetches none. A host passes an embedder,
-``fn(texts) -> vectors`` (one row of floats per text: a local model such as a
-model2vec or fastembed folder, sentence-transformers, or an API), as
-``SkillRuntime(embedder=...)`` or to ``SemanticIndex(lexical, embedder)``.
+``fn(texts) -> vectors`` (one row of floats per text: a sentence model loaded
+with ``skilldeck.search.load_embedder``, a model2vec folder, fastembed, an API),
+as ``SkillRuntime(embedder=...)`` or to ``SemanticIndex(lexical, embedder)``.
 
 ``SemanticIndex`` is a ``SearchIndex``: the same ``search(query, limit)`` and
 ``SearchHit`` values, so ``skills_search``, ``suggest`` and ``preflight`` use it
 unchanged. It ranks by reciprocal-rank fusion of the lexical ranking (BM25F, see
 ``skilldeck._search``) and the cosine similarity of the request to each skill's
-name and listing description (embedded once, on the first search, in batches);
-a skill no more similar than ``floor`` takes part through its lexical rank only.
+name and listing description: a skill scores ``1 / (k + rank)`` in each ranking
+it is among the first ``depth`` of (``k`` 10, ``depth`` 50, the semantic ranking
+counting ``weight`` 0.75 times; a skill no more similar than ``floor`` 0 counts
+through its lexical rank only); a request that names a skill exactly keeps it first.
 
-A hit's confidence (what abstention, ``suggest`` and ``preflight`` go by) is its
-lexical confidence, or, if it passes the ``floor`` of similarity, the confidence
-of the lexical ranking's best hit if that is higher (how well the request fits
-the catalog at all), so search abstains when lexical search would. How similar
-two texts look depends on the model (with a small static model an off-domain
-request's most similar skill is about as similar as the right skill of an
-answerable one), so similarity alone never makes a hit confident unless the
-host calibrates it for its model with ``similarity=(low, high)`` (or an
-attribute ``similarity`` of the embedder, the way through
-``SkillRuntime(embedder=...)``): then a hit's confidence is the higher of its
-lexical confidence and its similarity mapped onto 0-1 (at ``low`` or under, 0;
-at ``high`` or over, 1).
+Confidence (what abstention, ``suggest`` and ``preflight`` go by) is one number
+per request, given to the first hit; the hits after it never have more. Without
+a fitted abstention it is the lexical ranking's (its first hit's confidence), so
+search abstains exactly where lexical search abstains. With one (``abstention=
+(intercept, lexical, cosine)``, or an attribute ``abstention`` of the embedder:
+``load_embedder`` sets it for the models it knows), it is a logistic model of
+two features: the logit of the lexical confidence and the best cosine
+similarity of the request to any skill, fitted for that model on labelled
+requests, so a request lexical search abstains on is answered only when the
+model is confident, and the other way round.
 
 With ``store=(folder, key)`` (the runtime passes the folder and key of its saved
 search index) and an embedder that names its model (a string attribute
-``identity``, as ``static_embedder`` models have), the skill embeddings are saved
-beside the search index, ``<key>.<digest of the model identity>.embeddings.npy``
-(float32, written atomically, the least recently used beyond ``MAX_SAVED``
-removed), so a second process embeds only the request. A file that does not
-load as the expected matrix (damaged, foreign, another skill count) is ignored
-and the skills are embedded again. With ``reuse`` (the runtime passes the index
-it replaces when the catalog changes) the skills whose text did not change keep
-their vectors, so a rescan embeds only what changed.
+``identity``), the skill embeddings are saved beside the search index,
+``<key>.<digest of the model identity>.embeddings.npz`` (each row with the
+digest of the text it embeds; float32, written atomically, the least recently
+used beyond ``MAX_SAVED`` removed), so a second process embeds only the
+request, and a process over a changed catalog embeds only the skills whose text
+is in none of the saved files of that model. A file that does not load as the
+expected arrays is ignored. With ``reuse`` (the runtime passes the index it
+replaces when the catalog changes) the skills whose text did not change keep
+their vectors in memory too. Embedding that takes more than a second shows its
+progress on a terminal (standard error).
 
 An embedder that raises, or answers with the wrong shape, does not break search:
 the lexical ranking answers alone, the reason is logged (``skilldeck.search``,
@@ -50,9 +52,11 @@ import itertools
 import logging
 import math
 import os
+import sys
 import tempfile
 import threading
-from collections.abc import Callable, Sequence
+import time
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -66,14 +70,21 @@ Embedder = Callable[[Sequence[str]], Any]
 
 _log = logging.getLogger("skilldeck.search")
 
-_RRF_K = 60  # reciprocal-rank fusion constant (Cormack et al.)
+# the fusion's parameters, chosen on the tuning set (bench/data/routing.jsonl) with
+# all-MiniLM-L6-v2 (fp32 and int8): docs/routing.md, "Semantic backend"
+RRF_K = 10  # reciprocal-rank constant: 1 / (k + rank)
+RRF_DEPTH = 50  # candidates of each ranking in the fusion
+RRF_WEIGHT = 0.75  # the semantic ranking's share (the lexical one counts 1)
 _BATCH = 256
 _MAX_TEXT = 2000  # characters of a request or a skill sent to the embedder
-_FORMAT = 1  # of the text embedded per skill (``_doc_text``) and of the saved file
+_FORMAT = 2  # of the text embedded per skill (``_doc_text``) and of the saved file
 #: saved embedding files kept per folder (one per catalog state and model)
 MAX_SAVED = 8
-_SUFFIX = ".embeddings.npy"
+_SUFFIX = ".embeddings.npz"
 _MAX_DIMENSIONS = 65_536  # of a saved embedding: more is not a model's
+_PROGRESS_AFTER = 1.0  # seconds of embedding before progress shows on a terminal
+_DIGEST = 16  # bytes of the digest of each embedded text, saved with its row
+_LOGIT_CLIP = 9.0  # of the lexical confidence's logit (1.0 for a named skill)
 
 
 def _numpy() -> Any:
@@ -88,20 +99,44 @@ def _doc_text(doc: SearchDocument) -> str:
     return f"{doc.name.replace('-', ' ')}: {doc.listing}"[:_MAX_TEXT]
 
 
+def _text_digest(text: str) -> bytes:
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=_DIGEST).digest()
+
+
+def lexical_logit(confidence: float) -> float:
+    """The first feature of the two-feature abstention: the logit of the lexical
+    confidence, within +-9 (a named skill's 1.0 is not infinitely sure)."""
+    p = min(max(confidence, 1e-6), 1 - 1e-6)
+    return max(-_LOGIT_CLIP, min(_LOGIT_CLIP, math.log(p / (1 - p))))
+
+
+def fused_confidence(
+    abstention: tuple[float, float, float], lexical: float, cosine: float
+) -> float:
+    """The request's confidence from the lexical confidence and the best cosine
+    similarity (the two-feature logistic model ``abstention``)."""
+    intercept, a, b = abstention
+    z = intercept + a * lexical_logit(lexical) + b * cosine
+    return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
+
+
 class SemanticIndex(SearchIndex):
-    """A lexical ``SearchIndex`` re-ranked with embeddings (see the module docstring).
+    """A lexical ``SearchIndex`` fused with an embedding ranking (see the module docstring).
 
     - ``weight``: the semantic ranking's share in the fusion (1.0: as much as
       the lexical one; 0: lexical only).
-    - ``floor``: the similarity a skill must pass to take part through it.
-    - ``similarity``: the cosine similarities that map to confidence 0 and 1
-      (``None``: the confidence stays the lexical one).
-    - ``depth``: how many candidates of each ranking take part in the fusion.
+    - ``k``, ``depth``: the reciprocal-rank constant and how many candidates of
+      each ranking take part.
+    - ``floor``: the similarity a skill must pass to take part through it (0:
+      a skill no more similar than an unrelated text counts through its lexical
+      rank only; ``None``: every skill among the first ``depth``).
+    - ``abstention``: ``(intercept, lexical, cosine)`` of the two-feature model
+      of the request's confidence (``None``: the embedder's ``abstention``
+      attribute, else the lexical confidence alone).
     - ``store``: ``(folder, key)`` to save the skill embeddings under (see the
       module docstring); ``None`` keeps them in memory only.
     - ``reuse``: an earlier index over the same embedder (a catalog before it
-      changed): the skills whose text is unchanged take its embeddings, so a
-      rescan embeds only what changed.
+      changed): the skills whose text is unchanged take its embeddings.
     """
 
     def __init__(
@@ -109,34 +144,36 @@ class SemanticIndex(SearchIndex):
         lexical: SearchIndex,
         embedder: Embedder,
         *,
-        weight: float = 0.25,
-        floor: float = 0.5,
-        similarity: tuple[float, float] | None = None,
-        depth: int = 50,
+        weight: float = RRF_WEIGHT,
+        k: int = RRF_K,
+        depth: int = RRF_DEPTH,
+        floor: float | None = 0.0,
+        abstention: tuple[float, float, float] | None = None,
         store: tuple[str | os.PathLike[str], str] | None = None,
         reuse: SemanticIndex | None = None,
     ) -> None:
-        if similarity is None:  # the embedder may state its calibration
-            similarity = getattr(embedder, "similarity", None)
-        if similarity is not None:
-            low, high = similarity
-            if not (math.isfinite(low) and math.isfinite(high) and low < high):
-                raise ValueError("similarity must be (low, high) with low < high")
-            similarity = (float(low), float(high))
-        if not math.isfinite(floor):
+        if abstention is None:  # the embedder may carry its fitted model
+            abstention = getattr(embedder, "abstention", None)
+        if abstention is not None:
+            values = tuple(float(v) for v in abstention)
+            if len(values) != 3 or not all(math.isfinite(v) for v in values):
+                raise ValueError("abstention must be (intercept, lexical, cosine), finite")
+            abstention = (values[0], values[1], values[2])
+        if floor is not None and not math.isfinite(floor):
             raise ValueError("floor must be a finite number")
         if not (math.isfinite(weight) and weight >= 0):
             raise ValueError("weight must be a finite number >= 0")
-        if depth < 1:
-            raise ValueError("depth must be positive")
+        if depth < 1 or k < 1:
+            raise ValueError("depth and k must be positive")
         # the lexical index's state, shared (not copied): its methods work unchanged
         vars(self).update(vars(lexical))
         self.lexical = lexical
         self.embedder = embedder
         self.weight = float(weight)
-        self.floor = float(floor)
-        self.similarity = similarity
-        self.depth = depth
+        self.k = int(k)
+        self.depth = int(depth)
+        self.floor = None if floor is None else float(floor)
+        self.abstention = abstention
         self._matrix: Any = None
         self.store = (Path(store[0]), store[1]) if store is not None else None
         while reuse is not None and reuse._matrix is None:  # never searched: its own earlier
@@ -146,6 +183,8 @@ class SemanticIndex(SearchIndex):
         self._texts: list[str] | None = None  # what each row of the matrix embeds
         #: where the skill embeddings were loaded from (``None``: embedded here)
         self.loaded_from: Path | None = None
+        #: how many skills this index embedded (the rest were saved or reused)
+        self.embedded = 0
         #: why the last search fell back to the lexical ranking (``None``: it did not)
         self.error: str | None = None
         self._lock = threading.Lock()
@@ -175,11 +214,15 @@ class SemanticIndex(SearchIndex):
         with self._lock:
             if self._matrix is None:
                 saved = self._saved_file()
-                matrix = _load_matrix(saved, len(self.documents)) if saved else None
+                digests = [_text_digest(t) for t in self.texts()]
+                matrix = _load_matrix(saved, digests) if saved else None
                 if matrix is None:
-                    matrix = self._embed_documents()
+                    known = self._reusable()
+                    if saved is not None:
+                        known = {**_saved_rows(saved, set(digests)), **known}
+                    matrix = self._embed_documents(known)
                     if saved is not None and len(matrix):
-                        _save_matrix(saved, matrix)
+                        _save_matrix(saved, digests, matrix)
                 else:
                     self.loaded_from = saved
                 self._matrix = matrix
@@ -192,28 +235,36 @@ class SemanticIndex(SearchIndex):
             self._texts = [_doc_text(d) for d in self.documents]
         return self._texts
 
-    def _reusable(self) -> dict[str, Any]:
-        """Rows of the earlier index, by the text they embed (none if not made)."""
+    def _reusable(self) -> dict[bytes, Any]:
+        """Rows of the earlier index, by the digest of the text they embed."""
         earlier = self._reuse
         if earlier is None or earlier._matrix is None:
             return {}
         matrix = earlier._matrix
-        return dict(zip(earlier.texts(), matrix, strict=False)) if len(matrix) else {}
+        if not len(matrix):
+            return {}
+        return {_text_digest(t): row for t, row in zip(earlier.texts(), matrix, strict=False)}
 
-    def _embed_documents(self) -> Any:
+    def _embed_documents(self, known: dict[bytes, Any]) -> Any:
         np = _numpy()
         texts = self.texts()
-        known = self._reusable()
-        todo = list(dict.fromkeys(t for t in texts if t not in known))
-        parts = [self._embed(todo[i : i + _BATCH]) for i in range(0, len(todo), _BATCH)]
+        if not texts:
+            return np.zeros((0, 1), "float32")
+        digests = [_text_digest(t) for t in texts]
+        todo = list(dict.fromkeys(t for t, d in zip(texts, digests, strict=True) if d not in known))
+        parts = []
+        progress = _Progress(len(todo))
+        for i in range(0, len(todo), _BATCH):
+            parts.append(self._embed(todo[i : i + _BATCH]))
+            progress.update(min(i + _BATCH, len(todo)))
+        progress.done()
+        self.embedded = len(todo)
         widths = {p.shape[1] for p in parts} | {len(r) for r in itertools.islice(known.values(), 1)}
         if len(widths) > 1:
             raise ValueError("the embedder returned vectors of different sizes")
-        if not texts:
-            return np.zeros((0, 1), "float32")
         made = np.vstack(parts).astype("float32") if parts else None
-        fresh = {t: made[i] for i, t in enumerate(todo)} if made is not None else {}
-        return np.vstack([fresh[t] if t in fresh else known[t] for t in texts]).astype("float32")
+        fresh = {_text_digest(t): made[i] for i, t in enumerate(todo)} if made is not None else {}
+        return np.vstack([fresh[d] if d in fresh else known[d] for d in digests]).astype("float32")
 
     def _saved_file(self) -> Path | None:
         identity = getattr(self.embedder, "identity", None)
@@ -222,12 +273,6 @@ class SemanticIndex(SearchIndex):
         folder, key = self.store
         model = hashlib.sha256(f"{_FORMAT}\0{identity}".encode()).hexdigest()[:16]
         return folder / f"{key}.{model}{_SUFFIX}"
-
-    def _confidence(self, sim: float) -> float:
-        if self.similarity is None:
-            return 0.0
-        low, high = self.similarity
-        return min(1.0, max(0.0, (sim - low) / (high - low)))
 
     def search(self, query: str, *, limit: int = 10) -> list[SearchHit]:
         if limit <= 0 or not self.documents or not query.strip():
@@ -246,8 +291,8 @@ class SemanticIndex(SearchIndex):
         self.error = None
         return hits
 
-    def _fused(self, query: str, lexical: list[SearchHit], limit: int) -> list[SearchHit]:
-        np = _numpy()
+    def similarities(self, query: str) -> Any:
+        """The cosine similarity of ``query`` to every skill, in document order."""
         matrix = self.matrix()
         q = self._embed([query[:_MAX_TEXT]])[0]
         if q.shape[0] != matrix.shape[1]:
@@ -255,42 +300,87 @@ class SemanticIndex(SearchIndex):
                 f"the embedder returned {q.shape[0]} dimensions for the request and "
                 f"{matrix.shape[1]} for the skills"
             )
-        sims = matrix @ q.astype(matrix.dtype)
+        return matrix @ q.astype(matrix.dtype)
+
+    def _fused(self, query: str, lexical: list[SearchHit], limit: int) -> list[SearchHit]:
+        np = _numpy()
+        sims = self.similarities(query)
         depth = min(self.depth, len(sims))
         order = np.argpartition(-sims, depth - 1)[:depth]
         order = order[np.argsort(-sims[order], kind="stable")]
         fused: dict[int, float] = {}
         by_doc: dict[int, SearchHit] = {}
-        for rank, hit in enumerate(lexical):
+        for rank, hit in enumerate(lexical[: self.depth], start=1):
             pos = self._positions.get(hit.key or hit.name)
             if pos is not None:
-                fused[pos] = 1.0 / (_RRF_K + rank)
+                fused[pos] = 1.0 / (self.k + rank)
                 by_doc[pos] = hit
-        floor = self.floor
-        for rank, pos in enumerate(p for p in order.tolist() if sims[p] > floor):
-            fused[pos] = fused.get(pos, 0.0) + self.weight / (_RRF_K + rank)
-        best = sorted(fused, key=lambda p: (-fused[p], p))[:limit]
-        request = lexical[0].confidence if lexical else 0.0
+        dense = order.tolist()
+        if self.floor is not None:
+            dense = [p for p in dense if sims[p] > self.floor]
+        for rank, pos in enumerate(dense, start=1):
+            fused[pos] = fused.get(pos, 0.0) + self.weight / (self.k + rank)
+        ranked = sorted(fused, key=lambda p: (-fused[p], p))
+        if lexical and lexical[0].confidence >= 1.0:  # the request names this skill
+            named = self._positions.get(lexical[0].key or lexical[0].name)
+            if named is not None:
+                ranked = [named, *(p for p in ranked if p != named)]
+        best = ranked[:limit]
+        confidence = lexical[0].confidence if lexical else 0.0
+        if self.abstention is not None:
+            confidence = fused_confidence(self.abstention, confidence, float(sims.max()))
+        top = fused[best[0]] if best else 1.0
         hits: list[SearchHit] = []
         for rank, pos in enumerate(best, start=1):
             doc = self.documents[pos]
             lex = by_doc.get(pos)
-            semantic = self._confidence(float(sims[pos]))
-            if self.similarity is None and float(sims[pos]) > self.floor:
-                semantic = request  # uncalibrated: abstain when lexical search would
+            if rank == 1:
+                own = confidence
+            elif lex is not None:  # never above the request's
+                own = min(confidence, lex.confidence)
+            else:
+                own = confidence * fused[pos] / top
             hits.append(
                 SearchHit(
                     name=doc.name,
-                    score=round(fused[pos] * _RRF_K, 6),
+                    score=round(fused[pos] * self.k, 6),
                     description=doc.listing,
                     key=doc.key or doc.name,
                     source=doc.source,
                     rank=rank,
-                    confidence=round(max(semantic, lex.confidence if lex else 0.0), 4),
+                    confidence=round(own, 4),
                     matched=lex.matched if lex else (),
                 )
             )
         return hits
+
+
+class _Progress:
+    """``embedding skills n/total`` on standard error, when it is a terminal and the
+    work has taken more than a second."""
+
+    def __init__(self, total: int) -> None:
+        self.total = total
+        self.started = time.monotonic()
+        self.shown = False
+        try:
+            self.tty = total > 0 and sys.stderr is not None and sys.stderr.isatty()
+        except (AttributeError, ValueError, OSError):
+            self.tty = False
+
+    def update(self, done: int) -> None:
+        if not self.tty or time.monotonic() - self.started < _PROGRESS_AFTER:
+            return
+        self.shown = True
+        with contextlib.suppress(OSError, ValueError):
+            sys.stderr.write(f"\rskilldeck: embedding skills for search {done}/{self.total}")
+            sys.stderr.flush()
+
+    def done(self) -> None:
+        if self.shown:
+            with contextlib.suppress(OSError, ValueError):
+                sys.stderr.write("\n")
+                sys.stderr.flush()
 
 
 def _same_model(a: Any, b: Any) -> bool:
@@ -301,31 +391,66 @@ def _same_model(a: Any, b: Any) -> bool:
     return isinstance(ident, str) and bool(ident) and ident == getattr(b, "identity", None)
 
 
-def _load_matrix(path: Path, rows: int) -> Any:
-    """The saved ``rows`` x d matrix at ``path`` (renormalised), or ``None``."""
+def _read(path: Path) -> tuple[Any, Any] | None:
+    """The digests and vectors saved at ``path``, or ``None`` when it does not load
+    as them."""
     np = _numpy()
     try:
-        # mapped, not read: a header that claims more than the file holds fails here
-        mapped = np.load(path, mmap_mode="r", allow_pickle=False)
-        if (
-            not isinstance(mapped, np.ndarray)
-            or mapped.dtype != np.float32
-            or mapped.ndim != 2
-            or mapped.shape[0] != rows
-            or not 0 < mapped.shape[1] <= _MAX_DIMENSIONS
-        ):
-            return None
-        matrix = np.array(mapped)
-    except (OSError, ValueError, EOFError, MemoryError):
+        with open(path, "rb") as fh, np.load(fh, allow_pickle=False) as data:
+            digests, vectors = data["digests"], data["vectors"]
+    except Exception:  # a damaged or foreign file: any error of numpy's readers
         return None
-    matrix = np.where(np.isfinite(matrix), matrix, np.float32(0))
-    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    if (
+        not isinstance(vectors, np.ndarray)
+        or vectors.dtype != np.float32
+        or vectors.ndim != 2
+        or not 0 < vectors.shape[1] <= _MAX_DIMENSIONS
+        or digests.dtype != np.uint8
+        or digests.shape != (vectors.shape[0], _DIGEST)
+    ):
+        return None
+    keys = [row.tobytes() for row in digests]
+    vectors = np.where(np.isfinite(vectors), vectors, np.float32(0))
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return keys, (vectors / np.where(norms > 0, norms, 1)).astype("float32")
+
+
+def _load_matrix(path: Path, digests: Sequence[bytes]) -> Any:
+    """The matrix saved at ``path`` when its rows embed exactly ``digests``, else ``None``."""
+    read = _read(path)
+    if read is None or read[0] != list(digests):
+        return None
     with contextlib.suppress(OSError):
         os.utime(path)  # recently used: kept by the pruning
-    return (matrix / np.where(norms > 0, norms, 1)).astype("float32")
+    return read[1]
 
 
-def _save_matrix(path: Path, matrix: Any) -> None:
+def _saved_rows(path: Path, wanted: set[bytes]) -> dict[bytes, Any]:
+    """The rows of ``wanted`` texts in the other saved files of the same model (the
+    files of earlier catalog states): only the skills that changed are embedded."""
+    model = path.name.split(".")[-3]
+    found: dict[bytes, Any] = {}
+    try:
+        others = sorted(
+            (p for p in path.parent.glob(f"*.{model}{_SUFFIX}") if p != path),
+            key=lambda p: p.stat().st_mtime_ns,
+            reverse=True,
+        )
+    except OSError:
+        return found
+    for other in others[:MAX_SAVED]:
+        read = _read(other)
+        if read is None:
+            continue
+        for digest, row in zip(read[0], read[1], strict=True):
+            if digest in wanted and digest not in found:
+                found[digest] = row
+        if len(found) == len(wanted):
+            break
+    return found
+
+
+def _save_matrix(path: Path, digests: Iterable[bytes], matrix: Any) -> None:
     """Write ``matrix`` atomically; a failure only costs embedding again next time."""
     np = _numpy()
     try:
@@ -333,7 +458,11 @@ def _save_matrix(path: Path, matrix: Any) -> None:
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".embeddings.", suffix=".tmp")
         try:
             with os.fdopen(fd, "wb") as fh:
-                np.save(fh, np.ascontiguousarray(matrix, dtype="float32"), allow_pickle=False)
+                np.savez(
+                    fh,
+                    digests=np.frombuffer(b"".join(digests), dtype=np.uint8).reshape(-1, _DIGEST),
+                    vectors=np.ascontiguousarray(matrix, dtype="float32"),
+                )
             os.replace(tmp, path)
         except BaseException:
             with contextlib.suppress(OSError):

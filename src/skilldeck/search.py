@@ -9,10 +9,25 @@ from skilldeck._embedding import (
     DEFAULT_EMBEDDING_MODEL as DEFAULT_EMBEDDING_MODEL,
 )
 from skilldeck._embedding import (
+    DEFAULT_STATIC_MODEL as DEFAULT_STATIC_MODEL,
+)
+from skilldeck._embedding import (
+    FITTED_ABSTENTION as FITTED_ABSTENTION,
+)
+from skilldeck._embedding import (
+    SentenceEmbedder as SentenceEmbedder,
+)
+from skilldeck._embedding import (
     StaticEmbedder as StaticEmbedder,
 )
 from skilldeck._embedding import (
     configured_embedder as configured_embedder,
+)
+from skilldeck._embedding import (
+    load_embedder as load_embedder,
+)
+from skilldeck._embedding import (
+    model_location as model_location,
 )
 from skilldeck._embedding import (
     static_embedder as static_embedder,
@@ -38,6 +53,9 @@ from skilldeck._semantic import (
 from skilldeck._semantic import (
     SemanticIndex as SemanticIndex,
 )
+from skilldeck._semantic import (
+    fused_confidence as fused_confidence,
+)
 from skilldeck._suggest import (
     Suggestion as Suggestion,
 )
@@ -54,16 +72,22 @@ from skilldeck._suggest import (
 __all__ = [
     "CONFIDENT",
     "DEFAULT_EMBEDDING_MODEL",
+    "DEFAULT_STATIC_MODEL",
+    "FITTED_ABSTENTION",
     "Embedder",
     "SearchDocument",
     "SearchHit",
     "SearchIndex",
     "SemanticIndex",
+    "SentenceEmbedder",
     "StaticEmbedder",
     "Suggestion",
     "configured_embedder",
     "derived_phrases",
     "extract_headings",
+    "fused_confidence",
+    "load_embedder",
+    "model_location",
     "order_by_relevance",
     "static_embedder",
     "suggest",

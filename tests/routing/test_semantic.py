@@ -26,15 +26,17 @@ CONCEPTS = {
     "calendar": ("meeting", "calendar", "schedule", "offsite", "event", "monday"),
 }
 AXES = list(CONCEPTS)
+#: an abstention model that goes by the best cosine alone (confident from 0.5 up)
+COSINE_ONLY = (-4.0, 0.0, 8.0)
 
 
 class WordVectors:
     """``fn(texts) -> vectors``: the mean of each known word's concept axis."""
 
-    def __init__(self, similarity: tuple[float, float] | None = None) -> None:
+    def __init__(self, abstention: tuple[float, float, float] | None = None) -> None:
         self.calls: list[int] = []
-        if similarity is not None:
-            self.similarity = similarity  # its calibration, as a host states it
+        if abstention is not None:
+            self.abstention = abstention  # its fitted abstention, as a host states it
 
     def __call__(self, texts: Sequence[str]) -> list[list[float]]:
         self.calls.append(len(texts))
@@ -62,16 +64,16 @@ def test_a_goal_phrased_request_reaches_the_skill_lexical_search_misses() -> Non
     lexical = SearchIndex(DOCS)
     assert [h.name for h in lexical.search(query)][:1] != ["usb-history"]
     embed = WordVectors()
-    index = SemanticIndex(lexical, embed, similarity=(0.3, 0.7))  # calibrated for the model
+    index = SemanticIndex(lexical, embed, abstention=COSINE_ONLY)  # fitted for the model
     hits = index.search(query, limit=3)
     assert hits[0].name == "usb-history" and hits[0].confident
     assert hits[0].description == DOCS[0].listing
-    # uncalibrated, similarity ranks, and the hit is as confident as lexical search's best
-    uncalibrated = SemanticIndex(lexical, WordVectors()).search(query, limit=3)
-    assert uncalibrated[0].name == "usb-history"
+    # no fitted abstention: similarity ranks, and the hit is as confident as lexical's best
+    unfitted = SemanticIndex(lexical, WordVectors()).search(query, limit=3)
+    assert unfitted[0].name == "usb-history"
     best = lexical.search(query, limit=1)
-    assert uncalibrated[0].confidence == (best[0].confidence if best else 0.0)
-    assert not uncalibrated[0].confident
+    assert unfitted[0].confidence == (best[0].confidence if best else 0.0)
+    assert not unfitted[0].confident
     # the skills are embedded once, then only the request
     index.search("when was the bill paid", limit=3)
     assert embed.calls == [len(DOCS), 1, 1]
@@ -87,11 +89,22 @@ def test_lexical_matches_keep_their_rank_and_confidence() -> None:
     assert index.search("how tall is Mount Everest") == []  # nothing similar, no word
 
 
-def test_similarity_maps_to_confidence() -> None:
-    index = SemanticIndex(SearchIndex(DOCS), WordVectors(), similarity=(0.9, 0.99))
+def test_the_fitted_abstention_uses_both_signals() -> None:
+    """The request's confidence is one logistic model of the lexical confidence and
+    the best cosine; the first hit has it and no later hit has more."""
+    from skilldeck.search import fused_confidence
+
+    index = SemanticIndex(SearchIndex(DOCS), WordVectors(), abstention=COSINE_ONLY)
     hit = index.search("plugged a thumb stick in")[0]
     assert hit.name == "usb-history"
-    assert math.isclose(hit.confidence, 1.0)  # cosine 1 for the same concept
+    assert math.isclose(hit.confidence, fused_confidence(COSINE_ONLY, 0.0, 1.0), abs_tol=1e-4)
+    # a lexical match with nothing similar: the model can take the confidence away
+    lexical_only = (-1.0, 1.0, 0.0)
+    sure = SearchIndex(DOCS).search("release notes from the git log")[0].confidence
+    index = SemanticIndex(SearchIndex(DOCS), WordVectors(), abstention=lexical_only)
+    hits = index.search("release notes from the git log")
+    assert math.isclose(hits[0].confidence, fused_confidence(lexical_only, sure, 0.0), abs_tol=1e-4)
+    assert all(h.confidence <= hits[0].confidence for h in hits)
     weightless = SemanticIndex(SearchIndex(DOCS), WordVectors(), weight=0.0)
     assert [h.name for h in weightless.search("release notes")] == [
         h.name for h in SearchIndex(DOCS).search("release notes")
@@ -149,7 +162,14 @@ def test_non_finite_vectors_count_as_no_similarity() -> None:
 
 def test_bad_options() -> None:
     lexical = SearchIndex(DOCS)
-    bad = ({"similarity": (0.5, 0.5)}, {"weight": -1.0}, {"depth": 0}, {"floor": math.nan})
+    bad = (
+        {"abstention": (0.5, 0.5)},
+        {"abstention": (0.0, math.nan, 1.0)},
+        {"weight": -1.0},
+        {"depth": 0},
+        {"k": 0},
+        {"floor": math.nan},
+    )
     for options in bad:
         with pytest.raises(ValueError):
             SemanticIndex(lexical, WordVectors(), **options)  # type: ignore[arg-type]
@@ -173,7 +193,7 @@ def test_the_runtime_uses_the_embedder_and_still_hides_what_the_model_must_not_s
     )
     rt = skilldeck.SkillRuntime(
         skilldeck.Catalog.from_roots([root], cache=tmp_path / "cache"),
-        embedder=WordVectors(similarity=(0.3, 0.7)),
+        embedder=WordVectors(abstention=COSINE_ONLY),
     )
     assert isinstance(rt.search_index(), SemanticIndex)
     found = rt.call(rt.session(), "skills_search", {"query": "a thumb stick was plugged in"})
@@ -274,9 +294,9 @@ def _damaged(name: str) -> object:
 @pytest.mark.parametrize(
     ("make", "message"),
     [
-        (_empty, "not a model2vec model folder: config.json, tokenizer.json, model.safetensors"),
-        (_config_only, "not a model2vec model folder: tokenizer.json, model.safetensors missing"),
-        (_without_tokenizer, "not a model2vec model folder: tokenizer.json missing"),
+        (_empty, "no .onnx file, and config.json, tokenizer.json, model.safetensors missing"),
+        (_config_only, "no .onnx file, and tokenizer.json, model.safetensors missing"),
+        (_without_tokenizer, "no .onnx file, and tokenizer.json missing"),
         (_damaged("model.safetensors"), "is not a usable model2vec model"),
         (_damaged("tokenizer.json"), "is not a usable model2vec model"),
         (_damaged("config.json"), "is not a usable model2vec model"),
@@ -307,8 +327,8 @@ def test_without_the_extra_the_error_names_the_pip_command(
     assert "pip install 'skilldeck[semantic]'" in (err.value.hint or "")
 
 
-def test_an_id_that_cannot_be_fetched_is_a_coded_error_not_a_traceback(tmp_path: Path) -> None:
-    """Offline (the Hub client's offline mode, an empty cache): nothing is downloaded."""
+def test_an_id_not_installed_is_a_coded_error_and_nothing_is_fetched(tmp_path: Path) -> None:
+    """An id is looked up among the installed models only: no hub is tried."""
     import os
     import subprocess
     import sys
@@ -317,7 +337,8 @@ def test_an_id_that_cannot_be_fetched_is_a_coded_error_not_a_traceback(tmp_path:
     cases.write_text('{"query": "a thumb drive", "expected": ["usb-history"]}\n')
     root = tmp_path / "skills"
     write(root, "usb-history", "description: Investigate removable device connections.\n")
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_HOME": str(tmp_path / "hf")}
+    env = {**os.environ, "HF_HOME": str(tmp_path / "hf")}
+    env.pop("HF_HUB_CACHE", None)
     args = ["eval", "routing", str(cases), "--root", str(root), "--embedder", "someone/no-model"]
     proc = subprocess.run(
         [sys.executable, "-m", "skilldeck", *args],
@@ -328,10 +349,10 @@ def test_an_id_that_cannot_be_fetched_is_a_coded_error_not_a_traceback(tmp_path:
         check=False,
     )
     assert proc.returncode != 0
-    assert "could not fetch the embedding model someone/no-model" in proc.stderr
+    assert "the embedding model someone/no-model is not installed on this machine" in proc.stderr
     assert "[EMBEDDER_UNAVAILABLE]" in proc.stderr and "Traceback" not in proc.stderr
-    assert "save_pretrained(folder)" in proc.stderr  # the hint: fetch elsewhere, name the folder
-    assert not (tmp_path / "hf" / "hub" / "models--someone--no-model").exists()
+    assert "path:" in proc.stderr  # the hint: name a folder
+    assert not (tmp_path / "hf").exists()  # nothing fetched, no cache made
 
 
 def _skills(root: Path) -> Path:
@@ -359,7 +380,7 @@ def test_skill_embeddings_are_saved_beside_the_index_and_reused(
     assert isinstance(index, SemanticIndex)
     assert index.search(query)[0].name == "usb-history"
     assert first.texts == 4 + 1 and index.loaded_from is None
-    saved = list((cache / "search").glob("*.embeddings.npy"))
+    saved = list((cache / "search").glob("*.embeddings.npz"))
     assert len(saved) == 1
     second = Counting(embed)
     index = runtime(second).search_index()
@@ -373,22 +394,31 @@ def test_skill_embeddings_are_saved_beside_the_index_and_reused(
         index = runtime(third).search_index()
         assert index.search(query)[0].name == "usb-history" and third.texts == 5
         assert index.loaded_from is None
-    np.save(saved[0], np.zeros((3, 4), dtype="float32"))  # another skill count
+    _save(saved[0], np.zeros((3, 4), dtype="float32"))  # another skill count
     assert runtime(Counting(embed)).search_index().search(query)[0].name == "usb-history"
-    with open(saved[0], "rb") as fh:
-        assert np.load(fh).shape == (4, 4)
+    with np.load(saved[0]) as data:
+        assert data["vectors"].shape == (4, 4) and data["digests"].shape == (4, 16)
     # another model, another file; a changed skill, another key
     other = static_embedder(tinymodel.build(tmp_path / "other", concepts={"s": ("usb",)}))
     runtime(other).search_index().search(query)
-    assert len(list((cache / "search").glob("*.embeddings.npy"))) == 2
+    assert len(list((cache / "search").glob("*.embeddings.npz"))) == 2
     write(root, "pay-vendor", "description: Pay a vendor's bill.\n")
     again = Counting(embed)
     runtime(again).search_index().search(query)
-    assert again.texts == 5 + 1
+    assert again.texts == 1 + 1  # a new catalog state: only the new skill, then the request
+    assert len(list((cache / "search").glob("*.embeddings.npz"))) == 3
     # a host function without an identity, or no cache: nothing saved
-    before = sorted((cache / "search").glob("*.embeddings.npy"))
+    before = sorted((cache / "search").glob("*.embeddings.npz"))
     runtime(WordVectors()).search_index().search(query)
-    assert sorted((cache / "search").glob("*.embeddings.npy")) == before
+    assert sorted((cache / "search").glob("*.embeddings.npz")) == before
+
+
+def _save(path: Path, vectors: object, digests: object = None) -> None:
+    rows = len(vectors)  # type: ignore[arg-type]
+    if digests is None:
+        digests = np.zeros((rows, 16), dtype=np.uint8)
+    with open(path, "wb") as fh:
+        np.savez(fh, digests=digests, vectors=vectors)
 
 
 def _truncated(path: Path) -> None:
@@ -396,18 +426,25 @@ def _truncated(path: Path) -> None:
 
 
 def _huge_header(path: Path) -> None:
-    with open(path, "wb") as fh:  # 4 rows of 10**9 floats claimed, 12 bytes given
-        header = {"descr": "<f4", "fortran_order": False, "shape": (4, 10**9)}
-        np.lib.format.write_array_header_1_0(fh, header)
-        fh.write(b"\0" * 12)
+    import io
+    import zipfile
+
+    member = io.BytesIO()  # 4 rows of 10**9 floats claimed, 12 bytes given
+    header = {"descr": "<f4", "fortran_order": False, "shape": (4, 10**9)}
+    np.lib.format.write_array_header_1_0(member, header)
+    member.write(b"\0" * 12)
+    with zipfile.ZipFile(path, "w") as zf:
+        zf.writestr("vectors.npy", member.getvalue())
+        zf.writestr("digests.npy", member.getvalue())
 
 
 def _wrong_dtype(path: Path) -> None:
-    np.save(path, np.ones((4, 4), dtype="float64"))
+    _save(path, np.ones((4, 4), dtype="float64"))
 
 
 def _pickled(path: Path) -> None:
-    np.save(path, np.array([{"a": 1}] * 4, dtype=object), allow_pickle=True)
+    with open(path, "wb") as fh:
+        np.savez(fh, digests=np.array([{"a": 1}] * 4, dtype=object), vectors=np.ones((4, 4)))
 
 
 def test_saved_files_are_pruned(tmp_path: Path, model: Path) -> None:
@@ -416,7 +453,7 @@ def test_saved_files_are_pruned(tmp_path: Path, model: Path) -> None:
     folder = tmp_path / "search"
     for i in range(kept + 3):
         SemanticIndex(SearchIndex(DOCS), embed, store=(folder, f"key{i}")).search("usb")
-    assert len(list(folder.glob("*.embeddings.npy"))) == kept
+    assert len(list(folder.glob("*.embeddings.npz"))) == kept
 
 
 def _user_config(text: str) -> Path:
@@ -448,8 +485,8 @@ def test_the_user_config_switches_it_on(tmp_path: Path, model: Path) -> None:
     ("text", "message"),
     [
         ('[search]\nmodel = "x/y"\n', "search.model: unknown key"),
-        ("[search]\nembedder = 3\n", "search.embedder: must be a model folder or a model id"),
-        ('[search]\nembedder = " "\n', "search.embedder: must be a model folder or a model id"),
+        ("[search]\nembedder = 3\n", "search.embedder: must be a model id or a path"),
+        ('[search]\nembedder = " "\n', "search.embedder: must be a model id or a path"),
         ('search = "x"\n', "search: must be a table"),
     ],
 )
@@ -582,3 +619,107 @@ def test_a_rescan_embeds_only_the_skills_that_changed(tmp_path: Path, model: Pat
     other = static_embedder(tinymodel.build(tmp_path / "other", concepts={"s": ("usb",)}))
     again = SemanticIndex(SearchIndex(list(index.documents)), other, reuse=index)
     assert again.matrix().shape == (5, 2)
+
+
+# --- ids are not paths ---
+
+POTION = "minishlab/potion-base-8M"
+
+
+def _clone_with_a_model_folder(tmp_path: Path) -> Path:
+    """A cloned repository that ships a folder named like a model id, holding a model."""
+    import subprocess
+
+    clone = tmp_path / "clone"
+    clone.mkdir()
+    subprocess.run(["git", "init", "-q", str(clone)], check=True)
+    tinymodel.build(clone / POTION)
+    _skills(clone / "skills")
+    return clone
+
+
+def _installed(home: Path, model_id: str) -> Path:
+    """``model_id`` installed the way the Hugging Face cache lays it out."""
+    repo = home / "hub" / ("models--" + model_id.replace("/", "--"))
+    (repo / "refs").mkdir(parents=True)
+    (repo / "refs" / "main").write_text("0123abcd")
+    return tinymodel.build(repo / "snapshots" / "0123abcd")
+
+
+def test_an_id_is_never_a_folder_of_the_working_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from skilldeck.search import configured_embedder, load_embedder, model_location
+
+    clone = _clone_with_a_model_folder(tmp_path)
+    monkeypatch.chdir(clone)
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
+    monkeypatch.delenv("HF_HUB_CACHE", raising=False)
+    _user_config(f'[search]\nembedder = "{POTION}"\n')
+    for load in (configured_embedder, lambda: configured_embedder(POTION)):
+        with pytest.raises(skilldeck.EmbedderUnavailableError) as err:
+            load()
+        assert f"{POTION} is not installed on this machine" in err.value.message
+        assert "path:" in (err.value.hint or "")
+    with pytest.raises(skilldeck.EmbedderUnavailableError):
+        static_embedder(POTION)
+    # installed on the machine: that copy, never the clone's
+    installed = _installed(tmp_path / "hf", POTION)
+    assert model_location(POTION) == installed
+    found = configured_embedder()
+    assert found is not None and found.source == str(installed)
+    # the clone's folder only when the user writes a path
+    explicit = load_embedder(f"path:{POTION}")
+    assert getattr(explicit, "source", None) == str(clone / POTION)
+    assert getattr(load_embedder(f"./{POTION}"), "source", None) == str(clone / POTION)
+    # in the user's file, a relative path form is from the config folder, not the clone
+    _user_config(f'[search]\nembedder = "path:{POTION}"\n')
+    with pytest.raises(skilldeck.EmbedderUnavailableError) as err:
+        configured_embedder()
+    assert str(skilldeck.config_path("user").parent / POTION) in err.value.message
+    for bad in ("path:", "not an id", "a/b/c"):
+        with pytest.raises(skilldeck.EmbedderUnavailableError):
+            model_location(bad)
+
+
+def test_eval_routing_in_a_clone_does_not_load_its_model_folder(tmp_path: Path) -> None:
+    """Through the CLI in a fresh process, run from inside the clone."""
+    import os
+    import subprocess
+    import sys
+
+    clone = _clone_with_a_model_folder(tmp_path)
+    cases = clone / "cases.jsonl"
+    cases.write_text('{"query": "someone plugged a thumb stick in", "expected": ["usb-history"]}\n')
+    env = {**os.environ, "HF_HOME": str(tmp_path / "hf")}
+    env.pop("HF_HUB_CACHE", None)
+    _user_config(f'[search]\nembedder = "{POTION}"\n')
+    args = ["eval", "routing", str(cases), "--root", str(clone / "skills"), "--json"]
+    for extra in ([], ["--embedder", POTION]):
+        proc = subprocess.run(
+            [sys.executable, "-m", "skilldeck", *args, *extra],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=clone,
+            timeout=120,
+            check=False,
+        )
+        assert proc.returncode != 0, proc.stdout
+        assert json.loads(proc.stdout)["error"]["code"] == "EMBEDDER_UNAVAILABLE"
+        assert "is not installed on this machine" in proc.stdout
+    # the project's own config cannot set it either (a guarded key, even when trusted)
+    (clone / ".skilldeck").mkdir()
+    (clone / ".skilldeck" / "config.toml").write_text(f'[search]\nembedder = "path:{POTION}"\n')
+    _user_config("")
+    proc = subprocess.run(
+        [sys.executable, "-m", "skilldeck", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=clone,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["answerable"]["top1"] == 0.0  # lexical: no model loaded

@@ -124,14 +124,16 @@ def recursive_option(func: F) -> F:
 
 
 def embedder_option(func: F) -> F:
-    """``--embedder MODEL``: rank with a model2vec model too (a folder or a model id;
-    ``off``: lexical only); default ``[search] embedder`` of the user's config."""
+    """``--embedder MODEL``: rank with a sentence model too (an installed model's id
+    or ``path:DIR``; ``off``: lexical only); default ``[search] embedder`` of the
+    user's config."""
     return click.option(
         "--embedder",
         default=None,
         metavar="MODEL",
-        help="Rank with embeddings of this model2vec model too: a folder or a model id "
-        "(fetched once; needs skilldeck[semantic]). 'off': lexical only. "
+        help="Rank with embeddings of this model too: the id of a model installed on "
+        "this machine, or path:DIR for a folder (an ONNX sentence model or a model2vec "
+        "model; needs skilldeck[semantic]; nothing is downloaded). 'off': lexical only. "
         "Default: [search] embedder of your config file.",
     )(func)
 

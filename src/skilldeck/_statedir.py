@@ -31,6 +31,7 @@ from skilldeck._errors import UnsafeStateError
 
 __all__ = [
     "check_entry",
+    "open_below",
     "open_dir",
     "read_file_at",
     "remove_tree_at",
@@ -131,6 +132,33 @@ def open_dir(
     except BaseException:
         os.close(fd)
         raise
+    return fd
+
+
+def open_below(
+    root: Path, rel: str | os.PathLike[str], *, create: bool = False, mode: int = 0o755
+) -> int | None:
+    """Open folder ``root/rel``, each component of ``rel`` with :func:`open_dir`.
+
+    ``root`` (the place the folder belongs to: a project's root) is opened as
+    given; below it no link is followed and every folder must be the user's
+    (``UnsafeStateError`` otherwise). Returns ``None`` when a component is
+    missing and ``create`` is false; created folders get ``mode``.
+    """
+    parts = Path(rel).parts
+    if Path(rel).is_absolute() or any(p in (".", "..") for p in parts):
+        raise ValueError(f"{rel} is not a plain relative path")
+    fd = os.open(root, os.O_RDONLY | _DIRECTORY | _CLOEXEC)
+    shown = Path(root)
+    for part in parts:
+        shown = shown / part
+        try:
+            nxt = open_dir(part, dir_fd=fd, path=shown, create=create, mode=mode)
+        finally:
+            os.close(fd)
+        if nxt is None:
+            return None
+        fd = nxt
     return fd
 
 

@@ -10,10 +10,10 @@ is left alone (``unchanged``).
 
 from __future__ import annotations
 
-import contextlib
 import importlib
 import os
 import secrets
+import stat
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -23,9 +23,10 @@ from skilldeck._digest import skill_digest
 from skilldeck._errors import InstallError, SkillNotFoundError
 from skilldeck._events import SinkLike, SkillsInstalled, deliver
 from skilldeck._format import validate_skill
+from skilldeck._statedir import open_below, remove_tree_at
 
 from ._agents import AGENTS, ALIASES, agent_dir
-from ._fsops import copy_skill_tree, exchange, remove_tree
+from ._fsops import copy_skill_tree, swap_at
 from ._model import ExportedSkill, ExportResult, InstallLimits, Scope
 from ._state import layout
 
@@ -119,20 +120,28 @@ def _from_catalog(name: str, cwd: Path) -> Path | None:
     return Path(path) if path is not None else None
 
 
-def _clean_leftovers(target_dir: Path) -> None:
+def _clean_leftovers(fd: int) -> None:
     """Remove temp folders of exports that died (their pid is gone)."""
-    if not target_dir.is_dir():
-        return
-    for entry in target_dir.iterdir():
-        if not entry.name.startswith(_TMP_PREFIX):
+    for entry in os.listdir(fd):
+        if not entry.startswith(_TMP_PREFIX):
             continue
         try:
-            pid = int(entry.name[len(_TMP_PREFIX) :].split("-", 1)[0])
+            pid = int(entry[len(_TMP_PREFIX) :].split("-", 1)[0])
             os.kill(pid, 0)
         except (ValueError, ProcessLookupError):
-            remove_tree(entry)
+            remove_tree_at(fd, entry)
         except PermissionError:
             continue
+
+
+def _open_target(target_dir: Path, anchor: Path | None) -> int:
+    """The target folder, created; below a project root no link is followed."""
+    if anchor is not None:
+        fd = open_below(anchor, target_dir.relative_to(anchor), create=True)
+        assert fd is not None
+        return fd
+    target_dir.mkdir(parents=True, exist_ok=True)
+    return os.open(target_dir, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
 
 
 def export_skills(
@@ -171,42 +180,45 @@ def export_skills(
         if any(report.name == n for n, _ in plan):
             raise InstallError(f"skill {report.name!r} given twice", skill=report.name)
         plan.append((report.name, folder))
-    target_dir.mkdir(parents=True, exist_ok=True)
-    _clean_leftovers(target_dir)
-    done: list[ExportedSkill] = []
-    for name, folder in plan:
-        done.append(_export_one(name, folder, target_dir, lim, force=force))
+    anchor = None
+    if scope == "project" and home is None and not _looks_like_path(os.fspath(to)):
+        anchor = project_base(here)  # an agent's project folder: part of the project
+    fd = _open_target(target_dir, anchor)
+    try:
+        _clean_leftovers(fd)
+        done: list[ExportedSkill] = []
+        for name, folder in plan:
+            done.append(_export_one(name, folder, fd, target_dir, lim, force=force))
+    finally:
+        os.close(fd)
     result = ExportResult(skills_dir=str(target_dir), skills=tuple(done))
     deliver(events, SkillsInstalled(skills=result.names, source="export", location=str(target_dir)))
     return result
 
 
 def _export_one(
-    name: str, folder: Path, target_dir: Path, lim: InstallLimits, *, force: bool
+    name: str, folder: Path, fd: int, target_dir: Path, lim: InstallLimits, *, force: bool
 ) -> ExportedSkill:
     dest = target_dir / name
-    tmp = target_dir / f"{_TMP_PREFIX}{os.getpid()}-{secrets.token_hex(4)}"
+    tmp = f"{_TMP_PREFIX}{os.getpid()}-{secrets.token_hex(4)}"
     try:
-        copy_skill_tree(folder, tmp, lim)
-        digest = skill_digest(tmp)
-        if os.path.lexists(dest):
-            if dest.is_dir() and not dest.is_symlink() and skill_digest(dest) == digest:
-                return ExportedSkill(name, str(dest), digest, "unchanged")
-            if not force:
-                raise InstallError(
-                    f"{dest} already exists and differs from {folder}",
-                    skill=name,
-                    path=str(dest),
-                    hint="pass --force to replace it",
-                )
-            if not exchange(tmp, dest):
-                old = target_dir / f"{_TMP_PREFIX}{os.getpid()}-old-{secrets.token_hex(4)}"
-                os.rename(dest, old)
-                os.rename(tmp, dest)
-                tmp = old
-            return ExportedSkill(name, str(dest), digest, "replaced")
-        os.rename(tmp, dest)
-        return ExportedSkill(name, str(dest), digest, "exported")
+        copy_skill_tree(folder, Path(tmp), lim, dir_fd=fd)
+        digest = skill_digest(target_dir / tmp)
+        try:
+            st = os.stat(name, dir_fd=fd, follow_symlinks=False)
+        except FileNotFoundError:
+            os.rename(tmp, name, src_dir_fd=fd, dst_dir_fd=fd)
+            return ExportedSkill(name, str(dest), digest, "exported")
+        if stat.S_ISDIR(st.st_mode) and skill_digest(dest) == digest:
+            return ExportedSkill(name, str(dest), digest, "unchanged")
+        if not force:
+            raise InstallError(
+                f"{dest} already exists and differs from {folder}",
+                skill=name,
+                path=str(dest),
+                hint="pass --force to replace it",
+            )
+        swap_at(fd, tmp, name)
+        return ExportedSkill(name, str(dest), digest, "replaced")
     finally:
-        with contextlib.suppress(OSError):
-            remove_tree(tmp)
+        remove_tree_at(fd, tmp)

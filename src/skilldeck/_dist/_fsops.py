@@ -14,17 +14,20 @@ import contextlib
 import ctypes
 import ctypes.util
 import os
+import secrets
 import shutil
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
 from skilldeck._diagnostics import Diagnostic
 from skilldeck._errors import FileNotFoundInSkillError, InstallError, PathNotAllowedError
+from skilldeck._statedir import open_dir
 from skilldeck._tree import SkillTree, WalkLimits
 
 from ._model import InstallLimits, InstallProgress, ProgressCallback
 
-__all__ = ["copy_skill_tree", "exchange", "remove_tree", "scan_skill_tree"]
+__all__ = ["copy_skill_tree", "exchange", "remove_tree", "scan_skill_tree", "swap_at"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,40 +98,50 @@ def copy_skill_tree(
     on_progress: ProgressCallback | None = None,
     what: str = "skill",
     problems: list[Diagnostic] | None = None,
+    dir_fd: int | None = None,
 ) -> int:
     """Copy ``src`` to the new folder ``dest`` under the rules above. Returns the file count.
 
     What the walk left out (links leaving the skill, special files) is appended
     to ``problems`` as diagnostics. Every file is read through the contained
     reader, so a folder swapped for a link mid-copy fails the copy
-    (``InstallError``) instead of copying outside bytes.
+    (``InstallError``) instead of copying outside bytes. With ``dir_fd``,
+    ``dest`` is a name in that folder (opened by the caller without following
+    links); everything below it is made fresh by this copy.
     """
     with _open_tree(src, what) as tree:
         items = _items(tree, limits, what, src.name, problems)
         total = sum(1 for i in items if not i.is_dir)
-        dest.mkdir(mode=0o755)
-        done = 0
-        for item in items:
-            target = dest / item.rel
-            if item.is_dir:
-                target.mkdir(mode=0o755, exist_ok=True)
-                continue
-            mode = 0o755 if item.executable else 0o644
-            try:
-                src_fd = tree.open(item.rel)
-            except (PathNotAllowedError, FileNotFoundInSkillError) as exc:
-                raise InstallError(
-                    f"{what} {src.name}: {exc.message}",
-                    path=str(src),
-                    hint="the source changed while it was copied; try again",
-                ) from None
-            fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, mode)
-            with os.fdopen(fd, "wb") as out, open(src_fd, "rb") as inp:
-                shutil.copyfileobj(inp, out, 1 << 20)
-            os.chmod(target, mode)
-            done += 1
-            if on_progress and (done % 64 == 0 or done == total):
-                on_progress(InstallProgress("copy", f"copying {src.name}", done, total))
+        os.mkdir(dest, 0o755, dir_fd=dir_fd)
+        top = open_dir(os.fspath(dest), dir_fd=dir_fd, path=dest)
+        assert top is not None
+        try:
+            done = 0
+            for item in items:
+                if item.is_dir:
+                    with contextlib.suppress(FileExistsError):
+                        os.mkdir(item.rel, 0o755, dir_fd=top)
+                    continue
+                mode = 0o755 if item.executable else 0o644
+                try:
+                    src_fd = tree.open(item.rel)
+                except (PathNotAllowedError, FileNotFoundInSkillError) as exc:
+                    raise InstallError(
+                        f"{what} {src.name}: {exc.message}",
+                        path=str(src),
+                        hint="the source changed while it was copied; try again",
+                    ) from None
+                fd = os.open(
+                    item.rel, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, mode, dir_fd=top
+                )
+                with os.fdopen(fd, "wb") as out, open(src_fd, "rb") as inp:
+                    shutil.copyfileobj(inp, out, 1 << 20)
+                    os.fchmod(out.fileno(), mode)
+                done += 1
+                if on_progress and (done % 64 == 0 or done == total):
+                    on_progress(InstallProgress("copy", f"copying {src.name}", done, total))
+        finally:
+            os.close(top)
     return total
 
 
@@ -149,8 +162,9 @@ _AT_FDCWD = -100
 _RENAME_EXCHANGE = 2
 
 
-def exchange(a: Path, b: Path) -> bool:
-    """Atomically swap two existing paths (Linux ``renameat2(RENAME_EXCHANGE)``).
+def exchange(a: Path | str, b: Path | str, *, dir_fd: int | None = None) -> bool:
+    """Atomically swap two existing paths (Linux ``renameat2(RENAME_EXCHANGE)``),
+    relative to ``dir_fd`` when given.
 
     Returns False when the platform or filesystem cannot; the caller then
     falls back to two renames (and recovery covers the gap between them).
@@ -158,13 +172,37 @@ def exchange(a: Path, b: Path) -> bool:
     fn = _RENAMEAT2
     if fn is None:
         return False
-    rc = fn(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE)  # type: ignore[operator]
+    at = _AT_FDCWD if dir_fd is None else dir_fd
+    rc = fn(at, os.fsencode(a), at, os.fsencode(b), _RENAME_EXCHANGE)  # type: ignore[operator]
     if rc == 0:
         return True
     err = ctypes.get_errno()
     if err in (22, 38, 95):  # EINVAL, ENOSYS, EOPNOTSUPP: not supported here
         return False
     raise OSError(err, os.strerror(err), str(a))
+
+
+def swap_at(fd: int, new: str, dest: str) -> None:
+    """Put ``new`` at ``dest`` (names in folder ``fd``) in one rename; neither is followed.
+
+    What was at ``dest`` ends up at ``new`` (the caller removes it): an atomic
+    exchange where the filesystem has one, else two renames.
+    """
+    try:
+        old_st = os.stat(dest, dir_fd=fd, follow_symlinks=False)
+    except FileNotFoundError:
+        os.rename(new, dest, src_dir_fd=fd, dst_dir_fd=fd)
+        return
+    new_is_dir = stat.S_ISDIR(os.stat(new, dir_fd=fd, follow_symlinks=False).st_mode)
+    if not new_is_dir and not stat.S_ISDIR(old_st.st_mode):
+        os.replace(new, dest, src_dir_fd=fd, dst_dir_fd=fd)  # a link or file over one: atomic
+        return
+    if exchange(new, dest, dir_fd=fd):
+        return
+    old = f".skilldeck-tmp-{os.getpid()}-old-{secrets.token_hex(4)}"
+    os.rename(dest, old, src_dir_fd=fd, dst_dir_fd=fd)
+    os.rename(new, dest, src_dir_fd=fd, dst_dir_fd=fd)
+    os.rename(old, new, src_dir_fd=fd, dst_dir_fd=fd)
 
 
 def remove_tree(path: Path) -> None:

@@ -7,7 +7,7 @@ import os
 import re
 import secrets
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -38,11 +38,11 @@ from ._model import (
     Scope,
     SourceSpec,
 )
-from ._placements import conflicts, place, targets
+from ._placements import Placed, conflicts, place, recorded, targets
 from ._source import parse_source
 from ._state import Layout, Stage, apply_ops, checkpoint, layout, now_iso, swap_in
 
-__all__ = ["InstallPlan", "PlannedSkill", "discover_skills", "install"]
+__all__ = ["InstallPlan", "PlannedSkill", "discover_skills", "install", "remember_placed"]
 
 _NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 _MAX_DISCOVERY_DIRS = 20_000
@@ -328,6 +328,18 @@ def _refuse_existing(
             )
 
 
+def remember_placed(lay: Layout, name: str, placed: Sequence[Placed]) -> None:
+    """Record the identity of the copies ``place`` left (call under the scope lock)."""
+    entries = lay.read_lock()
+    entry = entries.get(name)
+    if entry is None:
+        return
+    now = recorded(entry.placements, placed)
+    if now != entry.placements:
+        entries[name] = replace(entry, placements=now)
+        lay.write_lock(entries)
+
+
 def lock_entry(
     spec: SourceSpec,
     staged: Staged,
@@ -555,9 +567,9 @@ def install(
                     announce_retired(s.name, prev.digest)
                 where = targets(lay.scope, lay.base, s.name, entry.placements)
                 known = [s.digest] + ([prev.digest] if prev else [])
-                placed[s.name] = tuple(
-                    place(where, lay.skill_dir(s.name), digests=known, force=force, limits=lim)
-                )
+                done = place(where, lay.skill_dir(s.name), digests=known, force=force, limits=lim)
+                remember_placed(lay, s.name, done)
+                placed[s.name] = tuple(p.path for p in done)
     result = InstallResult(
         scope=scope,
         source=spec,

@@ -14,13 +14,13 @@ from tomlkit.toml_document import TOMLDocument
 
 from skilldeck._config import load_config, update_config
 from skilldeck._digest import digest_of_files, skill_file_digests
-from skilldeck._errors import InstallError, SkillError, SkillNotFoundError
+from skilldeck._errors import InstallError, SkillError, SkillNotFoundError, UnsafeStateError
 from skilldeck._events import SinkLike, SkillsRemoved, SkillsUpdated, deliver
 from skilldeck._lifecycle import announce_retired
 from skilldeck._paths import safe_relpath
 from skilldeck._scan import scan_mode
 
-from ._install import Staged, commit_staged, fetch_source, stage_skill
+from ._install import Staged, commit_staged, fetch_source, remember_placed, stage_skill
 from ._model import (
     FileChanges,
     InstallLimits,
@@ -35,7 +35,7 @@ from ._model import (
     UpdateResult,
     VerifyReport,
 )
-from ._placements import check, place, targets, unplace
+from ._placements import Placed, check, place, targets, unplace
 from ._state import Layout, Stage, apply_ops, checkpoint, layout, now_iso, swap_out
 
 __all__ = ["InstalledInfo", "list_installed", "remove", "set_skill_enabled", "update", "verify"]
@@ -51,15 +51,17 @@ def _enabled(name: str, cwd: str | os.PathLike[str] | None) -> bool:
 
 def _sync_placements(
     lay: Layout, entry: LockEntry, digests: list[str], cwd: str | os.PathLike[str] | None
-) -> tuple[tuple[str, ...], str | None]:
-    """Bring an installed skill's placements in line (after an update): (paths, problem)."""
+) -> tuple[list[Placed], str | None]:
+    """Bring an installed skill's placements in line (after an update): (done, problem)."""
     if not entry.placements or not _enabled(entry.name, cwd):
-        return (), None
+        return [], None
     where = targets(lay.scope, lay.base, entry.name, entry.placements)
     try:
-        return tuple(place(where, lay.skill_dir(entry.name), digests=digests)), None
-    except (InstallError, OSError) as exc:
-        return (), f"placement not refreshed: {getattr(exc, 'message', exc)}"
+        done = place(where, lay.skill_dir(entry.name), digests=digests)
+    except (InstallError, UnsafeStateError, OSError) as exc:
+        return [], f"placement not refreshed: {getattr(exc, 'message', exc)}"
+    remember_placed(lay, entry.name, done)
+    return done, None
 
 
 def _unknown(name: str, lay: Layout, entries: dict[str, LockEntry]) -> SkillNotFoundError:
@@ -214,8 +216,13 @@ def update(
                 cur = fresh.get(e.name)
                 if u.status == "failed" or cur is None:
                     continue
-                paths, problem = _sync_placements(lay, cur, [e.digest, cur.digest], cwd)
-                results[e.name] = replace(u, placed=paths, error=problem or u.error)
+                done, problem = _sync_placements(lay, cur, [e.digest, cur.digest], cwd)
+                results[e.name] = replace(
+                    u,
+                    placed=tuple(p.path for p in done),
+                    repaired=tuple(p.path for p in done if p.action != "kept"),
+                    error=problem or u.error,
+                )
     ordered = tuple(results[e.name] for e in chosen)
     updated = tuple(u.name for u in ordered if u.status == "updated")
     if updated:
@@ -443,7 +450,9 @@ def set_skill_enabled(
         where = targets(lay.scope, lay.base, name, entry.placements)
         with lay.locked():
             if enabled:
-                place(where, lay.skill_dir(name), digests=[entry.digest])
+                remember_placed(
+                    lay, name, place(where, lay.skill_dir(name), digests=[entry.digest])
+                )
             else:
                 unplace(where, lay.skill_dir(name), [entry.digest])
     return written

@@ -89,15 +89,21 @@ class Placement:
     """An agent's folder that shows an installed skill: a link to skilldeck's
     installed copy (``link``, the default) or a copy of it (``copy``).
 
-    Only the agent id and mode are recorded; the folder is derived from the
-    agent table and the scope each time, never read back from the lockfile.
+    The agent id and mode are recorded, and for a copy the inode of the
+    folder skilldeck placed (``remove`` deletes only that folder); the folder
+    is derived from the agent table and the scope each time, never read back
+    from the lockfile.
     """
 
     agent: str
     mode: PlacementMode = "link"
+    ino: int | None = None
 
-    def to_json(self) -> dict[str, str]:
-        return {"agent": self.agent, "mode": self.mode}
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"agent": self.agent, "mode": self.mode}
+        if self.ino is not None:
+            out["ino"] = self.ino
+        return out
 
     @classmethod
     def from_json(cls, data: Any) -> Placement:
@@ -106,7 +112,10 @@ class Placement:
         mode = data.get("mode", "link")
         if mode not in ("link", "copy"):
             raise ValueError(f"unknown placement mode {mode!r}")
-        return cls(agent=data["agent"], mode=mode)
+        ino = data.get("ino")
+        if ino is not None and (not isinstance(ino, int) or isinstance(ino, bool) or ino < 0):
+            raise ValueError("a placement's ino must be a number")
+        return cls(agent=data["agent"], mode=mode, ino=ino)
 
 
 @dataclass(frozen=True, slots=True)
@@ -280,6 +289,8 @@ class SkillUpdate:
     error: str | None = None
     #: agent folders refreshed or repaired for this skill
     placed: tuple[str, ...] = ()
+    #: of those, the ones that were missing or wrong and were put back
+    repaired: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

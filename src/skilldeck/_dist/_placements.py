@@ -7,10 +7,18 @@ update). Several agents may share a folder (``.agents/skills`` in a project
 serves Codex, Cursor, OpenCode...): one placement serves them all.
 
 Folders are derived from the agent table, the scope and the validated skill
-name, never read from the lockfile. Nothing is removed that is not
-skilldeck's own: a link is removed only while it points at the installed
-copy, a copied folder only while its content still matches what skilldeck
-placed there.
+name, never read from the lockfile. A project's agent folders come with the
+repository, so they are opened like its state folders (``open_below``): no
+link is followed below the project root and every folder must be the user's,
+so a clone shipping ``.claude -> ~/.claude`` never gets a skill written into,
+or deleted from, the user's own folders. Links placed in a project are
+relative (the project can move; nothing points outside it).
+
+Nothing is removed that skilldeck's records do not name as its own: a link
+only while it points at the installed copy, a copy only while it is the very
+folder skilldeck placed (its inode is recorded) and still holds the content
+placed there. Replacing needs less: a folder whose content equals the
+skill's is replaced without ``force`` (nothing is lost).
 """
 
 from __future__ import annotations
@@ -18,29 +26,52 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
-from collections.abc import Iterable, Sequence
+import stat
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from skilldeck._digest import skill_digest
-from skilldeck._errors import InstallError
+from skilldeck._errors import InstallError, UnsafeStateError
+from skilldeck._statedir import open_below, remove_tree_at
 
 from ._agents import AGENTS, agent_dir
-from ._fsops import copy_skill_tree, exchange, remove_tree
+from ._fsops import copy_skill_tree, swap_at
 from ._model import InstallLimits, Placement, PlacementCheck, PlacementMode
 
-__all__ = ["Target", "check", "conflicts", "place", "targets", "unplace"]
+__all__ = ["Placed", "Target", "check", "conflicts", "place", "recorded", "targets", "unplace"]
 
 _TMP = ".skilldeck-tmp-"
+_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 
 
 @dataclass(frozen=True, slots=True)
 class Target:
-    """One folder to hold a skill: ``path`` (``<agent dir>/<name>``), its mode, its agents."""
+    """One folder to hold a skill: ``path`` (``<agent dir>/<name>``), its mode, its agents.
+
+    ``anchor`` is the place the folder belongs to when links below it must not
+    be followed (the project root); ``None`` for the user's own folders.
+    ``ino`` is the recorded identity of a copy skilldeck placed there.
+    """
 
     path: Path
     mode: PlacementMode
     agents: tuple[str, ...]
+    anchor: Path | None = None
+    ino: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Placed:
+    """What ``place`` did at one target: ``kept`` (already right), ``created``
+    (nothing was there, or a dangling link) or ``replaced``."""
+
+    path: str
+    action: Literal["kept", "created", "replaced"]
+    agents: tuple[str, ...]
+    ino: int | None = None
 
 
 def _project(base: Path) -> Path:
@@ -50,6 +81,7 @@ def _project(base: Path) -> Path:
 def targets(scope: str, base: Path, name: str, placements: Iterable[Placement]) -> list[Target]:
     """The folders ``placements`` put ``name`` in (shared folders once; link wins over copy)."""
     by_path: dict[Path, Target] = {}
+    anchor = _project(base) if scope == "project" else None
     for p in placements:
         agent = AGENTS.get(p.agent)
         if agent is None:
@@ -60,41 +92,132 @@ def targets(scope: str, base: Path, name: str, placements: Iterable[Placement]) 
             continue
         have = by_path.get(folder)
         if have is None:
-            by_path[folder] = Target(folder, p.mode, (p.agent,))
+            by_path[folder] = Target(folder, p.mode, (p.agent,), anchor, p.ino)
         else:
             mode: PlacementMode = "link" if "link" in (have.mode, p.mode) else "copy"
-            by_path[folder] = Target(folder, mode, (*have.agents, p.agent))
+            ino = have.ino if have.ino is not None else p.ino
+            by_path[folder] = Target(folder, mode, (*have.agents, p.agent), anchor, ino)
     return list(by_path.values())
 
 
-def _points_at(path: Path, installed: Path) -> bool:
+def recorded(placements: Sequence[Placement], placed: Sequence[Placed]) -> tuple[Placement, ...]:
+    """``placements`` with the identity of each copy as ``place`` left it."""
+    ino = {a: p.ino for p in placed for a in p.agents}
+    out = []
+    for p in placements:
+        if p.agent in ino:
+            p = Placement(p.agent, p.mode, ino[p.agent] if p.mode == "copy" else None)
+        out.append(p)
+    return tuple(out)
+
+
+@contextlib.contextmanager
+def _parent(t: Target, *, create: bool) -> Iterator[int | None]:
+    """A descriptor of the folder holding ``t`` (``None`` when it does not exist).
+
+    Below a project root no link is followed (``UnsafeStateError`` names it);
+    the user's own agent folders are opened as the user set them up.
+    """
+    folder = t.path.parent
+    if t.anchor is not None:
+        fd = open_below(t.anchor, folder.relative_to(t.anchor), create=create)
+    else:
+        if create:
+            folder.mkdir(parents=True, exist_ok=True)
+        try:
+            fd = os.open(folder, os.O_RDONLY | _DIRECTORY | _CLOEXEC)
+        except (FileNotFoundError, NotADirectoryError):
+            fd = None
     try:
-        return path.is_symlink() and os.path.realpath(path) == os.path.realpath(installed)
+        yield fd
+    finally:
+        if fd is not None:
+            os.close(fd)
+
+
+def _lstat(fd: int | None, name: str) -> os.stat_result | None:
+    if fd is None:
+        return None
+    try:
+        return os.stat(name, dir_fd=fd, follow_symlinks=False)
+    except FileNotFoundError:
+        return None
+
+
+def _link_text(t: Target, installed: Path) -> str:
+    """What a link at ``t`` holds: relative inside a project, absolute otherwise."""
+    if t.anchor is not None:
+        return os.path.relpath(installed, t.path.parent)
+    return str(installed)
+
+
+def _points_at(fd: int, t: Target, installed: Path) -> bool:
+    """The link at ``t`` leads to the installed copy (also while that copy is being removed)."""
+    try:
+        text = os.readlink(t.path.name, dir_fd=fd)
+    except OSError:
+        return False
+    if text == _link_text(t, installed):
+        return True
+    where = text if os.path.isabs(text) else os.path.join(t.path.parent, text)
+    try:
+        return os.path.realpath(where) == os.path.realpath(installed)
     except OSError:
         return False
 
 
-def _ours(path: Path, installed: Path, digests: Sequence[str]) -> bool:
-    """``path`` is skilldeck's placement: our link, or a copy with a known digest.
+def _dangles(t: Target, fd: int) -> bool:
+    with contextlib.suppress(OSError):
+        text = os.readlink(t.path.name, dir_fd=fd)
+        where = text if os.path.isabs(text) else os.path.join(t.path.parent, text)
+        return not os.path.exists(where)
+    return False
 
-    A dangling link counts as ours: it shows nothing, so replacing or removing
-    it loses nothing.
-    """
-    if path.is_symlink():
-        return _points_at(path, installed) or not path.exists()
-    if path.is_dir():
-        try:
-            return skill_digest(path) in digests
-        except (OSError, ValueError):
-            return False
+
+def _digest_is(path: Path, digests: Sequence[str]) -> bool:
+    try:
+        return skill_digest(path) in digests
+    except (OSError, ValueError):
+        return False
+
+
+def _replaceable(
+    fd: int, t: Target, st: os.stat_result, installed: Path, digests: Sequence[str]
+) -> bool:
+    """Replacing what is at ``t`` loses nothing: our link, a dangling link, or a
+    folder holding exactly a version of this skill."""
+    if stat.S_ISLNK(st.st_mode):
+        return _points_at(fd, t, installed) or _dangles(t, fd)
+    if stat.S_ISDIR(st.st_mode):
+        return _digest_is(t.path, digests)
+    return False
+
+
+def _ours(fd: int, t: Target, st: os.stat_result, installed: Path, digests: Sequence[str]) -> bool:
+    """What is at ``t`` is what skilldeck's records say it placed there."""
+    if stat.S_ISLNK(st.st_mode):
+        return _points_at(fd, t, installed)
+    if stat.S_ISDIR(st.st_mode):
+        return t.ino is not None and st.st_ino == t.ino and _digest_is(t.path, digests)
     return False
 
 
 def conflicts(targets_: Sequence[Target], installed: Path, digests: Sequence[str]) -> list[Target]:
-    """Targets holding something that is not skilldeck's placement of this skill."""
-    return [
-        t for t in targets_ if os.path.lexists(t.path) and not _ours(t.path, installed, digests)
-    ]
+    """Targets holding something that is not skilldeck's placement of this skill.
+
+    A target reached through a link in a project raises ``UnsafeStateError``.
+    """
+    out = []
+    for t in targets_:
+        with _parent(t, create=False) as fd:
+            st = _lstat(fd, t.path.name)
+            if (
+                fd is not None
+                and st is not None
+                and not _replaceable(fd, t, st, installed, digests)
+            ):
+                out.append(t)
+    return out
 
 
 def place(
@@ -104,59 +227,61 @@ def place(
     digests: Sequence[str],
     force: bool = False,
     limits: InstallLimits | None = None,
-) -> list[str]:
-    """Make every target show ``installed``; returns the paths written or already right.
+) -> list[Placed]:
+    """Make every target show ``installed``; returns what was done at each.
 
     A target holding something else is replaced only with ``force``
     (``InstallError`` otherwise). Each target changes with one rename.
     """
-    done: list[str] = []
+    done: list[Placed] = []
     current = skill_digest(installed)
     for t in targets_:
-        exists = os.path.lexists(t.path)
-        if exists and not force and not _ours(t.path, installed, [*digests, current]):
-            raise InstallError(
-                f"{t.path} already holds a skill skilldeck did not put there",
-                path=str(t.path),
-                hint="pass --force to replace it, or install under another name with --name",
-            )
-        if t.mode == "link" and _points_at(t.path, installed):
-            done.append(str(t.path))
-            continue
-        if t.mode == "copy" and exists and not t.path.is_symlink() and t.path.is_dir():
-            with contextlib.suppress(OSError, ValueError):
-                if skill_digest(t.path) == current:
-                    done.append(str(t.path))
-                    continue
-        t.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = t.path.parent / f"{_TMP}{os.getpid()}-{secrets.token_hex(4)}"
-        try:
-            if t.mode == "link":
-                os.symlink(installed, tmp, target_is_directory=True)
-            else:
-                copy_skill_tree(installed, tmp, limits or InstallLimits())
-            _swap(tmp, t.path)
-        finally:
-            with contextlib.suppress(OSError):
-                remove_tree(tmp)
-        done.append(str(t.path))
+        with _parent(t, create=True) as fd:
+            assert fd is not None
+            done.append(_place_one(fd, t, installed, current, digests, force, limits))
     return done
 
 
-def _swap(new: Path, dest: Path) -> None:
-    """Put ``new`` at ``dest`` in one rename; what was there ends up at ``new``."""
-    if not os.path.lexists(dest):
-        os.rename(new, dest)
-        return
-    if (dest.is_symlink() or not dest.is_dir()) and new.is_symlink():
-        os.replace(new, dest)  # link over link: atomic
-        return
-    if exchange(new, dest):
-        return
-    old = dest.parent / f"{_TMP}{os.getpid()}-old-{secrets.token_hex(4)}"
-    os.rename(dest, old)
-    os.rename(new, dest)
-    os.rename(old, new)
+def _place_one(
+    fd: int,
+    t: Target,
+    installed: Path,
+    current: str,
+    digests: Sequence[str],
+    force: bool,
+    limits: InstallLimits | None,
+) -> Placed:
+    name = t.path.name
+    st = _lstat(fd, name)
+    if st is not None and not force and not _replaceable(fd, t, st, installed, [*digests, current]):
+        raise InstallError(
+            f"{t.path} already holds a skill skilldeck did not put there",
+            path=str(t.path),
+            hint="pass --force to replace it, or install under another name with --name",
+        )
+    text = _link_text(t, installed)
+    if st is not None and t.mode == "link" and stat.S_ISLNK(st.st_mode):
+        with contextlib.suppress(OSError):
+            if os.readlink(name, dir_fd=fd) == text and os.path.isdir(installed):
+                return Placed(str(t.path), "kept", t.agents)
+    same_copy = st is not None and st.st_ino == t.ino and stat.S_ISDIR(st.st_mode)
+    if t.mode == "copy" and same_copy and _digest_is(t.path, [current]):
+        assert st is not None
+        return Placed(str(t.path), "kept", t.agents, st.st_ino)
+    tmp = f"{_TMP}{os.getpid()}-{secrets.token_hex(4)}"
+    try:
+        if t.mode == "link":
+            os.symlink(text, tmp, target_is_directory=True, dir_fd=fd)
+        else:
+            copy_skill_tree(installed, Path(tmp), limits or InstallLimits(), dir_fd=fd)
+        ino = os.stat(tmp, dir_fd=fd, follow_symlinks=False).st_ino
+        swap_at(fd, tmp, name)
+    finally:
+        remove_tree_at(fd, tmp)
+    action: Literal["created", "replaced"] = "created"
+    if st is not None and not (stat.S_ISLNK(st.st_mode) and _dangles(t, fd)):
+        action = "replaced"
+    return Placed(str(t.path), action, t.agents, ino if t.mode == "copy" else None)
 
 
 def unplace(
@@ -166,18 +291,23 @@ def unplace(
     removed: list[str] = []
     kept: list[str] = []
     for t in targets_:
-        if not os.path.lexists(t.path):
-            continue
-        if not _ours(t.path, installed, digests):
-            kept.append(f"{t.path} (not skilldeck's copy any more; left alone)")
-            continue
-        if t.path.is_symlink():
-            t.path.unlink()
-        else:
-            grave = t.path.parent / f"{_TMP}{os.getpid()}-rm-{secrets.token_hex(4)}"
-            os.rename(t.path, grave)
-            remove_tree(grave)
-        removed.append(str(t.path))
+        try:
+            with _parent(t, create=False) as fd:
+                st = _lstat(fd, t.path.name)
+                if fd is None or st is None:
+                    continue
+                if not _ours(fd, t, st, installed, digests):
+                    kept.append(f"{t.path} (not skilldeck's placement; left alone)")
+                    continue
+                if stat.S_ISLNK(st.st_mode):
+                    os.unlink(t.path.name, dir_fd=fd)
+                else:
+                    grave = f"{_TMP}{os.getpid()}-rm-{secrets.token_hex(4)}"
+                    os.rename(t.path.name, grave, src_dir_fd=fd, dst_dir_fd=fd)
+                    remove_tree_at(fd, grave)
+                removed.append(str(t.path))
+        except UnsafeStateError as exc:
+            kept.append(f"{t.path} ({exc.message})")
     return removed, kept
 
 
@@ -187,24 +317,25 @@ def check(
     """Each target on disk against the installed copy (drift)."""
     out: list[PlacementCheck] = []
     for t in targets_:
-        problem: str | None = None
-        if not os.path.lexists(t.path):
-            problem = None if not enabled else "missing"
-        elif not enabled:
-            problem = "present while disabled"
-        elif t.path.is_symlink():
-            if not t.path.exists():
-                problem = "dangling link"
-            elif not _points_at(t.path, installed):
-                problem = "link to another folder"
-        elif not t.path.is_dir():
-            problem = "not a folder"
-        else:
-            try:
-                same = skill_digest(t.path) == digest
-            except (OSError, ValueError):
-                same = False
-            if not same:
-                problem = "differs from the installed copy"
+        try:
+            with _parent(t, create=False) as fd:
+                problem = _drift(fd, t, installed, digest, enabled)
+        except UnsafeStateError as exc:
+            problem = exc.message
         out.append(PlacementCheck(t.agents, str(t.path), t.mode, problem))
     return out
+
+
+def _drift(fd: int | None, t: Target, installed: Path, digest: str, enabled: bool) -> str | None:
+    st = _lstat(fd, t.path.name)
+    if fd is None or st is None:
+        return None if not enabled else "missing"
+    if not enabled:
+        return "present while disabled"
+    if stat.S_ISLNK(st.st_mode):
+        if _dangles(t, fd):
+            return "dangling link"
+        return None if _points_at(fd, t, installed) else "link to another folder"
+    if not stat.S_ISDIR(st.st_mode):
+        return "not a folder"
+    return None if _digest_is(t.path, [digest]) else "differs from the installed copy"

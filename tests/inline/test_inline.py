@@ -340,3 +340,77 @@ def test_install_into_an_unwritable_place(tmp_path: Path) -> None:
         SkillsSection(skills=[skill()]).install_skills(skills_dir=blocker / "skills")
     assert info.value.skill_name == "code-review"
     assert info.value.source == "inline"
+
+
+def _with_outside_link(tmp_path: Path) -> Path:
+    src = write_skill(tmp_path / "src", "linky")
+    outside = tmp_path / "outside.txt"
+    outside.write_text("secret\n")
+    os.symlink(outside, src / "notes.txt")
+    return src
+
+
+def test_a_link_leaving_a_ref_is_reported_as_install_reports_it(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    src = _with_outside_link(tmp_path)
+    sink = ListSink()
+    target = tmp_path / "skills"
+    with caplog.at_level("WARNING", logger="skilldeck"):
+        SkillsSection(skill_refs=[SkillRef(src)]).install_skills(skills_dir=target, events=sink)
+    assert not (target / "linky" / "notes.txt").exists()
+    (event,) = sink.of(skilldeck.InlineSkillsInstalled)
+    [problem] = event.warnings
+    assert (problem.code, problem.severity.value) == ("SK514", "warning")
+    assert "notes.txt" in str(problem.path)
+    assert "SK514" in caplog.text and "linky" in caplog.text
+    # the CLI install of the same folder reports the same finding
+    import subprocess
+    import sys
+
+    cli = subprocess.run(
+        [sys.executable, "-m", "skilldeck", "install", str(src), "--yes"],
+        capture_output=True,
+        text=True,
+    )
+    assert cli.returncode == 0, cli.stderr
+    assert "SK514" in cli.stderr and problem.message in cli.stderr
+
+
+def test_a_skill_md_link_leaving_a_ref_is_an_error(tmp_path: Path) -> None:
+    src = tmp_path / "src" / "hollow"
+    src.mkdir(parents=True)
+    real = write_skill(tmp_path / "elsewhere", "hollow") / "SKILL.md"
+    os.symlink(real, src / "SKILL.md")
+    with pytest.raises(skilldeck.SkillInstallationError) as info:
+        SkillsSection(skill_refs=[SkillRef(src)]).install_skills(skills_dir=tmp_path / "t")
+    assert "SKILL.md" in info.value.message
+
+
+@pytest.mark.parametrize("kind", ["file", "link"])
+def test_a_file_where_a_skill_goes_is_not_replaced_without_force(tmp_path: Path, kind: str) -> None:
+    target = tmp_path / "skills"
+    target.mkdir()
+    precious = tmp_path / "precious.txt"
+    precious.write_text("mine\n")
+    there = target / "code-review"
+    if kind == "file":
+        there.write_text("mine\n")
+    else:
+        there.symlink_to(precious)
+    section = SkillsSection(skills=[skill(name="aaa-first"), skill()])
+    with pytest.raises(skilldeck.SkillInstallationError) as info:
+        section.install_skills(skills_dir=target)
+    err = info.value
+    assert (err.code, err.reason, err.skill_name) == (
+        "INSTALL_FAILED",
+        "target_exists",
+        "code-review",
+    )
+    assert "force=True" in (err.hint or "")
+    assert sorted(p.name for p in target.iterdir()) == ["code-review"]  # nothing written
+    assert there.is_symlink() == (kind == "link") and precious.read_text() == "mine\n"
+    section.install_skills(skills_dir=target, force=True)
+    assert (there / "SKILL.md").is_file() and not there.is_symlink()
+    assert precious.read_text() == "mine\n"
+    assert sorted(p.name for p in target.iterdir()) == ["aaa-first", "code-review"]

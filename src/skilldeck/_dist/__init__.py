@@ -17,7 +17,7 @@ input is refused.
 
 from skilldeck._dist._agents import AGENTS, ALIASES, detected_agents
 from skilldeck._dist._agentsmd import sync_agents_md
-from skilldeck._dist._fsops import copy_skill_tree, exchange, remove_tree
+from skilldeck._dist._fsops import copy_skill_tree, exchange, remove_tree, swap_at
 
 from ._export import AGENT_HOMES, export_skills, export_target
 from ._install import InstallPlan, PlannedSkill, install
@@ -72,6 +72,7 @@ __all__ = [
     "remove",
     "remove_tree",
     "set_skill_enabled",
+    "swap_at",
     "sync_agents_md",
     "update",
     "verify",

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
+from skilldeck._diagnostics import Diagnostic
 from skilldeck._errors import InstallError, ManifestError
 from skilldeck._events import SkillsInstalled
 
@@ -20,7 +21,8 @@ class SkillInstallationError(InstallError):
     """Writing or copying one skill into an agent home failed; nothing of it was left.
 
     ``skill_name``, ``skills_dir``, ``source`` (``inline`` or ``ref``) and
-    ``cause`` (the underlying exception) say which skill and why.
+    ``cause`` (the underlying exception) say which skill and why; ``reason``
+    is ``target_exists`` when a file or link sits where the skill's folder goes.
     """
 
     def __init__(
@@ -31,6 +33,7 @@ class SkillInstallationError(InstallError):
         skills_dir: Path,
         source: Literal["inline", "ref"],
         cause: BaseException,
+        reason: str | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(message, skill=skill_name, path=str(skills_dir), **kwargs)
@@ -38,6 +41,7 @@ class SkillInstallationError(InstallError):
         self.skills_dir = skills_dir
         self.source = source
         self.cause = cause
+        self.reason = reason
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -50,3 +54,6 @@ class InlineSkillsInstalled(SkillsInstalled):
 
     inline_skills: tuple[str, ...] = ()
     referenced_skills: tuple[str, ...] = ()
+    #: what the copies left out, as ``skilldeck install`` reports it (``SK514``: a
+    #: link leaving the skill; special files)
+    warnings: tuple[Diagnostic, ...] = ()

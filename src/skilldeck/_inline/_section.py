@@ -3,14 +3,17 @@ home or served to skilldeck's runtime."""
 
 from __future__ import annotations
 
-import contextlib
+import errno
+import logging
 import os
 import secrets
+import stat
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from skilldeck._diagnostics import Diagnostic
 from skilldeck._errors import SkillError
 from skilldeck._events import Event, EventBus, SinkLike
 from skilldeck._inline._errors import (
@@ -20,6 +23,7 @@ from skilldeck._inline._errors import (
 )
 from skilldeck._inline._pytools import INLINE_SOURCE, InlineToolProvider, make_runtime
 from skilldeck._inline._skill import InlineSkill, SkillRef
+from skilldeck._statedir import remove_tree_at
 
 if TYPE_CHECKING:
     from skilldeck._catalog import Catalog, Source
@@ -28,6 +32,7 @@ if TYPE_CHECKING:
 __all__ = ["SkillSource", "SkillsSection"]
 
 _TMP_PREFIX = ".skilldeck-inline-"
+_log = logging.getLogger("skilldeck")
 
 SkillSource = InlineSkill | SkillRef
 
@@ -148,16 +153,26 @@ class SkillsSection:
         include_prompt_skills: bool = False,
         events: SinkLike | EventBus | None = None,
         limits: Any = None,
+        force: bool = False,
     ) -> tuple[Path, ...]:
         """Write native inline skills and copy referenced folders into ``skills_dir``.
 
         Each skill is built in a temporary folder beside its target and swapped
-        in with one rename (an existing copy is replaced), so a failure never
-        leaves a half-written skill; it raises ``SkillInstallationError`` naming
-        the skill, its kind and the cause (skills installed before it stay).
+        in with one rename (an existing copy of a skill, a folder, is
+        replaced), so a failure never leaves a half-written skill; it raises
+        ``SkillInstallationError`` naming the skill, its kind and the cause
+        (skills installed before it stay). A file or link at ``<dir>/<name>``
+        is not a copy of a skill: it is replaced only with ``force``, else the
+        install stops before writing anything (``reason="target_exists"``).
         Inline skills with tools are skipped unless ``include_prompt_skills``
-        (their tools exist only in this process). Returns the installed
-        folders, in section order, and emits ``InlineSkillsInstalled``.
+        (their tools exist only in this process).
+
+        A referenced folder is copied under the rules of ``skilldeck install``:
+        a link leaving the skill is left out and reported as ``SK514`` (as
+        ``skilldeck install`` reports it) in the event's ``warnings`` and on the
+        ``skilldeck`` logger; a SKILL.md that is such a link is an error.
+        Returns the installed folders, in section order, and emits
+        ``InlineSkillsInstalled``.
         """
         from skilldeck._dist import InstallLimits
 
@@ -168,6 +183,8 @@ class SkillsSection:
             s for s in chosen if isinstance(s, SkillRef) or include_prompt_skills or not s.has_tools
         ]
         texts = {s.name: s.to_skill_md(params) for s in plan if isinstance(s, InlineSkill)}
+        if not force:
+            _refuse_non_skills(target, plan)
         try:
             target.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -181,13 +198,18 @@ class SkillsSection:
                 hint="the skills folder must be writable (an isolated agent home)",
             ) from exc
         done: list[Path] = []
+        problems: list[Diagnostic] = []
         for item in plan:
             kind: Literal["inline", "ref"] = "inline" if isinstance(item, InlineSkill) else "ref"
             try:
                 if isinstance(item, InlineSkill):
                     done.append(_install_text(target, item.name, texts[item.name]))
                 else:
-                    done.append(_install_copy(target, item.name, item.resolved_path, lim))
+                    left_out: list[Diagnostic] = []
+                    done.append(_install_copy(target, item.name, item.resolved_path, lim, left_out))
+                    for d in left_out:
+                        _log.warning("%s: %s %s (%s)", item.name, d.code, d.message, d.path)
+                    problems.extend(left_out)
             except (OSError, SkillError) as exc:
                 why = exc.message if isinstance(exc, SkillError) else (exc.strerror or str(exc))
                 raise SkillInstallationError(
@@ -206,6 +228,7 @@ class SkillsSection:
             location=str(target),
             inline_skills=inline,
             referenced_skills=refs,
+            warnings=tuple(problems),
         )
         _deliver(events, event)
         return tuple(done)
@@ -281,55 +304,71 @@ def _deliver(events: SinkLike | EventBus | None, event: Event) -> None:
         events(event)
 
 
-def _swap_in(tmp: Path, dest: Path) -> None:
-    from skilldeck._dist import exchange, remove_tree
+def _refuse_non_skills(target: Path, plan: Sequence[SkillSource]) -> None:
+    """A file or link where a skill's folder goes stops the install before any write."""
+    for item in plan:
+        dest = target / item.name
+        try:
+            st = os.lstat(dest)
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        if stat.S_ISDIR(st.st_mode):
+            continue
+        what = "a symbolic link" if stat.S_ISLNK(st.st_mode) else "a file"
+        raise SkillInstallationError(
+            f"{dest} is {what}, not a copy of skill {item.name!r}; nothing was installed",
+            skill_name=item.name,
+            skills_dir=target,
+            source="inline" if isinstance(item, InlineSkill) else "ref",
+            cause=FileExistsError(errno.EEXIST, "target exists", str(dest)),
+            hint=f"move {dest} away, or pass force=True to install_skills to replace it",
+            reason="target_exists",
+        )
 
-    if not os.path.lexists(dest):
-        os.rename(tmp, dest)
-        return
-    if exchange(tmp, dest):
-        remove_tree(tmp)  # now holds the old copy
-        return
-    old = dest.parent / f"{_TMP_PREFIX}{os.getpid()}-old-{secrets.token_hex(4)}"
-    os.rename(dest, old)
-    try:
-        os.rename(tmp, dest)
-    except OSError:
-        os.rename(old, dest)
-        raise
-    remove_tree(old)
+
+def _temp_name() -> str:
+    return f"{_TMP_PREFIX}{os.getpid()}-{secrets.token_hex(4)}"
 
 
-def _temp_dir(target: Path) -> Path:
-    return target / f"{_TMP_PREFIX}{os.getpid()}-{secrets.token_hex(4)}"
+def _open(target: Path) -> int:
+    return os.open(target, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
 
 
 def _install_text(target: Path, name: str, text: str) -> Path:
-    from skilldeck._dist import remove_tree
+    from skilldeck._dist import swap_at
 
-    tmp = _temp_dir(target)
+    fd = _open(target)
+    tmp = _temp_name()
     try:
-        tmp.mkdir(mode=0o755)
-        fd = os.open(tmp / "SKILL.md", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        os.mkdir(tmp, 0o755, dir_fd=fd)
+        out = os.open(
+            f"{tmp}/SKILL.md",
+            os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW,
+            0o644,
+            dir_fd=fd,
+        )
+        with os.fdopen(out, "w", encoding="utf-8") as fh:
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
-        _swap_in(tmp, target / name)
+        swap_at(fd, tmp, name)
     finally:
-        with contextlib.suppress(OSError):
-            remove_tree(tmp)
+        remove_tree_at(fd, tmp)
+        os.close(fd)
     return target / name
 
 
-def _install_copy(target: Path, name: str, src: Path, limits: Any) -> Path:
-    from skilldeck._dist import copy_skill_tree, remove_tree
+def _install_copy(
+    target: Path, name: str, src: Path, limits: Any, problems: list[Diagnostic]
+) -> Path:
+    from skilldeck._dist import copy_skill_tree, swap_at
 
-    tmp = _temp_dir(target)
+    fd = _open(target)
+    tmp = _temp_name()
     try:
-        copy_skill_tree(src, tmp, limits)
-        _swap_in(tmp, target / name)
+        copy_skill_tree(src, Path(tmp), limits, dir_fd=fd, problems=problems)
+        swap_at(fd, tmp, name)
     finally:
-        with contextlib.suppress(OSError):
-            remove_tree(tmp)
+        remove_tree_at(fd, tmp)
+        os.close(fd)
     return target / name

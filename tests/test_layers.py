@@ -14,7 +14,17 @@ PACKAGES = {p.name for p in PKG.iterdir() if p.is_dir() and (p / "__init__.py").
 
 # lowest first; a module may import only from its own layer or lower ones
 LAYERS: list[set[str]] = [
-    {"_version", "_errors", "_diagnostics", "_atomic", "_paths", "_tree", "_digest", "_statedir"},
+    {
+        "_version",
+        "_errors",
+        "_diagnostics",
+        "_atomic",
+        "_paths",
+        "_tree",
+        "_digest",
+        "_statedir",
+        "_extras",
+    },
     {
         "_events",
         "_lifecycle",

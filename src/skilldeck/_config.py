@@ -65,7 +65,7 @@ from skilldeck._paths import (
     is_safe_directory,
     owner_problem,
 )
-from skilldeck._statedir import check_entry, open_dir, read_file_at
+from skilldeck._statedir import check_entry, keep_out_of_commits, open_dir, read_file_at
 
 if TYPE_CHECKING:
     from tomlkit.toml_document import TOMLDocument
@@ -483,5 +483,6 @@ def _check_project_state(path: Path) -> None:
     try:
         for name in (path.name, path.name + ".lock"):
             check_entry(fd, name, path.parent / name, want_dir=False)
+        keep_out_of_commits(fd, path.parent)
     finally:
         os.close(fd)

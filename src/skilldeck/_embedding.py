@@ -57,7 +57,6 @@ DEFAULT_EMBEDDING_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 #: The model2vec model ``static_embedder()`` looks for when none is named.
 DEFAULT_STATIC_MODEL = "minishlab/potion-base-8M"
 
-_EXTRA_HINT = "install the semantic extra: pip install 'skilldeck[semantic]'"
 _FOLDER_HINT = (
     "a sentence model folder holds tokenizer.json and model.onnx (a sentence-transformer "
     "exported to ONNX); a model2vec folder holds config.json, tokenizer.json and "
@@ -297,9 +296,11 @@ def _need(*modules: str) -> None:
         try:
             importlib.import_module(module)
         except ImportError as exc:
+            from skilldeck._extras import install_hint
+
             raise EmbedderUnavailableError(
                 f"semantic search needs {module}, which is not installed ({exc.name})",
-                hint=_EXTRA_HINT,
+                hint=f"install the semantic extra: {install_hint('semantic')}",
             ) from None
 
 

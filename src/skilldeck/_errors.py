@@ -76,6 +76,7 @@ __all__ = [
     "ToolPolicyDeniedError",
     "UnsafeStateError",
     "error_codes",
+    "root_flags",
     "with_roots",
 ]
 
@@ -262,6 +263,15 @@ def error_codes() -> tuple[str, ...]:
     return tuple(seen)
 
 
+def root_flags(roots: Sequence[str | os.PathLike[str]], *, recursive: bool = False) -> str:
+    """`` --root DIR`` for each of ``roots`` (absolute, quoted for a shell), and
+    `` --recursive``: what a pasted command needs to look where this one looked."""
+    if not roots:
+        return ""
+    out = "".join(f" --root {shlex.quote(os.path.abspath(r))}" for r in roots)
+    return out + (" --recursive" if recursive else "")
+
+
 def with_roots(
     hint: str | None, roots: Sequence[str | os.PathLike[str]], *, recursive: bool = False
 ) -> str | None:
@@ -273,8 +283,7 @@ def with_roots(
     """
     if not hint or not roots:
         return hint
-    suffix = "".join(f" --root {shlex.quote(os.path.abspath(r))}" for r in roots)
-    suffix += " --recursive" if recursive else ""
+    suffix = root_flags(roots, recursive=recursive)
     out = []
     for part in hint.split("; "):
         marker = part.find("skilldeck ")

@@ -682,8 +682,10 @@ def _build_bm25s(corpus: Sequence[Mapping[str, float]]) -> Any:
     try:
         import bm25s
     except ImportError as exc:
+        from skilldeck._extras import install_hint
+
         raise ImportError(
-            "the bm25s search backend needs the extra: pip install 'skilldeck[search]'"
+            f"the bm25s search backend needs the extra: {install_hint('search')}"
         ) from exc
     retriever = bm25s.BM25(k1=_K1, b=_B, method="lucene")
     docs = [[t for t, w in tf.items() for _ in range(max(1, round(w)))] or [""] for tf in corpus]

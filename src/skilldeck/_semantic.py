@@ -91,7 +91,9 @@ def _numpy() -> Any:
     try:
         import numpy
     except ImportError as exc:  # pragma: no cover - numpy comes with the extra
-        raise ImportError("semantic search needs numpy: pip install 'skilldeck[semantic]'") from exc
+        from skilldeck._extras import install_hint
+
+        raise ImportError(f"semantic search needs numpy: {install_hint('semantic')}") from exc
     return numpy
 
 

@@ -31,6 +31,7 @@ from skilldeck._errors import UnsafeStateError
 
 __all__ = [
     "check_entry",
+    "keep_out_of_commits",
     "open_below",
     "open_dir",
     "read_file_at",
@@ -160,6 +161,26 @@ def open_below(
             return None
         fd = nxt
     return fd
+
+
+#: ``<project>/.skilldeck/.gitignore``: skilldeck's working files never reach a commit.
+GITIGNORE = """\
+# Written by skilldeck: its working files (operation locks, staging folders,
+# temporary files) stay out of commits. config.toml, skills.lock and skills/
+# are the project's to commit or to ignore.
+/.staging/
+/*.lock.lock
+/config.toml.lock
+/.*.tmp
+"""
+
+
+def keep_out_of_commits(fd: int, path: Path) -> None:
+    """Write ``.gitignore`` in the project state folder ``fd`` (at ``path``) unless
+    one is there: the user's own file wins."""
+    if check_entry(fd, ".gitignore", path / ".gitignore", want_dir=False) is None:
+        with contextlib.suppress(FileExistsError):
+            write_file_at(fd, ".gitignore", GITIGNORE.encode("utf-8"), mode=0o644)
 
 
 def read_file_at(

@@ -24,7 +24,7 @@ from skilldeck.cli import main
 SRC = Path(skilldeck.__file__).resolve().parent
 
 #: a long-running server: its stdout is the MCP protocol, not a report
-NOT_A_REPORT = {"serve"}
+NOT_A_REPORT = {"serve", "completion"}  # a server, a shell script
 
 
 def _leaf_commands() -> set[str]:
@@ -90,6 +90,7 @@ ARGS: dict[str, list[str]] = {
     "update": ["update"],
     "validate": ["validate", ".agents/skills/demo-skill"],
     "verify": ["verify"],
+    "version": ["version"],
     "why": ["why", "demo-skill"],
     "eval routing": ["eval", "routing", "no-such-cases.jsonl"],
     # nothing listens on port 1: the store commands answer with the error envelope
@@ -216,10 +217,13 @@ def test_a_name_conflict_offers_rename_replace_or_skip(world: Path, tmp_path: Pa
     make_skill(multi / "b", "fresh-one")
     res = run_cli("install", str(multi), "--all", "--yes", cwd=world)
     assert res.code == 1
-    assert "--force" in res.err and "--name" in res.err and "replace" not in res.out
+    # --all: --name cannot apply, so the hint offers --skip-existing instead
+    assert "--force" in res.err and "--skip-existing" in res.err and "--name" not in res.err
+    assert "replace" not in res.out
     res = run_cli("install", str(multi), "--all", "--skip-existing", "--yes", cwd=world)
     assert res.code == 0, res.err
-    assert "installed fresh-one" in res.out and "installed-one" not in res.out
+    assert "installed fresh-one" in res.out and "installed installed-one" not in res.out
+    assert "left alone: installed-one" in res.out
 
 
 def test_load_with_a_small_max_bytes_reports_the_size_limit(world: Path) -> None:

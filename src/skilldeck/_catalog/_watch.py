@@ -102,9 +102,11 @@ class Watcher:
         try:
             import watchfiles
         except ImportError as exc:  # pragma: no cover - depends on the environment
+            from skilldeck._extras import install_hint
+
             raise InternalError(
                 "watching needs the optional 'watchfiles' package",
-                hint="pip install 'skilldeck[watch]'",
+                hint=install_hint("watch"),
             ) from exc
         self._watchfiles: Any = watchfiles
         self.catalog = catalog

@@ -303,28 +303,41 @@ def _refuse_existing(
     staged: Sequence[Staged],
     entries: dict[str, LockEntry],
     wanted: Sequence[Placement],
+    *,
+    several: bool,
 ) -> None:
     """Without ``force``: a skill of the same name, or an agent folder holding
-    something else, stops the install before anything is asked or changed."""
+    something else, stops the install before anything is asked or changed.
+
+    The hint offers only what works for this install: ``--name`` for one skill,
+    ``--skip-existing`` for several (``several``: ``--all`` or more than one).
+    """
+    scope = " --scope project" if lay.scope == "project" else ""
     for s in staged:
         if os.path.lexists(lay.skill_dir(s.name)):
             prev = entries.get(s.name)
             origin = f" from {prev.source_display}" if prev else ""
+            beside = (
+                "add --skip-existing to leave it and install the others"
+                if several
+                else "add --name NEW-NAME to install beside it"
+            )
             raise InstallError(
                 f"a skill named {s.name!r} is already installed{origin} ({lay.skill_dir(s.name)})",
                 skill=s.name,
-                hint=f"replace it with --force, install beside it with --name NEW-NAME, "
-                f"or leave it and run `skilldeck update {s.name}`",
+                hint=f"add --force to replace it, {beside}, or leave it and run "
+                f"`skilldeck update {s.name}{scope}`",
             )
         where = targets(lay.scope, lay.base, s.name, wanted)
         taken = conflicts(where, lay.skill_dir(s.name), [s.digest])
         if taken:
+            other = "" if several else ", or add --name NEW-NAME to install under another name"
             raise InstallError(
                 f"{taken[0].path} already holds a skill named {s.name!r} that skilldeck "
                 "did not install",
                 skill=s.name,
                 path=str(taken[0].path),
-                hint="replace it with --force, or install under another name with --name NEW-NAME",
+                hint=f"add --force to replace it{other}",
             )
 
 
@@ -464,7 +477,9 @@ def install(
     ``choose`` (a picker) receives the skill paths of a multi-skill source when
     neither ``skills`` nor ``all_skills`` says which, and returns the chosen
     ones. ``skip_existing`` leaves skills already installed under the same
-    name alone (and installs the others) instead of stopping. ``skip_invalid``
+    name alone (and installs the others) instead of stopping; when every chosen
+    skill is installed already, nothing changes and ``InstallResult.existing``
+    names them (not an error). ``skip_invalid``
     leaves out the chosen skills that cannot be installed (an invalid SKILL.md, a
     name another skill of the source has, over the limits) and installs the rest;
     ``InstallResult.skipped`` names them.
@@ -520,15 +535,24 @@ def install(
             )
         checkpoint("staging")
         entries = lay.read_lock()
+        several = all_skills or len(staged) > 1
+        existing: tuple[str, ...] = ()
         if skip_existing and not force:
-            staged = [s for s in staged if not os.path.lexists(lay.skill_dir(s.name))]
-            if not staged:
-                raise InstallError(
-                    "every chosen skill is already installed; nothing was changed",
-                    hint="`skilldeck update` fetches new versions of installed skills",
+            existing = tuple(s.name for s in staged if os.path.lexists(lay.skill_dir(s.name)))
+            staged = [s for s in staged if s.name not in existing]
+            if not staged:  # nothing to do is not a failure
+                return InstallResult(
+                    scope=scope,
+                    source=spec,
+                    commit=commit,
+                    skills=(),
+                    installed_dir=str(lay.installed),
+                    available=tuple(_rel(f, tree) or f.name for f in found),
+                    skipped=tuple(skipped),
+                    existing=existing,
                 )
         if not force:
-            _refuse_existing(lay, staged, entries, wanted)
+            _refuse_existing(lay, staged, entries, wanted, several=several)
         if confirm is not None:
             plan = InstallPlan(
                 spec,
@@ -552,7 +576,7 @@ def install(
         with lay.locked():
             entries = lay.read_lock()
             if not force:
-                _refuse_existing(lay, staged, entries, wanted)
+                _refuse_existing(lay, staged, entries, wanted, several=several)
             items = []
             for s in staged:
                 prev = entries.get(s.name)
@@ -592,6 +616,7 @@ def install(
         installed_dir=str(lay.installed),
         available=tuple(_rel(f, tree) or f.name for f in found),
         skipped=tuple(skipped),
+        existing=existing,
     )
     deliver(
         events,

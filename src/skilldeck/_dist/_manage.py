@@ -300,11 +300,12 @@ def verify(
 
     A modified, added or removed file, a missing folder, or a link or special
     file inside a skill makes that skill fail. Folders in the skills directory
-    that the lockfile does not know are listed as ``untracked``.
+    that the lockfile does not know are listed as ``untracked``. Verifying
+    writes nothing (no lock file, no state folder in a project) unless an
+    interrupted operation must be finished first.
     """
     lay = layout(scope, cwd=cwd)
-    with lay.locked():
-        entries = lay.read_lock()
+    entries = lay.read_settled()
     missing = [n for n in names or () if n not in entries]
     if missing:
         raise _unknown(missing[0], lay, entries)

@@ -235,6 +235,8 @@ class InstallResult:
     available: tuple[str, ...] = ()
     #: with ``skip_invalid``: the source's skills left out, each ``"PATH: why"``
     skipped: tuple[str, ...] = ()
+    #: with ``skip_existing``: the chosen skills left alone, already installed
+    existing: tuple[str, ...] = ()
 
     @property
     def names(self) -> tuple[str, ...]:

@@ -49,6 +49,7 @@ from skilldeck._paths import PROJECT_DIR, dirs, foreign_project_root, install_ba
 from skilldeck._statedir import (
     check_entry,
     check_stat,
+    keep_out_of_commits,
     open_dir,
     read_file_at,
     remove_tree_at,
@@ -151,11 +152,12 @@ class Layout:
         if self.scope == "project":
             parent = os.open(self.base.parent, os.O_RDONLY | _DIRECTORY | _CLOEXEC)
             try:
-                return open_dir(
-                    PROJECT_DIR, dir_fd=parent, path=self.base, create=create, mode=0o755
-                )
+                fd = open_dir(PROJECT_DIR, dir_fd=parent, path=self.base, create=create, mode=0o755)
             finally:
                 os.close(parent)
+            if create and fd is not None:
+                keep_out_of_commits(fd, self.base)
+            return fd
         if create:
             self.base.mkdir(parents=True, exist_ok=True, mode=0o700)
         try:
@@ -213,6 +215,30 @@ class Layout:
                 path=self.lockfile,
                 hint="restore it from a backup, or delete it and reinstall the skills",
             ) from exc
+
+    def read_settled(self) -> dict[str, LockEntry]:
+        """The lockfile for a read-only command (``verify``, ``doctor``).
+
+        Nothing is created or written, unless an operation left a staging folder:
+        then it is finished first under the scope lock (``locked``), as the next
+        writing command would.
+        """
+        fd = self.open_base()
+        if fd is None:
+            return {}
+        try:
+            staging = open_dir(".staging", dir_fd=fd, path=self.staging)
+        finally:
+            os.close(fd)
+        if staging is not None:
+            try:
+                pending = bool(os.listdir(staging))
+            finally:
+                os.close(staging)
+            if pending:
+                with self.locked():
+                    return self.read_lock()
+        return self.read_lock()
 
     def write_lock(self, entries: dict[str, LockEntry]) -> None:
         data = {

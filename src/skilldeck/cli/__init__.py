@@ -19,14 +19,14 @@ __all__ = ["entry", "main"]
 
 def entry() -> None:
     """Run the command line (the ``skilldeck`` console script)."""
-    if sys.argv[1:] == ["--version"]:
+    if sys.argv[1:] in (["--version"], ["version"]):
         from skilldeck._version import __version__
 
         sys.stdout.write(f"skilldeck, version {__version__}\n")  # what click prints
         return
     from skilldeck.cli._app import main
 
-    main()
+    main(prog_name="skilldeck")
 
 
 def __getattr__(name: str) -> object:

@@ -92,15 +92,87 @@ EXIT_FINDINGS = 1
 EXIT_USAGE = 2
 
 
-@click.group(cls=SkilldeckGroup, context_settings={"help_option_names": ["-h", "--help"]})
+_COLOUR = "skilldeck.color"
+
+
+def use_colour() -> bool | None:
+    """Colour for ``click.echo(color=...)``: ``--color always|never``; with ``auto``
+    (the default) none when ``NO_COLOR`` is set or ``TERM=dumb``, else click's
+    choice (colour only on a terminal)."""
+    ctx = click.get_current_context(silent=True)
+    chosen = ctx.meta.get(_COLOUR, "auto") if ctx is not None else "auto"
+    if chosen == "always":
+        return True
+    if chosen == "never" or os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb":
+        return False
+    return None
+
+
+def _set_colour(ctx: click.Context, _param: click.Parameter, value: str) -> str:
+    ctx.meta[_COLOUR] = value
+    return value
+
+
+@click.group(
+    cls=SkilldeckGroup,
+    invoke_without_command=True,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
 @click.version_option(skilldeck.__version__, prog_name="skilldeck")
+@click.option(
+    "--color",
+    type=click.Choice(["auto", "always", "never"]),
+    default="auto",
+    show_default=True,
+    expose_value=False,
+    is_eager=True,
+    callback=_set_colour,
+    help="Colour the output (auto: on a terminal, unless NO_COLOR is set or TERM=dumb).",
+)
 @click.pass_context
 def main(ctx: click.Context) -> None:
-    """skilldeck: run Agent Skills (SKILL.md folders) for LLM agents."""
+    """skilldeck: run Agent Skills (SKILL.md folders) for LLM agents.
+
+    Start with `skilldeck list` (the skills found here) and `skilldeck doctor`
+    (where skilldeck looked, and what it would do). Shell completion:
+    `eval "$(skilldeck completion bash)"` (also zsh, fish).
+    """
+    if ctx.invoked_subcommand is None:  # bare `skilldeck`: help, as gh and uv do
+        click.echo(ctx.get_help(), color=use_colour())
+        ctx.exit(EXIT_OK)
     if ctx.invoked_subcommand != "trust":
         from skilldeck.cli._trust import warn_untrusted_project
 
         warn_untrusted_project()
+
+
+def complete_skill_names(ctx: click.Context, _param: click.Parameter, incomplete: str) -> list[str]:
+    """Shell completion: the names of the skills the catalog finds here."""
+    try:
+        roots = ctx.params.get("roots") or ()
+        config = skilldeck.load_config()
+        catalog = (
+            skilldeck.Catalog.from_roots(roots, config=config)
+            if roots
+            else skilldeck.Catalog.default(config=config)
+        )
+        names = sorted({m.name for m in catalog.list()})
+    except (skilldeck.SkillError, OSError):
+        return []
+    return [n for n in names if n.startswith(incomplete)]
+
+
+def complete_installed_names(
+    ctx: click.Context, _param: click.Parameter, incomplete: str
+) -> list[str]:
+    """Shell completion: the names of the installed skills (both scopes)."""
+    try:
+        import skilldeck.dist
+
+        names = sorted({i.name for i in skilldeck.dist.list_installed()})
+    except (skilldeck.SkillError, OSError):
+        return []
+    return [n for n in names if n.startswith(incomplete)]
 
 
 def root_option(func: F) -> F:

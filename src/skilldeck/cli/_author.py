@@ -25,7 +25,7 @@ import click
 
 import skilldeck
 import skilldeck.format
-from skilldeck.cli._app import EXIT_FINDINGS, EXIT_OK, format_option, main
+from skilldeck.cli._app import EXIT_FINDINGS, EXIT_OK, format_option, main, use_colour
 from skilldeck.cli._store import store_options, stored_copy
 
 Checker = Callable[[Path], "skilldeck.ValidationReport"]
@@ -34,11 +34,6 @@ _SEVERITY_COLOUR = {"error": "red", "warning": "yellow", "info": "cyan"}
 
 
 # --- shared plumbing -----------------------------------------------------------
-
-
-def _use_colour() -> bool | None:
-    """None lets click decide (colour only on a terminal); NO_COLOR turns it off."""
-    return False if os.environ.get("NO_COLOR") else None
 
 
 def _skill_dirs(paths: Sequence[str]) -> list[Path]:
@@ -100,7 +95,7 @@ def _format_diagnostic(diag: skilldeck.Diagnostic, fallback_path: str) -> str:
 
 
 def _render_text(reports: Sequence[skilldeck.ValidationReport], verb: str) -> None:
-    colour = _use_colour()
+    colour = use_colour()
     for report in reports:
         fallback = str(report.skill_md or report.path)
         for diag in report.diagnostics:
@@ -300,7 +295,7 @@ def _path_of(name: str) -> str:
 
 
 def _show_text(report: skilldeck.ValidationReport, files: list[str], body_lines: int) -> None:
-    colour = _use_colour()
+    colour = use_colour()
     rows: list[tuple[str, str]] = [("path", str(report.path))]
     manifest = report.manifest
     if manifest is not None:

@@ -5,15 +5,18 @@ from __future__ import annotations
 import base64
 import json
 import os
+import shutil
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 import skilldeck
+from skilldeck._errors import root_flags
 from skilldeck.cli._app import (
     EXIT_FINDINGS,
+    complete_skill_names,
     format_option,
     formats_option,
     main,
@@ -21,6 +24,9 @@ from skilldeck.cli._app import (
     root_option,
 )
 from skilldeck.cli._store import active_catalog, store_options
+
+if TYPE_CHECKING:
+    import skilldeck.dist
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -53,8 +59,10 @@ def _echo_json(data: Any) -> None:
 
 
 def _short(text: str, width: int) -> str:
+    """``text`` on one line, cut to ``width`` (0: not cut; at least 40 when cut)."""
     text = " ".join(text.split())
-    return text if len(text) <= width else text[: width - 1] + "…"
+    width = max(width, 40) if width else 0
+    return text if not width or len(text) <= width else text[: width - 1] + "…"
 
 
 @main.command("list")
@@ -78,34 +86,43 @@ def list_command(
         for e in catalog.entries(include_shadowed=show_all)
         if not installed or kinds.get(e.source) == "installed"
     ]
-    placed = _agents_by_folder()
+    placed = _installed_by_folder()
     if fmt == "json":
         rows = []
         for e in entries:
             row = e.to_dict()
-            agents = placed.get(_real(e.metadata.folder)) if placed else None
-            if agents:
-                row["agents"] = list(agents)
+            info = placed.get(_real(e.metadata.folder)) if placed else None
+            if info is not None:
+                row["scope"] = info.scope
+                if info.agents:
+                    row["agents"] = list(info.agents)
             rows.append(row)
         _echo_json({"skills": rows})
         return
     if not entries:
-        click.echo("no skills found (run `skilldeck doctor` to see where skilldeck looked)")
+        again = "skilldeck doctor" + root_flags(roots, recursive=recursive)
+        click.echo(f"no skills found (run `{again}` to see where skilldeck looked)")
         return
     width = min(max(len(e.name) for e in entries), 32)
-    swidth = min(max(len(e.source) for e in entries), 12)
+    infos = [placed.get(_real(e.metadata.folder)) if placed else None for e in entries]
+    sources = [
+        e.source if i is None else f"{e.source} ({i.scope})"
+        for e, i in zip(entries, infos, strict=True)
+    ]
+    swidth = min(max(len(s) for s in sources), 20)
+    # on a terminal a line fits its width; into a pipe or file nothing is cut
+    room = shutil.get_terminal_size().columns - width - swidth - 6 if sys.stdout.isatty() else 0
     lines: list[str] = []  # written 1,000 at a time: an echo per line costs more than listing
-    for e in entries:
+    for e, info, source in zip(entries, infos, sources, strict=True):
         if e.status is skilldeck.SkillStatus.ENABLED:
-            detail = _short(e.metadata.description, 72)
+            detail = _short(e.metadata.description, room)
         elif e.status is skilldeck.SkillStatus.SHADOWED:
             detail = f"shadowed by {e.shadowed_by}"
         else:
-            detail = f"{e.status.value}: {_short(e.reason or '', 72)}"
-        agents = placed.get(_real(e.metadata.folder)) if placed else None  # no realpath
-        if agents:
-            detail += f"  [agents: {', '.join(agents)}]"
-        lines.append(f"{_SYMBOL[e.status]} {e.name:<{width}}  {e.source:<{swidth}}  {detail}")
+            detail = f"{e.status.value}: {_short(e.reason or '', room)}"
+        if info is not None and info.agents:
+            detail += f"  [agents: {', '.join(info.agents)}]"
+        lines.append(f"{_SYMBOL[e.status]} {e.name:<{width}}  {source:<{swidth}}  {detail}")
         if len(lines) == 1000:
             click.echo("\n".join(lines))
             lines.clear()
@@ -117,8 +134,8 @@ def _real(folder: str | None) -> str:
     return os.path.realpath(folder) if folder is not None else ""
 
 
-def _agents_by_folder() -> dict[str, tuple[str, ...]]:
-    """Installed skills' folders -> the agents they are placed in (none: empty)."""
+def _installed_by_folder() -> dict[str, skilldeck.dist.InstalledInfo]:
+    """Installed skills' folders (both scopes) -> what ``list_installed`` says of them."""
     from skilldeck._config import project_base
     from skilldeck._paths import PROJECT_DIR, install_base
 
@@ -136,11 +153,11 @@ def _agents_by_folder() -> dict[str, tuple[str, ...]]:
         infos = list_installed()
     except skilldeck.SkillError:
         return {}  # a damaged lockfile is reported by verify and doctor
-    return {os.path.realpath(i.path): i.agents for i in infos if i.agents}
+    return {os.path.realpath(i.path): i for i in infos}
 
 
 @main.command()
-@click.argument("name")
+@click.argument("name", shell_complete=complete_skill_names)
 @root_option
 @recursive_option
 @format_option
@@ -219,7 +236,7 @@ def prompt(
 
 
 @main.command()
-@click.argument("name")
+@click.argument("name", shell_complete=complete_skill_names)
 @root_option
 @store_options
 @recursive_option
@@ -254,7 +271,7 @@ def load(
 
 
 @main.command()
-@click.argument("name")
+@click.argument("name", shell_complete=complete_skill_names)
 @click.argument("path")
 @root_option
 @store_options
@@ -341,7 +358,7 @@ _scope = click.option(
 
 
 @main.command()
-@click.argument("name")
+@click.argument("name", shell_complete=complete_skill_names)
 @_scope
 @format_option
 def enable(name: str, scope: str, fmt: str) -> None:
@@ -350,7 +367,7 @@ def enable(name: str, scope: str, fmt: str) -> None:
 
 
 @main.command()
-@click.argument("name")
+@click.argument("name", shell_complete=complete_skill_names)
 @_scope
 @format_option
 def disable(name: str, scope: str, fmt: str) -> None:

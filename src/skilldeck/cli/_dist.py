@@ -19,7 +19,14 @@ import click
 
 import skilldeck
 import skilldeck.dist
-from skilldeck.cli._app import EXIT_FINDINGS, json_option, main, root_option
+from skilldeck.cli._app import (
+    EXIT_FINDINGS,
+    complete_installed_names,
+    json_option,
+    main,
+    root_option,
+    use_colour,
+)
 from skilldeck.cli._store import store_options, store_verify
 
 _SCOPE = click.option(
@@ -29,6 +36,58 @@ _SCOPE = click.option(
     show_default=True,
     help="user: skilldeck's data folder; project: .skilldeck/ at the repository root.",
 )
+
+
+_EITHER_SCOPE = click.option(
+    "--scope",
+    type=click.Choice(["user", "project"]),
+    default=None,
+    help="Only this scope. Default: both (the user's and this project's installed skills).",
+)
+
+
+def _by_scope(names: Sequence[str], scope: str | None) -> dict[str, list[str] | None]:
+    """Which scopes to act on, with the names for each (``None``: every skill there).
+
+    With ``--scope`` only that one; otherwise each name in the scope(s) it is
+    installed in, and without names the user scope plus the project's when it
+    has installed skills. A name installed nowhere goes to the user scope, whose
+    error lists what is installed.
+    """
+    if scope is not None:
+        return {scope: list(names) or None}
+    infos = skilldeck.dist.list_installed()
+    if not names:
+        wanted = ["user"] + (["project"] if any(i.scope == "project" for i in infos) else [])
+        return dict.fromkeys(wanted)
+    out: dict[str, list[str] | None] = {}
+    for name in names:
+        for sc in sorted({i.scope for i in infos if i.name == name}, reverse=True) or ["user"]:
+            got = out.setdefault(sc, [])
+            assert got is not None
+            got.append(name)
+    return out
+
+
+def _merged(reports: Sequence[Any]) -> Any:
+    """One JSON report for several scopes: ``scope`` null, each skill with its ``scope``."""
+    if len(reports) == 1:
+        return _jsonable(reports[0])
+    out: dict[str, Any] = {"scope": None}
+    for report in reports:
+        data = _jsonable(report)
+        for key, value in data.items():
+            if key == "scope":
+                continue
+            if key == "skills":
+                value = [{**item, "scope": report.scope} for item in value]
+            if isinstance(value, list):
+                out.setdefault(key, []).extend(value)
+            elif isinstance(value, bool) and key in ("ok",):
+                out[key] = out.get(key, True) and value
+            else:
+                out.setdefault(key, value)
+    return out
 
 
 def _jsonable(value: Any) -> Any:
@@ -75,7 +134,7 @@ class _Reporter:
             BarColumn(),
             MofNCompleteColumn(),
             transient=True,
-            console=Console(stderr=True),
+            console=Console(stderr=True, no_color=use_colour() is False),
         )
         self._bar.start()
         self._task = self._bar.add_task("starting", total=None)
@@ -207,6 +266,10 @@ def install(
         return
     for why in result.skipped:
         click.echo(f"warning: skipped {why}", err=True)
+    if result.existing:
+        names = ", ".join(result.existing)
+        update_cmd = "skilldeck update" + (" --scope project" if result.scope == "project" else "")
+        click.echo(f"already installed, left alone: {names} (`{update_cmd}` fetches new versions)")
     at = f" @ {result.commit[:12]}" if result.commit else ""
     for s in result.skills:
         if not ask:
@@ -299,46 +362,55 @@ def agents_command(detected: bool, as_json: bool) -> None:
 
 
 @main.command()
-@click.argument("names", nargs=-1)
+@click.argument("names", nargs=-1, shell_complete=complete_installed_names)
 @click.option("--all", "all_skills", is_flag=True, help="Update every installed skill (default).")
 @click.option("--dry-run", is_flag=True, help="Fetch and compare, change nothing.")
 @click.option("--yes", "-y", is_flag=True, help="Never ask (update does not ask; for scripts).")
-@_SCOPE
+@_EITHER_SCOPE
 @json_option
 def update(
     names: tuple[str, ...],
     all_skills: bool,
     dry_run: bool,
     yes: bool,
-    scope: str,
+    scope: str | None,
     as_json: bool,
 ) -> None:
     """Fetch installed skills again; install the ones whose content changed.
 
-    Without NAMES every installed skill of the scope is updated (--all says
-    the same); --dry-run shows what would change. Agent folders follow.
+    Without NAMES every installed skill is updated, in both scopes unless
+    --scope says one (--all says the same); --dry-run shows what would change.
+    Agent folders follow, and a missing or broken one is put back.
     """
+    plan = _by_scope(names, scope)
+    results = []
     with _Reporter(not as_json) as reporter:
-        result = skilldeck.dist.update(
-            names or None,
-            all_skills=all_skills,
-            scope=scope,  # type: ignore[arg-type]
-            dry_run=dry_run,
-            on_progress=reporter.callback,
-        )
+        for sc, chosen in plan.items():
+            results.append(
+                skilldeck.dist.update(
+                    chosen,
+                    all_skills=all_skills,
+                    scope=sc,  # type: ignore[arg-type]
+                    dry_run=dry_run,
+                    on_progress=reporter.callback,
+                )
+            )
+    ok = all(r.ok for r in results)
     if as_json:
-        _print_json(result, ok=result.ok)
+        click.echo(json.dumps({"ok": ok, "data": _merged(results)}, ensure_ascii=False, indent=2))
     else:
-        if not result.skills:
-            click.echo(f"no installed skills in the {scope} scope")
-        for u in result.skills:
+        if not any(r.skills for r in results):
+            where = " and ".join(plan)
+            click.echo(f"no installed skills in the {where} scope{'s' if len(plan) > 1 else ''}")
+        both = len(results) > 1
+        for u, sc in ((u, r.scope) for r in results for u in r.skills):
             if u.status == "failed":
                 click.echo(f"{u.name}: update failed: {u.error}", err=True)
                 continue
             moved = ""
             if u.old_commit and u.new_commit and u.old_commit != u.new_commit:
                 moved = f" {u.old_commit[:12]} -> {u.new_commit[:12]}"
-            click.echo(f"{u.name}: {u.status}{moved}")
+            click.echo(f"{u.name}{f' ({sc})' if both else ''}: {u.status}{moved}")
             for label, paths in (
                 ("+", u.changes.added),
                 ("-", u.changes.removed),
@@ -350,22 +422,36 @@ def update(
                 done = "was revoked" if u.approvals_revoked else "no longer applies"
                 click.echo(f"  content changed: any script approval for it {done}")
                 for where in u.placed:
-                    click.echo(f"  agent folder in step: {where}")
+                    if where not in u.repaired:
+                        click.echo(f"  agent folder in step: {where}")
+            for where in u.repaired:
+                click.echo(f"  agent folder put back: {where}")
             if u.error:
                 click.echo(f"  warning: {u.error}", err=True)
-    if not result.ok:
+    if not ok:
         sys.exit(EXIT_FINDINGS)
 
 
 @main.command()
-@click.argument("name")
+@click.argument("name", shell_complete=complete_installed_names)
 @click.option("--yes", "-y", is_flag=True, help="Never ask (remove does not ask; for scripts).")
-@_SCOPE
+@click.option(
+    "--scope",
+    type=click.Choice(["user", "project"]),
+    default=None,
+    help="The scope to remove it from. Default: the one it is installed in.",
+)
 @json_option
-def remove(name: str, yes: bool, scope: str, as_json: bool) -> None:
+def remove(name: str, yes: bool, scope: str | None, as_json: bool) -> None:
     """Remove an installed skill (folder, lockfile entry and config table)."""
     del yes  # accepted like install's and update's: `skills remove NAME -y` works as typed
-    result = skilldeck.dist.remove(name, scope=scope)  # type: ignore[arg-type]
+    plan = _by_scope([name], scope)
+    if len(plan) > 1:
+        raise click.UsageError(
+            f"{name} is installed in both scopes; say which: "
+            f"`skilldeck remove {name} --scope user` or `--scope project`"
+        )
+    result = skilldeck.dist.remove(name, scope=next(iter(plan)))  # type: ignore[arg-type]
     if as_json:
         _print_json(result)
     else:
@@ -377,24 +463,35 @@ def remove(name: str, yes: bool, scope: str, as_json: bool) -> None:
 
 
 @main.command()
-@click.argument("names", nargs=-1)
-@_SCOPE
+@click.argument("names", nargs=-1, shell_complete=complete_installed_names)
+@_EITHER_SCOPE
 @json_option
 @store_options
-def verify(names: tuple[str, ...], scope: str, as_json: bool) -> None:
-    """Check installed skills' files against the lockfile digests (with --store: the
-    tenant's published versions against their digests)."""
+def verify(names: tuple[str, ...], scope: str | None, as_json: bool) -> None:
+    """Check installed skills' files against the lockfile digests, in both scopes
+    unless --scope says one (with --store: the tenant's published versions against
+    their digests). Writes nothing."""
     if store_verify(names, as_json):
         return
-    report = skilldeck.dist.verify(names or None, scope=scope)  # type: ignore[arg-type]
+    plan = _by_scope(names, scope)
+    reports = [
+        skilldeck.dist.verify(chosen, scope=sc)  # type: ignore[arg-type]
+        for sc, chosen in plan.items()
+    ]
+    ok = all(r.ok for r in reports)
     if as_json:
-        _print_json(report, ok=report.ok)
-    else:
+        click.echo(json.dumps({"ok": ok, "data": _merged(reports)}, ensure_ascii=False, indent=2))
+        if not ok:
+            sys.exit(EXIT_FINDINGS)
+        return
+    both = len(reports) > 1
+    for report in reports:
+        tag = f" ({report.scope})" if both else ""
         for s in report.skills:
             if s.ok:
-                click.echo(f"ok       {s.name}")
+                click.echo(f"ok       {s.name}{tag}")
                 continue
-            click.echo(f"FAILED   {s.name}: {s.problem}")
+            click.echo(f"FAILED   {s.name}{tag}: {s.problem}")
             for pc in s.placements:
                 if pc.problem:
                     click.echo(f"  {','.join(pc.agents)}: {pc.path}: {pc.problem}")
@@ -406,10 +503,11 @@ def verify(names: tuple[str, ...], scope: str, as_json: bool) -> None:
                 for p in paths:
                     click.echo(f"  {label}: {p}")
         for name in report.untracked:
-            click.echo(f"untracked {name} (not in the lockfile)")
-        if not report.skills:
-            click.echo(f"no skills installed in the {scope} scope")
-    if not report.ok:
+            click.echo(f"untracked {name}{tag} (not in the lockfile)")
+    if not any(r.skills for r in reports):
+        where = " and ".join(plan)
+        click.echo(f"no skills installed in the {where} scope{'s' if both else ''}")
+    if not ok:
         sys.exit(EXIT_FINDINGS)
 
 

@@ -18,6 +18,7 @@ MODULES = (
     "_author",
     "_catalog",
     "_dist",
+    "_meta",
     "_routing",
     "_run",
     "_scan",
@@ -44,6 +45,7 @@ COMMANDS = {
     **dict.fromkeys(("store", "tenant", "publish"), "_store"),
     **dict.fromkeys(("unpublish", "audit"), "_store_ops"),
     "trust": "_trust",
+    **dict.fromkeys(("version", "completion"), "_meta"),
 }
 
 

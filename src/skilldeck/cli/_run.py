@@ -14,7 +14,15 @@ import skilldeck
 import skilldeck.execution
 import skilldeck.format
 from skilldeck._errors import with_roots
-from skilldeck.cli._app import EXIT_FINDINGS, json_option, main, recursive_option, root_option
+from skilldeck.cli._app import (
+    EXIT_FINDINGS,
+    complete_skill_names,
+    json_option,
+    main,
+    recursive_option,
+    root_option,
+    use_colour,
+)
 from skilldeck.cli._store import (
     active_approval_store,
     active_catalog,
@@ -46,7 +54,7 @@ def _prompt(request: skilldeck.execution.ApprovalRequest) -> bool:
     """The interactive approval prompt (stderr, so stdout stays the program's output)."""
     err = True
     if request.warning:
-        click.secho(f"WARNING: {request.warning}", fg="red", bold=True, err=err)
+        click.secho(f"WARNING: {request.warning}", fg="red", bold=True, err=err, color=use_colour())
     why = {
         "first_run": "first run of this skill",
         "changed": "the skill changed since it was approved",
@@ -117,7 +125,7 @@ def _exec_config(
 
 
 @main.command("run", context_settings={"ignore_unknown_options": False})
-@click.argument("name")
+@click.argument("name", shell_complete=complete_skill_names)
 @click.argument("target")
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 @click.option(
@@ -266,7 +274,7 @@ def _run(
 
 
 @main.command("approve")
-@click.argument("name")
+@click.argument("name", shell_complete=complete_skill_names)
 @json_option
 @root_option
 @recursive_option
@@ -296,6 +304,7 @@ def approve_command(name: str, as_json: bool, roots: tuple[str, ...], recursive:
             fg="red",
             bold=True,
             err=True,
+            color=use_colour(),
         )
     click.echo(f"approved {entry.name} ({trust.value}) at {digest}")
 
@@ -337,7 +346,7 @@ def packages_command(name: str, as_json: bool, roots: tuple[str, ...], recursive
 
 
 @main.command("revoke")
-@click.argument("name")
+@click.argument("name", shell_complete=complete_skill_names)
 @json_option
 @store_options
 def revoke_command(name: str, as_json: bool) -> None:

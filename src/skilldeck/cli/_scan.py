@@ -23,7 +23,7 @@ import click
 
 import skilldeck
 import skilldeck.security
-from skilldeck.cli._app import EXIT_FINDINGS, EXIT_OK, format_option, main
+from skilldeck.cli._app import EXIT_FINDINGS, EXIT_OK, format_option, main, use_colour
 
 _COLOUR = {"error": "red", "warning": "yellow", "info": "cyan"}
 
@@ -79,7 +79,7 @@ def scan(fmt: str, ignore: tuple[str, ...], paths: tuple[str, ...]) -> None:
         }
         click.echo(json.dumps(payload, ensure_ascii=False, indent=2))
     else:
-        colour = False if os.environ.get("NO_COLOR") else None
+        colour = use_colour()
         for diag in every:
             head, _, rest = diag.format().partition("\n")
             click.secho(head, fg=_COLOUR.get(diag.severity.value), color=colour)

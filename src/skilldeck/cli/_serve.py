@@ -103,8 +103,11 @@ def serve(
     try:
         from skilldeck import mcp as skill_mcp
     except ImportError as exc:  # the extra is missing
+        from skilldeck._extras import install_hint
+
         raise click.ClickException(
-            f"the MCP server needs the mcp extra ({exc.name}): pip install 'skilldeck[mcp]'"
+            f"the MCP server needs the mcp extra ({exc.name}); install it with:\n"
+            f"  {install_hint('mcp')}"
         ) from None
     explicit: dict[str, Any] = {}
     if allowed_tools:  # the flag wins over [runtime] allowed_tools_enforcement

@@ -56,8 +56,10 @@ def postgres_api() -> Any:
     try:
         import psycopg  # noqa: F401
     except ImportError:
+        from skilldeck._extras import install_hint
+
         raise click.ClickException(
-            "the PostgreSQL store needs psycopg: pip install 'skilldeck[postgres]'"
+            f"the PostgreSQL store needs psycopg; install it with:\n  {install_hint('postgres')}"
         ) from None
     return pg
 

@@ -260,9 +260,11 @@ def _close_pool(pool: Any) -> None:
 
 def _require_driver() -> Any:
     if psycopg is None:
+        from skilldeck._extras import install_hint
+
         raise ConfigError(
             "the PostgreSQL store needs psycopg",
-            hint="pip install 'skilldeck[postgres]'",
+            hint=install_hint("postgres"),
         )
     return psycopg
 

@@ -65,7 +65,7 @@ def test_project_install_never_writes_through_a_cloned_link(
     clone = _hostile_clone(git_repo, tmp_path, {link: str(user_dir)})
     src = make_skill(tmp_path / "src", "intruder")
     args = ["install", str(src), "--scope", "project", "--agent", agent, "--json"]
-    got = run_cli(*args, *(["--copy"] if copy else []), cwd=clone)
+    got = run_cli(*args, *(["--copy"] if copy else []), *(["--force"] if copy else []), cwd=clone)
     assert got.code == 1, got.out
     error = got.json()["error"]
     assert error["code"] == "UNSAFE_STATE"

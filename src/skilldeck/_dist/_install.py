@@ -553,6 +553,9 @@ def install(
                 )
         if not force:
             _refuse_existing(lay, staged, entries, wanted, several=several)
+        else:  # replacing is allowed, following a project's links is not
+            for s in staged:
+                conflicts(targets(lay.scope, lay.base, s.name, wanted), lay.skill_dir(s.name), [])
         if confirm is not None:
             plan = InstallPlan(
                 spec,

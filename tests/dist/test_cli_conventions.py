@@ -76,6 +76,7 @@ ARGS: dict[str, list[str]] = {
     "load": ["load", "demo-skill"],
     "manage": ["manage"],
     "new": ["new", "json-made"],
+    "packages": ["packages", "demo-skill"],
     "prompt": ["prompt"],
     "read": ["read", "demo-skill", "scripts/hello.py"],
     "remove": ["remove", "installed-one"],

@@ -98,12 +98,40 @@ async def test_http_sessions_are_separate(tool_root: Path, h: Any) -> None:
             assert await _names(b) == BASE
             assert inbox_b.changed == 0
         # 2026-07-28 over HTTP has no session: a handle the client echoes keeps one
-        async with Client(url) as c:
+        async with Client(url, mode="2026-07-28") as c:
             loaded = await c.call_tool("skills_load", {"name": "echo"})
             handle = (loaded.meta or {})[HANDLE_META_KEY]
             assert await _names(c) == BASE
             ran = await c.call_tool("say", {"word": "by handle"}, meta={HANDLE_META_KEY: handle})
             assert ran.structured_content["data"]["output"].strip() == "by handle"
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+async def test_the_default_sdk_client_gets_the_unlocked_tools(
+    tool_root: Path, h: Any, transport: str
+) -> None:
+    # no mode, no _meta handle, no listen stream: what an ordinary client does
+    inbox = Inbox()
+    if transport == "stdio":
+        async with Client(_stdio(tool_root), message_handler=inbox) as client:
+            await _loads_and_sees(client)
+        return
+    port = h.free_port()
+    with h.serve_http([tool_root], port, *SERVE_FLAGS):
+        url = f"http://127.0.0.1:{port}/mcp"
+        async with Client(url, message_handler=inbox) as client, Client(url) as other:
+            await _loads_and_sees(client)
+            await inbox.wait()  # told on its own session: the SDK evicts its cached list
+            assert await _names(other) == BASE  # the other client's list is its own
+
+
+async def _loads_and_sees(client: Client) -> None:
+    assert await _names(client) == BASE
+    loaded = await client.call_tool("skills_load", {"name": "echo"})
+    assert loaded.structured_content["ok"] is True
+    assert await _names(client) == BASE | {"say"}
+    ran = await client.call_tool("say", {"word": "unlocked"})
+    assert ran.structured_content["data"]["output"].strip() == "unlocked", ran.structured_content
 
 
 async def test_fastmcp_client_independent_sessions(tool_root: Path, h: Any) -> None:

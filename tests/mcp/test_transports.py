@@ -198,7 +198,8 @@ async def test_http_changes_reach_both_eras(tree: dict[str, Path], h: Any) -> No
             guide.write_text("edited over http, handshake era\n")
             with anyio.fail_after(20):
                 await notified.wait()
-        async with Client(url) as client, client.listen(resources_list_changed=True) as sub:
+        modern = Client(url, mode="2026-07-28")  # auto speaks the handshake here (sessions)
+        async with modern as client, client.listen(resources_list_changed=True) as sub:
             guide.write_text("edited over http, 2026-07-28\n")
             with anyio.fail_after(20):
                 async for _event in sub:

@@ -25,11 +25,13 @@ from mcp.server.lowlevel.helper_types import ReadResourceContents
 from mcp.server.mcpserver import Context, MCPServer
 from mcp_types import (
     CallToolRequestParams,
+    DiscoverResult,
     InputRequiredResult,
     PaginatedRequestParams,
+    RequestParams,
     SetLevelRequestParams,
 )
-from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 from pydantic.networks import AnyUrl
 
 from skilldeck import Catalog, __version__
@@ -126,6 +128,10 @@ class SkillServer(MCPServer[Any]):
             "logging/setLevel", SetLevelRequestParams, self.logs.set_level
         )
         self._skill_prompts = _skill_prompts.sync(self, {})
+        if tools is not None:
+            self._lowlevel_server.add_request_handler(
+                "server/discover", RequestParams, self._discover
+            )
 
     # -- state -----------------------------------------------------------------
 
@@ -213,6 +219,24 @@ class SkillServer(MCPServer[Any]):
             interval = self._poll_interval
             return lambda: self._poll(interval)
         return None
+
+    async def _discover(
+        self, ctx: ServerRequestContext[Any, Any], params: RequestParams | None
+    ) -> DiscoverResult:
+        """``server/discover``; over HTTP, with tools, an invitation to the handshake.
+
+        Each client's tool list is state (the tools of the skills it loaded), and a
+        2026-07-28 HTTP request has no session to keep it in. Advertising only the
+        handshake-era versions there, as stateful servers of the other SDKs do, makes
+        every ``auto`` client (the SDKs' default) hold an ``Mcp-Session-Id`` session,
+        where ``notifications/tools/list_changed`` reaches it after a load. stdio
+        (one pipe, one session) and in-process clients keep the 2026-07-28 envelope;
+        a client pinned to 2026-07-28 over HTTP is still served, statelessly.
+        """
+        result = await self._lowlevel_server._handle_discover(ctx, params)
+        if ctx.request is not None:  # an HTTP request: no session without the handshake
+            result.supported_versions = list(HANDSHAKE_PROTOCOL_VERSIONS)
+        return result
 
     # -- resources -------------------------------------------------------------
 

@@ -14,7 +14,7 @@ as strict: ``allowed_tools_enforcement`` ``off`` -> ``enforce``,
 tools, no local paths shown to the model), a lower ``max_body_bytes``,
 ``max_file_bytes`` or ``list_limit``, and a ``mode`` when none is set (it only
 hides skills). ``search_headings`` changes ranking only and is always allowed.
-``tool_prefix`` and ``tool_names`` grant nothing by themselves, but clients and
+``tool_prefix``, ``tool_names`` and ``parameter_names`` grant nothing by themselves, but clients and
 governance hooks decide by tool name (a client that auto-approves
 ``skills_list`` must not be handed ``skills_run_script`` under that name), so a
 project file must be trusted to rename tools. Anything else is guarded
@@ -39,6 +39,7 @@ RUNTIME_DEFAULTS: Mapping[str, Any] = {
     "include_location": False,
     "tool_prefix": "",
     "tool_names": {},
+    "parameter_names": {},
     "search": True,
     "scripts": True,
     "declared_tools": True,
@@ -114,6 +115,34 @@ def check_runtime(table: dict[str, Any], fail: Fail) -> None:
                 raise fail(name, "is too long: tool names have at most 64 characters", "shorten it")
     if "tool_names" in table:
         _check_names(table, fail)
+    if "parameter_names" in table:
+        _check_parameters(table["parameter_names"], fail)
+
+
+_PARAMETER = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
+
+
+def _check_parameters(tables: Any, fail: Fail) -> None:
+    """``[runtime.parameter_names.skills_load] name = "skill_name"``, per tool."""
+    where = "runtime.parameter_names"
+    if not isinstance(tables, Mapping):
+        raise fail(where, "must be a table", "write it as [runtime.parameter_names.skills_load]")
+    for key, renames in tables.items():
+        if key not in TOOL_KEYS:
+            known = ", ".join(TOOL_KEYS)
+            raise fail(f"{where}.{key}", "not a tool of skilldeck", f"one of {known}")
+        if not isinstance(renames, Mapping):
+            raise fail(f"{where}.{key}", "must be a table", f'e.g. [{where}.{key}] name = "x"')
+        for old, new in renames.items():
+            if not isinstance(new, str) or not _PARAMETER.fullmatch(new):
+                raise fail(
+                    f"{where}.{key}.{old}",
+                    "must be a letter or _ then up to 63 letters, digits or _",
+                    f'e.g. {old} = "skill_{old}"',
+                )
+        news = list(renames.values())
+        if len(set(news)) != len(news):
+            raise fail(f"{where}.{key}", "two parameters would share a name", "give each its own")
 
 
 def _check_names(table: Mapping[str, Any], fail: Fail) -> None:
@@ -160,4 +189,4 @@ def _tightens(key: str, value: object, before: object) -> bool:
         return isinstance(value, int) and isinstance(before, int) and value <= before
     if key == "mode":
         return before is None  # a first mode only hides skills; another one shows others
-    return False  # tool_prefix, tool_names, and any key not known here
+    return False  # tool_prefix, tool_names, parameter_names, and any key not known here

@@ -15,6 +15,9 @@ from skilldeck._runtime import (
     ERROR_CODES as ERROR_CODES,
 )
 from skilldeck._runtime import (
+    VERB_FIRST_PARAMETER_NAMES as VERB_FIRST_PARAMETER_NAMES,
+)
+from skilldeck._runtime import (
     VERB_FIRST_TOOL_NAMES as VERB_FIRST_TOOL_NAMES,
 )
 from skilldeck._runtime import (
@@ -70,6 +73,7 @@ __all__ = [
     "BASELINE_TOOLS",
     "ENVELOPE_SCHEMA",
     "ERROR_CODES",
+    "VERB_FIRST_PARAMETER_NAMES",
     "VERB_FIRST_TOOL_NAMES",
     "WARNING_CODES",
     "AllowedToolsPolicy",

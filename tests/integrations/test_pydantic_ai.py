@@ -385,3 +385,38 @@ def test_the_error_allowlist_policy_fails_the_run(
         run_agent(agent, "go")
     assert caught.value.context["reason"] == "invalid_allowlist"
     assert len(script.offered) == 1  # the model was not asked again
+
+
+def test_the_libraries_own_tool_and_parameter_names(make_runtime: Callable[..., Any]) -> None:
+    # a user of the PydanticAI skills module keeps load_skill(skill_name) and
+    # read_skill_resource(skill_name, resource_name): the rename map renames both
+    from skilldeck.tools import VERB_FIRST_PARAMETER_NAMES, VERB_FIRST_TOOL_NAMES
+
+    runtime, _events = make_runtime(
+        tool_names=VERB_FIRST_TOOL_NAMES, parameter_names=VERB_FIRST_PARAMETER_NAMES
+    )
+    script = Script(
+        [
+            [call("load_skill", {"skill_name": "notes"}, "c1")],
+            [
+                call(
+                    "read_skill_resource",
+                    {"skill_name": "notes", "resource_name": "references/style.md"},
+                    "c2",
+                )
+            ],
+            [call("load_skill", {"name": "notes"}, "c3")],
+            "done",
+        ]
+    )
+    result = run_agent(Agent(FunctionModel(script), toolsets=[SkillsToolset(runtime)]), "notes")
+    returns = tool_returns(result.all_messages())
+    assert returns["c1"]["ok"] is True, returns["c1"]
+    assert "Write notes as short bullets" in returns["c1"]["data"]["body"]
+    assert returns["c2"]["data"]["content"] == "Use short bullets.\n"
+    # the old name is not a parameter of the renamed tool
+    assert returns["c3"]["error"]["code"] == "INVALID_ARGUMENTS"
+    schema = script.schemas[0]
+    assert schema["load_skill"]["required"] == ["skill_name"]
+    assert set(schema["read_skill_resource"]["properties"]) >= {"skill_name", "resource_name"}
+    assert "name" not in schema["load_skill"]["properties"]

@@ -197,6 +197,18 @@ def test_every_tool_of_the_runtime_can_be_renamed() -> None:
         ('tool_names = { shell = "sh" }', "runtime.tool_names.shell", "skills_list"),
         ('tool_names = { skills_list = "a.b" }', "runtime.tool_names.skills_list", "my_skills"),
         ('tool_names = { skills_list = "skills_load" }', "runtime.tool_names", "own name"),
+        ("parameter_names = 1", "runtime.parameter_names", "[runtime.parameter_names"),
+        ("parameter_names = { shell = {} }", "runtime.parameter_names.shell", "skills_load"),
+        (
+            'parameter_names = { skills_load = { name = "a b" } }',
+            "runtime.parameter_names.skills_load.name",
+            "skill_name",
+        ),
+        (
+            'parameter_names = { skills_read_file = { name = "x", path = "x" } }',
+            "runtime.parameter_names.skills_read_file",
+            "its own",
+        ),
         ("plugins_dir = 1", "runtime.plugins_dir", "known keys"),
     ],
 )

@@ -32,6 +32,7 @@ from skilldeck._runtime._loop import LoopResult, ModelReply, ToolCallRequest, ru
 from skilldeck._runtime._policy import BASELINE_TOOLS, AllowedToolsPolicy
 from skilldeck._runtime._runtime import (
     SEED_002_NAMES,
+    VERB_FIRST_PARAMETER_NAMES,
     VERB_FIRST_TOOL_NAMES,
     RuntimeOptions,
     SkillRuntime,
@@ -45,6 +46,7 @@ __all__ = [
     "ENVELOPE_SCHEMA",
     "ERROR_CODES",
     "SEED_002_NAMES",
+    "VERB_FIRST_PARAMETER_NAMES",
     "VERB_FIRST_TOOL_NAMES",
     "WARNING_CODES",
     "AllowedToolsPolicy",

@@ -13,7 +13,14 @@ from skilldeck._errors import ConfigError
 if TYPE_CHECKING:
     from skilldeck._config import Config
 
-__all__ = ["SEED_002_NAMES", "VERB_FIRST_TOOL_NAMES", "CatalogLike", "RuntimeOptions", "as_kwargs"]
+__all__ = [
+    "SEED_002_NAMES",
+    "VERB_FIRST_PARAMETER_NAMES",
+    "VERB_FIRST_TOOL_NAMES",
+    "CatalogLike",
+    "RuntimeOptions",
+    "as_kwargs",
+]
 
 #: A rename map giving verb-first tool names (``list_skills``, ``load_skill``, ...).
 VERB_FIRST_TOOL_NAMES: Mapping[str, str] = {
@@ -24,6 +31,15 @@ VERB_FIRST_TOOL_NAMES: Mapping[str, str] = {
     "skills_lint": "lint_skill",
 }
 SEED_002_NAMES = VERB_FIRST_TOOL_NAMES  # the name in skilldeck 0.1
+
+#: The parameter names that go with ``VERB_FIRST_TOOL_NAMES`` (``load_skill(skill_name)``,
+#: ``read_skill_resource(skill_name, resource_name)``), by skilldeck's tool key.
+VERB_FIRST_PARAMETER_NAMES: Mapping[str, Mapping[str, str]] = {
+    "skills_load": {"name": "skill_name"},
+    "skills_read_file": {"name": "skill_name", "path": "resource_name"},
+    "skills_validate": {"name": "skill_name"},
+    "skills_lint": {"name": "skill_name"},
+}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -36,7 +52,8 @@ class RuntimeOptions:
       restriction (default ``True``: it only takes tools away); ``False`` ignores them.
     - ``include_location``: ``skills_list`` / ``skills_load`` give the SKILL.md path.
     - ``tool_prefix`` / ``tool_names``: expose the ``skills_*`` tools under a prefix or
-      a rename map (``VERB_FIRST_TOOL_NAMES``); parameters keep their names.
+      a rename map (``VERB_FIRST_TOOL_NAMES``); ``parameter_names`` renames their
+      parameters, ``{tool key: {parameter: new name}}`` (``VERB_FIRST_PARAMETER_NAMES``).
     - ``search``, ``scripts``, ``declared_tools``, ``validate_tools``: which tools exist.
     - ``max_body_bytes``: cut SKILL.md bodies (``CONTENT_TRUNCATED``); ``max_file_bytes``:
       the tier-3 size limit (``FILE_TOO_LARGE`` above it); ``list_limit``: default page
@@ -58,6 +75,7 @@ class RuntimeOptions:
     include_location: bool = False
     tool_prefix: str = ""
     tool_names: Mapping[str, str] = field(default_factory=dict)
+    parameter_names: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     search: bool = True
     scripts: bool = True
     declared_tools: bool = True

@@ -44,6 +44,7 @@ from skilldeck._runtime._governance import ConfirmCallback, GovernanceHook
 from skilldeck._runtime._invoke import Invoked, split_arguments, substitute_arguments
 from skilldeck._runtime._options import (
     SEED_002_NAMES,
+    VERB_FIRST_PARAMETER_NAMES,
     VERB_FIRST_TOOL_NAMES,
     CatalogLike,
     RuntimeOptions,
@@ -70,7 +71,13 @@ if TYPE_CHECKING:
     from skilldeck._config import Config
     from skilldeck._exec import Approver, Executor
 
-__all__ = ["SEED_002_NAMES", "VERB_FIRST_TOOL_NAMES", "RuntimeOptions", "SkillRuntime"]
+__all__ = [
+    "SEED_002_NAMES",
+    "VERB_FIRST_PARAMETER_NAMES",
+    "VERB_FIRST_TOOL_NAMES",
+    "RuntimeOptions",
+    "SkillRuntime",
+]
 
 _log = logging.getLogger("skilldeck.runtime")
 
@@ -131,6 +138,7 @@ class SkillRuntime:
                 ListSurface(builtin_tools(self)),
                 prefix=base.tool_prefix,
                 renames=base.tool_names,
+                parameters=base.parameter_names,
             ),
             ListSurface(self.scripts.declared_tools),
             ListSurface(skill_tools or (lambda _session: ())),

@@ -239,23 +239,57 @@ class FilteredSurface(WrappingSurface):
 
 
 class RenamedSurface(WrappingSurface):
-    """Exposes tools under ``renames[key]`` or ``prefix + name``; ``key`` keeps the original."""
+    """Exposes tools under ``renames[key]`` or ``prefix + name``; ``key`` keeps the original.
+
+    ``parameters[key]`` renames that tool's parameters (``{"name": "skill_name"}``):
+    the schema shows the new names, and a call's arguments are given back their
+    original names before the tool sees them.
+    """
 
     def __init__(
-        self, inner: ToolSurface, *, prefix: str = "", renames: Mapping[str, str] | None = None
+        self,
+        inner: ToolSurface,
+        *,
+        prefix: str = "",
+        renames: Mapping[str, str] | None = None,
+        parameters: Mapping[str, Mapping[str, str]] | None = None,
     ) -> None:
         super().__init__(inner)
         self.prefix = prefix
         self.renames = dict(renames or {})
+        self.parameters = {k: dict(v) for k, v in (parameters or {}).items() if v}
 
     def exposed_name(self, spec: ToolSpec) -> str:
         return self.renames.get(spec.key, self.prefix + spec.name)
 
     def expose(self, session: Session, tool: Tool) -> Tool | None:
-        return Tool(replace(tool.spec, name=self.exposed_name(tool.spec)), tool.handler)
+        spec = replace(tool.spec, name=self.exposed_name(tool.spec))
+        renamed = self.parameters.get(tool.spec.key)
+        if not renamed:
+            return Tool(spec, tool.handler)
+        inner, original = tool.handler, tool.spec
+        back = {new: old for old, new in renamed.items()}
+
+        def handler(call: ToolCall) -> ToolResult:
+            arguments = {back.get(k, k): v for k, v in call.arguments.items()}
+            return inner(replace(call, arguments=arguments, spec=original))
+
+        return Tool(replace(spec, parameters=_renamed_schema(spec.parameters, renamed)), handler)
 
     def resolve(self, session: Session, name: str) -> Tool | None:
         for tool in self.tools(session):
             if tool.spec.name == name:
                 return tool
         return None
+
+
+def _renamed_schema(schema: Mapping[str, Any], renamed: Mapping[str, str]) -> dict[str, Any]:
+    """A tool's JSON Schema with its top-level parameters renamed."""
+    out = dict(schema)
+    properties = schema.get("properties")
+    if isinstance(properties, Mapping):
+        out["properties"] = {renamed.get(k, k): v for k, v in properties.items()}
+    required = schema.get("required")
+    if isinstance(required, list | tuple):
+        out["required"] = [renamed.get(k, k) for k in required]
+    return out

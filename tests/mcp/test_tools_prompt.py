@@ -147,3 +147,22 @@ async def test_run_script_preapproved_needs_no_question(tmp_path: Path, h: Any) 
             "skills_run_script", {"name": "runner", "script": "scripts/hello.py"}
         )
         assert result.structured_content["error"]["code"] == "APPROVAL_REQUIRED"
+
+
+async def test_a_skill_prompt_cannot_be_inflated_by_its_arguments(tmp_path: Path, h: Any) -> None:
+    # 1,500 $0 placeholders and one 64 KiB argument made a 93 MiB prompts/get answer
+    from mcp.shared.exceptions import MCPError
+
+    root = tmp_path / "skills"
+    folder = h.write_skill(root, "echoer", "Repeats what it is given")
+    (folder / "SKILL.md").write_text(
+        "---\nname: echoer\ndescription: Repeats what it is given\n---\n\n" + "$0 " * 1500,
+        encoding="utf-8",
+    )
+    server = create_server(roots=[root], snapshot_cache=False)
+    async with Client(server) as client:
+        small = await client.get_prompt("echoer", {"arguments": "hi"})
+        assert small.messages[0].content.text.count("hi") == 1500  # type: ignore[union-attr]
+        with pytest.raises(MCPError) as err:
+            await client.get_prompt("echoer", {"arguments": "x" * 64 * 1024})
+    assert len(str(err.value)) < 10_000

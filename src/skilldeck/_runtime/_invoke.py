@@ -28,6 +28,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from skilldeck._errors import InvalidArgumentsError
+
 __all__ = ["Invoked", "split_arguments", "substitute_arguments"]
 
 _PLACEHOLDER = re.compile(
@@ -35,6 +37,9 @@ _PLACEHOLDER = re.compile(
     r"|\$ARGUMENTS\[(\d{1,3})\]|\$ARGUMENTS\b|\$(\d{1,3})\b|\$([A-Za-z_][A-Za-z0-9_]*)"
 )
 MAX_ARGUMENT_TEXT = 64 * 1024
+#: how much the arguments may add to a body: a body repeating ``$0`` 1,500 times with
+#: one 64 KiB argument made a 93 MiB prompt (MCP ``prompts/get``, ``skilldeck prompt``)
+MAX_EXPANSION = 1024 * 1024
 
 
 def split_arguments(text: str) -> list[str]:
@@ -57,6 +62,8 @@ def substitute_arguments(
     """``body`` with the argument placeholders replaced (see the module docstring).
 
     ``arguments`` is the text the user typed, or a list of already split arguments.
+    Arguments that would add more than ``MAX_EXPANSION`` characters (a body that
+    repeats them) are ``InvalidArgumentsError``.
     """
     if isinstance(arguments, str):
         raw = arguments[:MAX_ARGUMENT_TEXT].strip()
@@ -66,11 +73,25 @@ def substitute_arguments(
         raw = " ".join(shlex.quote(p) for p in parts)
     position = {name: i for i, name in enumerate(names)}
     used = False
+    grown = 0
 
     def nth(i: int) -> str:
         return parts[i] if i < len(parts) else ""
 
     def replace(m: re.Match[str]) -> str:
+        nonlocal grown
+        text = expand(m)
+        grown += len(text) - len(m.group(0))
+        if grown > MAX_EXPANSION:
+            raise InvalidArgumentsError(
+                f"the arguments would add more than {MAX_EXPANSION // 1024} KiB to the "
+                "skill's text (it repeats them)",
+                field="arguments",
+                hint="pass shorter arguments",
+            )
+        return text
+
+    def expand(m: re.Match[str]) -> str:
         nonlocal used
         found = m.group(0)
         if found == "${CLAUDE_SKILL_DIR}":

@@ -151,3 +151,44 @@ async def test_completion_of_skill_names_and_paths(tree: dict[str, Path], mode: 
         prompt = PromptReference(type="ref/prompt", name="skills_catalog")
         budgets = await client.complete(prompt, {"name": "budget", "value": "1"})
         assert budgets.completion.values == ["1000 tokens", "16000"]
+
+
+@pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")
+async def test_set_level_reaches_neither_another_server_nor_the_process_log(
+    tmp_path: Path, h: Any
+) -> None:
+    # two servers in one process (two tenants of serve --store): A's client asks for
+    # debug; B's rescan is not A's business, and the process's own log stays at its level
+    import logging
+
+    roots = {n: tmp_path / n for n in ("a", "b")}
+    for name, root in roots.items():
+        h.write_skill(root, f"skill-{name}", f"Skill of server {name}")
+    server_a = create_server(roots=[roots["a"]], snapshot_cache=False)
+    server_b = create_server(roots=[roots["b"]], snapshot_cache=False)
+    got: list[LoggingMessageNotificationParams] = []
+
+    async def callback(params: LoggingMessageNotificationParams) -> None:
+        got.append(params)
+
+    seen: list[logging.LogRecord] = []
+    process = logging.Handler()
+    process.emit = seen.append  # type: ignore[method-assign]
+    root_logger = logging.getLogger()
+    root_logger.addHandler(process)
+    try:
+        async with Client(server_a, mode="legacy", logging_callback=callback) as a:
+            await a.session.set_logging_level("debug")
+            (roots["b"] / "skill-b" / "new.md").write_text("b\n")
+            await server_b.refresh()
+            (roots["a"] / "skill-a" / "new.md").write_text("a\n")
+            await server_a.refresh()
+            await _logs_until(got, "catalog changed")
+            await anyio.sleep(0.2)
+            assert [str(m.data) for m in got if "catalog changed" in str(m.data)] == [
+                "catalog changed: 1 file(s)"
+            ]
+            logging.getLogger("skilldeck.mcp").info("the server's own detail")
+        assert not [r for r in seen if r.name.startswith("skilldeck") and r.levelno < 30]
+    finally:
+        root_logger.removeHandler(process)

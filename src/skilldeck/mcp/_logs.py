@@ -5,19 +5,23 @@ method) receives the records of the ``skilldeck`` loggers at or above it:
 
 - records made while serving one of *its* requests (a skill loaded, a tool's
   list changed, a tool that failed) reach only that client;
-- records made outside any request (a catalog rescan) reach every client that
-  set a level.
+- records made outside any request (a catalog rescan) reach the clients of the
+  server that made them (``origin``), never those of another server in the same
+  process (another tenant of ``serve --store``).
 
 Records are handed from whatever thread logs them to the event loop and sent
 without waiting (at most ``_MAX_PENDING`` in flight; beyond that they are
 dropped): logging never blocks a request. The ``skilldeck`` logger's level is
 lowered while a client asks for more detail than it would record, and restored
-when the last such client leaves.
+when the last such client leaves; meanwhile the process's own handlers keep their
+threshold (a filter), so a client's ``setLevel`` never changes what the server
+itself logs.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 import threading
 from typing import Any, Final
@@ -35,7 +39,14 @@ from mcp_types import (
 
 from skilldeck.mcp._sessions import connection_key, connection_of, current_client
 
-__all__ = ["ClientLogs"]
+__all__ = ["ClientLogs", "origin"]
+
+#: The ``ClientLogs`` of the server whose work is running (set by the server around
+#: requests, rescans and its first snapshot): records made outside a request reach
+#: only that server's clients.
+origin: contextvars.ContextVar[ClientLogs | None] = contextvars.ContextVar(
+    "skilldeck_mcp_log_origin", default=None
+)
 
 # MCP levels (RFC 5424 names) as Python levels, and back.
 LEVELS: Final[dict[str, int]] = {
@@ -72,6 +83,7 @@ class ClientLogs(logging.Handler):
         self._loop: asyncio.AbstractEventLoop | None = None
         self._pending: set[asyncio.Task[None]] = set()
         self._saved_level: int | None = None
+        self._keep: _Threshold | None = None
 
     # -- the request handler ------------------------------------------------------
 
@@ -107,6 +119,8 @@ class ClientLogs(logging.Handler):
         if loop is None or loop.is_closed():
             return
         target = current_client.get()
+        if target is None and origin.get() is not self:
+            return  # another server's (or the process's own) record
         try:
             data = self.format(record)
             loop.call_soon_threadsafe(self._dispatch, target, record.levelno, data, record.name)
@@ -144,8 +158,11 @@ class ClientLogs(logging.Handler):
         with self._lock:
             lowest = min((level for level, _ in self._clients.values()), default=logging.WARNING)
         if self not in self._logger.handlers:
-            self._logger.addHandler(self)
             self._saved_level = self._logger.level
+            self._keep = _Threshold(self._logger.getEffectiveLevel())
+            for handler in _process_handlers(self._logger):
+                handler.addFilter(self._keep)
+            self._logger.addHandler(self)
         if self._logger.getEffectiveLevel() > lowest:
             self._logger.setLevel(lowest)
 
@@ -155,3 +172,28 @@ class ClientLogs(logging.Handler):
             if self._saved_level is not None:
                 self._logger.setLevel(self._saved_level)
             self._saved_level = None
+            if self._keep is not None:
+                for handler in _process_handlers(self._logger):
+                    handler.removeFilter(self._keep)
+                self._keep = None
+
+
+class _Threshold(logging.Filter):
+    """Keeps a process handler at the level the logger had before a client lowered it."""
+
+    def __init__(self, level: int) -> None:
+        super().__init__()
+        self.level = level
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not record.name.startswith("skilldeck") or record.levelno >= self.level
+
+
+def _process_handlers(logger: logging.Logger) -> list[logging.Handler]:
+    """The handlers a record of ``logger`` reaches, but the clients' own."""
+    out: list[logging.Handler] = []
+    current: logging.Logger | None = logger
+    while current is not None:
+        out += [h for h in current.handlers if not isinstance(h, ClientLogs)]
+        current = current.parent if current.propagate else None
+    return out

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from skilldeck import Catalog, CatalogEntry, SkillStatus
-from skilldeck.catalog import SnapshotEntry
+from skilldeck._catalog import SnapshotEntry
 from skilldeck.mcp import _uris
 from skilldeck.mcp._wire import MAX_TOTAL_BYTES
 

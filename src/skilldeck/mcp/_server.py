@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import AsyncIterator, Callable, Coroutine, Iterable
-from contextlib import asynccontextmanager
+import threading
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +36,7 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSI
 from pydantic.networks import AnyUrl
 
 from skilldeck import Catalog, __version__
-from skilldeck.mcp import _complete, _prompt, _resources, _skill_prompts, _uris
+from skilldeck.mcp import _complete, _logs, _prompt, _resources, _skill_prompts, _uris
 from skilldeck.mcp._extension import CachePolicy, SkillsExtension
 from skilldeck.mcp._fallback import ToolFallback
 from skilldeck.mcp._index import IndexBuilder, SkillIndex
@@ -53,6 +54,11 @@ from skilldeck.mcp._wire import INVALID_PARAMS, protocol_error
 __all__ = ["SkillServer"]
 
 logger = logging.getLogger("skilldeck.mcp")
+
+# answered before the first snapshot is made (it is made in the background meanwhile)
+_NEEDS_NO_SNAPSHOT = frozenset(
+    {"initialize", "server/discover", "ping", "tools/list", "logging/setLevel"}
+)
 
 INSTRUCTIONS = (
     "This server publishes Agent Skills. Clients with the MCP Skills extension use "
@@ -82,9 +88,12 @@ class SkillServer(MCPServer[Any]):
         if tools is not None:
             tools.bus = self.notifier.bus
         self._builder = IndexBuilder(catalog, store=_store_for(catalog, snapshot_cache))
-        self._index = self._builder.build()
-        for address, reason in self._index.skipped:
-            logger.warning("not published: %s (%s)", address, reason)
+        # the snapshot and the skill prompts are made on first need (or in the background
+        # once serving): initialize and tools/list need neither, and a host's first
+        # turn waits for those two
+        self._index: SkillIndex | None = None
+        self._prepare_lock = threading.Lock()
+        self._skill_prompts: dict[str, tuple[Any, ...]] = {}
         self._tools = tools
         self._poll_interval = poll_interval
         self._watch = watch
@@ -93,7 +102,7 @@ class SkillServer(MCPServer[Any]):
         cache = CachePolicy(ttl_ms=cache_ttl_ms, scope="public")
         hint = CacheHint(ttl_ms=cache_ttl_ms, scope="public")
         extensions: list[Extension] = [
-            SkillsExtension(lambda: self._index, cache=cache, page_size=page_size)
+            SkillsExtension(lambda: self.index, cache=cache, page_size=page_size)
         ]
         if tools is not None:
             extensions.append(_SessionTools(self, tools))
@@ -120,14 +129,13 @@ class SkillServer(MCPServer[Any]):
             "resources/list", PaginatedRequestParams, self._list_resources_page
         )
         _prompt.register(self)
-        _complete.register(self, lambda: self._index)
+        _complete.register(self, lambda: self.index)
         # logging/setLevel left the 2026-07-28 revision; the SDK's lowlevel handler API
         # is its documented way to serve it to handshake-era clients.
         self.logs = ClientLogs()
         self._lowlevel_server.add_request_handler(
             "logging/setLevel", SetLevelRequestParams, self.logs.set_level
         )
-        self._skill_prompts = _skill_prompts.sync(self, {})
         if tools is not None:
             self._lowlevel_server.add_request_handler(
                 "server/discover", RequestParams, self._discover
@@ -137,11 +145,28 @@ class SkillServer(MCPServer[Any]):
 
     @property
     def index(self) -> SkillIndex:
-        """The snapshot requests are answered from."""
-        return self._index
+        """The snapshot requests are answered from (made on first use)."""
+        index = self._index
+        return index if index is not None else self.prepare()
+
+    def prepare(self) -> SkillIndex:
+        """Make the first snapshot and the skill prompts, once (thread-safe)."""
+        with _own_logs(self), self._prepare_lock:
+            if self._index is None:
+                index = self._builder.build()
+                for address, reason in index.skipped:
+                    logger.warning("not published: %s (%s)", address, reason)
+                self._skill_prompts = _skill_prompts.sync(self, {})
+                self._index = index
+            return self._index
 
     async def refresh(self) -> set[str]:
         """Rescan the catalog; notify clients and return the URIs that changed (if any)."""
+        await anyio.to_thread.run_sync(self.prepare)
+        with _own_logs(self):
+            return await self._refresh()
+
+    async def _refresh(self) -> set[str]:
         async with self._refresh_lock:
             await anyio.to_thread.run_sync(self.catalog.refresh)
             new = await anyio.to_thread.run_sync(self._builder.build)
@@ -243,7 +268,7 @@ class SkillServer(MCPServer[Any]):
     async def _list_resources_page(
         self, ctx: Any, params: PaginatedRequestParams
     ) -> dict[str, Any]:
-        page = _resources.list_page(self._index, params.cursor, self._resource_page_size)
+        page = _resources.list_page(self.index, params.cursor, self._resource_page_size)
         if params.cursor is None:
             page["resources"].extend(
                 m.model_dump(by_alias=True, exclude_none=True)
@@ -255,7 +280,7 @@ class SkillServer(MCPServer[Any]):
         self, uri: AnyUrl | str, context: Context[Any, Any] | None = None
     ) -> Iterable[ReadResourceContents] | InputRequiredResult:
         if str(uri).startswith(_uris.SCHEME):
-            return [await _resources.read(self._index, self.catalog, str(uri))]
+            return [await _resources.read(self.index, self.catalog, str(uri))]
         return await super().read_resource(uri, context)
 
     # -- per-client tools ------------------------------------------------------
@@ -270,11 +295,14 @@ class SkillServer(MCPServer[Any]):
     ) -> HandlerResult:
         """Know which client asks; add that client's tools to ``tools/list``."""
         fallback = self._tools
+        if self._index is None and ctx.method not in _NEEDS_NO_SNAPSHOT:
+            await anyio.to_thread.run_sync(self.prepare)  # off the event loop
         if ctx.method == "prompts/get":
             await self._check_prompt(ctx)
         token = current_client.set(self._client_key(ctx))
         try:
-            result = await call_next(ctx)
+            with _own_logs(self):
+                result = await call_next(ctx)
         finally:
             current_client.reset(token)
         if fallback is not None and ctx.method == "tools/list" and isinstance(result, dict):
@@ -373,6 +401,24 @@ def _store_for(catalog: Catalog, where: bool | str | os.PathLike[str]) -> Snapsh
     return SnapshotStore(folder, roots)
 
 
+@contextmanager
+def _own_logs(server: SkillServer) -> Iterator[None]:
+    """Records made meanwhile are this server's (its clients may hear them)."""
+    token = _logs.origin.set(server.logs)
+    try:
+        yield
+    finally:
+        _logs.origin.reset(token)
+
+
+async def _prepare_soon(server: SkillServer) -> None:
+    """Make the first snapshot in a worker thread while the first requests are answered."""
+    try:
+        await anyio.to_thread.run_sync(server.prepare)
+    except Exception:  # the request that needs it makes it again and reports why
+        logger.exception("could not read the catalog")
+
+
 @asynccontextmanager
 async def _lifespan(server: MCPServer[Any]) -> AsyncIterator[dict[str, Any]]:
     """Watch or poll the catalog while a transport serves.
@@ -383,6 +429,7 @@ async def _lifespan(server: MCPServer[Any]) -> AsyncIterator[dict[str, Any]]:
     """
     assert isinstance(server, SkillServer)
     async with anyio.create_task_group() as tg:
+        tg.start_soon(_prepare_soon, server)
         task = server._background()
         if task is not None:
             tg.start_soon(task)

@@ -479,6 +479,7 @@ class SearchIndex:
         backend: Backend = "auto",
         _built: _Builtin | None = None,
         _meta: _Builtin | None = None,
+        _fields: Sequence[list[tuple[str, list[str]]]] | None = None,
     ) -> None:
         # a saved index may come with documents made on demand (a Sequence)
         self.documents: Sequence[SearchDocument] = (
@@ -487,7 +488,9 @@ class SearchIndex:
             else tuple(documents)
         )
         if _built is None:
-            full, meta = _field_weighted(self.documents)
+            # ``_fields``: each document's ``fields()``, kept by a caller that rebuilds
+            # often (tokenizing is most of a build)
+            full, meta = _field_weighted(self.documents, _fields)
             _built = _Builtin.build(full, b=0.0)
             _meta = _Builtin.build(meta)
         self._builtin = _built
@@ -641,6 +644,7 @@ def _confidence(units: float, words: int, unknown: float) -> float:
 
 def _field_weighted(
     documents: Sequence[SearchDocument],
+    tokenized: Sequence[list[tuple[str, list[str]]]] | None = None,
 ) -> tuple[list[dict[str, float]], list[dict[str, float]]]:
     """Each document's term frequencies for the index, and for the evidence index.
 
@@ -650,7 +654,7 @@ def _field_weighted(
     description is not drowned by a long one. The evidence index keeps plain
     field weights (its length normalisation is per document, over the few fields
     it has)."""
-    fields = [doc.fields() for doc in documents]
+    fields = tokenized if tokenized is not None else [doc.fields() for doc in documents]
     totals: dict[str, int] = {}
     for doc_fields in fields:
         for name, toks in doc_fields:

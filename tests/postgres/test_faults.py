@@ -324,3 +324,49 @@ async def test_an_outage_is_reported_by_readyz_and_survived(
         assert "skilldeck_pool_size" in metrics
         assert 'skilldeck_http_requests_total{status="200"}' in metrics
         assert "skilldeck_http_request_seconds_bucket" in metrics
+
+
+async def test_logs_are_json_lines_and_disconnects_no_tracebacks(
+    faulty: str, tmp_path: Path
+) -> None:
+    import json
+
+    tenant = "logs"
+    token = _tenant(faulty, tmp_path, tenant)
+    log = tmp_path / "replica.log"
+    headers = {"Authorization": f"Bearer {token}", "Accept": "application/json, text/event-stream"}
+    with replica(faulty, stderr=log) as (proc, url):
+        async with httpx2.AsyncClient(timeout=30) as http:
+            init = {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-06-18",
+                    "capabilities": {},
+                    "clientInfo": {"name": "raw", "version": "1"},
+                },
+            }
+            got = await http.post(url, json=init, headers=headers)
+            session = {**headers, "Mcp-Session-Id": got.headers["mcp-session-id"]}
+            session["Mcp-Protocol-Version"] = "2025-06-18"
+            await http.post(
+                url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=session
+            )
+            for _ in range(3):  # clients that go away mid-stream and mid-request
+                with anyio.move_on_after(0.5):
+                    async with http.stream("GET", url, headers=session) as stream:
+                        async for _chunk in stream.aiter_bytes():
+                            pass
+                call = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
+                with anyio.move_on_after(0.01):
+                    await http.post(url, json=call, headers=session)
+            assert (
+                await http.post(url, json=call, headers={"Authorization": "x"})
+            ).status_code == 401
+        proc.terminate()
+        proc.wait(20)
+    lines = [line for line in log.read_text().splitlines() if line.strip()]
+    records = [json.loads(line) for line in lines if not line.startswith("skilldeck: serving")]
+    assert all({"ts", "level", "logger", "msg"} <= set(r) for r in records)
+    assert not [r for r in records if "traceback" in r], records

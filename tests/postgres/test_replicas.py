@@ -48,10 +48,12 @@ def _free_port() -> int:
 
 
 @contextlib.contextmanager
-def replica(url: str, *extra: str) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
+def replica(
+    url: str, *extra: str, stderr: Path | None = None
+) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
     port = _free_port()
     cmd = [sys.executable, "-m", "skilldeck", "serve", "--transport", "http", "--port", str(port)]
-    with tempfile.TemporaryFile() as log:
+    with stderr.open("w+b") if stderr is not None else tempfile.TemporaryFile() as log:
         proc = subprocess.Popen(
             [*cmd, "--store", url, *extra],
             stdout=subprocess.DEVNULL,

@@ -30,3 +30,27 @@ def test_a_publish_costs_search_work_for_what_changed(store_url: str, tmp_path: 
     assert "skill-9" not in {d.name for d in index.documents}
     assert len(index) == 30
     assert search.documents_made == 32  # the two new versions' bodies, nothing else
+
+
+def test_a_server_answers_searches_from_the_last_index_while_it_rebuilds(
+    store_url: str, tmp_path: Path
+) -> None:
+    import time
+
+    create_tenant(store_url, "acme")
+    publisher = PostgresStore(store_url, "acme")
+    for i in range(20):
+        publisher.publish(make_skill(tmp_path / "v0", f"skill-{i}", body=f"# Topic {i}\n"))
+    catalog = store_catalog(PostgresStore(store_url, "acme"))
+    runtime = SkillRuntime(catalog)
+    runtime._search.background = True  # as a store replica's tenant servers do
+    first = runtime.search_index()  # the first build is waited for
+    publisher.publish(make_skill(tmp_path / "v1", "skill-4", body="# Zebra crossing\n"))
+    catalog.refresh()
+    assert runtime.search_index() is first  # answered at once, from the last index
+    deadline = time.monotonic() + 60
+    while (index := runtime.search_index()) is first:
+        assert time.monotonic() < deadline, "the rebuild never landed"
+        time.sleep(0.05)
+    assert index.search("zebra crossing")[0].name == "skill-4"
+    assert runtime.search_index() is index  # nothing changed since: no further rebuild

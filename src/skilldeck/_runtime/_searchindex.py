@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 __all__ = ["RuntimeSearch"]
 
 _HEADINGS_BYTES = 64 * 1024  # how much of each SKILL.md the search index reads
+_Fields = list[tuple[str, list[str]]]  # SearchDocument.fields()
 
 
 class RuntimeSearch:
@@ -41,9 +42,14 @@ class RuntimeSearch:
         # the document made of each metadata object of the last build (held, so an id is
         # not recycled): a catalog hands out the same object for a skill that did not
         # change, so a rebuild after one publish reads and parses one body, not all
-        self._docs: dict[int, tuple[Any, SearchDocument]] = {}
+        self._docs: dict[int, tuple[Any, SearchDocument, _Fields]] = {}
         self.documents_made = 0
         """Documents made from a skill's body so far (the expensive part of a build)."""
+        self.background = False
+        """Once an index exists, rebuild it in a thread and keep answering from the last
+        one meanwhile (a server whose catalog changes often: no search waits for a
+        rebuild; each sees the listing of at most one rebuild ago)."""
+        self._rebuilding = False
 
     def index(self, metas: list[Any]) -> SearchIndex:
         """The search index over ``metas`` (rebuilt when the listing changes).
@@ -55,6 +61,13 @@ class RuntimeSearch:
         with self._lock:
             same = len(metas) == len(self._of) and all(map(operator.is_, metas, self._of))
             if self._index is not None and same:
+                return self._index
+            if self.background and self._index is not None and self.options.embedder is None:
+                if not self._rebuilding:
+                    self._rebuilding = True
+                    threading.Thread(
+                        target=self._rebuild, args=(metas,), name="skilldeck-search", daemon=True
+                    ).start()
                 return self._index
             index = self._build(metas)
             if self.options.embedder is not None:
@@ -69,6 +82,15 @@ class RuntimeSearch:
             self._index = index
             self._of = metas
             return self._index
+
+    def _rebuild(self, metas: list[Any]) -> None:
+        """Build the index of ``metas`` outside the lock, then swap it in."""
+        try:
+            index = self._build(metas)  # only one rebuild runs: _rebuilding
+            with self._lock:
+                self._index, self._of = index, metas
+        finally:
+            self._rebuilding = False
 
     def _build(self, metas: list[Any]) -> SearchIndex:
         """Load the index saved for exactly these skills, else build and save it.
@@ -93,29 +115,30 @@ class RuntimeSearch:
                     _built=built,
                     _meta=meta if meta is not None and meta.n == built.n else None,
                 )
-        docs = self._documents(metas)
-        index = SearchIndex(docs)
+        docs, fields = self._documents(metas)
+        index = SearchIndex(docs, _fields=fields)
         if folder is not None:
             save_index(folder, key, index._builtin)
             if index._meta is not None:
                 save_index(folder, key + EVIDENCE, index._meta)
         return index
 
-    def _documents(self, metas: list[Any]) -> list[SearchDocument]:
-        """A document per skill, the previous build's for every unchanged skill."""
-        kept: dict[int, tuple[Any, SearchDocument]] = {}
-        docs = []
+    def _documents(self, metas: list[Any]) -> tuple[list[SearchDocument], list[_Fields]]:
+        """A document per skill and its tokenized fields, the previous build's for every
+        unchanged skill (reading a body and tokenizing are most of a build)."""
+        kept: dict[int, tuple[Any, SearchDocument, _Fields]] = {}
+        docs, fields = [], []
         for meta in metas:
             found = self._docs.get(id(meta))
-            if found is not None and found[0] is meta:
-                doc = found[1]
-            else:
+            if found is None or found[0] is not meta:
                 doc = self._search_doc(meta, body=self.options.search_headings)
+                found = (meta, doc, doc.fields())
                 self.documents_made += 1
-            kept[id(meta)] = (meta, doc)
-            docs.append(doc)
+            kept[id(meta)] = found
+            docs.append(found[1])
+            fields.append(found[2])
         self._docs = kept
-        return docs
+        return docs, fields
 
     def _search_doc(self, meta: Any, *, body: bool = True) -> SearchDocument:
         headings: tuple[str, ...] = ()

@@ -34,8 +34,8 @@ __all__ = [
     "SCHEMA_VERSION",
     "TENANT_ROLE",
     "TOKENS_CHANNEL",
+    "UNAVAILABLE",
     "Database",
-    "StoreUnavailable",
     "check_tenant",
     "enter_tenant",
     "lock_name",
@@ -279,19 +279,17 @@ def _redact_url(url: str) -> str:
 
 
 POOL_TIMEOUT = 10.0
-"""Seconds a caller waits for a pooled connection before ``StoreUnavailable``."""
+"""Seconds a caller waits for a pooled connection before the store counts as unavailable."""
 RECONNECT_SECONDS = 3.0
 """How long the pool keeps retrying one failed connection attempt (1 s, then 2 s apart)
 before giving up; the next caller starts a new attempt at once. Kept short so a replica
 reconnects within seconds of the database coming back, not after a long backoff."""
 
 
-class StoreUnavailable(ConfigError):
-    """The store cannot do what was asked now: no usable connection within the pool's
-    timeout (the database is down, restarting or out of connections), or it refused a
-    write (read-only, full). A replica answers ``503`` with ``Retry-After``."""
-
-    code = "STORE_UNAVAILABLE"
+UNAVAILABLE = "store_unavailable"
+"""The ``reason`` of a ``ConfigError`` raised when the store cannot be reached in time (the
+database down, restarting or out of connections): a replica answers ``503`` with
+``Retry-After``, a command may simply be run again."""
 
 
 class Database:
@@ -383,21 +381,30 @@ class Database:
     @contextmanager
     def connection(self) -> Iterator[Any]:
         """A pooled connection, checked alive before it is handed out; one left broken
-        is discarded by the pool. ``StoreUnavailable`` when none comes in time."""
+        is discarded by the pool. A ``ConfigError`` (reason ``store_unavailable``) when none
+        comes in time."""
         from psycopg_pool import PoolTimeout
 
         pool = self.pool()
         try:
             conn = pool.getconn()
         except PoolTimeout as exc:
-            raise StoreUnavailable(
+            raise ConfigError(
                 f"the store {_redact_url(self.url)} is unavailable: {_first_line(exc)}",
                 hint="check that PostgreSQL is running and accepts connections; retry shortly",
+                reason=UNAVAILABLE,
             ) from None
         try:
             yield conn
         finally:
-            pool.putconn(conn)  # rolled back if left in a transaction, dropped if broken
+            states = self._driver.pq.TransactionStatus
+            if conn.info.transaction_status in (states.INTRANS, states.INERROR):
+                # a read outside conn.transaction() left one open: end it quietly
+                try:
+                    conn.rollback()
+                except self._driver.Error:
+                    pass  # broken: the pool drops it
+            pool.putconn(conn)
 
     def _check_schema(self, conn: Any) -> None:
         with conn.transaction():

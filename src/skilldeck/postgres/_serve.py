@@ -55,12 +55,12 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import anyio.to_thread
 
+from skilldeck import ConfigError
 from skilldeck.postgres import _shared, _tenants
 from skilldeck.postgres._db import (
     CHANNEL,
     TOKENS_CHANNEL,
     Database,
-    StoreUnavailable,
     enter_tenant,
     token_hash,
 )
@@ -162,6 +162,9 @@ class TenantRouter:
             **options,
         )
         if server.tools is not None:
+            search = getattr(server.tools.runtime, "_search", None)
+            if search is not None:  # publishes are frequent: searches never wait for them
+                search.background = True
             events = getattr(server.tools.runtime, "events", None)
             if isinstance(events, skilldeck.events.EventBus):
                 # fail closed: an event that cannot be committed fails its request
@@ -485,7 +488,7 @@ class TenantRouter:
             return
         try:
             entry = await self._tenant(tenant)
-        except StoreUnavailable as exc:
+        except ConfigError as exc:  # the store is unreachable or refused: one line, no traceback
             logger.warning("cannot serve tenant %s: %s", tenant, _first_line(exc))
             await _respond(send, 503, "store unavailable", "try again shortly")
             return

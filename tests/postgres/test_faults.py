@@ -24,8 +24,13 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from skilldeck.postgres import PostgresStore, create_tenant, init_store, read_audit
-from skilldeck.postgres._serve import CONVERGENCE_SECONDS
+from skilldeck.postgres import (
+    CONVERGENCE_SECONDS,
+    PostgresStore,
+    create_tenant,
+    init_store,
+    read_audit,
+)
 
 from ._util import make_skill
 from .conftest import PgServer

@@ -24,11 +24,13 @@ if TYPE_CHECKING:
     from skilldeck._format._links import linked_paths as linked_paths
     from skilldeck._format._lint import lint_skill as lint_skill
     from skilldeck._format._manifest import EXTENSION_FIELDS as EXTENSION_FIELDS
+    from skilldeck._format._manifest import NAME_RE as NAME_RE
     from skilldeck._format._manifest import SPEC_FIELDS as SPEC_FIELDS
     from skilldeck._format._manifest import Manifest as Manifest
     from skilldeck._format._manifest import Requirements as Requirements
     from skilldeck._format._manifest import ToolPattern as ToolPattern
     from skilldeck._format._manifest import Triggers as Triggers
+    from skilldeck._format._manifest import check_name as check_name
     from skilldeck._format._manifest import parse_allowed_tools as parse_allowed_tools
     from skilldeck._format._mdtools import ArgTemplate as ArgTemplate
     from skilldeck._format._mdtools import CommandTemplate as CommandTemplate
@@ -52,6 +54,8 @@ if TYPE_CHECKING:
 
 # public name -> the module defining it
 _EXPORTS: dict[str, str] = {
+    "NAME_RE": "skilldeck._format._manifest",
+    "check_name": "skilldeck._format._manifest",
     "Invocation": "skilldeck._format._invocation",
     "listing_description": "skilldeck._format._invocation",
     "model_invocable": "skilldeck._format._invocation",

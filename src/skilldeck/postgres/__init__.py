@@ -53,6 +53,10 @@ from skilldeck.postgres._tenants import (
     tenant_for_token,
 )
 
+CONVERGENCE_SECONDS = 5.0
+"""The bound within which every replica that reaches the database lists what it holds,
+whatever happened to notifications (``skilldeck.postgres._serve`` checks against it)."""
+
 
 def run_store_http(*args: Any, **kwargs: Any) -> None:
     """Serve every tenant of the store over streamable HTTP (``skilldeck serve --store``).
@@ -65,6 +69,7 @@ def run_store_http(*args: Any, **kwargs: Any) -> None:
 
 __all__ = [
     "CHANNEL",
+    "CONVERGENCE_SECONDS",
     "SCHEMA_VERSION",
     "TOKENS_CHANNEL",
     "AuditRow",

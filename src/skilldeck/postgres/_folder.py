@@ -90,7 +90,7 @@ def validate_copy(copy: Path, folder: Path) -> tuple[str, tuple[Diagnostic, ...]
 def _servable_name(name: str, folder: Path) -> None:
     """Refuse a name the MCP extension never serves: the specification's naming rule,
     strictly (a lenient validation only warns), and in ASCII as written."""
-    from skilldeck._format._manifest import NAME_RE, check_name
+    from skilldeck._format import NAME_RE, check_name
 
     problems = check_name(name, strict=True, path="SKILL.md", pos=(None, None))
     if problems or not NAME_RE.fullmatch(name):

@@ -55,6 +55,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import anyio.to_thread
 
+import skilldeck.postgres as postgres_api
 from skilldeck import ConfigError
 from skilldeck.postgres import _shared, _tenants
 from skilldeck.postgres._db import (
@@ -81,10 +82,8 @@ CHECK_SECONDS = 1.0
 """How often a replica compares every served tenant's change mark with the database."""
 MAX_BACKOFF = 2.0
 """The longest wait between two attempts of a failing refresh."""
-CONVERGENCE_SECONDS = 5.0
-"""The bound: once the database answers, every replica lists what it holds within this
-(one check, a refresh, a retry), whatever happened to notifications. ``/readyz`` fails
-while a tenant has been behind longer."""
+# the bound (one check, a refresh, a retry); /readyz fails while a tenant is behind longer
+CONVERGENCE_SECONDS = postgres_api.CONVERGENCE_SECONDS
 LISTEN_PROBE_SECONDS = 5.0
 """A listener that heard nothing for this long runs a query to prove it is alive."""
 PROBE_TIMEOUT = 3.0

@@ -181,7 +181,7 @@ def run_skilldeck_refresh(root: str, cache: str) -> dict[str, float]:
 
 
 def run_tier1(root: str, cache: str) -> dict[str, float]:
-    from skilldeck import render_xml
+    from skilldeck.disclosure import render_xml
 
     metas = _catalog(root, cache).list()
     best = float("inf"), float("inf")

@@ -37,23 +37,23 @@ class ScriptedModel:
 
     def __call__(
         self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]
-    ) -> skilldeck.ModelReply:
+    ) -> skilldeck.adapters.ModelReply:
         self.turn += 1
         self.seen_tools.append([t["name"] for t in tools])
-        call = skilldeck.ToolCallRequest
+        call = skilldeck.adapters.ToolCallRequest
         if self.turn == 1:
-            return skilldeck.ModelReply(
+            return skilldeck.adapters.ModelReply(
                 "Let me see which skills exist.", (call("c1", "skills_list"),)
             )
         if self.turn == 2:
-            return skilldeck.ModelReply(
+            return skilldeck.adapters.ModelReply(
                 None, (call("c2", "skills_load", {"name": "conventional-commits"}),)
             )
         if self.turn == 3:
             args = {"name": "conventional-commits", "path": "references/types.md"}
-            return skilldeck.ModelReply(None, (call("c3", "skills_read_file", args),))
+            return skilldeck.adapters.ModelReply(None, (call("c3", "skills_read_file", args),))
         if self.turn == 4:
-            return skilldeck.ModelReply(
+            return skilldeck.adapters.ModelReply(
                 None,
                 (
                     call("c4", "Bash", {"command": "git diff --staged --stat"}),
@@ -62,7 +62,7 @@ class ScriptedModel:
             )
         last = json.loads(messages[-1]["content"])
         reason = last["error"]["code"] if not last["ok"] else "ok"
-        return skilldeck.ModelReply(f"feat(cli): add --json output (web_fetch: {reason})")
+        return skilldeck.adapters.ModelReply(f"feat(cli): add --json output (web_fetch: {reason})")
 
 
 def bash(arguments: Mapping[str, Any]) -> dict[str, Any]:
@@ -98,7 +98,7 @@ def build_runtime(roots: list[Path], *, audit_log: Path | None = None) -> skilld
     )
 
 
-def run(roots: list[Path], *, audit_log: Path | None = None) -> skilldeck.LoopResult:
+def run(roots: list[Path], *, audit_log: Path | None = None) -> skilldeck.adapters.LoopResult:
     runtime = build_runtime(roots, audit_log=audit_log)
     session = runtime.session()
     system = "You can use skills.\n" + runtime.available_skills(budget=4000)
@@ -106,7 +106,9 @@ def run(roots: list[Path], *, audit_log: Path | None = None) -> skilldeck.LoopRe
         {"role": "system", "content": system},
         {"role": "user", "content": "Write a commit message for my staged change."},
     ]
-    return skilldeck.run_tool_loop(runtime, session, ScriptedModel(), messages, max_turns=8)
+    return skilldeck.adapters.run_tool_loop(
+        runtime, session, ScriptedModel(), messages, max_turns=8
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

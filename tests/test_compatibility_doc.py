@@ -280,7 +280,7 @@ def test_every_folder_is_a_root_doctor_lists(tmp_path: Path, hermetic_env: Path)
         env=os.environ.copy(),
         check=False,
     )
-    roots = [(r["source"], r["path"]) for r in json.loads(out.stdout)["roots"]]
+    roots = [(r["source"], r["path"]) for r in json.loads(out.stdout)["data"]["roots"]]
     paths = [p for _s, p in roots]
     found = spans_of("folder")
     assert len(found) >= 4

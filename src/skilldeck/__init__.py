@@ -96,6 +96,9 @@ if TYPE_CHECKING:
         ApprovalRequiredError as ApprovalRequiredError,
     )
     from skilldeck._errors import (
+        Cancelled as Cancelled,
+    )
+    from skilldeck._errors import (
         ConfigError as ConfigError,
     )
     from skilldeck._errors import (
@@ -112,6 +115,9 @@ if TYPE_CHECKING:
     )
     from skilldeck._errors import (
         FileTooLargeError as FileTooLargeError,
+    )
+    from skilldeck._errors import (
+        FindingsError as FindingsError,
     )
     from skilldeck._errors import (
         InstallError as InstallError,
@@ -221,6 +227,9 @@ if TYPE_CHECKING:
     from skilldeck._inline import (
         ToolContext as ToolContext,
     )
+    from skilldeck._json import (
+        json_safe as json_safe,
+    )
     from skilldeck._runtime import (
         Decision as Decision,
     )
@@ -278,6 +287,7 @@ _EXPORTS: dict[str, str] = {
     "Diagnostic": "skilldeck._diagnostics",
     "Severity": "skilldeck._diagnostics",
     "skill_digest": "skilldeck._digest",
+    "json_safe": "skilldeck._json",
     "render_skills": "skilldeck._disclosure",
     "read_skill_file": "skilldeck._disclosure",
     "plan_skills": "skilldeck._disclosure",
@@ -320,6 +330,8 @@ _EXPORTS: dict[str, str] = {
     "FileNotFoundInSkillError": "skilldeck._errors",
     "FileTooLargeError": "skilldeck._errors",
     "InstallError": "skilldeck._errors",
+    "Cancelled": "skilldeck._errors",
+    "FindingsError": "skilldeck._errors",
     "InternalError": "skilldeck._errors",
     "InvalidArgumentsError": "skilldeck._errors",
     "ManifestError": "skilldeck._errors",
@@ -336,140 +348,6 @@ _EXPORTS: dict[str, str] = {
     "ToolNotAllowedError": "skilldeck._errors",
     "ToolPolicyDeniedError": "skilldeck._errors",
     "UnsafeStateError": "skilldeck._errors",
-}
-
-# Names of skilldeck 0.1's top level that now live in a public sub-module; they
-# still resolve here so existing code keeps working, but are not in __all__.
-_MOVED: dict[str, str] = {
-    "AGENT_HOMES": "skilldeck.dist",
-    "AllowedToolsPolicy": "skilldeck.tools",
-    "AllowedToolsPolicyChanged": "skilldeck.events",
-    "AnthropicMessagesAdapter": "skilldeck.adapters",
-    "Approval": "skilldeck.execution",
-    "ApprovalAsked": "skilldeck.events",
-    "ApprovalDenied": "skilldeck.events",
-    "ApprovalGranted": "skilldeck.events",
-    "ApprovalRequest": "skilldeck.execution",
-    "ApprovalStore": "skilldeck.execution",
-    "Approver": "skilldeck.execution",
-    "BASELINE_TOOLS": "skilldeck.tools",
-    "COMPACT_HEADER": "skilldeck.adapters",
-    "CommandTemplate": "skilldeck.format",
-    "DeclaredTool": "skilldeck.format",
-    "DoctorReport": "skilldeck.catalog",
-    "ENVELOPE_SCHEMA": "skilldeck.tools",
-    "ERROR_CODES": "skilldeck.tools",
-    "Event": "skilldeck.events",
-    "EventBus": "skilldeck.events",
-    "EventSink": "skilldeck.events",
-    "ExportResult": "skilldeck.dist",
-    "ExportedSkill": "skilldeck.dist",
-    "FileApprovalStore": "skilldeck.execution",
-    "FileChanges": "skilldeck.dist",
-    "FileContent": "skilldeck.disclosure",
-    "FileData": "skilldeck.catalog",
-    "FileRead": "skilldeck.events",
-    "InlineSkillsInstalled": "skilldeck.events",
-    "InstallLimits": "skilldeck.dist",
-    "InstallPlan": "skilldeck.dist",
-    "InstallProgress": "skilldeck.dist",
-    "InstallResult": "skilldeck.dist",
-    "InstalledInfo": "skilldeck.dist",
-    "InstalledSkill": "skilldeck.dist",
-    "Invocation": "skilldeck.format",
-    "Invoked": "skilldeck.tools",
-    "JsonlAuditSink": "skilldeck.events",
-    "Limits": "skilldeck.execution",
-    "ListSink": "skilldeck.events",
-    "LoadedSkill": "skilldeck.tools",
-    "LockEntry": "skilldeck.dist",
-    "LoopResult": "skilldeck.adapters",
-    "MemoryApprovalStore": "skilldeck.execution",
-    "ModelReply": "skilldeck.adapters",
-    "OpenAIChatAdapter": "skilldeck.adapters",
-    "OpenAIResponsesAdapter": "skilldeck.adapters",
-    "ParamType": "skilldeck.format",
-    "ParsedSkillMd": "skilldeck.format",
-    "PlannedSkill": "skilldeck.dist",
-    "REDACTED": "skilldeck.events",
-    "RESOURCE_FOLDERS": "skilldeck.format",
-    "RemoveResult": "skilldeck.dist",
-    "Requirements": "skilldeck.format",
-    "Root": "skilldeck.catalog",
-    "RootInfo": "skilldeck.catalog",
-    "SCAN_CODES": "skilldeck.security",
-    "SEED_002_NAMES": "skilldeck._runtime",
-    "SandboxStatus": "skilldeck.execution",
-    "ScriptRun": "skilldeck.events",
-    "SearchDocument": "skilldeck.search",
-    "SearchHit": "skilldeck.search",
-    "SearchIndex": "skilldeck.search",
-    "SearchPerformed": "skilldeck.events",
-    "SkillLoaded": "skilldeck.events",
-    "SkillUpdate": "skilldeck.dist",
-    "SkillVerification": "skilldeck.dist",
-    "SkillsInstalled": "skilldeck.events",
-    "SkillsRemoved": "skilldeck.events",
-    "SkillsUpdated": "skilldeck.events",
-    "SourceSpec": "skilldeck.dist",
-    "Suggestion": "skilldeck.search",
-    "Tier1Plan": "skilldeck.catalog",
-    "Tool": "skilldeck.tools",
-    "ToolCall": "skilldeck.tools",
-    "ToolCallBlocked": "skilldeck.events",
-    "ToolCallRequest": "skilldeck.adapters",
-    "ToolCalled": "skilldeck.events",
-    "ToolParameter": "skilldeck.format",
-    "ToolPattern": "skilldeck.format",
-    "ToolWarning": "skilldeck.tools",
-    "TraceEntry": "skilldeck.tools",
-    "Triggers": "skilldeck.format",
-    "TrustedConfig": "skilldeck.config",
-    "UntrustedSettings": "skilldeck.config",
-    "UpdateResult": "skilldeck.dist",
-    "VERB_FIRST_TOOL_NAMES": "skilldeck.tools",
-    "VerifyReport": "skilldeck.dist",
-    "WARNING_CODES": "skilldeck.tools",
-    "WhyLine": "skilldeck.catalog",
-    "bytes_digest": "skilldeck.catalog",
-    "coerce_cli_arguments": "skilldeck.execution",
-    "config_path": "skilldeck.config",
-    "diagnose": "skilldeck.catalog",
-    "estimate_tokens": "skilldeck.format",
-    "event_types": "skilldeck.events",
-    "export_skills": "skilldeck.dist",
-    "export_target": "skilldeck.dist",
-    "file_digest": "skilldeck.catalog",
-    "install": "skilldeck.dist",
-    "list_installed": "skilldeck.dist",
-    "order_by_relevance": "skilldeck.search",
-    "parse_declared_tools": "skilldeck.format",
-    "parse_source": "skilldeck.dist",
-    "project_notices": "skilldeck.config",
-    "provider_name": "skilldeck.adapters",
-    "redact": "skilldeck.events",
-    "redact_event": "skilldeck.events",
-    "redact_text": "skilldeck.events",
-    "remove": "skilldeck.dist",
-    "render_command": "skilldeck.execution",
-    "render_compact_catalog": "skilldeck.adapters",
-    "render_compact_manifest": "skilldeck.adapters",
-    "render_json": "skilldeck.disclosure",
-    "render_markdown": "skilldeck.disclosure",
-    "render_xml": "skilldeck.disclosure",
-    "revoke_project_trust": "skilldeck.config",
-    "run_tool_loop": "skilldeck.adapters",
-    "scan_text": "skilldeck.security",
-    "set_skill_enabled": "skilldeck.dist",
-    "skill_payload": "skilldeck.disclosure",
-    "skill_visible_in_mode": "skilldeck.execution",
-    "substitute_arguments": "skilldeck.tools",
-    "trust_project_config": "skilldeck.config",
-    "trusted_configs": "skilldeck.config",
-    "update": "skilldeck.dist",
-    "update_config": "skilldeck.config",
-    "validate_arguments": "skilldeck.tools",
-    "verify": "skilldeck.dist",
 }
 
 __all__ = ["__version__", *_EXPORTS]
@@ -505,7 +383,7 @@ def __getattr__(name: str) -> Any:
             importlib.import_module(registering)
     if name in _FACADES:
         return importlib.import_module(f"skilldeck.{name}")  # the import binds it here too
-    module = _EXPORTS.get(name) or _MOVED.get(name)
+    module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'skilldeck' has no attribute {name!r}")
     value = getattr(importlib.import_module(module), name)

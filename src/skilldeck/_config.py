@@ -170,11 +170,6 @@ class Config:
         return tuple(out)
 
     @property
-    def plugins(self) -> Mapping[str, Mapping[str, Any]]:
-        """The older name of :attr:`installed`."""
-        return self.installed
-
-    @property
     def files(self) -> tuple[Path, ...]:
         """The config files that exist and were read, user first."""
         return tuple(p for p in (self.user_file, self.project_file) if p is not None)

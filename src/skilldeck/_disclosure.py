@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import base64
 import json
-import mimetypes
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -36,6 +35,7 @@ from skilldeck._catalog import (
 from skilldeck._config import Budget
 from skilldeck._errors import PathNotAllowedError
 from skilldeck._format import model_invocable
+from skilldeck._tree import decode_text, mime_type
 
 __all__ = [
     "DEFAULT_FILE_LIMIT",
@@ -312,19 +312,6 @@ class _Reader(Protocol):
     ) -> FileData: ...
 
 
-def _decode_text(data: bytes, truncated: bool) -> str | None:
-    """UTF-8 text, or ``None`` for binary (NUL bytes or undecodable)."""
-    if b"\x00" in data[:8192]:
-        return None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        # a multi-byte character cut by truncation is not binary
-        if truncated and exc.start >= len(data) - 3:
-            return data[: exc.start].decode("utf-8", "strict")
-        return None
-
-
 def read_skill_file(
     catalog: _Reader,
     name: str,
@@ -346,8 +333,8 @@ def read_skill_file(
     fd = catalog.read_bundled(
         name, relpath, max_bytes=max_bytes, truncate=oversize == "truncate", index=index
     )
-    guessed = mimetypes.guess_type(fd.relpath)[0]
-    text = _decode_text(fd.data, fd.truncated)
+    text = decode_text(fd.data, truncated=fd.truncated)
+    mime = mime_type(fd.relpath, text=text is not None)
     warnings: list[Mapping[str, str]] = []
     if fd.truncated:
         warnings.append(
@@ -358,7 +345,6 @@ def read_skill_file(
             }
         )
     if text is not None:
-        mime = guessed or "text/plain"
         return FileContent(
             name, fd.relpath, fd.size, mime, "utf-8", text, fd.truncated, tuple(warnings)
         )
@@ -373,7 +359,7 @@ def read_skill_file(
         name,
         fd.relpath,
         fd.size,
-        guessed or "application/octet-stream",
+        mime,
         "base64",
         base64.b64encode(fd.data).decode("ascii"),
         fd.truncated,

@@ -27,6 +27,8 @@
     ├── UnsafeStateError               UNSAFE_STATE      (state folder is a link / not yours)
     ├── InstallError                   INSTALL_FAILED
     │   └── SkillInstallationError     INSTALL_FAILED     (skill_name, skills_dir, cause)
+    ├── FindingsError                  FINDINGS          (a check found problems: validate, ...)
+    ├── Cancelled                      CANCELLED         (a person said no in a callback)
     └── InternalError                  INTERNAL
 
 Errors carry their context as keyword-only attributes (``skill=``, ``path=``,
@@ -37,6 +39,10 @@ A group (``FileAccessError``, ``ToolError``, ``ExecutionError``) exists to be
 caught: ``except ToolError`` catches every refusal of a tool call. It has no code
 of its own and cannot be raised itself (``TypeError``); every raised error is a
 leaf with its own code. :func:`error_codes` lists the codes of the tree.
+
+``Cancelled`` is how a person's "no" travels: a callback the library calls
+(``confirm=``, ``choose=``, an approver) raises it, the operation stops and
+undoes what it staged, and the front end says "cancelled".
 """
 
 from __future__ import annotations
@@ -52,12 +58,14 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ApprovalRequiredError",
+    "Cancelled",
     "ConfigError",
     "EmbedderUnavailableError",
     "ExecutionError",
     "FileAccessError",
     "FileNotFoundInSkillError",
     "FileTooLargeError",
+    "FindingsError",
     "InstallError",
     "InternalError",
     "InvalidArgumentsError",
@@ -244,6 +252,23 @@ class UnsafeStateError(SkillError):
 
 class InstallError(SkillError):
     code = "INSTALL_FAILED"
+
+
+class FindingsError(SkillError):
+    """A check ran and found problems (``validate``, ``lint``, ``scan``, ``doctor``,
+    ``verify``); the command line's JSON carries the report beside it."""
+
+    code = "FINDINGS"
+
+
+class Cancelled(SkillError):
+    """Raised by a callback (``confirm``, ``choose``, an approver) to stop an
+    operation on a person's "no"; the operation changes nothing."""
+
+    code = "CANCELLED"
+
+    def __init__(self, message: str = "cancelled", **context: Any) -> None:
+        super().__init__(message, **context)
 
 
 class InternalError(SkillError):

@@ -40,6 +40,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
+from skilldeck._json import json_safe
+
 try:  # POSIX advisory locks; elsewhere a sidecar lock file is used
     import fcntl as _fcntl
 except ImportError:  # pragma: no cover - Windows
@@ -102,7 +104,7 @@ class Event:
         """A JSON-able dict: ``{"event": kind, ...fields}``, timestamps in ISO 8601."""
         out: dict[str, Any] = {"event": self.kind}
         for f in dataclasses.fields(self):
-            out[f.name] = _jsonable(getattr(self, f.name))
+            out[f.name] = json_safe(getattr(self, f.name))
         return out
 
 
@@ -502,20 +504,6 @@ def redact_event(event: Event) -> Event:
         if new != value:
             changes[f.name] = new
     return dataclasses.replace(event, **changes) if changes else event
-
-
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, _dt.datetime):
-        return value.isoformat()
-    if isinstance(value, Path):
-        return str(value)
-    if isinstance(value, Mapping):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, list | tuple | set | frozenset):
-        return [_jsonable(v) for v in value]
-    if value is None or isinstance(value, str | int | float | bool):
-        return value
-    return str(value)
 
 
 # ---------------------------------------------------------------------------

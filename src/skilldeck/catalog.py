@@ -6,6 +6,9 @@ A public facade: every name here is defined in a private module of skilldeck.
 from __future__ import annotations
 
 from skilldeck._catalog import (
+    DEFAULT_FILE_LIMIT as DEFAULT_FILE_LIMIT,
+)
+from skilldeck._catalog import (
     Catalog as Catalog,
 )
 from skilldeck._catalog import (
@@ -27,7 +30,13 @@ from skilldeck._catalog import (
     FileDigest as FileDigest,
 )
 from skilldeck._catalog import (
+    FileFacts as FileFacts,
+)
+from skilldeck._catalog import (
     FileSystemStore as FileSystemStore,
+)
+from skilldeck._catalog import (
+    IndexMode as IndexMode,
 )
 from skilldeck._catalog import (
     MemoryStore as MemoryStore,
@@ -81,6 +90,9 @@ from skilldeck._digest import (
     bytes_digest as bytes_digest,
 )
 from skilldeck._digest import (
+    digest_of_files as digest_of_files,
+)
+from skilldeck._digest import (
     file_digest as file_digest,
 )
 from skilldeck._digest import (
@@ -98,8 +110,18 @@ from skilldeck._quality import (
 from skilldeck._quality import (
     lint_catalog as lint_catalog,
 )
+from skilldeck._tree import (
+    SkillTree as SkillTree,
+)
+from skilldeck._tree import (
+    WalkLimits as WalkLimits,
+)
+from skilldeck._tree import (
+    walk_skill as walk_skill,
+)
 
 __all__ = [
+    "DEFAULT_FILE_LIMIT",
     "Catalog",
     "CatalogEntry",
     "CatalogFinding",
@@ -109,13 +131,16 @@ __all__ = [
     "DoctorReport",
     "FileData",
     "FileDigest",
+    "FileFacts",
     "FileSystemStore",
+    "IndexMode",
     "MemoryStore",
     "Root",
     "RootInfo",
     "Skill",
     "SkillMetadata",
     "SkillStatus",
+    "SkillTree",
     "SnapshotDiff",
     "SnapshotEntry",
     "SnapshotFile",
@@ -124,11 +149,14 @@ __all__ = [
     "StoreBase",
     "Tier1Plan",
     "Trust",
+    "WalkLimits",
     "WhyLine",
     "bytes_digest",
     "diagnose",
+    "digest_of_files",
     "file_digest",
     "lint_catalog",
     "skill_digest",
     "skill_file_digests",
+    "walk_skill",
 ]

@@ -9,6 +9,9 @@ from skilldeck._disclosure import (
     FileContent as FileContent,
 )
 from skilldeck._disclosure import (
+    Tier1Format as Tier1Format,
+)
+from skilldeck._disclosure import (
     plan_skills as plan_skills,
 )
 from skilldeck._disclosure import (
@@ -29,9 +32,18 @@ from skilldeck._disclosure import (
 from skilldeck._disclosure import (
     skill_payload as skill_payload,
 )
+from skilldeck._tree import (
+    is_text as is_text,
+)
+from skilldeck._tree import (
+    mime_type as mime_type,
+)
 
 __all__ = [
     "FileContent",
+    "Tier1Format",
+    "is_text",
+    "mime_type",
     "plan_skills",
     "read_skill_file",
     "render_json",

@@ -5,12 +5,14 @@ A public facade: every name here is defined in a private module of skilldeck.
 
 from __future__ import annotations
 
-# The execution layer's approval store subscribes to the content an install,
-# update or removal retires (skilldeck._lifecycle): importing it here makes sure
-# every use of the public distribution API reaches it.
-import skilldeck._exec  # noqa: F401
 from skilldeck._dist import (
     AGENT_HOMES as AGENT_HOMES,
+)
+from skilldeck._dist import (
+    AGENTS as AGENTS,
+)
+from skilldeck._dist import (
+    ALIASES as ALIASES,
 )
 from skilldeck._dist import (
     ExportedSkill as ExportedSkill,
@@ -64,6 +66,9 @@ from skilldeck._dist import (
     VerifyReport as VerifyReport,
 )
 from skilldeck._dist import (
+    detected_agents as detected_agents,
+)
+from skilldeck._dist import (
     export_skills as export_skills,
 )
 from skilldeck._dist import (
@@ -85,6 +90,9 @@ from skilldeck._dist import (
     set_skill_enabled as set_skill_enabled,
 )
 from skilldeck._dist import (
+    sync_agents_md as sync_agents_md,
+)
+from skilldeck._dist import (
     update as update,
 )
 from skilldeck._dist import (
@@ -92,7 +100,9 @@ from skilldeck._dist import (
 )
 
 __all__ = [
+    "AGENTS",
     "AGENT_HOMES",
+    "ALIASES",
     "ExportResult",
     "ExportedSkill",
     "FileChanges",
@@ -110,6 +120,7 @@ __all__ = [
     "SourceSpec",
     "UpdateResult",
     "VerifyReport",
+    "detected_agents",
     "export_skills",
     "export_target",
     "install",
@@ -117,6 +128,7 @@ __all__ = [
     "parse_source",
     "remove",
     "set_skill_enabled",
+    "sync_agents_md",
     "update",
     "verify",
 ]

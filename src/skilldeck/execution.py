@@ -54,6 +54,15 @@ from skilldeck._exec import (
     install_packages as install_packages,
 )
 from skilldeck._exec import (
+    packages_report as packages_report,
+)
+from skilldeck._exec import (
+    parse_mount as parse_mount,
+)
+from skilldeck._exec import (
+    parse_run_as as parse_run_as,
+)
+from skilldeck._exec import (
     probe_sandbox as probe_sandbox,
 )
 from skilldeck._exec import (
@@ -80,6 +89,9 @@ __all__ = [
     "coerce_cli_arguments",
     "execution_status",
     "install_packages",
+    "packages_report",
+    "parse_mount",
+    "parse_run_as",
     "probe_sandbox",
     "render_command",
     "skill_visible_in_mode",

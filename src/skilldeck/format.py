@@ -9,6 +9,9 @@ from skilldeck._format import (
     FRONTMATTER_LIMIT as FRONTMATTER_LIMIT,
 )
 from skilldeck._format import (
+    NAME_RE as NAME_RE,
+)
+from skilldeck._format import (
     RESOURCE_FOLDERS as RESOURCE_FOLDERS,
 )
 from skilldeck._format import (
@@ -45,13 +48,22 @@ from skilldeck._format import (
     ValidationReport as ValidationReport,
 )
 from skilldeck._format import (
+    check_name as check_name,
+)
+from skilldeck._format import (
     estimate_tokens as estimate_tokens,
 )
 from skilldeck._format import (
     find_skill_dirs as find_skill_dirs,
 )
 from skilldeck._format import (
+    is_skill_name as is_skill_name,
+)
+from skilldeck._format import (
     lint_skill as lint_skill,
+)
+from skilldeck._format import (
+    model_invocable_frontmatter as model_invocable_frontmatter,
 )
 from skilldeck._format import (
     parse_declared_tools as parse_declared_tools,
@@ -71,6 +83,7 @@ from skilldeck._format import (
 
 __all__ = [
     "FRONTMATTER_LIMIT",
+    "NAME_RE",
     "RESOURCE_FOLDERS",
     "CommandTemplate",
     "DeclaredTool",
@@ -83,9 +96,12 @@ __all__ = [
     "ToolPattern",
     "Triggers",
     "ValidationReport",
+    "check_name",
     "estimate_tokens",
     "find_skill_dirs",
+    "is_skill_name",
     "lint_skill",
+    "model_invocable_frontmatter",
     "parse_declared_tools",
     "parse_skill_md",
     "read_skill_md",

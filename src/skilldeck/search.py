@@ -32,6 +32,12 @@ from skilldeck._embedding import (
 from skilldeck._embedding import (
     static_embedder as static_embedder,
 )
+from skilldeck._routing import (
+    evaluate_routing as evaluate_routing,
+)
+from skilldeck._routing import (
+    load_routing_cases as load_routing_cases,
+)
 from skilldeck._search import (
     CONFIDENT as CONFIDENT,
 )
@@ -84,9 +90,11 @@ __all__ = [
     "Suggestion",
     "configured_embedder",
     "derived_phrases",
+    "evaluate_routing",
     "extract_headings",
     "fused_confidence",
     "load_embedder",
+    "load_routing_cases",
     "model_location",
     "order_by_relevance",
     "static_embedder",

@@ -39,7 +39,7 @@ def _r(a: Path, b: Path) -> list[str]:
 def test_list_without_config_shows_bundled_skills(runner: CliRunner) -> None:
     result = runner.invoke(main, ["list", "--format", "json"])
     assert result.exit_code == 0, result.output
-    skills = json.loads(result.output)["skills"]
+    skills = json.loads(result.output)["data"]["skills"]
     assert skills and all(s["source"] == "bundled" for s in skills)
     assert all(s["status"] == "enabled" for s in skills)
 
@@ -58,7 +58,7 @@ def test_list_text_and_all(runner: CliRunner, roots: tuple[Path, Path]) -> None:
 
 def test_list_json_contract(runner: CliRunner, roots: tuple[Path, Path]) -> None:
     result = runner.invoke(main, ["list", *_r(*roots), "--all", "--format", "json"])
-    skills = json.loads(result.output)["skills"]
+    skills = json.loads(result.output)["data"]["skills"]
     assert {tuple(sorted(s)) for s in skills} == {
         ("description", "name", "path", "reason", "shadowed_by", "source", "status")
     }
@@ -69,7 +69,7 @@ def test_list_json_contract(runner: CliRunner, roots: tuple[Path, Path]) -> None
 def test_list_installed_only(runner: CliRunner, make_skill: MakeSkill) -> None:
     make_skill(dirs().installed, "got-it")
     result = runner.invoke(main, ["list", "--installed", "--format", "json"])
-    assert [s["name"] for s in json.loads(result.output)["skills"]] == ["got-it"]
+    assert [s["name"] for s in json.loads(result.output)["data"]["skills"]] == ["got-it"]
 
 
 def test_why(runner: CliRunner, roots: tuple[Path, Path]) -> None:
@@ -79,7 +79,7 @@ def test_why(runner: CliRunner, roots: tuple[Path, Path]) -> None:
     assert "shadowed: root1:shared" in result.output
     result = runner.invoke(main, ["why", "needs-tool", *_r(*roots), "--format", "json"])
     assert result.exit_code == 1
-    doc = json.loads(result.output)
+    doc = json.loads(result.output)["data"]
     assert doc["visible"] is False and doc["lines"][0]["kind"] == "unavailable"
 
 
@@ -106,7 +106,7 @@ def test_load_and_read(runner: CliRunner, roots: tuple[Path, Path]) -> None:
     assert result.exit_code == 0
     assert "# Instructions" in result.output and "references/guide.md" in result.output
     result = runner.invoke(main, ["load", "shared", *_r(*roots), "--format", "json"])
-    assert json.loads(result.output)["files"] == ["references/guide.md"]
+    assert json.loads(result.output)["data"]["files"] == ["references/guide.md"]
     result = runner.invoke(main, ["read", "shared", "references/guide.md", *_r(*roots)])
     assert result.output == "# Guide\n"
     result = runner.invoke(
@@ -126,13 +126,13 @@ def test_enable_disable_keep_comments(runner: CliRunner, roots: tuple[Path, Path
     assert result.exit_code == 0, result.output
     assert "# my config" in cfg.read_text() and "# nothing disabled yet" in cfg.read_text()
     listing = runner.invoke(main, ["list", *_r(*roots), "--format", "json"])
-    shared = [s for s in json.loads(listing.output)["skills"] if s["name"] == "shared"]
+    shared = [s for s in json.loads(listing.output)["data"]["skills"] if s["name"] == "shared"]
     assert [s["status"] for s in shared] == ["disabled", "disabled"]
     assert runner.invoke(main, ["enable", "shared"]).exit_code == 0
     listing = runner.invoke(main, ["list", *_r(*roots), "--format", "json"])
     assert any(
         s["name"] == "shared" and s["status"] == "enabled"
-        for s in json.loads(listing.output)["skills"]
+        for s in json.loads(listing.output)["data"]["skills"]
     )
     assert "# my config" in cfg.read_text()
 
@@ -156,7 +156,7 @@ def test_doctor(runner: CliRunner, roots: tuple[Path, Path], tmp_path: Path) -> 
     out = result.output
     assert "missing" in out and "1 invalid" in out and "1 unavailable" in out
     assert "SK517" in out and "budget: 300 characters" in out
-    doc = json.loads(runner.invoke(main, [*args, "--format", "json"]).output)
+    doc = json.loads(runner.invoke(main, [*args, "--format", "json"]).output)["data"]
     assert doc["counts"]["shadowed"] == 1 and doc["errors"] == 1
     assert [r["exists"] for r in doc["roots"]] == [True, True, False]
 
@@ -180,7 +180,7 @@ def test_read_binary_writes_raw_bytes(
     result = runner.invoke(
         main, ["read", "pic", "assets/x.png", "--root", str(tmp_path / "r"), "--format", "json"]
     )
-    doc = json.loads(result.output)
+    doc = json.loads(result.output)["data"]
     assert doc["encoding"] == "base64" and doc["mime_type"] == "image/png"
 
 
@@ -198,7 +198,7 @@ def test_run_from_the_home_folder_its_skills_are_the_users_once(
         assert "Traceback" not in done.stderr, done.stderr
         return done.stdout
 
-    listed = json.loads(cli("list", "--json"))["skills"]
+    listed = json.loads(cli("list", "--json"))["data"]["skills"]
     assert [(s["name"], s["source"]) for s in listed if s["name"] == "at-home"] == [
         ("at-home", "user")
     ]

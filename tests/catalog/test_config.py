@@ -178,14 +178,13 @@ def test_budget_parse(value: object, expected: Budget) -> None:
     assert Budget(200, "tokens").chars == 800
 
 
-def test_plugins_is_the_older_spelling_of_installed(tmp_path: Path) -> None:
+def test_plugins_tables_are_read_as_installed(tmp_path: Path) -> None:
     path = config_path("user")
     path.parent.mkdir(parents=True)
     path.write_text('[plugins.old]\nurl = "a"\nenabled = false\n\n[installed.new]\nurl = "b"\n')
     cfg = load_config()
     assert sorted(cfg.installed) == ["new", "old"]
     assert cfg.installed["old"]["enabled"] is False
-    assert cfg.plugins is cfg.installed
     assert "plugins" not in cfg.data
 
 

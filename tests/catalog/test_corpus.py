@@ -5,7 +5,8 @@ from __future__ import annotations
 import collections
 from pathlib import Path
 
-from skilldeck import Catalog, SkillStatus, render_xml
+from skilldeck import Catalog, SkillStatus
+from skilldeck.disclosure import render_xml
 
 
 def test_corpus_lists_without_crashing(corpus: Path) -> None:

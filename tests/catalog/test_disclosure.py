@@ -9,15 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from skilldeck import (
-    Budget,
-    Catalog,
-    render_json,
-    render_markdown,
-    render_skills,
-    render_xml,
-    skill_payload,
-)
+from skilldeck import Budget, Catalog, render_skills
+from skilldeck.disclosure import render_json, render_markdown, render_xml, skill_payload
 
 from .conftest import MakeSkill
 

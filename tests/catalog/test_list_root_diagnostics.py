@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -14,5 +15,5 @@ def test_list_reports_a_root_that_is_a_file_on_stderr(tmp_path: Path) -> None:
     not_a_folder.write_text("x")
     result = CliRunner().invoke(main, ["list", "--root", str(not_a_folder), "--format", "json"])
     assert result.exit_code == 0
-    assert result.stdout.strip() == '{\n  "skills": []\n}'
+    assert json.loads(result.stdout) == {"ok": True, "data": {"skills": []}}
     assert "SK501" in result.stderr and "is not a folder" in result.stderr

@@ -87,7 +87,7 @@ def _install(root: Path) -> set[str]:
         return ()  # look only: nothing is installed
 
     with pytest.raises(skilldeck.InstallError, match="no skill chosen"):
-        skilldeck.install(str(root), choose=choose)
+        skilldeck.dist.install(str(root), choose=choose)
     return _rel([root / p for p in seen], root)
 
 

@@ -56,6 +56,6 @@ def test_why_and_doctor_report_the_collision(tmp_path: Path) -> None:
         runner.invoke(
             main, ["doctor", "--root", str(root), "--recursive", "--format", "json"]
         ).output
-    )
+    )["data"]
     assert len(data["shadowed"]) == 3
     assert all("same name in the same source" in e["reason"] for e in data["shadowed"])

@@ -21,7 +21,7 @@ def _lock() -> dict[str, object]:
 
 def test_install_links_each_agent_folder_to_the_one_installed_copy(tmp_path: Path) -> None:
     src = make_skill(tmp_path / "src", "placed", files={"a.txt": "a\n"})
-    result = skilldeck.install(str(src), agents=["claude-code", "codex"])
+    result = skilldeck.dist.install(str(src), agents=["claude-code", "codex"])
     home = Path.home()
     installed = Path(result.skills[0].path)
     claude = home / ".claude" / "skills" / "placed"
@@ -34,10 +34,10 @@ def test_install_links_each_agent_folder_to_the_one_installed_copy(tmp_path: Pat
         {"agent": "claude-code", "mode": "link"},
         {"agent": "codex", "mode": "link"},
     ]
-    [info] = skilldeck.list_installed()
+    [info] = skilldeck.dist.list_installed()
     assert info.agents == ("claude-code", "codex")
     assert all(p.problem is None for p in info.placements)
-    assert skilldeck.verify().ok
+    assert skilldeck.dist.verify().ok
 
 
 def test_codex_home_and_claude_config_dir_are_honoured(
@@ -45,29 +45,29 @@ def test_codex_home_and_claude_config_dir_are_honoured(
 ) -> None:
     monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex-home"))
     src = make_skill(tmp_path / "src", "envy")
-    result = skilldeck.install(str(src), agents=["codex"])
+    result = skilldeck.dist.install(str(src), agents=["codex"])
     assert result.skills[0].placed == (str(tmp_path / "codex-home" / "skills" / "envy"),)
 
 
 def test_copy_placements_are_refreshed_by_update(tmp_path: Path) -> None:
     src = make_skill(tmp_path / "src", "copied", body="one\n")
-    skilldeck.install(str(src), agents=["cursor"], copy=True)
+    skilldeck.dist.install(str(src), agents=["cursor"], copy=True)
     copy = Path.home() / ".cursor" / "skills" / "copied"
     assert copy.is_dir() and not copy.is_symlink()
     assert "one" in (copy / "SKILL.md").read_text()
     make_skill(src, "copied", body="two\n")
-    upd = skilldeck.update(["copied"]).skills[0]
+    upd = skilldeck.dist.update(["copied"]).skills[0]
     assert upd.status == "updated" and upd.placed == (str(copy),)
     assert "two" in (copy / "SKILL.md").read_text()
-    assert skilldeck.verify().ok
+    assert skilldeck.dist.verify().ok
 
 
 def test_links_follow_an_update_without_being_touched(tmp_path: Path) -> None:
     src = make_skill(tmp_path / "src", "linked", body="one\n")
-    skilldeck.install(str(src), agents=["claude-code"])
+    skilldeck.dist.install(str(src), agents=["claude-code"])
     link = Path.home() / ".claude" / "skills" / "linked"
     make_skill(src, "linked", body="two\n")
-    skilldeck.update(all_skills=True)
+    skilldeck.dist.update(all_skills=True)
     assert link.is_symlink() and "two" in (link / "SKILL.md").read_text()
 
 
@@ -75,21 +75,21 @@ def test_shared_project_folders_hold_one_placement(tmp_path: Path) -> None:
     project = tmp_path / "proj"
     (project / ".git").mkdir(parents=True)
     src = make_skill(tmp_path / "src", "shared")
-    result = skilldeck.install(
+    result = skilldeck.dist.install(
         str(src), scope="project", cwd=project, agents=["codex", "cursor", "claude-code"]
     )
     assert sorted(result.skills[0].placed) == [
         str(project / ".agents" / "skills" / "shared"),
         str(project / ".claude" / "skills" / "shared"),
     ]
-    [info] = skilldeck.list_installed(scope="project", cwd=project)
+    [info] = skilldeck.dist.list_installed(scope="project", cwd=project)
     assert sorted(p.agents for p in info.placements) == [("claude-code",), ("codex", "cursor")]
 
 
 def test_remove_takes_the_skill_out_of_every_agent_folder(tmp_path: Path) -> None:
     src = make_skill(tmp_path / "src", "leaving")
-    skilldeck.install(str(src), agents=["claude-code", "codex"])
-    result = skilldeck.remove("leaving")
+    skilldeck.dist.install(str(src), agents=["claude-code", "codex"])
+    result = skilldeck.dist.remove("leaving")
     assert len(result.unplaced) == 2
     assert not os.path.lexists(Path.home() / ".claude" / "skills" / "leaving")
     assert not os.path.lexists(Path.home() / ".codex" / "skills" / "leaving")
@@ -97,48 +97,48 @@ def test_remove_takes_the_skill_out_of_every_agent_folder(tmp_path: Path) -> Non
 
 def test_remove_leaves_a_folder_that_is_no_longer_skilldecks(tmp_path: Path) -> None:
     src = make_skill(tmp_path / "src", "edited")
-    skilldeck.install(str(src), agents=["cursor"], copy=True)
+    skilldeck.dist.install(str(src), agents=["cursor"], copy=True)
     copy = Path.home() / ".cursor" / "skills" / "edited"
     (copy / "mine.md").write_text("the user's own notes\n")
-    check = skilldeck.verify().skills[0]
+    check = skilldeck.dist.verify().skills[0]
     assert not check.ok and check.placements[0].problem == "differs from the installed copy"
-    result = skilldeck.remove("edited")
+    result = skilldeck.dist.remove("edited")
     assert result.unplaced == () and len(result.kept) == 1
     assert (copy / "mine.md").is_file()
 
 
 def test_disable_takes_placements_out_and_enable_puts_them_back(tmp_path: Path) -> None:
     src = make_skill(tmp_path / "src", "switch")
-    skilldeck.install(str(src), agents=["claude-code"])
+    skilldeck.dist.install(str(src), agents=["claude-code"])
     link = Path.home() / ".claude" / "skills" / "switch"
-    skilldeck.set_skill_enabled("switch", False)
+    skilldeck.dist.set_skill_enabled("switch", False)
     assert not os.path.lexists(link)
-    assert skilldeck.verify().ok
-    skilldeck.set_skill_enabled("switch", True)
+    assert skilldeck.dist.verify().ok
+    skilldeck.dist.set_skill_enabled("switch", True)
     assert link.is_symlink()
-    assert skilldeck.verify().ok
+    assert skilldeck.dist.verify().ok
 
 
 def test_verify_reports_drift_and_update_repairs_it(tmp_path: Path) -> None:
     src = make_skill(tmp_path / "src", "drifty")
-    skilldeck.install(str(src), agents=["claude-code", "codex"])
+    skilldeck.dist.install(str(src), agents=["claude-code", "codex"])
     claude = Path.home() / ".claude" / "skills" / "drifty"
     codex = Path.home() / ".codex" / "skills" / "drifty"
     claude.unlink()
     codex.unlink()
     codex.symlink_to(tmp_path / "nowhere")
-    problems = {p.path: p.problem for p in skilldeck.verify().skills[0].placements}
+    problems = {p.path: p.problem for p in skilldeck.dist.verify().skills[0].placements}
     assert problems == {str(claude): "missing", str(codex): "dangling link"}
     res = run_cli("verify")
     assert res.code == 1 and "dangling link" in res.out
     doctor = run_cli("doctor", "--json")
     assert doctor.code == 1
-    [drift] = doctor.json()["installed_drift"]
+    [drift] = doctor.json()["data"]["installed_drift"]
     assert drift["name"] == "drifty" and "missing" in drift["problem"]
     listed = run_cli("list", "--installed")
     assert "[agents: claude-code, codex]" in listed.out
-    skilldeck.update(["drifty"])
-    assert skilldeck.verify().ok
+    skilldeck.dist.update(["drifty"])
+    assert skilldeck.dist.verify().ok
     assert claude.is_symlink() and codex.resolve() == claude.resolve()
 
 
@@ -146,13 +146,13 @@ def test_an_agent_folder_holding_another_skill_stops_the_install(tmp_path: Path)
     theirs = make_skill(Path.home() / ".claude" / "skills" / "taken", "taken", body="theirs\n")
     src = make_skill(tmp_path / "src", "taken", body="ours\n")
     with pytest.raises(skilldeck.InstallError) as info:
-        skilldeck.install(str(src), agents=["claude-code"])
+        skilldeck.dist.install(str(src), agents=["claude-code"])
     assert "--force" in (info.value.hint or "") and "--name" in (info.value.hint or "")
-    assert skilldeck.list_installed() == ()
+    assert skilldeck.dist.list_installed() == ()
     assert "theirs" in (theirs / "SKILL.md").read_text()
-    renamed = skilldeck.install(str(src), agents=["claude-code"], name="taken-too")
+    renamed = skilldeck.dist.install(str(src), agents=["claude-code"], name="taken-too")
     assert renamed.skills[0].placed
-    forced = skilldeck.install(str(src), agents=["claude-code"], force=True)
+    forced = skilldeck.dist.install(str(src), agents=["claude-code"], force=True)
     assert (Path.home() / ".claude" / "skills" / "taken").is_symlink()
     assert forced.names == ("taken",)
 
@@ -160,12 +160,12 @@ def test_an_agent_folder_holding_another_skill_stops_the_install(tmp_path: Path)
 def test_unknown_and_project_only_agents(tmp_path: Path) -> None:
     src = make_skill(tmp_path / "src", "agentless")
     with pytest.raises(skilldeck.InstallError, match="unknown agent"):
-        skilldeck.install(str(src), agents=["no-such-agent"])
+        skilldeck.dist.install(str(src), agents=["no-such-agent"])
     with pytest.raises(skilldeck.InstallError, match="project only"):
-        skilldeck.install(str(src), agents=["eve"])
+        skilldeck.dist.install(str(src), agents=["eve"])
     with pytest.raises(skilldeck.InstallError, match="found no agent"):
-        skilldeck.install(str(src), agents=["*"])
-    assert skilldeck.list_installed() == ()
+        skilldeck.dist.install(str(src), agents=["*"])
+    assert skilldeck.dist.list_installed() == ()
     res = run_cli("install", str(src), "--agent", "no-such-agent", "--yes")
     assert res.code == 2 and "skilldeck agents" in res.err
 
@@ -174,7 +174,7 @@ def test_star_places_in_every_detected_agent(tmp_path: Path) -> None:
     (Path.home() / ".claude").mkdir()
     (Path.home() / ".cursor").mkdir()
     src = make_skill(tmp_path / "src", "everywhere")
-    result = skilldeck.install(str(src), agents=["*"])
+    result = skilldeck.dist.install(str(src), agents=["*"])
     assert sorted(result.skills[0].placed) == [
         str(Path.home() / ".claude" / "skills" / "everywhere"),
         str(Path.home() / ".cursor" / "skills" / "everywhere"),
@@ -199,4 +199,4 @@ def test_export_to_agent_ids_and_unknown_ids_create_nothing(tmp_path: Path) -> N
     assert (Path.home() / ".cursor" / "skills" / "exported").is_dir()
     assert not (project / "cursor").exists()
     with pytest.raises(skilldeck.InstallError, match="unknown agent"):
-        skilldeck.export_skills([src], "cursr")
+        skilldeck.dist.export_skills([src], "cursr")

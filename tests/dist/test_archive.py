@@ -45,7 +45,7 @@ def _file(name: str, mode: int = 0o644) -> tarfile.TarInfo:
 
 
 def _assert_nothing_installed(tmp_path: Path) -> None:
-    assert skilldeck.list_installed() == ()
+    assert skilldeck.dist.list_installed() == ()
     assert not list(tmp_path.parent.glob("**/escaped*"))
 
 
@@ -58,11 +58,11 @@ def test_a_zip_skill_installs_with_executable_scripts(tmp_path: Path) -> None:
         },
         modes={"tools/scripts/run.sh": 0o755},
     )
-    result = skilldeck.install(str(archive))
+    result = skilldeck.dist.install(str(archive))
     assert result.source.kind == "archive"
     folder = Path(result.skills[0].path)
     assert os.stat(folder / "scripts" / "run.sh").st_mode & 0o777 == 0o755
-    assert skilldeck.verify().ok
+    assert skilldeck.dist.verify().ok
 
 
 def test_a_tarball_with_several_skills(tmp_path: Path) -> None:
@@ -74,11 +74,11 @@ def test_a_tarball_with_several_skills(tmp_path: Path) -> None:
             "pkg/b/SKILL.md": skill_md("tar-b").encode(),
         },
     )
-    result = skilldeck.install(str(archive), all_skills=True)
+    result = skilldeck.dist.install(str(archive), all_skills=True)
     assert result.names == ("tar-a", "tar-b")
     tgz = tmp_path / "skills.tgz"
     tgz.write_bytes(archive.read_bytes())
-    assert skilldeck.install(str(tgz), skills=["tar-a"], name="tar-a2").names == ("tar-a2",)
+    assert skilldeck.dist.install(str(tgz), skills=["tar-a"], name="tar-a2").names == ("tar-a2",)
 
 
 @pytest.mark.parametrize(
@@ -91,7 +91,7 @@ def test_zip_slip_names_are_refused(tmp_path: Path, evil: str) -> None:
         {"s/SKILL.md": skill_md("slip").encode(), evil: b"owned\n"},
     )
     with pytest.raises(skilldeck.InstallError) as info:
-        skilldeck.install(str(archive))
+        skilldeck.dist.install(str(archive))
     assert info.value.code == "INSTALL_FAILED"
     assert not Path("/tmp/escaped-abs.txt").exists()
     _assert_nothing_installed(tmp_path)
@@ -105,7 +105,7 @@ def test_tar_slip_and_absolute_names_are_refused(tmp_path: Path) -> None:
             {"s/SKILL.md": skill_md("slip").encode(), evil: b"owned\n"},
         )
         with pytest.raises(skilldeck.InstallError):
-            skilldeck.install(str(archive))
+            skilldeck.dist.install(str(archive))
     assert not Path("/tmp/escaped-tar-abs.txt").exists()
     _assert_nothing_installed(tmp_path)
 
@@ -123,7 +123,7 @@ def test_link_and_special_tar_members_are_refused(tmp_path: Path, kind: bytes) -
         {"s/SKILL.md": skill_md("linked").encode()},
     )
     with pytest.raises(skilldeck.InstallError):
-        skilldeck.install(str(archive))
+        skilldeck.dist.install(str(archive))
     _assert_nothing_installed(tmp_path)
 
 
@@ -135,7 +135,7 @@ def test_a_symlink_zip_member_is_refused(tmp_path: Path) -> None:
         info.external_attr = (stat.S_IFLNK | 0o777) << 16
         zf.writestr(info, "/etc/passwd")
     with pytest.raises(skilldeck.InstallError):
-        skilldeck.install(str(archive))
+        skilldeck.dist.install(str(archive))
     _assert_nothing_installed(tmp_path)
 
 
@@ -146,9 +146,9 @@ def test_an_archive_bomb_stops_at_the_byte_cap(tmp_path: Path) -> None:
         {"s/SKILL.md": skill_md("bomb").encode(), "s/zeros.bin": b"\0" * (8 * 1024 * 1024)},
     )
     assert archive.stat().st_size < 100_000
-    limits = skilldeck.InstallLimits(archive_max_bytes=1024 * 1024)
+    limits = skilldeck.dist.InstallLimits(archive_max_bytes=1024 * 1024)
     with pytest.raises(skilldeck.InstallError, match="archive bomb"):
-        skilldeck.install(str(archive), limits=limits)
+        skilldeck.dist.install(str(archive), limits=limits)
     _assert_nothing_installed(tmp_path)
 
 
@@ -163,9 +163,9 @@ def test_a_zip_whose_headers_lie_about_sizes_still_stops_at_the_cap(tmp_path: Pa
     patched = data.replace(size, (10).to_bytes(4, "little"))
     assert patched != data
     archive.write_bytes(bytes(patched))
-    limits = skilldeck.InstallLimits(archive_max_bytes=1024 * 1024)
+    limits = skilldeck.dist.InstallLimits(archive_max_bytes=1024 * 1024)
     with pytest.raises(skilldeck.InstallError):
-        skilldeck.install(str(archive), limits=limits)
+        skilldeck.dist.install(str(archive), limits=limits)
     _assert_nothing_installed(tmp_path)
 
 
@@ -174,7 +174,7 @@ def test_too_many_members_stops_the_extraction(tmp_path: Path) -> None:
     members.update({f"s/f/{i}.txt": b"" for i in range(200)})
     archive = _zip(tmp_path / "flood.zip", members)
     with pytest.raises(skilldeck.InstallError, match="members"):
-        skilldeck.install(str(archive), limits=skilldeck.InstallLimits(archive_max_members=50))
+        skilldeck.dist.install(str(archive), limits=skilldeck.dist.InstallLimits(archive_max_members=50))
     _assert_nothing_installed(tmp_path)
 
 
@@ -182,9 +182,9 @@ def test_a_corrupt_or_unknown_archive_is_a_coded_error(tmp_path: Path) -> None:
     bad = tmp_path / "broken.zip"
     bad.write_bytes(b"PK\x03\x04 not really a zip")
     with pytest.raises(skilldeck.InstallError):
-        skilldeck.install(str(bad))
+        skilldeck.dist.install(str(bad))
     with pytest.raises(skilldeck.InstallError):
-        skilldeck.install(str(tmp_path / "absent.zip"))
+        skilldeck.dist.install(str(tmp_path / "absent.zip"))
     _assert_nothing_installed(tmp_path)
 
 
@@ -198,5 +198,5 @@ def test_an_encrypted_zip_member_is_refused(tmp_path: Path) -> None:
         data[offset] |= 0x01
     archive.write_bytes(bytes(data))
     with pytest.raises(skilldeck.InstallError):
-        skilldeck.install(str(archive))
+        skilldeck.dist.install(str(archive))
     _assert_nothing_installed(tmp_path)

@@ -30,7 +30,7 @@ def test_install_list_update_verify_remove_round_trip(git_repo: GitRepo, tmp_pat
 
     ok = run_cli("verify")
     assert ok.code == 0 and "ok       cli-skill" in ok.out
-    folder = Path(skilldeck.list_installed()[0].path)
+    folder = Path(skilldeck.dist.list_installed()[0].path)
     (folder / "extra.md").write_text("tampered\n")
     bad = run_cli("verify", "--json")
     assert bad.code == 1
@@ -40,7 +40,7 @@ def test_install_list_update_verify_remove_round_trip(git_repo: GitRepo, tmp_pat
 
     gone = run_cli("remove", "cli-skill")
     assert gone.code == 0 and "removed cli-skill" in gone.out
-    assert skilldeck.list_installed() == ()
+    assert skilldeck.dist.list_installed() == ()
 
 
 def test_failures_are_coded_messages_with_hints_and_no_traceback(tmp_path: Path) -> None:
@@ -71,16 +71,16 @@ def test_a_hostile_archive_through_the_cli(tmp_path: Path) -> None:
     res = run_cli("install", str(archive), "--yes")
     assert res.code == 1 and "Traceback" not in res.err
     assert not (tmp_path.parent / "escaped.txt").exists()
-    assert skilldeck.list_installed() == ()
+    assert skilldeck.dist.list_installed() == ()
 
 
 def test_enable_disable_and_export(tmp_path: Path) -> None:
     src = make_skill(tmp_path / "src", "switchable")
     assert run_cli("install", str(src), "--yes").code == 0
     assert run_cli("disable", "switchable").code == 0
-    assert not skilldeck.list_installed()[0].enabled
+    assert not skilldeck.dist.list_installed()[0].enabled
     assert run_cli("enable", "switchable").code == 0
-    assert skilldeck.list_installed()[0].enabled
+    assert skilldeck.dist.list_installed()[0].enabled
 
     home = tmp_path / "agent"
     res = run_cli("export", "switchable", "--to", "claude", "--home", str(home))

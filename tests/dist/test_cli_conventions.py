@@ -163,7 +163,7 @@ def test_show_takes_a_name_or_a_path(world: Path) -> None:
     by_name = run_cli("show", "demo-skill", "--json", cwd=world)
     by_path = run_cli("show", ".agents/skills/demo-skill", "--json", cwd=world)
     assert by_name.code == by_path.code == 0
-    assert by_name.json()["name"] == by_path.json()["name"] == "demo-skill"
+    assert by_name.json()["data"]["name"] == by_path.json()["data"]["name"] == "demo-skill"
 
 
 def test_update_without_names_updates_all_and_dry_run_changes_nothing(world: Path) -> None:
@@ -199,7 +199,7 @@ def test_a_declined_prompt_exits_0_with_cancelled(world: Path) -> None:
     code, out = _terminal(["install", "../to-install"], "n\n", world)
     assert code == 0, out
     assert "cancelled" in out
-    assert "to-install" not in [i.name for i in skilldeck.list_installed()]
+    assert "to-install" not in [i.name for i in skilldeck.dist.list_installed()]
 
 
 def test_a_multi_skill_source_offers_a_picker_on_a_terminal(world: Path, tmp_path: Path) -> None:
@@ -208,7 +208,7 @@ def test_a_multi_skill_source_offers_a_picker_on_a_terminal(world: Path, tmp_pat
     make_skill(multi / "two", "pick-two")
     code, out = _terminal(["install", str(multi)], "2\ny\n", world)
     assert code == 0, out
-    names = [i.name for i in skilldeck.list_installed()]
+    names = [i.name for i in skilldeck.dist.list_installed()]
     assert "pick-two" in names and "pick-one" not in names
 
 
@@ -332,9 +332,9 @@ def test_manage_takes_the_action_and_names_of_a_plugin_manager(world: Path) -> N
     listed = run_cli("manage", "list", cwd=world)
     assert listed.code == 0 and listed.out.split()[:3] == ["installed-one", "user", "enabled"]
     assert run_cli("manage", "disable", "installed-one", cwd=world).code == 0
-    assert not skilldeck.list_installed()[0].enabled
+    assert not skilldeck.dist.list_installed()[0].enabled
     shown = run_cli("manage", "enable", "installed-one", "demo-skill", "--json", cwd=world)
-    assert shown.code == 0 and skilldeck.list_installed()[0].enabled
+    assert shown.code == 0 and skilldeck.dist.list_installed()[0].enabled
     assert shown.out.count('"ok": true') == 2  # one JSON report per name
     assert '"installed-one"' in shown.out and '"demo-skill"' in shown.out
     updated = run_cli("manage", "update", "installed-one", "--json", cwd=world)
@@ -344,7 +344,7 @@ def test_manage_takes_the_action_and_names_of_a_plugin_manager(world: Path) -> N
     assert run_cli("manage", "remove", cwd=world).code == 2
     assert run_cli("manage", "list", "x", cwd=world).code == 2
     assert run_cli("manage", "remove", "installed-one", cwd=world).code == 0
-    assert not skilldeck.list_installed()
+    assert not skilldeck.dist.list_installed()
     assert "no installed skills" in run_cli("manage", "list", cwd=world).out
 
 
@@ -352,6 +352,6 @@ def test_manage_is_an_interactive_picker(world: Path) -> None:
     code, out = _terminal(["manage"], "1 disable\n\n", world)
     assert code == 0, out
     assert "installed-one" in out and "disabled installed-one" in out
-    assert not skilldeck.list_installed()[0].enabled
+    assert not skilldeck.dist.list_installed()[0].enabled
     res = run_cli("manage", cwd=world, input="")
     assert res.code == 2 and "skilldeck list --installed" in res.err

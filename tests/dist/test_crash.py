@@ -62,7 +62,7 @@ def _kill_at(stage: str, args: list[str], tmp_path: Path) -> None:
 
 def _state() -> tuple[dict[str, str], dict[str, dict[str, bytes]]]:
     """(lockfile digests by name, installed files by skill) after a recovering command."""
-    report = skilldeck.verify()  # takes the scope lock: recovers what the kill left
+    report = skilldeck.dist.verify()  # takes the scope lock: recovers what the kill left
     assert report.ok, report
     assert report.untracked == ()
     lock = (
@@ -88,7 +88,7 @@ def test_a_fresh_install_killed_before_the_swap_installs_nothing(
     digests, files = _state()
     assert digests == {} and files == {}
     # and the next install works
-    assert skilldeck.install(git_repo.url).names == ("fresh",)
+    assert skilldeck.dist.install(git_repo.url).names == ("fresh",)
 
 
 def test_a_fresh_install_killed_after_the_swap_is_rolled_forward(
@@ -99,7 +99,7 @@ def test_a_fresh_install_killed_after_the_swap_is_rolled_forward(
     _kill_at("record", ["install", git_repo.url, "--yes"], tmp_path)
     digests, files = _state()
     assert set(digests) == {"forward"} and set(files) == {"forward"}
-    assert [i.name for i in skilldeck.list_installed()] == ["forward"]
+    assert [i.name for i in skilldeck.dist.list_installed()] == ["forward"]
     assert (
         "[installed.forward]"
         in (Path(os.environ["SKILLDECK_HOME"]) / "config" / "config.toml").read_text()
@@ -112,7 +112,7 @@ def test_an_update_killed_anywhere_leaves_one_whole_version(
 ) -> None:
     make_skill(git_repo.path, "versioned", body="old\n", files={"old.txt": "old\n"})
     git_repo.commit()
-    skilldeck.install(git_repo.url)
+    skilldeck.dist.install(git_repo.url)
     old_digests, old_files = _state()
 
     (git_repo.path / "old.txt").unlink()
@@ -126,7 +126,7 @@ def test_an_update_killed_anywhere_leaves_one_whole_version(
     else:
         assert (digests, files) == (old_digests, old_files)
     # a later update completes the work
-    skilldeck.update(["versioned"])
+    skilldeck.dist.update(["versioned"])
     assert sorted(_state()[1]["versioned"]) == ["SKILL.md", "new.txt"]
 
 
@@ -135,7 +135,7 @@ def test_a_forced_reinstall_killed_keeps_the_old_or_the_new_copy(
     stage: str, tmp_path: Path
 ) -> None:
     src = make_skill(tmp_path / "src", "forced", body="old\n")
-    skilldeck.install(str(src))
+    skilldeck.dist.install(str(src))
     old = _state()
     make_skill(src, "forced", body="new\n")
     _kill_at(stage, ["install", str(src), "--force", "--yes"], tmp_path)
@@ -149,7 +149,7 @@ def test_a_forced_reinstall_killed_keeps_the_old_or_the_new_copy(
 @pytest.mark.parametrize("stage", ["swap", "record"])
 def test_a_removal_killed_is_either_undone_or_completed(stage: str, tmp_path: Path) -> None:
     src = make_skill(tmp_path / "src", "removing")
-    skilldeck.install(str(src))
+    skilldeck.dist.install(str(src))
     old = _state()
     _kill_at(stage, ["remove", "removing"], tmp_path)
     now = _state()
@@ -157,7 +157,7 @@ def test_a_removal_killed_is_either_undone_or_completed(stage: str, tmp_path: Pa
         assert now == old
     else:
         assert now == ({}, {})
-        assert skilldeck.list_installed() == ()
+        assert skilldeck.dist.list_installed() == ()
 
 
 def test_a_stale_lock_holder_does_not_block_the_next_command(tmp_path: Path) -> None:
@@ -166,7 +166,7 @@ def test_a_stale_lock_holder_does_not_block_the_next_command(tmp_path: Path) -> 
     _kill_at("record", ["install", str(src), "--yes"], tmp_path)
     started = time.monotonic()
     other = make_skill(tmp_path / "other", "after")
-    assert skilldeck.install(str(other)).names == ("after",)
+    assert skilldeck.dist.install(str(other)).names == ("after",)
     assert time.monotonic() - started < 30
     assert sorted(_state()[0]) == ["after", "locked"]
 
@@ -177,10 +177,10 @@ def test_an_install_into_agents_killed_after_the_swap_is_put_right_by_update(
     """Placements come after the record: a kill there leaves them to `update`."""
     src = make_skill(tmp_path / "src", "placed-late")
     _kill_at("record", ["install", str(src), "--agent", "claude-code", "--yes"], tmp_path)
-    report = skilldeck.verify()  # recovers: the swap had happened, so it is rolled forward
+    report = skilldeck.dist.verify()  # recovers: the swap had happened, so it is rolled forward
     [check] = report.skills
     assert check.name == "placed-late" and not check.ok
     assert [p.problem for p in check.placements] == ["missing"]
-    skilldeck.update()
-    assert skilldeck.verify().ok
+    skilldeck.dist.update()
+    assert skilldeck.dist.verify().ok
     assert (Path.home() / ".claude" / "skills" / "placed-late").is_symlink()

@@ -18,13 +18,13 @@ def test_install_records_the_commit_and_a_local_repo_is_fetched_with_git(
     head = git_repo.commit("first")
     # an uncommitted change is not installed: git fetched the commit, not the folder
     (git_repo.path / "scripts" / "a.py").write_text("print('dirty')\n")
-    result = skilldeck.install(str(git_repo.path))
+    result = skilldeck.dist.install(str(git_repo.path))
     assert result.source.kind == "git"
     assert result.commit == head
     installed = Path(result.skills[0].path)
     assert (installed / "scripts" / "a.py").read_text() == "print(1)\n"
     assert not (installed / ".git").exists()
-    info = skilldeck.list_installed()[0]
+    info = skilldeck.dist.list_installed()[0]
     assert info.commit == head and info.kind == "git"
 
 
@@ -36,28 +36,28 @@ def test_tags_branches_and_commits_pin_what_is_installed(git_repo: GitRepo) -> N
     v2 = git_repo.commit("v2")
     git_repo.git("branch", "stable", v1)
 
-    by_tag = skilldeck.install(git_repo.url, ref="v1.0.0")
+    by_tag = skilldeck.dist.install(git_repo.url, ref="v1.0.0")
     assert by_tag.commit == v1
     assert "version one" in (Path(by_tag.skills[0].path) / "SKILL.md").read_text()
 
-    by_branch = skilldeck.install(git_repo.url, ref="stable", name="pinned-branch")
+    by_branch = skilldeck.dist.install(git_repo.url, ref="stable", name="pinned-branch")
     assert by_branch.commit == v1
-    by_commit = skilldeck.install(git_repo.url, ref=v1, name="pinned-commit")
+    by_commit = skilldeck.dist.install(git_repo.url, ref=v1, name="pinned-commit")
     assert by_commit.commit == v1
-    by_short = skilldeck.install(git_repo.url, ref=v1[:10], name="pinned-short")
+    by_short = skilldeck.dist.install(git_repo.url, ref=v1[:10], name="pinned-short")
     assert by_short.commit == v1
-    head = skilldeck.install(git_repo.url, name="pinned-head")
+    head = skilldeck.dist.install(git_repo.url, name="pinned-head")
     assert head.commit == v2
 
     with pytest.raises(skilldeck.InstallError):
-        skilldeck.install(git_repo.url, ref="no-such-tag", name="missing")
+        skilldeck.dist.install(git_repo.url, ref="no-such-tag", name="missing")
 
 
 def test_subdirectory_of_a_repository(git_repo: GitRepo) -> None:
     make_skill(git_repo.path / "skills" / "one", "one")
     make_skill(git_repo.path / "skills" / "two", "two")
     git_repo.commit()
-    result = skilldeck.install(f"{git_repo.url}#skills/two")
+    result = skilldeck.dist.install(f"{git_repo.url}#skills/two")
     assert result.names == ("two",)
     assert result.available == ("two",)
 
@@ -65,60 +65,60 @@ def test_subdirectory_of_a_repository(git_repo: GitRepo) -> None:
 def test_update_follows_the_branch_and_reports_changed_files(git_repo: GitRepo) -> None:
     make_skill(git_repo.path, "moving", files={"a.txt": "a\n", "b.txt": "b\n"})
     old = git_repo.commit("one")
-    skilldeck.install(git_repo.url)
+    skilldeck.dist.install(git_repo.url)
 
-    assert skilldeck.update(all_skills=True).skills[0].status == "unchanged"
+    assert skilldeck.dist.update(all_skills=True).skills[0].status == "unchanged"
 
     (git_repo.path / "a.txt").write_text("A\n")
     (git_repo.path / "b.txt").unlink()
     (git_repo.path / "c.txt").write_text("c\n")
     new = git_repo.commit("two")
 
-    dry = skilldeck.update(["moving"], dry_run=True)
+    dry = skilldeck.dist.update(["moving"], dry_run=True)
     assert dry.skills[0].status == "would-update"
-    info = skilldeck.list_installed()[0]
+    info = skilldeck.dist.list_installed()[0]
     assert info.commit == old
 
-    result = skilldeck.update(["moving"])
+    result = skilldeck.dist.update(["moving"])
     upd = result.skills[0]
     assert upd.status == "updated" and upd.old_commit == old and upd.new_commit == new
     assert upd.changes.added == ("c.txt",)
     assert upd.changes.removed == ("b.txt",)
     assert upd.changes.modified == ("a.txt",)
-    folder = Path(skilldeck.list_installed()[0].path)
+    folder = Path(skilldeck.dist.list_installed()[0].path)
     assert sorted(p.name for p in folder.iterdir()) == ["SKILL.md", "a.txt", "c.txt"]
-    assert skilldeck.verify().ok
+    assert skilldeck.dist.verify().ok
 
 
 def test_a_skill_pinned_to_a_commit_stays_there(git_repo: GitRepo) -> None:
     make_skill(git_repo.path, "fixed", body="one\n")
     first = git_repo.commit()
-    skilldeck.install(git_repo.url, ref=first)
+    skilldeck.dist.install(git_repo.url, ref=first)
     make_skill(git_repo.path, "fixed", body="two\n")
     git_repo.commit()
-    upd = skilldeck.update(all_skills=True).skills[0]
+    upd = skilldeck.dist.update(all_skills=True).skills[0]
     assert upd.status == "unchanged" and upd.new_commit == first
 
 
 def test_a_source_that_disappeared_fails_its_skills_only(git_repo: GitRepo, tmp_path: Path) -> None:
     make_skill(git_repo.path, "doomed")
     git_repo.commit()
-    skilldeck.install(git_repo.url)
+    skilldeck.dist.install(git_repo.url)
     keeper = make_skill(tmp_path / "keeper", "keeper")
-    skilldeck.install(str(keeper))
+    skilldeck.dist.install(str(keeper))
     os.rename(git_repo.path, tmp_path / "moved")
-    result = skilldeck.update(all_skills=True)
+    result = skilldeck.dist.update(all_skills=True)
     status = {u.name: u.status for u in result.skills}
     assert status == {"doomed": "failed", "keeper": "unchanged"}
     assert not result.ok
-    assert Path(skilldeck.list_installed()[0].path).is_dir()  # the old copy stays
+    assert Path(skilldeck.dist.list_installed()[0].path).is_dir()  # the old copy stays
 
 
 def test_a_git_failure_says_why(tmp_path: Path) -> None:
     # git's last line is boilerplate ("... and the repository exists."); the reason is
     # its first fatal line
     with pytest.raises(skilldeck.InstallError) as info:
-        skilldeck.install((tmp_path / "no-repo-here").as_uri())
+        skilldeck.dist.install((tmp_path / "no-repo-here").as_uri())
     assert "does not appear to be a git repository" in info.value.message
     assert "and the repository exists" not in info.value.message
 
@@ -131,7 +131,7 @@ def test_a_repository_of_another_user_names_git_s_refusal(git_repo: GitRepo) -> 
         for name in [folder, *(os.path.join(folder, f) for f in files)]:
             os.lchown(name, 12345, 12345)
     with pytest.raises(skilldeck.InstallError) as info:
-        skilldeck.install(git_repo.url)
+        skilldeck.dist.install(git_repo.url)
     assert "dubious ownership" in info.value.message
     assert info.value.hint is not None and "a clone or copy you own" in info.value.hint
 
@@ -151,7 +151,7 @@ def test_hooks_in_the_source_never_run(git_repo: GitRepo, tmp_path: Path) -> Non
     (template / "post-checkout").write_text(f"#!/bin/sh\ntouch {marker}\n")
     (template / "post-checkout").chmod(0o755)
     Path.home().joinpath(".gitconfig").write_text(f"[init]\n\ttemplateDir = {template.parent}\n")
-    result = skilldeck.install(git_repo.url)
+    result = skilldeck.dist.install(git_repo.url)
     assert result.names == ("hooked",)
     assert not marker.exists()
 
@@ -169,7 +169,7 @@ def test_hooks_in_the_source_never_run(git_repo: GitRepo, tmp_path: Path) -> Non
 )
 def test_dangerous_sources_are_refused_before_git_runs(source: str) -> None:
     with pytest.raises(skilldeck.InstallError):
-        skilldeck.install(source)
+        skilldeck.dist.install(source)
     assert not Path("/tmp/skilldeck-pwned").exists()
 
 
@@ -177,14 +177,14 @@ def test_a_ref_that_looks_like_an_option_is_refused(git_repo: GitRepo) -> None:
     make_skill(git_repo.path, "opt")
     git_repo.commit()
     with pytest.raises(skilldeck.InstallError):
-        skilldeck.install(git_repo.url, ref="--upload-pack=touch /tmp/x")
+        skilldeck.dist.install(git_repo.url, ref="--upload-pack=touch /tmp/x")
 
 
 def test_parse_source_reads_the_shorthands(tmp_path: Path) -> None:
-    gh = skilldeck.parse_source("acme/skills")
+    gh = skilldeck.dist.parse_source("acme/skills")
     assert gh.kind == "git" and gh.url == "https://github.com/acme/skills.git"
     folder = tmp_path / "plain"
     folder.mkdir()
-    assert skilldeck.parse_source(str(folder)).kind == "local"
-    sub = skilldeck.parse_source(f"{folder}#a/b")
+    assert skilldeck.dist.parse_source(str(folder)).kind == "local"
+    sub = skilldeck.dist.parse_source(f"{folder}#a/b")
     assert sub.subpath == "a/b"

@@ -14,7 +14,7 @@ import skilldeck
 
 
 def _user_config(text: str) -> Path:
-    path = skilldeck.config_path("user")
+    path = skilldeck.config.config_path("user")
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text)
     return path
@@ -32,13 +32,13 @@ def test_installs_lockfile_and_listing_follow_the_configured_folder(tmp_path: Pa
     assert (target / "skills" / "moved-skill" / "SKILL.md").is_file()
     lock = json.loads((target / "skills.lock").read_text())
     assert "moved-skill" in json.dumps(lock)
-    data_dir = Path(skilldeck.config_path("user")).parent.parent / "data"
+    data_dir = Path(skilldeck.config.config_path("user")).parent.parent / "data"
     assert not (data_dir / "skills" / "moved-skill").exists()
     assert not (target / ".staging").exists() or not any((target / ".staging").iterdir())
 
     listed = run_cli("list", "--installed", "--json")
     assert listed.code == 0, listed.err
-    rows = listed.json()["data"]["skills"] if "data" in listed.json() else listed.json()["skills"]
+    rows = listed.json()["data"]["skills"] if "data" in listed.json() else listed.json()["data"]["skills"]
     [row] = [r for r in rows if r["name"] == "moved-skill"]
     assert row["source"] == "installed"
     assert Path(row["path"]).resolve().is_relative_to(target.resolve())
@@ -86,7 +86,7 @@ def test_a_bad_value_is_config_invalid_with_the_line(tmp_path: Path) -> None:
         assert "install.dir" in error["message"] and ":5" in error["message"]
         assert error.get("hint")
         assert "Traceback" not in res.err
-    data_dir = Path(skilldeck.config_path("user")).parent.parent / "data"
+    data_dir = Path(skilldeck.config.config_path("user")).parent.parent / "data"
     assert not (data_dir / "skills" / "x").exists()
 
 
@@ -107,11 +107,11 @@ def test_list_shows_the_agents_of_a_skill_installed_in_the_configured_folder(
 ) -> None:
     _user_config(f'[install]\ndir = "{tmp_path / "installs"}"\nscan = "warn"\n')
     src = make_skill(tmp_path / "src", "placed-skill")
-    skilldeck.install(str(src), agents=["claude-code"])
+    skilldeck.dist.install(str(src), agents=["claude-code"])
     listed = run_cli("list")
     assert listed.code == 0, listed.err
     assert "[agents: claude-code]" in listed.out
-    rows = run_cli("list", "--json").json()["skills"]
+    rows = run_cli("list", "--json").json()["data"]["skills"]
     assert [r["agents"] for r in rows if r["name"] == "placed-skill"] == [["claude-code"]]
 
 

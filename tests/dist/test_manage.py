@@ -19,7 +19,7 @@ def _lockfile() -> Path:
 
 def test_the_lockfile_pins_every_file_by_digest(tmp_path: Path) -> None:
     src = make_skill(tmp_path / "src", "pinned", files={"scripts/x.py": "x = 1\n"})
-    result = skilldeck.install(str(src))
+    result = skilldeck.dist.install(str(src))
     entry = json.loads(_lockfile().read_text())["skills"]["pinned"]
     folder = Path(result.skills[0].path)
     for rel, digest in entry["files"].items():
@@ -31,12 +31,12 @@ def test_the_lockfile_pins_every_file_by_digest(tmp_path: Path) -> None:
 
 def test_verify_names_modified_added_removed_and_stray_files(tmp_path: Path) -> None:
     src = make_skill(tmp_path / "src", "watched", files={"a.txt": "a\n", "b.txt": "b\n"})
-    folder = Path(skilldeck.install(str(src)).skills[0].path)
-    assert skilldeck.verify().ok
+    folder = Path(skilldeck.dist.install(str(src)).skills[0].path)
+    assert skilldeck.dist.verify().ok
     (folder / "a.txt").write_text("tampered\n")
     (folder / "b.txt").unlink()
     (folder / "new.txt").write_text("new\n")
-    report = skilldeck.verify()
+    report = skilldeck.dist.verify()
     check = report.skills[0]
     assert not report.ok and not check.ok
     assert check.changes.modified == ("a.txt",)
@@ -44,98 +44,98 @@ def test_verify_names_modified_added_removed_and_stray_files(tmp_path: Path) -> 
     assert check.changes.added == ("new.txt",)
 
     # update restores the tampered copy from its source
-    upd = skilldeck.update(["watched"]).skills[0]
+    upd = skilldeck.dist.update(["watched"]).skills[0]
     assert upd.status == "updated"
-    assert skilldeck.verify().ok
+    assert skilldeck.dist.verify().ok
 
     (folder / "link").symlink_to("/etc/passwd")
-    check = skilldeck.verify(["watched"]).skills[0]
+    check = skilldeck.dist.verify(["watched"]).skills[0]
     assert not check.ok and "link" in (check.problem or "")
 
 
 def test_verify_reports_a_missing_folder_and_untracked_folders(tmp_path: Path) -> None:
     src = make_skill(tmp_path / "src", "gone")
-    folder = Path(skilldeck.install(str(src)).skills[0].path)
+    folder = Path(skilldeck.dist.install(str(src)).skills[0].path)
     os.rename(folder, folder.parent / "stranger")
-    report = skilldeck.verify()
+    report = skilldeck.dist.verify()
     assert report.skills[0].problem == "folder missing"
     assert report.untracked == ("stranger",)
     with pytest.raises(skilldeck.SkillNotFoundError):
-        skilldeck.verify(["nope"])
+        skilldeck.dist.verify(["nope"])
 
 
 def test_remove_deletes_folder_lock_entry_and_config_table(tmp_path: Path) -> None:
     src = make_skill(tmp_path / "src", "leaving")
     keep = make_skill(tmp_path / "keep", "staying")
-    folder = Path(skilldeck.install(str(src)).skills[0].path)
-    skilldeck.install(str(keep))
+    folder = Path(skilldeck.dist.install(str(src)).skills[0].path)
+    skilldeck.dist.install(str(keep))
     config = Path(os.environ["SKILLDECK_HOME"]) / "config" / "config.toml"
     assert "[installed.leaving]" in config.read_text()
     events: list[object] = []
-    result = skilldeck.remove("leaving", events=events.append)
+    result = skilldeck.dist.remove("leaving", events=events.append)
     assert result.name == "leaving"
     assert not folder.exists()
     assert "leaving" not in json.loads(_lockfile().read_text())["skills"]
     assert "[installed.leaving]" not in config.read_text()
     assert "[installed.staying]" in config.read_text()
     assert [type(e).__name__ for e in events] == ["SkillsRemoved"]
-    assert [i.name for i in skilldeck.list_installed()] == ["staying"]
+    assert [i.name for i in skilldeck.dist.list_installed()] == ["staying"]
     with pytest.raises(skilldeck.SkillNotFoundError) as info:
-        skilldeck.remove("leaving")
+        skilldeck.dist.remove("leaving")
     assert "staying" in (info.value.hint or "")
 
 
 @pytest.mark.parametrize("bad", ["../escape", ".", "..", "a/b", ".staging"])
 def test_remove_refuses_names_that_are_not_one_folder(bad: str) -> None:
     with pytest.raises(skilldeck.SkillNotFoundError):
-        skilldeck.remove(bad)
+        skilldeck.dist.remove(bad)
 
 
 def test_disable_and_enable_survive_an_update(tmp_path: Path) -> None:
     src = make_skill(tmp_path / "src", "toggled", body="one\n")
-    skilldeck.install(str(src))
-    skilldeck.set_skill_enabled("toggled", False)
-    assert not skilldeck.list_installed()[0].enabled
+    skilldeck.dist.install(str(src))
+    skilldeck.dist.set_skill_enabled("toggled", False)
+    assert not skilldeck.dist.list_installed()[0].enabled
     entries = [e for e in skilldeck.Catalog.default().entries() if e.name == "toggled"]
     assert entries and not any(e.visible for e in entries)
     make_skill(src, "toggled", body="two\n")
-    assert skilldeck.update(all_skills=True).skills[0].status == "updated"
-    assert not skilldeck.list_installed()[0].enabled
-    skilldeck.set_skill_enabled("toggled", True)
-    assert skilldeck.list_installed()[0].enabled
+    assert skilldeck.dist.update(all_skills=True).skills[0].status == "updated"
+    assert not skilldeck.dist.list_installed()[0].enabled
+    skilldeck.dist.set_skill_enabled("toggled", True)
+    assert skilldeck.dist.list_installed()[0].enabled
 
 
 def test_update_without_names_updates_everything(tmp_path: Path) -> None:
-    assert skilldeck.update().skills == ()
-    skilldeck.install(str(make_skill(tmp_path / "a", "first")))
-    skilldeck.install(str(make_skill(tmp_path / "b", "second")))
-    assert [u.name for u in skilldeck.update().skills] == ["first", "second"]
+    assert skilldeck.dist.update().skills == ()
+    skilldeck.dist.install(str(make_skill(tmp_path / "a", "first")))
+    skilldeck.dist.install(str(make_skill(tmp_path / "b", "second")))
+    assert [u.name for u in skilldeck.dist.update().skills] == ["first", "second"]
 
 
 def test_update_of_an_unknown_skill_names_the_installed_ones(tmp_path: Path) -> None:
-    skilldeck.install(str(make_skill(tmp_path / "src", "known")))
+    skilldeck.dist.install(str(make_skill(tmp_path / "src", "known")))
     with pytest.raises(skilldeck.SkillNotFoundError) as info:
-        skilldeck.update(["unknown"])
+        skilldeck.dist.update(["unknown"])
     assert "known" in (info.value.hint or "")
 
 
 def test_a_damaged_lockfile_is_a_config_error_and_is_left_alone(tmp_path: Path) -> None:
-    skilldeck.install(str(make_skill(tmp_path / "src", "first")))
+    skilldeck.dist.install(str(make_skill(tmp_path / "src", "first")))
     _lockfile().write_text("{ not json")
     with pytest.raises(skilldeck.ConfigError):
-        skilldeck.install(str(make_skill(tmp_path / "src2", "second")))
+        skilldeck.dist.install(str(make_skill(tmp_path / "src2", "second")))
     with pytest.raises(skilldeck.ConfigError):
-        skilldeck.verify()
+        skilldeck.dist.verify()
     assert _lockfile().read_text() == "{ not json"
 
 
 def test_a_lockfile_entry_pointing_outside_is_refused(tmp_path: Path) -> None:
-    skilldeck.install(str(make_skill(tmp_path / "src", "first")))
+    skilldeck.dist.install(str(make_skill(tmp_path / "src", "first")))
     data = json.loads(_lockfile().read_text())
     data["skills"]["../../evil"] = data["skills"]["first"]
     _lockfile().write_text(json.dumps(data))
     with pytest.raises(skilldeck.ConfigError, match="not a skill name"):
-        skilldeck.update(all_skills=True)
+        skilldeck.dist.update(all_skills=True)
     assert not (tmp_path.parent / "evil").exists()
     assert (Path(os.environ["SKILLDECK_HOME"]) / "data" / "skills" / "first").is_dir()
 
@@ -144,21 +144,21 @@ def test_a_lockfile_entry_pointing_outside_is_refused(tmp_path: Path) -> None:
 
 def test_a_record_in_the_older_plugins_spelling_is_kept_in_step(tmp_path: Path) -> None:
     src = make_skill(tmp_path / "src", "veteran", body="one\n")
-    skilldeck.install(str(src))
+    skilldeck.dist.install(str(src))
     config = Path(os.environ["SKILLDECK_HOME"]) / "config" / "config.toml"
     # a config file written by an older skilldeck: [plugins.<name>]
     config.write_text(config.read_text().replace("[installed.", "[plugins."))
-    assert [i.enabled for i in skilldeck.list_installed()] == [True]
-    skilldeck.set_skill_enabled("veteran", False)
+    assert [i.enabled for i in skilldeck.dist.list_installed()] == [True]
+    skilldeck.dist.set_skill_enabled("veteran", False)
     assert "[plugins.veteran]" in config.read_text()
-    assert [i.enabled for i in skilldeck.list_installed()] == [False]
-    skilldeck.set_skill_enabled("veteran", True)
+    assert [i.enabled for i in skilldeck.dist.list_installed()] == [False]
+    skilldeck.dist.set_skill_enabled("veteran", True)
     config.write_text(config.read_text().replace("enabled = true", "enabled = false"))
     make_skill(src, "veteran", body="two\n")
-    assert skilldeck.update(["veteran"]).skills[0].status == "updated"
+    assert skilldeck.dist.update(["veteran"]).skills[0].status == "updated"
     text = config.read_text()
     assert "[plugins" not in text and "[installed.veteran]" in text
     assert skilldeck.load_config().installed["veteran"]["enabled"] is False
     config.write_text(config.read_text().replace("[installed.", "[plugins."))
-    skilldeck.remove("veteran")
+    skilldeck.dist.remove("veteran")
     assert "veteran" not in config.read_text() and "[plugins" not in config.read_text()

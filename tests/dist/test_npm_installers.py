@@ -122,7 +122,7 @@ def test_skilldeck_placements_are_listed_updated_and_removed_for_npx_skills(
     assert run_cli("remove", "deck-skill", cwd=project).code == 0
     listed = json.loads(_run(tool, "list", "-g", "--json", cwd=project).stdout)
     assert [e for e in listed if e["name"] == "deck-skill"] == []
-    assert skilldeck.list_installed() == ()
+    assert skilldeck.dist.list_installed() == ()
 
 
 def test_copies_are_listed_and_refreshed_too(project: Path, tmp_path: Path) -> None:

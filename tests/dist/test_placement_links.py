@@ -78,24 +78,24 @@ def test_project_links_are_relative_and_survive_a_move(tmp_path: Path) -> None:
     project = tmp_path / "proj"
     (project / ".git").mkdir(parents=True)
     src = make_skill(tmp_path / "src", "rel")
-    skilldeck.install(str(src), scope="project", cwd=project, agents=["claude-code"])
+    skilldeck.dist.install(str(src), scope="project", cwd=project, agents=["claude-code"])
     link = project / ".claude" / "skills" / "rel"
     assert os.readlink(link) == "../../.skilldeck/skills/rel"
     moved = tmp_path / "elsewhere"
     project.rename(moved)
     assert (moved / ".claude" / "skills" / "rel" / "SKILL.md").is_file()
-    assert skilldeck.verify(scope="project", cwd=moved).ok
+    assert skilldeck.dist.verify(scope="project", cwd=moved).ok
 
 
 def test_update_rewrites_an_absolute_project_link_of_an_older_version(tmp_path: Path) -> None:
     project = tmp_path / "proj"
     (project / ".git").mkdir(parents=True)
     src = make_skill(tmp_path / "src", "old-link")
-    skilldeck.install(str(src), scope="project", cwd=project, agents=["claude-code"])
+    skilldeck.dist.install(str(src), scope="project", cwd=project, agents=["claude-code"])
     link = project / ".claude" / "skills" / "old-link"
     link.unlink()
     os.symlink(project / ".skilldeck" / "skills" / "old-link", link)  # as older versions did
-    upd = skilldeck.update(scope="project", cwd=project).skills[0]
+    upd = skilldeck.dist.update(scope="project", cwd=project).skills[0]
     assert upd.repaired == (str(link),)
     assert os.readlink(link) == "../../.skilldeck/skills/old-link"
 
@@ -108,10 +108,10 @@ def test_remove_through_a_link_the_project_now_holds_keeps_the_users_skill(
     project = tmp_path / "proj"
     (project / ".git").mkdir(parents=True)
     src = make_skill(tmp_path / "src", "twin", files={"notes.md": "same\n"})
-    skilldeck.install(str(src), scope="project", cwd=project, agents=["claude-code"], copy=True)
+    skilldeck.dist.install(str(src), scope="project", cwd=project, agents=["claude-code"], copy=True)
     users = Path.home() / ".claude" / "skills" / "twin"
     shutil.copytree(project / ".claude" / "skills" / "twin", users)
-    assert skilldeck.catalog.skill_digest(users) == skilldeck.list_installed(cwd=project)[0].digest
+    assert skilldeck.catalog.skill_digest(users) == skilldeck.dist.list_installed(cwd=project)[0].digest
     shutil.rmtree(project / ".claude")
     (project / ".claude").symlink_to(Path.home() / ".claude")
     got = run_cli("remove", "twin", "--scope", "project", cwd=project)
@@ -148,25 +148,25 @@ def test_remove_leaves_an_identical_copy_it_did_not_place(tmp_path: Path) -> Non
     """The user replaced skilldeck's copy with their own copy of the same files: the
     digest matches, but the folder is not the one skilldeck placed."""
     src = make_skill(tmp_path / "src", "lookalike", files={"a.txt": "a\n"})
-    skilldeck.install(str(src), agents=["cursor"], copy=True)
+    skilldeck.dist.install(str(src), agents=["cursor"], copy=True)
     placed = Path.home() / ".cursor" / "skills" / "lookalike"
     own = placed.with_name("own-copy")
     shutil.copytree(placed, own)  # made while ours exists: another inode
     shutil.rmtree(placed)
     own.rename(placed)
-    result = skilldeck.remove("lookalike")
+    result = skilldeck.dist.remove("lookalike")
     assert result.unplaced == () and "left alone" in result.kept[0]
     assert (placed / "a.txt").read_text() == "a\n"
 
 
 def test_remove_deletes_the_copy_it_placed_and_records_it(tmp_path: Path) -> None:
     src = make_skill(tmp_path / "src", "mine")
-    skilldeck.install(str(src), agents=["cursor"], copy=True)
+    skilldeck.dist.install(str(src), agents=["cursor"], copy=True)
     placed = Path.home() / ".cursor" / "skills" / "mine"
     data = json.loads((Path(os.environ["SKILLDECK_HOME"]) / "data" / "skills.lock").read_text())
     [record] = data["skills"]["mine"]["placements"]
     assert record == {"agent": "cursor", "mode": "copy", "ino": placed.stat().st_ino}
-    assert skilldeck.remove("mine").unplaced == (str(placed),)
+    assert skilldeck.dist.remove("mine").unplaced == (str(placed),)
     assert not placed.exists()
 
 
@@ -276,5 +276,5 @@ def test_an_agent_folder_of_another_user_in_the_project_is_refused(tmp_path: Pat
     _give(project / ".claude", user)
     src = make_skill(tmp_path / "src", "guest")
     with pytest.raises(skilldeck.UnsafeStateError, match="another user"):
-        skilldeck.install(str(src), scope="project", cwd=project, agents=["claude-code"])
+        skilldeck.dist.install(str(src), scope="project", cwd=project, agents=["claude-code"])
     assert list(theirs.iterdir()) == []

@@ -99,7 +99,7 @@ def executor(**config: Any) -> skilldeck.Executor:
     config.setdefault("kill_grace", 0.5)
     config.setdefault("workdir", "skill")
     return skilldeck.Executor(
-        skilldeck.ExecConfig(**config), approvals=skilldeck.MemoryApprovalStore()
+        skilldeck.ExecConfig(**config), approvals=skilldeck.execution.MemoryApprovalStore()
     )
 
 

@@ -50,7 +50,7 @@ def test_a_change_while_the_approver_is_asked_never_runs(make_skill: MakeSkill, 
     ex = executor(sandbox=mode)
     seen: list[str] = []
 
-    def approver(request: skilldeck.ApprovalRequest) -> bool:
+    def approver(request: skilldeck.execution.ApprovalRequest) -> bool:
         seen.append(request.digest)
         # the file changes while the person reads the prompt
         (skill.path / "scripts" / "run.sh").write_text("echo swapped-content\n")
@@ -133,7 +133,7 @@ _HARNESS = textwrap.dedent(
     skill = NS(name="z", path=sys.argv[1], manifest=NS(timeout=1, network=False,
         read_only=True, always_ask=False, modes=None))
     ex = skilldeck.Executor(skilldeck.ExecConfig(sandbox=sys.argv[2], kill_grace=0.3),
-                            approvals=skilldeck.MemoryApprovalStore())
+                            approvals=skilldeck.execution.MemoryApprovalStore())
     for script in ("quick.sh", "slow.sh"):
         try:
             ex.run_script(skill, script, trust="bundled")
@@ -298,13 +298,13 @@ def test_verify_reports_a_hidden_script_planted_in_an_installed_skill(tmp_path: 
         "---\nname: planted\ndescription: A skill for a tamper test. Use in tests.\n---\n\nBody.\n"
     )
     (source / "scripts" / "ok.sh").write_text("echo ok\n")
-    result = skilldeck.install(str(source))
+    result = skilldeck.dist.install(str(source))
     installed = Path(result.skills[0].path)
-    assert skilldeck.verify().ok
+    assert skilldeck.dist.verify().ok
     planted = installed / "scripts" / ".git" / "x.sh"
     planted.parent.mkdir()
     planted.write_text("echo planted\n")
-    (check,) = skilldeck.verify().skills
+    (check,) = skilldeck.dist.verify().skills
     assert not check.ok and "scripts/.git" in (check.problem or "")
     # and it cannot run: it is not part of the skill
     catalog = skilldeck.Catalog.default()

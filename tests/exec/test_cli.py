@@ -267,4 +267,4 @@ def test_sandbox_status_and_doctor_say_what_run_would_do(world: Path) -> None:
     assert out.rstrip().splitlines()[-1].endswith("warning(s)")
     cfg.write_text('[execution]\nsandbox = "strict"\nbwrap = "/nonexistent/bwrap"\n')
     code, out, _ = invoke("doctor", "--format", "json")
-    assert code == 1 and json.loads(out)["execution"]["effective"] == "refuses to run"
+    assert code == 1 and json.loads(out)["data"]["execution"]["effective"] == "refuses to run"

@@ -153,8 +153,8 @@ def test_metacharacter_arguments_arrive_literally(make_skill: MakeSkill, mode: s
     assert not Path("/tmp/pwned").exists()
 
 
-def declared(skill_dir: Path, body: str) -> skilldeck.DeclaredTool:
-    tools, diags = skilldeck.parse_declared_tools(textwrap.dedent(body))
+def declared(skill_dir: Path, body: str) -> skilldeck.format.DeclaredTool:
+    tools, diags = skilldeck.format.parse_declared_tools(textwrap.dedent(body))
     assert tools, [d.format() for d in diags]
     return tools[0]
 
@@ -294,9 +294,9 @@ def test_user_skill_needs_approval_then_runs_until_it_changes(make_skill: MakeSk
     assert info.value.code == "APPROVAL_REQUIRED"
     assert "skilldeck approve demo" in (info.value.hint or "")
 
-    asked: list[skilldeck.ApprovalRequest] = []
+    asked: list[skilldeck.execution.ApprovalRequest] = []
 
-    def approver(request: skilldeck.ApprovalRequest) -> bool:
+    def approver(request: skilldeck.execution.ApprovalRequest) -> bool:
         asked.append(request)
         return True
 
@@ -345,7 +345,7 @@ def test_untrusted_asks_with_a_warning_and_stored_approval_is_a_fallback(
     ex = executor(sandbox="none")
     with pytest.raises(skilldeck.ApprovalRequiredError):
         ex.run_script(skill, "ok.sh", trust="untrusted")
-    seen: list[skilldeck.ApprovalRequest] = []
+    seen: list[skilldeck.execution.ApprovalRequest] = []
     ex.run_script(skill, "ok.sh", trust="untrusted", approver=lambda r: seen.append(r) or True)
     assert seen[0].warning and ex.approvals.get("demo") is None
     ex.approvals.grant("demo", skilldeck.skill_digest(skill.path))
@@ -434,7 +434,7 @@ def test_temp_workdir_is_fresh_and_writable(make_skill: MakeSkill, mode: str) ->
 # ------------------------------------------------------------------ seed 003 examples
 
 
-def seed_skill(name: str, root: Path) -> tuple[FakeSkill, dict[str, skilldeck.DeclaredTool]]:
+def seed_skill(name: str, root: Path) -> tuple[FakeSkill, dict[str, skilldeck.format.DeclaredTool]]:
     target = root / name
     shutil.copytree(SEED / name, target)
     for dirpath, _, files in os.walk(target):
@@ -442,7 +442,7 @@ def seed_skill(name: str, root: Path) -> tuple[FakeSkill, dict[str, skilldeck.De
         for f in files:
             os.chmod(os.path.join(dirpath, f), 0o755)
     parsed = skilldeck.read_skill_md(target / "SKILL.md")
-    tools, _ = skilldeck.parse_declared_tools(parsed.body, body_line=parsed.body_line)
+    tools, _ = skilldeck.format.parse_declared_tools(parsed.body, body_line=parsed.body_line)
     return FakeSkill(name, target, parsed.manifest), {t.name: t for t in tools}
 
 
@@ -466,7 +466,7 @@ def test_seed_git_example_runs_in_a_real_repository(
     skill, tools = seed_skill("git", world / "skills")
     ex = skilldeck.Executor(
         skilldeck.ExecConfig(sandbox=mode, workdir="project"),  # type: ignore[arg-type]
-        approvals=skilldeck.MemoryApprovalStore(),
+        approvals=skilldeck.execution.MemoryApprovalStore(),
         cwd=repo,
     )
     ex.approvals.grant("git", skilldeck.skill_digest(skill.path))
@@ -488,7 +488,7 @@ def test_seed_deploy_example_asks_every_time_and_runs_its_script(world: Path, mo
     tool = tools["deploy_preview"]
     with pytest.raises(skilldeck.ApprovalRequiredError):
         ex.run_tool(skill, tool, {"message": "hi"}, trust="user")
-    requests: list[skilldeck.ApprovalRequest] = []
+    requests: list[skilldeck.execution.ApprovalRequest] = []
     result = ex.run_tool(
         skill,
         tool,
@@ -577,7 +577,9 @@ def test_project_workdir_outside_a_repository_is_the_current_folder(
 ) -> None:
     skill = make_skill(scripts={"w.sh": "pwd\n"})
     ex = skilldeck.Executor(
-        skilldeck.ExecConfig(sandbox=mode), approvals=skilldeck.MemoryApprovalStore(), cwd=world
+        skilldeck.ExecConfig(sandbox=mode),
+        approvals=skilldeck.execution.MemoryApprovalStore(),
+        cwd=world,
     )
     result = ex.run_script(skill, "w.sh", trust="bundled")
     assert result.output.strip() == str(world.resolve())
@@ -589,7 +591,7 @@ def test_project_workdir_in_the_home_folder_stays_hidden(make_skill: MakeSkill) 
     skill = make_skill(scripts={"w.sh": "pwd\n"})
     ex = skilldeck.Executor(
         skilldeck.ExecConfig(sandbox="strict"),
-        approvals=skilldeck.MemoryApprovalStore(),
+        approvals=skilldeck.execution.MemoryApprovalStore(),
         cwd=Path.home(),
     )
     result = ex.run_script(skill, "w.sh", trust="bundled")
@@ -634,7 +636,7 @@ import sys
 import skilldeck
 skill = skilldeck.Catalog.from_roots([sys.argv[1]]).load("demo")
 config = skilldeck.ExecConfig(sandbox="none", workdir="skill", kill_grace=0.5)
-executor = skilldeck.Executor(config, approvals=skilldeck.MemoryApprovalStore())
+executor = skilldeck.Executor(config, approvals=skilldeck.execution.MemoryApprovalStore())
 result = executor.run_script(skill, "ok.sh", trust="bundled", approver=lambda request: True)
 print(result.output.strip(), result.isolation["helper"])
 """
@@ -702,7 +704,7 @@ def test_status_says_what_a_python_left_as_root_can_touch_without_bubblewrap(
     assert finding.hint is not None and "[execution.interpreters]" in finding.hint
     # and it is true: such a script changes a root-only file
     skill = make_skill(scripts={"w.py": f"open({str(owned)!r}, 'w').write('changed')\n"})
-    ex = skilldeck.Executor(cfg, approvals=skilldeck.MemoryApprovalStore())
+    ex = skilldeck.Executor(cfg, approvals=skilldeck.execution.MemoryApprovalStore())
     result = ex.run_script(skill, "w.py", trust="bundled")
     assert result.isolation["user"].startswith("0 "), result.isolation
     assert owned.read_text() == "changed"

@@ -113,7 +113,7 @@ import skilldeck
 skill = SimpleNamespace(name="flood", path=sys.argv[1], manifest=SimpleNamespace(
     timeout=120, network=False, read_only=True, always_ask=False, modes=None))
 ex = skilldeck.Executor(skilldeck.ExecConfig(sandbox=sys.argv[2]),
-                        approvals=skilldeck.MemoryApprovalStore())
+                        approvals=skilldeck.execution.MemoryApprovalStore())
 before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 r = ex.run_script(skill, "flood.sh", trust="bundled")
 after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -203,7 +203,7 @@ def test_fork_bomb_is_contained(make_skill: MakeSkill, mode: str) -> None:
             executor(
                 sandbox=mode,
                 kill_grace=0.5,
-                limits=skilldeck.Limits(processes=64),
+                limits=skilldeck.execution.Limits(processes=64),
                 run_as=(uid, uid),
             ).run_script(skill, name, trust="bundled")
     finally:
@@ -230,7 +230,7 @@ def test_cpu_and_file_size_limits(make_skill: MakeSkill, mode: str) -> None:
             "spin.sh": "while :; do :; done\n",
         }
     )
-    limits = skilldeck.Limits(file_size_bytes=1000000, cpu_seconds=1)
+    limits = skilldeck.execution.Limits(file_size_bytes=1000000, cpu_seconds=1)
     ex = executor(sandbox=mode, limits=limits)
     out = ex.run_script(skill, "big.sh", trust="bundled").output
     assert "rc=0" not in out
@@ -404,7 +404,7 @@ from types import SimpleNamespace
 import skilldeck
 skill = SimpleNamespace(name="snoop", path=sys.argv[1], manifest=None)
 config = skilldeck.ExecConfig(sandbox="none", workdir="skill", kill_grace=0.5)
-ex = skilldeck.Executor(config, approvals=skilldeck.MemoryApprovalStore())
+ex = skilldeck.Executor(config, approvals=skilldeck.execution.MemoryApprovalStore())
 result = ex.run_script(skill, "snoop.py", trust="bundled", approver=lambda request: True)
 print(result.output.strip())
 """

@@ -8,13 +8,14 @@ from typing import Any
 import pytest
 
 import skilldeck
-from skilldeck import coerce_cli_arguments, parse_declared_tools, render_command
+from skilldeck.execution import coerce_cli_arguments, render_command
+from skilldeck.format import parse_declared_tools
 
 SEED = Path(__file__).parent / "fixtures" / "seed003"
 TABLE = "| Name | Type | Required | Description |\n|---|---|---|---|\n"
 
 
-def tool(command: str, *rows: str) -> skilldeck.DeclaredTool:
+def tool(command: str, *rows: str) -> skilldeck.format.DeclaredTool:
     params = TABLE + "\n".join(rows) if rows else "None."
     body = f"### t\n\nx\n\n#### Parameters\n\n{params}\n\n#### Command\n\n```bash\n{command}\n```\n"
     tools, diags = parse_declared_tools(body)
@@ -22,7 +23,7 @@ def tool(command: str, *rows: str) -> skilldeck.DeclaredTool:
     return tools[0]
 
 
-def seed_tool(skill: str, name: str) -> skilldeck.DeclaredTool:
+def seed_tool(skill: str, name: str) -> skilldeck.format.DeclaredTool:
     parsed = skilldeck.read_skill_md(SEED / skill / "SKILL.md")
     tools, _ = parse_declared_tools(parsed.body)
     return next(t for t in tools if t.name == name)

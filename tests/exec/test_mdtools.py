@@ -8,12 +8,14 @@ from pathlib import Path
 import pytest
 
 import skilldeck
-from skilldeck import ParamType, parse_declared_tools
+from skilldeck.format import ParamType, parse_declared_tools
 
 SEED = Path(__file__).parent / "fixtures" / "seed003"
 
 
-def tools_of(body: str, **kw: object) -> tuple[tuple[skilldeck.DeclaredTool, ...], list[str]]:
+def tools_of(
+    body: str, **kw: object
+) -> tuple[tuple[skilldeck.format.DeclaredTool, ...], list[str]]:
     tools, diags = parse_declared_tools(textwrap.dedent(body), **kw)  # type: ignore[arg-type]
     return tools, [d.code for d in diags]
 

@@ -15,11 +15,11 @@ from skilldeck.config import dirs
 
 
 def test_file_approval_store_roundtrip(tmp_path: Path) -> None:
-    store = skilldeck.FileApprovalStore(tmp_path / "a" / "approvals.json")
+    store = skilldeck.execution.FileApprovalStore(tmp_path / "a" / "approvals.json")
     assert store.get("x") is None and store.list() == []
     store.grant("x", "sha256:1", trust="user", path="/p")
     store.grant("y", "sha256:2")
-    assert store.get("x") == skilldeck.Approval(
+    assert store.get("x") == skilldeck.execution.Approval(
         "x",
         "sha256:1",
         "user",
@@ -35,7 +35,7 @@ def test_file_approval_store_roundtrip(tmp_path: Path) -> None:
 
 
 def test_default_store_lives_in_the_data_folder() -> None:
-    store = skilldeck.FileApprovalStore()
+    store = skilldeck.execution.FileApprovalStore()
     store.grant("x", "sha256:1")
     assert store.path == dirs().data / "approvals.json"
     assert store.path.is_file()
@@ -45,7 +45,7 @@ def test_damaged_store_is_a_config_error(tmp_path: Path) -> None:
     path = tmp_path / "approvals.json"
     path.write_text("{nope")
     with pytest.raises(skilldeck.ConfigError) as info:
-        skilldeck.FileApprovalStore(path).get("x")
+        skilldeck.execution.FileApprovalStore(path).get("x")
     assert info.value.hint
 
 
@@ -70,13 +70,13 @@ class M:
 def test_skill_visible_in_mode(
     modes: tuple[str, ...] | None, current: object, visible: bool
 ) -> None:
-    assert skilldeck.skill_visible_in_mode(M(modes), current) is visible  # type: ignore[arg-type]
+    assert skilldeck.execution.skill_visible_in_mode(M(modes), current) is visible  # type: ignore[arg-type]
 
 
 def test_modes_from_a_real_manifest() -> None:
     parsed = skilldeck.parse_skill_md("---\nname: d\ndescription: x\nmodes: [Dev]\n---\nbody\n")
-    assert skilldeck.skill_visible_in_mode(parsed.manifest, "Dev")
-    assert not skilldeck.skill_visible_in_mode(parsed.manifest, "Meeting")
+    assert skilldeck.execution.skill_visible_in_mode(parsed.manifest, "Dev")
+    assert not skilldeck.execution.skill_visible_in_mode(parsed.manifest, "Meeting")
 
 
 def test_exec_config_from_table_and_errors() -> None:

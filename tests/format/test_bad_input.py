@@ -173,7 +173,7 @@ def test_cli_never_prints_a_traceback(bad_tree: dict[str, Path]) -> None:
         assert "Traceback" not in result.stderr, result.stderr
         assert result.returncode == 1, (args, result.stderr)
         if "json" in args:
-            data = json.loads(result.stdout)
+            data = json.loads(result.stdout)["data"]
             assert data["summary"]["skills"] == len(bad_tree)
 
 
@@ -207,7 +207,7 @@ def test_hostile_paths_to_the_library_are_coded_errors(path: str) -> None:
     else:
         assert skilldeck.Catalog.from_roots([path]).list() == []
     with pytest.raises(skilldeck.InstallError):
-        skilldeck.install(path)
+        skilldeck.dist.install(path)
 
 
 def test_a_tab_indented_frontmatter_says_tabs(tmp_path: Path) -> None:

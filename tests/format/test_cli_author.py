@@ -79,7 +79,7 @@ def skill(root: Path, name: str, text: str | None = None) -> Path:
 
 
 def as_json(result: Result) -> dict[str, Any]:
-    data: dict[str, Any] = json.loads(result.stdout)
+    data: dict[str, Any] = json.loads(result.stdout)["data"]
     jsonschema.validate(data, OUTPUT_SCHEMA)
     return data
 
@@ -238,7 +238,7 @@ def test_show_text_and_json(tmp_path: Path) -> None:
     assert "name:" in result.stdout and "log-reader" in result.stdout
     assert "allowed-tools:" in result.stdout and "Bash(grep:*)" in result.stdout
     assert "scripts/tail.py" in result.stdout
-    data = json.loads(run("show", "--format", "json", str(folder / "SKILL.md")).stdout)
+    data = json.loads(run("show", "--format", "json", str(folder / "SKILL.md")).stdout)["data"]
     assert data["path"] == str(folder)
     assert data["name"] == "log-reader"
     assert data["valid"] is True
@@ -263,7 +263,7 @@ def test_show_lists_the_files_a_skill_serves(tmp_path: Path) -> None:
     (folder / "passwd").symlink_to("/etc/passwd")
     (folder / "gone").symlink_to("nowhere")
     os.mkfifo(folder / "pipe")
-    data = json.loads(run("show", "--format", "json", str(folder)).stdout)
+    data = json.loads(run("show", "--format", "json", str(folder)).stdout)["data"]
     assert data["files"] == ["scripts/tail.py"]
     assert "pyc" not in run("show", str(folder)).stdout
 
@@ -272,7 +272,7 @@ def test_show_invalid_skill_exit_1_with_diagnostics(tmp_path: Path) -> None:
     folder = skill(tmp_path, "x", "---\nname: x\n---\n")
     result = run("show", "--format", "json", str(folder))
     assert result.exit_code == 1
-    data = json.loads(result.stdout)
+    data = json.loads(result.stdout)["data"]
     assert data["manifest"] is None
     assert data["diagnostics"][0]["code"] == "SK206"
 
@@ -334,7 +334,7 @@ def test_new_defaults_to_the_projects_agents_folder_which_list_reads(tmp_path: P
     assert result.exit_code == 0
     assert Path(".agents/skills/here-skill/SKILL.md").is_file()
     assert "note:" not in result.stdout
-    listed = json.loads(run("list", "--format", "json").stdout)
+    listed = json.loads(run("list", "--format", "json").stdout)["data"]
     assert "here-skill" in [s["name"] for s in listed["skills"]]
     project = tmp_path / "proj"
     (project / ".git").mkdir(parents=True)
@@ -384,7 +384,7 @@ def test_help_texts() -> None:
 def test_show_a_skill_with_a_nested_skill(tmp_path: Path) -> None:
     outer = skill(tmp_path, "outer-skill")
     skill(outer / "examples", "inner-skill")
-    data = json.loads(run("show", "--format", "json", str(outer)).stdout)
+    data = json.loads(run("show", "--format", "json", str(outer)).stdout)["data"]
     assert data["name"] == "outer-skill"
     validated = as_json(run("validate", "--format", "json", str(outer)))
     assert validated["summary"]["skills"] == 2

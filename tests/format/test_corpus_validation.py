@@ -53,7 +53,7 @@ def test_lint_over_the_corpus_via_the_cli(corpus: Path, corpus_skills: list[Path
     )
     assert "Traceback" not in result.stderr
     assert result.returncode == 1  # some corpus skills have errors
-    data = json.loads(result.stdout)
+    data = json.loads(result.stdout)["data"]
     assert data["summary"]["skills"] == len(corpus_skills)
     codes = collections.Counter(d["code"] for s in data["skills"] for d in s["diagnostics"])
     assert codes["SK304"] > 0 and codes["SK309"] > 0 and codes["SK306"] > 0

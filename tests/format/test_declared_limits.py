@@ -68,7 +68,7 @@ def test_the_executor_refuses_what_lint_flags(tmp_path: Path) -> None:
     folder = _skill(tmp_path, "./other/run.sh")
     report = skilldeck.validate_skill(folder)
     skill = SimpleNamespace(name="demo", path=folder, manifest=report.manifest)
-    tools, _ = skilldeck.parse_declared_tools(report.body or "")
+    tools, _ = skilldeck.format.parse_declared_tools(report.body or "")
     executor = skilldeck.Executor(skilldeck.ExecConfig(sandbox="none"))
     with pytest.raises(skilldeck.PathNotAllowedError, match="only files under scripts/"):
         executor.run_tool(skill, tools[0], {}, trust="bundled")

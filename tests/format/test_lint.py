@@ -111,10 +111,10 @@ def test_sk302_body_over_about_5000_tokens(tmp_path: Path) -> None:
 
 
 def test_estimate_tokens() -> None:
-    assert skilldeck.estimate_tokens("") == 0
-    assert skilldeck.estimate_tokens("abcd") == 1
-    assert skilldeck.estimate_tokens("abcde") == 2
-    assert skilldeck.estimate_tokens("x" * 20_000) == 5_000
+    assert skilldeck.format.estimate_tokens("") == 0
+    assert skilldeck.format.estimate_tokens("abcd") == 1
+    assert skilldeck.format.estimate_tokens("abcde") == 2
+    assert skilldeck.format.estimate_tokens("x" * 20_000) == 5_000
 
 
 # --- description -------------------------------------------------------------------

@@ -86,8 +86,8 @@ def skill_md_like(draw: st.DrawFn) -> str:
     return prefix + "---" + newline + newline.join(lines) + newline + close + newline + body
 
 
-def _check(parsed: skilldeck.ParsedSkillMd) -> None:
-    assert isinstance(parsed, skilldeck.ParsedSkillMd)
+def _check(parsed: skilldeck.format.ParsedSkillMd) -> None:
+    assert isinstance(parsed, skilldeck.format.ParsedSkillMd)
     assert isinstance(parsed.body, str)
     assert parsed.body_line >= 1
     for diag in parsed.diagnostics:

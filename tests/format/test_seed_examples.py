@@ -321,12 +321,12 @@ EXAMPLES = {
 }
 
 
-def _parse(key: str, mode: str = "lenient") -> skilldeck.ParsedSkillMd:
+def _parse(key: str, mode: str = "lenient") -> skilldeck.format.ParsedSkillMd:
     ex = EXAMPLES[key]
     return skilldeck.parse_skill_md(ex.text, folder_name=ex.folder, mode=mode)  # type: ignore[arg-type]
 
 
-def _codes(parsed: skilldeck.ParsedSkillMd | skilldeck.ValidationReport) -> set[str]:
+def _codes(parsed: skilldeck.format.ParsedSkillMd | skilldeck.ValidationReport) -> set[str]:
     return {d.code for d in parsed.diagnostics}
 
 

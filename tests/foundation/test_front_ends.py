@@ -108,7 +108,7 @@ def test_every_consumer_sees_the_same_file_set(tmp_path: Path) -> None:
     catalog = skilldeck.Catalog.from_roots([root])
     digest_set = set(skill_file_digests(skill))
     index_set = {*catalog.files("tricky", index="all"), "SKILL.md"}
-    result = skilldeck.install(str(skill))
+    result = skilldeck.dist.install(str(skill))
     copy = Path(result.skills[0].path)
     install_set = {p.relative_to(copy).as_posix() for p in copy.rglob("*") if p.is_file()}
     scanned = skilldeck.scan_skill(skill)

@@ -289,7 +289,7 @@ def test_install_writes_inline_and_copies_refs(tmp_path: Path) -> None:
     sink = ListSink()
     section = SkillsSection(skills=[skill()], skill_refs=[SkillRef(src)])
     home = tmp_path / "home"
-    target = skilldeck.export_target("claude", home=home)
+    target = skilldeck.dist.export_target("claude", home=home)
     paths = section.install_skills(skills_dir=target, events=sink)
     assert paths == (target / "code-review", target / "security-review")
     assert sorted(p.name for p in (target / "code-review").iterdir()) == ["SKILL.md"]
@@ -298,8 +298,8 @@ def test_install_writes_inline_and_copies_refs(tmp_path: Path) -> None:
     assert not os.access(copied / "data.json", os.X_OK)
     assert not (copied / "alias.json").is_symlink()
     assert (copied / "alias.json").read_text() == "{}"
-    (event,) = sink.of(skilldeck.InlineSkillsInstalled)
-    assert isinstance(event, skilldeck.SkillsInstalled)
+    (event,) = sink.of(skilldeck.events.InlineSkillsInstalled)
+    assert isinstance(event, skilldeck.events.SkillsInstalled)
     assert event.inline_skills == ("code-review",)
     assert event.referenced_skills == ("security-review",)
     assert event.skills == ("code-review", "security-review")
@@ -359,7 +359,7 @@ def test_a_link_leaving_a_ref_is_reported_as_install_reports_it(
     with caplog.at_level("WARNING", logger="skilldeck"):
         SkillsSection(skill_refs=[SkillRef(src)]).install_skills(skills_dir=target, events=sink)
     assert not (target / "linky" / "notes.txt").exists()
-    (event,) = sink.of(skilldeck.InlineSkillsInstalled)
+    (event,) = sink.of(skilldeck.events.InlineSkillsInstalled)
     [problem] = event.warnings
     assert (problem.code, problem.severity.value) == ("SK514", "warning")
     assert "notes.txt" in str(problem.path)

@@ -142,14 +142,14 @@ def test_story_1_native_installation(tmp_path: Path) -> None:
     section = SkillsSection(skills=[CODE_REVIEW, REFACTORING])
     assert section.native_skills == (CODE_REVIEW, REFACTORING)
     home = tmp_path / "ephemeral-home"
-    skills_dir = skilldeck.export_target("claude", home=home)
+    skills_dir = skilldeck.dist.export_target("claude", home=home)
     assert skills_dir == home / ".claude" / "skills"
     sink = ListSink()
     section.install_skills(skills_dir=skills_dir, events=sink)
     assert names_in(skills_dir) == ["code-review", "refactoring"]
     for name in ("code-review", "refactoring"):
         assert skilldeck.validate_skill(skills_dir / name, strict=True).valid
-    (installed,) = sink.of(skilldeck.InlineSkillsInstalled)
+    (installed,) = sink.of(skilldeck.events.InlineSkillsInstalled)
     assert installed.inline_skills == ("code-review", "refactoring")
     # the agent then discovers them from its home: metadata -> body on demand
     runtime = skilldeck.SkillRuntime.from_roots([skills_dir], sinks=[sink])
@@ -215,7 +215,7 @@ def test_story_3_mixed_native_and_prompt(tmp_path: Path) -> None:
     section = SkillsSection(skills=[architecture, testing])
     assert section.native_skills == (architecture,)
     assert section.prompt_skills == (testing,)
-    skills_dir = skilldeck.export_target("claude", home=tmp_path / "home")
+    skills_dir = skilldeck.dist.export_target("claude", home=tmp_path / "home")
     section.install_skills(skills_dir=skills_dir)
     assert names_in(skills_dir) == ["architecture"]
     runtime = section.runtime()
@@ -252,7 +252,7 @@ def test_story_4_filesystem_skills(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     ]
     section = SkillsSection(skill_refs=refs)
     home = tmp_path / "home"
-    skills_dir = skilldeck.export_target("claude", home=home)
+    skills_dir = skilldeck.dist.export_target("claude", home=home)
     section.install_skills(skills_dir=skills_dir)
     assert names_in(skills_dir) == ["code-style", "security-review"]
     copied = skills_dir / "security-review"
@@ -293,11 +293,11 @@ def test_story_5_mixed_inline_and_filesystem(tmp_path: Path) -> None:
     assert [r.name for r in section.referenced_skills] == ["documentation"]
     assert section.native_skills == (naming,)
     sink = ListSink()
-    skills_dir = skilldeck.export_target("claude", home=tmp_path / "home")
+    skills_dir = skilldeck.dist.export_target("claude", home=tmp_path / "home")
     section.install_skills(skills_dir=skills_dir, events=sink)
     assert names_in(skills_dir) == ["documentation", "naming"]
     assert (skills_dir / "documentation" / "references" / "style.md").is_file()
-    (event,) = sink.of(skilldeck.InlineSkillsInstalled)
+    (event,) = sink.of(skilldeck.events.InlineSkillsInstalled)
     assert (event.inline_skills, event.referenced_skills) == (("naming",), ("documentation",))
     # in skilldeck's own runtime all three are one catalog, each from the inline source
     runtime = section.runtime()
@@ -348,7 +348,7 @@ def test_story_6_conditional_enablement(tmp_path: Path, monkeypatch: pytest.Monk
     )
     params = ReviewParams(language="python")
     assert [s.name for s in section.active(params)] == ["python-review"]
-    skills_dir = skilldeck.export_target("claude", home=tmp_path / "home")
+    skills_dir = skilldeck.dist.export_target("claude", home=tmp_path / "home")
     section.install_skills(skills_dir=skills_dir, params=params)
     assert names_in(skills_dir) == ["python-review"]
     monkeypatch.setenv("SECURITY_REVIEW", "1")

@@ -73,7 +73,7 @@ def test_limit_and_order_by_relevance(tmp_path: Path) -> None:
     metas = catalog(tmp_path).list()
     assert [m.name for m in metas] == ["csv-profile", "greeter", "pdf-tools", "weather"]
     assert len(skilldeck.suggest("hello pdf csv weather", metas, limit=2)) == 2
-    ordered = skilldeck.order_by_relevance("extract the pdf", metas)
+    ordered = skilldeck.search.order_by_relevance("extract the pdf", metas)
     assert ordered[0].name == "pdf-tools"
     assert sorted(m.name for m in ordered) == sorted(m.name for m in metas)
     # with a budget that fits one skill, the relevant one survives

@@ -252,7 +252,8 @@ def test_confirmation_and_session_approval(make_runtime: Callable[..., Any], hos
 
 
 def test_a_declared_tool_runs_for_real(make_runtime: Callable[..., Any]) -> None:
-    from skilldeck import Executor, MemoryApprovalStore
+    from skilldeck import Executor
+    from skilldeck.execution import MemoryApprovalStore
 
     executor = Executor(approvals=MemoryApprovalStore(), approver=lambda request: True)
     runtime, _ = make_runtime(executor=executor)

@@ -317,7 +317,8 @@ def test_without_deferred_approvals_the_model_sees_the_envelope(
 
 
 def test_a_declared_tool_runs_with_the_hosts_approval(make_runtime: Callable[..., Any]) -> None:
-    from skilldeck import Executor, MemoryApprovalStore
+    from skilldeck import Executor
+    from skilldeck.execution import MemoryApprovalStore
 
     asked: list[Any] = []
 
@@ -347,7 +348,8 @@ def test_a_declared_tool_runs_with_the_hosts_approval(make_runtime: Callable[...
 def test_without_an_approver_the_model_sees_approval_required(
     make_runtime: Callable[..., Any],
 ) -> None:
-    from skilldeck import Executor, MemoryApprovalStore
+    from skilldeck import Executor
+    from skilldeck.execution import MemoryApprovalStore
 
     runtime, _ = make_runtime(executor=Executor(approvals=MemoryApprovalStore()))
     script = Script(

@@ -37,7 +37,9 @@ async def test_serve_root_keeps_disabled_skills_out(tmp_path: Path, h: Any) -> N
         text=True,
         check=True,
     )
-    enabled = {s["name"] for s in json.loads(listed.stdout)["skills"] if s["status"] == "enabled"}
+    enabled = {
+        s["name"] for s in json.loads(listed.stdout)["data"]["skills"] if s["status"] == "enabled"
+    }
     assert enabled == {"kept"}
 
     params = StdioServerParameters(

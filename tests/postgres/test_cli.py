@@ -38,10 +38,10 @@ def test_init_tenant_publish_list_load_read(empty_url: str, tmp_path: Path) -> N
     assert again.returncode == 1 and "exists already" in again.stderr
     folder = make_skill(tmp_path, "csv-tools", files={"references/a.md": "alpha\n"})
     out = sk("publish", str(folder), "--store", empty_url, "--tenant", "acme", "--json").stdout
-    published = json.loads(out)["published"][0]
+    published = json.loads(out)["data"]["published"][0]
     assert published["created"] and published["name"] == "csv-tools"
     env = {"SKILLDECK_STORE": empty_url, "SKILLDECK_TENANT": "acme"}
-    listed = json.loads(sk("list", "--format", "json", env=env).stdout)
+    listed = json.loads(sk("list", "--format", "json", env=env).stdout)["data"]
     names = [s["name"] for s in (listed["skills"] if isinstance(listed, dict) else listed)]
     assert names == ["csv-tools"]
     assert "Do the thing." in sk("load", "csv-tools", env=env).stdout
@@ -131,7 +131,7 @@ def test_show_a_stored_skill(store_url: str, tmp_path: Path) -> None:
     folder = make_skill(tmp_path, "shown", files={"references/x.md": "x\n"})
     sk("publish", str(folder), "--store", store_url, "--tenant", "acme")
     args = ["--store", store_url, "--tenant", "acme"]
-    data = json.loads(sk("show", "shown", "--format", "json", *args).stdout)
+    data = json.loads(sk("show", "shown", "--format", "json", *args).stdout)["data"]
     assert data["manifest"]["name"] == "shown" and data["files"] == ["references/x.md"]
     assert not Path(data["path"]).exists()  # the private copy is gone afterwards
     missing = sk("show", "nope", *args, check=False)
@@ -158,7 +158,7 @@ def test_store_from_the_user_config_only(store_url: str, tmp_path: Path) -> None
         timeout=120,
     )
     assert "configured" not in listed.stdout  # a project file cannot choose the store
-    user = Path(skilldeck.config_path("user"))
+    user = Path(skilldeck.config.config_path("user"))
     user.parent.mkdir(parents=True, exist_ok=True)
     user.write_text(f'[store]\nurl = "{store_url}"\ntenant = "acme"\n')
     assert "configured" in sk("list").stdout

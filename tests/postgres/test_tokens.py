@@ -88,8 +88,8 @@ def test_tokens_on_the_command_line(store_url: str, tmp_path: Path) -> None:
         sk(
             "tenant", "token", "create", "acme", "--label", "laptop", "--json", "--store", store_url
         ).stdout
-    )
-    assert made["ok"] and made["token"].startswith("sdk_") and made["label"] == "laptop"
+    )["data"]
+    assert made["token"].startswith("sdk_") and made["label"] == "laptop"
     listed = sk("tenant", "token", "list", "acme", "--store", store_url).stdout
     assert "laptop" in listed and first not in listed and made["token"] not in listed
     out = sk("tenant", "token", "revoke", "acme", first, "--store", store_url)
@@ -99,10 +99,12 @@ def test_tokens_on_the_command_line(store_url: str, tmp_path: Path) -> None:
         sk(
             "tenant", "token", "rotate", "acme", str(made["id"]), "--json", "--store", store_url
         ).stdout
-    )
+    )["data"]
     assert rotated["revoked"] == [made["id"]] and rotated["label"] == "laptop"
     PostgresStore(store_url, "acme").publish(make_skill(tmp_path, "one"))
-    tenants = json.loads(sk("tenant", "list", "--json", "--store", store_url).stdout)["tenants"]
+    tenants = json.loads(sk("tenant", "list", "--json", "--store", store_url).stdout)["data"][
+        "tenants"
+    ]
     assert [(t["tenant"], t["tokens"], t["skills"]) for t in tenants] == [("acme", 1, 1)]
     for args in (
         ("tenant", "token", "revoke", "acme", "latest"),
@@ -152,14 +154,18 @@ def test_the_store_wide_audit_reader(store_url: str, tmp_path: Path) -> None:
     text = sk("audit", *args, "--limit", "5")
     assert len(text.stdout.splitlines()) == 5 and "more rows: add --after" in text.stderr
     assert "acme" in text.stdout and "skill_published" in text.stdout
-    data = json.loads(sk("audit", *args, "--json", "--limit", "5").stdout)
+    data = json.loads(sk("audit", *args, "--json", "--limit", "5").stdout)["data"]
     assert data["next_after"] == data["rows"][-1]["id"]
-    rest = json.loads(sk("audit", *args, "--json", "--after", str(data["next_after"])).stdout)
+    rest = json.loads(sk("audit", *args, "--json", "--after", str(data["next_after"])).stdout)[
+        "data"
+    ]
     assert [r["id"] for r in data["rows"] + rest["rows"]] == [r.id for r in everything]
     assert rest["next_after"] is None
-    one = json.loads(sk("audit", *args, "--tenant", "acme", "--json", "--since", "1h").stdout)
+    one = json.loads(sk("audit", *args, "--tenant", "acme", "--json", "--since", "1h").stdout)[
+        "data"
+    ]
     assert {r["tenant"] for r in one["rows"]} == {"acme"} and len(one["rows"]) == 4
-    later = json.loads(sk("audit", *args, "--json", "--since", "2999-01-01").stdout)
+    later = json.loads(sk("audit", *args, "--json", "--since", "2999-01-01").stdout)["data"]
     assert later["rows"] == []
     for bad in (("--since", "yesterday"), ("--limit", "0"), ("--after", "-3"), ("--tenant", "A B")):
         got = sk("audit", *args, *bad, check=False)

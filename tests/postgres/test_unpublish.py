@@ -95,9 +95,9 @@ def test_unpublish_on_the_command_line(store_url: str, tmp_path: Path) -> None:
     sk("tenant", "create", "acme", "--store", store_url)
     args = ["--store", store_url, "--tenant", "acme"]
     folder = make_skill(tmp_path, "runner", files={"scripts/hi.py": "print('v1')\n"})
-    first = json.loads(sk("publish", str(folder), *args, "--json").stdout)["published"][0]
+    first = json.loads(sk("publish", str(folder), *args, "--json").stdout)["data"]["published"][0]
     (folder / "scripts/hi.py").write_text("print('v2')\n")
-    second = json.loads(sk("publish", str(folder), *args, "--json").stdout)["published"][0]
+    second = json.loads(sk("publish", str(folder), *args, "--json").stdout)["data"]["published"][0]
     assert "v2" in sk("run", "runner", "scripts/hi.py", "--yes", *args).stdout  # approved
     assert "v2" in sk("run", "runner", "scripts/hi.py", *args).stdout  # no question
 
@@ -109,8 +109,8 @@ def test_unpublish_on_the_command_line(store_url: str, tmp_path: Path) -> None:
     assert refused.returncode == 1 and "APPROVAL_REQUIRED" in refused.stderr
     assert "v1" in sk("run", "runner", "scripts/hi.py", "--yes", *args).stdout
 
-    data = json.loads(sk("unpublish", f"runner@{first['digest']}", *args, "--json").stdout)
-    assert data["ok"] and data["current"] is None and data["version"] == first["version"]
+    data = json.loads(sk("unpublish", f"runner@{first['digest']}", *args, "--json").stdout)["data"]
+    assert data["current"] is None and data["version"] == first["version"]
     for bad in ("runner@", "runner@latest", "@3", "runner@sha256:zz"):
         got = sk("unpublish", bad, *args, check=False)
         assert got.returncode == 2 and "Traceback" not in got.stderr, bad

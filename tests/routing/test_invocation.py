@@ -141,13 +141,13 @@ def test_metadata_carries_the_controls_through_the_cache(tmp_path: Path) -> None
     ],
 )
 def test_substitution(body: str, arguments: str, names: tuple[str, ...], expected: str) -> None:
-    got = skilldeck.substitute_arguments(body, arguments, names=names, skill_dir="/skills/s")
+    got = skilldeck.tools.substitute_arguments(body, arguments, names=names, skill_dir="/skills/s")
     assert got == expected
 
 
 def test_substitution_does_not_rescan_values() -> None:
     # an argument holding '$1' is inserted as text, never substituted again
-    assert skilldeck.substitute_arguments("$0 and $1", ["$1", "b"]) == "$1 and b"
+    assert skilldeck.tools.substitute_arguments("$0 and $1", ["$1", "b"]) == "$1 and b"
 
 
 def test_context_fork_runs_in_a_child_session(tmp_path: Path) -> None:

@@ -88,8 +88,8 @@ def test_free_functions_and_adapters(root: Path) -> None:
     assert SECRET in {m.name for m in metas}  # the catalog (the host's view) has it
     assert SECRET not in skilldeck.render_skills(metas)
     assert all(s.name != SECRET for s in skilldeck.suggest("please deploy", metas, limit=None))
-    assert all(m.name != SECRET for m in skilldeck.order_by_relevance("deploy", metas))
-    assert SECRET not in skilldeck.render_compact_manifest(metas)
+    assert all(m.name != SECRET for m in skilldeck.search.order_by_relevance("deploy", metas))
+    assert SECRET not in skilldeck.adapters.render_compact_manifest(metas)
 
 
 def test_integration_instructions_hide_it(root: Path) -> None:

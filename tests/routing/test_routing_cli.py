@@ -64,7 +64,7 @@ def test_eval_routing(root: Path, tmp_path: Path) -> None:
     got = runner.invoke(
         main, ["eval", "routing", str(cases), "--root", str(root), "--format", "json", "--misses"]
     )
-    data = json.loads(got.output)
+    data = json.loads(got.output)["data"]
     assert data["by_kind"]["direct"] == {"requests": 1, "top1": 1.0, "top3": 1.0}
     assert data["unanswerable"] == 1 and data["abstain_recall"] == 1.0
     assert data["misses"] == []
@@ -106,7 +106,7 @@ def test_eval_routing_bad_file(root: Path, tmp_path: Path, text: str, words: str
 def test_lint_catalog(root: Path) -> None:
     out = CliRunner().invoke(main, ["lint", "--catalog", str(root), "--format", "json"])
     assert out.exit_code == 0, out.output
-    report = json.loads(out.output)
+    report = json.loads(out.output)["data"]
     kinds = {f["kind"]: f for f in report["findings"]}
     assert set(kinds["identical_description"]["skills"]) == {"email-sequence", "email-sequences"}
     near = kinds["near_identical"]
@@ -145,7 +145,7 @@ def test_search_ranks_abstains_and_hides_what_the_model_must_not_see(root: Path)
     assert "deploy-prod" not in hit.output
 
     off = runner.invoke(main, ["search", "email", "the", "dentist", "--root", str(root), "--json"])
-    data = json.loads(off.output)
+    data = json.loads(off.output)["data"]
     assert data["query"] == "email the dentist" and data["abstained"] is True
     assert all(s["confidence"] < 0.5 for s in data["skills"])
     text = runner.invoke(main, ["search", "email", "the", "dentist", "--root", str(root)])
@@ -156,4 +156,4 @@ def test_search_ranks_abstains_and_hides_what_the_model_must_not_see(root: Path)
     quiet = runner.invoke(
         main, ["search", "--preflight", "--json", "bake bread", "--root", str(root)]
     )
-    assert json.loads(quiet.output) == {"query": "bake bread", "preflight": ""}
+    assert json.loads(quiet.output)["data"] == {"query": "bake bread", "preflight": ""}

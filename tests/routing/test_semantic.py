@@ -458,7 +458,7 @@ def test_saved_files_are_pruned(tmp_path: Path, model: Path) -> None:
 
 
 def _user_config(text: str) -> Path:
-    path = skilldeck.config_path("user")
+    path = skilldeck.config.config_path("user")
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
     return path
@@ -475,7 +475,7 @@ def test_the_user_config_switches_it_on(tmp_path: Path, model: Path) -> None:
     assert configured_embedder("off") is None  # the option wins over the file
     assert configured_embedder(str(model)) is not None
     # a relative path is taken from the config folder
-    config_dir = skilldeck.config_path("user").parent
+    config_dir = skilldeck.config.config_path("user").parent
     tinymodel.build(config_dir / "models" / "tiny")
     _user_config('[search]\nembedder = "./models/tiny"\n')
     found = configured_embedder()
@@ -513,7 +513,7 @@ def test_a_project_file_cannot_choose_the_model(tmp_path: Path, model: Path) -> 
     config = skilldeck.load_config()
     assert config.untrusted is not None and "search.embedder" in config.untrusted.keys
     assert configured_embedder() is None
-    skilldeck.trust_project_config()
+    skilldeck.config.trust_project_config()
     assert skilldeck.load_config().untrusted is None
     assert configured_embedder() is None  # trusted or not: only the user's file counts
 
@@ -534,7 +534,7 @@ def test_eval_routing_with_the_model(tmp_path: Path, model: Path) -> None:
     def top1(*extra: str) -> float:
         result = CliRunner().invoke(main, [*args, *extra])
         assert result.exit_code == 0, result.output
-        return float(json.loads(result.output)["answerable"]["top1"])
+        return float(json.loads(result.output)["data"]["answerable"]["top1"])
 
     assert top1() == 0.0  # lexical: no word in common
     assert top1("--embedder", str(model)) == 1.0
@@ -578,7 +578,7 @@ async def test_serve_with_the_model_from_the_user_config(tmp_path: Path, model: 
 
 
 def test_the_default_runtime_loads_the_configured_model(tmp_path: Path, model: Path) -> None:
-    _skills(Path(skilldeck.config_path("user")).parent / "skills")  # the user's own skills
+    _skills(Path(skilldeck.config.config_path("user")).parent / "skills")  # the user's own skills
     query = "someone plugged a thumb stick in"
     lexical = skilldeck.SkillRuntime.default().search_index()
     assert type(lexical) is SearchIndex
@@ -677,7 +677,7 @@ def test_an_id_is_never_a_folder_of_the_working_folder(
     _user_config(f'[search]\nembedder = "path:{POTION}"\n')
     with pytest.raises(skilldeck.EmbedderUnavailableError) as err:
         configured_embedder()
-    assert str(skilldeck.config_path("user").parent / POTION) in err.value.message
+    assert str(skilldeck.config.config_path("user").parent / POTION) in err.value.message
     for bad in ("path:", "not an id", "a/b/c"):
         with pytest.raises(skilldeck.EmbedderUnavailableError):
             model_location(bad)

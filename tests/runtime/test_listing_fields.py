@@ -8,7 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from skilldeck import VERB_FIRST_TOOL_NAMES, Catalog, MemoryStore, SkillRuntime, Source
+from skilldeck import Catalog, MemoryStore, SkillRuntime, Source
+from skilldeck.tools import VERB_FIRST_TOOL_NAMES
 
 from .conftest import check
 
@@ -54,7 +55,7 @@ def test_cli_list_json_carries_them(tmp_path: Path) -> None:
         check=True,
         env=os.environ,
     )
-    by_name = {s["name"]: s for s in json.loads(out.stdout)["skills"]}
+    by_name = {s["name"]: s for s in json.loads(out.stdout)["data"]["skills"]}
     assert by_name["pdf-tools"]["tags"] == ["pdf", "documents"]
     assert by_name["pdf-tools"]["version"] == "1.2.0"
     assert "version" not in by_name["plain"]

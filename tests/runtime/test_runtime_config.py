@@ -75,7 +75,7 @@ mode = "review"
 
 
 def _user(text: str) -> Path:
-    path = skilldeck.config_path("user")
+    path = skilldeck.config.config_path("user")
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
     return path

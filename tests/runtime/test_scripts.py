@@ -177,3 +177,19 @@ def test_declared_tool_appears_after_load_and_runs(
     assert events.of(ScriptRun)[-1].target == "say"
     # another session has not loaded the skill: no tool there
     assert "say" not in [t.name for t in rt.tool_specs(rt.session())]
+
+
+@pytest.mark.usefixtures("scripted")
+def test_an_approver_cancels_with_the_cancel_exception(skills_root: Path) -> None:
+    from skilldeck import Cancelled
+
+    def no(_req: ApprovalRequest) -> bool:
+        raise Cancelled()
+
+    ex = executor()
+    rt = runtime_for(skills_root, executor=ex, approver=no)
+    env = rt.call(
+        rt.session(), "skills_run_script", {"name": "tools", "script": "scripts/hello.py"}
+    )
+    assert error_code(env) == "CANCELLED"
+    assert ex.approvals.get("tools") is None

@@ -61,7 +61,7 @@ def test_repository_program_never_runs(world: World) -> None:
     assert "execution.bwrap" in untrusted["keys"] and "install.scan" in untrusted["keys"]
     assert "store.url" in untrusted["keys"]  # a clone cannot point commands at its server
     assert "skilldeck trust" in untrusted["hint"]
-    assert str(skilldeck.config_path("user")) in untrusted["hint"]
+    assert str(skilldeck.config.config_path("user")) in untrusted["hint"]
     assert "[SK530]" in status.err
     text = world.run("sandbox", "status")
     assert "is not trusted: ignoring execution.bwrap" in text.out
@@ -217,7 +217,7 @@ def test_list_valued_execution_settings_load_from_every_file(
     (shared_dir / "skills" / "show-env" / "scripts" / "go.sh").write_text(
         f"#!/bin/sh\ntouch '{marker}'\necho \"FOO=$FOO\"\n", encoding="utf-8"
     )
-    user_cfg = skilldeck.config_path("user")
+    user_cfg = skilldeck.config.config_path("user")
     user_cfg.parent.mkdir(parents=True, exist_ok=True)
     user_cfg.write_text(
         f'[catalog]\nroots = ["{shared_dir / "skills"}"]\n'
@@ -264,4 +264,4 @@ def test_project_roots_outside_the_repository_need_trust(world: World) -> None:
     config = skilldeck.load_config(cwd=world.repo)
     assert config.untrusted is None and config.roots == (world.repo.resolve() / "team",)
     listed = world.run("list", "--format", "json")
-    assert "ours" in {s["name"] for s in json.loads(listed.out)["skills"]}
+    assert "ours" in {s["name"] for s in json.loads(listed.out)["data"]["skills"]}

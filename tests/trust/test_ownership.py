@@ -70,7 +70,7 @@ def test_repository_of_another_user_is_not_a_project(world: World) -> None:
 
     listed = world.run("list", "--format", "json", cwd=mine)
     assert listed.code == 0, listed.err
-    names = {s["name"] for s in json.loads(listed.out)["skills"]}
+    names = {s["name"] for s in json.loads(listed.out)["data"]["skills"]}
     assert "planted" not in names and "regex-check" in names
     assert "[SK531]" in listed.err and "safe_directories" in listed.err
     assert f"uid {uid}" in listed.err
@@ -89,12 +89,12 @@ def test_repository_of_another_user_is_not_a_project(world: World) -> None:
     assert snapshot(shared) == before
 
     # The user allows the folder: it is a project again, and its config still only asks.
-    user_cfg = skilldeck.config_path("user")
+    user_cfg = skilldeck.config.config_path("user")
     user_cfg.parent.mkdir(parents=True, exist_ok=True)
     user_cfg.write_text(f'[security]\nsafe_directories = ["{shared}"]\n', encoding="utf-8")
     allowed = world.run("list", "--format", "json", cwd=mine)
     assert allowed.code == 0, allowed.err
-    assert "planted" in {s["name"] for s in json.loads(allowed.out)["skills"]}
+    assert "planted" in {s["name"] for s in json.loads(allowed.out)["data"]["skills"]}
     assert "[SK531]" not in allowed.err and "[SK530]" in allowed.err
     assert skilldeck.Catalog.default(cwd=mine).trust("planted") is skilldeck.Trust.USER
     assert not world.marker.exists()

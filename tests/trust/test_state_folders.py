@@ -140,7 +140,7 @@ def test_installed_folder_link_never_reaches_global_skills(world: World) -> None
     # The user's skill keeps user trust; the link does not make it an installed one.
     listed = world.run("list", "--format", "json")
     assert listed.code == 0, listed.err
-    sources = {s["name"]: s["source"] for s in json.loads(listed.out)["skills"]}
+    sources = {s["name"]: s["source"] for s in json.loads(listed.out)["data"]["skills"]}
     assert sources.get("mine") == "user"
 
 

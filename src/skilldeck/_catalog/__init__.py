@@ -29,7 +29,6 @@ from skilldeck._catalog._store import (
     MemoryStore,
     Store,
     StoreBase,
-    is_utf8_text,
 )
 
 TYPE_CHECKING = False
@@ -86,7 +85,6 @@ __all__ = [
     "clean_text",
     "default_sources",
     "diagnose",
-    "is_utf8_text",
     "plan_tier1",
     "project_folders",
 ]

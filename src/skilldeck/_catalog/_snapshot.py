@@ -39,9 +39,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from skilldeck._catalog._model import CatalogEntry, SkillStatus
-from skilldeck._catalog._store import FileData, FileFacts, is_utf8_text
+from skilldeck._catalog._store import FileData, FileFacts
 from skilldeck._digest import bytes_digest
-from skilldeck._tree import Walk
+from skilldeck._tree import Walk, is_text
 
 __all__ = [
     "READABLE_STATUSES",
@@ -91,7 +91,7 @@ class SnapshotFile:
 
 
 def file_digest_of(data: bytes) -> FileDigest:
-    return FileDigest(bytes_digest(data), len(data), is_utf8_text(data))
+    return FileDigest(bytes_digest(data), len(data), is_text(data))
 
 
 def address_of(entry: CatalogEntry) -> str:

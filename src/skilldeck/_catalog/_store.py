@@ -42,7 +42,6 @@ __all__ = [
     "as_store",
     "bundled_relpath",
     "in_bundled_index",
-    "is_utf8_text",
     "require_listed",
 ]
 
@@ -239,18 +238,6 @@ def _reassembled(skill: Skill) -> bytes:
     if front and not front.endswith("\n"):
         front += "\n"
     return f"---\n{front}---\n{skill.body}".encode()
-
-
-def is_utf8_text(data: bytes) -> bool:
-    """Are ``data`` UTF-8 text without NUL (what ``FileFacts`` and a snapshot's
-    ``FileDigest.text`` tell)?"""
-    if b"\x00" in data:
-        return False
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return True
 
 
 def _limit(data: bytes, relpath: str, max_bytes: int, truncate: bool, skill: str) -> FileData:

@@ -16,8 +16,8 @@ from skilldeck._diagnostics import Diagnostic, Severity
 from skilldeck._digest import digest_of_files, skill_file_digests
 from skilldeck._errors import InstallError, ManifestError, PathNotAllowedError
 from skilldeck._events import SinkLike, SkillsInstalled, deliver
-from skilldeck._format import validate_skill
-from skilldeck._lifecycle import announce_retired
+from skilldeck._exec import revoke_lapsed
+from skilldeck._format import is_skill_name, validate_skill
 from skilldeck._paths import is_regular_file
 from skilldeck._scan import install_scan, scan_mode
 from skilldeck._tree import find_skill_folders
@@ -44,7 +44,6 @@ from ._state import Layout, Stage, apply_ops, checkpoint, layout, now_iso, swap_
 
 __all__ = ["InstallPlan", "PlannedSkill", "discover_skills", "install", "remember_placed"]
 
-_NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 _MAX_DISCOVERY_DIRS = 20_000
 
 
@@ -227,7 +226,7 @@ def stage_skill(
     if pre.manifest is None or not pre.name:
         raise _invalid(_rel(src, tree) or src.name, pre.diagnostics)
     final = name or pre.name
-    if not _NAME.match(final) or len(final) > 64:
+    if not is_skill_name(final):
         raise InstallError(
             f"{final!r} is not a valid skill name",
             hint="use lowercase letters, digits and single hyphens (at most 64 characters)",
@@ -591,7 +590,7 @@ def install(
             for (s, entry), was_replaced in zip(items, replaced, strict=True):
                 prev = entries.get(s.name)
                 if was_replaced and prev is not None and prev.digest != s.digest:
-                    announce_retired(s.name, prev.digest)
+                    revoke_lapsed(s.name, prev.digest)
                 where = targets(lay.scope, lay.base, s.name, entry.placements)
                 known = [s.digest] + ([prev.digest] if prev else [])
                 done = place(where, lay.skill_dir(s.name), digests=known, force=force, limits=lim)

@@ -16,7 +16,7 @@ from skilldeck._config import load_config, update_config
 from skilldeck._digest import digest_of_files, skill_file_digests
 from skilldeck._errors import InstallError, SkillError, SkillNotFoundError, UnsafeStateError
 from skilldeck._events import SinkLike, SkillsRemoved, SkillsUpdated, deliver
-from skilldeck._lifecycle import announce_retired
+from skilldeck._exec import revoke_lapsed
 from skilldeck._paths import safe_relpath
 from skilldeck._scan import scan_mode
 
@@ -197,7 +197,7 @@ def update(
                         lay, stage, [(s, e) for s, e, _c, _o in to_commit], keep_installed_at=True
                     )
             for staged, new_entry, changes, old in to_commit:
-                revoked = staged.digest != old.digest and announce_retired(staged.name, old.digest)
+                revoked = staged.digest != old.digest and revoke_lapsed(staged.name, old.digest)
                 results[staged.name] = SkillUpdate(
                     staged.name,
                     "updated",
@@ -265,7 +265,7 @@ def remove(
         where = targets(lay.scope, lay.base, name, old_places)
         removed, kept = unplace(where, target, [old_digest] if old_digest else [])
     if old_digest is not None:
-        announce_retired(name, old_digest)
+        revoke_lapsed(name, old_digest)
     deliver(events, SkillsRemoved(skills=(name,), location=str(lay.installed)))
     return RemoveResult(
         scope=scope, name=name, path=str(target), unplaced=tuple(removed), kept=tuple(kept)

@@ -20,6 +20,7 @@ from skilldeck._exec._approvals import (
     ApprovalStore,
     FileApprovalStore,
     MemoryApprovalStore,
+    revoke_lapsed,
 )
 from skilldeck._exec._executor import Executor, SkillLike
 from skilldeck._exec._interp import check_arguments, coerce_cli_arguments, render_command
@@ -65,5 +66,6 @@ __all__ = [
     "parse_run_as",
     "probe_sandbox",
     "render_command",
+    "revoke_lapsed",
     "skill_visible_in_mode",
 ]

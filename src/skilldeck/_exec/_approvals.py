@@ -10,9 +10,8 @@ An approval counts only while the skill's digest (every file of the folder, see
 ``skilldeck._digest``) equals the stored one; any edit voids it. The store is a
 small protocol (:class:`ApprovalStore`) so a host can keep approvals elsewhere.
 
-When installed content is replaced or removed, distribution announces it
-(``skilldeck._lifecycle``); :func:`revoke_lapsed` is subscribed at import and
-deletes an approval granted for exactly that content.
+When installed content is replaced or removed, distribution calls
+:func:`revoke_lapsed`, which deletes an approval granted for exactly that content.
 """
 
 from __future__ import annotations
@@ -26,7 +25,6 @@ from typing import Any, Protocol, runtime_checkable
 
 from skilldeck._atomic import atomic_write_text, file_lock
 from skilldeck._errors import ConfigError
-from skilldeck._lifecycle import ContentRetired, on_retired
 from skilldeck._paths import dirs
 
 __all__ = [
@@ -160,8 +158,8 @@ class FileApprovalStore:
         return sorted(self._read().values(), key=lambda a: a.name)
 
 
-def revoke_lapsed(notice: ContentRetired, *, store: ApprovalStore | None = None) -> bool:
-    """Delete the stored approval of ``notice.skill`` if it was granted for ``notice.digest``.
+def revoke_lapsed(skill: str, digest: str, *, store: ApprovalStore | None = None) -> bool:
+    """Delete the stored approval of ``skill`` if it was granted for ``digest``.
 
     That content was replaced or removed, and approvals are bound to the content
     digest, so such an approval has already lapsed; deleting it keeps the store
@@ -169,10 +167,7 @@ def revoke_lapsed(notice: ContentRetired, *, store: ApprovalStore | None = None)
     alone. Returns True when an approval was deleted.
     """
     approvals = store if store is not None else FileApprovalStore()
-    current = approvals.get(notice.skill)
-    if current is None or current.digest != notice.digest:
+    current = approvals.get(skill)
+    if current is None or current.digest != digest:
         return False
-    return approvals.revoke(notice.skill)
-
-
-on_retired(revoke_lapsed)
+    return approvals.revoke(skill)

@@ -188,14 +188,13 @@ class Executor:
         args: Sequence[str] = (),
         *,
         trust: Trust | str | None = None,
-        digest: str | None = None,
         approver: Approver | None = None,
         cancel: threading.Event | None = None,
     ) -> RunResult:
         """Run ``scripts/...`` of ``skill`` with ``args`` (an interpreter picked by kind).
 
         The run uses a private snapshot of the skill's digested files; approval is
-        bound to that snapshot's digest (``digest`` is accepted for compatibility).
+        bound to that snapshot's digest.
         A non-zero exit returns ``success=False``; refusals and timeouts raise.
         ``approver`` overrides the executor's for this call; setting ``cancel``
         stops the run like a timeout (``SCRIPT_FAILED``, ``reason: cancelled``).
@@ -219,7 +218,6 @@ class Executor:
         arguments: Mapping[str, Any],
         *,
         trust: Trust | str | None = None,
-        digest: str | None = None,
         approver: Approver | None = None,
         cancel: threading.Event | None = None,
     ) -> RunResult:

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from skilldeck._format._manifest import ToolPattern as ToolPattern
     from skilldeck._format._manifest import Triggers as Triggers
     from skilldeck._format._manifest import check_name as check_name
+    from skilldeck._format._manifest import is_skill_name as is_skill_name
     from skilldeck._format._manifest import parse_allowed_tools as parse_allowed_tools
     from skilldeck._format._mdtools import ArgTemplate as ArgTemplate
     from skilldeck._format._mdtools import CommandTemplate as CommandTemplate
@@ -72,6 +73,9 @@ _EXPORTS: dict[str, str] = {
     "ToolPattern": "skilldeck._format._manifest",
     "Triggers": "skilldeck._format._manifest",
     "parse_allowed_tools": "skilldeck._format._manifest",
+    "is_skill_name": "skilldeck._format._manifest",
+    "NAME_RE": "skilldeck._format._manifest",
+    "check_name": "skilldeck._format._manifest",
     "ArgTemplate": "skilldeck._format._mdtools",
     "CommandTemplate": "skilldeck._format._mdtools",
     "DeclaredTool": "skilldeck._format._mdtools",
@@ -97,6 +101,7 @@ __all__ = [
     "DEFAULT_MAX_BYTES",
     "EXTENSION_FIELDS",
     "FRONTMATTER_LIMIT",
+    "NAME_RE",
     "RESOURCE_FOLDERS",
     "SPEC_FIELDS",
     "ArgTemplate",
@@ -113,9 +118,11 @@ __all__ = [
     "ToolPattern",
     "Triggers",
     "ValidationReport",
+    "check_name",
     "compile_linear",
     "estimate_tokens",
     "find_skill_dirs",
+    "is_skill_name",
     "linked_paths",
     "lint_skill",
     "listing_description",

@@ -34,6 +34,7 @@ __all__ = [
     "Triggers",
     "build_manifest",
     "check_name",
+    "is_skill_name",
     "parse_allowed_tools",
 ]
 
@@ -198,6 +199,12 @@ def parse_allowed_tools(value: str) -> tuple[list[str], bool]:
     if buf:
         out.append("".join(buf))
     return out, commas
+
+
+def is_skill_name(name: str) -> bool:
+    """Does ``name`` obey the naming rule as it stands (no normalising): 1-64
+    characters of ``a-z``, ``0-9`` and single inner hyphens?"""
+    return 0 < len(name) <= MAX_NAME and NAME_RE.fullmatch(name) is not None
 
 
 def check_name(

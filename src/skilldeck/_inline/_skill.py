@@ -13,13 +13,12 @@ from pathlib import Path
 from typing import Any
 
 from skilldeck._errors import InvalidArgumentsError, SkillRefError
-from skilldeck._format import pattern_problem, read_skill_md
+from skilldeck._format import is_skill_name, pattern_problem, read_skill_md
 from skilldeck._inline._errors import SkillValidationError
 from skilldeck._inline._pytools import SkillTool
 
 __all__ = ["InlineSkill", "SkillRef"]
 
-_NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 _XML_TAG = re.compile(r"</?[A-Za-z][\w:.-]*(\s[^<>]*)?/?>")
 
 
@@ -92,7 +91,7 @@ class InlineSkill:
                 problem = pattern_problem(pattern)
                 if problem is not None:
                     problems.append(f"trigger pattern {pattern!r} is invalid (RE2): {problem}")
-        if not (1 <= len(self.name) <= 64 and _NAME.match(self.name)):
+        if not is_skill_name(self.name):
             problems.append(
                 f"name {self.name!r} must be 1-64 lowercase letters, digits and single hyphens"
             )
@@ -311,7 +310,7 @@ class SkillRef:
         parsed = read_skill_md(md, metadata_only=True, folder_name=folder.name)
         manifest = parsed.manifest
         errors = [d for d in parsed.diagnostics if d.is_error]
-        if manifest is None or errors or not _NAME.match(manifest.name or ""):
+        if manifest is None or errors or not is_skill_name(manifest.name or ""):
             detail = "; ".join(f"{d.code} {d.message}" for d in errors[:3])
             raise SkillRefError(
                 f"the SKILL.md in {folder} has invalid frontmatter"

@@ -31,7 +31,6 @@ from skilldeck._runtime._invoke import Invoked, substitute_arguments
 from skilldeck._runtime._loop import LoopResult, ModelReply, ToolCallRequest, run_tool_loop
 from skilldeck._runtime._policy import BASELINE_TOOLS, AllowedToolsPolicy
 from skilldeck._runtime._runtime import (
-    SEED_002_NAMES,
     VERB_FIRST_PARAMETER_NAMES,
     VERB_FIRST_TOOL_NAMES,
     RuntimeOptions,
@@ -45,7 +44,6 @@ __all__ = [
     "BASELINE_TOOLS",
     "ENVELOPE_SCHEMA",
     "ERROR_CODES",
-    "SEED_002_NAMES",
     "VERB_FIRST_PARAMETER_NAMES",
     "VERB_FIRST_TOOL_NAMES",
     "WARNING_CODES",

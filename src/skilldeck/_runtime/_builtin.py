@@ -31,6 +31,7 @@ from skilldeck._runtime._envelope import ToolResult, ToolWarning
 from skilldeck._runtime._policy import decide_policy
 from skilldeck._runtime._session import LoadedSkill
 from skilldeck._runtime._tools import Tool, ToolCall, ToolSpec
+from skilldeck._tree import is_text
 
 if TYPE_CHECKING:
     from skilldeck._runtime._runtime import SkillRuntime
@@ -167,11 +168,8 @@ def builtin_tools(runtime: SkillRuntime) -> list[Tool]:
 
 def file_payload(data: bytes) -> tuple[str, str]:
     """``(encoding, content)``: UTF-8 text when it decodes cleanly, else base64."""
-    if b"\x00" not in data:
-        try:
-            return "utf-8", data.decode("utf-8")
-        except UnicodeDecodeError:
-            pass
+    if is_text(data):
+        return "utf-8", data.decode("utf-8")
     return "base64", base64.b64encode(data).decode("ascii")
 
 

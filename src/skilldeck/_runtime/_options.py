@@ -14,7 +14,6 @@ if TYPE_CHECKING:
     from skilldeck._config import Config
 
 __all__ = [
-    "SEED_002_NAMES",
     "VERB_FIRST_PARAMETER_NAMES",
     "VERB_FIRST_TOOL_NAMES",
     "CatalogLike",
@@ -30,7 +29,6 @@ VERB_FIRST_TOOL_NAMES: Mapping[str, str] = {
     "skills_validate": "validate_skill",
     "skills_lint": "lint_skill",
 }
-SEED_002_NAMES = VERB_FIRST_TOOL_NAMES  # the name in skilldeck 0.1
 
 #: The parameter names that go with ``VERB_FIRST_TOOL_NAMES`` (``load_skill(skill_name)``,
 #: ``read_skill_resource(skill_name, resource_name)``), by skilldeck's tool key.

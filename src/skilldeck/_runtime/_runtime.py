@@ -43,7 +43,6 @@ from skilldeck._runtime._gates import AllowedToolsGate, GovernedSurface, Validat
 from skilldeck._runtime._governance import ConfirmCallback, GovernanceHook
 from skilldeck._runtime._invoke import Invoked, split_arguments, substitute_arguments
 from skilldeck._runtime._options import (
-    SEED_002_NAMES,
     VERB_FIRST_PARAMETER_NAMES,
     VERB_FIRST_TOOL_NAMES,
     CatalogLike,
@@ -69,10 +68,10 @@ from skilldeck._search import SearchIndex
 if TYPE_CHECKING:
     from skilldeck._catalog import Catalog
     from skilldeck._config import Config
+    from skilldeck._disclosure import Tier1Format
     from skilldeck._exec import Approver, Executor
 
 __all__ = [
-    "SEED_002_NAMES",
     "VERB_FIRST_PARAMETER_NAMES",
     "VERB_FIRST_TOOL_NAMES",
     "RuntimeOptions",
@@ -238,7 +237,7 @@ class SkillRuntime:
         self,
         *,
         budget: int | str | None = None,
-        format: Literal["xml", "markdown", "json"] = "xml",
+        format: Tier1Format = "xml",
         pinned: Sequence[str] = (),
     ) -> str:
         """Tier 1 for the system prompt: ``<available_skills>`` of the visible skills.

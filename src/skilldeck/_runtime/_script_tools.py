@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from skilldeck._errors import SkillError
+from skilldeck._errors import Cancelled, SkillError
 from skilldeck._events import ApprovalAsked, ApprovalDenied, ApprovalGranted, ScriptRun
 from skilldeck._runtime._builtin import truncated_warning
 from skilldeck._runtime._envelope import ToolResult, ToolWarning
@@ -112,10 +112,7 @@ class ScriptTools:
         run: Callable[..., RunResult],
     ) -> ToolResult:
         catalog, emit = self.runtime.catalog, self.runtime.emit
-        kwargs: dict[str, Any] = {
-            "trust": catalog.trust(address),
-            "digest": catalog.digest(address),
-        }
+        kwargs: dict[str, Any] = {"trust": catalog.trust(address)}
         if self.approver is not None:
             kwargs["approver"] = self._observed(call.session, self.approver)
         try:
@@ -167,6 +164,10 @@ class ScriptTools:
             }
             try:
                 answer = approver(request)
+            except Cancelled:  # a person's "no", said as the library understands it
+                emit(ApprovalAsked(**common, reason=request.reason))
+                emit(ApprovalDenied(**common, reason=request.reason))
+                raise
             except Exception:  # a failing approver never approves
                 answer = False
             if answer is None:

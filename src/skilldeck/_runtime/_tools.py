@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
+from skilldeck._json import json_safe
 from skilldeck._runtime._envelope import ToolResult
 
 if TYPE_CHECKING:
@@ -68,16 +69,8 @@ class ToolSpec:
         return {
             "name": self.name,
             "description": self.description,
-            "parameters": _plain(self.parameters),
+            "parameters": json_safe(self.parameters),
         }
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, Mapping):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_plain(v) for v in value]
-    return value
 
 
 @dataclass(frozen=True, slots=True)

@@ -54,6 +54,7 @@ from skilldeck._tree._reader import (
     read_fd,
     read_file,
 )
+from skilldeck._tree._text import decode_text, is_text, mime_type
 from skilldeck._tree._walk import (
     FILE_LINK_ESCAPES,
     LINK_DANGLING,
@@ -98,10 +99,13 @@ __all__ = [
     "SkillTree",
     "Walk",
     "WalkLimits",
+    "decode_text",
     "find_skill_folders",
     "is_hidden",
+    "is_text",
     "linked_skill_md",
     "looks_like_secret",
+    "mime_type",
     "read_beneath",
     "read_fd",
     "read_file",

@@ -20,7 +20,7 @@ __all__ = ["entry", "main"]
 def entry() -> None:
     """Run the command line (the ``skilldeck`` console script)."""
     if sys.argv[1:] in (["--version"], ["version"]):
-        from skilldeck._version import __version__
+        from skilldeck import __version__
 
         sys.stdout.write(f"skilldeck, version {__version__}\n")  # what click prints
         return

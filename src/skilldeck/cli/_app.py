@@ -6,12 +6,15 @@ problems. Command modules register themselves on ``main``.
 
 Conventions every command follows: ``--format text|json`` (``--json`` is the
 same as ``--format json``), errors as ``error: MESSAGE [CODE]`` plus
-``hint:`` on stderr (or ``{"ok": false, "error": {...}}`` on stdout in JSON
-mode), ``-y/--yes`` wherever a command may ask.
+``hint:`` on stderr, ``-y/--yes`` wherever a command may ask. In JSON mode every
+command prints one envelope through ``echo_json``: ``{"ok": true, "data": ...}``
+with exit status 0, or ``{"ok": false, "error": {...}}`` (plus ``data`` when a
+check found problems: ``FINDINGS``) with exit status 1.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
@@ -37,16 +40,29 @@ class SkilldeckGroup(LazyGroup):
     """
 
     def invoke(self, ctx: click.Context) -> Any:
+        words = [*getattr(ctx, "_protected_args", ()), *ctx.args]
+        if "--json" in words or "--format=json" in words or "--format json" in " ".join(words):
+            ctx.meta[_JSON_MODE] = True  # known before parsing, for a usage error's envelope
         try:
             return super().invoke(ctx)
         except skilldeck.SkillError as exc:
+            if isinstance(exc, skilldeck.Cancelled) and not ctx.meta.get(_JSON_MODE):
+                click.echo("cancelled", err=True)  # a person's "no" is not a failure
+                sys.exit(EXIT_OK)
             if ctx.meta.get(_JSON_MODE):
-                click.echo(json.dumps({"ok": False, "error": exc.to_dict()}, ensure_ascii=False))
+                echo_json(error=exc)
             else:
                 click.echo(f"error: {exc.message} [{exc.code}]", err=True)
                 if exc.hint:
                     click.echo(f"hint: {exc.hint}", err=True)
             sys.exit(EXIT_FINDINGS)
+        except click.UsageError as exc:
+            if not ctx.meta.get(_JSON_MODE):
+                raise
+            # a JSON caller gets the envelope for a bad argument too (exit status 2)
+            with contextlib.suppress(SystemExit):
+                echo_json(error=skilldeck.InvalidArgumentsError(exc.format_message()))
+            sys.exit(EXIT_USAGE)
         except BrokenPipeError:
             # The reader went away (`skilldeck list | head`): stop quietly, as cat does.
             devnull = os.open(os.devnull, os.O_WRONLY)
@@ -263,6 +279,16 @@ def formats_option(*choices: str) -> Callable[[F], F]:
     return _output_options("fmt", choices)
 
 
-def handle_errors(func: F) -> F:
-    """Kept for older command modules: errors are handled by ``SkilldeckGroup``."""
-    return func
+def echo_json(data: Any = None, *, error: skilldeck.SkillError | None = None) -> None:
+    """The one JSON output of every command, the tool envelope's shape:
+    ``{"ok": true, "data": ...}``, or ``{"ok": false, "error": {code, message,
+    hint}}`` (with the report in ``data`` when there is one, as for a check that
+    found problems) and exit status 1."""
+    envelope: dict[str, Any] = {"ok": error is None}
+    if error is not None:
+        envelope["error"] = error.to_dict()
+    if data is not None or error is None:
+        envelope["data"] = skilldeck.json_safe(data)
+    click.echo(json.dumps(envelope, ensure_ascii=False, indent=2))
+    if error is not None:
+        sys.exit(EXIT_FINDINGS)

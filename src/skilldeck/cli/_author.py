@@ -14,7 +14,6 @@ Exit status: 0 no errors (warnings allowed), 1 errors found, 2 usage or I/O prob
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -25,7 +24,7 @@ import click
 
 import skilldeck
 import skilldeck.format
-from skilldeck.cli._app import EXIT_FINDINGS, EXIT_OK, format_option, main, use_colour
+from skilldeck.cli._app import EXIT_FINDINGS, EXIT_OK, echo_json, format_option, main, use_colour
 from skilldeck.cli._store import store_options, stored_copy
 
 Checker = Callable[[Path], "skilldeck.ValidationReport"]
@@ -118,13 +117,19 @@ def _render_text(reports: Sequence[skilldeck.ValidationReport], verb: str) -> No
 def _run_checks(paths: Sequence[str], check: Checker, fmt: str, verb: str) -> None:
     folders = _skill_dirs(paths)
     reports = [check(folder) for folder in folders]
+    errors = any(d.is_error for r in reports for d in r.diagnostics)
+    failed = errors or not all(r.valid for r in reports)
     if fmt == "json":
         payload = {"skills": [r.to_dict() for r in reports], "summary": _summary(reports)}
-        click.echo(json.dumps(payload, ensure_ascii=False, indent=2))
+        bad = sum(not r.valid or any(d.is_error for d in r.diagnostics) for r in reports)
+        found = skilldeck.FindingsError(
+            f"{bad} of {len(reports)} skills have errors",
+            hint="each skill's diagnostics say what to fix",
+        )
+        echo_json(payload, error=found if failed else None)
     else:
         _render_text(reports, verb)
-    errors = any(d.is_error for r in reports for d in r.diagnostics)
-    sys.exit(EXIT_FINDINGS if errors or not all(r.valid for r in reports) else EXIT_OK)
+    sys.exit(EXIT_FINDINGS if failed else EXIT_OK)
 
 
 _PATHS = click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=str))
@@ -191,14 +196,14 @@ def _manifest_json(manifest: skilldeck.Manifest) -> dict[str, Any]:
         "allowed_tools": (
             None if manifest.allowed_tools is None else [t.raw for t in manifest.allowed_tools]
         ),
-        "metadata": _jsonable(manifest.metadata),
+        "metadata": skilldeck.json_safe(manifest.metadata),
         "version": manifest.version,
         "author": manifest.author,
         "tags": list(manifest.tags),
         "requires": {
             "commands": list(requires.commands),
             "env": list(requires.env),
-            "other": _jsonable(requires.other),
+            "other": skilldeck.json_safe(requires.other),
         },
         "modes": None if manifest.modes is None else list(manifest.modes),
         "read_only": manifest.read_only,
@@ -212,21 +217,16 @@ def _manifest_json(manifest: skilldeck.Manifest) -> dict[str, Any]:
             "verbs": list(manifest.triggers.verbs),
             "patterns": list(manifest.triggers.patterns),
         },
-        "extra": _jsonable(manifest.extra),
-        "frontmatter": _jsonable(manifest.frontmatter),
+        "extra": skilldeck.json_safe(manifest.extra),
+        "frontmatter": skilldeck.json_safe(manifest.frontmatter),
     }
-
-
-def _jsonable(value: Any) -> Any:
-    """A JSON-safe copy (YAML may hold values JSON has no form for)."""
-    return json.loads(json.dumps(value, ensure_ascii=False, default=str))
 
 
 def _files(folder: Path) -> list[str]:
     """The skill's files other than SKILL.md, relative, sorted: the walker's set, so
     exactly what is served (no hidden files, compiled caches, links leaving the
     folder, special files or names that are not UTF-8)."""
-    from skilldeck._tree import walk_skill
+    from skilldeck.catalog import walk_skill
 
     if not folder.is_dir():
         return []
@@ -270,7 +270,10 @@ def show(skill: str, fmt: str) -> None:
         data["manifest"] = None if report.manifest is None else _manifest_json(report.manifest)
         data["body_lines"] = body_lines
         data["files"] = files
-        click.echo(json.dumps(data, ensure_ascii=False, indent=2))
+        invalid = skilldeck.FindingsError(
+            f"{report.path} is not a valid skill", hint="its diagnostics say what to fix"
+        )
+        echo_json(data, error=None if report.valid else invalid)
     else:
         _show_text(report, files, body_lines)
     sys.exit(EXIT_OK if report.valid else EXIT_FINDINGS)
@@ -382,7 +385,7 @@ def new(name: str, directory: str | None, resources: str | None, fmt: str) -> No
             "give a bare name; use --dir for the parent folder", param_hint="NAME"
         )
     if directory is None:
-        from skilldeck._config import project_base
+        from skilldeck.config import project_base
 
         directory = str(project_base() / ".agents" / "skills")
     target = Path(directory) / name
@@ -402,7 +405,7 @@ def new(name: str, directory: str | None, resources: str | None, fmt: str) -> No
             "files": ["SKILL.md", *_files(target)],
             "visible": visible,
         }
-        click.echo(json.dumps(payload, ensure_ascii=False, indent=2))
+        echo_json(payload)
         return
     click.echo(f"created {shown}")
     for rel in ["SKILL.md", *_files(target)]:

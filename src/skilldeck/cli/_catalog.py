@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 import skilldeck
-from skilldeck._errors import root_flags
 from skilldeck.cli._app import (
     EXIT_FINDINGS,
     complete_skill_names,
+    echo_json,
     format_option,
     formats_option,
     main,
@@ -24,6 +24,7 @@ from skilldeck.cli._app import (
     root_option,
 )
 from skilldeck.cli._store import active_catalog, store_options
+from skilldeck.config import root_flags
 
 if TYPE_CHECKING:
     import skilldeck.dist
@@ -52,10 +53,6 @@ def _open_catalog(roots: Sequence[str], recursive: bool = False) -> skilldeck.Ca
 def _include_location() -> bool:
     """``[runtime] include_location`` (read without importing the runtime)."""
     return skilldeck.load_config().runtime.get("include_location") is True
-
-
-def _echo_json(data: Any) -> None:
-    click.echo(json.dumps(data, ensure_ascii=False, indent=2))
 
 
 def _short(text: str, width: int) -> str:
@@ -97,7 +94,7 @@ def list_command(
                 if info.agents:
                     row["agents"] = list(info.agents)
             rows.append(row)
-        _echo_json({"skills": rows})
+        echo_json({"skills": rows})
         return
     if not entries:
         again = "skilldeck doctor" + root_flags(roots, recursive=recursive)
@@ -136,8 +133,7 @@ def _real(folder: str | None) -> str:
 
 def _installed_by_folder() -> dict[str, skilldeck.dist.InstalledInfo]:
     """Installed skills' folders (both scopes) -> what ``list_installed`` says of them."""
-    from skilldeck._config import project_base
-    from skilldeck._paths import PROJECT_DIR, install_base
+    from skilldeck.config import PROJECT_DIR, install_base, project_base
 
     # no lockfile in either scope (the layout of skilldeck.dist): nothing is installed,
     # and the installer need not be imported
@@ -167,7 +163,15 @@ def why(name: str, roots: tuple[str, ...], recursive: bool, fmt: str) -> None:
     lines = catalog.why(name)
     visible = any(line.kind == "visible" for line in lines)
     if fmt == "json":
-        _echo_json({"name": name, "visible": visible, "lines": [x.to_dict() for x in lines]})
+        failed = None
+        if not visible:
+            failed = skilldeck.FindingsError(
+                f"{name} is not the skill the model sees", hint="the lines say why"
+            )
+        echo_json(
+            {"name": name, "visible": visible, "lines": [x.to_dict() for x in lines]},
+            error=failed,
+        )
     else:
         for line in lines:
             click.echo(f"{line.kind}: {line.message}")
@@ -231,7 +235,9 @@ def prompt(
         include_location=_include_location() if location is None else location,
         empty="element" if empty else "nothing",
     )
-    if text:
+    if fmt == "json":  # the rendered list is the envelope's data
+        echo_json(json.loads(text) if text else {"skills": []})
+    elif text:
         click.echo(text)
 
 
@@ -261,7 +267,7 @@ def load(
 
     payload = skill_payload(skill)
     if fmt == "json":
-        _echo_json(payload)
+        echo_json(payload)
         return
     click.echo(skill.body.rstrip("\n"))
     if skill.body_truncated:
@@ -311,7 +317,7 @@ def read(
     if fmt == "json":
         out = content.to_dict()
         out["warnings"] = [dict(w) for w in content.warnings]
-        _echo_json(out)
+        echo_json(out)
         return
     for w in content.warnings:
         click.echo(f"warning: {w['message']}", err=True)
@@ -330,7 +336,7 @@ def _set_enabled(name: str, enabled: bool, scope: str, fmt: str) -> None:
     effective = name not in config.disabled
     verb = "enabled" if enabled else "disabled"
     if fmt == "json":
-        _echo_json({"ok": True, "name": name, "enabled": enabled, "config": str(path)})
+        echo_json({"name": name, "enabled": enabled, "config": str(path)})
     else:
         click.echo(f"{verb} {name} in {path}")
     if enabled and not effective:
@@ -381,8 +387,8 @@ def disable(name: str, scope: str, fmt: str) -> None:
 @format_option
 def doctor(roots: tuple[str, ...], recursive: bool, fmt: str) -> None:
     """Check the catalog: roots, invalid and unavailable skills, shadowing, budget."""
-    from skilldeck._exec import execution_status, packages_report
     from skilldeck.catalog import diagnose
+    from skilldeck.execution import execution_status, packages_report
 
     catalog = _open_catalog(roots, recursive)
     report = diagnose(catalog)
@@ -392,14 +398,20 @@ def doctor(roots: tuple[str, ...], recursive: bool, fmt: str) -> None:
         (e.name, e.path) for e in catalog.entries(include_shadowed=False) if e.path is not None
     )
     missing = [row for row in packages["skills"] if not row.get("installed")]
+    failed = bool(report.errors or execution.errors or drift)
     if fmt == "json":
-        _echo_json(
+        echo_json(
             {
                 **report.to_dict(),
                 "execution": execution.to_dict(),
                 "installed_drift": drift,
                 "packages": packages,
-            }
+            },
+            error=skilldeck.FindingsError(
+                "doctor found problems", hint="the report in data says what and how to fix it"
+            )
+            if failed
+            else None,
         )
     else:
         lines = report.lines()
@@ -435,7 +447,7 @@ def doctor(roots: tuple[str, ...], recursive: bool, fmt: str) -> None:
             if missing:
                 summary += f"; packages: {len(missing)} not installed"
         click.echo(summary)
-    if report.errors or execution.errors or drift:
+    if failed:
         sys.exit(EXIT_FINDINGS)
 
 

@@ -9,8 +9,6 @@ failed verification, 2 usage problems.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
-import json
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
@@ -22,6 +20,7 @@ import skilldeck.dist
 from skilldeck.cli._app import (
     EXIT_FINDINGS,
     complete_installed_names,
+    echo_json,
     json_option,
     main,
     root_option,
@@ -72,10 +71,10 @@ def _by_scope(names: Sequence[str], scope: str | None) -> dict[str, list[str] | 
 def _merged(reports: Sequence[Any]) -> Any:
     """One JSON report for several scopes: ``scope`` null, each skill with its ``scope``."""
     if len(reports) == 1:
-        return _jsonable(reports[0])
+        return skilldeck.json_safe(reports[0])
     out: dict[str, Any] = {"scope": None}
     for report in reports:
-        data = _jsonable(report)
+        data = skilldeck.json_safe(report)
         for key, value in data.items():
             if key == "scope":
                 continue
@@ -88,24 +87,6 @@ def _merged(reports: Sequence[Any]) -> Any:
             else:
                 out.setdefault(key, value)
     return out
-
-
-def _jsonable(value: Any) -> Any:
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        out = {f.name: _jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
-        for prop in ("names", "ok", "changed"):
-            if hasattr(type(value), prop) and isinstance(getattr(type(value), prop), property):
-                out[prop] = _jsonable(getattr(value, prop))
-        return out
-    if isinstance(value, list | tuple):
-        return [_jsonable(v) for v in value]
-    if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    return value
-
-
-def _print_json(data: Any, *, ok: bool = True) -> None:
-    click.echo(json.dumps({"ok": ok, "data": _jsonable(data)}, ensure_ascii=False, indent=2))
 
 
 class _Reporter:
@@ -240,8 +221,7 @@ def install(
                     click.echo(f"{verb} {s.name} ({s.file_count} files) from {plan.source.display}")
                     _warn_diags(s.warnings, s.name)
                 if not click.confirm("proceed?", default=True):
-                    click.echo("cancelled")
-                    sys.exit(0)  # the staging folder is cleaned up on the way out
+                    raise skilldeck.Cancelled()  # the staging folder is cleaned up on the way out
                 return True
 
         result = skilldeck.dist.install(
@@ -262,7 +242,7 @@ def install(
             skip_invalid=skip_invalid,
         )
     if as_json:
-        _print_json(result)
+        echo_json(result)
         return
     for why in result.skipped:
         click.echo(f"warning: skipped {why}", err=True)
@@ -295,8 +275,7 @@ def _picker(reporter: _Reporter) -> Callable[[Sequence[str]], list[str]]:
                     show_default=False,
                 ).strip()
                 if not answer:
-                    click.echo("cancelled")
-                    sys.exit(0)
+                    raise skilldeck.Cancelled()
                 picked = _parse_picks(answer, len(paths))
                 if picked is not None:
                     return [paths[i] for i in picked]
@@ -322,7 +301,7 @@ def _parse_picks(answer: str, count: int) -> list[int] | None:
 
 def _check_agents(agents: tuple[str, ...]) -> None:
     """Unknown agent ids are a usage error (exit 2), before anything is fetched."""
-    from skilldeck._dist import AGENTS, ALIASES
+    from skilldeck.dist import AGENTS, ALIASES
 
     for a in agents:
         if a != "*" and ALIASES.get(a, a) not in AGENTS:
@@ -336,12 +315,12 @@ def _check_agents(agents: tuple[str, ...]) -> None:
 @json_option
 def agents_command(detected: bool, as_json: bool) -> None:
     """List the agent ids for --agent and export --to, with their skills folders."""
-    from skilldeck._dist import AGENTS, detected_agents
+    from skilldeck.dist import AGENTS, detected_agents
 
     found = {a.id for a in detected_agents()}
     rows = [a for a in AGENTS.values() if not detected or a.id in found]
     if as_json:
-        _print_json(
+        echo_json(
             [
                 {
                     "id": a.id,
@@ -397,7 +376,10 @@ def update(
             )
     ok = all(r.ok for r in results)
     if as_json:
-        click.echo(json.dumps({"ok": ok, "data": _merged(results)}, ensure_ascii=False, indent=2))
+        failed = skilldeck.InstallError(
+            "some skills could not be updated", hint="each failed skill's error says why"
+        )
+        echo_json(_merged(results), error=None if ok else failed)
     else:
         if not any(r.skills for r in results):
             where = " and ".join(plan)
@@ -453,7 +435,7 @@ def remove(name: str, yes: bool, scope: str | None, as_json: bool) -> None:
         )
     result = skilldeck.dist.remove(name, scope=next(iter(plan)))  # type: ignore[arg-type]
     if as_json:
-        _print_json(result)
+        echo_json(result)
     else:
         click.echo(f"removed {result.name} ({result.scope})")
         for where in result.unplaced:
@@ -480,9 +462,11 @@ def verify(names: tuple[str, ...], scope: str | None, as_json: bool) -> None:
     ]
     ok = all(r.ok for r in reports)
     if as_json:
-        click.echo(json.dumps({"ok": ok, "data": _merged(reports)}, ensure_ascii=False, indent=2))
-        if not ok:
-            sys.exit(EXIT_FINDINGS)
+        drifted = skilldeck.FindingsError(
+            "installed skills differ from the lockfile",
+            hint="`skilldeck update` puts them back",
+        )
+        echo_json(_merged(reports), error=None if ok else drifted)
         return
     both = len(reports) > 1
     for report in reports:
@@ -529,7 +513,7 @@ def export(
     skills: tuple[str, ...], to: str, scope: str, home: str | None, force: bool, as_json: bool
 ) -> None:
     """Copy skills (names or folders) into another agent's skills folder."""
-    from skilldeck._dist import AGENTS, ALIASES
+    from skilldeck.dist import AGENTS, ALIASES
 
     if ALIASES.get(to, to) not in AGENTS and not ("/" in to or to.startswith((".", "~"))):
         raise click.BadParameter(
@@ -544,7 +528,7 @@ def export(
         force=force,
     )
     if as_json:
-        _print_json(result)
+        echo_json(result)
         return
     for s in result.skills:
         click.echo(f"{s.status} {s.name} -> {s.path}")
@@ -568,7 +552,7 @@ def sync(agents_md: str | None, roots: tuple[str, ...], as_json: bool) -> None:
     Only the block between skilldeck's markers is replaced; the rest of the
     file stays as it is. Run it again after installing or removing skills.
     """
-    from skilldeck._dist import sync_agents_md
+    from skilldeck.dist import sync_agents_md
 
     if agents_md is None:
         raise click.UsageError("say what to write: --agents-md [FILE]")
@@ -582,7 +566,7 @@ def sync(agents_md: str | None, roots: tuple[str, ...], as_json: bool) -> None:
     text = skilldeck.render_skills(listed, format="xml", empty="element")
     changed = sync_agents_md(agents_md, text)
     if as_json:
-        _print_json({"file": agents_md, "changed": changed, "skills": [m.name for m in listed]})
+        echo_json({"file": agents_md, "changed": changed, "skills": [m.name for m in listed]})
         return
     state = "updated" if changed else "already up to date"
     click.echo(f"{agents_md}: {state} ({len(listed)} skills)")
@@ -616,7 +600,7 @@ def manage(
         return
     items = skilldeck.dist.list_installed(scope=scope)  # type: ignore[arg-type]
     if as_json:
-        _print_json(items)
+        echo_json(items)
         return
     if not sys.stdin.isatty():
         raise click.UsageError(
@@ -659,7 +643,7 @@ def _manage_action(
         if names:
             raise click.UsageError("manage list takes no skill names")
         if as_json:
-            _print_json(items)
+            echo_json(items)
         for i in [] if as_json else items:
             state = "enabled " if i.enabled else "disabled"
             click.echo(f"{i.name:<24} {i.scope:<8} {state}")

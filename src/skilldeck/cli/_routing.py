@@ -7,13 +7,12 @@ skill authors can see whether the right skill reaches the model.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 
 import click
 
 import skilldeck
-from skilldeck.cli._app import EXIT_OK, embedder_option, format_option, main, root_option
+from skilldeck.cli._app import EXIT_OK, echo_json, embedder_option, format_option, main, root_option
 
 
 def _catalog(roots: Sequence[str], recursive: bool) -> skilldeck.Catalog:
@@ -67,7 +66,7 @@ def search_command(
     if preflight:
         block = runtime.preflight(query)
         if fmt == "json":
-            click.echo(json.dumps({"query": query, "preflight": block}, ensure_ascii=False))
+            echo_json({"query": query, "preflight": block})
         elif block:
             click.echo(block)
         else:
@@ -77,7 +76,7 @@ def search_command(
     abstained = not hits or not hits[0].confident
     if fmt == "json":
         data = {"query": query, "abstained": abstained, "skills": [h.to_dict() for h in hits]}
-        click.echo(json.dumps(data, ensure_ascii=False, indent=2))
+        echo_json(data)
         raise SystemExit(EXIT_OK)
     if not hits:
         click.echo("no skill shares a word with this request")
@@ -122,7 +121,7 @@ def eval_routing(
     answerable requests, and for the others how often search abstains (its best
     hit is not confident) and how often its abstentions are right.
     """
-    from skilldeck._routing import evaluate_routing, load_routing_cases
+    from skilldeck.search import evaluate_routing, load_routing_cases
 
     cases = load_routing_cases(file)
     index = _runtime(roots, recursive, embedder).search_index()
@@ -136,7 +135,7 @@ def eval_routing(
         data = report.to_dict()
         if not misses:
             data.pop("misses")
-        click.echo(json.dumps({"skills": len(index), **data}, ensure_ascii=False, indent=2))
+        echo_json({"skills": len(index), **data})
         raise SystemExit(EXIT_OK)
     click.echo(f"{len(index)} skills, {len(cases)} requests")
     for kind, tally in sorted(report.by_kind.items()):
@@ -165,7 +164,7 @@ def lint_catalog_command(roots: Sequence[str], recursive: bool, fmt: str) -> Non
     entries = catalog.entries(include_shadowed=True)
     report = lint_catalog(catalog.list(), names=[e.name for e in entries])
     if fmt == "json":
-        click.echo(json.dumps(report.to_dict(), ensure_ascii=False, indent=2))
+        echo_json(report.to_dict())
         return
     click.echo(f"{report.skills} skills")
     for finding in report.findings:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from collections.abc import Sequence
@@ -13,10 +12,10 @@ import click
 import skilldeck
 import skilldeck.execution
 import skilldeck.format
-from skilldeck._errors import with_roots
 from skilldeck.cli._app import (
     EXIT_FINDINGS,
     complete_skill_names,
+    echo_json,
     json_option,
     main,
     recursive_option,
@@ -29,6 +28,7 @@ from skilldeck.cli._store import (
     active_executor,
     store_options,
 )
+from skilldeck.config import with_roots
 
 
 def _catalog(roots: Sequence[str], recursive: bool = False) -> skilldeck.Catalog:
@@ -39,10 +39,6 @@ def _catalog(roots: Sequence[str], recursive: bool = False) -> skilldeck.Catalog
     if roots:
         return skilldeck.Catalog.from_roots(roots, recursive=recursive, config=config)
     return skilldeck.Catalog.default(config=config)
-
-
-def _echo_json(data: Any) -> None:
-    click.echo(json.dumps(data, ensure_ascii=False, indent=2))
 
 
 def _interactive() -> bool:
@@ -83,8 +79,7 @@ def _prompt(request: skilldeck.execution.ApprovalRequest) -> bool:
     if request.persist:
         click.echo("A yes is remembered until the skill's files change.", err=err)
     if not click.confirm("Run it?", default=False, err=err):
-        click.echo("cancelled", err=err)
-        sys.exit(0)
+        raise skilldeck.Cancelled()
     return True
 
 
@@ -104,7 +99,7 @@ def _exec_config(
     On the command line, paths given as arguments are made visible under the
     sandbox (the person typed them), unless the config says otherwise.
     """
-    from skilldeck._exec import parse_mount, parse_run_as
+    from skilldeck.execution import parse_mount, parse_run_as
 
     config = skilldeck.ExecConfig.load()
     changes: dict[str, Any] = {}
@@ -226,7 +221,6 @@ def _run(
 ) -> None:
     skill = catalog.load(name)
     trust = catalog.trust(name)
-    digest = catalog.digest(name)
     config = _exec_config(sandbox, workdir, run_as, mounts)
     approver = _approve if yes else (_prompt if _interactive() else None)
     executor = active_executor(config, approver) or skilldeck.Executor(config, approver=approver)
@@ -244,7 +238,7 @@ def _run(
                 hint=f"e.g. skilldeck run {name} {target} --arg KEY=VALUE",
             )
         arguments = skilldeck.execution.coerce_cli_arguments(tool, pairs)
-        result = executor.run_tool(skill, tool, arguments, trust=trust, digest=digest)
+        result = executor.run_tool(skill, tool, arguments, trust=trust)
     else:
         if pairs:
             names = ", ".join(t.name for t in tools) or "none"
@@ -255,14 +249,15 @@ def _run(
                 hint="pass script arguments after --",
             )
         try:
-            result = executor.run_script(skill, target, list(args), trust=trust, digest=digest)
+            result = executor.run_script(skill, target, list(args), trust=trust)
         except skilldeck.FileNotFoundInSkillError as exc:
             if tools:
                 names = ", ".join(t.name for t in tools)
                 exc.hint = f"its declared tools: {names}; " + (exc.hint or "")
             raise
     if as_json:
-        _echo_json({"ok": True, "data": result.to_dict()})
+        failed = skilldeck.ScriptFailedError(result.error or "the run failed", hint=result.hint)
+        echo_json(result.to_dict(), error=None if result.success else failed)
     else:
         click.echo(result.output, nl=not result.output.endswith("\n"))
         if not result.success:
@@ -296,7 +291,7 @@ def approve_command(name: str, as_json: bool, roots: tuple[str, ...], recursive:
     # approving is when the network may be used: the packages its scripts declare
     built = _install_packages(entry.name, entry.path, quiet=as_json)
     if as_json:
-        _echo_json({"ok": True, "data": {**approval.to_dict(), "environments": built}})
+        echo_json({**approval.to_dict(), "environments": built})
         return
     if trust is skilldeck.Trust.UNTRUSTED:
         click.secho(
@@ -335,7 +330,7 @@ def packages_command(name: str, as_json: bool, roots: tuple[str, ...], recursive
     entry = _catalog(roots, recursive).get(name)
     built = _install_packages(entry.name, entry.path, quiet=as_json)
     if as_json:
-        _echo_json({"ok": True, "data": {"name": entry.name, "environments": built}})
+        echo_json({"name": entry.name, "environments": built})
         return
     if not built:
         click.echo(f"{entry.name} declares no Python packages")
@@ -353,7 +348,10 @@ def revoke_command(name: str, as_json: bool) -> None:
     """Remove the stored approval of skill NAME."""
     removed = active_approval_store().revoke(name)
     if as_json:
-        _echo_json({"ok": True, "data": {"name": name, "revoked": removed}})
+        missing = skilldeck.SkillNotFoundError(
+            f"{name} had no stored approval", skill=name, hint="`skilldeck approvals` lists them"
+        )
+        echo_json({"name": name, "revoked": removed}, error=None if removed else missing)
     elif removed:
         click.echo(f"revoked {name}")
     else:
@@ -378,7 +376,7 @@ def approvals_command(as_json: bool, roots: tuple[str, ...]) -> None:
             state = "skill not found"
         rows.append({**approval.to_dict(), "state": state})
     if as_json:
-        _echo_json({"ok": True, "data": rows})
+        echo_json(rows)
         return
     if not rows:
         click.echo("no stored approvals")
@@ -399,7 +397,7 @@ def sandbox_group() -> None:
 @json_option
 def sandbox_status_command(as_json: bool) -> None:
     """Probe bubblewrap and show how scripts would be isolated here."""
-    from skilldeck._exec import execution_status
+    from skilldeck.execution import execution_status
 
     config = skilldeck.ExecConfig.load()
     project = skilldeck.load_config()
@@ -412,7 +410,7 @@ def sandbox_status_command(as_json: bool) -> None:
         "ignored_project": project.ignored_project,
     }
     if as_json:
-        _echo_json({"ok": True, "data": data})
+        echo_json(data)
         return
     for line in status.lines():
         click.echo(line)

@@ -14,7 +14,6 @@ Exit status: 0 no error-level finding, 1 at least one, 2 usage or I/O problem.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from collections.abc import Sequence
@@ -23,7 +22,7 @@ import click
 
 import skilldeck
 import skilldeck.security
-from skilldeck.cli._app import EXIT_FINDINGS, EXIT_OK, format_option, main, use_colour
+from skilldeck.cli._app import EXIT_FINDINGS, EXIT_OK, echo_json, format_option, main, use_colour
 
 _COLOUR = {"error": "red", "warning": "yellow", "info": "cyan"}
 
@@ -77,7 +76,11 @@ def scan(fmt: str, ignore: tuple[str, ...], paths: tuple[str, ...]) -> None:
             ],
             "summary": summary,
         }
-        click.echo(json.dumps(payload, ensure_ascii=False, indent=2))
+        risky = skilldeck.FindingsError(
+            f"the scan found {summary['errors']} error(s)",
+            hint="each finding says what it matched and how to fix or ignore it",
+        )
+        echo_json(payload, error=risky if summary["errors"] else None)
     else:
         colour = use_colour()
         for diag in every:

@@ -103,7 +103,7 @@ def serve(
     try:
         from skilldeck import mcp as skill_mcp
     except ImportError as exc:  # the extra is missing
-        from skilldeck._extras import install_hint
+        from skilldeck.config import install_hint
 
         raise click.ClickException(
             f"the MCP server needs the mcp extra ({exc.name}); install it with:\n"

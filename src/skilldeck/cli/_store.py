@@ -11,7 +11,6 @@ An explicit ``--root`` wins over a store from the environment or config.
 from __future__ import annotations
 
 import functools
-import json
 import os
 import sys
 from collections.abc import Callable
@@ -21,7 +20,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 import skilldeck
-from skilldeck.cli._app import json_option, main
+from skilldeck.cli._app import echo_json, json_option, main
 
 if TYPE_CHECKING:
     import skilldeck.execution
@@ -56,7 +55,7 @@ def postgres_api() -> Any:
     try:
         import psycopg  # noqa: F401
     except ImportError:
-        from skilldeck._extras import install_hint
+        from skilldeck.config import install_hint
 
         raise click.ClickException(
             f"the PostgreSQL store needs psycopg; install it with:\n  {install_hint('postgres')}"
@@ -89,7 +88,7 @@ def store_errors(func: F) -> F:
 def _from_config(key: str) -> str | None:
     """``[store] KEY`` of the user's config file only: a project's file must not point
     skilldeck at a database (a cloned repository would choose what is served and run)."""
-    from skilldeck._paths import user_setting
+    from skilldeck.config import user_setting
 
     value = user_setting("store", key)
     return value if isinstance(value, str) and value else None
@@ -206,19 +205,12 @@ def store_verify(names: tuple[str, ...], as_json: bool) -> bool:
     results = store.verify(names or None)
     ok = all(problem is None for _n, _v, problem in results)
     if as_json:
-        click.echo(
-            json.dumps(
-                {
-                    "ok": ok,
-                    "data": {
-                        "skills": [
-                            {"name": n, "version": v, "ok": p is None, "problem": p}
-                            for n, v, p in results
-                        ]
-                    },
-                }
-            )
+        changed = skilldeck.FindingsError(
+            "published versions differ from their digests",
+            hint="publish the skill again, or unpublish the damaged version",
         )
+        skills = [{"name": n, "version": v, "ok": p is None, "problem": p} for n, v, p in results]
+        echo_json({"skills": skills}, error=None if ok else changed)
     else:
         for name, version, problem in results:
             if problem is None:
@@ -256,7 +248,7 @@ def store_init(store_url: str, as_json: bool) -> None:
     """Create the store's tables or migrate them to this skilldeck's version."""
     before, after = postgres_api().init_store(store_url)
     if as_json:
-        click.echo(json.dumps({"ok": True, "from_version": before, "version": after}))
+        echo_json({"from_version": before, "version": after})
     elif before == after:
         click.echo(f"store is at schema version {after}; nothing to do")
     else:
@@ -277,7 +269,7 @@ def tenant_create(tenant: str, store_url: str, as_json: bool) -> None:
     """Create TENANT and print its bearer token (shown once; only its hash is kept)."""
     token = postgres_api().create_tenant(store_url, tenant)
     if as_json:
-        click.echo(json.dumps({"ok": True, "tenant": tenant, "token": token}))
+        echo_json({"tenant": tenant, "token": token})
     else:
         click.echo(token)
         click.echo(
@@ -294,7 +286,7 @@ def tenant_list(store_url: str, as_json: bool) -> None:
     """List the store's tenants: created, valid tokens, published skills."""
     tenants = postgres_api().describe_tenants(store_url)
     if as_json:
-        click.echo(json.dumps({"ok": True, "tenants": [t.to_dict() for t in tenants]}))
+        echo_json({"tenants": [t.to_dict() for t in tenants]})
         return
     for t in tenants:
         created = t.created_at[:19]
@@ -323,10 +315,10 @@ def _token_ref(value: str | None) -> int | str | None:
 
 def _token_out(info: Any, token: str | None, as_json: bool, what: str, **extra: Any) -> None:
     if as_json:
-        data = {"ok": True, **info.to_dict(), **extra}
+        data = {**info.to_dict(), **extra}
         if token is not None:
             data["token"] = token
-        click.echo(json.dumps(data))
+        echo_json(data)
         return
     if token is not None:
         click.echo(token)
@@ -354,7 +346,7 @@ def token_list(tenant: str, store_url: str, as_json: bool) -> None:
     """List TENANT's tokens (ids, labels, creation and revocation times; never the tokens)."""
     tokens = postgres_api().list_tokens(store_url, tenant)
     if as_json:
-        click.echo(json.dumps({"ok": True, "tokens": [t.to_dict() for t in tokens]}))
+        echo_json({"tokens": [t.to_dict() for t in tokens]})
         return
     for t in tokens:
         state = f"revoked {t.revoked_at[:19]}" if t.revoked_at else "valid"
@@ -434,11 +426,9 @@ def publish_command(
             if not as_json:
                 raise  # the versions published so far were printed above
             # the versions committed before this folder stay published: say which
-            out = _published_json(results, ok=False)
-            out["error"] = exc.to_dict()
+            out = _published_json(results)
             out["not_published"] = list(paths[n:])
-            click.echo(json.dumps(out, ensure_ascii=False))
-            sys.exit(1)
+            echo_json(out, error=exc)
         results.append(result)
         if not as_json:
             what = "published" if result.created else "unchanged"
@@ -446,12 +436,11 @@ def publish_command(
             for warning in result.warnings:
                 click.echo(f"  warning: {warning.code} {warning.message}", err=True)
     if as_json:
-        click.echo(json.dumps(_published_json(results, ok=True)))
+        echo_json(_published_json(results))
 
 
-def _published_json(results: list[Any], *, ok: bool) -> dict[str, Any]:
+def _published_json(results: list[Any]) -> dict[str, Any]:
     return {
-        "ok": ok,
         "published": [
             {
                 "name": r.name,

@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from skilldeck.cli._app import json_option, main
+from skilldeck.cli._app import echo_json, json_option, main
 from skilldeck.cli._store import TENANT_ENV, postgres_api, required_store, store_errors
 
 __all__ = ["parse_since"]
@@ -72,7 +72,7 @@ def unpublish_command(spec: str, store_url: str, tenant: str, as_json: bool) -> 
     name, version = _version_ref(spec)
     result = postgres_api().PostgresStore(store_url, tenant).unpublish(name, version)
     if as_json:
-        click.echo(json.dumps({"ok": True, **result.to_dict()}))
+        echo_json(result.to_dict())
         return
     click.echo(f"unpublished {result.name} version {result.version} {result.digest}")
     if result.current is not None:
@@ -129,13 +129,7 @@ def audit_command(
     )
     more = rows[-1].id if len(rows) == limit else None
     if as_json:
-        click.echo(
-            json.dumps(
-                {"ok": True, "rows": [r.to_dict() for r in rows], "next_after": more},
-                ensure_ascii=False,
-                default=str,
-            )
-        )
+        echo_json({"rows": [r.to_dict() for r in rows], "next_after": more})
         return
     for row in rows:
         click.echo(

@@ -6,7 +6,6 @@ working folder asks for settings it was not trusted with.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from pathlib import Path
@@ -15,7 +14,7 @@ import click
 
 import skilldeck
 import skilldeck.config
-from skilldeck.cli._app import EXIT_FINDINGS, json_option, main
+from skilldeck.cli._app import EXIT_FINDINGS, echo_json, json_option, main
 
 
 def warn_untrusted_project() -> None:
@@ -56,7 +55,7 @@ def trust_command(project: Path | None, revoke: bool, list_all: bool, as_json: b
     if list_all:
         items = skilldeck.config.trusted_configs()
         if as_json:
-            click.echo(json.dumps({"ok": True, "data": [t.to_dict() for t in items]}, indent=2))
+            echo_json([t.to_dict() for t in items])
         elif not items:
             click.echo("no trusted config files")
         for t in items if not as_json else ():
@@ -66,7 +65,12 @@ def trust_command(project: Path | None, revoke: bool, list_all: bool, as_json: b
     if revoke:
         found = skilldeck.config.revoke_project_trust(cwd=cwd)
         if as_json:
-            click.echo(json.dumps({"ok": True, "data": {"file": str(path), "revoked": found}}))
+            untrusted = skilldeck.InvalidArgumentsError(
+                f"{path} was not trusted",
+                field="revoke",
+                hint="`skilldeck trust --list` lists them",
+            )
+            echo_json({"file": str(path), "revoked": found}, error=None if found else untrusted)
         else:
             click.echo(f"{'revoked' if found else 'was not trusted'}: {path}")
         if not found:
@@ -76,7 +80,7 @@ def trust_command(project: Path | None, revoke: bool, list_all: bool, as_json: b
     record = skilldeck.config.trust_project_config(cwd=cwd)
     keys = list(before.keys) if before is not None else []
     if as_json:
-        click.echo(json.dumps({"ok": True, "data": {**record.to_dict(), "applies": keys}}))
+        echo_json({**record.to_dict(), "applies": keys})
         return
     click.echo(f"trusted {record.file} ({record.digest})")
     if before is not None:

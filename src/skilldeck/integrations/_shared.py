@@ -14,10 +14,11 @@ from typing import Any, Literal
 
 from skilldeck import Session, SkillRuntime, render_skills
 from skilldeck.adapters import render_compact_manifest
+from skilldeck.disclosure import Tier1Format
 
 __all__ = [
+    "AdapterFormat",
     "Instructions",
-    "Tier1Format",
     "join_blocks",
     "preflight_text",
     "resolve_instructions",
@@ -28,7 +29,9 @@ __all__ = [
 #: The user's message is cut to this many characters before it is searched.
 MAX_PREFLIGHT_MESSAGE = 4000
 
-Tier1Format = Literal["xml", "markdown", "json", "compact"]
+AdapterFormat = Tier1Format | Literal["compact"]
+"""The tier-1 formats of ``skilldeck.disclosure``, plus ``compact`` (seed 003's
+manifest, which lists the tools a session is offered now)."""
 
 #: What an adapter puts in the system prompt: ``True`` (tier 1, the default),
 #: ``False``/``None`` (nothing), a fixed string, or ``fn(session) -> str``.
@@ -39,7 +42,7 @@ def tier1_text(
     runtime: SkillRuntime,
     session: Session,
     *,
-    format: Tier1Format = "xml",
+    format: AdapterFormat = "xml",
     budget: int | None = None,
 ) -> str:
     """Tier 1 of the skills ``session`` can see, in ``format`` (``""`` when there are none)."""
@@ -76,7 +79,7 @@ def resolve_instructions(
     runtime: SkillRuntime,
     session: Session,
     *,
-    format: Tier1Format,
+    format: AdapterFormat,
     budget: int | None,
 ) -> str | None:
     """The text for ``instructions`` (see :data:`Instructions`), or ``None`` for none."""

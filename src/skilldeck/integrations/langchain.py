@@ -57,8 +57,8 @@ from pydantic import ConfigDict, Field, model_validator
 
 from skilldeck import Session, SkillRuntime
 from skilldeck.integrations._shared import (
+    AdapterFormat,
     Instructions,
-    Tier1Format,
     join_blocks,
     preflight_text,
     resolve_instructions,
@@ -101,7 +101,7 @@ class SkillsToolkit(BaseToolkit):
     runtime: SkillRuntime
     session: Session
     instructions: Instructions = True
-    tier1_format: Tier1Format = "xml"
+    tier1_format: AdapterFormat = "xml"
     tier1_budget: int | None = None
     preflight: bool = False
 
@@ -119,7 +119,7 @@ class SkillsToolkit(BaseToolkit):
         *,
         session: Session | None = None,
         instructions: Instructions = True,
-        tier1_format: Tier1Format = "xml",
+        tier1_format: AdapterFormat = "xml",
         tier1_budget: int | None = None,
         preflight: bool = False,
     ) -> SkillsToolkit:

@@ -43,8 +43,8 @@ from pydantic_core import SchemaValidator, core_schema
 
 from skilldeck import Session, SkillRuntime
 from skilldeck.integrations._shared import (
+    AdapterFormat,
     Instructions,
-    Tier1Format,
     join_blocks,
     preflight_text,
     resolve_instructions,
@@ -90,7 +90,7 @@ class SkillsToolset(AbstractToolset[Any]):
         *,
         session: SessionSource = None,
         instructions: Instructions = True,
-        tier1_format: Tier1Format = "xml",
+        tier1_format: AdapterFormat = "xml",
         tier1_budget: int | None = None,
         preflight: bool = False,
         sequential: bool = True,
@@ -108,7 +108,7 @@ class SkillsToolset(AbstractToolset[Any]):
         else:
             self._session_source = session
         self.instructions = instructions
-        self.tier1_format: Tier1Format = tier1_format
+        self.tier1_format: AdapterFormat = tier1_format
         self.tier1_budget = tier1_budget
         self.preflight = preflight
         self._hint: tuple[Session, str, str] | None = None  # (session, prompt, hint)

@@ -31,7 +31,7 @@ from mcp.server.extension import Extension, MethodBinding
 from mcp.shared.exceptions import MCPError
 from mcp_types import PaginatedRequestParams
 
-from skilldeck._format import model_invocable_frontmatter
+from skilldeck.format import model_invocable_frontmatter
 from skilldeck.mcp import _uris
 from skilldeck.mcp._index import SkillIndex, SkillRecord
 from skilldeck.mcp._wire import (

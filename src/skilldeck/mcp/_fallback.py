@@ -47,7 +47,7 @@ from mcp_types import Tool as MCPTool
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from skilldeck import Session, SkillRuntime
-from skilldeck._errors import with_roots
+from skilldeck.config import with_roots
 from skilldeck.mcp import _elicit
 from skilldeck.mcp._notify import ClientBus
 from skilldeck.mcp._sessions import (

@@ -24,6 +24,7 @@ from urllib.parse import unquote
 
 from skilldeck import Catalog, CatalogEntry
 from skilldeck._catalog import CatalogSnapshot, SnapshotEntry
+from skilldeck.disclosure import mime_type
 from skilldeck.mcp import _uris
 from skilldeck.mcp._publish import frontmatter, publishable
 from skilldeck.mcp._store import FileRow, SkillRow, SnapshotStore
@@ -337,11 +338,11 @@ class IndexBuilder:
             uri = _uris.join(skill_path, f.path)
             path = md_path if f.path == "SKILL.md" else None
             if dynamic:
-                mime = _uris.mime_type(f.path, text=False)
+                mime = mime_type(f.path, text=False)
                 refs.append(FileRef(uri, item.ref, f.path, f.size, None, mime, path))
                 continue
             got = snap.digest(item, f.path, max_bytes=MAX_TOTAL_BYTES)
-            mime = _uris.mime_type(f.path, text=got.text)
+            mime = mime_type(f.path, text=got.text)
             refs.append(FileRef(uri, item.ref, f.path, got.size, got.digest, mime, path))
         record = _record(skill_path, item.ref, entry, fm, refs)
         return _Built(

@@ -15,7 +15,7 @@ from typing import Any
 
 from skilldeck import Catalog, CatalogEntry, SkillStatus
 from skilldeck._catalog import SnapshotEntry
-from skilldeck.mcp import _uris
+from skilldeck.format import is_skill_name
 from skilldeck.mcp._wire import MAX_TOTAL_BYTES
 
 __all__ = [
@@ -28,13 +28,13 @@ __all__ = [
 SERVED_STATUSES = frozenset({SkillStatus.ENABLED, SkillStatus.SHADOWED})
 
 
-def read_all(catalog: Catalog, ref: str, relpath: str, skill_md: str | None = None) -> bytes:
+def read_all(catalog: Catalog, ref: str, relpath: str) -> bytes:
     """One file of a skill, any file the walker lists, up to the limit.
 
     Every read goes through the catalog, whose reads resolve beneath the skill
     folder (``skilldeck._tree``); ``SKILL.md`` is the skill's own bytes
     (``catalog.skill_md_bytes``: a folder's, or what an inline skill was added
-    with). ``skill_md`` is no longer needed and is ignored.
+    with).
     """
     if relpath == "SKILL.md":
         md: bytes = catalog.skill_md_bytes(ref, max_bytes=MAX_TOTAL_BYTES).data
@@ -53,7 +53,7 @@ def frontmatter(entry: CatalogEntry) -> dict[str, Any] | None:
     name, description = data.get("name"), data.get("description")
     if not isinstance(name, str) or not isinstance(description, str) or not description:
         return None
-    if not _uris.valid_skill_name(name):
+    if not is_skill_name(name):
         return None
     return dict(data)
 

@@ -18,6 +18,7 @@ import anyio.to_thread
 from mcp.server.lowlevel.helper_types import ReadResourceContents
 
 from skilldeck import Catalog, FileAccessError, FileTooLargeError, SkillError, SkillNotFoundError
+from skilldeck.disclosure import is_text
 from skilldeck.mcp import _uris
 from skilldeck.mcp._extension import decode_cursor, encode_cursor
 from skilldeck.mcp._index import FileRef, SkillIndex
@@ -96,10 +97,10 @@ async def read(index: SkillIndex, catalog: Catalog, uri: str) -> ReadResourceCon
         raise protocol_error(
             INTERNAL_ERROR, f"could not read {uri}: {exc}", envelope=envelope, uri=uri
         ) from None
-    if _uris.is_text(data):
+    if is_text(data):
         return ReadResourceContents(content=data.decode("utf-8"), mime_type=ref.mime)
     return ReadResourceContents(content=data, mime_type=ref.mime)
 
 
 def _read(catalog: Catalog, ref: FileRef) -> bytes:
-    return read_all(catalog, ref.ref, ref.relpath, ref.skill_md)
+    return read_all(catalog, ref.ref, ref.relpath)

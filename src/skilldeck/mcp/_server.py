@@ -392,7 +392,7 @@ def _store_for(catalog: Catalog, where: bool | str | os.PathLike[str]) -> Snapsh
     if where is False:
         return None
     if where is True:
-        from skilldeck._paths import dirs  # the user cache folder, as the catalog's cache
+        from skilldeck.config import dirs  # the user cache folder, as the catalog's cache
 
         folder: Path = dirs().cache / "mcp"
     else:

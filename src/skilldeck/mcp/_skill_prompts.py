@@ -29,7 +29,7 @@ def _prompt(server: SkillServer, meta: Any) -> Prompt:
     catalog: Any = server.catalog
 
     def render(arguments: Any = "", **_ignored: Any) -> str:
-        from skilldeck._runtime import substitute_arguments
+        from skilldeck.tools import substitute_arguments
 
         loaded = catalog.load(name)
         names = loaded.manifest.arguments if loaded.manifest is not None else ()

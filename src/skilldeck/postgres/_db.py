@@ -217,7 +217,7 @@ def _fill_text_flags(conn: Any) -> int:
     for the tables' owner too). Idempotent and best effort (a user that may not update
     the rows leaves them: replicas then read those files, as before); returns the file
     rows filled in."""
-    from skilldeck._catalog import is_utf8_text
+    from skilldeck.disclosure import is_text
 
     filled = 0
     try:
@@ -236,7 +236,7 @@ def _fill_text_flags(conn: Any) -> int:
                         "WHERE f.tenant = %s AND f.is_text IS NULL LIMIT %s)",
                         (tenant, tenant, _FILL_BATCH),
                     ).fetchall()
-                    flags = {str(digest): is_utf8_text(bytes(data)) for digest, data in rows}
+                    flags = {str(digest): is_text(bytes(data)) for digest, data in rows}
                     changed = conn.execute(
                         "UPDATE skilldeck_version_files f SET is_text = v.flag "
                         "FROM unnest(%s::text[], %s::boolean[]) AS v(digest, flag) "
@@ -260,7 +260,7 @@ def _close_pool(pool: Any) -> None:
 
 def _require_driver() -> Any:
     if psycopg is None:
-        from skilldeck._extras import install_hint
+        from skilldeck.config import install_hint
 
         raise ConfigError(
             "the PostgreSQL store needs psycopg",

@@ -5,8 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from skilldeck import InstallError
-from skilldeck._diagnostics import Diagnostic
+from skilldeck import Diagnostic, InstallError
 
 __all__ = ["PublishLimits", "read_folder", "validate_copy"]
 
@@ -22,8 +21,8 @@ class PublishLimits:
 
 def read_folder(folder: Path, lim: PublishLimits) -> dict[str, tuple[bytes, bool]]:
     """Every file of a skill folder (the one walker's file set), read once."""
-    from skilldeck._errors import SkillError
-    from skilldeck._tree import SkillTree, WalkLimits
+    from skilldeck import SkillError
+    from skilldeck.catalog import SkillTree, WalkLimits
 
     if not folder.is_dir():
         raise InstallError(
@@ -64,8 +63,7 @@ def read_folder(folder: Path, lim: PublishLimits) -> dict[str, tuple[bytes, bool
 
 
 def validate_copy(copy: Path, folder: Path) -> tuple[str, tuple[Diagnostic, ...]]:
-    from skilldeck import validate_skill
-    from skilldeck._diagnostics import Severity
+    from skilldeck import Severity, validate_skill
 
     report = validate_skill(copy)
     if report.manifest is None or not report.valid or not report.name:
@@ -90,7 +88,7 @@ def validate_copy(copy: Path, folder: Path) -> tuple[str, tuple[Diagnostic, ...]
 def _servable_name(name: str, folder: Path) -> None:
     """Refuse a name the MCP extension never serves: the specification's naming rule,
     strictly (a lenient validation only warns), and in ASCII as written."""
-    from skilldeck._format import NAME_RE, check_name
+    from skilldeck.format import NAME_RE, check_name
 
     problems = check_name(name, strict=True, path="SKILL.md", pos=(None, None))
     if problems or not NAME_RE.fullmatch(name):

@@ -16,10 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from skilldeck import SkillNotFoundError, bytes_digest
-from skilldeck._catalog import is_utf8_text
-from skilldeck._diagnostics import Diagnostic
-from skilldeck._digest import digest_of_files
+from skilldeck import Diagnostic, SkillNotFoundError
+from skilldeck.catalog import bytes_digest, digest_of_files
+from skilldeck.disclosure import is_text
 from skilldeck.postgres._db import CHANNEL, lock_name
 from skilldeck.postgres._folder import PublishLimits, read_folder, validate_copy
 from skilldeck.postgres._shared import _audit
@@ -123,7 +122,7 @@ def publish_folder(
                 "(version_id, tenant, relpath, digest, size, executable, is_text) "
                 "VALUES (%s, %s, %s, %s, %s, %s, %s)",
                 [
-                    (vid, store.tenant, rel, digests[rel], len(data), x, is_utf8_text(data))
+                    (vid, store.tenant, rel, digests[rel], len(data), x, is_text(data))
                     for rel, (data, x) in files.items()
                 ],
             )

@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from skilldeck import InvalidArgumentsError, SkillNotFoundError
-from skilldeck._events import Event, redact
+from skilldeck.events import Event, redact
 from skilldeck.execution import Approval
 from skilldeck.postgres._db import Database, check_tenant, lock_name
 

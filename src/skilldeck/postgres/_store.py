@@ -37,18 +37,18 @@ from skilldeck import (
     Skill,
     SkillMetadata,
     SkillNotFoundError,
-    bytes_digest,
+    parse_skill_md,
 )
-from skilldeck._catalog import (
+from skilldeck.catalog import (
     DEFAULT_FILE_LIMIT,
     Discovery,
     FileData,
     FileFacts,
     IndexMode,
     StoreBase,
+    bytes_digest,
+    digest_of_files,
 )
-from skilldeck._digest import digest_of_files
-from skilldeck._format import parse_skill_md
 from skilldeck.postgres._db import Database, check_tenant
 from skilldeck.postgres._folder import PublishLimits
 from skilldeck.postgres._publish import (

@@ -1,0 +1,43 @@
+"""One conversion of skilldeck's values to what JSON can hold.
+
+Used by the tool envelope, events and the audit log, and every ``--json`` of the
+command line, so a value has one JSON form wherever it is shown.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as _dt
+import enum
+from collections.abc import Mapping
+from pathlib import PurePath
+from typing import Any
+
+__all__ = ["json_safe"]
+
+
+def json_safe(value: Any) -> Any:
+    """A copy of ``value`` made of dicts (string keys), lists, strings, numbers,
+    booleans and ``None``: dates as ISO text, paths as strings, enums as their
+    value, a dataclass as its fields plus its public properties, sets and tuples
+    as lists, and anything else as ``str(value)`` (YAML may hold values JSON has
+    no form for)."""
+    if value is None or isinstance(value, str | bool | int | float):
+        return value
+    if isinstance(value, _dt.date | _dt.time):
+        return value.isoformat()
+    if isinstance(value, PurePath):
+        return str(value)
+    if isinstance(value, enum.Enum):
+        return json_safe(value.value)
+    if isinstance(value, Mapping):
+        return {str(k): json_safe(v) for k, v in value.items()}
+    if isinstance(value, list | tuple | set | frozenset):
+        return [json_safe(v) for v in value]
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        out = {f.name: json_safe(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        for name, member in vars(type(value)).items():
+            if isinstance(member, property) and not name.startswith("_"):
+                out[name] = json_safe(getattr(value, name))
+        return out
+    return str(value)

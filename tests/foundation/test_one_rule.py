@@ -13,10 +13,10 @@ import pytest
 from click.testing import CliRunner
 
 import skilldeck
+from skilldeck import json_safe
 from skilldeck.cli import main
 from skilldeck.disclosure import is_text, mime_type, read_skill_file
 from skilldeck.format import is_skill_name
-from skilldeck.tools import json_safe
 
 
 @pytest.mark.parametrize(

@@ -89,6 +89,7 @@ PINNED: dict[str, list[str]] = {
         "skill_digest",
         "suggest",
         "validate_skill",
+        "walk_skill",
     ],
     "skilldeck.adapters": [
         "AnthropicMessagesAdapter",
@@ -141,7 +142,6 @@ PINNED: dict[str, list[str]] = {
         "lint_catalog",
         "skill_digest",
         "skill_file_digests",
-        "walk_skill",
     ],
     "skilldeck.config": [
         "Budget",

@@ -266,6 +266,9 @@ if TYPE_CHECKING:
     from skilldeck._suggest import (
         suggest as suggest,
     )
+    from skilldeck._tree import (
+        walk_skill as walk_skill,
+    )
 
 
 # The one table of the top level: public name -> the private module defining it.
@@ -288,6 +291,7 @@ _EXPORTS: dict[str, str] = {
     "Severity": "skilldeck._diagnostics",
     "skill_digest": "skilldeck._digest",
     "json_safe": "skilldeck._json",
+    "walk_skill": "skilldeck._tree",
     "render_skills": "skilldeck._disclosure",
     "read_skill_file": "skilldeck._disclosure",
     "plan_skills": "skilldeck._disclosure",

@@ -116,9 +116,6 @@ from skilldeck._tree import (
 from skilldeck._tree import (
     WalkLimits as WalkLimits,
 )
-from skilldeck._tree import (
-    walk_skill as walk_skill,
-)
 
 __all__ = [
     "DEFAULT_FILE_LIMIT",
@@ -158,5 +155,4 @@ __all__ = [
     "lint_catalog",
     "skill_digest",
     "skill_file_digests",
-    "walk_skill",
 ]

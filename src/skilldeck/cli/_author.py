@@ -226,7 +226,7 @@ def _files(folder: Path) -> list[str]:
     """The skill's files other than SKILL.md, relative, sorted: the walker's set, so
     exactly what is served (no hidden files, compiled caches, links leaving the
     folder, special files or names that are not UTF-8)."""
-    from skilldeck.catalog import walk_skill
+    from skilldeck import walk_skill
 
     if not folder.is_dir():
         return []

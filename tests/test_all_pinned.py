@@ -338,6 +338,7 @@ PINNED: dict[str, list[str]] = {
         "ToolSpec",
         "ToolWarning",
         "TraceEntry",
+        "VERB_FIRST_PARAMETER_NAMES",
         "VERB_FIRST_TOOL_NAMES",
         "Verdict",
         "WARNING_CODES",

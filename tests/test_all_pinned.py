@@ -385,6 +385,7 @@ PINNED: dict[str, list[str]] = {
         "AuditRow",
         "BlobCache",
         "CHANNEL",
+        "CONVERGENCE_SECONDS",
         "Database",
         "PostgresApprovalStore",
         "PostgresAuditSink",

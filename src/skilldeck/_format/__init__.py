@@ -74,8 +74,6 @@ _EXPORTS: dict[str, str] = {
     "Triggers": "skilldeck._format._manifest",
     "parse_allowed_tools": "skilldeck._format._manifest",
     "is_skill_name": "skilldeck._format._manifest",
-    "NAME_RE": "skilldeck._format._manifest",
-    "check_name": "skilldeck._format._manifest",
     "ArgTemplate": "skilldeck._format._mdtools",
     "CommandTemplate": "skilldeck._format._mdtools",
     "DeclaredTool": "skilldeck._format._mdtools",

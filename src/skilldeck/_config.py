@@ -65,7 +65,13 @@ from skilldeck._paths import (
     is_safe_directory,
     owner_problem,
 )
-from skilldeck._statedir import check_entry, keep_out_of_commits, open_dir, read_file_at
+from skilldeck._statedir import (
+    check_entry,
+    keep_out_of_commits,
+    open_dir,
+    read_file_at,
+    read_state_file,
+)
 
 if TYPE_CHECKING:
     from tomlkit.toml_document import TOMLDocument
@@ -236,8 +242,14 @@ def _read_bytes(path: Path, *, project: bool) -> bytes | None:
             )
         finally:
             os.close(fd)
-    with path.open("rb") as fh:
-        raw = fh.read(_MAX_CONFIG_BYTES + 1)
+    if path == dirs().config_file:  # skilldeck's own state: owner and mode checked
+        got = read_state_file(path, max_bytes=_MAX_CONFIG_BYTES + 1)
+        if got is None:
+            raise FileNotFoundError(path)
+        raw = got
+    else:
+        with path.open("rb") as fh:
+            raw = fh.read(_MAX_CONFIG_BYTES + 1)
     if len(raw) > _MAX_CONFIG_BYTES:
         raise ConfigError(f"{path}: config file is larger than {_MAX_CONFIG_BYTES} bytes")
     return raw

@@ -46,6 +46,7 @@ from skilldeck._configruntime import loosening
 from skilldeck._diagnostics import Severity, register_code
 from skilldeck._errors import ConfigError
 from skilldeck._paths import PROJECT_DIR, dirs
+from skilldeck._statedir import read_state_file
 
 __all__ = [
     "PROJECT_SAFE",
@@ -239,10 +240,10 @@ def _now() -> str:
 def _read_store() -> dict[str, dict[str, str]]:
     path = _store_path()
     try:
-        with path.open("rb") as fh:
-            raw = fh.read(_MAX_STORE_BYTES + 1)
-    except FileNotFoundError:
-        return {}
+        got = read_state_file(path, max_bytes=_MAX_STORE_BYTES + 1)  # owner and mode checked
+        if got is None:
+            return {}
+        raw = got
     except OSError as exc:
         raise ConfigError(f"cannot read {path}: {exc.strerror}", path=path) from exc
     try:

@@ -23,22 +23,34 @@ import hashlib
 import hmac
 import os
 import secrets
+import shlex
 import shutil
 import stat
+from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 from skilldeck._errors import UnsafeStateError
+from skilldeck._paths import dirs, install_base
 
 __all__ = [
+    "StatePlace",
     "check_entry",
+    "hidden_inside",
     "keep_out_of_commits",
     "open_below",
     "open_dir",
+    "open_state_dir",
+    "open_state_subdir",
+    "protected_state",
     "read_file_at",
+    "read_state_file",
     "remove_tree_at",
     "safe_dirs",
     "stage_id",
     "stage_id_is_ours",
+    "state_key",
+    "view_problem",
     "write_file_at",
 ]
 
@@ -69,10 +81,17 @@ def refuse(path: Path | str, problem: str, hint: str | None = None) -> UnsafeSta
 
 
 def check_stat(
-    st: os.stat_result, path: Path | str, *, want_dir: bool, any_owner: bool = False
+    st: os.stat_result,
+    path: Path | str,
+    *,
+    want_dir: bool,
+    any_owner: bool = False,
+    private: bool = False,
 ) -> None:
     """Refuse a link, the wrong kind of entry, or one owned by another user
-    (unless ``any_owner``: the user allowed that folder)."""
+    (unless ``any_owner``: the user allowed that folder); with ``private`` (skilldeck's
+    own state) also one that others may write (group or world write bit: git's
+    ``safe.directory`` idea), while root's is accepted."""
     if stat.S_ISLNK(st.st_mode):
         raise refuse(path, "is a symbolic link")
     if want_dir and not stat.S_ISDIR(st.st_mode):
@@ -80,11 +99,19 @@ def check_stat(
     if not want_dir and not stat.S_ISREG(st.st_mode):
         raise refuse(path, "is not a regular file")
     uid = _euid()
-    if uid >= 0 and st.st_uid != uid and not any_owner:
+    # skilldeck's own state may also be root's (a shared, read-only configuration)
+    trusted = any_owner or (private and st.st_uid == 0)
+    if uid >= 0 and st.st_uid != uid and not trusted:
         raise refuse(
             path,
             f"belongs to another user (uid {st.st_uid})",
             "skilldeck keeps its state only in folders you own; remove it or ask its owner",
+        )
+    if private and st.st_mode & 0o022:
+        raise refuse(
+            path,
+            f"can be changed by other users (mode {stat.S_IMODE(st.st_mode):04o})",
+            f"chmod go-w {shlex.quote(str(path))}",
         )
 
 
@@ -184,7 +211,13 @@ def keep_out_of_commits(fd: int, path: Path) -> None:
 
 
 def read_file_at(
-    dir_fd: int | None, name: str, *, path: Path | str, max_bytes: int, any_owner: bool = False
+    dir_fd: int | None,
+    name: str,
+    *,
+    path: Path | str,
+    max_bytes: int,
+    any_owner: bool = False,
+    private: bool = False,
 ) -> bytes | None:
     """Read a state file without following a link (``None`` when missing).
 
@@ -201,7 +234,7 @@ def read_file_at(
         raise
     with os.fdopen(fd, "rb") as fh:
         st = os.fstat(fh.fileno())
-        check_stat(st, path, want_dir=False, any_owner=any_owner)
+        check_stat(st, path, want_dir=False, any_owner=any_owner, private=private)
         data = fh.read(max_bytes + 1)
     if len(data) > max_bytes:
         raise refuse(path, f"is larger than {max_bytes} bytes")
@@ -276,11 +309,9 @@ def safe_dirs(*paths: Path) -> bool:
 
 def _key(data_dir: Path) -> bytes:
     """The user's secret for staging ids (created on first use, ``0o600``)."""
-    data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
-    fd = open_dir(data_dir)
-    assert fd is not None
+    fd = open_state_dir(data_dir)
     try:
-        got = read_file_at(fd, _KEY_NAME, path=data_dir / _KEY_NAME, max_bytes=4096)
+        got = read_file_at(fd, _KEY_NAME, path=data_dir / _KEY_NAME, max_bytes=4096, private=True)
         if got is not None and len(got) >= 32:
             return got
         try:
@@ -325,3 +356,153 @@ def stage_id_is_ours(name: str, data_dir: Path) -> bool:
     except (OSError, UnsafeStateError):
         return False
     return hmac.compare_digest(_mac(key, f"{parts[0]}-{parts[1]}"), parts[2])
+
+
+# --- skilldeck's own state: what it is, and what a run may never see ------------
+
+
+@dataclass(frozen=True, slots=True)
+class StatePlace:
+    """One folder of skilldeck's own state, as configured (``path``) and resolved
+    (``real``); ``what`` names it in messages."""
+
+    path: str
+    real: str
+    what: str
+
+    def spellings(self) -> tuple[str, ...]:
+        return (self.path,) if self.path == self.real else (self.path, self.real)
+
+
+def protected_state() -> list[StatePlace]:
+    """Every folder of skilldeck's own state, the one list all guards use.
+
+    The config folder (settings, the user's own skills), the data folder
+    (approvals, trust grants, installed skills, the key that signs staging ids
+    and the launch helper), the cache folder (the compiled launch helper,
+    catalog and search indexes) and the install folder when ``[install] dir``
+    moves it. Links are resolved: a run must reach none of them by any name.
+    """
+    d = dirs()
+    places = (
+        (d.config, "config folder"),
+        (d.data, "data folder"),
+        (d.cache, "cache folder"),
+        (install_base(), "install folder"),
+    )
+    out: list[StatePlace] = []
+    for path, what in places:
+        shown = os.path.abspath(path)
+        place = StatePlace(shown, os.path.realpath(shown), what)
+        if all(place.real != p.real for p in out):
+            out.append(place)
+    return out
+
+
+def _inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip("/") + "/")
+
+
+def _home() -> str | None:
+    home = os.path.expanduser("~")
+    return os.path.realpath(home) if home and home != "~" else None
+
+
+def view_problem(path: str | os.PathLike[str], *, writable: bool) -> str | None:
+    """Why a run must not see ``path`` (a working folder, a mount), or ``None``.
+
+    Nothing inside skilldeck's own state is ever visible to a run. A writable
+    view may in addition not contain that state (a run could rename a folder
+    above it and put its own in place) nor be the home folder or a folder above it
+    (shell start-up files, agents' skill folders). A read-only view that contains
+    the state is allowed: bubblewrap hides the state inside it (:func:`hidden_inside`).
+    """
+    shown = os.path.abspath(path)
+    names = {shown, os.path.realpath(shown)}
+    for place in protected_state():
+        for name in names:
+            if any(_inside(name, s) for s in place.spellings()):
+                return f"{shown} is inside skilldeck's own {place.what} ({place.real})"
+            if writable and any(_inside(s, name) for s in place.spellings()):
+                return f"{shown} contains skilldeck's own {place.what} ({place.real})"
+    home = _home()
+    if writable and home is not None and any(_inside(home, name) for name in names):
+        return f"{shown} is your home folder or holds it (shell start-up files, agents' folders)"
+    return None
+
+
+def hidden_inside(views: Iterable[str]) -> list[str]:
+    """The state folders (every spelling) that lie inside one of ``views``: a sandbox
+    mounts an empty folder over each, after the views."""
+    found: list[str] = []
+    for place in protected_state():
+        for name in place.spellings():
+            if name not in found and any(_inside(name, v) and name != v for v in views):
+                found.append(name)
+    return found
+
+
+def open_state_dir(path: Path, *, create: bool = True) -> int:
+    """Open (and create, ``0o700``) one of skilldeck's own folders, checked like git's
+    ``safe.directory``: it must be a folder the current user (or root) owns that no
+    other user may write; else ``UNSAFE_STATE``. The folder may be reached through a link the
+    user made (a moved cache); what is opened is checked."""
+    if create:
+        os.makedirs(path, mode=0o700, exist_ok=True)
+    fd = os.open(path, os.O_RDONLY | _DIRECTORY | _CLOEXEC)
+    try:
+        check_stat(os.fstat(fd), path, want_dir=True, private=True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def open_state_subdir(dir_fd: int, name: str, *, path: Path) -> int:
+    """Open (and create, ``0o700``) folder ``name`` in a state folder: not a link,
+    owned by the user, not writable by others."""
+    with contextlib.suppress(FileExistsError):
+        os.mkdir(name, 0o700, dir_fd=dir_fd)
+    try:
+        fd = os.open(name, O_DIR, dir_fd=dir_fd)
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):
+            raise refuse(path, "is a symbolic link or not a folder") from None
+        raise
+    try:
+        check_stat(os.fstat(fd), path, want_dir=True, private=True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def read_state_file(path: Path, *, max_bytes: int) -> bytes | None:
+    """Read one of skilldeck's own files (``None`` when missing): its folder and the
+    file must be the user's and not writable by others, the file not a link."""
+    try:
+        fd = open_state_dir(path.parent, create=False)
+    except FileNotFoundError:
+        return None
+    try:
+        try:
+            raw = os.open(path.name, os.O_RDONLY | _NOFOLLOW | _NONBLOCK | _CLOEXEC, dir_fd=fd)
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            if exc.errno in (errno.ELOOP, errno.EMLINK):
+                raise refuse(path, "is a symbolic link") from None
+            raise
+        with os.fdopen(raw, "rb") as fh:
+            check_stat(os.fstat(fh.fileno()), path, want_dir=False, private=True)
+            data = fh.read(max_bytes + 1)
+    finally:
+        os.close(fd)
+    if len(data) > max_bytes:
+        raise refuse(path, f"is larger than {max_bytes} bytes")
+    return data
+
+
+def state_key() -> bytes:
+    """The user's secret (in the data folder) that signs staging ids and the launch helper."""
+    return _key(dirs().data)

@@ -29,6 +29,14 @@ def _shared_helper_cache(helper_cache: Path, monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.setenv("SKILLDECK_CACHE_DIR", str(helper_cache))
 
 
+@pytest.fixture(autouse=True)
+def _reachable_cwd(hermetic_env: Path) -> None:
+    """The current folder (the ``project`` working folder) is one the unprivileged
+    run-as user can enter, as a user's project usually is: with ``sandbox = "strict"``
+    a run that ``nobody`` cannot reach is refused rather than run as root."""
+    Path.cwd().chmod(0o755)
+
+
 @pytest.fixture
 def world(tmp_path: Path) -> Iterator[Path]:
     """A folder the unprivileged run-as user can traverse (pytest's tmp_path is 0700)."""

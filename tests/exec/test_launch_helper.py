@@ -25,7 +25,13 @@ def test_helper_protocol(native: bool) -> None:
     limits = ["0", "-1", "-1", "-1", "-1", "-1", "0"]  # grace, cpu, as, fsize, nofile, nproc, core
 
     def run(*argv: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([*helper.argv, *argv], capture_output=True, text=True, check=False)
+        return subprocess.run(
+            [*helper.argv, *argv],
+            capture_output=True,
+            text=True,
+            check=False,
+            pass_fds=helper.pass_fds,
+        )
 
     done = run("2", "exec", "-1", "-1", *limits, "-1", "--", "/bin/sh", "-c", "umask; exit 7")
     assert (done.returncode, done.stdout) == (7, "0077\n")

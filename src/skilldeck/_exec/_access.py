@@ -6,12 +6,14 @@ everything the run needs (the program and its install folders, the skill's
 snapshot, the working folder, paths given as arguments and extra mounts);
 otherwise it runs as the invoking user with every capability dropped, and the
 isolation report says which path was out of reach. A ``run_as`` naming a user
-(or ``sandbox = "strict"``) refuses instead, naming the path.
+refuses instead, naming the path; so does ``sandbox = "strict"`` in ``auto``: it never
+runs a program as root by falling back.
 """
 
 from __future__ import annotations
 
 import os
+import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -112,8 +114,10 @@ def choose_user(
     skill: str,
     as_root: bool,
     drop_caps: bool,
+    strict: bool = False,
 ) -> RunAs:
-    """Pick the run-as user (see the module docstring); raise when a chosen user cannot reach."""
+    """Pick the run-as user (see the module docstring); raise when a chosen user cannot
+    reach, and with ``strict`` (``sandbox = "strict"``) rather than fall back to root."""
     me = os.getuid() if hasattr(os, "getuid") else -1
     self_label = (
         f"{user_label(me)}, capabilities dropped" if drop_caps and as_root else user_label(me)
@@ -132,17 +136,24 @@ def choose_user(
         if blocked is None:
             continue
         why = f"uid {uid} cannot reach the {need.what}: {_describe(blocked)}"
-        if auto:
+        if auto and not strict:
             return RunAs(
                 None, None, self_label, why + "; running as the invoking user", str(blocked)
             )
         raise SandboxUnavailableError(
-            f"the program cannot run as uid {uid}: {why}",
+            f"the program cannot run as uid {uid}: {why}"
+            + ('; sandbox = "strict" does not run it as root instead' if auto else ""),
             skill=skill,
             path=str(blocked),
-            hint=f"make it reachable (chmod o+rx on {blocked} and its folders), use "
-            "bubblewrap (apt-get install bubblewrap), which mounts the interpreter for that "
-            "user, or run as yourself: --run-as self",
+            hint=(
+                f"make it reachable: chmod o+rx {shlex.quote(str(blocked))} (and its "
+                "folders); or, knowing the program then runs as root without "
+                "capabilities: --run-as self"
+                if strict
+                else f"make it reachable (chmod o+rx on {blocked} and its folders), use "
+                "bubblewrap (apt-get install bubblewrap), which mounts the interpreter for "
+                "that user, or run as yourself: --run-as self"
+            ),
         )
     return RunAs(uid, gid, user_label(uid))
 

@@ -26,6 +26,7 @@ from typing import Any, Protocol, runtime_checkable
 from skilldeck._atomic import atomic_write_text, file_lock
 from skilldeck._errors import ConfigError
 from skilldeck._paths import dirs
+from skilldeck._statedir import read_state_file
 
 __all__ = [
     "Approval",
@@ -34,6 +35,9 @@ __all__ = [
     "MemoryApprovalStore",
     "revoke_lapsed",
 ]
+
+
+_MAX_BYTES = 16 << 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,12 +103,11 @@ class FileApprovalStore:
         self.path = Path(path) if path is not None else dirs().data / "approvals.json"
 
     def _read(self) -> dict[str, Approval]:
-        try:
-            text = self.path.read_text(encoding="utf-8")
-        except FileNotFoundError:
+        raw = read_state_file(self.path, max_bytes=_MAX_BYTES)  # owner and mode checked
+        if raw is None:
             return {}
         try:
-            data = json.loads(text)
+            data = json.loads(raw.decode("utf-8"))
             items = data["approvals"]
             return {
                 name: Approval(
@@ -116,7 +119,7 @@ class FileApprovalStore:
                 )
                 for name, entry in items.items()
             }
-        except (ValueError, KeyError, TypeError, AttributeError):
+        except (ValueError, KeyError, TypeError, AttributeError):  # UnicodeError is a ValueError
             raise ConfigError(
                 f"the approvals file {self.path} is damaged",
                 path=self.path,

@@ -7,7 +7,6 @@ import errno
 import math
 import os
 import shutil
-import sys
 import tempfile
 import threading
 import time
@@ -30,7 +29,7 @@ from skilldeck._exec._interp import render_command
 from skilldeck._exec._mounts import failure_hint
 from skilldeck._exec._native import Helper, find_helper
 from skilldeck._exec._packages import missing_module_hint
-from skilldeck._exec._plan import Plan, make_plan, report
+from skilldeck._exec._plan import Plan, hand_over, make_plan, report
 from skilldeck._exec._programs import python_roots
 from skilldeck._exec._runner import (
     RunResult,
@@ -40,7 +39,6 @@ from skilldeck._exec._runner import (
     render_output,
 )
 from skilldeck._exec._sandbox import (
-    HELPER_MOUNT,
     SandboxStatus,
     bwrap_argv,
     private_dirs,
@@ -373,17 +371,10 @@ class Executor:
             env=os.environ,
             helper_roots=python_roots() if helper.kind == "python" else (),
         )
-        uid, gid = plan.user.uid, plan.user.gid
-        if uid is not None and gid is not None:
-            os.chown(scratch, uid, gid)
-            if plan.workdir.parent == scratch:
-                os.chown(plan.workdir, uid, gid)
+        hand_over(plan, scratch)
+        uid = plan.user.uid
         private_home = plan.sandboxed or uid is not None
         home_dir = scratch / "home"
-        if private_home:
-            home_dir.mkdir(mode=0o700)
-            if uid is not None and gid is not None:
-                os.chown(home_dir, uid, gid)
         env = build_env(
             os.environ,
             skill_name=skill.name,
@@ -431,6 +422,7 @@ class Executor:
                 portable=not plan.linux,
                 status_pipe=status_pipe,
                 cancel=call.cancel,
+                pass_fds=helper.pass_fds,
             )
         except OSError as exc:
             if exc.errno == errno.E2BIG:
@@ -542,9 +534,8 @@ class Executor:
             status_fd,
         ]
         mode = "supervise" if plan.linux else "portable"
-        if plan.sandbox is None:
-            prefix = list(helper.argv)
-        else:
+        prefix: list[str] = []
+        if plan.sandbox is not None:
             assert plan.sandbox.path is not None
             prefix = bwrap_argv(
                 plan.sandbox.path,
@@ -554,14 +545,10 @@ class Executor:
                 work_dir=str(plan.workdir),
                 work_writable=plan.workdir != plan.snapshot.path,
                 scratch_dir=str(scratch),
-                helper_file=helper.path,
                 extra_ro=sorted({*plan.roots, *plan.helper_roots}),
                 binds=[(m.path, m.writable) for m in plan.binds],
             )
-            if helper.kind == "native":
-                prefix.append(HELPER_MOUNT)
-            else:
-                prefix += [sys.executable, "-I", "-S", HELPER_MOUNT]
+        prefix += helper.argv
         return [*prefix, "2", mode, *(str(n) for n in numbers), "--", *plan.argv]
 
 

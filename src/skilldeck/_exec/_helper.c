@@ -100,8 +100,20 @@ static void drop_capabilities(void) {
 #endif
 }
 
+/* Nothing skilldeck holds open (the sealed copy this helper runs from, the status
+ * pipe) reaches the program. */
+static void close_others(void) {
+#ifdef SYS_close_range
+    if (syscall(SYS_close_range, 3U, ~0U, 0U) == 0) return;
+#endif
+    long max = sysconf(_SC_OPEN_MAX);
+    if (max < 0 || max > 65536) max = 65536;
+    for (long fd = 3; fd < max; fd++) close((int)fd);
+}
+
 static void setup_and_exec(const struct opts *o, char **prog) {
     if (o->status_fd >= 0) close(o->status_fd);
+    close_others();
     umask(077);
     limit(RLIMIT_CPU, o->cpu, 1);
     limit(RLIMIT_AS, o->as, 0);

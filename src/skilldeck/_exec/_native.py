@@ -2,32 +2,60 @@
 
 The C helper is compiled from ``_helper.c`` with the system's C compiler the first
 time it is needed and kept in ``dirs().cache / "exec"`` under a name carrying the
-source's digest, so an upgrade rebuilds it. Compilation failures are remembered
-for the process and the Python helper (same protocol) is used instead.
+source's digest, so an upgrade rebuilds it. The cache is skilldeck's own state and
+is trusted as far as it is checked, no further:
+
+- the cache folder and its ``exec`` folder must be the user's and writable by no
+  one else (``UNSAFE_STATE`` otherwise: a root whose ``HOME`` points at another
+  user's home never runs that user's binary);
+- the binary is read without following a link, and its bytes must carry the MAC
+  written when skilldeck built it (``helper-<tag>.mac``, keyed by the secret in
+  the data folder, a folder the cache cannot vouch for itself); a binary that
+  differs is rebuilt;
+- the verified bytes are copied into a sealed in-memory file (``memfd``) once per
+  process, and every run executes that (``/proc/self/fd/N``, passed to the
+  child): nothing can replace the helper between the check and the exec, and no
+  path of it needs to exist inside a sandbox.
+
+Compilation failures are remembered for the process and the Python helper (same
+protocol, also from a sealed copy on Linux) is used instead.
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import functools
+import hashlib
+import hmac
 import os
 import platform
+import secrets
 import shutil
 import subprocess
 import sys
-import tempfile
 import threading
 from dataclasses import dataclass
 from pathlib import Path
 
 from skilldeck._digest import bytes_digest
+from skilldeck._errors import UnsafeStateError
 from skilldeck._paths import dirs
+from skilldeck._statedir import (
+    open_state_dir,
+    open_state_subdir,
+    read_file_at,
+    state_key,
+    write_file_at,
+)
 
 __all__ = ["Helper", "find_helper"]
 
 _HERE = Path(__file__).resolve().parent
 _C_SOURCE = _HERE / "_helper.c"
 _PY_SOURCE = _HERE / "_helper.py"
+_MAX_BINARY = 8 << 20
+_MFD_EXEC = 0x0010  # memfd may be executed (kernels with vm.memfd_noexec)
 _lock = threading.Lock()
 _MISSING = object()
 _cache: dict[str, Helper | None] = {}
@@ -35,30 +63,71 @@ _cache: dict[str, Helper | None] = {}
 
 @dataclass(frozen=True, slots=True)
 class Helper:
-    """How to start the helper: ``argv`` prefix and its kind (``native`` or ``python``)."""
+    """How to start the helper: ``argv`` prefix, its kind (``native`` or ``python``),
+    where it came from (``path``) and the descriptor a child must inherit (``fd``,
+    ``-1`` when the helper is a file on disk)."""
 
     argv: tuple[str, ...]
     kind: str
     path: str
+    fd: int = -1
+
+    @property
+    def pass_fds(self) -> tuple[int, ...]:
+        return (self.fd,) if self.fd >= 0 else ()
+
+
+def _sealed(data: bytes, name: str) -> int | None:
+    """A read-only descriptor of a sealed in-memory copy of ``data`` (Linux), or None."""
+    create = getattr(os, "memfd_create", None)
+    if create is None or not hasattr(fcntl, "F_ADD_SEALS"):
+        return None
+    flags = os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING
+    try:
+        try:
+            fd = create(name, flags | _MFD_EXEC)
+        except OSError:  # a kernel older than MFD_EXEC
+            fd = create(name, flags)
+    except OSError:
+        return None
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.fchmod(fd, 0o555)
+        seals = fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_SEAL_WRITE | fcntl.F_SEAL_SEAL
+        fcntl.fcntl(fd, fcntl.F_ADD_SEALS, seals)
+        # what a child inherits is opened read-only: the memfd itself is read-write
+        ro = os.open(f"/proc/self/fd/{fd}", os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return ro
 
 
 def _python_helper() -> Helper:
+    if sys.platform.startswith("linux"):
+        fd = _sealed(_PY_SOURCE.read_bytes(), "skilldeck-helper.py")
+        if fd is not None:
+            argv = (sys.executable, "-I", "-S", f"/proc/self/fd/{fd}")
+            return Helper(argv, "python", str(_PY_SOURCE), fd)
     return Helper((sys.executable, "-I", "-S", str(_PY_SOURCE)), "python", str(_PY_SOURCE))
 
 
-def _compile(target: Path) -> bool:
+def _mac(key: bytes, data: bytes) -> bytes:
+    return hmac.new(key, b"skilldeck-helper\0" + data, hashlib.sha256).hexdigest().encode()
+
+
+def _compile(exec_dir: Path) -> bytes | None:
+    """Build the helper in ``exec_dir`` (already checked) and return its bytes."""
     cc = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
     if cc is None:
-        return False
-    try:  # a cache folder that cannot be written means no native helper, not a failed run
-        target.parent.mkdir(parents=True, exist_ok=True, mode=0o755)
-        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".helper-", suffix=".tmp")
-    except OSError:
-        return False
-    os.close(fd)
+        return None
+    tmp = exec_dir / f".build-{secrets.token_hex(8)}.tmp"
     try:
         proc = subprocess.run(
-            [cc, "-O2", "-o", tmp, str(_C_SOURCE)],
+            [cc, "-O2", "-o", str(tmp), str(_C_SOURCE)],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -66,12 +135,11 @@ def _compile(target: Path) -> bool:
             check=False,
         )
         if proc.returncode != 0:
-            return False
-        os.chmod(tmp, 0o755)  # noqa: S103  (a program other users may run)
-        os.replace(tmp, target)
-        return True
+            return None
+        with open(tmp, "rb") as fh:
+            return fh.read(_MAX_BINARY)
     except (OSError, subprocess.SubprocessError):
-        return False
+        return None
     finally:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
@@ -87,42 +155,95 @@ def _tag() -> str | None:
     return bytes_digest(source + platform.machine().encode())[7:23]
 
 
-def _works(binary: Path) -> bool:
-    """Smoke test: the binary runs here (a ``noexec`` cache folder would stop it)."""
-    probe = [str(binary), "2", "exec", *(["-1"] * 10), "--", "/bin/sh", "-c", "exit 0"]
+def _works(helper: Helper) -> bool:
+    """Smoke test: the sealed copy runs here (a kernel may forbid executing memfds)."""
+    probe = [*helper.argv, "2", "exec", *(["-1"] * 10), "--", "/bin/sh", "-c", "exit 0"]
     try:
-        done = subprocess.run(probe, stdin=subprocess.DEVNULL, capture_output=True, timeout=10)
+        done = subprocess.run(
+            probe,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=10,
+            pass_fds=helper.pass_fds,
+        )
     except (OSError, subprocess.SubprocessError):
         return False
     return done.returncode == 0
 
 
+def _verified_binary(tag: str) -> bytes | None:
+    """The cached binary when its MAC verifies, else a fresh build (stored with its MAC).
+
+    Raises ``UnsafeStateError`` when the cache or its ``exec`` folder is another
+    user's or writable by others."""
+    cache = dirs().cache
+    key = state_key()
+    top = open_state_dir(cache)
+    try:
+        exec_fd = open_state_subdir(top, "exec", path=cache / "exec")
+    finally:
+        os.close(top)
+    name = f"helper-{tag}"
+    try:
+        shown = cache / "exec" / name
+        try:
+            data = read_file_at(exec_fd, name, path=shown, max_bytes=_MAX_BINARY, private=True)
+            mac = read_file_at(exec_fd, name + ".mac", path=shown, max_bytes=256, private=True)
+        except OSError:
+            data = mac = None
+        if data is not None and mac is not None and hmac.compare_digest(mac, _mac(key, data)):
+            return data
+        data = _compile(cache / "exec")
+        if data is None:
+            return None
+        with contextlib.suppress(OSError):  # a full disk: this process still has the bytes
+            write_file_at(exec_fd, name, data, mode=0o500)
+            write_file_at(exec_fd, name + ".mac", _mac(key, data))
+        return data
+    finally:
+        os.close(exec_fd)
+
+
 def _native_helper() -> Helper | None:
     tag = _tag()
-    if tag is None:
+    if tag is None or not sys.platform.startswith("linux"):
         return None
-    target = dirs().cache / "exec" / f"helper-{tag}"
     with _lock:
-        # A binary built earlier in this process (maybe under another cache folder)
-        # is reused while it exists; a failed build is not retried.
+        # One sealed copy per process; a failed build is not retried.
         known = _cache.get(tag, _MISSING)
-        if known is None:
-            return None
-        if isinstance(known, Helper) and os.access(known.path, os.X_OK):
+        if known is None or isinstance(known, Helper):
             return known
-        ok = target.is_file() and os.access(target, os.X_OK)
-        if not ok:
-            ok = _compile(target)
-        ok = ok and _works(target)
-        helper = Helper((str(target),), "native", str(target)) if ok else None
+        try:
+            data = _verified_binary(tag)
+        except UnsafeStateError:
+            raise  # someone else's or a shared cache: refused, not worked around
+        except OSError:  # no writable cache (HOME=/nonexistent): the Python helper
+            data = None
+        fd = _sealed(data, f"skilldeck-helper-{tag}") if data is not None else None
+        helper = None
+        if fd is not None:
+            helper = Helper((f"/proc/self/fd/{fd}",), "native", f"helper-{tag} (sealed copy)", fd)
+            if not _works(helper):
+                os.close(fd)
+                helper = None
         _cache[tag] = helper
         return helper
 
 
+_python: list[Helper] = []
+
+
 def find_helper(*, native: bool = True) -> Helper:
-    """The launch helper to use (compiled when allowed and possible)."""
+    """The launch helper to use (compiled when allowed and possible).
+
+    Raises ``UnsafeStateError`` when the cache folder holding the compiled helper
+    fails its owner or mode check.
+    """
     if native:
         helper = _native_helper()
         if helper is not None:
             return helper
-    return _python_helper()
+    with _lock:
+        if not _python:
+            _python.append(_python_helper())
+        return _python[0]

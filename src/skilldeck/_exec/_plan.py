@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,12 +27,23 @@ from skilldeck._exec._mounts import (
 )
 from skilldeck._exec._platform import linux_layers, platform_note
 from skilldeck._exec._programs import Program, find_program, python_roots
-from skilldeck._exec._sandbox import SandboxStatus, hidden_dirs, private_dirs, probe_sandbox
+from skilldeck._exec._sandbox import SandboxStatus, private_dirs, probe_sandbox
 from skilldeck._exec._settings import ExecConfig
 from skilldeck._exec._snapshot import Snapshot
-from skilldeck._paths import dirs, install_base
+from skilldeck._statedir import view_problem
 
-__all__ = ["BWRAP_HINT", "Plan", "bwrap_install", "make_plan", "report", "sandbox_choice"]
+__all__ = [
+    "BWRAP_HINT",
+    "Plan",
+    "bwrap_install",
+    "hand_over",
+    "make_plan",
+    "own_folders",
+    "preview",
+    "report",
+    "sandbox_choice",
+    "too_broad",
+]
 
 
 def bwrap_install() -> str:
@@ -101,38 +113,52 @@ def _current_folder(cwd: Path | None) -> Path | None:
         return None
 
 
-def kept_hidden(folder: Path) -> bool:
-    """Whether a current folder outside a repository is too broad to bind read-write
-    under bubblewrap (``/``, ``/tmp``, ``/var/tmp``, a home or skilldeck's own folders):
-    a sandboxed run then works in a fresh empty folder instead."""
-    home = os.path.realpath(os.path.expanduser("~"))
-    shared = ("/", home, os.path.realpath("/tmp"), os.path.realpath("/var/tmp"))  # noqa: S108
-    return str(folder) in shared or str(folder) in hidden_dirs()
+def too_broad(folder: Path) -> bool:
+    """Whether a folder found from where the user is (not chosen by them) is too broad
+    to be a run's writable working folder: ``/``, ``/tmp``, ``/var/tmp``, the home
+    folder, or a folder holding skilldeck's own state (a home that is a git
+    repository, a project holding ``XDG_*`` folders). Such a run works in a fresh
+    empty folder instead."""
+    shared = ("/", os.path.realpath("/tmp"), os.path.realpath("/var/tmp"))  # noqa: S108
+    return str(folder) in shared or view_problem(folder, writable=True) is not None
 
 
 def _workdir(
-    cfg: ExecConfig, snapshot: Snapshot, scratch: Path, user_cwd: Path | None, sandboxed: bool
+    cfg: ExecConfig, snapshot: Snapshot, scratch: Path, user_cwd: Path | None, guarded: bool
 ) -> tuple[Path, str]:
+    """The working folder and how it was chosen; ``guarded``: a too-broad folder
+    found from the current one is replaced by a fresh one (a sandbox would show it, or
+    the run is moved to another user who must own what it writes)."""
     mode = cfg.workdir
     if mode == "skill":
         return snapshot.path, "skill"
     if mode not in ("project", "temp"):
-        return check_workdir(mode), "path"
+        folder = check_workdir(mode)
+        problem = view_problem(folder, writable=True)
+        if problem is not None:
+            raise PathNotAllowedError(
+                f"the working folder {problem}: a run may never see or change skilldeck's "
+                "own state, nor write where your shell and agents start from",
+                path=str(folder),
+                hint="run in a project folder (cd there), or use --workdir temp "
+                "and pass the files the script needs as arguments",
+            )
+        return folder, "path"
     if mode == "project" and user_cwd is not None:
         folder, in_repo = project_workdir(user_cwd)
-        if in_repo:
-            return folder, "project (repository root)"
-        if not (sandboxed and kept_hidden(folder)):
-            return folder, "project (current folder)"
-        label = "project (the current folder is /, /tmp or a home, kept hidden: temp)"
+        where = "repository root" if in_repo else "current folder"
+        if not (guarded and too_broad(folder)):
+            return folder, f"project ({where})"
+        label = (
+            f"project ({where} {folder} is /, /tmp, a home or holds skilldeck's state: "
+            "temp; pass absolute paths or --workdir)"
+        )
     else:
         label = "temp" if mode == "temp" else "project (no current folder: temp)"
-    work = scratch / "work"
-    work.mkdir(mode=0o700, exist_ok=True)
-    return work, label
+    return scratch / "work", label
 
 
-def _guard_writable(mount: Mount) -> None:
+def _guard_mount(mount: Mount) -> None:
     if os.path.lexists(mount.path) and resolve_own_links(mount.path) is None:
         raise PathNotAllowedError(
             f"{mount.path} passes through a link another user owns (a run may have left it "
@@ -140,19 +166,34 @@ def _guard_writable(mount: Mount) -> None:
             path=mount.path,
             hint="give the real path",
         )
-    own = [str(p) for p in (dirs().config, dirs().data, install_base())]
-    own += [os.path.realpath(p) for p in own]
-    # bubblewrap follows links: a link to skilldeck's own folders is those folders
-    paths = {mount.path, os.path.realpath(mount.path)}
-    if mount.writable and any(
-        path == "/" or any(covered(p, [path]) for p in own) for path in paths
-    ):
+    problem = view_problem(mount.path, writable=mount.writable)
+    if problem is not None:
+        hint = f"mount a narrower folder, or {mount.path}:ro (skilldeck's state stays hidden)"
+        if view_problem(mount.path, writable=False) is not None:
+            hint = "mount another folder: skilldeck's own state is never visible to a run"
         raise PathNotAllowedError(
-            f"{mount.path} cannot be mounted writable: it holds skilldeck's own settings "
-            "or approvals",
+            f"{problem}, so it cannot be mounted" + (" writable" if mount.writable else ""),
             path=mount.path,
-            hint=f"mount it read-only ({mount.path}:ro) or choose a narrower folder",
+            hint=hint,
         )
+
+
+def own_folders(scratch: Path) -> tuple[Path, Path]:
+    """The run's own folders in ``scratch``: a fresh working folder and a private home
+    (made ``0o700``; :func:`hand_over` gives them to the run-as user)."""
+    work, home = scratch / "work", scratch / "home"
+    for folder in (work, home):
+        folder.mkdir(mode=0o700, exist_ok=True)
+    return work, home
+
+
+def hand_over(plan: Plan, scratch: Path) -> None:
+    """Give the run's own folders to the user it runs as (decided by ``make_plan``)."""
+    uid, gid = plan.user.uid, plan.user.gid
+    if uid is None or gid is None:
+        return
+    for folder in (scratch, scratch / "work", scratch / "home"):
+        os.chown(folder, uid, gid)
 
 
 def make_plan(
@@ -171,8 +212,12 @@ def make_plan(
 ) -> Plan:
     """Decide the run (raises for refusals: strict sandbox, unreachable chosen user, mounts)."""
     sandbox, fallback = sandbox_choice(cfg, skill)
+    as_root = hasattr(os, "geteuid") and os.geteuid() == 0
     user_cwd = _current_folder(cwd)
-    workdir, workdir_mode = _workdir(cfg, snapshot, scratch, user_cwd, sandbox is not None)
+    own_folders(scratch)
+    workdir, workdir_mode = _workdir(
+        cfg, snapshot, scratch, user_cwd, guarded=sandbox is not None or as_root
+    )
     program = find_program(argv[0], env_path=env.get("PATH"), cwd=str(workdir), env=env)
     if program is not None:
         argv = [program.path, *argv[1:]]
@@ -196,20 +241,21 @@ def make_plan(
     if cfg.mount_arguments:
         mounts += [Mount(p) for p in argument_paths(user_args, workdir)]
     for mount in mounts:
-        _guard_writable(mount)
+        _guard_mount(mount)
         if os.path.exists(mount.path) and hidden(mount.path) and mount not in plan.binds:
             plan.binds.append(mount)
     plan.user = choose_user(
         cfg.run_as,
-        _needs(plan, private, arguments=bool(cfg.mount_arguments)),
+        _needs(plan, private, scratch, arguments=bool(cfg.mount_arguments)),
         skill=skill,
-        as_root=hasattr(os, "geteuid") and os.geteuid() == 0,
+        as_root=as_root,
         drop_caps=plan.linux,
+        strict=cfg.sandbox == "strict",
     )
     return plan
 
 
-def _needs(plan: Plan, private: Sequence[str], *, arguments: bool) -> list[Need]:
+def _needs(plan: Plan, private: Sequence[str], scratch: Path, *, arguments: bool) -> list[Need]:
     """What the run-as user must reach (under bubblewrap, from each mount point down).
 
     Paths in arguments count only when a person typed them (``mount_arguments``):
@@ -235,7 +281,10 @@ def _needs(plan: Plan, private: Sequence[str], *, arguments: bool) -> list[Need]
     needs.append(
         Need(plan.snapshot.path, rx(plan.snapshot.path), "skill", start(plan.snapshot.path))
     )
-    needs.append(Need(plan.workdir, rx(plan.workdir), "working folder", start(plan.workdir)))
+    # the run's own folders are handed to the user it runs as: only the way to them counts
+    needs.append(Need(scratch.parent, os.X_OK, "temporary folder", start(scratch.parent)))
+    if not covered(str(plan.workdir), [str(scratch)]):
+        needs.append(Need(plan.workdir, rx(plan.workdir), "working folder", start(plan.workdir)))
     for mount in plan.binds:
         path = Path(mount.path)
         needs.append(Need(path, rx(path), "path given to it", start(path)))
@@ -326,3 +375,36 @@ def report(
 
 def which_bwrap(cfg: ExecConfig) -> str | None:
     return cfg.bwrap_path or shutil.which("bwrap")
+
+
+def preview(cfg: ExecConfig, *, cwd: Path | None = None, helper_roots: Sequence[str] = ()) -> Plan:
+    """The plan a Python script of a skill would get if it ran from ``cwd`` now.
+
+    ``sandbox status`` and ``doctor`` answer from this, so they say what a run
+    does: the same folders are made (an empty skill copy, a scratch folder) and
+    removed again. Raises what a run would raise (a refused working folder or
+    mount, ``strict`` without bubblewrap or falling back to root).
+    """
+    from skilldeck._exec._scripts import interpreter_for
+
+    scratch = Path(tempfile.mkdtemp(prefix="skilldeck-run-"))
+    skill = Path(tempfile.mkdtemp(prefix="skilldeck-skill-"))
+    try:
+        os.chmod(skill, 0o755)  # noqa: S103  (as take_snapshot: the run-as user reads it)
+        argv = interpreter_for("status", skill / "scripts" / "main.py", dict(cfg.interpreters))
+        return make_plan(
+            cfg,
+            skill="(any skill)",
+            snapshot=Snapshot(skill, "", frozenset()),
+            argv=[*argv, str(skill / "scripts" / "main.py")],
+            user_args=[],
+            timeout=cfg.timeout_for(None),
+            network_requested=False,
+            scratch=scratch,
+            cwd=cwd,
+            env=os.environ,
+            helper_roots=helper_roots,
+        )
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+        shutil.rmtree(skill, ignore_errors=True)

@@ -265,6 +265,7 @@ def capture(
     portable: bool = False,
     status_pipe: tuple[int, int] | None = None,
     cancel: threading.Event | None = None,
+    pass_fds: Sequence[int] = (),
 ) -> Captured:
     """Run ``argv`` (helper and program) and collect its capped output.
 
@@ -277,7 +278,8 @@ def capture(
     killed as soon as the program exits. ``status_pipe`` (read end, write end) is
     where the helper reports the program's exact status; the write end is passed to
     the helper and closed here.
-    ``cancel``, once set, stops the run the same way as the timeout.
+    ``cancel``, once set, stops the run the same way as the timeout. ``pass_fds``:
+    other descriptors the helper inherits (the sealed copy it runs from).
     Raises ``OSError`` when the helper itself cannot start.
     """
     start = time.monotonic()
@@ -293,7 +295,7 @@ def capture(
             start_new_session=True,
             umask=0o077,
             close_fds=True,
-            pass_fds=(status_pipe[1],) if status_pipe else (),
+            pass_fds=(*pass_fds, *((status_pipe[1],) if status_pipe else ())),
         )
         _helpers.add(proc.pid)
     except BaseException:

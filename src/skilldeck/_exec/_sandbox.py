@@ -2,7 +2,8 @@
 
 Under bubblewrap a run gets: the host's root read-only; private ``/tmp`` and
 ``/var/tmp``; ``/home``, ``/root``, the caller's home and skilldeck's own folders
-hidden behind empty tmpfs mounts; ``/run`` hidden unless network is granted; the
+(``protected_state``) hidden behind empty tmpfs mounts, also where a mount of an
+ancestor (``/``, ``~/.cache``) would show them; ``/run`` hidden unless network is granted; the
 skill folder read-only; the work folder writable (unless the work folder *is* the
 skill folder); new PID, IPC, UTS, cgroup and (without a network grant) network
 namespaces; ``--die-with-parent``. The launch helper supervises the program inside
@@ -25,10 +26,9 @@ from pathlib import Path
 from typing import Any
 
 from skilldeck._exec._platform import linux_layers, platform_note
-from skilldeck._paths import dirs, install_base
+from skilldeck._statedir import hidden_inside, protected_state
 
 __all__ = [
-    "HELPER_MOUNT",
     "SandboxStatus",
     "bwrap_argv",
     "hidden_dirs",
@@ -39,7 +39,6 @@ __all__ = [
 # Paths inside the sandbox: private tmpfs mounts, not the host's shared /tmp.
 _TMP = "/tmp"  # noqa: S108
 _VAR_TMP = "/var/tmp"  # noqa: S108
-HELPER_MOUNT = _TMP + "/.skilldeck/helper"
 _HIDDEN_DEFAULT = ("/home", "/root")
 _lock = threading.Lock()
 _probes: dict[str, SandboxStatus] = {}
@@ -147,14 +146,8 @@ _hidden_cache: dict[tuple[str, ...], list[str]] = {}  # a few entries per proces
 
 
 def _hidden_dirs() -> list[str]:
-    d = dirs()
-    candidates = [
-        os.environ.get("HOME") or "",
-        str(d.config),
-        str(d.data),
-        str(d.cache),
-        str(install_base()),
-    ]
+    places = protected_state()
+    candidates = [os.environ.get("HOME") or "", *(n for p in places for n in p.spellings())]
     # keyed by which folders exist now: one created later (the data folder) is hidden too
     key = tuple(f"{c}\0{os.path.isdir(c)}" for c in candidates)
     cached = _hidden_cache.get(key)
@@ -190,11 +183,19 @@ def bwrap_argv(
     work_dir: str,
     work_writable: bool,
     scratch_dir: str,
-    helper_file: str,
     extra_ro: Sequence[str] = (),
     binds: Sequence[tuple[str, bool]] = (),
 ) -> list[str]:
-    """The ``bwrap ... --`` prefix for one run (the helper is mounted at ``HELPER_MOUNT``)."""
+    """The ``bwrap ... --`` prefix for one run.
+
+    Order matters (a later mount covers an earlier one): the host read-only with
+    private and hidden folders; interpreters; the working folder; extra mounts and
+    argument paths; then empty folders over skilldeck's own state wherever one of
+    those views contains it (a mount of ``/`` or ``~/.cache``); the run's own
+    folders (the skill's snapshot, the scratch folder) last, so no mount covers
+    them. The launch helper is not a path: it runs from a descriptor. bubblewrap
+    creates mount points only inside its own empty folders, never on the host.
+    """
     hidden = _hidden_dirs()
     argv = [bwrap, *_base_flags(as_root=as_root, network=network)]
     argv += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
@@ -220,20 +221,24 @@ def bwrap_argv(
             out += ["--perms", "0755", "--dir", p]
         return out
 
+    views: list[str] = []
     for path in extra_ro:
         if _covered(path, private) and Path(path).exists():
             argv += [*parents(path), "--ro-bind", path, path]
-    # The work folder first: a project root holding the skill must not cover its
-    # read-only mount.
+            views.append(path)
     if work_dir != skill_dir:
         argv += [*parents(work_dir), "--bind" if work_writable else "--ro-bind", work_dir, work_dir]
-    argv += [*parents(skill_dir), "--ro-bind", skill_dir, skill_dir]
-    argv += [*parents(scratch_dir), "--bind", scratch_dir, scratch_dir]
+        views.append(work_dir)
     # Extra mounts and argument paths, after the work folder: a read-only file
     # inside a writable work folder stays read-only.
     for path, writable in binds:
         if Path(path).exists():
             argv += [*parents(path), "--bind" if writable else "--ro-bind", path, path]
-    argv += [*parents(HELPER_MOUNT), "--ro-bind", helper_file, HELPER_MOUNT]
+            views.append(path)
+    for path in hidden_inside(views):
+        if os.path.isdir(path):
+            argv += ["--perms", "0000", "--tmpfs", path]
+    argv += [*parents(skill_dir), "--ro-bind", skill_dir, skill_dir]
+    argv += [*parents(scratch_dir), "--bind", scratch_dir, scratch_dir]
     argv += ["--chdir", work_dir, "--"]
     return argv

@@ -10,16 +10,17 @@ commands that work as written.
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from skilldeck._exec._access import Need, blocked_for, nobody, rx, user_label
-from skilldeck._exec._mounts import project_workdir
-from skilldeck._exec._native import find_helper
-from skilldeck._exec._plan import bwrap_install, kept_hidden
+from skilldeck._errors import SkillError
+from skilldeck._exec._access import Need, blocked_for, nobody, rx
+from skilldeck._exec._native import Helper, find_helper
+from skilldeck._exec._plan import Plan, bwrap_install, preview
 from skilldeck._exec._platform import linux_layers, platform_note
 from skilldeck._exec._programs import find_program, python_roots
 from skilldeck._exec._sandbox import SandboxStatus, probe_sandbox
@@ -172,59 +173,38 @@ def execution_status(
                 )
             )
     as_root = hasattr(os, "geteuid") and os.geteuid() == 0
-    here = Path(cwd) if cwd is not None else Path.cwd()
+    here = Path(cwd) if cwd is not None else None
+    interpreters = [
+        _interpreter(k, cfg, as_root, sandboxed, str(here or Path.cwd())) for k in _KINDS
+    ]
+    helper: Helper | None = None
     try:
-        folder, in_repo = project_workdir(here)
-        workdir, wmode = str(folder), "repository root" if in_repo else "current folder"
-        if sandboxed and not in_repo and kept_hidden(folder):
-            workdir = "a fresh empty folder"
-            wmode = f"{folder} is /, /tmp or a home: pass absolute paths or --workdir"
-    except OSError:
-        workdir, wmode = "(none)", "no current folder"
-    if cfg.workdir != "project":
-        workdir, wmode = str(cfg.workdir), "configured"
-    interpreters = [_interpreter(k, cfg, as_root, sandboxed, str(here)) for k in _KINDS]
-    me = os.getuid() if hasattr(os, "getuid") else -1
-    if not as_root:
-        user, reason = user_label(me), None
-    elif cfg.run_as is None:
-        user, reason = f"{user_label(me)}, capabilities dropped", 'run_as = "self"'
-    else:
-        uid = nobody()[0] if not isinstance(cfg.run_as, tuple) else cfg.run_as[0]
-        user, reason = user_label(uid), None
-        py = interpreters[0]
-        if not py["reachable"]:
-            if cfg.run_as == "auto":
-                user = f"{user_label(me)}, capabilities dropped (for Python scripts)"
-                reason = f"{py['reachable_note']}: Python scripts run as the invoking user"
+        helper = find_helper(native=cfg.native_helper)
+    except SkillError as exc:
+        findings.append(
+            ExecFinding("error", f"runs are refused: {exc.message} [{exc.code}]", exc.hint)
+        )
+    plan: Plan | None = None
+    if effective != "refuses to run" and helper is not None:
+        try:
+            roots = python_roots() if helper.kind == "python" else ()
+            plan = preview(cfg, cwd=here, helper_roots=roots)
+        except SkillError as exc:
             findings.append(
                 ExecFinding(
-                    "warning" if cfg.run_as == "auto" else "error",
-                    f"uid {uid} cannot reach the Python interpreter ({py['blocked']}), so "
-                    + (
-                        "Python scripts run as root (without capabilities"
-                        + (
-                            ""
-                            if sandboxed
-                            else ": they can still read and change every file root owns,"
-                            " its home and skilldeck's approvals and settings included"
-                        )
-                        + ")"
-                        if cfg.run_as == "auto"
-                        else "Python scripts are refused"
-                    ),
-                    (
-                        bwrap_install()
-                        + ', or choose a Python it can reach: [execution.interpreters] python = "'
-                        + (shutil.which("python3", path="/usr/bin:/bin") or "/usr/bin/python3")
-                        + '"'
-                    )
-                    if status.path is None and linux_layers()
-                    else f"chmod o+x {py['blocked']}",
+                    "error", f"runs from here are refused: {exc.message} [{exc.code}]", exc.hint
                 )
             )
-    helper = find_helper(native=cfg.native_helper).kind
-    if helper == "python" and cfg.native_helper and linux_layers():
+    user, reason, workdir, wmode = "(no run)", None, "(no run)", "runs are refused"
+    if plan is not None:
+        user, reason = plan.user.label, plan.user.reason
+        workdir, wmode = str(plan.workdir), plan.workdir_mode
+        if plan.workdir.parent.name.startswith("skilldeck-run-"):
+            workdir = "a fresh empty folder"
+        if as_root and plan.user.uid is None and cfg.run_as == "auto":
+            findings.append(_root_finding(plan, cfg, sandboxed, status))
+    helper_kind = helper.kind if helper is not None else "refused (see below)"
+    if helper_kind == "python" and cfg.native_helper and linux_layers():
         has_cc = any(shutil.which(c) for c in ("cc", "gcc", "clang"))
         findings.append(
             ExecFinding(
@@ -242,7 +222,7 @@ def execution_status(
         mode=cfg.sandbox,
         effective=effective,
         layers="linux" if linux_layers() else "portable",
-        helper=helper,
+        helper=helper_kind,
         user=user,
         user_reason=reason,
         workdir=workdir,
@@ -250,4 +230,28 @@ def execution_status(
         network_grant=cfg.network,
         interpreters=interpreters,
         findings=findings,
+    )
+
+
+def _root_finding(
+    plan: Plan, cfg: ExecConfig, sandboxed: bool, status: SandboxStatus
+) -> ExecFinding:
+    """A run from here would keep uid 0 (without capabilities): say why and how to avoid it."""
+    blocked = plan.user.blocked or "a folder"
+    python = shutil.which("python3", path="/usr/bin:/bin") or "/usr/bin/python3"
+    return ExecFinding(
+        "warning",
+        f"{plan.user.reason}: programs run as root without capabilities"
+        + (
+            ""
+            if sandboxed
+            else "; they can still read and change every file root owns, its home and "
+            "skilldeck's approvals and settings included"
+        ),
+        (
+            f"{bwrap_install()}, or choose a Python it can reach: "
+            f'[execution.interpreters] python = "{python}"'
+        )
+        if status.path is None and linux_layers()
+        else f"chmod o+x {shlex.quote(blocked)}",
     )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import click
@@ -119,6 +119,46 @@ def _exec_config(
     return config.replace(**changes)
 
 
+def _plan_options(func: Callable[..., None]) -> Callable[..., None]:
+    """``--sandbox``, ``--workdir``, ``--run-as``, ``--mount``: a run's, and what
+    ``sandbox status`` plans with."""
+    for option in reversed(_PLAN_OPTIONS):
+        func = option(func)
+    return func
+
+
+_PLAN_OPTIONS = [
+    click.option(
+        "--sandbox",
+        type=click.Choice(["auto", "strict", "none"]),
+        default=None,
+        help="Override [execution] sandbox.",
+    ),
+    click.option(
+        "--workdir",
+        metavar="skill|project|temp|PATH",
+        default=None,
+        help="Working folder: project (default: the repository root, else the current "
+        "folder), skill, temp or a folder.",
+    ),
+    click.option(
+        "--run-as",
+        "run_as",
+        metavar="auto|self|USER",
+        default=None,
+        help="Who runs the program when skilldeck runs as root (default auto: nobody when it "
+        "can reach everything, else yourself without capabilities).",
+    ),
+    click.option(
+        "--mount",
+        "mounts",
+        multiple=True,
+        metavar="PATH[:ro|rw]",
+        help="Make PATH visible under the sandbox (read-only unless :rw; repeatable).",
+    ),
+]
+
+
 @main.command("run", context_settings={"ignore_unknown_options": False})
 @click.argument("name", shell_complete=complete_skill_names)
 @click.argument("target")
@@ -130,34 +170,7 @@ def _exec_config(
     metavar="KEY=VALUE",
     help="An argument of a declared tool (repeatable; arrays collect repeats).",
 )
-@click.option(
-    "--sandbox",
-    type=click.Choice(["auto", "strict", "none"]),
-    default=None,
-    help="Override [execution] sandbox.",
-)
-@click.option(
-    "--workdir",
-    metavar="skill|project|temp|PATH",
-    default=None,
-    help="Working folder: project (default: the repository root, else the current "
-    "folder), skill, temp or a folder.",
-)
-@click.option(
-    "--run-as",
-    "run_as",
-    metavar="auto|self|USER",
-    default=None,
-    help="Who runs the program when skilldeck runs as root (default auto: nobody when it "
-    "can reach everything, else yourself without capabilities).",
-)
-@click.option(
-    "--mount",
-    "mounts",
-    multiple=True,
-    metavar="PATH[:ro|rw]",
-    help="Make PATH visible under the sandbox (read-only unless :rw; repeatable).",
-)
+@_plan_options
 @click.option(
     "--yes", "-y", is_flag=True, help="Approve the run if it needs approval (without asking)."
 )
@@ -394,12 +407,20 @@ def sandbox_group() -> None:
 
 
 @sandbox_group.command("status")
+@_plan_options
 @json_option
-def sandbox_status_command(as_json: bool) -> None:
-    """Probe bubblewrap and show how scripts would be isolated here."""
+def sandbox_status_command(
+    sandbox: str | None,
+    workdir: str | None,
+    run_as: str | None,
+    mounts: tuple[str, ...],
+    as_json: bool,
+) -> None:
+    """Probe bubblewrap and show how a script would run from here: the same plan a
+    run makes (user, working folder, isolation), with the same options."""
     from skilldeck.execution import execution_status
 
-    config = skilldeck.ExecConfig.load()
+    config = _exec_config(sandbox, workdir, run_as, mounts)
     project = skilldeck.load_config()
     untrusted = project.untrusted
     status = execution_status(config)

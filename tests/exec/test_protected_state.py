@@ -28,7 +28,6 @@ from pathlib import Path
 import pytest
 
 import skilldeck
-from skilldeck._exec._native import _tag
 
 from .conftest import bwrap_available
 
@@ -134,7 +133,9 @@ class Cli:
         return self.skill(name, cwd=cwd, opts=opts)
 
     def helper(self) -> Path:
-        return self.cache / "exec" / f"helper-{_tag()}"
+        """The compiled launch helper skilldeck keeps in the cache (after a first run)."""
+        found = [p for p in (self.cache / "exec").glob("helper-*") if p.suffix != ".mac"]
+        return found[0] if found else self.cache / "exec" / "helper-none"
 
     def run(self, *args: str, cwd: Path | None = None, ok: bool = True) -> dict[str, object]:
         cut = args.index("--") if "--" in args else len(args)

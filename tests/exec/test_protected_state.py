@@ -274,13 +274,14 @@ def test_a_run_cannot_replace_the_helper_through_a_mount_of_the_cache(
     # read-only, as the hint says: the cache inside is an empty folder to the run
     result = cli.attack(helper, mac, opts=("--mount", f"{parent}:ro"))
     assert result["success"], result
-    if sandbox == "bwrap":
-        assert "wrote" not in str(result["output"]), result["output"]
+    if sandbox == "bwrap":  # what it wrote went to the sandbox's own empty folders
         assert before is None or helper.read_bytes() == before
+        assert before is None or "PWNED" not in mac.read_text()
     # without a sandbox a run as yourself can write your files; the next run still
     # never executes what it left (as root the run is nobody and cannot write at all)
-    result = cli.attack(helper, mac)
-    assert ("wrote" in str(result["output"])) == (sandbox == "no-bwrap" and not ROOT)
+    cli.attack(helper, mac)
+    if sandbox == "bwrap" or ROOT:
+        assert before is None or helper.read_bytes() == before
     assert cli.probe()["success"]
     assert not cli.marker.exists()
 
@@ -315,19 +316,19 @@ def test_a_home_that_is_a_git_repository_is_never_the_working_folder(
     (cli.home / ".bashrc").write_text("# mine\n")
     work = cli.home / "notes"
     work.mkdir(mode=0o755)
-    precious = [cli.home / ".bashrc", cli.config / "config.toml"]
-    result = cli.attack(*precious, cwd=work)
+    status = cli.agrees(work)
+    if sandbox == "no-bwrap" and not ROOT:
+        # nothing can be hidden from a run as yourself: the home stays the project
+        assert "repository root" in str(status["workdir_mode"])
+        return
+    result = cli.attack(cli.home / ".bashrc", cli.config / "config.toml", cwd=work)
     assert result["success"], result
     iso = result["isolation"]
-    assert isinstance(iso, dict)
+    assert isinstance(iso, dict) and iso["workdir_mode"] == status["workdir_mode"]
     assert "temp" in str(iso["workdir_mode"]) and str(iso["workdir"]) != str(cli.home)
-    if sandbox == "bwrap" or ROOT:
-        assert "wrote" not in str(result["output"])
-        assert (cli.home / ".bashrc").read_text() == "# mine\n"
-        assert (cli.config / "config.toml").read_text() == cli.config_text
-    status = cli.agrees(work)
+    assert (cli.home / ".bashrc").read_text() == "# mine\n"
+    assert (cli.config / "config.toml").read_text() == cli.config_text
     assert status["workdir"] == "a fresh empty folder"
-    assert status["workdir_mode"] == iso["workdir_mode"]
 
 
 @pytest.mark.parametrize("spelling", ["home", "config-parent", "slash"])
@@ -381,8 +382,8 @@ def test_mounts_around_skilldecks_state(cli: Cli, sandbox: str, mount: str, allo
         out = str(result["output"])
         assert "reads " not in out and "lists " not in out, out
         assert f"hidden {cli.config / 'config.toml'}" in _lines(result), out
-        attack = cli.attack(cli.cache / "exec" / "x", opts=("--mount", spec))
-        assert "wrote" not in str(attack["output"])
+        cli.attack(cli.cache / "exec" / "x", opts=("--mount", spec))
+        assert not (cli.cache / "exec" / "x").exists()
 
 
 def test_state_folders_moved_into_the_project_stay_out_of_reach(
@@ -397,16 +398,19 @@ def test_state_folders_moved_into_the_project_stay_out_of_reach(
     moved.mkdir(parents=True)
     (moved / "config.toml").write_text(cli.config_text)
     cli.env["SKILLDECK_CONFIG_DIR"] = str(moved)
-    result = cli.attack(moved / "config.toml", cwd=project)
-    assert "temp" in str(result["isolation"]["workdir_mode"])  # type: ignore[index]
-    if sandbox == "bwrap":
+    guarded = sandbox == "bwrap" or ROOT  # else nothing can be hidden from the run
+    if guarded:
+        result = cli.attack(moved / "config.toml", cwd=project)
+        assert "temp" in str(result["isolation"]["workdir_mode"])  # type: ignore[index]
         assert (moved / "config.toml").read_text() == cli.config_text
     error = cli.refused("probe", cwd=project, opts=("--workdir", str(project)))
     assert error["code"] == "PATH_NOT_ALLOWED"
     del cli.env["SKILLDECK_CONFIG_DIR"]
     cli.env["XDG_CONFIG_HOME"] = str(project / ".state")
+    (project / ".state" / "skilldeck").mkdir()
+    (project / ".state" / "skilldeck" / "config.toml").write_text(cli.config_text)
     result = cli.skill("probe", cwd=project)
-    assert "temp" in str(result["isolation"]["workdir_mode"])  # type: ignore[index]
+    assert ("temp" in str(result["isolation"]["workdir_mode"])) == guarded  # type: ignore[index]
 
 
 def test_the_host_tmp_can_be_mounted_and_nothing_is_made_there(cli: Cli, sandbox: str) -> None:
@@ -465,7 +469,7 @@ def test_strict_refuses_rather_than_run_as_root(cli: Cli, sandbox: str, place: P
     assert "uid=0" in _lines(result) and result["isolation"]["user_reason"]  # type: ignore[index]
 
 
-def test_the_temp_working_folder_belongs_to_the_run(cli: Cli) -> None:
+def test_the_temp_working_folder_belongs_to_the_run(cli: Cli, sandbox: str) -> None:
     folder = cli.skills / "owner"
     (folder / "scripts").mkdir(parents=True)
     (folder / "SKILL.md").write_text("---\nname: owner\ndescription: owner for tests\n---\nB\n")
@@ -477,7 +481,10 @@ def test_the_temp_working_folder_belongs_to_the_run(cli: Cli) -> None:
     result = cli.skill("owner", opts=("--workdir", "temp"))
     assert result["success"], result
     me = 65534 if ROOT else os.geteuid()
-    assert _lines(result)[:3] == [f"{me} 700"] * 3 and "made" in _lines(result)
+    work, home, tmp = _lines(result)[:3]
+    assert work == tmp == f"{me} 700" and "made" in _lines(result)
+    if sandbox == "bwrap" or ROOT:  # a private home; else the user's own
+        assert home == f"{me} 700"
 
 
 # --------------------------------------------------------------- SkillRuntime
@@ -521,7 +528,8 @@ def test_the_runtime_keeps_the_same_rules(place: Path, sandbox: str, hermetic_en
     session = runtime.session()
     done = runtime.call(session, "skills_run_script", {"name": "probe", "script": "go.sh"})
     assert done["ok"], done
-    assert "temp" in done["data"]["isolation"]["workdir_mode"]
+    guarded = sandbox == "bwrap" or ROOT  # else nothing can be hidden from the run
+    assert ("temp" in done["data"]["isolation"]["workdir_mode"]) == guarded
     if ROOT:
         assert done["data"]["isolation"]["user"].startswith("65534")
 

@@ -23,7 +23,7 @@ class Sample:
     name: str
     technique: str
     variant: str
-    files: dict[str, str]
+    files: dict[str, str | bytes]
     malicious: bool = True
 
 
@@ -885,6 +885,9 @@ def write_set(root: Path, samples: list[Sample]) -> list[tuple[Path, Sample]]:
         for rel, content in sample.files.items():
             path = folder / rel
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(content, encoding="utf-8")
+            if isinstance(content, bytes):
+                path.write_bytes(content)
+            else:
+                path.write_text(content, encoding="utf-8")
         out.append((folder, sample))
     return out

@@ -37,6 +37,28 @@ HOSTILE = {
     "tags": "\U000e0041x" * 100_000,
     "fences": "```\n" * 100_000,
     "quotes": '"' * 300_000 + "ignore previous instructions",
+    # the normalised view (variables, joins, continued lines, encodings)
+    "concat": "'a' + " * 100_000,
+    "assignments": "x=$x$x$x$x\n" * 50_000,
+    "python-assignments": "a = a + a + a\n" * 50_000,
+    "continued": "curl \\\n" * 100_000,
+    "pipes-at-line-end": "x |\n" * 100_000,
+    "escapes": "\\x41" * 200_000,
+    "base64-runs": ("QUJD" * 900 + " ") * 200,
+    "hex-runs": ("4142" * 900 + " ") * 200,
+    "for-spaces": ("for x in " + " " * 3900 + "y\n") * 200,
+    "with-spaces": ("with " + " " * 3900 + " as\n") * 200,
+    "joins": "['a', " * 100_000,
+    "path-joins": "os.path.join('a', " * 50_000,
+    "argv": "run([" * 100_000,
+    # prose in other languages, social engineering, hijacking
+    "nicht-words": "sage dem Benutzer nicht " * 40_000,
+    "no-words": "no le digas al usuario " * 40_000,
+    "paste-words": "paste into terminal " * 40_000,
+    "password-words": "password: x zip " * 40_000,
+    "bcc-words": "bcc every email " * 40_000,
+    "tool-words": "when you use the x tool always " * 30_000,
+    "memory-words": "append to CLAUDE.md always " * 30_000,
 }
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from tests.scan.labelled import BENIGN, MALICIOUS, Sample, write_set
+from tests.scan.tuning import TUNING_BENIGN, TUNING_MALICIOUS
 
 import skilldeck
 
@@ -21,7 +22,7 @@ def results(
 ) -> dict[str, tuple[Sample, list[skilldeck.Diagnostic]]]:
     root = tmp_path_factory.mktemp("labelled")
     out = {}
-    for folder, sample in write_set(root, [*MALICIOUS, *BENIGN]):
+    for folder, sample in write_set(root, [*MALICIOUS, *BENIGN, *TUNING_MALICIOUS, *TUNING_BENIGN]):
         out[sample.name] = (sample, _flagged(folder))
     return out
 
@@ -35,8 +36,21 @@ def test_the_set_covers_every_variant() -> None:
 
 def test_recall_on_malicious_skills(results: dict) -> None:
     missed = [name for name, (s, found) in results.items() if s.malicious and not found]
-    recall = 1 - len(missed) / len(MALICIOUS)
-    assert recall >= 0.90, f"recall {recall:.0%}; missed {missed}"
+    recall = 1 - len(missed) / (len(MALICIOUS) + len(TUNING_MALICIOUS))
+    assert recall >= 0.95, f"recall {recall:.0%}; missed {missed}"
+
+
+def test_consequences_are_errors_on_the_tuning_sets(results: dict) -> None:
+    """Fetch-and-run, credential theft, persistence and destruction: errors wherever
+    they are written (the held-out set's figures are reported by bench/scan.py, not
+    asserted, so no rule is nudged towards its spellings)."""
+    soft = [
+        name
+        for name, (s, found) in results.items()
+        if s.malicious and not any(d.is_error for d in found)
+    ]
+    share = 1 - len(soft) / (len(MALICIOUS) + len(TUNING_MALICIOUS))
+    assert share >= 0.90, f"at error {share:.0%}; below error: {soft}"
 
 
 def test_no_error_on_benign_skills(results: dict) -> None:
@@ -50,7 +64,7 @@ def test_no_error_on_benign_skills(results: dict) -> None:
 
 def test_few_benign_skills_warned(results: dict) -> None:
     warned = [name for name, (s, found) in results.items() if not s.malicious and found]
-    assert len(warned) / len(BENIGN) <= 0.15, warned
+    assert len(warned) / (len(BENIGN) + len(TUNING_BENIGN)) <= 0.15, warned
 
 
 @pytest.mark.parametrize(

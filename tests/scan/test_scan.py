@@ -118,7 +118,7 @@ def test_ordinary_commands_pass(line: str) -> None:
     assert skilldeck.security.scan_text(line, kind="script") == []
 
 
-def test_commands_in_documentation_are_warnings(tmp_path: Path) -> None:
+def test_commands_in_documentation_follow_whose_download(tmp_path: Path) -> None:
     folder = tmp_path / "doc"
     folder.mkdir()
     (folder / "SKILL.md").write_text(
@@ -127,8 +127,9 @@ def test_commands_in_documentation_are_warnings(tmp_path: Path) -> None:
         + "Or:\n\n```sh\ncurl -LsSf https://astral.sh/uv/install.sh | sh\n```\n"
     )
     found, vendor = skilldeck.scan_skill(folder)
+    # a stranger's host in documentation asks the model to run a stranger's code
     assert found.code == "SK601"
-    assert found.severity is skilldeck.Severity.WARNING
+    assert found.severity is skilldeck.Severity.ERROR
     assert (found.line, found.column) == (8, 1)
     assert "documentation" in found.message
     # a well-known vendor installer is a note, not a warning
@@ -305,7 +306,7 @@ def test_missing_path_raises() -> None:
 def test_every_scan_code_is_registered() -> None:
     for code in skilldeck.security.SCAN_CODES:
         assert code in skilldeck.CODES
-    assert tuple(f"SK6{n:02d}" for n in range(1, 21)) == skilldeck.security.SCAN_CODES
+    assert tuple(f"SK6{n:02d}" for n in range(1, 24)) == skilldeck.security.SCAN_CODES
 
 
 # --- CLI ----------------------------------------------------------------------

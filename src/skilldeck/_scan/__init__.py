@@ -23,14 +23,25 @@ never runs anything. What it looks for:
 - secrets gathered and sent over the network (SK615), reverse shells (SK616),
   persistence and agent-settings changes (SK617), dependencies and install hooks
   from unchecked sources (SK618), destructive commands aimed at home or root
-  (SK619), obfuscated code (SK620).
+  (SK619), obfuscated code (SK620);
+- social engineering (paste this command, open this locked archive, type your
+  password) — SK621; hijacking other tools, agents and payments (hidden
+  recipients, tool shadowing, swapped addresses, memory poisoning) — SK622;
+  republishing the user's packages or repositories (worms) — SK623.
+
+Rules read what a skill does, not one spelling: each file is also read as a
+normalised view (``_normal``: continued lines joined, variables followed,
+concatenations folded, escapes and base64/hex decoded), a few behaviours are
+judged by the whole file (``_behaviour``), prose by what it asks for in
+several languages (``_asks``), and a skill's files together (``_joined``).
 
 Every built-in rule runs in linear time (RE2, line by line) and each file has a
 time budget, so hostile text cannot stall a scan or an install.
 
-Severity follows context. Command patterns are errors in scripts and warnings
-in documentation (a SKILL.md that says ``curl ... | sh`` asks the model to run
-it, but many honest skills document installers that way). Injection phrasing
+Severity follows consequence and context. Fetch-and-run, decode-and-run,
+reverse shells and destruction are errors in documentation too, unless the
+download is the skill's own or a well-known vendor's (a note) or a named
+project's install script on a code host (a warning). Injection phrasing
 is an error in the frontmatter (tier 1 shows it on every turn) and in plain
 prose, and a warning when it is quoted or inside code, where it is usually an
 example. There is no in-file way to silence a finding (a hostile skill would

@@ -8,8 +8,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from skilldeck._diagnostics import CODES, Diagnostic, Severity
-from skilldeck._scan._engine import Hit, Pattern
-from skilldeck._scan._linechecks import known_installer
+from skilldeck._scan._behaviour import behaviour_findings
+from skilldeck._scan._engine import KEYWORDS, Hit, Pattern
+from skilldeck._scan._linechecks import download_origin, known_installer
+from skilldeck._scan._normal import normalise
 from skilldeck._scan._patterns import LINE_RULES, LineRule
 from skilldeck._scan._prose import INJECTION, MODEL_ADDRESS, SCRIPT_COMMENTS
 from skilldeck._scan._pyflow import python_findings
@@ -17,11 +19,16 @@ from skilldeck._scan._rules import (
     _HINTS,
     BIDI,
     CREDENTIALS,
+    DECODE_EXEC,
+    DESTROY,
+    DOWNLOAD_EXEC,
     HIDDEN_COMMENT,
     INVISIBLE,
     LEAK,
     PERSIST,
+    REVERSE_SHELL,
     SMUGGLED,
+    SOCIAL,
     SUPPLY,
 )
 from skilldeck._scan._shflow import shell_flow
@@ -48,6 +55,8 @@ class Facts:
     #: base names of files downloaded, and of files run, with a line
     downloads: dict[str, int] = field(default_factory=dict)
     runs: dict[str, int] = field(default_factory=dict)
+    #: temporary files named (``/tmp/x``): where one file may hand data to another
+    staged: set[str] = field(default_factory=set)
 
 
 def grade(code: str, shift: int) -> Severity:
@@ -96,12 +105,30 @@ def _fence_escape(doc: Text, at: int) -> bool:
     return any(c in "`~" for c in near)
 
 
-def _unicode(doc: Text, where: str) -> Iterator[Diagnostic]:
+def _paired(line: str) -> bool:
+    """Does every bidirectional control on ``line`` close on it, in order (isolates by
+    U+2069, embeddings and overrides by U+202C)? Translations wrap placeholders so."""
+    stack: list[str] = []
+    for char in _BIDI.findall(line):
+        if char in "\u2066\u2067\u2068":
+            stack.append("\u2069")
+        elif char in "\u202a\u202b\u202d\u202e":
+            stack.append("\u202c")
+        elif not stack or stack.pop() != char:
+            return False
+    return not stack
+
+
+def _unicode(doc: Text, where: str, kind: str = "script") -> Iterator[Diagnostic]:
     if doc.ascii or not _SUSPECT.search(doc.text):
         return
-    for n, m in enumerate(_BIDI.finditer(doc.text)):
-        if n >= _PER_CODE:
+    reported = 0
+    for m in _BIDI.finditer(doc.text):
+        if reported >= _PER_CODE:
             break
+        if kind != "script" and _paired(doc.line(doc.line_at(m.start()))):
+            continue  # text direction in a translation or document, closed where it opens
+        reported += 1
         message = f"bidirectional control character {_char_name(m.group())}"
         yield finding(doc, where, m.start(), BIDI, message, grade(BIDI, 0))
     first: dict[str, tuple[int, str]] = {}
@@ -154,26 +181,50 @@ def _unicode(doc: Text, where: str) -> Iterator[Diagnostic]:
 # line rules
 
 
-def _command_shift(doc: Text, rule: LineRule, kind: str, offset: int, end: int) -> int:
+#: Consequences that are errors in documentation too (a page that tells the model to
+#: decode into a shell, open a reverse shell or wipe a home folder asks for it)
+_DOC_ERRORS = frozenset({REVERSE_SHELL, DESTROY})
+_BLOB = re.compile(r"[A-Za-z0-9+/]{16,}={0,2}|(?:[0-9a-fA-F]{2}){12,}")
+_PERMISSION_RULE = re.compile(r"\s*[\"'`]?(?:Bash|Shell|Run|PowerShell)\(")
+
+
+def _command_shift(doc: Text, rule: LineRule, kind: str, offset: int, end: int, where: str) -> int:
     """How far a command finding's severity moves for where it stands."""
     if kind == "script":
-        return 0
+        return 1 if rule.script_raises else 0
     if kind == "data" and rule.code in (SUPPLY, PERSIST):
         return 0
-    shift = 0 if rule.doc_keeps else -1
+    if _PERMISSION_RULE.match(doc.line(doc.line_at(offset))):
+        return -2  # "Bash(curl * | bash)" in an allow or deny list names a command
+    keeps = rule.doc_keeps or rule.code in _DOC_ERRORS
+    if rule.code == DOWNLOAD_EXEC:
+        # a document that runs a download from a host that is not the skill's own
+        # (named in its frontmatter or folder) asks the model to run a stranger's code;
+        # the skill's own installer is documented like a vendor's: a note
+        origin = download_origin(doc.line(doc.line_at(offset)), doc, where)
+        if origin == "own":
+            return -2
+        keeps = origin == "stranger"
+    elif rule.code == DECODE_EXEC:
+        # an opaque literal decoded into a shell has no honest reading; ``-enc $cmd``
+        # built from readable text a few lines up is how admins document remoting
+        keeps = _BLOB.search(doc.line(doc.line_at(offset))) is not None
+    shift = 0 if keeps else -1
     if doc.teaching(offset, end):
-        shift -= 1
+        # a lesson about attacks shows them: a note, whatever the command
+        shift = -2 if keeps and not rule.doc_keeps else shift - 1
     return shift
 
 
-def _prose_shift(doc: Text, offset: int, end: int) -> tuple[int, str]:
+def _prose_shift(doc: Text, offset: int, end: int, code: str = "") -> tuple[int, str]:
     if doc.in_frontmatter(offset):
         note = " in the frontmatter (tier 1 shows it to the model on every turn)"
         return (
             (-1, note + ", in a passage about attacks") if doc.teaching(offset, end) else (0, note)
         )
     shift, note = 0, ""
-    if doc.quoted(offset) or doc.in_table(offset):
+    if code != SOCIAL and (doc.quoted(offset) or doc.in_table(offset)):
+        # (a command the user is asked to paste is naturally in code)
         shift, note = -1, " (quoted or in code; probably an example)"
     if doc.teaching(offset, end):
         shift -= 1
@@ -213,7 +264,7 @@ def _line_findings(doc: Text, where: str, kind: str) -> Iterator[Diagnostic]:
     for rule in LINE_RULES:
         for offset, hit, verdict in _run_rule(doc, rule):
             end = offset + len(hit.text)
-            shift = verdict + _command_shift(doc, rule, kind, offset, end)
+            shift = verdict + _command_shift(doc, rule, kind, offset, end, where)
             # documentation names credential files to configure tools; it is the
             # reading or sending of them that matters
             quiet_doc = rule.code == CREDENTIALS and kind != "script"
@@ -232,7 +283,7 @@ def _line_findings(doc: Text, where: str, kind: str) -> Iterator[Diagnostic]:
 def _prose_findings(doc: Text, where: str) -> Iterator[Diagnostic]:
     for rule in INJECTION:
         for offset, hit, verdict in _run_rule(doc, rule):
-            shift, note = _prose_shift(doc, offset, offset + len(hit.text))
+            shift, note = _prose_shift(doc, offset, offset + len(hit.text), rule.code)
             message = f"{rule.message}{note}: {excerpt(hit.text)}"
             yield finding(doc, where, offset, rule.code, message, grade(rule.code, verdict + shift))
     yield from _comments(doc, where)
@@ -360,8 +411,17 @@ _SOURCE_RULE = Rule(LEAK, _SOURCES, _SOURCE_WORDS, "secrets gathered")
 _SINK_RULE = Rule(LEAK, _SINKS, _SINK_WORDS, "a network sink")
 
 
+_STAGED = re.compile(r"(?:/tmp|/var/tmp|/dev/shm|\$TMPDIR|%TEMP%|\$env:TEMP)[/\\][\w.-]+")
+
+
+_STAGED_WORDS = ("tmp", "temp", "/dev/shm")  # noqa: S108  (names matched, not used)
+KEYWORDS.add(_STAGED_WORDS)
+
+
 def collect_facts(doc: Text, kind: str) -> Facts:
     facts = Facts(kind=kind)
+    if doc.has_any(_STAGED_WORDS):
+        facts.staged = set(_STAGED.findall(doc.text)[:100])
     for offset, hit in doc.matches(_SOURCE_RULE):
         if len(facts.sources) < _PER_CODE:
             facts.sources.append((doc.line_at(offset), hit.text))
@@ -394,17 +454,57 @@ def text_findings(
     doc: Text, where: str, kind: str, *, language: str = "other"
 ) -> tuple[list[Diagnostic], Facts]:
     """Every finding of one text, capped per code, and the file's facts."""
-    out: list[Diagnostic] = [*_unicode(doc, where)]
+    out: list[Diagnostic] = [*_unicode(doc, where, kind)]
     out.extend(_line_findings(doc, where, kind))
+    view = _view(doc, kind, language)
+    if view is not None:
+        out.extend(_view_findings(doc, view, where, kind))
     if kind != "script":
         out.extend(_prose_findings(doc, where))
-    facts = collect_facts(doc, kind)
+    for whole in (doc, view) if view is not None else (doc,):
+        for at, code, message, raised in behaviour_findings(whole, where, kind):
+            out.append(finding(whole, where, at, code, message, grade(code, 1 if raised else 0)))
+    facts = collect_facts(view or doc, kind)
     if not (kind == "script" and language == "python" and _parses(doc.text)):
         # Python that parses is followed by its data flow instead (an environment copy
         # handed to a subprocess is not a leak because the file also posts a report)
         out.extend(leak_findings(doc, where, facts, near=None if kind == "script" else 6))
     out.extend(flow_findings(doc, where, kind, language, facts))
     return _capped(out), facts
+
+
+def _view(doc: Text, kind: str, language: str) -> Text | None:
+    """The normalised view of a script or document (``_normal``), when it differs."""
+    if kind == "data" and not doc.markdown:
+        language = "other"
+    elif kind != "script":
+        language = "doc"
+    elif language == "other":
+        language = "shell"
+    doc.budget.check()
+    text = normalise(doc.text, language, markdown=doc.markdown, check=doc.budget.check)
+    return None if text is None else Text(text, markdown=doc.markdown, budget=doc.budget)
+
+
+_RESOLVED = " (with its variables, continued lines and encodings resolved)"
+
+
+def _view_findings(doc: Text, view: Text, where: str, kind: str) -> Iterator[Diagnostic]:
+    """The command rules on the normalised view; a finding on a line that reads
+    differently there says so."""
+    for diag in _line_findings(view, where, kind):
+        line = (diag.line or 1) - 1
+        if line < doc.line_count and view.line(line) == doc.line(line):
+            continue  # the original line was checked already
+        yield Diagnostic(
+            diag.code,
+            diag.severity,
+            diag.message + _RESOLVED,
+            diag.path,
+            diag.line,
+            1,
+            diag.hint,
+        )
 
 
 def _parses(source: str) -> bool:
@@ -437,8 +537,8 @@ def flow_findings(
     if kind == "script" and language == "shell":
         yield from _shell_blocks(doc, where, [(0, doc.text)], 0, facts)
         return
-    if kind == "doc" and ("```" in doc.text or "~~~" in doc.text):
-        blocks = []
+    if kind == "doc" and ("`" in doc.text or "~~~" in doc.text):
+        blocks = _inline_commands(doc)
         for start, end in zip(doc.fence_starts, doc.fence_ends, strict=True):
             first = doc.line_at(start)
             lang = doc.line(first).strip(" `~").split(" ", 1)[0].lower()
@@ -446,6 +546,24 @@ def flow_findings(
                 body_start = doc.starts[first + 1] if first + 1 < len(doc.starts) else end
                 blocks.append((first + 1, doc.text[body_start:end]))
         yield from _shell_blocks(doc, where, blocks, -1, facts)
+
+
+_INLINE = re.compile(r"`([^`\n]{3,300})`")
+_RUNS_A_FILE = re.compile(
+    r"\s*(?:sudo\s+)?(?:(?:ba|z|k|da)?sh|source|\.|python[0-9.]*|node|perl|ruby|php|pwsh|chmod"
+    r"|powershell)\s|\s*(?:\./|~/|/tmp/)"
+)
+
+
+def _inline_commands(doc: Text) -> list[tuple[int, str]]:
+    """Inline code spans outside fences ("run `bash tool.sh`"), each a one-line block."""
+    out: list[tuple[int, str]] = []
+    for m in _INLINE.finditer(doc.text):
+        if len(out) >= 500:
+            break
+        if _RUNS_A_FILE.match(m.group(1)) and not doc.in_fence(m.start()):
+            out.append((doc.line_at(m.start()), m.group(1)))
+    return out
 
 
 def _shell_blocks(

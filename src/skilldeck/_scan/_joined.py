@@ -17,29 +17,34 @@ __all__ = ["joined_findings"]
 
 def joined_findings(files: dict[str, tuple[str, Facts]]) -> Iterator[Diagnostic]:
     """Findings that need two files of one skill (``rel -> (display, facts)``)."""
-    scripts = {rel: v for rel, v in files.items() if v[1].kind == "script"}
-    yield from _split_leak(scripts)
+    yield from _split_leak(files)
     yield from _split_download(files)
 
 
-def _split_leak(scripts: dict[str, tuple[str, Facts]]) -> Iterator[Diagnostic]:
-    with_sources = [(rel, v) for rel, v in scripts.items() if v[1].sources and not v[1].sinks]
-    with_sinks = [(rel, v) for rel, v in scripts.items() if v[1].sinks and not v[1].sources]
-    if not with_sources or not with_sinks:
-        return
-    src_rel, (_, src) = with_sources[0]
-    sink_rel, (display, sink) = with_sinks[0]
-    line, text = sink.sinks[0]
-    yield Diagnostic.make(
-        LEAK,
-        f"secrets are gathered in {src_rel} (line {src.sources[0][0] + 1}: "
-        f"{src.sources[0][1][:50]!r}) and {sink_rel} sends data out ({text[:50]!r})",
-        path=display,
-        line=line + 1,
-        column=1,
-        hint=_HINTS[LEAK],
-        severity=Severity.WARNING,
-    )
+def _split_leak(files: dict[str, tuple[str, Facts]]) -> Iterator[Diagnostic]:
+    """Secrets gathered in one file and sent by another: an error when both name the
+    same temporary file (the hand-over), a warning between two scripts otherwise."""
+    sources = [(rel, v) for rel, v in files.items() if v[1].sources and not v[1].sinks]
+    sinks = [(rel, v) for rel, v in files.items() if v[1].sinks and not v[1].sources]
+    for src_rel, (_, src) in sources:
+        for sink_rel, (display, sink) in sinks:
+            shared = src.staged & sink.staged
+            scripts = src.kind == "script" and sink.kind == "script"
+            if not shared and not scripts:
+                continue
+            line, text = sink.sinks[0]
+            via = f" through {sorted(shared)[0]}" if shared else ""
+            yield Diagnostic.make(
+                LEAK,
+                f"secrets are gathered in {src_rel} (line {src.sources[0][0] + 1}: "
+                f"{src.sources[0][1][:50]!r}) and {sink_rel} sends data out ({text[:50]!r}){via}",
+                path=display,
+                line=line + 1,
+                column=1,
+                hint=_HINTS[LEAK],
+                severity=Severity.ERROR if shared else Severity.WARNING,
+            )
+            return
 
 
 def _split_download(files: dict[str, tuple[str, Facts]]) -> Iterator[Diagnostic]:
@@ -54,7 +59,8 @@ def _split_download(files: dict[str, tuple[str, Facts]]) -> Iterator[Diagnostic]
             origin = downloaded.get(name)
             if origin is None or origin == rel:
                 continue
-            severity = Severity.ERROR if facts.kind == "script" else Severity.WARNING
+            # a document that says to run it asks the model to: an error either way
+            severity = Severity.ERROR
             yield Diagnostic.make(
                 DOWNLOAD_EXEC,
                 f"runs {name!r}, which {origin} downloads",

@@ -17,13 +17,16 @@ __all__ = [
     "LOWER",
     "RAISE",
     "Check",
+    "body_check",
     "credential_check",
+    "download_origin",
     "fetch_raises",
     "git_dep_check",
     "hook_check",
     "known_installer",
     "persist_check",
     "pipe_check",
+    "planted_check",
     "ps_check",
 ]
 
@@ -89,6 +92,54 @@ _INSTALLER = Pattern(
 def known_installer(text: str) -> bool:
     """Does ``text`` fetch from a well-known vendor installer address?"""
     return _INSTALLER.search(text) is not None
+
+
+_URL_HOST = Pattern(r"https?://[A-Za-z0-9.-]+(?:/[A-Za-z0-9_.-]+){0,2}")
+_CODE_HOSTS = ("raw.githubusercontent.com", "github.com", "gitlab.com", "codeberg.org")
+_SUFFIXES = frozenset("com net org io dev sh app co run cloud ai rs so me tech tools".split())
+
+
+def _compact(text: str) -> str:
+    return "".join(c for c in text.lower() if c.isalnum())
+
+
+def _names_of(url: str) -> list[str]:
+    """The names that say whose a download is: the host's own label (``acmectl`` of
+    ``get.acmectl.dev``), or the owner and project of a code-hosting path."""
+    host, _, path = url.lower().partition("/")
+    if host in _CODE_HOSTS or host.endswith(".github.io"):
+        parts = [p for p in path.split("/") if p][:2]
+        if host.endswith(".github.io"):
+            parts.append(host.split(".", 1)[0])
+        return [_compact(p) for p in parts if len(_compact(p)) >= 3]
+    labels = [x for x in host.split(".") if x]
+    while len(labels) > 1 and labels[-1] in _SUFFIXES | {"invalid", "example", "local"}:
+        labels.pop()
+    labels = [x for x in labels if x not in ("www", "get", "install", "download", "dl", "cdn")]
+    return [_compact(x) for x in labels[-1:] if len(_compact(x)) >= 3]
+
+
+def download_origin(line: str, doc: object, where: str) -> str:
+    """Whose code a download on ``line`` is: ``own`` (a well-known installer, or a host
+    or project named in the document's frontmatter or the skill's folder name:
+    ``curl https://acmectl.dev/install.sh | sh`` in the ``acmectl`` skill), ``project``
+    (an install script of a named project on a code host: ``raw.githubusercontent.com/
+    org/tool/…``), or ``stranger``."""
+    if known_installer(line):
+        return "own"
+    urls = [h.text.split("://", 1)[1] for h in _URL_HOST.finditer(line, limit=8)]
+    if not urls:
+        return "stranger"
+    text = getattr(doc, "text", "")
+    front = text[: getattr(doc, "front_end", 0)]
+    folder = where.replace("\\", "/").rsplit("/", 1)[0].rsplit("/", 1)[-1]
+    own = _compact(front) + " " + _compact(folder)
+    if all(any(name in own for name in _names_of(url)) for url in urls):
+        return "own"
+    hosted = all(
+        url.split("/", 1)[0].lower() in _CODE_HOSTS and url.count("/") >= 2 for url in urls
+    )
+    return "project" if hosted else "stranger"
 
 
 def _alternation(text: str) -> bool:
@@ -192,6 +243,34 @@ def persist_check(line: str, hit: Hit) -> int | None:
     if _BENIGN_PERSISTED.search(line) is not None:
         return LOWER
     return KEEP
+
+
+_PLANTED = Pattern(
+    r"https?://|[\w.+-]+@[\w-]+\.|\b(?:curl|wget|always|every|before\s+(?:any|each|every)"
+    r"|without\s+asking|do\s+not\s+ask|don'?t\s+ask|send|upload|run\s+\S+\.(?:sh|py|js))\b"
+)
+
+
+def planted_check(line: str, hit: Hit) -> int | None:
+    """A note for an agent's memory that sends, fetches or runs something (a script
+    writing plain conventions into ``AGENTS.md`` is not reported)."""
+    rest = line[line.rfind("\n") + 1 :]
+    return KEEP if _PLANTED.search(rest) is not None else None
+
+
+_NETWORK_CALL = Pattern(
+    r"\b(?:curl|wget|fetch|axios|post|put|patch|request|urlopen|send|Invoke-WebRequest"
+    r"|Invoke-RestMethod|iwr|irm)\b"
+)
+
+
+def body_check(line: str, hit: Hit) -> int | None:
+    """A secret in a request's body, not in its headers (how APIs authenticate)."""
+    low = hit.text.lower()
+    if "header" in low or "auth" in low or "-h " in low:
+        return None
+    sent = _NETWORK_CALL.search(line[line.rfind("\n") + 1 :]) is not None
+    return KEEP if sent else None
 
 
 def fetch_raises(line: str, hit: Hit) -> int | None:

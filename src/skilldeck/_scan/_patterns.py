@@ -9,12 +9,14 @@ from skilldeck._scan._linechecks import (
     LOWER,
     RAISE,
     Check,
+    body_check,
     credential_check,
     fetch_raises,
     git_dep_check,
     hook_check,
     persist_check,
     pipe_check,
+    planted_check,
     ps_check,
 )
 from skilldeck._scan._rules import (
@@ -22,6 +24,7 @@ from skilldeck._scan._rules import (
     DECODE_EXEC,
     DESTROY,
     DOWNLOAD_EXEC,
+    HIJACK,
     LEAK,
     OBFUSCATED,
     PERSIST,
@@ -36,7 +39,7 @@ __all__ = ["LINE_RULES", "LineRule"]
 class LineRule(Rule):
     """A ``Rule`` with an optional ``check(line, hit)`` returning a verdict."""
 
-    __slots__ = ("check", "doc_keeps")
+    __slots__ = ("check", "doc_keeps", "script_raises")
 
     def __init__(
         self,
@@ -48,11 +51,14 @@ class LineRule(Rule):
         check: Check | None = None,
         case: bool = False,
         doc_keeps: bool = False,
+        script_raises: bool = False,
     ) -> None:
         super().__init__(code, pattern, keywords, message, case=case)
         self.check = check
         #: keep the severity in documentation (a document telling the model to do it)
         self.doc_keeps = doc_keeps
+        #: one step more severe in a script (a script that does it, not a page that shows it)
+        self.script_raises = script_raises
 
 
 # ---------------------------------------------------------------------------
@@ -76,6 +82,8 @@ _DECODE_WORDS = ("base64", "openssl", "xxd", "uudecode", "gunzip", "zcat", "gzip
 _HOME = (
     r"(?:~|\$HOME|\$\{HOME\}|/root|/home/[\w.-]+|/Users/[\w.-]+|%USERPROFILE%|\$env:USERPROFILE)"
 )
+#: names of environment variables that hold secrets (a pattern, not a secret)
+_SECRET_NAME = r"(?:TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|ACCESS_KEY|PRIVATE_KEY|CREDENTIALS?)\w*"  # noqa: S105
 _RC = (
     r"\.(?:bashrc|bash_profile|bash_login|profile|zshrc|zprofile|zshenv|zlogin|kshrc|cshrc"
     r"|tcshrc|config/fish/config\.fish)\b"
@@ -117,6 +125,17 @@ LINE_RULES: list[LineRule] = [
         ("exec", "eval", "function"),
         _DOWNLOAD,
     ),
+    LineRule(
+        DOWNLOAD_EXEC,
+        r"\bmshta(?:\.exe)?\s+[\"']?(?:https?|vbscript|javascript):"
+        r"|\bregsvr32(?:\.exe)?\b[^\n]*/i:\s*https?://|\brundll32(?:\.exe)?\b[^\n]*javascript:"
+        r"|\bcertutil(?:\.exe)?\b[^\n]*-urlcache\b[^\n]*(?:&&|;|\|)\s*(?:start\b|[\w.\\/-]+\.(?:exe|bat|cmd|ps1))"
+        r"|\bmsiexec(?:\.exe)?\s+[^\n]*/[iqp][^\n]*https?://"
+        r"|\[scriptblock\]::Create\s*\([^\n]*(?:\biwr\b|\birm\b|Invoke-WebRequest|Invoke-RestMethod"
+        r"|DownloadString|DownloadData)",
+        ("mshta", "regsvr32", "rundll32", "certutil", "msiexec", "scriptblock"),
+        _DOWNLOAD,
+    ),
     # -- SK602 decode and run --------------------------------------------------
     LineRule(
         DECODE_EXEC,
@@ -136,7 +155,7 @@ LINE_RULES: list[LineRule] = [
         r"\b(?:eval|new\s+Function|Function|setTimeout|setInterval)\s*\(\s*(?:window\.)?atob\s*\("
         r"|\b(?:eval|new\s+Function|Function)\s*\(\s*(?:Buffer\.from\s*\([^\n]*?(?:base64|hex)"
         r"|unescape\s*\(|String\.fromCharCode\s*\(|decodeURIComponent\s*\(\s*escape)"
-        r"|\b(?:exec|eval|compile)\s*\(\s*(?:(?:base64|codecs|zlib|bz2|lzma|gzip|marshal"
+        r"|\b(?:exec|eval|compile)\s*\(\s*\(*\s*(?:(?:base64|codecs|zlib|bz2|lzma|gzip|marshal"
         r"|pickle)\.|b64decode|b32decode|b16decode|a85decode|b85decode|urlsafe_b64decode"
         r"|bytes\.fromhex|bytearray\.fromhex|__import__\s*\(\s*['\"](?:base64|zlib|codecs"
         r"|marshal)|['\"]{2}\.join\s*\(|[^\n]*\[::-1\])"
@@ -221,6 +240,27 @@ LINE_RULES: list[LineRule] = [
         ("nslookup", "dig ", "host ", "drill", "resolve-dnsname", "ping "),
         "data is encoded into a hostname that is looked up (DNS exfiltration)",
     ),
+    LineRule(
+        LEAK,
+        r"\bcurl\b[^\n]*\s(?:-d|--data(?:-\w+)?|-F|--form|--url-query)\s*=?\s*[\"']?[^\s\"']*"
+        rf"\$\{{?\w*{_SECRET_NAME}"
+        rf"|\b(?:body|data|json)\s*[:=][^\n]*(?:process\.env\.\w*{_SECRET_NAME}"
+        rf"|os\.environ\s*\[\s*[\"']\w*{_SECRET_NAME}|os\.getenv\s*\(\s*[\"']\w*{_SECRET_NAME})"
+        rf"|\.(?:end|write|send)\s*\([^\n]*process\.env\.\w*{_SECRET_NAME}"
+        rf"|-Body\s+[^\n]*\$env:\w*{_SECRET_NAME}",
+        (
+            "token",
+            "secret",
+            "passw",
+            "api_key",
+            "apikey",
+            "access_key",
+            "private_key",
+            "credential",
+        ),
+        "a token or password from the environment is sent in a request body",
+        check=body_check,
+    ),
     # -- SK616 reverse shells --------------------------------------------------
     LineRule(
         REVERSE_SHELL,
@@ -289,6 +329,7 @@ LINE_RULES: list[LineRule] = [
         ),
         "schedules a command (cron, scheduled task)",
         check=persist_check,
+        script_raises=True,
     ),
     LineRule(
         PERSIST,
@@ -309,6 +350,7 @@ LINE_RULES: list[LineRule] = [
         ),
         "installs a login item or background service",
         check=persist_check,
+        script_raises=True,
     ),
     LineRule(
         PERSIST,
@@ -350,6 +392,26 @@ LINE_RULES: list[LineRule] = [
         "changes an agent's settings or MCP configuration",
         check=fetch_raises,
     ),
+    LineRule(
+        HIJACK,
+        r"(?:>>?\s*[\"']?[\w./~$-]*|(?:\btee\b|\bopen\s*\(|\bwrite_text|\bwriteFile|appendFile"
+        r"|\bSet-Content|\bAdd-Content|\bOut-File)[^\n]*)(?:CLAUDE\.md|AGENTS\.md|GEMINI\.md"
+        r"|\.cursorrules|\.windsurfrules"
+        r"|copilot-instructions\.md|\.clinerules)"
+        r"|(?:CLAUDE\.md|AGENTS\.md|GEMINI\.md|\.cursorrules|\.windsurfrules|copilot-instructions\.md"
+        r"|\.clinerules)[^\n]*(?:\.open\s*\(\s*[\"'][aw]|\.write(?:_text)?\s*\(|appendFile)",
+        (
+            "claude.md",
+            "agents.md",
+            "gemini.md",
+            ".cursorrules",
+            ".windsurfrules",
+            "copilot-instructions",
+            ".clinerules",
+        ),
+        "writes instructions into an agent's memory file",
+        check=planted_check,
+    ),
     # -- SK618 supply chain ---------------------------------------------------------
     LineRule(
         SUPPLY,
@@ -387,8 +449,9 @@ LINE_RULES: list[LineRule] = [
         r"\brm\s+(?:-[a-zA-Z-]+\s+)*-[a-zA-Z]*[rR][a-zA-Z]*\s+(?:-[a-zA-Z-]+\s+)*[\"']?"
         rf"(?:/|/\*|{_HOME}|{_HOME}/|{_HOME}/\*|/home|/Users|/etc|/usr|/var|/boot|/System"
         r"|C:\\\\?)[\"']?(?:\s|;|&|\||\)|$)"
-        r"|\bshutil\.rmtree\s*\(\s*(?:os\.path\.expanduser\s*\(\s*[\"']~/?[\"']\s*\)"
-        r"|(?:str\s*\(\s*)?(?:pathlib\.)?Path\.home\s*\(\s*\)\s*\)?\s*[,)]|[\"']/[\"']"
+        r"|\bshutil\.rmtree\s*\(\s*\(*\s*(?:os\.path\.expanduser\s*\(\s*[\"']~/?[\"']\s*\)"
+        r"|(?:str\s*\(\s*)?(?:pathlib\.)?Path\.home\s*\(\s*\)\s*\)*\s*(?:[,)]|\.(?:iterdir|glob"
+        r"|rglob)\s*\()|[\"']/[\"']"
         r"|os\.environ\s*\[\s*[\"']HOME[\"']\s*\]|os\.getenv\s*\(\s*[\"']HOME[\"']\s*\))"
         r"|\bRemove-Item\b[^\n]*-Recurse[^\n]*(?:\$HOME|\$env:USERPROFILE|\$env:SystemRoot"
         r"|\s~[\s\"']|\sC:\\\\?[\s\"'*]|\sC:\\\\?$)"
@@ -397,7 +460,11 @@ LINE_RULES: list[LineRule] = [
         r"|:\(\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;\s*:"
         r"|\bchmod\s+-R\s+(?:0?777|0?000)\s+/(?:\s|$)"
         rf"|\bfind\s+(?:/|{_HOME}/?)\s[^\n]*(?:-delete|-exec\s+rm\b)"
-        r"|\b(?:fs\.)?rmSync\s*\(\s*(?:os\.homedir\s*\(\s*\)|[\"']/[\"'])",
+        r"|\b(?:fs\.)?rmSync\s*\(\s*\(*\s*(?:os\.homedir\s*\(\s*\)|[\"']/[\"'])"
+        r"|\b(?:Get-ChildItem|gci|ls|dir)\b[^\n|]*?\s[\"']?(?:\$HOME|\$env:USERPROFILE|\$env:HOMEPATH|~"
+        r"|\(?\$HOME\)?)[\\/]?\*?[\"']?(?:\s[^\n|]*)?\|\s*(?:Remove-Item|rm|del|ri|erase)\b"
+        rf"|\bfind\s+[\"']?{_HOME}\S*[^\n]*-exec\s+(?:openssl|gpg|age|ccrypt|7z|zip)\b"
+        r"|\b(?:openssl\s+enc|gpg\s+[^\n]*(?:-c|--symmetric)|ccrypt)\b[^\n]*(?:~|\$HOME)/",
         (
             "rm ",
             "rmtree",
@@ -412,8 +479,22 @@ LINE_RULES: list[LineRule] = [
             "chmod",
             "find ",
             "rmsync",
+            "openssl",
+            "gpg",
+            "ccrypt",
         ),
-        "deletes or overwrites a home, root or system folder",
+        "deletes, overwrites or encrypts a home, root or system folder",
+    ),
+    LineRule(
+        DESTROY,
+        r"\b(?:aws\s+s3\s+(?:rb|rm)|aws\s+[\w-]+\s+(?:delete|terminate)-[\w-]+|gcloud\s+[\w\s-]*?\bdelete"
+        r"|gsutil\s+(?:-m\s+)?(?:rm|rb)|az\s+[\w\s-]*?\bdelete|kubectl\s+delete|terraform\s+destroy"
+        r"|doctl\s+[\w\s-]*?\bdelete|heroku\s+apps:destroy)\b[^\n]*?(?:\$\(\s*(?:aws|gcloud|az|gsutil"
+        r"|kubectl|doctl|heroku)\b|\s--all\b|\s-A\b|s3://\*|gs://\*)"
+        r"|\b(?:aws|gcloud|az|gsutil|kubectl|doctl)\b[^\n]*\|\s*xargs\b[^\n]*\b(?:delete|rb|rm"
+        r"|terminate-instances|destroy)\b",
+        ("aws ", "gcloud", "gsutil", "az ", "kubectl", "terraform", "doctl", "heroku"),
+        "deletes cloud resources in bulk (every bucket, project, group or instance it lists)",
     ),
     # -- SK620 obfuscation ----------------------------------------------------------
     LineRule(

@@ -6,6 +6,7 @@ stop at a sentence end, so phrasing may vary without the pattern backtracking).
 
 from __future__ import annotations
 
+from skilldeck._scan._asks import ASKS
 from skilldeck._scan._engine import Hit, Pattern
 from skilldeck._scan._linechecks import KEEP, LOWER
 from skilldeck._scan._patterns import LineRule
@@ -342,6 +343,8 @@ INJECTION: list[LineRule] = [
         check=_request_check,
     ),
 ]
+
+INJECTION.extend(ASKS)
 
 #: An HTML comment (or a script comment) spoken to the model.
 MODEL_ADDRESS = Pattern(

@@ -85,6 +85,9 @@ _CRED_HINTS = (
 )
 
 
+_METADATA = ("169.254.169.254", "169.254.170.2", "metadata.google.internal", "100.100.100.200")
+
+
 def dotted_name(node: ast.AST) -> str:
     """Dotted name of a call target (``a.b.c``), or ``""``."""
     parts: list[str] = []
@@ -194,6 +197,8 @@ class TaintModel:
         fetch = last in _FETCH_CALLS and (root in FETCH_ROOTS or last == "urlopen")
         if fetch and (last not in ("get", "read", "request") or root in FETCH_ROOTS - {"r", "s"}):
             out.add(NET)
+            if any(h in s for s in strings_in(call) for h in _METADATA):
+                out.add(SECRET)  # the instance's cloud credentials
         if last in _DECODERS or (
             last in ("decode", "encode")
             and any(

@@ -28,9 +28,16 @@ PERSIST = register_code("SK617", W, "persistence or a change to an agent's confi
 SUPPLY = register_code("SK618", W, "a dependency or install hook from an unchecked source")
 DESTROY = register_code("SK619", E, "a destructive command aimed at a home or root folder")
 OBFUSCATED = register_code("SK620", W, "obfuscated code")
+SOCIAL = register_code(
+    "SK621", E, "text asks the user to paste a command, open a locked archive or give a secret"
+)
+HIJACK = register_code(
+    "SK622", E, "changes how other tools, agents or payments behave (shadowing, poisoning)"
+)
+WORM = register_code("SK623", E, "republishes packages or repositories with the user's tokens")
 
 #: Every code the scan can emit, in order.
-SCAN_CODES: tuple[str, ...] = tuple(f"SK6{n:02d}" for n in range(1, 21))
+SCAN_CODES: tuple[str, ...] = tuple(f"SK6{n:02d}" for n in range(1, 24))
 
 _HINTS = {
     DOWNLOAD_EXEC: "download to a file, check its digest, then run it; or vendor the script "
@@ -59,12 +66,18 @@ _HINTS = {
     "avoid install hooks that download or run code",
     DESTROY: "scope deletions to a folder the skill created; never the home or root folder",
     OBFUSCATED: "ship the code in readable form; obfuscation hides what runs",
+    SOCIAL: "remove it: a skill must not have the user run pasted commands, open "
+    "password-protected archives or hand over passwords and codes",
+    HIJACK: "remove it: a skill must not change how other tools are used, add hidden "
+    "recipients or addresses, or write instructions into another agent's memory",
+    WORM: "remove it: a skill must not publish or push with the user's tokens",
 }
 
 
 # ---------------------------------------------------------------------------
 # file kinds
 
+_BYTECODE_EXT = (".pyc", ".pyo")
 _SCRIPT_EXT = frozenset(
     ".sh .bash .zsh .ksh .fish .py .pyw .js .mjs .cjs .ts .rb .pl .pm .php .ps1 .psm1 "
     ".bat .cmd .lua .r .tcl .awk .applescript .scpt .vbs".split()
@@ -109,7 +122,11 @@ def language_of(path: str, text: str) -> str:
 # binary executables
 
 
-def binary_kind(head: bytes) -> str | None:
+def binary_kind(head: bytes, name: str = "") -> str | None:
+    """What executable ``head`` starts, or ``None`` (``name`` tells Python bytecode,
+    whose magic number changes with every Python release)."""
+    if name.lower().endswith(_BYTECODE_EXT) and head[2:4] == b"\r\n" and len(head) >= 16:
+        return "compiled Python bytecode"
     if head.startswith(b"\x7fELF"):
         return "an ELF executable or shared library"
     magic = head[:4]

@@ -24,6 +24,7 @@ from skilldeck._scan._rules import (
 from skilldeck._scan._text import Text
 from skilldeck._tree import SkillTree, Walk, WalkLimits, find_skill_folders, secret_findings
 
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0)  # a lone path that is a FIFO must not hang
 
 __all__ = [
@@ -130,10 +131,20 @@ def _walk(
 
 
 def _scan_file(
-    path: Path, rel: str, display: str, opts: ScanOptions, tree: SkillTree | None = None
+    path: Path,
+    rel: str,
+    display: str,
+    opts: ScanOptions,
+    tree: SkillTree | None = None,
+    *,
+    follow: bool = True,
 ) -> tuple[list[Diagnostic], Facts | None]:
     try:  # a folder's files are read beneath it (``tree``), a lone file by its path
-        fd = tree.open(rel) if tree is not None else os.open(path, os.O_RDONLY | _NONBLOCK)
+        fd = (
+            tree.open(rel)
+            if tree is not None
+            else os.open(path, os.O_RDONLY | _NONBLOCK | (0 if follow else _NOFOLLOW))
+        )
     except (OSError, FileAccessError) as exc:
         return [_skipped(display, f"cannot read it: {getattr(exc, 'strerror', None) or exc}")], None
     st = os.fstat(fd)
@@ -143,7 +154,7 @@ def _scan_file(
     try:
         with open(fd, "rb") as fh:
             head = fh.read(64 * 1024)
-            found = binary_kind(head)
+            found = binary_kind(head, rel)
             if found is not None:
                 diag = Diagnostic.make(
                     BINARY, f"{rel} is {found}", path=display, hint=_HINTS[BINARY]
@@ -159,6 +170,62 @@ def _scan_file(
     text = data.decode("utf-8", errors="replace")
     found_list, facts = _scan(text, display, kind_of(rel, head, st.st_mode), opts.file_seconds)
     return found_list, facts
+
+
+#: Hidden folders an editor or agent reads when it opens the folder (tasks that run on
+#: open, agent settings): skilldeck never serves them, but they are scanned.
+_OPENED_BY_TOOLS = frozenset(
+    ".vscode .idea .devcontainer .claude .cursor .gemini .codex .windsurf .zed".split()
+)
+_HIDDEN_FILES = 200
+
+
+def _hidden_to_scan(root: Path, hidden: tuple[str, ...]) -> list[str]:
+    """Hidden files worth reading: compiled Python (``*.pyc``), and the files of the
+    folders editors and agents act on when they open a folder. Links are not followed
+    and nothing outside ``root`` is read."""
+    out: list[str] = []
+    base = os.path.realpath(root)
+    for rel in hidden:
+        name = rel.rsplit("/", 1)[-1]
+        full = os.path.join(root, rel)
+        if not os.path.realpath(os.path.dirname(full)).startswith(base):
+            continue
+        if name.lower().endswith((".pyc", ".pyo")):
+            out.append(rel)
+        elif name in _OPENED_BY_TOOLS and os.path.isdir(full) and not os.path.islink(full):
+            for folder, dirs, files in os.walk(full):  # os.walk does not follow links
+                depth = os.path.relpath(folder, full).count(os.sep)
+                if depth >= 3:
+                    dirs[:] = []
+                for file in files:
+                    path = os.path.join(folder, file)
+                    if not os.path.islink(path):
+                        out.append(os.path.relpath(path, root).replace(os.sep, "/"))
+                if len(out) >= _HIDDEN_FILES:
+                    return out[:_HIDDEN_FILES]
+    return out
+
+
+def _by_skill(
+    facts: dict[str, tuple[str, Facts]],
+) -> dict[str, dict[str, tuple[str, Facts]]]:
+    """The files of each skill below a scanned folder (the nearest folder above a file
+    that holds a SKILL.md): attacks split over files are looked for within one skill."""
+    roots = sorted(
+        {rel.rsplit("/", 1)[0] if "/" in rel else "" for rel in facts if _is_skill_md(rel)},
+        key=len,
+        reverse=True,
+    )
+    groups: dict[str, dict[str, tuple[str, Facts]]] = {}
+    for rel, value in facts.items():
+        owner = next((r for r in roots if not r or rel.startswith(r + "/")), "")
+        groups.setdefault(owner, {})[rel] = value
+    return groups
+
+
+def _is_skill_md(rel: str) -> bool:
+    return rel.rsplit("/", 1)[-1].lower() == "skill.md"
 
 
 def _skipped(display: str, why: str) -> Diagnostic:
@@ -203,7 +270,12 @@ def _scan_path(root: Path, opts: ScanOptions, nested: Collection[str] = ()) -> l
                 found.extend(diags)
                 if fact is not None:
                     facts[entry.path] = (str(full), fact)
-        found.extend(joined_findings(facts))
+            for rel in _hidden_to_scan(root, walk.hidden):
+                full = root / rel
+                diags, _ = _scan_file(full, rel, str(full), opts, follow=False)
+                found.extend(diags)
+        for group in _by_skill(facts).values():
+            found.extend(joined_findings(group))
     return [d for d in found if d.code not in opts.ignore]
 
 

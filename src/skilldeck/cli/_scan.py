@@ -53,7 +53,8 @@ def scan(fmt: str, ignore: tuple[str, ...], paths: tuple[str, ...]) -> None:
     unknown = [c for c in ignore if c not in skilldeck.security.SCAN_CODES]
     if unknown:
         raise click.BadParameter(
-            f"unknown code(s) {', '.join(unknown)}; scan codes are SK601-SK620",
+            f"unknown code(s) {', '.join(unknown)}; scan codes are "
+            f"{skilldeck.security.SCAN_CODES[0]}-{skilldeck.security.SCAN_CODES[-1]}",
             param_hint="--ignore",
         )
     results: list[tuple[str, list[skilldeck.Diagnostic]]] = []

@@ -12,6 +12,9 @@ import pytest
 from tests._skills import write_files
 
 import skilldeck
+import skilldeck.config
+import skilldeck.dist
+import skilldeck.security
 
 E, W, N = skilldeck.Severity.ERROR, skilldeck.Severity.WARNING, skilldeck.Severity.INFO
 
@@ -119,7 +122,7 @@ SPLIT_SCRIPTS = [
 
 @pytest.mark.parametrize(("name", "text", "code"), SPLIT_SCRIPTS)
 def test_split_and_respelled_steps_are_errors(name: str, text: str, code: str) -> None:
-    found = skilldeck.scan_text(text, kind="script", path=f"scripts/{name}")
+    found = skilldeck.security.scan_text(text, kind="script", path=f"scripts/{name}")
     assert E in levels(found, code), [d.format() for d in found]
 
 
@@ -134,12 +137,14 @@ def test_split_and_respelled_steps_are_errors(name: str, text: str, code: str) -
     ],
 )
 def test_ordinary_scripts_stay_quiet(text: str) -> None:
-    found = skilldeck.scan_text(text, kind="script", path="scripts/ok.sh")
+    found = skilldeck.security.scan_text(text, kind="script", path="scripts/ok.sh")
     assert [d.format() for d in found if d.severity is not N] == []
 
 
 def test_a_resolved_line_says_so() -> None:
-    found = skilldeck.scan_text("#!/bin/sh\nT=$HOME\nrm -rf $T\n", kind="script", path="x.sh")
+    found = skilldeck.security.scan_text(
+        "#!/bin/sh\nT=$HOME\nrm -rf $T\n", kind="script", path="x.sh"
+    )
     (diag,) = [d for d in found if d.code == "SK619"]
     assert diag.line == 3 and "resolved" in diag.message
 
@@ -162,7 +167,7 @@ CONCEALING = [
 
 @pytest.mark.parametrize("sentence", CONCEALING)
 def test_hiding_from_the_user_in_any_language(sentence: str) -> None:
-    found = skilldeck.scan_text(f"Run scripts/sync.sh. {sentence}\n", kind="doc")
+    found = skilldeck.security.scan_text(f"Run scripts/sync.sh. {sentence}\n", kind="doc")
     assert E in levels(found, "SK609"), [d.format() for d in found]
 
 
@@ -185,7 +190,7 @@ def test_hiding_in_the_description_is_an_error(tmp_path: Path) -> None:
     ],
 )
 def test_honest_instructions_pass(sentence: str) -> None:
-    assert skilldeck.scan_text(sentence + "\n", kind="doc") == []
+    assert skilldeck.security.scan_text(sentence + "\n", kind="doc") == []
 
 
 # --- social engineering, hijacking, severity in documentation ------------------------
@@ -218,7 +223,7 @@ DOC_ERRORS = [
 
 @pytest.mark.parametrize(("text", "code"), DOC_ERRORS)
 def test_what_a_skill_asks_for_in_documentation(text: str, code: str) -> None:
-    found = skilldeck.scan_text(text + "\n", kind="doc")
+    found = skilldeck.security.scan_text(text + "\n", kind="doc")
     assert E in levels(found, code), [d.format() for d in found]
 
 
@@ -237,7 +242,7 @@ def test_what_a_skill_asks_for_in_documentation(text: str, code: str) -> None:
     ],
 )
 def test_lookalikes_are_not_errors(text: str) -> None:
-    found = skilldeck.scan_text(text + "\n", kind="doc")
+    found = skilldeck.security.scan_text(text + "\n", kind="doc")
     assert [d.format() for d in found if d.severity is not N] == []
 
 
@@ -351,10 +356,10 @@ def test_behaviour_of_a_whole_script() -> None:
         ("a.sh", agents, "SK622"),
     ]
     for name, text, code in cases:
-        found = skilldeck.scan_text(text, kind="script", path=f"scripts/{name}")
+        found = skilldeck.security.scan_text(text, kind="script", path=f"scripts/{name}")
         assert E in levels(found, code), (name, [d.format() for d in found])
     conventions = "from pathlib import Path\nPath('AGENTS.md').write_text('- Use 4 spaces.\\n')\n"
-    assert skilldeck.scan_text(conventions, kind="script", path="scripts/c.py") == []
+    assert skilldeck.security.scan_text(conventions, kind="script", path="scripts/c.py") == []
 
 
 def test_paired_isolates_in_translations_pass(tmp_path: Path) -> None:
@@ -365,9 +370,9 @@ def test_paired_isolates_in_translations_pass(tmp_path: Path) -> None:
         },
     )
     assert skilldeck.scan_skill(folder) == []
-    unpaired = skilldeck.scan_text('{"a": "x\u202ey"}\n', kind="data", path="l.json")
+    unpaired = skilldeck.security.scan_text('{"a": "x\u202ey"}\n', kind="data", path="l.json")
     assert E in levels(unpaired, "SK605")
-    in_code = skilldeck.scan_text("x = '\u2067a\u2069'\n", kind="script", path="a.py")
+    in_code = skilldeck.security.scan_text("x = '\u2067a\u2069'\n", kind="script", path="a.py")
     assert E in levels(in_code, "SK605")
 
 
@@ -382,19 +387,19 @@ BLOCKED = {
 
 @pytest.mark.parametrize("name", sorted(BLOCKED))
 def test_block_mode_stops_malicious_skill_md(tmp_path: Path, name: str) -> None:
-    user = skilldeck.config_path("user")
+    user = skilldeck.config.config_path("user")
     user.parent.mkdir(parents=True, exist_ok=True)
     user.write_text('[install]\nscan = "block"\n')
     src = tmp_path / "src" / name
     src.mkdir(parents=True)
     (src / "SKILL.md").write_text(f"---\nname: {name}\ndescription: Does X.\n---\n{BLOCKED[name]}")
     with pytest.raises(skilldeck.InstallError, match="security scan blocked"):
-        skilldeck.install(str(src))
-    assert list(skilldeck.list_installed()) == []
+        skilldeck.dist.install(str(src))
+    assert list(skilldeck.dist.list_installed()) == []
 
 
 def test_block_mode_installs_a_skill_with_its_own_installer(tmp_path: Path) -> None:
-    user = skilldeck.config_path("user")
+    user = skilldeck.config.config_path("user")
     user.parent.mkdir(parents=True, exist_ok=True)
     user.write_text('[install]\nscan = "block"\n')
     src = tmp_path / "src" / "acmectl"
@@ -403,5 +408,5 @@ def test_block_mode_installs_a_skill_with_its_own_installer(tmp_path: Path) -> N
         "---\nname: acmectl\ndescription: Deploy with acmectl.\n---\n"
         "```bash\ncurl -fsSL https://get.acmectl.dev/install.sh | sh\n```\n"
     )
-    result = skilldeck.install(str(src))
+    result = skilldeck.dist.install(str(src))
     assert [s.name for s in result.skills] == ["acmectl"]

@@ -97,7 +97,9 @@ def _skilldeck(root: Path) -> Result:
         check=False,
     )
     out: Result = {}
-    for entry in json.loads(proc.stdout)["paths"]:
+    report = json.loads(proc.stdout)
+    report = report.get("data", report)  # the CLI's envelope: {"ok", "error", "data"}
+    for entry in report["paths"]:
         for diag in entry["diagnostics"]:
             skill = _skill_of(root, diag["path"])
             flagged, strong = out.get(skill, (False, False))

@@ -14,6 +14,7 @@ import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from skilldeck._errors import PathNotAllowedError
 from skilldeck._tree import SkillTree, WalkLimits
 
 __all__ = [
@@ -21,6 +22,7 @@ __all__ = [
     "bytes_digest",
     "digest_of_files",
     "file_digest",
+    "require_skill_md",
     "skill_digest",
     "skill_file_digests",
     "skill_files",
@@ -96,5 +98,25 @@ def skill_file_digests(root: str | os.PathLike[str]) -> dict[str, str]:
 
 
 def skill_digest(root: str | os.PathLike[str]) -> str:
-    """The content digest of a whole skill folder."""
-    return digest_of_files(skill_file_digests(root))
+    """The content digest of a whole skill folder (``PathNotAllowedError`` when its
+    file set lacks SKILL.md: see ``require_skill_md``)."""
+    files = skill_file_digests(root)
+    require_skill_md(files, root)
+    return digest_of_files(files)
+
+
+def require_skill_md(paths: Iterable[str], root: str | os.PathLike[str]) -> None:
+    """Refuse a skill file set without its SKILL.md (a link leaving the folder, or
+    gone): a digest of it, which approvals and runs are bound to, would cover a
+    partial or empty set, and a change to the file the link leads to would go
+    unnoticed."""
+    if "SKILL.md" in paths or "skill.md" in paths:
+        return
+    raise PathNotAllowedError(
+        f"{os.fspath(root)}: SKILL.md is not part of the skill's files (a link leaving "
+        "the folder, or missing); the skill cannot be digested, approved or run",
+        path=os.fspath(root),
+        hint="replace a SKILL.md link with the file itself; run: skilldeck validate "
+        + os.fspath(root),
+        reason="no_skill_md",
+    )

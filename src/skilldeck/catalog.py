@@ -84,7 +84,19 @@ from skilldeck._catalog import (
     WhyLine as WhyLine,
 )
 from skilldeck._catalog import (
+    bundled_relpath as bundled_relpath,
+)
+from skilldeck._catalog import (
+    check_read as check_read,
+)
+from skilldeck._catalog import (
     diagnose as diagnose,
+)
+from skilldeck._catalog import (
+    index_of as index_of,
+)
+from skilldeck._catalog import (
+    linked_of as linked_of,
 )
 from skilldeck._digest import (
     bytes_digest as bytes_digest,
@@ -148,10 +160,14 @@ __all__ = [
     "Trust",
     "WalkLimits",
     "WhyLine",
+    "bundled_relpath",
     "bytes_digest",
+    "check_read",
     "diagnose",
     "digest_of_files",
     "file_digest",
+    "index_of",
+    "linked_of",
     "lint_catalog",
     "skill_digest",
     "skill_file_digests",

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+import skilldeck
 from skilldeck import (
     Catalog,
     FileAccessError,
@@ -175,8 +176,11 @@ def test_binary_as_base64_or_refused(cat: Catalog) -> None:
 
 def test_load_with_every_file(cat: Catalog) -> None:
     assert cat.read_file("target", "notes.md") == b"root level note\n"
-    # the default listing is a view; any file of the skill can be read (as over MCP)
-    assert cat.read_file("target", "references/sub/deeper.md") == b"deeper\n"
+    # the index a host exposes is the boundary of reads; index="all" opens every file
+    with pytest.raises(skilldeck.PathNotAllowedError, match="not in the file index"):
+        cat.read_file("target", "references/sub/deeper.md")
+    deeper = cat.read_bundled("target", "references/sub/deeper.md", index="all")
+    assert deeper.data == b"deeper\n"
     assert cat.read_file("target", "SKILL.md").startswith(b"---")
     assert "references/sub/deeper.md" not in cat.load("target").files
     assert "references/sub/deeper.md" in cat.load("target", index="all").files

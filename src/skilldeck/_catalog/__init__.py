@@ -8,6 +8,7 @@ import importlib
 from skilldeck._catalog._budget import Tier1Item, Tier1Plan, clean_text, plan_tier1
 from skilldeck._catalog._cache import MetadataCache
 from skilldeck._catalog._catalog import Catalog, RootInfo
+from skilldeck._catalog._fileset import check_read, index_of, linked_of
 from skilldeck._catalog._fs import FileSystemStore
 from skilldeck._catalog._model import (
     CatalogEntry,
@@ -29,6 +30,7 @@ from skilldeck._catalog._store import (
     MemoryStore,
     Store,
     StoreBase,
+    bundled_relpath,
 )
 
 TYPE_CHECKING = False
@@ -81,10 +83,14 @@ __all__ = [
     "Tier1Plan",
     "Trust",
     "WhyLine",
+    "bundled_relpath",
     "bundled_root",
+    "check_read",
     "clean_text",
     "default_sources",
     "diagnose",
+    "index_of",
+    "linked_of",
     "plan_tier1",
     "project_folders",
 ]

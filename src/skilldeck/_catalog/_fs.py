@@ -33,12 +33,8 @@ from skilldeck._catalog._cache import (
     sig_of,
 )
 from skilldeck._catalog._discover import replay
-from skilldeck._catalog._files import (
-    index_files,
-    read_contained,
-    readable_files,
-    walk_all,
-)
+from skilldeck._catalog._files import index_files, linked_in, read_contained, walk_all
+from skilldeck._catalog._fileset import check_read
 from skilldeck._catalog._model import Skill, SkillMetadata, metadata_of
 from skilldeck._catalog._pool import parse_records, pool_workers, skill_md_lowercase
 from skilldeck._catalog._store import (
@@ -48,7 +44,6 @@ from skilldeck._catalog._store import (
     IndexMode,
     StoreBase,
     bundled_relpath,
-    require_listed,
 )
 from skilldeck._diagnostics import Diagnostic
 from skilldeck._digest import skill_digest
@@ -551,17 +546,19 @@ class FileSystemStore(StoreBase):
         truncate: bool = False,
         index: IndexMode | None = None,
     ) -> FileData:
-        """Read one file of the skill, refusing anything outside it (see module doc).
+        """Read one file of the skill, refusing anything outside it (see module doc)
+        and outside the file index ``index`` lists (SKILL.md is always readable).
 
-        Any file the walker lists can be read (SKILL.md too), whatever ``index``
-        lists: the tool, the CLI and MCP serve one set.
+        The path decides (``skilldeck._catalog._fileset.check_read``), then the
+        contained reader opens just that file: no walk of the skill.
         """
         meta = self.get(name)
         clean = bundled_relpath(relpath, skill=meta.name)
         real_dir = self._real_folder(meta)
-        require_listed(
+        check_read(
             clean,
-            readable_files(real_dir),
+            index or self.index,
+            lambda: linked_in(real_dir, meta.name),
             skill=meta.name,
             exists=lambda rel: os.path.lexists(os.path.join(real_dir, rel)),
         )

@@ -9,10 +9,18 @@ store implements the same three methods.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
+from skilldeck._catalog._fileset import (
+    BUNDLED_DIRS,
+    IndexMode,
+    check_read,
+    in_bundled_index,
+    index_of,
+    linked_of,
+)
 from skilldeck._catalog._model import Skill, SkillMetadata
 from skilldeck._diagnostics import Diagnostic
 from skilldeck._digest import bytes_digest, digest_of_files
@@ -42,26 +50,10 @@ __all__ = [
     "as_store",
     "bundled_relpath",
     "in_bundled_index",
-    "require_listed",
 ]
 
 DEFAULT_FILE_LIMIT = 200_000
 """Default size limit of a tier-3 file read, in bytes."""
-
-BUNDLED_DIRS = ("scripts", "references", "assets")
-"""The folders whose files form a skill's default file index (one level deep),
-with the files at the skill's root."""
-
-IndexMode = Literal["bundled", "all"]
-
-
-def in_bundled_index(rel: str) -> bool:
-    """Is ``rel`` a file at the skill's root (not SKILL.md) or one level deep in
-    ``scripts/``, ``references/`` or ``assets/``?"""
-    head, sep, tail = rel.partition("/")
-    if not sep:
-        return bool(head) and head != "SKILL.md"
-    return head in BUNDLED_DIRS and bool(tail) and "/" not in tail
 
 
 @dataclass(frozen=True, slots=True)
@@ -275,34 +267,13 @@ def bundled_relpath(relpath: str, *, skill: str) -> str:
     return clean
 
 
-def require_listed(
-    clean: str, files: Iterable[str], *, skill: str, exists: Callable[[str], bool]
-) -> None:
-    """Refuse a path outside the skill's file index: ``PathNotAllowedError`` when
-    the file ``exists`` anyway, ``FileNotFoundInSkillError`` when it does not."""
-    if clean in files:
-        return
-    if exists(clean):
-        raise PathNotAllowedError(
-            f"{clean} is not one of the bundled files of {skill}",
-            skill=skill,
-            path=clean,
-            hint="list the skill's files with skills_load; only those can be read",
-        )
-    raise FileNotFoundInSkillError(
-        f"no file {clean} in skill {skill}",
-        skill=skill,
-        path=clean,
-        hint="list the skill's files with skills_load",
-    )
-
-
 @dataclass(slots=True)
 class _MemSkill:
     meta: SkillMetadata
     parsed: ParsedSkillMd
     text: str
     files: dict[str, bytes] = field(default_factory=dict)
+    linked: frozenset[str] = frozenset()
 
 
 class MemoryStore(StoreBase):
@@ -350,7 +321,9 @@ class MemoryStore(StoreBase):
         with self._lock:
             if not replace and m.name in self._skills:
                 raise ManifestError(f"a skill named {m.name!r} is already in this store")
-            self._skills[m.name] = _MemSkill(meta, parsed, skill_md, blobs)
+            self._skills[m.name] = _MemSkill(
+                meta, parsed, skill_md, blobs, linked_of(skill_md.encode("utf-8"))
+            )
         return meta
 
     def remove(self, name: str) -> None:
@@ -374,9 +347,8 @@ class MemoryStore(StoreBase):
         return list(self.discover().skills)
 
     def files(self, name: str, *, index: IndexMode | None = None) -> tuple[str, ...]:
-        mode = index or self._index
-        rels = self._get(name).files
-        return tuple(sorted(r for r in rels if mode == "all" or in_bundled_index(r)))
+        entry = self._get(name)
+        return index_of(entry.files, index or self._index, entry.linked)
 
     def load_skill(self, name: str, *, max_bytes: int | None = None) -> Skill:
         entry = self._get(name)
@@ -410,9 +382,22 @@ class MemoryStore(StoreBase):
     ) -> FileData:
         entry = self._get(name)
         clean = bundled_relpath(relpath, skill=name)
-        if clean == "SKILL.md":  # every file is readable, whatever the index lists
+        check_read(
+            clean,
+            index or self._index,
+            lambda: entry.linked,
+            skill=name,
+            exists=entry.files.__contains__,
+        )
+        if clean == "SKILL.md":
             return _limit(entry.text.encode("utf-8"), clean, max_bytes, truncate, name)
-        require_listed(clean, entry.files, skill=name, exists=entry.files.__contains__)
+        if clean not in entry.files:
+            raise FileNotFoundInSkillError(
+                f"no file {clean} in skill {name}",
+                skill=name,
+                path=clean,
+                hint="list the skill's files with skills_load",
+            )
         return _limit(entry.files[clean], clean, max_bytes, truncate, name)
 
     def read_file(self, name: str, relpath: str, *, max_bytes: int = DEFAULT_FILE_LIMIT) -> bytes:

@@ -17,7 +17,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from skilldeck._digest import digest_of_files, file_digest
+from skilldeck._digest import digest_of_files, file_digest, require_skill_md
 from skilldeck._errors import FileNotFoundInSkillError, ScriptFailedError
 from skilldeck._tree import SkillTree, WalkLimits
 
@@ -82,6 +82,7 @@ def take_snapshot(skill: str, skill_dir: Path) -> Snapshot:
                         folder.mkdir()
                         os.chmod(folder, 0o755)  # noqa: S103
                 copied[entry.path] = _copy(fd, target, entry.executable)
+        require_skill_md(copied, skill_dir)  # never a run bound to a partial set
     except OSError as exc:
         shutil.rmtree(dest, ignore_errors=True)
         raise ScriptFailedError(

@@ -33,7 +33,6 @@ from skilldeck import (
     FileNotFoundInSkillError,
     FileTooLargeError,
     InstallError,
-    PathNotAllowedError,
     Skill,
     SkillMetadata,
     SkillNotFoundError,
@@ -46,8 +45,12 @@ from skilldeck.catalog import (
     FileFacts,
     IndexMode,
     StoreBase,
+    bundled_relpath,
     bytes_digest,
+    check_read,
     digest_of_files,
+    index_of,
+    linked_of,
 )
 from skilldeck.postgres._db import Database, check_tenant
 from skilldeck.postgres._folder import PublishLimits
@@ -69,16 +72,6 @@ __all__ = [
 _LOAD_BATCH = 500  # versions whose SKILL.md bytes are read at once by a scan
 _AHEAD_BYTES = 4 * 1024 * 1024  # what one read-ahead fetches at most (plus the file asked)
 _AHEAD_MAX_VERSIONS = 1024
-
-_BUNDLED_DIRS = ("scripts", "references", "assets")
-
-
-def _in_bundled_index(rel: str) -> bool:
-    head, sep, tail = rel.partition("/")
-    if not sep:
-        return bool(head) and head != "SKILL.md"
-    return head in _BUNDLED_DIRS and bool(tail) and "/" not in tail
-
 
 #: a version's file: (digest, size, executable, UTF-8 text without NUL or None: unknown)
 _File = tuple[str, int, bool, bool | None]
@@ -127,6 +120,7 @@ class PostgresStore(StoreBase):
         self.fetches = 0
         """Queries that read file bytes (each may fetch many files)."""
         self._found = Discovery(())
+        self._links: dict[int, frozenset[str]] = {}  # version id -> SKILL.md's links
 
     def __repr__(self) -> str:
         return f"PostgresStore({self.db!r}, tenant={self.tenant!r})"
@@ -227,11 +221,15 @@ class PostgresStore(StoreBase):
         return list(self.discover().skills)
 
     def files(self, name: str, *, index: IndexMode | None = None) -> tuple[str, ...]:
-        mode = index or self._index
-        rels = self._get(name).files
-        return tuple(
-            sorted(r for r in rels if r != "SKILL.md" and (mode == "all" or _in_bundled_index(r)))
-        )
+        version = self._get(name)
+        return index_of(version.files, index or self._index, self._linked(version))
+
+    def _linked(self, version: StoredVersion) -> frozenset[str]:
+        """The paths the version's SKILL.md links to (read once per version)."""
+        found = self._links.get(version.id)
+        if found is None:
+            found = self._links[version.id] = linked_of(self._blob(version, "SKILL.md"))
+        return found
 
     def load_skill(self, name: str, *, max_bytes: int | None = None) -> Skill:
         version = self._get(name)
@@ -311,15 +309,15 @@ class PostgresStore(StoreBase):
         index: IndexMode | None = None,
     ) -> FileData:
         version = self._get(name)
-        clean = _clean_relpath(relpath, name)
-        if clean not in self.files(name, index=index):
-            if clean in version.files:
-                raise PathNotAllowedError(
-                    f"{clean} is not one of the bundled files of {name}",
-                    skill=name,
-                    path=clean,
-                    hint="list the skill's files with skills_load; only those can be read",
-                )
+        clean = bundled_relpath(relpath, skill=name)
+        check_read(
+            clean,
+            index or self._index,
+            lambda: self._linked(version),
+            skill=name,
+            exists=version.files.__contains__,
+        )
+        if clean not in version.files:
             raise FileNotFoundInSkillError(
                 f"no file {clean} in skill {name}",
                 skill=name,
@@ -478,17 +476,6 @@ def _plain(relpath: str) -> bool:
         and "\0" not in relpath
         and not any(p in ("", ".", "..") for p in relpath.split("/"))
     )
-
-
-def _clean_relpath(relpath: str, name: str) -> str:
-    if not _plain(relpath):
-        raise PathNotAllowedError(
-            f"path {relpath!r} is not allowed",
-            skill=name,
-            path=str(relpath),
-            hint="give a path relative to the skill folder, e.g. references/guide.md",
-        )
-    return relpath
 
 
 def _limit(data: bytes, rel: str, max_bytes: int, truncate: bool, skill: str) -> FileData:

@@ -82,8 +82,10 @@ def test_memory_store_in_a_catalog(tmp_path: Path, make_skill: MakeSkill) -> Non
     assert skill.body == "Body two\n"
     assert cat.read_file("inline-two", "references/r.md") == b"ref"
     assert read_skill_file(cat, "inline-two", "scripts/x.py").text == "print()"
-    # the default listing is a view: every file of the skill can be read, as over MCP
-    assert cat.read_file("inline-two", "docs/deep/x.md") == b"deep"
+    # the index is the boundary of reads, as in a folder; index="all" opens every file
+    with pytest.raises(PathNotAllowedError, match="not in the file index"):
+        cat.read_file("inline-two", "docs/deep/x.md")
+    assert cat.read_bundled("inline-two", "docs/deep/x.md", index="all").data == b"deep"
     assert cat.read_file("inline-two", "SKILL.md").startswith(b"---\nname: inline-two")
     with pytest.raises(PathNotAllowedError):
         cat.read_file("inline-two", "../r.md")

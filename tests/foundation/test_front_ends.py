@@ -40,8 +40,9 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-def _tool(root: Path, path: str) -> str:
-    rt = skilldeck.SkillRuntime(skilldeck.Catalog.from_roots([root]))
+def _tool(root: Path, path: str, index: str = "all") -> str:
+    # a host exposing every file (index "all") reads what MCP publishes
+    rt = skilldeck.SkillRuntime(skilldeck.Catalog.from_roots([root], index=index))  # type: ignore[arg-type]
     envelope = rt.call(rt.session(), "skills_read_file", {"name": "tricky", "path": path})
     if envelope["ok"]:
         assert OUTSIDE_BYTES.decode() not in json.dumps(envelope)
@@ -51,7 +52,7 @@ def _tool(root: Path, path: str) -> str:
 
 def _cli(root: Path, path: str) -> str:
     result = CliRunner().invoke(
-        main, ["read", "tricky", path, "--root", str(root), "--format", "json"]
+        main, ["read", "tricky", path, "--all-files", "--root", str(root), "--format", "json"]
     )
     assert OUTSIDE_BYTES.decode() not in result.output
     if result.exit_code == 0:
@@ -98,6 +99,10 @@ async def test_tool_cli_and_mcp_agree_on_every_path(tmp_path: Path) -> None:
             assert tool in {"PATH_NOT_ALLOWED", "FILE_NOT_FOUND"}, (path, table[path])
     # MCP lists exactly the walker's set: nothing hidden, nothing outside
     assert mcp_listed == set(VISIBLE)
+    # with the default index, reads are bounded by what skills_load lists (and SKILL.md)
+    listed = {*skilldeck.Catalog.from_roots([root]).load("tricky").files, "SKILL.md"}
+    for path in PATHS:
+        assert (_tool(root, path, "bundled") == "ok") == (path in listed), path
 
 
 def test_every_consumer_sees_the_same_file_set(tmp_path: Path) -> None:

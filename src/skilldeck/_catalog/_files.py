@@ -24,7 +24,7 @@ from skilldeck._diagnostics import Diagnostic
 from skilldeck._errors import SkillError
 from skilldeck._tree import SkillTree, Walk, WalkLimits, walk_skill
 
-__all__ = ["index_files", "linked_in", "read_contained", "walk_all"]
+__all__ = ["index_files", "linked_in", "read_contained", "through_loop", "walk_all"]
 
 
 def read_contained(
@@ -49,6 +49,22 @@ def linked_in(real_dir: str, skill: str) -> frozenset[str]:
     except (SkillError, OSError):
         return frozenset()
     return linked_of(data)
+
+
+def through_loop(real_dir: str, rel: str) -> bool:
+    """Does ``rel`` pass through a link to a folder above it (the walker's loop rule:
+    such a path is never listed, so never read)? One ``lstat`` per folder of the path."""
+    parts = rel.split("/")[:-1]
+    here = real_dir
+    for part in parts:
+        nxt = os.path.join(here, part)
+        if os.path.islink(nxt):
+            target = os.path.realpath(nxt)
+            above = os.path.realpath(here)
+            if above == target or above.startswith(target.rstrip(os.sep) + os.sep):
+                return True
+        here = nxt
+    return False
 
 
 def walk_all(real_dir: str) -> Walk:

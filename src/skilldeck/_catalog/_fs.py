@@ -33,7 +33,13 @@ from skilldeck._catalog._cache import (
     sig_of,
 )
 from skilldeck._catalog._discover import replay
-from skilldeck._catalog._files import index_files, linked_in, read_contained, walk_all
+from skilldeck._catalog._files import (
+    index_files,
+    linked_in,
+    read_contained,
+    through_loop,
+    walk_all,
+)
 from skilldeck._catalog._fileset import check_read
 from skilldeck._catalog._model import Skill, SkillMetadata, metadata_of
 from skilldeck._catalog._pool import parse_records, pool_workers, skill_md_lowercase
@@ -562,6 +568,14 @@ class FileSystemStore(StoreBase):
             skill=meta.name,
             exists=lambda rel: os.path.lexists(os.path.join(real_dir, rel)),
         )
+        if through_loop(real_dir, clean):
+            raise PathNotAllowedError(
+                f"{clean} cannot be read in skill {meta.name}: a link on the way leads back "
+                "to a folder above it",
+                skill=meta.name,
+                path=clean,
+                hint="list the skill's files with skills_load; only those can be read",
+            )
         return read_contained(
             real_dir, clean, max_bytes=max_bytes, truncate=truncate, skill=meta.name
         )

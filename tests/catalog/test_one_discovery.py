@@ -9,6 +9,7 @@ import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -65,16 +66,22 @@ def _cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str
     )
 
 
+def _data(out: str) -> Any:
+    """The payload of a CLI's JSON output (inside its {ok, data} envelope)."""
+    got = json.loads(out)
+    return got["data"] if isinstance(got, dict) and "data" in got and "ok" in got else got
+
+
 def _validate(root: Path) -> set[str]:
     got = _cli("validate", "--format", "json", str(root))
     assert "Traceback" not in got.stderr
-    return _rel([s["path"] for s in json.loads(got.stdout)["skills"]], root)
+    return _rel([s["path"] for s in _data(got.stdout)["skills"]], root)
 
 
 def _list(root: Path) -> set[str]:
     got = _cli("list", "--root", str(root), "--recursive", "--all", "--json")
     assert got.returncode == 0, got.stderr
-    data = json.loads(got.stdout)
+    data = _data(got.stdout)
     rows = data["skills"] if isinstance(data, dict) else data
     return _rel([r["path"] for r in rows], root)
 
@@ -94,7 +101,7 @@ def _install(root: Path) -> set[str]:
 def _scan(root: Path) -> set[str]:
     got = _cli("scan", "--format", "json", str(root))
     assert "Traceback" not in got.stderr
-    return _rel([p["path"] for p in json.loads(got.stdout)["paths"]], root)
+    return _rel([p["path"] for p in _data(got.stdout)["paths"]], root)
 
 
 def test_the_skip_list(tmp_path: Path) -> None:

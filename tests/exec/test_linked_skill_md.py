@@ -51,7 +51,9 @@ def test_a_skill_md_link_leaving_the_folder_is_refused_everywhere(world: Path) -
     elsewhere.write_text(_skill_md("echo sneaky"))
     (root / "tool" / "SKILL.md").symlink_to(elsewhere)
     code, out, _ = invoke("validate", "--format", "json", str(root / "tool"))
-    assert [d["code"] for d in json.loads(out)["skills"][0]["diagnostics"]] == ["SK214"]
+    data = json.loads(out)
+    data = data.get("data", data)  # the CLI's envelope
+    assert [d["code"] for d in data["skills"][0]["diagnostics"]] == ["SK214"]
     code, out, _ = invoke("approve", "tool", "--root", str(root), "--json")
     assert code != 0
     assert "e3b0c442" not in out  # never the digest of an empty set

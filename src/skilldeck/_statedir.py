@@ -399,6 +399,17 @@ def protected_state() -> list[StatePlace]:
     return out
 
 
+def package_envs() -> Path:
+    """Where the Python environments of skills' scripts live: beside the cache folder.
+
+    Not inside it: a run sees its environment (read-only), and nothing of the
+    protected state may be visible to a run. Runs share these environments, so no run
+    may see them writable (:func:`view_problem`).
+    """
+    cache = dirs().cache
+    return cache.with_name(cache.name + "-envs")
+
+
 def _inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip("/") + "/")
 
@@ -425,6 +436,13 @@ def view_problem(path: str | os.PathLike[str], *, writable: bool) -> str | None:
                 return f"{shown} is inside skilldeck's own {place.what} ({place.real})"
             if writable and any(_inside(s, name) for s in place.spellings()):
                 return f"{shown} contains skilldeck's own {place.what} ({place.real})"
+    if writable:
+        envs = os.path.realpath(package_envs())
+        if any(_inside(name, envs) or _inside(envs, name) for name in names):
+            return (
+                f"{shown} holds the Python environments every run shares ({envs}); "
+                "mount it read-only"
+            )
     home = _home()
     if writable and home is not None and any(_inside(home, name) for name in names):
         return f"{shown} is your home folder or holds it (shell start-up files, agents' folders)"

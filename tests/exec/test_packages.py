@@ -180,8 +180,35 @@ def test_doctor_shows_declared_packages_and_the_command_that_installs_them(
     assert "hint: skilldeck packages pdf" in out and "packages: 2 not installed" in out
     invoke("packages", "pdf", "--root", root)
     _code, out, _ = invoke("doctor", "--root", root, "--format", "json")
-    rows = json.loads(out)["packages"]["skills"]
+    doc = json.loads(out)
+    rows = doc.get("data", doc)["packages"]["skills"]
     assert {(r["origin"], r["installed"]) for r in rows} == {
         ("scripts/requirements.txt", True),
         ("scripts/inline.py", True),
     }
+
+
+def test_no_run_sees_the_shared_environments_writable(pdf_root: Path, module_dir: Path) -> None:
+    """Runs share the environments: a writable view of them could poison the next run."""
+    root = str(pdf_root)
+    invoke("approve", "pdf", "--root", root)
+    envs = module_dir / "cache-envs"
+    assert any(envs.iterdir())
+    code, out, err = invoke(
+        "run", "pdf", "extract.py", "--root", root, "--mount", f"{envs}:rw", "--json"
+    )
+    data = json.loads(out)
+    assert code != 0 and data["error"]["code"] == "PATH_NOT_ALLOWED", out + err
+    assert "read-only" in data["error"]["message"]
+    # read-only is fine
+    code, out, err = invoke("run", "pdf", "extract.py", "--root", root, "--mount", f"{envs}:ro")
+    assert code == 0, out + err
+
+
+def test_an_environment_others_can_write_is_not_used(pdf_root: Path, module_dir: Path) -> None:
+    root = str(pdf_root)
+    invoke("approve", "pdf", "--root", root)
+    env = next(p for p in (module_dir / "cache-envs").iterdir() if not p.name.startswith("."))
+    env.chmod(0o777)
+    code, out, err = invoke("run", "pdf", "extract.py", "--root", root, "--json")
+    assert code != 0 and json.loads(out)["error"]["reason"] == "packages_missing", out + err

@@ -28,6 +28,7 @@ from pathlib import Path
 import pytest
 
 import skilldeck
+import skilldeck.execution
 
 from .conftest import bwrap_available
 
@@ -508,7 +509,7 @@ def test_the_runtime_keeps_the_same_rules(place: Path, sandbox: str, hermetic_en
             base.replace(
                 mounts=skilldeck.ExecConfig.from_mapping({"mounts": [str(config)]}).mounts
             ),
-            approvals=skilldeck.MemoryApprovalStore(),
+            approvals=skilldeck.execution.MemoryApprovalStore(),
             approver=lambda request: True,
             cwd=home,
         ),
@@ -520,7 +521,7 @@ def test_the_runtime_keeps_the_same_rules(place: Path, sandbox: str, hermetic_en
         catalog,
         executor=skilldeck.Executor(
             base,
-            approvals=skilldeck.MemoryApprovalStore(),
+            approvals=skilldeck.execution.MemoryApprovalStore(),
             approver=lambda request: True,
             cwd=home,
         ),
@@ -559,7 +560,7 @@ def test_a_helper_replaced_after_the_check_is_not_what_runs(
     cli = Cli(place, "no-bwrap")
     ex = skilldeck.Executor(
         skilldeck.ExecConfig(sandbox="none", workdir="temp"),
-        approvals=skilldeck.MemoryApprovalStore(),
+        approvals=skilldeck.execution.MemoryApprovalStore(),
         approver=lambda request: True,
     )
     skill = skilldeck.Catalog.from_roots([cli.skills]).load("probe")

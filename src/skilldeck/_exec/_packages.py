@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from skilldeck._errors import ScriptFailedError
-from skilldeck._paths import dirs
+from skilldeck._statedir import package_envs
 
 __all__ = [
     "PackageSet",
@@ -185,20 +185,23 @@ def skill_package_sets(skill: str, root: Path) -> list[PackageSet]:
 
 
 def _envs() -> Path:
-    """Where environments live: beside skilldeck's cache folder, not inside it.
+    return package_envs()
 
-    A run must see its environment (read-only), and nothing of skilldeck's own state
-    may be visible to a run, so the two never share a folder.
-    """
-    cache = dirs().cache
-    return cache.with_name(cache.name + "-envs")
+
+def _safe(folder: Path) -> bool:
+    """An environment folder this user (or root) owns that no one else may write."""
+    try:
+        st = os.stat(folder)
+    except OSError:
+        return False
+    return st.st_uid in (os.geteuid(), 0) and not st.st_mode & 0o022
 
 
 def environment_python(packages: PackageSet) -> Path | None:
     """The interpreter of the built environment for ``packages``, or ``None``."""
     folder = _envs() / packages.key
     python = folder / "bin" / "python"
-    if (folder / _COMPLETE).is_file() and python.exists():
+    if (folder / _COMPLETE).is_file() and python.exists() and _safe(folder) and _safe(_envs()):
         return python
     return None
 

@@ -101,9 +101,9 @@ def test_publish_json_reports_what_was_committed_before_an_invalid_folder(
     assert proc.returncode == 1
     out = json.loads(proc.stdout)
     assert out["ok"] is False
-    assert [p["name"] for p in out["published"]] == ["good-0", "good-1"]
+    assert [p["name"] for p in out["data"]["published"]] == ["good-0", "good-1"]
     assert out["error"]["code"] == "INSTALL_FAILED"
-    assert out["not_published"] == [str(bad), str(late)]
+    assert out["data"]["not_published"] == [str(bad), str(late)]
     names = {m.name for m in PostgresStore(store_url, "acme").list_skills()}
     assert names == {"good-0", "good-1"}
 

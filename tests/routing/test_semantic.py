@@ -723,4 +723,4 @@ def test_eval_routing_in_a_clone_does_not_load_its_model_folder(tmp_path: Path) 
         check=False,
     )
     assert proc.returncode == 0, proc.stderr
-    assert json.loads(proc.stdout)["answerable"]["top1"] == 0.0  # lexical: no model loaded
+    assert json.loads(proc.stdout)["data"]["answerable"]["top1"] == 0.0  # lexical: no model loaded

@@ -375,6 +375,7 @@ _CODE_MODULES = (
     "skilldeck._format._codes",
     "skilldeck._format._lint",
     "skilldeck._format._mdtools",
+    "skilldeck._scan._judge",
     "skilldeck._scan._rules",
     "skilldeck._tree._discover",
     "skilldeck._tree._walk",

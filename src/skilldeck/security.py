@@ -9,10 +9,22 @@ from skilldeck._scan import (
     SCAN_CODES as SCAN_CODES,
 )
 from skilldeck._scan import (
+    Judge as Judge,
+)
+from skilldeck._scan import (
+    JudgeRequest as JudgeRequest,
+)
+from skilldeck._scan import (
+    JudgeVerdict as JudgeVerdict,
+)
+from skilldeck._scan import (
     ScanOptions as ScanOptions,
 )
 from skilldeck._scan import (
     install_scan as install_scan,
+)
+from skilldeck._scan import (
+    openai_judge as openai_judge,
 )
 from skilldeck._scan import (
     scan_mode as scan_mode,
@@ -29,8 +41,12 @@ from skilldeck._scan import (
 
 __all__ = [
     "SCAN_CODES",
+    "Judge",
+    "JudgeRequest",
+    "JudgeVerdict",
     "ScanOptions",
     "install_scan",
+    "openai_judge",
     "scan_mode",
     "scan_skill",
     "scan_skills",

@@ -306,7 +306,7 @@ def test_missing_path_raises() -> None:
 def test_every_scan_code_is_registered() -> None:
     for code in skilldeck.security.SCAN_CODES:
         assert code in skilldeck.CODES
-    assert tuple(f"SK6{n:02d}" for n in range(1, 24)) == skilldeck.security.SCAN_CODES
+    assert tuple(f"SK6{n:02d}" for n in range(1, 25)) == skilldeck.security.SCAN_CODES
 
 
 # --- CLI ----------------------------------------------------------------------

@@ -49,6 +49,7 @@ use it); hosts pass ``ignore=`` codes instead. ``docs/security-scan.md`` says
 what the scan cannot catch.
 """
 
+from skilldeck._scan._judge import Judge, JudgeRequest, JudgeVerdict, openai_judge
 from skilldeck._scan._rules import SCAN_CODES
 from skilldeck._scan._scanner import (
     SCAN_MODES,
@@ -63,8 +64,12 @@ from skilldeck._scan._scanner import (
 __all__ = [
     "SCAN_CODES",
     "SCAN_MODES",
+    "Judge",
+    "JudgeRequest",
+    "JudgeVerdict",
     "ScanOptions",
     "install_scan",
+    "openai_judge",
     "scan_mode",
     "scan_skill",
     "scan_skills",

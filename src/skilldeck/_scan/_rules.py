@@ -37,7 +37,7 @@ HIJACK = register_code(
 WORM = register_code("SK623", E, "republishes packages or repositories with the user's tokens")
 
 #: Every code the scan can emit, in order.
-SCAN_CODES: tuple[str, ...] = tuple(f"SK6{n:02d}" for n in range(1, 24))
+SCAN_CODES: tuple[str, ...] = tuple(f"SK6{n:02d}" for n in range(1, 25))
 
 _HINTS = {
     DOWNLOAD_EXEC: "download to a file, check its digest, then run it; or vendor the script "

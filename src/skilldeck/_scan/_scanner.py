@@ -13,6 +13,7 @@ from skilldeck._errors import ConfigError, FileAccessError, InstallError, PathNo
 from skilldeck._scan._engine import Budget, BudgetExceeded
 from skilldeck._scan._findings import Facts, text_findings
 from skilldeck._scan._joined import joined_findings
+from skilldeck._scan._judge import Judge, apply_judge
 from skilldeck._scan._rules import (
     _HINTS,
     BINARY,
@@ -237,6 +238,7 @@ def scan_skill(
     *,
     ignore: Collection[str] = (),
     options: ScanOptions | None = None,
+    judge: Judge | None = None,
 ) -> list[Diagnostic]:
     """Scan a skill folder (every file below it) or one file; findings sorted by place.
 
@@ -253,7 +255,8 @@ def scan_skill(
     root = Path(path)
     if not os.path.lexists(root):
         raise FileNotFoundError(2, "no such file or folder", str(root))
-    return _scan_path(root, opts)
+    found = _scan_path(root, opts)
+    return apply_judge(root, found, judge) if judge is not None else found
 
 
 def _scan_path(root: Path, opts: ScanOptions, nested: Collection[str] = ()) -> list[Diagnostic]:
@@ -284,6 +287,7 @@ def scan_skills(
     *,
     ignore: Collection[str] = (),
     options: ScanOptions | None = None,
+    judge: Judge | None = None,
 ) -> list[tuple[str, list[Diagnostic]]]:
     """Scan one file, one skill folder, or every skill of a folder of skills.
 
@@ -304,12 +308,14 @@ def scan_skills(
         raise FileNotFoundError(2, "no such file or folder", str(root))
     folders = find_skill_folders(root) if root.is_dir() else []
     if not folders:
-        return [(str(root), _scan_path(root, opts))]
+        found = _scan_path(root, opts)
+        return [(str(root), apply_judge(root, found, judge) if judge is not None else found)]
     out: list[tuple[str, list[Diagnostic]]] = []
     for folder in folders:
         prefix = folder.rstrip(os.sep) + os.sep
         nested = [os.path.relpath(f, folder) for f in folders if f.startswith(prefix)]
-        out.append((folder, _scan_path(Path(folder), opts, nested)))
+        found = _scan_path(Path(folder), opts, nested)
+        out.append((folder, apply_judge(folder, found, judge) if judge is not None else found))
     return out
 
 
@@ -340,6 +346,7 @@ def install_scan(
     mode: str = "warn",
     skill: str | None = None,
     ignore: Collection[str] = (),
+    judge: Judge | None = None,
 ) -> tuple[Diagnostic, ...]:
     """The scan step of ``install``: run it on a staged skill before it is swapped in.
 
@@ -351,7 +358,7 @@ def install_scan(
         raise ConfigError(f"unknown scan mode {mode!r}", hint="use warn, block or off")
     if mode == "off":
         return ()
-    found = tuple(scan_skill(path, ignore=ignore))
+    found = tuple(scan_skill(path, ignore=ignore, judge=judge))
     errors = [d for d in found if d.is_error]
     if mode == "block" and errors:
         name = skill or Path(path).name

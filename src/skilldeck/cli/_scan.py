@@ -40,8 +40,30 @@ def _count(found: Sequence[skilldeck.Diagnostic], severity: str) -> int:
     metavar="CODE",
     help="Leave out findings with this code (repeatable), e.g. --ignore SK606.",
 )
+@click.option(
+    "--judge",
+    "judge_url",
+    metavar="URL",
+    default=None,
+    help="Ask an OpenAI-compatible chat endpoint for a second opinion on the findings "
+    "(URL up to /v1); it may add concerns and raise severity, never clear an error.",
+)
+@click.option("--judge-model", default=None, metavar="MODEL", help="The judge's model name.")
+@click.option(
+    "--judge-key-env",
+    default=None,
+    metavar="VAR",
+    help="The environment variable holding the judge endpoint's API key.",
+)
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=str))
-def scan(fmt: str, ignore: tuple[str, ...], paths: tuple[str, ...]) -> None:
+def scan(
+    fmt: str,
+    ignore: tuple[str, ...],
+    judge_url: str | None,
+    judge_model: str | None,
+    judge_key_env: str | None,
+    paths: tuple[str, ...],
+) -> None:
     """Look for risky content in skills: download-and-run, decode-and-run, credential
     reads, bundled binaries, hidden Unicode and prompt injection.
 
@@ -57,11 +79,18 @@ def scan(fmt: str, ignore: tuple[str, ...], paths: tuple[str, ...]) -> None:
             f"{skilldeck.security.SCAN_CODES[0]}-{skilldeck.security.SCAN_CODES[-1]}",
             param_hint="--ignore",
         )
+    if judge_url is not None and not judge_model:
+        raise click.UsageError("--judge needs --judge-model MODEL")
+    judge = (
+        skilldeck.security.openai_judge(judge_url, str(judge_model), api_key_env=judge_key_env)
+        if judge_url is not None
+        else None
+    )
     results: list[tuple[str, list[skilldeck.Diagnostic]]] = []
     for raw in paths:
         if not os.path.lexists(raw):
             raise click.UsageError(f"{raw}: no such file or folder")
-        results.extend(skilldeck.security.scan_skills(raw, ignore=ignore))
+        results.extend(skilldeck.security.scan_skills(raw, ignore=ignore, judge=judge))
     every = [d for _, found in results for d in found]
     summary = {
         "paths": len(results),

@@ -59,8 +59,11 @@ def through_loop(real_dir: str, rel: str) -> bool:
     for part in parts:
         nxt = os.path.join(here, part)
         if os.path.islink(nxt):
-            target = os.path.realpath(nxt)
-            above = os.path.realpath(here)
+            try:
+                target = os.path.realpath(nxt)
+                above = os.path.realpath(here)
+            except OSError:  # the folder changed under us (a link swapped mid-read): refuse
+                return True
             if above == target or above.startswith(target.rstrip(os.sep) + os.sep):
                 return True
         here = nxt

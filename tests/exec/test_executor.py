@@ -663,6 +663,7 @@ def test_a_broken_native_helper_is_rebuilt(
 
     assert helper_of_a_fresh_process() == "ok native"  # built into the cache folder
     (binary,) = [p for p in (tmp_path / "cache" / "exec").glob("helper-*") if p.suffix != ".mac"]
+    binary.chmod(0o700)  # skilldeck keeps it read-only; an attacker with the folder need not
     binary.write_text("#!/bin/sh\nexit 3\n")  # present and executable, but not the helper
     # not what skilldeck built (its MAC differs): rebuilt, never run
     assert helper_of_a_fresh_process() == "ok native"

@@ -50,9 +50,9 @@ def test_declared_tools_validate_and_lint(tmp_path: Path) -> None:
     assert result["ok"], result
     data = result["data"]
     assert data["exit_code"] == 1
-    (report,) = data["parsed"]["skills"]
+    (report,) = data["parsed"]["data"]["skills"]  # the CLI's {ok, error, data} envelope
     assert report["valid"] is False
     assert "SK203" in {d["code"] for d in report["diagnostics"]}
     lint = runtime.call(session, "skill_lint", {"path": str(FOLDER)})
     assert lint["data"]["exit_code"] == 0
-    assert lint["data"]["parsed"]["summary"]["errors"] == 0
+    assert lint["data"]["parsed"]["data"]["summary"]["errors"] == 0

@@ -56,8 +56,6 @@ __all__ = [
     "skill_package_sets",
 ]
 
-#: PEP 723's reference expression for a metadata block
-_BLOCK = re.compile(r"(?m)^# /// (?P<type>[a-zA-Z0-9-]+)$\s(?P<content>(^#(| .*)$\s)+)^# ///$")
 #: a requirement: a name, extras, version specifiers and a marker; no URL, no option
 _REQUIREMENT = re.compile(
     r"^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?"
@@ -114,21 +112,41 @@ def _checked(skill: str, origin: str, items: list[object]) -> tuple[str, ...]:
     return tuple(out)
 
 
+def _script_blocks(text: str) -> list[str]:
+    """The TOML of each ``# /// script`` block (PEP 723), in one pass over the lines.
+
+    PEP 723's reference expression backtracks (a file of openers without closers is
+    quadratic); this reads each line once: a block is ``# /// script``, then lines that
+    are ``#`` or start with ``# ``, then ``# ///``.
+    """
+    found: list[str] = []
+    body: list[str] | None = None
+    for line in text.splitlines():
+        if body is None:
+            if line == "# /// script":
+                body = []
+        elif line == "# ///":
+            found.append("".join(body))
+            body = None
+        elif line == "#" or line.startswith("# "):
+            body.append(line[2:] + "\n")
+        else:
+            body = None  # not a comment line: no block here
+    return found
+
+
 def _inline(skill: str, script: Path, origin: str) -> PackageSet | None:
     try:
         with script.open("rb") as fh:
             text = fh.read(_MAX_LIST_BYTES * 4).decode("utf-8", "replace")
     except OSError:
         return None
-    blocks = [m for m in _BLOCK.finditer(text) if m.group("type") == "script"]
+    blocks = _script_blocks(text)
     if not blocks:
         return None
     if len(blocks) > 1:
         raise _bad(skill, origin, "more than one '# /// script' block")
-    content = "".join(
-        line[2:] if line.startswith("# ") else line[1:]
-        for line in blocks[0].group("content").splitlines(keepends=True)
-    )
+    content = blocks[0]
     try:
         meta = tomllib.loads(content)
     except tomllib.TOMLDecodeError as exc:

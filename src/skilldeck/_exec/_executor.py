@@ -101,6 +101,20 @@ def _manifest_flag(skill: SkillLike, name: str, default: Any) -> Any:
     return default if value is None else value
 
 
+def _process_cap(plan: Plan, allowed: int) -> int:
+    """The run's ``RLIMIT_NPROC``: ``allowed`` processes beyond what its user has.
+
+    The kernel counts a user's processes per user namespace: in the fresh one
+    bubblewrap makes for an unprivileged caller the run's user has none yet, so
+    the cap is ``allowed`` itself and nothing of the host is read. Elsewhere the
+    run-as user's processes are counted from ``/proc``.
+    """
+    if plan.sandbox is not None and not plan.sandbox.as_root:
+        return allowed
+    uid = plan.user.uid
+    return _count_processes(uid if uid is not None else os.getuid()) + allowed
+
+
 _counts: dict[int, tuple[float, int]] = {}
 
 
@@ -520,7 +534,7 @@ class Executor:
             cpu = math.ceil(plan.timeout + cfg.kill_grace) + 1
         nproc = -1
         if lim.processes is not None and plan.linux:
-            nproc = _count_processes(uid if uid is not None else os.getuid()) + lim.processes
+            nproc = _process_cap(plan, lim.processes)
         numbers = [
             uid if uid is not None else -1,
             gid if gid is not None else -1,

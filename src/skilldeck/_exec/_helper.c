@@ -167,8 +167,9 @@ static void add(struct pidset *s, pid_t p) {
     s->v[s->n++] = p;
 }
 
-/* Every descendant of this process, from /proc/<pid>/stat parent links. */
-static void descendants(struct pidset *out) {
+/* Every descendant of this process, from /proc/<pid>/stat parent links: the
+ * fallback for kernels without child lists (it reads every process of the host). */
+static void descendants_by_scan(struct pidset *out) {
     struct pidset pids = {0}, parents = {0};
     DIR *d = opendir("/proc");
     if (!d) return;
@@ -191,7 +192,6 @@ static void descendants(struct pidset *out) {
         add(&parents, (pid_t)ppid);
     }
     closedir(d);
-    out->n = 0;
     pid_t self = getpid();
     size_t before;
     do {
@@ -203,6 +203,43 @@ static void descendants(struct pidset *out) {
     } while (out->n != before);
     free(pids.v);
     free(parents.v);
+}
+
+/* Add the children of every thread of pid to out (those not in it yet). */
+static void add_children(pid_t pid, struct pidset *out) {
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+    DIR *d = opendir(path);
+    if (!d) return; /* gone */
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+        char file[300];
+        snprintf(file, sizeof file, "/proc/%d/task/%s/children", (int)pid, e->d_name);
+        FILE *f = fopen(file, "re");
+        if (!f) continue; /* the thread ended meanwhile */
+        int child;
+        while (fscanf(f, "%d", &child) == 1) {
+            if (!has(out, (pid_t)child)) add(out, (pid_t)child);
+        }
+        fclose(f);
+    }
+    closedir(d);
+}
+
+/* Every descendant of this process: down through each process's own child list,
+ * so it costs the size of the tree, not the host's process count. */
+static void descendants(struct pidset *out) {
+    out->n = 0;
+    char self_children[64];
+    snprintf(self_children, sizeof self_children, "/proc/%d/task/%d/children", (int)getpid(),
+             (int)getpid());
+    if (access(self_children, R_OK) != 0) {
+        descendants_by_scan(out);
+        return;
+    }
+    add_children(getpid(), out);
+    for (size_t i = 0; i < out->n; i++) add_children(out->v[i], out);
 }
 
 static void signal_tree(int sig) {
@@ -228,6 +265,7 @@ static int childless(void) {
 static void kill_tree(void) {
     if (childless() == 1) return;
     struct pidset stopped = {0}, now = {0};
+    int quiet = 0;
     for (int round = 0; round < 1000; round++) {
         descendants(&now);
         int fresh = 0;
@@ -238,7 +276,10 @@ static void kill_tree(void) {
                 fresh++;
             }
         }
-        if (!fresh) break;
+        /* a second empty pass: a process that died while the tree was read hands its
+         * children to this subreaper after its own list was read */
+        if (fresh) quiet = 0;
+        else if (++quiet == 2) break;
     }
     for (size_t i = 0; i < stopped.n; i++) kill(stopped.v[i], SIGKILL);
     free(stopped.v);

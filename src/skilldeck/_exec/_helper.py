@@ -134,7 +134,7 @@ def _setup_and_exec(
 
 
 def parents() -> dict[int, int]:
-    """Each live process's parent, read from ``/proc`` (the runner uses it too)."""
+    """Each live process's parent, read from ``/proc`` (the fallback of ``children``)."""
     parent: dict[int, int] = {}
     for name in os.listdir("/proc"):
         if not name.isdigit():
@@ -150,8 +150,55 @@ def parents() -> dict[int, int]:
     return parent
 
 
+_tracks_children: list[bool] = []
+
+
+def children(pid: int) -> list[int] | None:
+    """The children of every thread of ``pid``, from its own ``/proc`` entries.
+
+    Costs what the process has, not what the host runs. ``None`` when this
+    kernel does not list children (``/proc/PID/task/TID/children`` needs
+    ``CONFIG_PROC_CHILDREN``); ``[]`` for a process that is gone.
+    """
+    if not _tracks_children:
+        me = os.getpid()
+        _tracks_children.append(os.path.exists(f"/proc/{me}/task/{me}/children"))
+    if not _tracks_children[0]:
+        return None
+    found: list[int] = []
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return found
+    for tid in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/children", "rb") as fh:
+                found += [int(x) for x in fh.read().split()]
+        except (OSError, ValueError):
+            continue  # the thread ended meanwhile
+    return found
+
+
 def descendants(root: int) -> set[int]:
-    """Every live process below ``root`` (read from ``/proc``; the runner uses it too)."""
+    """Every live process below ``root`` (the runner uses it too).
+
+    Walks down from ``root`` through each process's own children list, so it costs
+    the size of the tree; only a kernel without those lists makes it read every
+    process of the host.
+    """
+    found: set[int] = set()
+    frontier = [root]
+    while frontier:
+        below = children(frontier.pop())
+        if below is None:
+            return _descendants_by_scan(root)
+        fresh = [pid for pid in below if pid not in found]
+        found.update(fresh)
+        frontier += fresh
+    return found
+
+
+def _descendants_by_scan(root: int) -> set[int]:
     parent = parents()
     found: set[int] = set()
     frontier = {root}
@@ -181,10 +228,17 @@ def _kill_tree() -> None:
     if _childless():
         return
     stopped: set[int] = set()
+    quiet = 0
     for _ in range(1000):
         fresh = descendants(os.getpid()) - stopped
         if not fresh:
-            break
+            # a second empty pass: a process that died while the tree was read hands
+            # its children to this subreaper after its own list was read
+            quiet += 1
+            if quiet == 2:
+                break
+            continue
+        quiet = 0
         _signal_all(fresh, signal.SIGSTOP)
         stopped |= fresh
     _signal_all(stopped, signal.SIGKILL)

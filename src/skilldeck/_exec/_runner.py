@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ParamSpec
 
-from skilldeck._exec._helper import descendants, parents
+from skilldeck._exec._helper import children, descendants, parents
 
 __all__ = ["Captured", "RunResult", "capture", "describe_exit", "render_output"]
 
@@ -195,33 +195,42 @@ def _kill_strays(within: float = 2.0) -> None:
     without bubblewrap) frees what it started; those processes come to this
     process, the subreaper while runs last. They are told from the host's own
     children by ``no_new_privs``, which every run sets and nothing can clear
-    (this process does not have it, or it is not a subreaper).
+    (this process does not have it, or it is not a subreaper). Only this
+    process's own children are looked at, so the check costs the same whatever
+    else the host runs.
     """
     if not _reaper_restore:
         return
-    me = os.getpid()
     deadline = time.monotonic() + within
+    quiet = 0
     while time.monotonic() < deadline:
         with _guard_lock:
-            strays = [
-                pid
-                for pid, parent in _parents().items()
-                if parent == me and pid not in _helpers and _no_new_privs(pid)
-            ]
+            strays = [pid for pid in _own_children() if pid not in _helpers and _no_new_privs(pid)]
             for pid in strays:
                 with contextlib.suppress(OSError):
                     os.kill(pid, signal.SIGKILL)
         if not strays:
-            return
+            # twice: a child list read while a process is re-parented here can miss it
+            quiet += 1
+            if quiet == 2:
+                return
+            continue
+        quiet = 0
         for pid in strays:
             with contextlib.suppress(OSError):
                 os.waitpid(pid, 0)
 
 
-def _parents() -> dict[int, int]:
+def _own_children() -> list[int]:
+    """This process's children (every thread's); read from all of ``/proc`` only
+    where the kernel keeps no child lists."""
+    me = os.getpid()
     with contextlib.suppress(OSError):  # no /proc: nothing to find
-        return parents()
-    return {}
+        found = children(me)
+        if found is not None:
+            return found
+        return [pid for pid, parent in parents().items() if parent == me]
+    return []
 
 
 @functools.cache

@@ -1,0 +1,228 @@
+"""A run's processes are found through the run's own process tree, never the host's.
+
+The launch helper and the runner walk down child lists (``/proc/PID/task/TID/children``)
+instead of reading every process of the host; what a run leaves behind is still found
+and killed, and the fork cap under bubblewrap counts only the run's own processes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pwd
+import shutil
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from skilldeck.execution import probe_sandbox
+
+from .conftest import MakeSkill
+
+REPO_SRC = Path(__file__).resolve().parents[2] / "src"
+
+
+def _alive_with(marker: str) -> list[int]:
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            cmd = Path(f"/proc/{name}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+            state = Path(f"/proc/{name}/stat").read_bytes().rsplit(b")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue
+        if marker in cmd and state != b"Z":
+            found.append(int(name))
+    return found
+
+
+def test_descendants_walks_the_tree_it_is_given() -> None:
+    from skilldeck._exec._helper import _descendants_by_scan, descendants
+
+    # a shell with a child that has a child of its own, and a grandchild in a new session
+    tree = subprocess.Popen(
+        ["/bin/sh", "-c", "sleep 30 & sh -c 'sleep 31 & setsid sleep 32 & wait' & wait"],
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 10
+        while len(descendants(tree.pid)) < 4 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        found = descendants(tree.pid)
+        assert len(found) == 4, found  # sleep 30, sh, sleep 31, sleep 32 (setsid execs it)
+        assert found == _descendants_by_scan(tree.pid)
+        assert os.getpid() not in found and tree.pid not in found
+    finally:
+        os.killpg(tree.pid, 9)
+        tree.wait()
+
+
+ESCAPE = """\
+import os, signal, sys, time
+if os.fork() == 0:  # a daemon: a new session, then its own child, then away from both
+    os.setsid()
+    if os.fork() == 0:
+        os.execvp("sleep", ["sleep", "{m}"])
+    os._exit(0)
+time.sleep(0.3)
+os.kill(os.getppid(), signal.SIGKILL)  # the launch helper, which tracks the run
+print("ok", flush=True)
+"""
+
+HARNESS = """
+import ctypes, json, os, sys, threading
+import skilldeck
+from types import SimpleNamespace as NS
+skill = NS(name="escape", path=sys.argv[1], manifest=NS(timeout=10, network=False,
+    read_only=True, always_ask=False, modes=None))
+ex = skilldeck.Executor(skilldeck.ExecConfig(sandbox="none", run_as=None),
+                        approvals=skilldeck.execution.MemoryApprovalStore())
+out = {}
+def run():  # from a worker thread, as a server runs it: orphans come to the main thread
+    out["result"] = ex.run_script(skill, "escape.py", trust="bundled").to_dict()
+worker = threading.Thread(target=run)
+worker.start()
+worker.join()
+me = os.getpid()
+print(json.dumps({"output": out["result"]["output"],
+                  "children": open(f"/proc/{me}/task/{me}/children").read().split()}))
+"""
+
+
+def test_a_daemon_that_escapes_its_group_and_helper_is_killed(make_skill: MakeSkill) -> None:
+    marker = f"4{uuid.uuid4().int % 10**6:06d}"
+    skill = make_skill(name="escape", scripts={"escape.py": ESCAPE.format(m=marker)})
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", HARNESS, str(skill.path)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        report = json.loads(done.stdout.strip().splitlines()[-1])
+        assert report["output"] == "ok\n"
+        assert report["children"] == []  # nothing left to the host, not even a zombie
+        assert _alive_with(f"sleep {marker}") == []  # killed, not re-parented to init
+    finally:
+        for pid in _alive_with(f"sleep {marker}"):
+            os.kill(pid, 9)
+
+
+# ------------------------------------------------------------ the fork cap
+
+
+def _other_user() -> pwd.struct_passwd:
+    if os.geteuid() != 0:
+        pytest.skip("acting as another user needs root")
+    try:
+        return pwd.getpwnam("skilldeck-test")
+    except KeyError:
+        pytest.skip("user skilldeck-test does not exist (.ci/run creates it as root)")
+
+
+@pytest.fixture
+def shared() -> Iterator[Path]:
+    path = Path(tempfile.mkdtemp(prefix="skilldeck-tree-"))
+    path.chmod(0o755)
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+BOMB_HARNESS = """
+import json, os, subprocess, sys
+import skilldeck
+from types import SimpleNamespace as NS
+# the user already runs many processes: a cap counted from the host would be theirs + 32
+crowd = [subprocess.Popen(["sleep", "60"]) for _ in range(80)]
+skill = NS(name="bomb", path=sys.argv[1], manifest=NS(timeout=20, network=False,
+    read_only=True, always_ask=False, modes=None))
+ex = skilldeck.Executor(
+    skilldeck.ExecConfig(sandbox="strict", limits=skilldeck.execution.Limits(processes=32)),
+    approvals=skilldeck.execution.MemoryApprovalStore())
+try:
+    result = ex.run_script(skill, "bomb.py", trust="bundled")
+    print(json.dumps({"output": result.output, "isolation": result.isolation}))
+finally:
+    for proc in crowd:
+        proc.kill()
+"""
+
+
+def test_the_fork_cap_under_bubblewrap_counts_only_the_run(
+    make_skill: MakeSkill, shared: Path
+) -> None:
+    user = _other_user()
+    if not probe_sandbox().available:
+        pytest.skip("bubblewrap is not available")
+    python = "/usr/bin/python3"
+    if not os.access(python, os.X_OK) or not sys.version.startswith(
+        subprocess.run(
+            [python, "-c", "import sys; print(sys.version)"],
+            capture_output=True,
+            text=True,
+            check=False,
+        ).stdout.strip()[:5]
+    ):
+        pytest.skip("no /usr/bin/python3 of this version for the second user")
+    # forks until the cap stops it, then says how many children started
+    bomb = textwrap.dedent(
+        """\
+        import os, time
+        n = 0
+        for _ in range(60):
+            try:
+                pid = os.fork()
+            except OSError:
+                break
+            if pid == 0:
+                time.sleep(5)
+                os._exit(0)
+            n += 1
+        print("started", n)
+        """
+    )
+    skill = make_skill(name="bomb", scripts={"bomb.py": bomb})
+    import click
+
+    env = {
+        "HOME": str(shared),
+        "PATH": "/usr/bin:/bin",
+        "PYTHONPATH": f"{REPO_SRC}:{Path(click.__file__).resolve().parents[1]}",
+        "SKILLDECK_CONFIG_DIR": str(shared / "config"),
+        "SKILLDECK_DATA_DIR": str(shared / "data"),
+        "SKILLDECK_CACHE_DIR": str(shared / "cache"),
+    }
+    done = subprocess.run(
+        [
+            shutil.which("runuser") or "/usr/sbin/runuser",
+            "-u",
+            user.pw_name,
+            "--",
+            python,
+            "-c",
+            BOMB_HARNESS,
+            str(skill.path),
+        ],
+        cwd=shared,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert "user" in report["isolation"]["namespaces"]
+    started = int(report["output"].split("started ")[1].split()[0])
+    # the helper inside, the script and its children share the 32; 80 outside do not count
+    assert 20 <= started < 32, report["output"]

@@ -18,7 +18,7 @@ import functools
 import re
 from collections.abc import Mapping, Sequence
 
-__all__ = ["ALLOW", "DENY", "build_env", "is_denied"]
+__all__ = ["ALLOW", "DENY", "allowed_env", "build_env", "is_denied"]
 
 ALLOW: tuple[str, ...] = (
     "PATH",
@@ -82,6 +82,15 @@ def is_denied(name: str) -> bool:
     return _match(name, DENY)
 
 
+def allowed_env(
+    parent: Mapping[str, str], allow: Sequence[str], *, deny: Sequence[str] = DENY
+) -> dict[str, str]:
+    """The variables of ``parent`` that ``allow`` names and ``deny`` does not (shell
+    patterns, any case). A skill's program always gets ``DENY``; a host tool skilldeck
+    runs for itself (``uv`` building an environment) may pass ``deny=()``."""
+    return {k: v for k, v in parent.items() if _match(k, allow) and not (deny and _match(k, deny))}
+
+
 def build_env(
     parent: Mapping[str, str],
     *,
@@ -94,8 +103,7 @@ def build_env(
     home: str | None = None,
 ) -> dict[str, str]:
     """The environment for one run; ``home`` replaces ``HOME`` (a hidden or foreign home)."""
-    allow = (*ALLOW, *extra_allow)
-    env = {k: v for k, v in parent.items() if _match(k, allow) and not is_denied(k)}
+    env = allowed_env(parent, (*ALLOW, *extra_allow))
     env.setdefault("PATH", "/usr/local/bin:/usr/bin:/bin")
     if home is not None:
         env["HOME"] = home

@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from skilldeck._errors import ScriptFailedError
+from skilldeck._exec._env import allowed_env
 from skilldeck._statedir import package_envs
 
 __all__ = [
@@ -189,16 +190,16 @@ def declared_packages(skill: str, root: Path, script: Path) -> PackageSet | None
 
 
 def skill_package_sets(skill: str, root: Path) -> list[PackageSet]:
-    """Every distinct package set the Python scripts of the skill at ``root`` declare."""
+    """Every distinct package set the Python scripts of the skill at ``root`` declare
+    (the scripts of its file set, as the one walker lists it)."""
+    from skilldeck._exec._scripts import list_scripts  # it picks interpreters from here
+
     seen: dict[str, PackageSet] = {}
-    scripts = root / "scripts"
-    for path in sorted(scripts.rglob("*.py")) if scripts.is_dir() else ():
-        rel = path.relative_to(root)
-        if path.is_symlink() or any(p.startswith(".") for p in rel.parts):
-            continue
-        found = declared_packages(skill, root, path)
-        if found is not None:
-            seen.setdefault(found.key, found)
+    for rel in list_scripts(root):
+        if rel.endswith(".py"):
+            found = declared_packages(skill, root, root / rel)
+            if found is not None:
+                seen.setdefault(found.key, found)
     return list(seen.values())
 
 
@@ -237,11 +238,23 @@ def find_uv() -> str | None:
     return shutil.which("uv")
 
 
+#: what a ``uv`` build sees of the host: its index, proxy and certificate settings
+_UV_ALLOW = (
+    "PATH",
+    "HOME",
+    "LANG",
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+    "XDG_CONFIG_HOME",
+    "UV_*",
+    "*_PROXY",
+)
+
+
 def _uv_env() -> dict[str, str]:
-    """The environment of a ``uv`` build: the user's index settings, nothing else secret."""
-    keep = ("PATH", "HOME", "LANG", "SSL_CERT_FILE", "SSL_CERT_DIR", "XDG_CONFIG_HOME")
-    env = {k: v for k, v in os.environ.items() if k in keep or k.startswith("UV_")}
-    env.update({k: v for k, v in os.environ.items() if k.endswith(("_PROXY", "_proxy"))})
+    """The environment of a ``uv`` build: the user's index settings (credentials of a
+    private index included: uv is skilldeck's own tool, not the skill's), nothing else."""
+    env = allowed_env(os.environ, _UV_ALLOW, deny=())
     for pip, uv in (
         ("PIP_INDEX_URL", "UV_INDEX_URL"),
         ("PIP_EXTRA_INDEX_URL", "UV_EXTRA_INDEX_URL"),

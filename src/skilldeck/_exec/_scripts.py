@@ -12,7 +12,7 @@ import functools
 import shutil
 import subprocess
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 
 from skilldeck._errors import (
@@ -23,7 +23,7 @@ from skilldeck._errors import (
 )
 from skilldeck._exec._packages import python_for
 from skilldeck._paths import script_relpath
-from skilldeck._tree import is_hidden
+from skilldeck._tree import walk_skill
 
 __all__ = ["check_script_args", "interpreter_for", "list_scripts", "resolve_script"]
 
@@ -137,18 +137,12 @@ def _resolve_script(skill: str, skill_dir: Path, script: str) -> Path:
     return full
 
 
-def list_scripts(skill_dir: Path, files: frozenset[str] | None = None) -> list[str]:
-    """The runnable files under ``scripts/`` (of ``files``, the digested set, when given)."""
-    if files is not None:
-        return sorted(f for f in files if f.startswith("scripts/"))
-    base = skill_dir / "scripts"
-    if not base.is_dir():
-        return []
-    return sorted(
-        p.relative_to(skill_dir).as_posix()
-        for p in base.rglob("*")
-        if p.is_file() and not any(is_hidden(part) for part in p.relative_to(base).parts)
-    )
+def list_scripts(skill_dir: Path, files: Collection[str] | None = None) -> list[str]:
+    """The runnable files under ``scripts/`` of the skill's file set (``files``, or the
+    one walker's list of ``skill_dir``: no hidden names, caches or links leaving it)."""
+    if files is None:
+        files = walk_skill(skill_dir, strict=False).paths
+    return sorted(f for f in files if f.startswith("scripts/"))
 
 
 def interpreter_for(

@@ -23,7 +23,14 @@ from skilldeck._scan._rules import (
     language_of,
 )
 from skilldeck._scan._text import Text
-from skilldeck._tree import SkillTree, Walk, WalkLimits, find_skill_folders, secret_findings
+from skilldeck._tree import (
+    SkillTree,
+    Walk,
+    WalkLimits,
+    find_skill_folders,
+    secret_findings,
+    walk_skill,
+)
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0)  # a lone path that is a FIFO must not hang
@@ -183,8 +190,8 @@ _HIDDEN_FILES = 200
 
 def _hidden_to_scan(root: Path, hidden: tuple[str, ...]) -> list[str]:
     """Hidden files worth reading: compiled Python (``*.pyc``), and the files of the
-    folders editors and agents act on when they open a folder. Links are not followed
-    and nothing outside ``root`` is read."""
+    folders editors and agents act on when they open a folder (as the one walker lists
+    them, rooted there). Links are not followed and nothing outside ``root`` is read."""
     out: list[str] = []
     base = os.path.realpath(root)
     for rel in hidden:
@@ -195,16 +202,16 @@ def _hidden_to_scan(root: Path, hidden: tuple[str, ...]) -> list[str]:
         if name.lower().endswith((".pyc", ".pyo")):
             out.append(rel)
         elif name in _OPENED_BY_TOOLS and os.path.isdir(full) and not os.path.islink(full):
-            for folder, dirs, files in os.walk(full):  # os.walk does not follow links
-                depth = os.path.relpath(folder, full).count(os.sep)
-                if depth >= 3:
-                    dirs[:] = []
-                for file in files:
-                    path = os.path.join(folder, file)
-                    if not os.path.islink(path):
-                        out.append(os.path.relpath(path, root).replace(os.sep, "/"))
-                if len(out) >= _HIDDEN_FILES:
-                    return out[:_HIDDEN_FILES]
+            # the one walker, rooted at the hidden folder: four folders deep at most
+            inner = walk_skill(
+                full,
+                limits=WalkLimits(max_depth=4, max_files=_HIDDEN_FILES),
+                strict=False,
+                follow_root=False,
+            )
+            out += [f"{rel}/{entry.path}" for entry in inner.files if not entry.link]
+            if len(out) >= _HIDDEN_FILES:
+                return out[:_HIDDEN_FILES]
     return out
 
 

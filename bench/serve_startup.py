@@ -1,29 +1,24 @@
-"""``skilldeck serve`` start-up against a minimal server on the same MCP SDK.
+"""``skilldeck serve`` from spawn to the full ``skills/list`` of 2,000 real skills.
 
 Usage::
 
-    python bench/serve_startup.py [--skills 200] [--rounds 10] [--json]
+    python bench/serve_startup.py [--skills 2000] [--rounds 7] [--before PYTHON] [--json]
 
-Each contender is a fresh process spoken to over stdio by this script: it writes
-``initialize``, ``notifications/initialized`` and ``tools/list`` at once, and times
-(wall) the arrival of the ``initialize`` reply and of the ``tools/list`` reply from
-the spawn; then it closes stdin and takes the child's CPU (user + system, from
-``wait4``). Rounds are interleaved (A B C A B C ...), so load from other processes
-hits every contender alike; medians are printed with ratios against the minimal
-server.
+Each server is a fresh process spoken to over stdio by this script (plain
+JSON-RPC lines, no SDK in the driver): ``initialize``, ``notifications/initialized``,
+then ``skills/list`` page after page until no ``nextCursor`` is left; then stdin is
+closed and the process's CPU (user + system, from ``wait4``), its wall time and its
+peak RSS are taken. Rounds are interleaved; min and median; CPU ratios against the
+reference in the same run:
 
-Contenders:
+- ``import MCP SDK server + client``: ``python -c "import mcp.server.mcpserver;
+  from mcp import Client"`` (what a Python MCP server cannot avoid);
+- ``skilldeck serve`` warm: the snapshot and metadata caches of a previous start
+  (goal: <= 1.2x the reference's CPU); cold: empty caches (goal: <= 2x).
 
-- ``python -c pass``: the interpreter alone (the floor of any command);
-- ``minimal MCPServer``: ``mcp.server.mcpserver.MCPServer`` with one tool over stdio,
-  the least any Python server on this SDK does;
-- ``skilldeck serve --root``: ``--skills`` real SKILL.md files sampled from
-  ``../shared/corpus`` (generated ones without it), warm (the snapshot and metadata
-  caches of a previous start), ``--no-watch``;
-- ``skilldeck serve --root (cold)``: the same with empty caches.
-
-Target (a headless host's first turn sees the tools): warm ``serve`` answers
-``initialize`` and ``tools/list`` within 1.2x the minimal server's wall time.
+The skills are ``--skills`` renamed corpus skill folders with their resources and
+links (``_trees``). ``--before PYTHON``: the same servers from another
+installation's interpreter, interleaved with these.
 """
 
 from __future__ import annotations
@@ -31,10 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import random
-import re
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -42,162 +34,119 @@ import time
 from pathlib import Path
 from typing import Any
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+import _measure
+import _trees
 
-MINIMAL = '''
-from mcp.server.mcpserver import MCPServer
-
-server = MCPServer("minimal")
-
-
-@server.tool()
-def echo(text: str) -> str:
-    """Say it back."""
-    return text
-
-
-server.run("stdio")
-'''
-
+SDK = "import mcp.server.mcpserver; from mcp import Client"
 INIT = {
     "jsonrpc": "2.0",
-    "id": 1,
+    "id": 0,
     "method": "initialize",
     "params": {
         "protocolVersion": "2025-11-25",
-        "capabilities": {},
+        "capabilities": {"extensions": {"io.modelcontextprotocol/skills": {}}},
         "clientInfo": {"name": "bench", "version": "1"},
     },
 }
-REQUESTS = "".join(
-    json.dumps(m) + "\n"
-    for m in (
-        INIT,
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
-        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
-    )
-)
 
 
-def write_root(root: Path, count: int, corpus: Path, seed: int = 7) -> str:
-    """``count`` SKILL.md files (corpus samples when present) as ``skill-NNNN`` folders."""
-    samples = []
-    if corpus.is_dir():
-        for md in sorted(corpus.rglob("SKILL.md")):
-            text = md.read_bytes().decode("utf-8", "replace")
-            if text.startswith("---") and re.search(r"(?m)^name:", text):
-                samples.append(text)
-    origin = f"{count} corpus skills" if samples else f"{count} generated skills (no corpus)"
-    if not samples:
-        samples = ["---\nname: x\ndescription: A generated skill for the benchmark\n---\n\nBody\n"]
-    rng = random.Random(seed)
-    for i in range(count):
-        name = f"skill-{i:04d}"
-        text = re.sub(r"(?m)^name:.*$", f"name: {name}", rng.choice(samples), count=1)
-        (root / name).mkdir(parents=True)
-        (root / name / "SKILL.md").write_text(text, encoding="utf-8")
-    return origin
-
-
-def run_once(argv: list[str], env: dict[str, str], speak: bool) -> dict[str, float]:
-    """Spawn ``argv``; with ``speak``, time the two replies; CPU of the whole process."""
+def list_all(argv: list[str], env: dict[str, str]) -> dict[str, float]:
+    """Spawn a server, page through skills/list, stop it; CPU, wall, RSS, count."""
     start = time.perf_counter()
     proc = subprocess.Popen(
-        argv,
-        env=env,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
+        argv, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL, text=True,
+    )  # fmt: skip
     assert proc.stdin is not None and proc.stdout is not None
-    out: dict[str, float] = {}
-    if speak:
-        proc.stdin.write(REQUESTS)
+
+    def ask(message: dict[str, Any]) -> dict[str, Any]:
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write(json.dumps(message) + "\n")
         proc.stdin.flush()
-        for key, wanted in (("initialize", 1), ("tools/list", 2)):
-            while True:
-                line = proc.stdout.readline()
-                if not line:
-                    raise SystemExit(f"{argv} ended before answering {key}")
-                if json.loads(line).get("id") == wanted:
-                    out[key] = time.perf_counter() - start
-                    break
+        while True:
+            line = proc.stdout.readline()
+            if not line:
+                raise SystemExit(f"{argv} ended before answering {message['method']}")
+            reply: dict[str, Any] = json.loads(line)
+            if reply.get("id") == message["id"]:
+                return reply
+
+    ask(INIT)
+    proc.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
+    count, cursor, n = 0, None, 0
+    while True:
+        n += 1
+        params = {"cursor": cursor} if cursor else {}
+        reply = ask({"jsonrpc": "2.0", "id": n, "method": "skills/list", "params": params})
+        count += len(reply["result"]["skills"])
+        cursor = reply["result"].get("nextCursor")
+        if not cursor:
+            break
+    wall = time.perf_counter() - start
     proc.stdin.close()
     proc.stdout.read()
     _pid, _status, usage = os.wait4(proc.pid, 0)
-    out["cpu"] = usage.ru_utime + usage.ru_stime
-    return out
+    return {"cpu": usage.ru_utime + usage.ru_stime, "wall": wall,
+            "rss": usage.ru_maxrss / 1024, "count": count}  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--skills", type=int, default=200)
-    parser.add_argument("--rounds", type=int, default=10)
-    parser.add_argument("--corpus", type=Path, default=CORPUS)
+    parser.add_argument("--skills", type=int, default=2000)
+    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--before", help="another skilldeck's Python, run beside this one")
+    parser.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "sd-bench")
+    parser.add_argument("--corpus", type=Path, default=_trees.CORPUS)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-
+    root = _trees.tree(args.work, args.skills, args.corpus)
     work = Path(tempfile.mkdtemp(prefix="skilldeck-serve-startup-"))
     try:
-        root = work / "skills"
-        origin = write_root(root, args.skills, args.corpus)
-        minimal = work / "minimal.py"
-        minimal.write_text(MINIMAL, encoding="utf-8")
-        base = {
-            k: v
-            for k, v in os.environ.items()
-            if not k.startswith(("SKILLDECK_", "XDG_")) and k != "PYTHONDONTWRITEBYTECODE"
+        base = {k: v for k, v in os.environ.items() if not k.startswith(("SKILLDECK_", "XDG_"))}
+        base |= {"HOME": str(work)}
+        ref = "import MCP SDK server + client"
+        cs: dict[str, _measure.Contender] = {
+            ref: _measure.Contender([sys.executable, "-c", SDK], base)
         }
-        warm_env = base | {"SKILLDECK_HOME": str(work / "warm"), "HOME": str(work)}
-        cold_home = work / "cold"
-        cold_env = base | {"SKILLDECK_HOME": str(cold_home), "HOME": str(work)}
-        py = sys.executable
-        serve = [py, "-m", "skilldeck", "serve", "--no-watch", "--root", str(root)]
-        contenders: dict[str, tuple[list[str], dict[str, str], bool]] = {
-            "python -c pass": ([py, "-c", "pass"], base, False),
-            "minimal MCPServer": ([py, str(minimal)], base, True),
-            "skilldeck serve --root": (serve, warm_env, True),
-            "skilldeck serve --root (cold)": (serve, cold_env, True),
-        }
+        servers: dict[str, tuple[list[str], dict[str, str], Path | None]] = {}
+        installs = [("", sys.executable)] + ([("before: ", args.before)] if args.before else [])
+        for label, python in installs:
+            serve = [python, "-m", "skilldeck", "serve", "--no-watch", "--root", str(root)]
+            warm, cold = work / f"warm{len(label)}", work / f"cold{len(label)}"
+            servers[label + "skilldeck serve, warm"] = (
+                serve,
+                base | {"SKILLDECK_HOME": str(warm)},
+                None,
+            )
+            cold_env = base | {"SKILLDECK_HOME": str(cold)}
+            servers[label + "skilldeck serve, cold"] = (serve, cold_env, cold)
         os.chdir(work)  # no project config of the caller's folder
-        time.sleep(1.1)  # files changed within a second of a scan are not cached
-        for cmd, env, speak in contenders.values():
-            run_once(cmd, env, speak)  # bytecode, and the warm caches
-        runs: dict[str, list[dict[str, float]]] = {name: [] for name in contenders}
+        for cmd, env, _ in servers.values():
+            list_all(cmd, env)  # bytecode and the warm caches
+        _measure.run_once(cs[ref])
+        runs: dict[str, list[dict[str, float]]] = {name: [] for name in servers}
+        counts: dict[str, float] = {}
         for _ in range(args.rounds):
-            for name, (cmd, env, speak) in contenders.items():
-                if env is cold_env:
-                    shutil.rmtree(cold_home, ignore_errors=True)
-                runs[name].append(run_once(cmd, env, speak))
+            cs[ref].results.append(_measure.run_once(cs[ref]))
+            for name, (cmd, env, empty) in servers.items():
+                if empty is not None:
+                    shutil.rmtree(empty, ignore_errors=True)
+                r = list_all(cmd, env)
+                counts[name] = r.pop("count")
+                runs[name].append(r)
+        for name, rs in runs.items():
+            cs[name] = _measure.Contender([], results=rs)
     finally:
         os.chdir(Path(__file__).parent)
         shutil.rmtree(work, ignore_errors=True)
-
-    ref = runs["minimal MCPServer"]
-    ref_med = {k: statistics.median(r[k] for r in ref) for k in ref[0]}
-    results: dict[str, Any] = {"skills": origin, "rounds": args.rounds, "contenders": {}}
-    for name, rows in runs.items():
-        row: dict[str, Any] = {}
-        for key in rows[0]:
-            value = statistics.median(r[key] for r in rows)
-            row[f"{key}_ms"] = round(value * 1000, 1)
-            row[f"{key}_ratio"] = round(value / ref_med[key], 2) if key in ref_med else None
-        results["contenders"][name] = row
-    if args.json:
-        print(json.dumps(results, indent=2))
-        return 0
-    print(f"{origin}, {args.rounds} interleaved rounds, medians; ratios to the minimal server")
-    print(f"{'contender':32} {'initialize':>16} {'tools/list':>16} {'CPU':>16}")
-    for name, row in results["contenders"].items():
-        cells = []
-        for key in ("initialize", "tools/list", "cpu"):
-            if f"{key}_ms" in row:
-                ratio = row[f"{key}_ratio"]
-                cells.append(f"{row[f'{key}_ms']:8.0f} ms {ratio:4.2f}x")
-            else:
-                cells.append(f"{'-':>16}")
-        print(f"{name:32} " + " ".join(f"{c:>16}" for c in cells))
+    listed = ", ".join(f"{int(v)}" for v in set(counts.values()))
+    text, data = _measure.table(
+        f"skilldeck serve, spawn to the full skills/list ({listed} skills listed) of "
+        f"{args.skills} corpus skills with resources; {args.rounds} rounds", cs, ref,
+    )  # fmt: skip
+    print(json.dumps(data, indent=2) if args.json else text)
+    if not args.json:
+        print("goals: warm <= 1.2x, cold <= 2x the reference's CPU")
     return 0
 
 

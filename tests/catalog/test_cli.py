@@ -205,3 +205,23 @@ def test_run_from_the_home_folder_its_skills_are_the_users_once(
     assert "duplicate" not in cli("why", "at-home")
     roots = [line for line in cli("doctor").splitlines() if "/.agents/skills " in line]
     assert len(roots) == 1 and roots[0].split()[0] == "user"
+
+
+def test_list_json_is_streamed_as_the_one_envelope(
+    runner: CliRunner, tmp_path: Path, make_skill: MakeSkill
+) -> None:
+    """The rows are written as they are encoded (1,000 a write), and the bytes are
+    exactly those of the one indented envelope every command prints."""
+    root = tmp_path / "many"
+    for i in range(1203):
+        make_skill(
+            root, f"s-{i:04d}", f"skill number {i}, “quoted” é", frontmatter="tags: [a, b]\n"
+        )
+    result = runner.invoke(main, ["list", "--json", "--root", str(root)])
+    assert result.exit_code == 0, result.output
+    envelope = json.loads(result.stdout)
+    assert len(envelope["data"]["skills"]) == 1203
+    assert envelope["data"]["skills"][7]["tags"] == ["a", "b"]
+    assert result.stdout == json.dumps(envelope, ensure_ascii=False, indent=2) + "\n"
+    empty = runner.invoke(main, ["list", "--json", "--root", str(tmp_path / "none")])
+    assert empty.stdout == json.dumps({"ok": True, "data": {"skills": []}}, indent=2) + "\n"

@@ -19,7 +19,7 @@ import functools
 import json
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
 import click
@@ -292,3 +292,32 @@ def echo_json(data: Any = None, *, error: skilldeck.SkillError | None = None) ->
     click.echo(json.dumps(envelope, ensure_ascii=False, indent=2))
     if error is not None:
         sys.exit(EXIT_FINDINGS)
+
+
+_ROWS = "\x00rows\x00"  # stands for the streamed list in the encoded envelope
+_CHUNK = 1000  # rows per write: a write per row costs more than encoding it
+
+
+def echo_json_rows(data: dict[str, Any], key: str, rows: Iterable[Any]) -> None:
+    """``echo_json({**data, key: list(rows)})``, the same bytes, with the rows
+    encoded and written as they come: 100,000 of them never exist at once."""
+    head = json.dumps(
+        {"ok": True, "data": {**skilldeck.json_safe(data), key: _ROWS}},
+        ensure_ascii=False,
+        indent=2,
+    )
+    before, after = head.split(json.dumps(_ROWS), 1)
+    line = before[before.rfind("\n") + 1 :]
+    pad = "\n" + " " * (len(line) - len(line.lstrip(" ")) + 2)  # the key's indent + 2
+    out: list[str] = []
+    first = True
+    for row in rows:
+        text = json.dumps(skilldeck.json_safe(row), ensure_ascii=False, indent=2)
+        out.append(("[" if first else ",") + pad + text.replace("\n", pad))
+        first = False
+        if len(out) == _CHUNK:
+            click.echo(before + "".join(out), nl=False)
+            before = ""
+            out.clear()
+    close = "[]" if first else pad[:-2] + "]"
+    click.echo(before + "".join(out) + close + after)

@@ -7,7 +7,7 @@ import json
 import os
 import shutil
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
@@ -17,6 +17,7 @@ from skilldeck.cli._app import (
     EXIT_FINDINGS,
     complete_skill_names,
     echo_json,
+    echo_json_rows,
     format_option,
     formats_option,
     main,
@@ -85,16 +86,18 @@ def list_command(
     ]
     placed = _installed_by_folder()
     if fmt == "json":
-        rows = []
-        for e in entries:
-            row = e.to_dict()
-            info = placed.get(_real(e.metadata.folder)) if placed else None
-            if info is not None:
-                row["scope"] = info.scope
-                if info.agents:
-                    row["agents"] = list(info.agents)
-            rows.append(row)
-        echo_json({"skills": rows})
+
+        def rows() -> Iterator[dict[str, Any]]:
+            for e in entries:
+                row = e.to_dict()
+                info = placed.get(_real(e.metadata.folder)) if placed else None
+                if info is not None:
+                    row["scope"] = info.scope
+                    if info.agents:
+                        row["agents"] = list(info.agents)
+                yield row
+
+        echo_json_rows({}, "skills", rows())  # streamed: 100,000 rows never exist at once
         return
     if not entries:
         again = "skilldeck doctor" + root_flags(roots, recursive=recursive)

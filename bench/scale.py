@@ -34,7 +34,10 @@ corpus skills, one replica, ``--clients`` clients each calling ``skills_search``
 random corpus word pair) in a loop; first SECONDS without publishes (the baseline),
 then SECONDS with a new version of a random skill published every second. Printed per
 phase: searches, search p50 / p99 / max, errors, the replica's RSS at the start and
-end of the phase and its CPU seconds, and how many publishes were made.
+end of the phase and its CPU seconds, and how many publishes were made; and, side by
+side for the two phases, every ``--window`` seconds (default 60): the searches that
+ended in that window, their p99 and the replica's RSS at its end. Extra replica
+environment (``--replica-env NAME=VALUE``, repeatable) compares allocator settings.
 """
 
 from __future__ import annotations
@@ -271,10 +274,15 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def serve(args: list[str]) -> Iterator[tuple[str, int]]:
+def serve(args: list[str], env: dict[str, str] | None = None) -> Iterator[tuple[str, int]]:
     port = free_port()
     cmd = [sys.executable, "-m", "skilldeck", "serve", "--transport", "http", "--port", str(port)]
-    proc = subprocess.Popen([*cmd, *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [*cmd, *args],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, **(env or {})},
+    )
     try:
         deadline = time.monotonic() + 600
         while True:
@@ -524,8 +532,10 @@ async def churn_phase(
     publish: bool,
     skills: int,
     texts: Corpus,
+    window: float,
 ) -> dict[str, Any]:
-    """One phase of ``--churn``: searches in a loop, with or without a publish a second."""
+    """One phase of ``--churn``: searches in a loop, with or without a publish a second;
+    figures for the whole phase and for each ``window`` seconds of it."""
     import threading
 
     import anyio
@@ -538,7 +548,7 @@ async def churn_phase(
     rep, pid = replica
     words = sorted({w.lower() for t in texts[:200] for w in re.findall(r"[A-Za-z]{5,}", str(t))})
     rng = random.Random(11)
-    times: list[float] = []
+    times: list[tuple[float, float]] = []  # (when it ended, seconds)
     errors = 0
     published = 0
     stop = threading.Event()
@@ -581,34 +591,55 @@ async def churn_phase(
                     errors += bool(got.is_error)
                 except Exception:
                     errors += 1
-                times.append(time.perf_counter() - began)
+                times.append((time.monotonic(), time.perf_counter() - began))
 
     cpu = cpu_s(pid)
     rss = [rss_mb(pid)]
-    end = time.monotonic() + seconds
+    began = time.monotonic()
+    end = began + seconds
+    windows: list[dict[str, Any]] = []
     thread = threading.Thread(target=publisher) if publish else None
     if thread is not None:
         thread.start()
+
+    def close_window(start: float, stop_at: float) -> None:
+        took = [t for at, t in times if start <= at < stop_at]
+        windows.append(
+            {
+                "at_s": round(stop_at - began),
+                "searches": len(took),
+                "search_p99_ms": round(pct(took, 0.99), 1),
+                "rss_mb": rss_mb(pid),
+                "publishes": published,
+            }
+        )
+
     try:
         async with anyio.create_task_group() as tg:
             for _ in range(clients):
                 tg.start_soon(client)
+            opened = began
             while time.monotonic() < end:
-                await anyio.sleep(2.0)
+                await anyio.sleep(min(2.0, max(0.0, end - time.monotonic())))
                 rss.append(rss_mb(pid))
+                if time.monotonic() - opened >= window - 0.5:
+                    close_window(opened, time.monotonic())
+                    opened = time.monotonic()
     finally:
         stop.set()
         if thread is not None:
             thread.join()
+    took = [t for _at, t in times]
     return {
-        "searches": len(times),
-        "search_p50_ms": round(pct(times, 0.5), 1),
-        "search_p99_ms": round(pct(times, 0.99), 1),
-        "search_max_ms": round(max(times, default=0.0) * 1000, 1),
+        "searches": len(took),
+        "search_p50_ms": round(pct(took, 0.5), 1),
+        "search_p99_ms": round(pct(took, 0.99), 1),
+        "search_max_ms": round(max(took, default=0.0) * 1000, 1),
         "errors": errors,
         "publishes": published,
         "rss_mb_start_end_max": [rss[0], rss[-1], max(rss)],
         "replica_cpu_s": round(cpu_s(pid) - cpu, 1),
+        "windows": windows,
     }
 
 
@@ -625,7 +656,8 @@ def churn(args: argparse.Namespace) -> None:
     with postgres() as url:
         tokens = seed(url, 1, args.skills, texts)
         tenant, token = next(iter(tokens.items()))
-        with serve(["--store", url]) as replica:
+        extra = dict(item.split("=", 1) for item in args.replica_env)
+        with serve(["--store", url], env=extra) as replica:
             began = time.perf_counter()
             anyio.run(warm_search, replica[0], token)
             first = round(time.perf_counter() - began, 2)
@@ -642,9 +674,33 @@ def churn(args: argparse.Namespace) -> None:
                     publish,
                     args.skills,
                     texts,
+                    args.window,
                 )
                 print(phase, out[phase], file=sys.stderr)
-    print(json.dumps(out, indent=2))
+    if args.json:
+        print(json.dumps(out, indent=2))
+        return
+    quiet, busy = out["quiet"], out["publish every second"]
+    print(
+        f"search under publish churn: {args.skills} skills, {args.clients} clients, "
+        f"{args.churn:g} s per phase (first search {first} s)"
+    )
+    print(f"{'':>6} | {'no publishes':^28} | {'a publish every second':^36}")
+    head = f"{'searches':>8} {'p99 ms':>8} {'RSS MB':>8}"
+    print(f"{'at s':>6} | {head:>28} | {head} {'publishes':>9}")
+    for a, b in zip(quiet["windows"], busy["windows"], strict=False):
+        print(
+            f"{a['at_s']:>6} | {a['searches']:>8} {a['search_p99_ms']:>8} {a['rss_mb']:>8}"
+            f"   | {b['searches']:>8} {b['search_p99_ms']:>8} {b['rss_mb']:>8} {b['publishes']:>9}"
+        )
+    for name, r in (("no publishes", quiet), ("a publish every second", busy)):
+        start, last, peak = r["rss_mb_start_end_max"]
+        print(
+            f"{name}: {r['searches']} searches, p50 {r['search_p50_ms']} ms, "
+            f"p99 {r['search_p99_ms']} ms, max {r['search_max_ms']} ms, {r['errors']} errors, "
+            f"{r['publishes']} publishes; RSS {start} -> {last} MB (max {peak}); "
+            f"replica CPU {r['replica_cpu_s']} s"
+        )
 
 
 async def warm_search(rep: str, token: str) -> None:
@@ -678,6 +734,12 @@ def main() -> None:
     parser.add_argument("--with-files", action="store_true", help="whole corpus skill folders")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--churn", type=float, default=0.0, help="seconds per churn phase")
+    parser.add_argument(
+        "--window", type=float, default=60.0, help="seconds per row of the churn table"
+    )
+    parser.add_argument(
+        "--replica-env", action="append", default=[], metavar="NAME=VALUE", help="churn only"
+    )
     args = parser.parse_args()
     if args.churn:
         churn(args)

@@ -128,10 +128,11 @@ class PgServer:
             check=False,
         )
 
-    def new_database(self) -> str:
+    def new_database(self, tablespace: str | None = None) -> str:
         name = f"t{os.getpid()}_{next(self._ids)}"
+        where = f" TABLESPACE {tablespace}" if tablespace else ""
         with psycopg.connect(self.url(), autocommit=True) as conn:
-            conn.execute(f"CREATE DATABASE {name}")
+            conn.execute(f"CREATE DATABASE {name}{where}")
         return self.url(name)
 
 

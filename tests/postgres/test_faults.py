@@ -1,19 +1,29 @@
-"""Faults against a PostgreSQL of this module's own and real replica processes.
+"""Faults against a PostgreSQL of this module's own and three real replica processes.
 
-After each fault (a fast or immediate restart, a stalled listener, a read-only
-database, publishes racing unpublishes, an outage) every replica must list exactly
-what the database holds within ``CONVERGENCE_SECONDS`` of the last change, and every
-runtime event of a request that succeeded must be in the audit log.
+The replicas are started once and live through every fault of the module in turn (a
+fast and an immediate restart, stalled listeners, a read-only database, publishes
+racing unpublishes, an outage, a full disk). After each fault every replica must list
+exactly what the database holds within ``BOUND`` seconds (the documented 5 s plus the
+time one round of listings takes on a loaded machine), and every runtime event of a
+request that succeeded meanwhile must be in the audit log: a probe searches with a
+query of its own on each replica in turn during the fault, and every query whose
+search answered must be in the tenant's audit rows.
+
+As root the module's database lives in a tablespace on a small tmpfs, so the disk can
+be filled; without root that test skips, saying why.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import signal
+import subprocess
+import sys
 import threading
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +34,7 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
+from skilldeck import ConfigError
 from skilldeck.postgres import (
     CONVERGENCE_SECONDS,
     PostgresStore,
@@ -38,7 +49,9 @@ from .test_replicas import list_skills, replica
 
 pytestmark = pytest.mark.anyio
 
-REPLICAS = 2
+REPLICAS = 3
+# the bound, plus what one round of listings of three replicas costs on a loaded machine
+BOUND = CONVERGENCE_SECONDS + 3.0
 
 
 @pytest.fixture
@@ -46,11 +59,75 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
+class SmallDisk:
+    """A tmpfs mounted for the module's tablespace: ``fill`` takes its last free byte,
+    ``free`` gives the space back."""
+
+    SIZE = "64m"
+
+    def __init__(self, mount: Path) -> None:
+        self.mount = mount
+        self.filler = mount / "filler"
+
+    def fill(self) -> None:
+        fd = os.open(self.filler, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        try:
+            for size in (1 << 20, 1 << 16, 1 << 12):
+                chunk = b"\xff" * size
+                with contextlib.suppress(OSError):
+                    while True:
+                        os.write(fd, chunk)
+        finally:
+            os.close(fd)
+        assert os.statvfs(self.mount).f_bavail == 0
+
+    def free(self) -> None:
+        self.filler.unlink(missing_ok=True)
+
+
 @pytest.fixture(scope="module")
-def faulty(own_pg_server: PgServer) -> str:
-    url = own_pg_server.new_database()
+def small_disk(own_pg_server: PgServer) -> Iterator[SmallDisk | str]:
+    """The tablespace ``small`` on a tmpfs (as root), else why there is none."""
+    if os.geteuid() != 0:
+        yield "filling a disk needs root (mount -t tmpfs)"
+        return
+    mount = own_pg_server.folder / "small"
+    mount.mkdir()
+    got = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", f"size={SmallDisk.SIZE},mode=0755", "tmpfs", str(mount)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if got.returncode != 0:
+        yield f"cannot mount a tmpfs here: {got.stderr.strip()}"
+        return
+    try:
+        (mount / "ts").mkdir()
+        if own_pg_server.prefix:
+            import shutil
+
+            shutil.chown(mount / "ts", "postgres")
+        with psycopg.connect(own_pg_server.url(), autocommit=True) as conn:
+            conn.execute(f"CREATE TABLESPACE small LOCATION '{mount / 'ts'}'")
+        yield SmallDisk(mount)
+    finally:
+        own_pg_server.stop()  # its files are on the tmpfs
+        subprocess.run(["umount", "-l", str(mount)], capture_output=True, check=False)
+
+
+@pytest.fixture(scope="module")
+def faulty(own_pg_server: PgServer, small_disk: SmallDisk | str) -> str:
+    url = own_pg_server.new_database("small" if isinstance(small_disk, SmallDisk) else None)
     init_store(url)
     return url
+
+
+@pytest.fixture(scope="module")
+def fleet_urls(faulty: str) -> Iterator[list[str]]:
+    """Three replica processes of the module's store, shared by its tests in turn."""
+    with contextlib.ExitStack() as procs:
+        yield [procs.enter_context(replica(faulty))[1] for _ in range(REPLICAS)]
 
 
 def held(url: str, tenant: str) -> dict[str, str]:
@@ -71,13 +148,21 @@ def publish(url: str, root: Path, tenant: str, name: str, body: str) -> None:
 
 
 class Fleet:
-    """Replica processes with one MCP client each (made again after a failure)."""
+    """One MCP client per replica (made again after a failure); enter and leave it in
+    one task."""
 
     def __init__(self, urls: list[str], token: str) -> None:
         self.urls = urls
         self.token = token
         self.stack = contextlib.AsyncExitStack()
         self.clients: dict[int, Client | None] = dict.fromkeys(range(len(urls)))
+
+    async def __aenter__(self) -> Fleet:
+        await self.stack.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stack.aclose()
 
     async def _client(self, i: int) -> Client:
         found = self.clients[i]
@@ -107,6 +192,17 @@ class Fleet:
             out[name] = digests.get("SKILL.md", "")
         return out
 
+    async def call(self, i: int, tool: str, arguments: dict[str, Any]) -> bool:
+        """A tool call through the fallback on replica ``i``: did it succeed?"""
+        try:
+            client = await self._client(i)
+            with anyio.fail_after(15):
+                result = await client.call_tool(tool, arguments)
+        except Exception:
+            self.clients[i] = None
+            return False
+        return not result.is_error
+
     async def converge(self, url: str, tenant: str, since: float, bound: float) -> float:
         """Seconds from ``since`` until every replica listed what the database holds;
         fails after ``bound`` (plus the time one listing takes on a busy machine)."""
@@ -132,17 +228,56 @@ async def _quietly(stack: contextlib.AsyncExitStack) -> None:
         await stack.aclose()
 
 
+class Probe:
+    """Searches with a query of its own on each replica in turn until stopped, so the
+    audit can be checked: every query whose search answered must be in it."""
+
+    def __init__(self, urls: list[str], token: str, tenant: str) -> None:
+        self.urls = urls
+        self.token = token
+        self.tenant = tenant
+        self.ok: list[str] = []
+        self.failed = 0
+        self.done = anyio.Event()
+
+    async def run(self) -> None:
+        async with Fleet(self.urls, self.token) as fleet:
+            n = 0
+            while not self.done.is_set():
+                query = f"probe {self.tenant} {n}"
+                if await fleet.call(n % len(self.urls), "skills_search", {"query": query}):
+                    self.ok.append(query)
+                else:
+                    self.failed += 1
+                n += 1
+                await anyio.sleep(0.05)
+
+    def audited(self, url: str) -> None:
+        """Every search that answered is in the audit (and some did answer)."""
+        assert self.ok, f"no probe search succeeded ({self.failed} failed)"
+        seen: set[str] = set()
+        after = 0
+        while True:
+            rows = read_audit(url, tenant=self.tenant, kinds=("search",), after=after, limit=1000)
+            seen.update(str(r.event.get("query")) for r in rows)
+            if len(rows) < 1000:
+                break
+            after = rows[-1].id
+        missing = [q for q in self.ok if q not in seen]
+        assert not missing, f"{len(missing)} answered searches not audited: {missing[:5]}"
+
+
 @contextlib.asynccontextmanager
-async def fleet(url: str, token: str) -> AsyncIterator[tuple[Fleet, list[str]]]:
-    with contextlib.ExitStack() as procs:
-        urls = [procs.enter_context(replica(url))[1] for _ in range(REPLICAS)]
-        f = Fleet(urls, token)
-        async with f.stack:
-            yield f, urls
-
-
-# the bound, plus what one round of listings costs on a loaded machine
-BOUND = CONVERGENCE_SECONDS + 3.0
+async def probing(urls: list[str], token: str, tenant: str, url: str) -> Any:
+    """A ``Probe`` running meanwhile; on leaving, its searches are checked in the audit."""
+    probe = Probe(urls, token, tenant)
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(probe.run)
+        try:
+            yield probe
+        finally:
+            probe.done.set()
+    probe.audited(url)
 
 
 def _tenant(url: str, tmp: Path, tenant: str) -> str:
@@ -154,11 +289,12 @@ def _tenant(url: str, tmp: Path, tenant: str) -> str:
 
 @pytest.mark.parametrize("mode", ["fast", "immediate"])
 async def test_a_publish_just_after_a_restart_reaches_every_replica(
-    faulty: str, own_pg_server: PgServer, tmp_path: Path, mode: str
+    faulty: str, fleet_urls: list[str], own_pg_server: PgServer, tmp_path: Path, mode: str
 ) -> None:
     tenant = f"restart-{mode}"
     token = _tenant(faulty, tmp_path, tenant)
-    async with fleet(faulty, token) as (f, _urls):
+    # (clients are entered inside the probe's task group and left before it ends)
+    async with probing(fleet_urls, token, tenant, faulty), Fleet(fleet_urls, token) as f:
         await f.converge(faulty, tenant, time.monotonic(), BOUND)
         for _ in range(3):  # fill the pools: their connections die in the restart
             for i in range(REPLICAS):
@@ -167,26 +303,27 @@ async def test_a_publish_just_after_a_restart_reaches_every_replica(
         await anyio.sleep(1.0)
         publish(faulty, tmp_path / "v1", tenant, f"{tenant}-s0", "after the restart")
         took = await f.converge(faulty, tenant, time.monotonic(), BOUND)
-        assert took < BOUND
+    assert took < BOUND
 
 
 def _listeners(url: str) -> list[int]:
     with psycopg.connect(url, autocommit=True) as conn:
         rows = conn.execute(
-            "SELECT pid FROM pg_stat_activity WHERE application_name = 'skilldeck-listen'"
+            "SELECT pid FROM pg_stat_activity WHERE application_name = 'skilldeck-listen' "
+            "AND datname = current_database()"
         ).fetchall()
     return [int(r[0]) for r in rows]
 
 
 async def test_a_stalled_listener_does_not_leave_a_replica_stale(
-    faulty: str, tmp_path: Path
+    faulty: str, fleet_urls: list[str], tmp_path: Path
 ) -> None:
     tenant = "stalled"
     token = _tenant(faulty, tmp_path, tenant)
-    async with fleet(faulty, token) as (f, _urls):
+    async with probing(fleet_urls, token, tenant, faulty), Fleet(fleet_urls, token) as f:
         await f.converge(faulty, tenant, time.monotonic(), BOUND)
         stopped = _listeners(faulty)
-        assert len(stopped) >= REPLICAS
+        assert len(stopped) == REPLICAS
         for pid in stopped:  # the listeners' backends stop answering, connections stay up
             os.kill(pid, signal.SIGSTOP)
         try:
@@ -221,46 +358,45 @@ def read_only(url: str) -> Iterator[None]:
         setting("off")
 
 
-async def _load(client: Client, name: str) -> bool:
-    """``skills_load`` through the tool fallback: did the request succeed?"""
-    try:
-        result = await client.call_tool("skills_load", {"name": name})
-    except Exception:
-        return False
-    return not result.is_error
+def _loads(url: str, tenant: str) -> int:
+    rows = read_audit(url, tenant=tenant, kinds=("skill_loaded",), limit=1000)
+    return len(rows)
 
 
-async def test_read_only_store_fails_requests_it_cannot_audit(faulty: str, tmp_path: Path) -> None:
+async def test_read_only_store_fails_requests_it_cannot_audit(
+    faulty: str, fleet_urls: list[str], tmp_path: Path
+) -> None:
     tenant = "readonly"
     token = _tenant(faulty, tmp_path, tenant)
-    async with fleet(faulty, token) as (f, _urls):
+    load = {"name": f"{tenant}-s0"}
+    async with probing(fleet_urls, token, tenant, faulty) as probe, Fleet(fleet_urls, token) as f:
         await f.converge(faulty, tenant, time.monotonic(), BOUND)
-        client = await f._client(0)
-        ok_before = [await _load(client, f"{tenant}-s{i % 3}") for i in range(4)]
+        ok_before = [await f.call(i % REPLICAS, "skills_load", load) for i in range(6)]
         assert all(ok_before)
-        results: list[bool] = []
         with read_only(faulty):
-            with pytest.raises(Exception, match="read-only"):
+            with pytest.raises(ConfigError, match="read-only") as refused:
                 publish(faulty, tmp_path / "ro", tenant, f"{tenant}-s2", "refused")
-            for i in range(6):
-                results.append(await _load(client, f"{tenant}-s{i % 3}"))
-            assert await f.listing(0) == held(faulty, tenant)  # reads still served
-        assert not any(results)  # nothing could be audited: every load reported it
-        assert await _load(client, f"{tenant}-s0")
+            assert refused.value.context["reason"] == "store_read_only"
+            failed = probe.failed
+            during = [await f.call(i % REPLICAS, "skills_load", load) for i in range(6)]
+            for i in range(REPLICAS):  # reads still served
+                assert await f.listing(i) == held(faulty, tenant)
+            failed = probe.failed - failed
+        assert not any(during)  # nothing could be audited: every load reported it
+        assert failed > 0
+        assert await f.call(0, "skills_load", load)
         publish(faulty, tmp_path / "rw", tenant, f"{tenant}-s2", "writable again")
         await f.converge(faulty, tenant, time.monotonic(), BOUND)
-        loads = [
-            r for r in read_audit(faulty, tenant=tenant, limit=1000) if r.kind == "skill_loaded"
-        ]
-        assert len(loads) == len(ok_before) + 1  # every successful load, none of the others
+    # every successful load, none of the others
+    assert _loads(faulty, tenant) == len(ok_before) + 1
 
 
 async def test_publishes_racing_unpublishes_end_where_the_database_is(
-    faulty: str, tmp_path: Path
+    faulty: str, fleet_urls: list[str], tmp_path: Path
 ) -> None:
     tenant = "race"
     token = _tenant(faulty, tmp_path, tenant)
-    async with fleet(faulty, token) as (f, _urls):
+    async with probing(fleet_urls, token, tenant, faulty), Fleet(fleet_urls, token) as f:
         await f.converge(faulty, tenant, time.monotonic(), BOUND)
         errors: list[BaseException] = []
 
@@ -295,17 +431,22 @@ async def test_publishes_racing_unpublishes_end_where_the_database_is(
 
 
 async def test_an_outage_is_reported_by_readyz_and_survived(
-    faulty: str, own_pg_server: PgServer, tmp_path: Path
+    faulty: str, fleet_urls: list[str], own_pg_server: PgServer, tmp_path: Path
 ) -> None:
     tenant = "outage"
     token = _tenant(faulty, tmp_path, tenant)
-    async with fleet(faulty, token) as (f, urls):
+    bases = [u.removesuffix("/mcp") for u in fleet_urls]
+    async with (
+        probing(fleet_urls, token, tenant, faulty),
+        Fleet(fleet_urls, token) as f,
+        httpx2.AsyncClient(timeout=30) as http,
+    ):
         await f.converge(faulty, tenant, time.monotonic(), BOUND)
-        base = urls[0].removesuffix("/mcp")
-        async with httpx2.AsyncClient(timeout=30) as http:
+        for base in bases:
             assert (await http.get(base + "/readyz")).status_code == 200
-            own_pg_server.stop()
-            try:
+        own_pg_server.stop()
+        try:
+            for base in bases:
                 deadline = time.monotonic() + 15
                 while True:
                     got = await http.get(base + "/readyz")
@@ -315,27 +456,95 @@ async def test_an_outage_is_reported_by_readyz_and_survived(
                 assert got.status_code == 503
                 assert got.headers["retry-after"].isdigit()
                 assert (await http.get(base + "/healthz")).status_code == 200
-            finally:
-                own_pg_server.start_again()
-            publish(faulty, tmp_path / "back", tenant, f"{tenant}-s1", "after the outage")
-            # the pools' connection attempts back off; the bound starts once it answers
-            await f.converge(faulty, tenant, time.monotonic(), BOUND)
+        finally:
+            own_pg_server.start_again()
+        publish(faulty, tmp_path / "back", tenant, f"{tenant}-s1", "after the outage")
+        # the pools' connection attempts back off; the bound starts once it answers
+        await f.converge(faulty, tenant, time.monotonic(), BOUND)
+        for base in bases:
             deadline = time.monotonic() + CONVERGENCE_SECONDS
             while (await http.get(base + "/readyz")).status_code != 200:
                 assert time.monotonic() < deadline
                 await anyio.sleep(0.3)
-            metrics = (await http.get(base + "/metrics")).text
-        assert f'skilldeck_tenant_refresh_lag_seconds{{tenant="{tenant}"}} 0.0' in metrics
-        assert "skilldeck_pool_size" in metrics
-        assert 'skilldeck_http_requests_total{status="200"}' in metrics
-        assert "skilldeck_http_request_seconds_bucket" in metrics
+        metrics = (await http.get(bases[0] + "/metrics")).text
+    assert f'skilldeck_tenant_refresh_lag_seconds{{tenant="{tenant}"}} 0.0' in metrics
+    assert "skilldeck_pool_size" in metrics
+    assert 'skilldeck_http_requests_total{status="200"}' in metrics
+    assert "skilldeck_http_request_seconds_bucket" in metrics
+
+
+def _rows(url: str, tenant: str) -> tuple[int, int, int]:
+    """(versions, file rows, blobs) of ``tenant``, counted in the database."""
+    with psycopg.connect(url, autocommit=True) as conn:
+        got = conn.execute(
+            "SELECT (SELECT count(*) FROM skilldeck_versions WHERE tenant = %s), "
+            "(SELECT count(*) FROM skilldeck_version_files WHERE tenant = %s), "
+            "(SELECT count(*) FROM skilldeck_blobs WHERE tenant = %s)",
+            (tenant, tenant, tenant),
+        ).fetchone()
+    assert got is not None
+    return int(got[0]), int(got[1]), int(got[2])
+
+
+async def test_a_full_disk_fails_writes_cleanly_and_recovers(
+    faulty: str, fleet_urls: list[str], small_disk: SmallDisk | str, tmp_path: Path
+) -> None:
+    if not isinstance(small_disk, SmallDisk):
+        pytest.skip(small_disk)
+    tenant = "full"
+    token = _tenant(faulty, tmp_path, tenant)
+    big = {"references/big.bin": os.urandom(512 * 1024).hex()}  # needs new pages
+    async with probing(fleet_urls, token, tenant, faulty) as probe, Fleet(fleet_urls, token) as f:
+        await f.converge(faulty, tenant, time.monotonic(), BOUND)
+        before, rows = held(faulty, tenant), _rows(faulty, tenant)
+        small_disk.fill()
+        try:
+            store = PostgresStore(faulty, tenant)
+            folder = make_skill(tmp_path / "big", f"{tenant}-s0", "grown", files=big)
+            with pytest.raises(ConfigError, match="nothing was written") as refused:
+                store.publish(folder, scan="off")
+            assert refused.value.context["reason"] == "store_full"
+            store.db.close()
+            # the command line says the same, as a coded error in its JSON
+            args = ["publish", str(folder), "--json", "--store", faulty, "--tenant", tenant]
+            cli = subprocess.run(
+                [sys.executable, "-m", "skilldeck", *args, "--scan", "off"],
+                capture_output=True,
+                text=True,
+                timeout=120,
+                check=False,
+            )
+            assert cli.returncode != 0
+            error = json.loads(cli.stdout)["error"]
+            assert (error["code"], error["reason"]) == ("CONFIG_INVALID", "store_full")
+            assert "Traceback" not in cli.stderr
+            # nothing half-written; every replica still lists what the database holds
+            assert (held(faulty, tenant), _rows(faulty, tenant)) == (before, rows)
+            await f.converge(faulty, tenant, time.monotonic(), BOUND)
+            # the audit's pages fill up too: searches that cannot be audited fail
+            deadline = time.monotonic() + 60
+            while probe.failed < 3:
+                assert time.monotonic() < deadline, "no search failed on a full disk"
+                await anyio.sleep(0.2)
+        finally:
+            small_disk.free()
+        publish(faulty, tmp_path / "freed", tenant, f"{tenant}-s0", "space again")
+        await f.converge(faulty, tenant, time.monotonic(), BOUND)
+        ok = len(probe.ok)
+        deadline = time.monotonic() + 30
+        while len(probe.ok) < ok + REPLICAS:  # searches answer again on every replica
+            assert time.monotonic() < deadline, "searches did not recover"
+            await anyio.sleep(0.2)
+    store = PostgresStore(faulty, tenant)
+    try:
+        assert all(problem is None for _n, _v, problem in store.verify())
+    finally:
+        store.db.close()
 
 
 async def test_logs_are_json_lines_and_disconnects_no_tracebacks(
     faulty: str, tmp_path: Path
 ) -> None:
-    import json
-
     tenant = "logs"
     token = _tenant(faulty, tmp_path, tenant)
     log = tmp_path / "replica.log"

@@ -39,6 +39,7 @@ __all__ = [
     "check_tenant",
     "enter_tenant",
     "lock_name",
+    "refusals",
     "token_hash",
 ]
 
@@ -290,6 +291,43 @@ UNAVAILABLE = "store_unavailable"
 """The ``reason`` of a ``ConfigError`` raised when the store cannot be reached in time (the
 database down, restarting or out of connections): a replica answers ``503`` with
 ``Retry-After``, a command may simply be run again."""
+
+
+_REFUSALS: dict[str, tuple[str, str]] = {
+    "53100": (
+        "store_full",
+        "the database's disk is full: free space or grow its volume (or tablespace), then "
+        "run it again",
+    ),
+    "25006": (
+        "store_read_only",
+        "the database takes no writes (a standby, or default_transaction_read_only): run it "
+        "again against the primary once it is writable",
+    ),
+}
+
+
+@contextmanager
+def refusals(doing: str) -> Iterator[None]:
+    """A database error inside becomes a ``ConfigError`` whose ``reason`` says why:
+    ``store_full`` (disk full), ``store_read_only``, ``store_unavailable`` (the
+    connection failed or the server is shutting down) or ``store_failed``. Used around a
+    write's one transaction, so the message can say that nothing was written."""
+    driver = _require_driver()
+    try:
+        yield
+    except driver.Error as exc:
+        state = str(getattr(exc, "sqlstate", None) or "")
+        reason, hint = _REFUSALS.get(state, ("store_failed", ""))
+        lost = not state and isinstance(exc, driver.OperationalError)  # no answer at all
+        if reason == "store_failed" and (lost or state.startswith(("08", "57P"))):
+            reason = UNAVAILABLE
+            hint = "check that PostgreSQL is running and accepts connections; run it again"
+        raise ConfigError(
+            f"{doing} failed, nothing was written: {_first_line(exc)}",
+            hint=hint or "see the database's log; run it again once the cause is fixed",
+            reason=reason,
+        ) from None
 
 
 class Database:

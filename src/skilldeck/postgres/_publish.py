@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from skilldeck import Diagnostic, SkillNotFoundError
 from skilldeck.catalog import bytes_digest, digest_of_files
 from skilldeck.disclosure import is_text
-from skilldeck.postgres._db import CHANNEL, lock_name
+from skilldeck.postgres._db import CHANNEL, lock_name, refusals
 from skilldeck.postgres._folder import PublishLimits, read_folder, validate_copy
 from skilldeck.postgres._shared import _audit
 
@@ -90,7 +90,7 @@ def publish_folder(
     warnings += tuple(d for d in findings)
     digests = {rel: bytes_digest(data) for rel, (data, _x) in files.items()}
     digest = digest_of_files(digests)
-    with store.db.tenant(store.tenant) as conn:
+    with refusals(f"publishing {name}"), store.db.tenant(store.tenant) as conn:
         lock_name(conn, store.tenant, name)
         # blobs are shared by versions: an unpublish deleting unused ones waits for us
         conn.execute("SELECT pg_advisory_xact_lock_shared(hashtext(%s))", (_blob_lock(store),))
@@ -147,7 +147,7 @@ def unpublish_version(
     written and replicas are notified. The previous version, if any, becomes
     current. ``SkillNotFoundError`` when there is no such published version.
     """
-    with store.db.tenant(store.tenant) as conn:
+    with refusals(f"unpublishing {name}"), store.db.tenant(store.tenant) as conn:
         lock_name(conn, store.tenant, name)
         conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (_blob_lock(store),))
         live = conn.execute(

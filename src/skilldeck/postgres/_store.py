@@ -392,7 +392,10 @@ class PostgresStore(StoreBase):
 
         What is validated and scanned is a private copy of the bytes read once;
         the same bytes are published. The same content as the current version
-        makes no new version (``created`` is False).
+        makes no new version (``created`` is False). A database that refuses the
+        write (disk full, read-only, gone) rolls it back whole and raises
+        ``ConfigError`` with ``reason`` ``store_full``, ``store_read_only``,
+        ``store_unavailable`` or ``store_failed``.
         """
         return publish_folder(self, folder, scan=scan, limits=limits)
 

@@ -42,8 +42,13 @@ def _as_user() -> list[str]:
 
 
 class PgServer:
-    def __init__(self, folder: Path, bindir: Path, prefix: list[str]) -> None:
+    def __init__(
+        self, folder: Path, bindir: Path, prefix: list[str], *, durable: bool = False
+    ) -> None:
         self.folder = folder
+        # a commit that returned survives an immediate stop (no WAL left in memory); off
+        # where no test stops the server, for speed
+        self.durable = durable
         self.bindir = bindir
         self.prefix = prefix
         self.data = folder / "data"
@@ -80,7 +85,8 @@ class PgServer:
     @property
     def opts(self) -> str:
         return (
-            f"-k {self.socket} -c listen_addresses='' -c fsync=off -c synchronous_commit=off "
+            f"-k {self.socket} -c listen_addresses='' -c fsync=off "
+            f"-c synchronous_commit={'on' if self.durable else 'off'} "
             "-c full_page_writes=off -c max_connections=200 -c shared_buffers=64MB"
         )
 
@@ -143,18 +149,19 @@ def pg_server() -> Iterator[PgServer]:
 
 @pytest.fixture(scope="module")
 def own_pg_server() -> Iterator[PgServer]:
-    """A PostgreSQL of the module's own, for tests that restart, stop or reconfigure it."""
-    yield from _server()
+    """A PostgreSQL of the module's own, for tests that restart, stop or reconfigure it
+    (commits are durable across an immediate stop)."""
+    yield from _server(durable=True)
 
 
-def _server() -> Iterator[PgServer]:
+def _server(*, durable: bool = False) -> Iterator[PgServer]:
     bindir = _bindir()
     if bindir is None:
         pytest.skip("PostgreSQL is not installed (no initdb); apt-get install postgresql")
     prefix = _as_user()
     folder = Path(tempfile.mkdtemp(prefix="skilldeck-pg-"))
     os.chmod(folder, 0o755)
-    server = PgServer(folder, bindir, prefix)
+    server = PgServer(folder, bindir, prefix, durable=durable)
     try:
         server.start()
     except subprocess.CalledProcessError as exc:

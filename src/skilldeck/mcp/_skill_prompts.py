@@ -29,17 +29,24 @@ def _prompt(server: SkillServer, meta: Any) -> Prompt:
     catalog: Any = server.catalog
 
     def render(arguments: Any = "", **_ignored: Any) -> str:
+        from skilldeck import InvalidArgumentsError
+        from skilldeck.mcp._wire import INVALID_PARAMS, protocol_error
         from skilldeck.tools import substitute_arguments
 
         loaded = catalog.load(name)
         names = loaded.manifest.arguments if loaded.manifest is not None else ()
         folder = loaded.path
-        return substitute_arguments(
-            loaded.body,
-            "" if arguments is None else str(arguments),
-            names=names,
-            skill_dir=str(folder) if folder is not None else None,
-        )
+        try:
+            return substitute_arguments(
+                loaded.body,
+                "" if arguments is None else str(arguments),
+                names=names,
+                skill_dir=str(folder) if folder is not None else None,
+            )
+        except InvalidArgumentsError as exc:  # the SDK would hide it behind "Error rendering"
+            raise protocol_error(
+                INVALID_PARAMS, exc.message, envelope=exc.code, hint=exc.hint, field="arguments"
+            ) from None
 
     # built directly: Prompt.from_function costs a pydantic model per skill at start-up
     return Prompt(

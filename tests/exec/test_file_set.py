@@ -59,38 +59,3 @@ def test_a_missing_script_s_hint_lists_the_file_set_s_scripts(
     hint = info.value.hint or ""
     assert "scripts/real.sh" in hint
     assert ".secret" not in hint and "away.sh" not in hint
-
-
-def test_a_package_build_sees_index_settings_and_no_other_secret(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    from skilldeck._exec._packages import _uv_env
-
-    for name, value in {
-        "UV_INDEX_URL": "https://pypi.example/simple",
-        "UV_INDEX_PRIVATE_PASSWORD": "index-secret",  # the user's own index: uv needs it
-        "HTTPS_PROXY": "http://proxy:3128",
-        "no_proxy": "localhost",
-        "PIP_EXTRA_INDEX_URL": "https://extra.example/simple",
-        "GITHUB_TOKEN": "never",
-        "AWS_SECRET_ACCESS_KEY": "never",
-        "OPENAI_API_KEY": "never",
-    }.items():
-        monkeypatch.setenv(name, value)
-    env = _uv_env()
-    assert env["UV_INDEX_PRIVATE_PASSWORD"] == "index-secret"
-    assert env["HTTPS_PROXY"] == "http://proxy:3128" and env["no_proxy"] == "localhost"
-    assert env["UV_EXTRA_INDEX_URL"] == "https://extra.example/simple"
-    assert not {"GITHUB_TOKEN", "AWS_SECRET_ACCESS_KEY", "OPENAI_API_KEY"} & set(env)
-    # a skill's program never gets the index password: the same rule with the deny list
-    from skilldeck._exec._env import build_env
-
-    run_env = build_env(
-        os.environ,
-        skill_name="s",
-        skill_dir="/s",
-        work_dir="/w",
-        scratch_dir="/t",
-        extra_allow=("UV_*", "*_PROXY"),
-    )
-    assert "UV_INDEX_PRIVATE_PASSWORD" not in run_env and run_env["HTTPS_PROXY"]

@@ -7,8 +7,10 @@ two implementations share.
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
+import time
 
 import pytest
 
@@ -39,3 +41,24 @@ def test_helper_protocol(native: bool) -> None:
     assert bad.returncode == 125 and "protocol 2" in bad.stderr
     missing = run("2", "supervise", "-1", "-1", *limits, "-1", "--", "/no/such/program")
     assert missing.returncode == 127 and "cannot execute /no/such/program" in missing.stderr
+
+
+def test_descendants_walks_the_tree_it_is_given() -> None:
+    from skilldeck._exec._helper import _descendants_by_scan, descendants
+
+    # a shell with a child that has a child of its own, and a grandchild in a new session
+    tree = subprocess.Popen(
+        ["/bin/sh", "-c", "sleep 30 & sh -c 'sleep 31 & setsid sleep 32 & wait' & wait"],
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 10
+        while len(descendants(tree.pid)) < 4 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        found = descendants(tree.pid)
+        assert len(found) == 4, found  # sleep 30, sh, sleep 31, sleep 32 (setsid execs it)
+        assert found == _descendants_by_scan(tree.pid)
+        assert os.getpid() not in found and tree.pid not in found
+    finally:
+        os.killpg(tree.pid, 9)
+        tree.wait()

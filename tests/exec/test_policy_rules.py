@@ -4,6 +4,8 @@ always-ask x stored digest). Each row would otherwise need a real run to reach."
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 import skilldeck
@@ -113,3 +115,38 @@ def test_user_read_only_can_be_configured_to_auto_run() -> None:
         auto_run_read_only=("bundled", "user"),
     )
     assert got.action == "run"
+
+
+def test_a_package_build_sees_index_settings_and_no_other_secret(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from skilldeck._exec._packages import _uv_env
+
+    for name, value in {
+        "UV_INDEX_URL": "https://pypi.example/simple",
+        "UV_INDEX_PRIVATE_PASSWORD": "index-secret",  # the user's own index: uv needs it
+        "HTTPS_PROXY": "http://proxy:3128",
+        "no_proxy": "localhost",
+        "PIP_EXTRA_INDEX_URL": "https://extra.example/simple",
+        "GITHUB_TOKEN": "never",
+        "AWS_SECRET_ACCESS_KEY": "never",
+        "OPENAI_API_KEY": "never",
+    }.items():
+        monkeypatch.setenv(name, value)
+    env = _uv_env()
+    assert env["UV_INDEX_PRIVATE_PASSWORD"] == "index-secret"
+    assert env["HTTPS_PROXY"] == "http://proxy:3128" and env["no_proxy"] == "localhost"
+    assert env["UV_EXTRA_INDEX_URL"] == "https://extra.example/simple"
+    assert not {"GITHUB_TOKEN", "AWS_SECRET_ACCESS_KEY", "OPENAI_API_KEY"} & set(env)
+    # a skill's program never gets the index password: the same rule with the deny list
+    from skilldeck._exec._env import build_env
+
+    run_env = build_env(
+        os.environ,
+        skill_name="s",
+        skill_dir="/s",
+        work_dir="/w",
+        scratch_dir="/t",
+        extra_allow=("UV_*", "*_PROXY"),
+    )
+    assert "UV_INDEX_PRIVATE_PASSWORD" not in run_env and run_env["HTTPS_PROXY"]

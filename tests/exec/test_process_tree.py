@@ -15,7 +15,6 @@ import subprocess
 import sys
 import tempfile
 import textwrap
-import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -42,27 +41,6 @@ def _alive_with(marker: str) -> list[int]:
         if marker in cmd and state != b"Z":
             found.append(int(name))
     return found
-
-
-def test_descendants_walks_the_tree_it_is_given() -> None:
-    from skilldeck._exec._helper import _descendants_by_scan, descendants
-
-    # a shell with a child that has a child of its own, and a grandchild in a new session
-    tree = subprocess.Popen(
-        ["/bin/sh", "-c", "sleep 30 & sh -c 'sleep 31 & setsid sleep 32 & wait' & wait"],
-        start_new_session=True,
-    )
-    try:
-        deadline = time.monotonic() + 10
-        while len(descendants(tree.pid)) < 4 and time.monotonic() < deadline:
-            time.sleep(0.02)
-        found = descendants(tree.pid)
-        assert len(found) == 4, found  # sleep 30, sh, sleep 31, sleep 32 (setsid execs it)
-        assert found == _descendants_by_scan(tree.pid)
-        assert os.getpid() not in found and tree.pid not in found
-    finally:
-        os.killpg(tree.pid, 9)
-        tree.wait()
 
 
 ESCAPE = """\

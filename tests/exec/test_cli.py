@@ -98,7 +98,7 @@ def test_run_usage_errors(world: Path) -> None:
     code, _, err = invoke("run", "tool", "echo_words", "--root", root, "--", "x")
     assert code == 1 and "INVALID_ARGUMENTS" in err
     code, _, err = invoke("run", "tool", "scripts/args.sh", "--arg", "a=b", "--root", root)
-    assert code == 1 and "--arg only applies to tools" in err
+    assert code == 1 and "named arguments only apply to tools" in err
     code, _, err = invoke("run", "tool", "echo_words", "--arg", "n=x", "--root", root)
     assert code == 1 and "not a valid integer" in err
     code, _, err = invoke("run", "tool", "echo_words", "--root", root)

@@ -124,6 +124,9 @@ def test_run_a_stored_skill(store_url: str, tmp_path: Path) -> None:
     assert stored.digest == PostgresStore(store_url, "acme").version("runner").digest
     again = sk("run", "runner", "scripts/hi.py", *args)  # approved: no question
     assert "hi from the store" in again.stdout
+    # the run copy is the version written from the store, decided on the version's digest
+    data = json.loads(sk("run", "runner", "scripts/hi.py", "--json", *args).stdout)["data"]
+    assert data["isolation"]["digest"] == stored.digest
 
 
 def test_show_a_stored_skill(store_url: str, tmp_path: Path) -> None:

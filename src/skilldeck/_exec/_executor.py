@@ -10,7 +10,7 @@ import shutil
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -18,6 +18,7 @@ from typing import Any, Protocol
 from skilldeck._catalog import Trust
 from skilldeck._errors import (
     ApprovalRequiredError,
+    FileNotFoundInSkillError,
     InvalidArgumentsError,
     PathNotAllowedError,
     ScriptFailedError,
@@ -25,7 +26,7 @@ from skilldeck._errors import (
 )
 from skilldeck._exec._approvals import ApprovalStore, FileApprovalStore
 from skilldeck._exec._env import build_env
-from skilldeck._exec._interp import render_command
+from skilldeck._exec._interp import coerce_cli_arguments, render_command
 from skilldeck._exec._mounts import failure_hint
 from skilldeck._exec._native import Helper, find_helper
 from skilldeck._exec._packages import missing_module_hint
@@ -82,13 +83,10 @@ class _Call:
     cancel: threading.Event | None
 
 
-def _skill_dir(skill: SkillLike) -> Path:
+def _skill_dir(skill: SkillLike) -> Path | None:
+    """The skill's folder on disk (``None`` for a skill kept elsewhere, as in a store)."""
     if getattr(skill, "path", None) is None:
-        raise ScriptFailedError(
-            f"skill '{skill.name}' has no folder on disk, so it has nothing to run",
-            skill=skill.name,
-            hint="only skills stored as folders can run scripts or declared tools",
-        )
+        return None
     path = Path(skill.path)
     if path.name == "SKILL.md" or path.is_file():
         path = path.parent
@@ -140,10 +138,12 @@ def _scan_processes(uid: int) -> int:
     return count
 
 
-def _in_snapshot(name: str, skill_dir: Path, snap: Snapshot, script: str) -> Path:
-    """The snapshot's copy of ``script`` (checked against the original folder first)."""
-    path = resolve_script(name, skill_dir, script)
-    rel = path.relative_to(skill_dir).as_posix()
+def _in_snapshot(name: str, skill_dir: Path | None, snap: Snapshot, script: str) -> Path:
+    """The snapshot's copy of ``script`` (checked against the original folder first,
+    where there is one; a copy holds exactly the file set, so it can answer alone)."""
+    folder = skill_dir if skill_dir is not None else snap.path
+    path = resolve_script(name, folder, script)
+    rel = path.relative_to(folder).as_posix()
     if rel not in snap.files:
         raise PathNotAllowedError(
             f"{rel} is not part of skill '{name}''s approved files: hidden files and folders "
@@ -212,7 +212,8 @@ class Executor:
         stops the run like a timeout (``SCRIPT_FAILED``, ``reason: cancelled``).
         """
         skill_dir = _skill_dir(skill)
-        resolve_script(skill.name, skill_dir, script)  # refuse bad paths before copying
+        if skill_dir is not None:
+            resolve_script(skill.name, skill_dir, script)  # refuse bad paths before copying
         checked = check_script_args(args)
         overrides = dict(self.config.interpreters)
 
@@ -238,7 +239,7 @@ class Executor:
         rendered = render_command(tool, arguments)
         program = rendered[0]
         relative = "/" in program and not program.startswith("/")
-        if relative:
+        if relative and skill_dir is not None:
             resolve_script(skill.name, skill_dir, program)
         overrides = dict(self.config.interpreters)
 
@@ -251,6 +252,54 @@ class Executor:
             return argv, rendered[1:]
 
         return self._run(skill, skill_dir, build, _Call("tool", tool.name, trust, approver, cancel))
+
+    def run(
+        self,
+        skill: SkillLike,
+        target: str | DeclaredTool,
+        args: Sequence[str] = (),
+        *,
+        arguments: Mapping[str, Any] | Sequence[str] | None = None,
+        trust: Trust | str | None = None,
+        approver: Approver | None = None,
+        cancel: threading.Event | None = None,
+    ) -> RunResult:
+        """Run ``target`` of ``skill``: a tool its SKILL.md declares (by name, or the
+        ``DeclaredTool``) or a script under ``scripts/``, as ``skilldeck run`` does.
+
+        A tool takes ``arguments``: a JSON mapping, or ``KEY=VALUE`` strings as typed
+        on a command line (coerced by the tool's parameter types); a script takes
+        ``args``. Giving one the other's is ``INVALID_ARGUMENTS``.
+        """
+        tools = _declared_tools(skill) if isinstance(target, str) else {}
+        tool = tools.get(target) if isinstance(target, str) else target
+        options: dict[str, Any] = {"trust": trust, "approver": approver, "cancel": cancel}
+        if tool is not None:
+            if args:
+                raise InvalidArgumentsError(
+                    f"tool '{tool.name}' takes arguments by name, not positional arguments",
+                    field="args",
+                    hint=f"e.g. skilldeck run {skill.name} {tool.name} --arg KEY=VALUE",
+                )
+            given = arguments if arguments is not None else {}
+            if not isinstance(given, Mapping):
+                given = coerce_cli_arguments(tool, given)
+            return self.run_tool(skill, tool, given, **options)
+        assert isinstance(target, str)
+        if arguments:
+            names = ", ".join(tools) or "none"
+            raise InvalidArgumentsError(
+                f"{target!r} is not a declared tool of '{skill.name}' (tools: {names}); "
+                "named arguments only apply to tools",
+                field="arg",
+                hint="pass script arguments after --",
+            )
+        try:
+            return self.run_script(skill, target, list(args), **options)
+        except FileNotFoundInSkillError as exc:
+            if tools:
+                exc.hint = f"its declared tools: {', '.join(tools)}; " + (exc.hint or "")
+            raise
 
     def preview_tool(self, tool: DeclaredTool, arguments: Mapping[str, Any]) -> list[str]:
         """The argv a call would run (arguments validated), without running anything."""
@@ -265,8 +314,9 @@ class Executor:
         call: _Call,
         trust: Trust,
         isolation: Mapping[str, Any],
-        skill_dir: Path,
-    ) -> None:
+        skill_dir: Path | None,
+    ) -> bool:
+        """Decide the run (raises when it may not run); True when an approver was asked."""
         digest = plan.snapshot.digest
         stored = self.approvals.get(skill.name)
         decision = decide_approval(
@@ -278,12 +328,12 @@ class Executor:
             auto_run_read_only=self.config.auto_run_read_only,
         )
         if decision.action == "run":
-            return
+            return False
         ask = call.approver if call.approver is not None else self.approver
         answer = ask(self._request(skill, plan, call, trust, isolation, decision)) if ask else None
         if answer is None:  # nobody to ask: a stored approval stands in where it may
             if decision.stored_fallback:
-                return
+                return False
             hints = {
                 "always_ask": "this skill sets always_ask: run it where someone can approve "
                 "each run (an interactive skilldeck run, or a host with an approval callback)",
@@ -306,7 +356,9 @@ class Executor:
                 hint=f"to allow it without asking, run: skilldeck approve {skill.name}",
             )
         if decision.persist:
-            self.approvals.grant(skill.name, digest, trust=trust.value, path=str(skill_dir))
+            folder = str(skill_dir) if skill_dir is not None else None
+            self.approvals.grant(skill.name, digest, trust=trust.value, path=folder)
+        return True
 
     @staticmethod
     def _request(
@@ -347,9 +399,39 @@ class Executor:
         finally:
             _remove_later(scratch)
 
-    def _run(self, skill: SkillLike, skill_dir: Path, build: _Build, call: _Call) -> RunResult:
+    def _copy(self, skill: SkillLike, skill_dir: Path | None) -> Snapshot:
+        """The run's private copy of the skill's file set, hashed once while it is
+        written: its digest is what approval is decided on."""
+        if skill_dir is not None:
+            return take_snapshot(skill.name, skill_dir)
+        dest = Path(tempfile.mkdtemp(prefix="skilldeck-skill-"))
+        try:
+            os.chmod(dest, 0o755)  # noqa: S103  (an unprivileged run-as user must read it)
+            digest, files = self._write_copy(skill, dest)
+            for folder, _, _ in os.walk(dest):  # whatever the umask: the run-as user reads
+                os.chmod(folder, 0o755)  # noqa: S103
+        except BaseException:
+            shutil.rmtree(dest, ignore_errors=True)
+            raise
+        return Snapshot(dest, digest, frozenset(files))
+
+    def _write_copy(self, skill: SkillLike, dest: Path) -> tuple[str, Collection[str]]:
+        """Write a skill that has no folder on disk into ``dest`` (new, empty), checking
+        each file's digest as it is written; return the skill's digest and its files.
+
+        For an ``Executor`` whose skills live elsewhere (a database); this one has none.
+        """
+        raise ScriptFailedError(
+            f"skill '{skill.name}' has no folder on disk, so it has nothing to run",
+            skill=skill.name,
+            hint="only skills stored as folders can run scripts or declared tools",
+        )
+
+    def _run(
+        self, skill: SkillLike, skill_dir: Path | None, build: _Build, call: _Call
+    ) -> RunResult:
         level = coerce_trust(call.trust if call.trust is not None else _skill_trust(skill))
-        snap = take_snapshot(skill.name, skill_dir)
+        snap = self._copy(skill, skill_dir)
         try:
             argv, user_args = build(snap)
             with self._scratch() as scratch:
@@ -362,7 +444,7 @@ class Executor:
     def _run_planned(
         self,
         skill: SkillLike,
-        skill_dir: Path,
+        skill_dir: Path | None,
         snap: Snapshot,
         argv: list[str],
         user_args: list[str],
@@ -409,10 +491,12 @@ class Executor:
                 GIT_CONFIG_COUNT="1", GIT_CONFIG_KEY_0="safe.directory", GIT_CONFIG_VALUE_0="*"
             )
         isolation = report(plan, cfg, helper=helper.kind, env=env, requested_mode=cfg.sandbox)
-        self._approve(skill, plan, call, level, isolation, skill_dir)
+        asked = self._approve(skill, plan, call, level, isolation, skill_dir)
         if plan.program is None:
             return self._not_found(plan, isolation)
-        if not snap.verify():
+        # the copy was hashed as it was written; while someone was asked, time passed:
+        # hash it again, so what runs is still what they saw
+        if asked and not snap.verify():
             raise ApprovalRequiredError(
                 f"the private copy of '{skill.name}' changed before it could run; nothing ran",
                 skill=skill.name,
@@ -575,6 +659,20 @@ def _remove_later(path: Path) -> None:
     threading.Thread(
         target=shutil.rmtree, args=(path,), kwargs={"ignore_errors": True}, name="skilldeck-rm"
     ).start()
+
+
+def _declared_tools(skill: SkillLike) -> dict[str, DeclaredTool]:
+    """The command tools ``skill``'s SKILL.md body declares, by name (none without a body)."""
+    body = getattr(skill, "body", None)
+    if not isinstance(body, str):
+        return {}
+    from skilldeck._format import parse_declared_tools
+
+    md = getattr(skill, "skill_md", None)
+    tools, _ = parse_declared_tools(
+        body, path=str(md) if md else None, body_line=getattr(skill, "body_line", 1)
+    )
+    return {t.name: t for t in tools}
 
 
 def _skill_trust(skill: Any) -> Any:

@@ -5,11 +5,14 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from skilldeck._errors import ConfigError
 from skilldeck._exec._mounts import Mount, parse_mount
 from skilldeck._exec._scripts import SCRIPT_KINDS
+
+if TYPE_CHECKING:
+    from skilldeck._config import Config
 
 __all__ = ["ExecConfig", "Limits", "RunAsSetting", "SandboxMode", "WorkdirMode", "parse_run_as"]
 
@@ -201,11 +204,15 @@ class ExecConfig:
         return cls(**kwargs)
 
     @classmethod
-    def load(cls, *, cwd: str | os.PathLike[str] | None = None) -> ExecConfig:
-        """The ``[execution]`` table of the user and project config files."""
-        from skilldeck._config import load_config
+    def load(
+        cls, *, cwd: str | os.PathLike[str] | None = None, config: Config | None = None
+    ) -> ExecConfig:
+        """The ``[execution]`` table of the user and project config files (of ``config``,
+        when the caller has read them already)."""
+        if config is None:
+            from skilldeck._config import load_config
 
-        config = load_config(cwd=cwd)
+            config = load_config(cwd=cwd)
         try:
             return cls.from_mapping(config.execution)
         except ConfigError as exc:  # name the file and line, as for the other tables

@@ -98,7 +98,7 @@ class ScriptTools:
             binding.skill,
             skill,
             tool.name,
-            lambda ex, **kw: ex.run_tool(skill, tool, dict(call.arguments), **kw),
+            lambda ex, **kw: ex.run(skill, tool, arguments=dict(call.arguments), **kw),
         )
 
     # --- running -------------------------------------------------------------------

@@ -32,13 +32,21 @@ from skilldeck.config import with_roots
 
 
 def _catalog(roots: Sequence[str], recursive: bool = False) -> skilldeck.Catalog:
+    return _catalog_and_config(roots, recursive)[0]
+
+
+def _catalog_and_config(
+    roots: Sequence[str], recursive: bool = False
+) -> tuple[skilldeck.Catalog, skilldeck.Config | None]:
+    """The catalog, and the config files it was made from (read once; ``None`` for a
+    store's catalog)."""
     stored = active_catalog()  # --store URL --tenant T
     if stored is not None:
-        return stored
+        return stored, None
     config = skilldeck.load_config()
     if roots:
-        return skilldeck.Catalog.from_roots(roots, recursive=recursive, config=config)
-    return skilldeck.Catalog.default(config=config)
+        return skilldeck.Catalog.from_roots(roots, recursive=recursive, config=config), config
+    return skilldeck.Catalog.default(config=config), config
 
 
 def _interactive() -> bool:
@@ -93,6 +101,8 @@ def _exec_config(
     workdir: str | None,
     run_as: str | None = None,
     mounts: Sequence[str] = (),
+    *,
+    settings: skilldeck.Config | None = None,
 ) -> skilldeck.ExecConfig:
     """The ``[execution]`` config with the command line's choices on top.
 
@@ -101,7 +111,7 @@ def _exec_config(
     """
     from skilldeck.execution import parse_mount, parse_run_as
 
-    config = skilldeck.ExecConfig.load()
+    config = skilldeck.ExecConfig.load(config=settings)
     changes: dict[str, Any] = {}
     if sandbox:
         changes["sandbox"] = sandbox
@@ -212,7 +222,7 @@ def run_command(
             mounts,
             yes,
             as_json,
-            _catalog(roots, recursive),
+            *_catalog_and_config(roots, recursive),
         )
     except skilldeck.SkillError as exc:
         exc.hint = with_roots(exc.hint, roots, recursive=recursive)
@@ -231,43 +241,14 @@ def _run(
     yes: bool,
     as_json: bool,
     catalog: skilldeck.Catalog,
+    settings: skilldeck.Config | None,
 ) -> None:
-    skill = catalog.load(name)
-    trust = catalog.trust(name)
-    config = _exec_config(sandbox, workdir, run_as, mounts)
+    config = _exec_config(sandbox, workdir, run_as, mounts, settings=settings)
     approver = _approve if yes else (_prompt if _interactive() else None)
     executor = active_executor(config, approver) or skilldeck.Executor(config, approver=approver)
-    tools, _ = skilldeck.format.parse_declared_tools(
-        skill.body,
-        path=str(skill.skill_md) if skill.skill_md else None,
-        body_line=skill.body_line,
+    result = executor.run(
+        catalog.load(name), target, args, arguments=pairs or None, trust=catalog.trust(name)
     )
-    tool = next((t for t in tools if t.name == target), None)
-    if tool is not None:
-        if args:
-            raise skilldeck.InvalidArgumentsError(
-                f"tool '{target}' takes --arg KEY=VALUE, not positional arguments",
-                field="args",
-                hint=f"e.g. skilldeck run {name} {target} --arg KEY=VALUE",
-            )
-        arguments = skilldeck.execution.coerce_cli_arguments(tool, pairs)
-        result = executor.run_tool(skill, tool, arguments, trust=trust)
-    else:
-        if pairs:
-            names = ", ".join(t.name for t in tools) or "none"
-            raise skilldeck.InvalidArgumentsError(
-                f"{target!r} is not a declared tool of '{name}' (tools: {names}); "
-                "--arg only applies to tools",
-                field="arg",
-                hint="pass script arguments after --",
-            )
-        try:
-            result = executor.run_script(skill, target, list(args), trust=trust)
-        except skilldeck.FileNotFoundInSkillError as exc:
-            if tools:
-                names = ", ".join(t.name for t in tools)
-                exc.hint = f"its declared tools: {names}; " + (exc.hint or "")
-            raise
     if as_json:
         failed = skilldeck.ScriptFailedError(result.error or "the run failed", hint=result.hint)
         echo_json(result.to_dict(), error=None if result.success else failed)
@@ -420,8 +401,8 @@ def sandbox_status_command(
     run makes (user, working folder, isolation), with the same options."""
     from skilldeck.execution import execution_status
 
-    config = _exec_config(sandbox, workdir, run_as, mounts)
     project = skilldeck.load_config()
+    config = _exec_config(sandbox, workdir, run_as, mounts, settings=project)
     untrusted = project.untrusted
     status = execution_status(config)
     data = {

@@ -1,25 +1,22 @@
-"""Running a stored skill: its current version materialised into a private folder.
+"""Running a stored skill: its current version written straight into the run's copy.
 
-``StoreExecutor`` is an ``Executor`` whose runs start by writing the skill's
-current version from the store into a new private folder (mode 0700), each
-file checked against its digest and the whole against the version's digest.
-From there the run is the ordinary one: the executor snapshots that folder,
-binds approval to the snapshot's digest (the version's digest, so an approval
-granted on any replica holds here and a new version asks again), and runs it
-with the same isolation as a local skill. The folder is removed afterwards.
+``StoreExecutor`` is an ``Executor`` whose run copy of a stored skill is the
+skill's current version, written from the store into a new private folder with
+every file checked against its digest and the whole against the version's
+digest as it is written: that one pass is the run's hashing, and the version's
+digest is what approval is decided on (so an approval granted on any replica
+holds here and a new version asks again). From there the run is the ordinary
+one, with the same isolation as a local skill; the copy is removed afterwards.
+Skills with a folder on disk run as usual.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import shutil
-import tempfile
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
-from skilldeck import Executor, RunResult, Skill, SkillMetadata
+from skilldeck.execution import Executor
 from skilldeck.postgres._store import PostgresStore
 
 __all__ = ["StoreExecutor"]
@@ -32,37 +29,6 @@ class StoreExecutor(Executor):
         super().__init__(**options)
         self.store = store
 
-    @contextmanager
-    def _materialized(self, skill: Any) -> Iterator[Any]:
-        if getattr(skill, "path", None) is not None:
-            yield skill  # a folder on disk: nothing to materialise
-            return
-        tmp = tempfile.mkdtemp(prefix="skilldeck-store-run-")
-        try:
-            folder = Path(tmp) / skill.name
-            folder.mkdir(mode=0o700)
-            self.store.materialize(skill.name, folder)
-            yield _with_folder(skill, str(folder))
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
-
-    def run_script(
-        self, skill: Any, script: str, args: Sequence[str] = (), **options: Any
-    ) -> RunResult:
-        with self._materialized(skill) as local:
-            return super().run_script(local, script, args, **options)
-
-    def run_tool(
-        self, skill: Any, tool: Any, arguments: Mapping[str, Any], **options: Any
-    ) -> RunResult:
-        with self._materialized(skill) as local:
-            return super().run_tool(local, tool, arguments, **options)
-
-
-def _with_folder(skill: Any, folder: str) -> Any:
-    if isinstance(skill, Skill):
-        meta = dataclasses.replace(skill.metadata, folder=folder, md_name="SKILL.md", _path=None)
-        return dataclasses.replace(skill, metadata=meta)
-    if isinstance(skill, SkillMetadata):
-        return dataclasses.replace(skill, folder=folder, md_name="SKILL.md", _path=None)
-    return skill
+    def _write_copy(self, skill: Any, dest: Path) -> tuple[str, Collection[str]]:
+        version = self.store.materialize(skill.name, dest)
+        return version.digest, version.files

@@ -69,18 +69,18 @@ def dirs() -> Dirs:
     home = os.environ.get("SKILLDECK_HOME")
     base = Path(home).expanduser() if home else None
 
-    def pick(var: str, sub: str, default: str) -> Path:
+    def pick(var: str, sub: str, default: Callable[[str], str]) -> Path:
         value = os.environ.get(var)
         if value:
             return Path(value).expanduser()
         if base is not None:
             return base / sub
-        return Path(default)
+        return Path(default(APP))  # asked only when needed: runs ask on every launch
 
     return Dirs(
-        config=pick("SKILLDECK_CONFIG_DIR", "config", platformdirs.user_config_dir(APP)),
-        data=pick("SKILLDECK_DATA_DIR", "data", platformdirs.user_data_dir(APP)),
-        cache=pick("SKILLDECK_CACHE_DIR", "cache", platformdirs.user_cache_dir(APP)),
+        config=pick("SKILLDECK_CONFIG_DIR", "config", platformdirs.user_config_dir),
+        data=pick("SKILLDECK_DATA_DIR", "data", platformdirs.user_data_dir),
+        cache=pick("SKILLDECK_CACHE_DIR", "cache", platformdirs.user_cache_dir),
     )
 
 

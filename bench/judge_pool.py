@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 import skilldeck
-from skilldeck._routing import load_routing_cases
+from skilldeck.search._routing import load_routing_cases
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from routing import PlainBm25, TfIdf, plain_tokens

@@ -42,7 +42,7 @@ COMPILED = {"yaml-rs": "yaml-rs==0.1.6", "ryaml": "ryaml==0.5.1", "rapidyaml": "
 
 
 def frontmatters(corpus: Path) -> list[str]:
-    from skilldeck._format._frontmatter import decode, split_frontmatter
+    from skilldeck.format._frontmatter import decode, split_frontmatter
 
     out = []
     for md in sorted(corpus.rglob("SKILL.md")):
@@ -126,8 +126,8 @@ def measure(
 ) -> list[dict[str, Any]]:
     import yaml
 
-    from skilldeck._format._yaml import load_yaml
-    from skilldeck._format._yamlfast import fast_load
+    from skilldeck.format._yaml import load_yaml
+    from skilldeck.format._yamlfast import fast_load
 
     def libyaml(text: str) -> Any:
         return yaml.load(text, Loader=yaml.CSafeLoader)

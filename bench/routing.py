@@ -60,7 +60,7 @@ from pathlib import Path
 from typing import Any
 
 import skilldeck
-from skilldeck._routing import RoutingReport, evaluate_routing, load_routing_cases
+from skilldeck.search._routing import RoutingReport, evaluate_routing, load_routing_cases
 
 REPO = Path(__file__).resolve().parents[1]
 _PLAIN = re.compile(r"[^\W_]+")
@@ -107,7 +107,7 @@ class PlainBm25:
     """BM25 over name + description with plain tokens (no stemming, no stop words)."""
 
     def __init__(self, metas: Sequence[Any]) -> None:
-        from skilldeck._search import _Builtin
+        from skilldeck.search._bm25 import _Builtin
 
         self.names = [m.name for m in metas]
         corpus = [plain_tokens(f"{m.name} {m.name} {m.name} {m.description}") for m in metas]
@@ -150,8 +150,8 @@ class Model:
     """One embedding model over the corpus: its skill matrix and costs."""
 
     def __init__(self, index: Any, spec: str) -> None:
-        from skilldeck._semantic import SemanticIndex
         from skilldeck.search import load_embedder
+        from skilldeck.search._semantic import SemanticIndex
 
         started, cpu = time.perf_counter(), time.process_time()
         self.embedder = load_embedder(spec)
@@ -180,7 +180,7 @@ def _fit(cases: Sequence[Any], index: Any, model: Model) -> tuple[Any, Any, tupl
     abstention and the dense-alone abstention (logistic regressions)."""
     import numpy as np
 
-    from skilldeck._semantic import SemanticIndex, lexical_logit
+    from skilldeck.search._semantic import SemanticIndex, lexical_logit
 
     lexical = [index.search(c.query, limit=1) for c in cases]
     best = [float(model.similarities(c.query).max()) for c in cases]
@@ -211,7 +211,7 @@ def _fit(cases: Sequence[Any], index: Any, model: Model) -> tuple[Any, Any, tupl
 def _routers(index: Any, model: Model, abstention: Any, dense_fit: Any) -> list[tuple[str, Any]]:
     import numpy as np
 
-    from skilldeck._semantic import SemanticIndex
+    from skilldeck.search._semantic import SemanticIndex
 
     names = [d.name for d in index.documents]
     fused_lex = SemanticIndex(index, model.embedder, abstention=None)

@@ -89,7 +89,7 @@ def skill_digest(files: dict[str, bytes]) -> str:
 
 
 def corpus_texts(limit: int = 400) -> list[str]:
-    from skilldeck._format import parse_skill_md
+    from skilldeck.format import parse_skill_md
 
     texts = []
     for path in sorted(glob.glob(str(CORPUS / "**" / "SKILL.md"), recursive=True)):
@@ -109,7 +109,7 @@ def corpus_texts(limit: int = 400) -> list[str]:
 def corpus_folders(limit: int = 400) -> list[dict[str, bytes]]:
     """Whole corpus skill folders (SKILL.md and every non-hidden file, at most 200
     files of 1 MiB each), as ``relpath -> bytes``."""
-    from skilldeck._format import parse_skill_md
+    from skilldeck.format import parse_skill_md
 
     out = []
     for path in sorted(glob.glob(str(CORPUS / "**" / "SKILL.md"), recursive=True)):

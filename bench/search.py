@@ -31,7 +31,7 @@ from pathlib import Path
 
 import yaml
 
-from skilldeck._search import SearchDocument, SearchIndex, extract_headings
+from skilldeck.search._bm25 import SearchDocument, SearchIndex, extract_headings
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests" / "runtime"))

@@ -292,6 +292,15 @@ PINNED: dict[str, list[str]] = {
         "scaffold_skill",
         "validate_skill",
     ],
+    "skilldeck.inline": [
+        "InlineSkill",
+        "SkillInstallationError",
+        "SkillRef",
+        "SkillTool",
+        "SkillValidationError",
+        "SkillsSection",
+        "ToolContext",
+    ],
     "skilldeck.search": [
         "CONFIDENT",
         "DEFAULT_EMBEDDING_MODEL",

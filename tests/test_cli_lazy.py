@@ -54,7 +54,7 @@ def test_version_imports_no_command_line_at_all() -> None:
     modules, stdout = _modules_after(["--version"])
     assert stdout == f"skilldeck, version {__version__}\n"
     assert CliRunner().invoke(main, ["--version"]).output == stdout  # what click prints
-    assert "click" not in modules and "skilldeck._catalog" not in modules
+    assert "click" not in modules and "skilldeck.catalog" not in modules
 
 
 def test_a_command_imports_only_its_own_module() -> None:
@@ -81,16 +81,16 @@ _NOT_FOR_A_WARM_LIST = {
     "tomlkit",
     "filelock",
     "difflib",
-    "skilldeck._format",
-    "skilldeck._dist",
-    "skilldeck._exec",
-    "skilldeck._scan",
-    "skilldeck._runtime",
-    "skilldeck._events",
-    "skilldeck._search",
-    "skilldeck._disclosure",
-    "skilldeck._compact",
-    "skilldeck._catalog._why",
+    "skilldeck.format",
+    "skilldeck.dist",
+    "skilldeck.execution",
+    "skilldeck.security",
+    "skilldeck.tools",
+    "skilldeck.events._events",
+    "skilldeck.search._bm25",
+    "skilldeck.disclosure._disclosure",
+    "skilldeck.adapters._compact",
+    "skilldeck.catalog._why",
     "skilldeck.cli._dist",
     "skilldeck.cli._run",
 }
@@ -117,7 +117,7 @@ def _catalog_with_a_config(tmp_path: Path) -> Path:
 def test_a_warm_list_imports_neither_the_parser_nor_the_installer(tmp_path: Path) -> None:
     _catalog_with_a_config(tmp_path)
     cold, _ = _modules_after(["list"])  # parses every SKILL.md and fills the cache
-    assert "skilldeck._format" in cold  # the test can fail: a cold listing does parse
+    assert "skilldeck.format" in cold  # the test can fail: a cold listing does parse
     for args in (["list"], ["list", "--format", "json"], ["list", "--all"]):
         modules, out = _modules_after(args)
         assert "alpha-skill" in out and "beta-skill" in out
@@ -129,17 +129,17 @@ def test_show_by_name_imports_the_parser_but_not_the_installer(tmp_path: Path) -
     _modules_after(["list"])
     modules, out = _modules_after(["show", "beta-skill"])
     assert "Does beta-skill things" in out
-    assert "skilldeck._format" in modules  # show validates the skill
-    assert modules & (_NOT_FOR_A_WARM_LIST - {"skilldeck._format"}) == set()
+    assert "skilldeck.format" in modules  # show validates the skill
+    assert modules & (_NOT_FOR_A_WARM_LIST - {"skilldeck.format"}) == set()
 
 
 def test_load_and_prompt_import_neither_lint_nor_the_installer(tmp_path: Path) -> None:
     _catalog_with_a_config(tmp_path)
     _modules_after(["list"])
-    unneeded = (_NOT_FOR_A_WARM_LIST - {"skilldeck._format", "skilldeck._disclosure"}) | {
-        "skilldeck._format._lint",
-        "skilldeck._format._validate",
-        "skilldeck._format._scaffold",
+    unneeded = (_NOT_FOR_A_WARM_LIST - {"skilldeck.format", "skilldeck.disclosure._disclosure"}) | {
+        "skilldeck.format._lint",
+        "skilldeck.format._validate",
+        "skilldeck.format._scaffold",
     }
     for args in (["load", "alpha-skill"], ["prompt"], ["read", "alpha-skill", "SKILL.md"]):
         modules, out = _modules_after(args)

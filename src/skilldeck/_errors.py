@@ -7,7 +7,7 @@
     ├── SkillUnavailableError          SKILL_UNAVAILABLE
     ├── ManifestError                  INVALID_SKILL      (carries diagnostics)
     │   ├── SkillRefError              INVALID_SKILL      (reason: not_found, not_directory, ...)
-    │   └── SkillValidationError       INVALID_SKILL      (inline skills; skilldeck._inline)
+    │   └── SkillValidationError       INVALID_SKILL      (inline skills; skilldeck.inline)
     ├── FileAccessError                (group: no code of its own)
     │   ├── FileNotFoundInSkillError   FILE_NOT_FOUND
     │   ├── PathNotAllowedError        PATH_NOT_ALLOWED

@@ -13,10 +13,10 @@ import pytest
 from click.testing import CliRunner
 
 from skilldeck import Catalog
-from skilldeck._catalog import _fs
-from skilldeck._catalog._cache import MetadataCache
-from skilldeck._catalog._model import SkillMetadata, metadata_of
 from skilldeck._paths import dirs
+from skilldeck.catalog import _fs
+from skilldeck.catalog._cache import MetadataCache
+from skilldeck.catalog._model import SkillMetadata, metadata_of
 from skilldeck.cli import main
 
 from .conftest import MakeSkill, write_skill
@@ -80,7 +80,7 @@ def test_persisted_cache_serves_a_new_catalog(tmp_path: Path, make_skill: MakeSk
 def test_two_versions_sharing_the_cache_keep_their_own_index(
     tmp_path: Path, make_skill: MakeSkill, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from skilldeck._catalog import _cache
+    from skilldeck.catalog import _cache
 
     make_skill(tmp_path / "r", "shared", "AAAA")
     monkeypatch.setattr(_cache, "_STAMP", "1" * 16)
@@ -293,7 +293,7 @@ def test_cached_metadata_has_a_manifest_on_demand(tmp_path: Path, make_skill: Ma
 
 
 def test_cache_keeps_a_bounded_number_of_roots(tmp_path: Path, make_skill: MakeSkill) -> None:
-    from skilldeck._catalog._cache import MAX_FILES
+    from skilldeck.catalog._cache import MAX_FILES
 
     for i in range(MAX_FILES + 5):
         make_skill(tmp_path / f"root{i}", "s")
@@ -312,7 +312,7 @@ def test_fast_metadata_constructor_equals_the_dataclass() -> None:
 
 
 def test_fast_entry_constructor_equals_the_dataclass() -> None:
-    from skilldeck._catalog._model import CatalogEntry, SkillStatus, Trust, entry_of
+    from skilldeck.catalog._model import CatalogEntry, SkillStatus, Trust, entry_of
 
     meta = SkillMetadata("n", "d", "/f")
     args: tuple[Any, ...] = (

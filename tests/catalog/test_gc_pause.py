@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import gc
 
-from skilldeck._catalog._catalog import _PROMOTE_AFTER, _gc_paused
+from skilldeck.catalog._catalog import _PROMOTE_AFTER, _gc_paused
 
 
 def _generation_of(obj: object) -> int | None:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from skilldeck import FileSystemStore
-from skilldeck._catalog import _pool
+from skilldeck.catalog import _pool
 
 SKILLS = {
     "ok": "---\nname: ok\ndescription: Fine.\ntags: [a, b]\n---\nBody\n",
@@ -75,7 +75,7 @@ def test_workers_do_not_repeat_unflushed_output(tmp_path: Path) -> None:
     _tree(tmp_path / "skills")
     code = (
         "import sys\n"
-        "from skilldeck._catalog import _pool\n"
+        "from skilldeck.catalog import _pool\n"
         "sys.stdout.write('HEADER\\n')\n"
         f"items = [({str(tmp_path / 'skills' / 'ok' / 'SKILL.md')!r}, 'ok')] * 8\n"
         "records = _pool.parse_records(items, 'lenient', 2)\n"
@@ -105,7 +105,7 @@ def test_large_cold_scan_in_workers_matches_in_process(tmp_path: Path) -> None:
     code = (
         "import json, sys\n"
         "from skilldeck import Catalog\n"
-        "from skilldeck._catalog import _pool\n"
+        "from skilldeck.catalog import _pool\n"
         "if sys.argv[2] == 'serial':\n"
         "    _pool.POOL_THRESHOLD = 10**9\n"
         "cat = Catalog.from_roots([sys.argv[1]], cache=False)\n"

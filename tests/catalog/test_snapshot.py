@@ -11,8 +11,14 @@ import pytest
 from tests.catalog.conftest import MakeSkill
 
 from skilldeck import FileTooLargeError
-from skilldeck.catalog import Catalog, CatalogSnapshot, MemoryStore, SkillStatus, Source
-from skilldeck.catalog import bytes_digest as sha
+from skilldeck.catalog import (
+    Catalog,
+    CatalogSnapshot,
+    MemoryStore,
+    SkillStatus,
+    Source,
+    bytes_digest as sha,
+)
 
 
 def _settle() -> None:

@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from skilldeck._exec._native import find_helper
+from skilldeck.execution._native import find_helper
 
 
 @pytest.mark.parametrize("native", [True, False], ids=["native", "python"])
@@ -44,7 +44,7 @@ def test_helper_protocol(native: bool) -> None:
 
 
 def test_descendants_walks_the_tree_it_is_given() -> None:
-    from skilldeck._exec._helper import _descendants_by_scan, descendants
+    from skilldeck.execution._helper import _descendants_by_scan, descendants
 
     # a shell with a child that has a child of its own, and a grandchild in a new session
     tree = subprocess.Popen(

@@ -9,8 +9,8 @@ import os
 import pytest
 
 import skilldeck
-from skilldeck._exec._env import build_env, is_denied
-from skilldeck._exec._trust import decide_approval
+from skilldeck.execution._env import build_env, is_denied
+from skilldeck.execution._trust import decide_approval
 
 
 def env_of(parent: dict[str, str], **kw: object) -> dict[str, str]:
@@ -120,7 +120,7 @@ def test_user_read_only_can_be_configured_to_auto_run() -> None:
 def test_a_package_build_sees_index_settings_and_no_other_secret(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from skilldeck._exec._packages import _uv_env
+    from skilldeck.execution._packages import _uv_env
 
     for name, value in {
         "UV_INDEX_URL": "https://pypi.example/simple",
@@ -139,7 +139,7 @@ def test_a_package_build_sees_index_settings_and_no_other_secret(
     assert env["UV_EXTRA_INDEX_URL"] == "https://extra.example/simple"
     assert not {"GITHUB_TOKEN", "AWS_SECRET_ACCESS_KEY", "OPENAI_API_KEY"} & set(env)
     # a skill's program never gets the index password: the same rule with the deny list
-    from skilldeck._exec._env import build_env
+    from skilldeck.execution._env import build_env
 
     run_env = build_env(
         os.environ,

@@ -5,12 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
-from skilldeck._format._frontmatter import decode, split_frontmatter
-from skilldeck._format._yaml import _full_load, load_yaml
-from skilldeck._format._yamlfast import fast_load
+from skilldeck.format._frontmatter import decode, split_frontmatter
+from skilldeck.format._yaml import _full_load, load_yaml
+from skilldeck.format._yamlfast import fast_load
 
 WORDS = st.sampled_from(
     [

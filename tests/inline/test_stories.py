@@ -379,9 +379,7 @@ class FwLintResult:
 def test_tool_and_result_shapes_of_other_python_skill_frameworks() -> None:
     """``Tool[P, R](name=..., description=..., handler=...)`` and handlers returning
     ``ToolResult(message=..., value=...)`` work unchanged, mapped onto SkillTool."""
-    from skilldeck import InlineSkill as Skill
-    from skilldeck import SkillTool as Tool
-    from skilldeck import ToolContext, ToolResult
+    from skilldeck import InlineSkill as Skill, SkillTool as Tool, ToolContext, ToolResult
 
     seen: list[FwLintParams] = []
 

@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 
 import skilldeck
-from skilldeck._search import FIELD_WEIGHTS, affirmative, body_fields, tokenize
 from skilldeck.search import (
     CONFIDENT,
     SearchDocument,
@@ -16,6 +15,7 @@ from skilldeck.search import (
     derived_phrases,
     extract_headings,
 )
+from skilldeck.search._bm25 import FIELD_WEIGHTS, affirmative, body_fields, tokenize
 
 DOCS = [
     SearchDocument("productboard", "Manage product feedback and roadmaps in Productboard."),
@@ -160,7 +160,7 @@ def test_a_long_message_is_not_surer_for_its_length() -> None:
 def test_the_confidence_model() -> None:
     """More evidence and more matched words raise it (words beyond four add nothing);
     words no skill has lower it, and say less in a small catalog."""
-    from skilldeck._search import _confidence
+    from skilldeck.search._bm25 import _confidence
 
     assert _confidence(1.0, 2, 0.0) < _confidence(2.0, 2, 0.0)
     assert _confidence(1.0, 1, 0.0) < _confidence(1.0, 2, 0.0) < _confidence(1.0, 4, 0.0)

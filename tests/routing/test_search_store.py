@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import skilldeck
-from skilldeck._search_store import EVIDENCE, load_index
+from skilldeck.search._store import EVIDENCE, load_index
 
 
 def write(root: Path, name: str, description: str, body: str = "") -> Path:
@@ -62,7 +62,7 @@ def test_a_new_process_loads_the_saved_index(root: Path, tmp_path: Path) -> None
     assert evidence_file(path).is_file()
     script = textwrap.dedent(
         f"""
-        import skilldeck, skilldeck._runtime._runtime as r
+        import skilldeck, skilldeck.tools._runtime as r
         from skilldeck import search
         rt = skilldeck.SkillRuntime(
             skilldeck.Catalog.from_roots([{str(root)!r}], cache={str(cache)!r}))
@@ -144,7 +144,7 @@ def test_a_damaged_index_is_rebuilt(root: Path, tmp_path: Path, damage: object) 
 
 
 def test_old_files_are_pruned(root: Path, tmp_path: Path) -> None:
-    from skilldeck._search_store import MAX_FILES
+    from skilldeck.search._store import MAX_FILES
 
     cache = tmp_path / "cache"
     for i in range(MAX_FILES + 3):

@@ -6,8 +6,7 @@ from typing import Any
 
 import jsonschema
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from skilldeck import Catalog, InvalidArgumentsError, SkillRuntime
 from skilldeck.tools import validate_arguments

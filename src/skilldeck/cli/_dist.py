@@ -105,8 +105,13 @@ class _Reporter:
             return self
         try:
             from rich.console import Console
-            from rich.progress import BarColumn, MofNCompleteColumn, SpinnerColumn, TextColumn
-            from rich.progress import Progress as RichProgress
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress as RichProgress,
+                SpinnerColumn,
+                TextColumn,
+            )
         except ImportError:
             return self
         self._bar = RichProgress(

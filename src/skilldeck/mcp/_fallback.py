@@ -40,10 +40,10 @@ from mcp_types import (
     CallToolResult,
     InputRequiredResult,
     TextContent,
+    Tool as MCPTool,
     ToolAnnotations,
     ToolListChangedNotification,
 )
-from mcp_types import Tool as MCPTool
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from skilldeck import Session, SkillRuntime

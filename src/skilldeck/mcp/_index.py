@@ -23,7 +23,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from skilldeck import Catalog, CatalogEntry
-from skilldeck._catalog import CatalogSnapshot, SnapshotEntry
+from skilldeck.catalog import CatalogSnapshot, SnapshotEntry
 from skilldeck.disclosure import mime_type
 from skilldeck.mcp import _uris
 from skilldeck.mcp._publish import frontmatter, publishable

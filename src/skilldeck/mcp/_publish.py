@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from skilldeck import Catalog, CatalogEntry, SkillStatus
-from skilldeck._catalog import SnapshotEntry
+from skilldeck.catalog import SnapshotEntry
 from skilldeck.format import is_skill_name
 from skilldeck.mcp._wire import MAX_TOTAL_BYTES
 

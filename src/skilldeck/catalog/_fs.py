@@ -1,0 +1,595 @@
+"""The filesystem store: discovery of skill folders under one root, and bounded reads.
+
+Discovery is ``skilldeck._tree.SkillFinder``'s (``immediate`` or ``recursive``,
+the one skip list, links followed only inside the allowed roots, a SKILL.md link
+leaving its folder an SK214 error); this store parses what it finds, caches it
+by stat signature and serves it.
+
+Reads of bundled files (tier 3) resolve real paths and refuse anything outside
+the skill's real folder, anything that is not a regular file, and anything not
+in the skill's file index.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat as _stat
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+from skilldeck._diagnostics import Diagnostic
+from skilldeck._digest import skill_digest
+from skilldeck._errors import (
+    FileTooLargeError,
+    ManifestError,
+    PathNotAllowedError,
+    SkillNotFoundError,
+    SkillUnavailableError,
+)
+from skilldeck._tree import MAX_DEPTH, Found, SkillFinder, Walk, skill_md_escapes, within
+from skilldeck.catalog import _codes as C
+from skilldeck.catalog._cache import (
+    NEVER,
+    Listing,
+    MetadataCache,
+    Record,
+    RootSig,
+    Sig,
+    ctime_of,
+    sig_of,
+)
+from skilldeck.catalog._discover import replay
+from skilldeck.catalog._files import (
+    index_files,
+    linked_in,
+    read_contained,
+    through_loop,
+    walk_all,
+)
+from skilldeck.catalog._fileset import check_read
+from skilldeck.catalog._model import Skill, SkillMetadata, metadata_of
+from skilldeck.catalog._pool import parse_records, pool_workers, skill_md_lowercase
+from skilldeck.catalog._store import (
+    DEFAULT_FILE_LIMIT,
+    Discovery,
+    FileData,
+    IndexMode,
+    StoreBase,
+    bundled_relpath,
+)
+
+__all__ = ["MAX_DEPTH", "FileSystemStore", "Mode"]
+
+Mode = Literal["lenient", "strict"]
+
+_SKILL_MD = os.sep + "SKILL.md"
+_RACY_NS = 1_000_000_000
+
+
+def _record(m: SkillMetadata) -> Record:
+    """The cache's plain-data record of a skill's metadata (see ``_parse``)."""
+    return (
+        m.name,
+        m.description,
+        m.tags,
+        m.requires_commands,
+        m.requires_env,
+        m.requires_other,
+        m.valid,
+        m.diagnostics,
+        None
+        if m.model_invocable and m.user_invocable and not (m.when_to_use or m.argument_hint)
+        else (m.model_invocable, m.user_invocable, m.when_to_use, m.argument_hint),
+        None if m.version is None and m.author is None else (m.version, m.author),
+    )
+
+
+class FileSystemStore(StoreBase):
+    """Skills in the folders of one root on disk (the embedded default store).
+
+    ``allowed_roots`` widens where symlinks may lead (the catalog passes every
+    root of every source); the store's own root is always allowed. ``cache``
+    persists parsed metadata between processes. ``index`` chooses the file
+    index: ``bundled`` (``scripts/``, ``references/``, ``assets/`` one level
+    deep, the default) or ``all`` (every file). Thread-safe.
+    """
+
+    def __init__(
+        self,
+        root: str | os.PathLike[str],
+        *,
+        recursive: bool = False,
+        source: str = "",
+        allowed_roots: Sequence[str | os.PathLike[str]] = (),
+        cache: MetadataCache | None = None,
+        index: IndexMode = "bundled",
+        mode: Mode = "lenient",
+        max_depth: int = MAX_DEPTH,
+    ) -> None:
+        self.root = Path(os.path.abspath(os.fspath(root)))
+        self.recursive = recursive
+        self.source = source
+        self.index: IndexMode = index
+        self.mode: Mode = mode
+        self.max_depth = max_depth
+        self._extra_allowed = tuple(os.fspath(p) for p in allowed_roots)
+        self._cache = cache
+        self._lock = threading.RLock()
+        # in-process memory: key -> (stat signature, metadata); the cache rows are
+        # rebuilt from the metadata when saved (holding both doubles the objects)
+        self._memory: dict[str, tuple[Sig, SkillMetadata]] = {}
+        # the last walk of an immediate root: its signature, skill folders, others
+        self._listing: tuple[RootSig, list[str], list[str]] | None = None
+        self._disk: tuple[dict[str, tuple[Sig, Record]], Listing | None] | None = None
+        self._found: Discovery | None = None
+        self._by_key: dict[str, SkillMetadata] = {}
+        self._allowed: tuple[str, ...] | None = None
+        self.exists = False
+        self.workers_used = 0
+        """Worker processes that parsed the last scan's files (0: parsed here)."""
+
+    def __repr__(self) -> str:
+        mode = "recursive" if self.recursive else "immediate"
+        return f"FileSystemStore({str(self.root)!r}, {mode}, source={self.source!r})"
+
+    @property
+    def cache_key(self) -> str:
+        mode = "recursive" if self.recursive else "immediate"
+        return f"{self.root}\0{mode}\0{self.mode}"
+
+    # ------------------------------------------------------------------ discovery
+
+    def discover(self, *, refresh: bool = False) -> Discovery:
+        """Every candidate under the root (valid or not) and the problems met.
+
+        The first call walks the root; later calls return the same result until
+        ``refresh=True`` (which re-reads only changed SKILL.md files).
+        """
+        with self._lock:
+            if self._found is None or refresh:
+                self._allowed = None  # the roots' real paths, resolved again after a walk
+                self._found = self._walk_root()
+                self._by_key = {m.key: m for m in self._found.skills}
+            return self._found
+
+    def _allowed_real(self) -> tuple[str, ...]:
+        """The real paths of the root and the other allowed roots (as of the last walk)."""
+        allowed = self._allowed
+        if allowed is None:
+            extra = (os.path.realpath(p) for p in self._extra_allowed)
+            allowed = self._allowed = (os.path.realpath(self.root), *extra)
+        return allowed
+
+    def refresh(self) -> Discovery:
+        return self.discover(refresh=True)
+
+    def list_skills(self) -> list[SkillMetadata]:
+        return [m for m in self.discover().skills if m.valid]
+
+    def _walk_root(self) -> Discovery:
+        diags: list[Diagnostic] = []
+        root = os.fspath(self.root)
+        try:
+            st = os.stat(root)
+        except FileNotFoundError:
+            self.exists = False
+            return Discovery(())
+        except OSError as exc:
+            self.exists = False
+            if exc.errno == errno.ENOTDIR:
+                return Discovery((), (self._root_not_dir(root),))
+            return Discovery((), (self._root_unreadable(root, exc),))
+        if not _stat.S_ISDIR(st.st_mode):
+            self.exists = False
+            return Discovery((), (self._root_not_dir(root),))
+        self.exists = True
+        real_root = os.path.realpath(root)
+        allowed = (real_root, *(os.path.realpath(p) for p in self._extra_allowed))
+        walker = SkillFinder(
+            root,
+            recursive=self.recursive,
+            max_depth=self.max_depth,
+            real_root=real_root,
+            allowed=allowed,
+            diags=diags,
+            sig=sig_of,
+        )
+        start = time.time_ns()
+        root_sig = (st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+        found = self._replay(walker, root_sig) if not self.recursive else None
+        if found is None:
+            try:
+                found = walker.find()
+            except OSError as exc:
+                return Discovery((), (self._root_unreadable(root, exc),))
+        # The folder list is reused while the root's signature stays, unless the root
+        # changed within the last second: a change in the same clock tick as the walk
+        # would leave the signature as it was (git's "racy" entries).
+        fresh = max(st.st_mtime_ns, st.st_ctime_ns) > start - _RACY_NS
+        if walker.plain and not diags and not fresh:
+            self._listing = (root_sig, [f[0] for f in found], walker.others)
+        else:
+            self._listing = None
+        metas = self._parse_all(found, start - _RACY_NS)
+        prev = self._found
+        if (
+            prev is not None
+            and len(prev.skills) == len(metas)
+            and all(a is b for a, b in zip(prev.skills, metas, strict=True))
+            and prev.diagnostics == tuple(diags)
+        ):
+            return prev  # nothing changed: the same object tells the catalog so cheaply
+        return Discovery(tuple(metas), tuple(diags))
+
+    def _replay(self, walker: SkillFinder, root_sig: RootSig) -> list[Found] | None:
+        """The last walk's skills again when the root's folder list cannot have changed."""
+        listing = self._listing
+        if listing is None and not self._memory and self._cache is not None:
+            self._disk = self._cache.load(self.cache_key)  # kept for _parse_all
+            stored = self._disk[1]
+            if stored is not None and stored[0] == root_sig:
+                cut = len(_SKILL_MD)
+                listing = (stored[0], [key[:-cut] for key in self._disk[0]], stored[1])
+        if listing is None or listing[0] != root_sig:
+            return None
+        found = replay(listing[1], listing[2])
+        if found is not None:
+            walker.others = listing[2]
+        return found
+
+    def _root_not_dir(self, root: str) -> Diagnostic:
+        return Diagnostic.make(
+            C.ROOT_NOT_DIR,
+            f"skills root {root} is not a folder",
+            path=root,
+            hint="point the root at a folder whose sub-folders hold SKILL.md files",
+        )
+
+    def _root_unreadable(self, root: str, exc: OSError) -> Diagnostic:
+        return Diagnostic.make(
+            C.ROOT_UNREADABLE,
+            f"cannot read skills root {root}: {exc.strerror or exc}",
+            path=root,
+            hint="check the folder's permissions",
+        )
+
+    def _parse_all(self, found: list[Found], racy: int) -> list[SkillMetadata]:
+        """Turn (folder, SKILL.md, real SKILL.md, signature) into metadata, cached.
+
+        Files changed at or after ``racy`` (ns) are parsed again next time: an edit
+        in the same clock tick as this read would keep their signature.
+        """
+        loaded, self._disk = self._disk, None
+        disk: dict[str, tuple[Sig, Record]] | None = loaded[0] if loaded is not None else None
+        memory = self._memory
+        new_memory: dict[str, tuple[Sig, SkillMetadata]] = {}
+        metas: list[Any] = []  # SkillMetadata, None where a file is still to parse
+        append = metas.append
+        todo: list[tuple[int, str, str, str, str, Sig]] = []
+        make, source = metadata_of, self.source
+        for folder, md, real_md, sig in found:
+            key = md if md == real_md else f"{md}\0{real_md}"
+            hit = memory.get(key)
+            if hit is not None and hit[0] == sig:
+                new_memory[key] = hit
+                append(hit[1])
+                continue
+            if disk is None:
+                disk = self._cache.load(self.cache_key)[0] if self._cache is not None else {}
+            row = disk.get(key)
+            if row is None or row[0] != sig:
+                todo.append((len(metas), key, folder, md, real_md, sig))
+                append(None)  # parsed below
+                continue
+            rec = row[1]  # self._meta(folder, md, rec), inlined: the warm hot loop
+            meta = make(
+                rec[0],
+                rec[1],
+                folder,
+                "SKILL.md"
+                if len(md) == len(folder) + len(_SKILL_MD) and md.endswith(_SKILL_MD)
+                else self._md_name(folder, md),
+                source,
+                folder,
+                rec[2],
+                rec[3],
+                rec[4],
+                rec[5],
+                rec[7],
+                rec[6],
+                rec[8],
+                rec[9],
+            )
+            new_memory[key] = (sig, meta)
+            append(meta)
+        if todo:
+            self._parse_missing(todo, metas, new_memory, memory, racy)
+        listing = self._listing
+        if self._cache is not None and (
+            todo
+            or (disk is not None and len(disk) != len(new_memory))
+            or (disk is None and len(new_memory) != len(memory))
+            or (listing is not None and loaded is not None and loaded[1] is None)
+        ):
+            rows = [
+                (k, v[0], _record(v[1]))
+                for k, v in new_memory.items()
+                if 0 <= ctime_of(v[0]) < racy
+            ]
+            whole = len(rows) == len(new_memory)
+            self._cache.save(
+                self.cache_key, rows, (listing[0], listing[2]) if listing and whole else None
+            )
+        self._memory = new_memory
+        return metas
+
+    def _parse_missing(
+        self,
+        todo: list[tuple[int, str, str, str, str, Sig]],
+        metas: list[Any],
+        memory: dict[str, tuple[Sig, SkillMetadata]],
+        before: dict[str, tuple[Sig, SkillMetadata]],
+        racy: int,
+    ) -> None:
+        """Parse the files the caches could not serve (in worker processes when many).
+
+        A file parsed again to the same metadata keeps its metadata object (so an
+        unchanged catalog stays the same object); a racy one is remembered with a
+        signature that never matches.
+        """
+        records = None
+        workers = pool_workers(len(todo))
+        if workers:
+            records = parse_records([(t[4], t[2]) for t in todo if t[4]], self.mode, workers)
+        self.workers_used = workers if records is not None else 0
+        n = 0
+        for pos, key, folder, md, real_md, sig in todo:
+            if not real_md:  # SKILL.md leaves the folder: never read
+                meta = SkillMetadata(
+                    os.path.basename(folder), "", folder, self._md_name(folder, md),
+                    self.source, folder, (), (), (), (), (skill_md_escapes(md),), False,
+                )  # fmt: skip
+            elif records is not None:
+                meta = self._meta(folder, md, records[n])
+                n += 1
+            else:
+                meta = self._parse(real_md, folder, md)
+            old = before.get(key)
+            if old is not None and old[1] == meta:
+                meta = old[1]
+            metas[pos] = meta
+            memory[key] = (sig if ctime_of(sig) < racy else NEVER, meta)
+
+    def _parse(self, real_md: str, folder: str, md: str) -> SkillMetadata:
+        """Read one SKILL.md into metadata.
+
+        The manifest is not kept: like metadata served from the cache, it is
+        read again on first use (holding 10,000 manifests costs memory and
+        collector time for every listing).
+        """
+        from skilldeck.format import read_skill_md  # a warm listing never parses
+
+        parsed = read_skill_md(
+            real_md, metadata_only=True, mode=self.mode, folder_name=os.path.basename(folder)
+        )
+        m = parsed.manifest
+        diags = parsed.diagnostics
+        if os.path.basename(real_md) == "skill.md":
+            diags = (skill_md_lowercase(real_md, folder), *diags)
+        md_name = self._md_name(folder, md)
+        if m is None:
+            return SkillMetadata(
+                os.path.basename(folder), "", folder, md_name, self.source, folder,
+                (), (), (), (), diags, False,
+            )  # fmt: skip
+        req = m.requires
+        inv = m.invocation
+        return SkillMetadata(
+            m.name,
+            m.description,
+            folder,
+            md_name,
+            self.source,
+            folder,
+            tuple(m.tags),
+            tuple(req.commands),
+            tuple(req.env),
+            tuple(sorted(str(k) for k in req.other)) if req.other else (),
+            diags,
+            parsed.ok,
+            not inv.disable_model_invocation,
+            inv.user_invocable,
+            inv.when_to_use,
+            inv.argument_hint,
+            m.version,
+            m.author,
+        )
+
+    @staticmethod
+    def _md_name(folder: str, md: str) -> str:
+        return md[len(folder) + 1 :] if md.startswith(folder) else os.path.basename(md)
+
+    def _meta(self, folder: str, md: str, rec: Record) -> SkillMetadata:
+        return metadata_of(
+            rec[0],
+            rec[1],
+            folder,
+            self._md_name(folder, md),
+            self.source,
+            folder,
+            tuple(rec[2]),
+            tuple(rec[3]),
+            tuple(rec[4]),
+            tuple(rec[5]),
+            tuple(rec[7]),
+            rec[6],
+            rec[8],
+            rec[9],
+        )
+
+    # ------------------------------------------------------------------ access
+
+    def get(self, name: str) -> SkillMetadata:
+        """The metadata for a key (skill folder path) or the first skill of that name."""
+        discovery = self.discover()
+        with self._lock:
+            found = self._by_key.get(name)
+        if found is None:
+            found = next((m for m in discovery.skills if m.name == name and m.valid), None)
+        if found is None:
+            raise SkillNotFoundError(f"no skill named {name!r} under {self.root}", skill=name)
+        return found
+
+    def _real_folder(self, meta: SkillMetadata) -> str:
+        assert meta.path is not None
+        real = os.path.realpath(meta.path)
+        allowed = self._allowed_real()
+        if not within(real, allowed):
+            raise PathNotAllowedError(
+                f"skill folder {meta.path} now leads outside the allowed roots",
+                skill=meta.name,
+                hint="refresh the catalog; the folder was replaced by a link",
+            )
+        return real
+
+    def load_skill(self, name: str, *, max_bytes: int | None = None) -> Skill:
+        meta = self.get(name)
+        if not meta.valid:
+            raise SkillUnavailableError(
+                f"skill {meta.name!r} at {meta.path} is invalid",
+                skill=meta.name,
+                hint=f"run: skilldeck validate {meta.path}",
+            )
+        real = self._real_folder(meta)
+        assert meta.skill_md is not None
+        md_real = os.path.realpath(meta.skill_md)
+        if not within(md_real, (real,)):
+            raise PathNotAllowedError(
+                f"{meta.skill_md} now leads outside the skill folder",
+                skill=meta.name,
+                hint=f"replace the link with the file itself; run: skilldeck validate {meta.path}",
+            )
+        from skilldeck.format import read_skill_md
+
+        parsed = read_skill_md(
+            md_real,
+            max_bytes=max_bytes,
+            mode=self.mode,
+            folder_name=meta.path.name if meta.path else None,
+        )
+        if parsed.manifest is None:
+            first = parsed.errors[0] if parsed.errors else None
+            size = _size(md_real)
+            if max_bytes is not None and size is not None and size > max_bytes:
+                raise FileTooLargeError(
+                    f"SKILL.md of {meta.name!r} has {size} bytes; its frontmatter does not "
+                    f"fit in the {max_bytes}-byte limit",
+                    skill=meta.name,
+                    path=str(meta.skill_md),
+                    hint=f"raise the limit (--max-bytes {size} reads all of it)",
+                )
+            raise ManifestError(
+                f"SKILL.md of {meta.name!r} can no longer be read as a skill"
+                + (f": {first.code} {first.message}" if first else ""),
+                skill=meta.name,
+                path=str(meta.skill_md),
+                diagnostics=parsed.diagnostics,
+                hint=f"it changed since the catalog listed it; run: skilldeck validate {meta.path}",
+            )
+        files, _ = index_files(real, self.index)
+        return Skill(
+            meta,
+            parsed.manifest,
+            parsed.body,
+            parsed.body_truncated,
+            files,
+            parsed.body_line,
+            parsed.diagnostics,
+        )
+
+    def files(self, name: str, *, index: IndexMode | None = None) -> tuple[str, ...]:
+        meta = self.get(name)
+        return index_files(self._real_folder(meta), index or self.index)[0]
+
+    def tree(self, name: str) -> tuple[str, Walk]:
+        """The skill's real folder and every file the walker lists in it (SKILL.md too),
+        with stamps."""
+        real = self._real_folder(self.get(name))
+        return real, walk_all(real)
+
+    def folder_root(self) -> tuple[str, bool]:
+        return os.path.realpath(self.root), self.recursive
+
+    def skill_md_bytes(
+        self, name: str, *, max_bytes: int = DEFAULT_FILE_LIMIT, truncate: bool = False
+    ) -> FileData:
+        """The skill's SKILL.md (whatever its file name's case), refusing one that
+        leads outside the skill's folder."""
+        meta = self.get(name)
+        return read_contained(
+            self._real_folder(meta),
+            meta.md_name or "SKILL.md",
+            max_bytes=max_bytes,
+            truncate=truncate,
+            skill=meta.name,
+        )
+
+    def file_problems(self, name: str, *, index: IndexMode | None = None) -> tuple[Diagnostic, ...]:
+        """Diagnostics met while indexing a skill's files (escaping links, devices)."""
+        meta = self.get(name)
+        return index_files(self._real_folder(meta), index or self.index)[1]
+
+    def read_bundled(
+        self,
+        name: str,
+        relpath: str,
+        *,
+        max_bytes: int = DEFAULT_FILE_LIMIT,
+        truncate: bool = False,
+        index: IndexMode | None = None,
+    ) -> FileData:
+        """Read one file of the skill, refusing anything outside it (see module doc)
+        and outside the file index ``index`` lists (SKILL.md is always readable).
+
+        The path decides (``skilldeck.catalog._fileset.check_read``), then the
+        contained reader opens just that file: no walk of the skill.
+        """
+        meta = self.get(name)
+        clean = bundled_relpath(relpath, skill=meta.name)
+        real_dir = self._real_folder(meta)
+        check_read(
+            clean,
+            index or self.index,
+            lambda: linked_in(real_dir, meta.name),
+            skill=meta.name,
+            exists=lambda rel: os.path.lexists(os.path.join(real_dir, rel)),
+        )
+        if through_loop(real_dir, clean):
+            raise PathNotAllowedError(
+                f"{clean} cannot be read in skill {meta.name}: a link on the way leads back "
+                "to a folder above it",
+                skill=meta.name,
+                path=clean,
+                hint="list the skill's files with skills_load; only those can be read",
+            )
+        return read_contained(
+            real_dir, clean, max_bytes=max_bytes, truncate=truncate, skill=meta.name
+        )
+
+    def read_file(self, name: str, relpath: str, *, max_bytes: int = DEFAULT_FILE_LIMIT) -> bytes:
+        return self.read_bundled(name, relpath, max_bytes=max_bytes).data
+
+    def digest(self, name: str) -> str:
+        """The content digest of the skill folder (``skilldeck.skill_digest``)."""
+        return skill_digest(self._real_folder(self.get(name)))
+
+
+def _size(path: str) -> int | None:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return None

@@ -1,0 +1,454 @@
+"""The catalog's values: sources, skill metadata, loaded skills, entries and statuses."""
+
+from __future__ import annotations
+
+import enum
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from skilldeck._diagnostics import Diagnostic
+from skilldeck._errors import InvalidArgumentsError
+
+if TYPE_CHECKING:
+    from skilldeck.catalog._store import Store
+    from skilldeck.format import Manifest
+
+__all__ = [
+    "CatalogEntry",
+    "Root",
+    "Skill",
+    "SkillMetadata",
+    "SkillStatus",
+    "Source",
+    "SourceKind",
+    "Trust",
+    "WhyLine",
+]
+
+SourceKind = Literal["bundled", "user", "extra", "project", "installed", "inline", "root"]
+
+
+class SkillStatus(enum.StrEnum):
+    """Why a candidate skill is or is not shown to the model."""
+
+    ENABLED = "enabled"
+    DISABLED = "disabled"  # by config
+    UNAVAILABLE = "unavailable"  # unmet requirements
+    INVALID = "invalid"  # errors in lenient mode
+    SHADOWED = "shadowed"  # a higher-precedence skill has the same name
+
+
+class Trust(enum.StrEnum):
+    """How far a skill's content is trusted: approval policies key on it.
+
+    ``bundled``: shipped with skilldeck. ``user``: placed on disk by the user
+    (user, extra, project and explicit roots, inline skills). ``untrusted``:
+    installed from elsewhere (git, archives, folders copied by ``install``).
+    """
+
+    BUNDLED = "bundled"
+    USER = "user"
+    UNTRUSTED = "untrusted"
+
+
+#: The trust level each source kind gets by default.
+TRUST_OF_KIND: Mapping[str, Trust] = {
+    "bundled": Trust.BUNDLED,
+    "user": Trust.USER,
+    "extra": Trust.USER,
+    "project": Trust.USER,
+    "root": Trust.USER,
+    "inline": Trust.USER,
+    "installed": Trust.UNTRUSTED,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Root:
+    """One folder a source scans: ``immediate`` (children are skills) or ``recursive``."""
+
+    path: Path
+    recursive: bool = False
+
+    def __post_init__(self) -> None:
+        """A path no file system can hold (a NUL byte, a lone surrogate) is a bad
+        argument, not a ValueError from deep inside a scan."""
+        try:
+            bad = b"\x00" in os.fsencode(self.path)
+        except UnicodeEncodeError:
+            bad = True
+        if bad:
+            raise InvalidArgumentsError(
+                f"skills root {os.fspath(self.path)!r} is not a possible path",
+                field="roots",
+                hint="give a folder's path without NUL bytes or lone surrogates",
+            )
+
+    @property
+    def mode(self) -> str:
+        return "recursive" if self.recursive else "immediate"
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """A named group of roots (or a custom store) at one precedence level.
+
+    Sources are given lowest precedence first; a later source's skill shadows
+    an earlier one of the same name.
+    """
+
+    name: str
+    kind: SourceKind
+    roots: tuple[Root, ...] = ()
+    trust: Trust = Trust.USER
+    store: Store | None = field(default=None, compare=False, repr=False)
+
+    @classmethod
+    def of(
+        cls,
+        name: str,
+        kind: SourceKind,
+        roots: tuple[str | os.PathLike[str] | Root, ...] | list[Any] = (),
+        *,
+        recursive: bool = False,
+        trust: Trust | str | None = None,
+        store: Store | None = None,
+    ) -> Source:
+        """Build a source from plain paths (``trust`` defaults to the kind's)."""
+        rs = tuple(r if isinstance(r, Root) else Root(Path(r), recursive) for r in roots)
+        level = Trust(trust) if trust is not None else TRUST_OF_KIND.get(kind, Trust.USER)
+        return cls(name, kind, rs, level, store)
+
+
+@dataclass(frozen=True, slots=True)
+class SkillMetadata:
+    """What discovery knows about one skill: its frontmatter, not its body.
+
+    ``folder`` is the skill folder as found (an absolute path string; ``None``
+    for skills without one, e.g. from a ``MemoryStore``) and ``path`` the same
+    as a ``Path``; ``skill_md`` is the SKILL.md in it. ``key`` is what the
+    skill's store accepts in ``load_skill`` / ``read_file``. ``manifest`` is
+    parsed on first use when the metadata came from the cache.
+
+    Invocation controls, read at discovery: ``model_invocable`` is false for
+    ``disable-model-invocation`` skills (never shown to the model),
+    ``user_invocable`` false for ``user-invocable: false`` ones; ``when_to_use``
+    and ``argument_hint`` are those fields' text.
+    """
+
+    name: str
+    description: str
+    folder: str | None
+    md_name: str | None = "SKILL.md"
+    source: str = ""
+    key: str = ""
+    tags: tuple[str, ...] = ()
+    requires_commands: tuple[str, ...] = ()
+    requires_env: tuple[str, ...] = ()
+    requires_other: tuple[str, ...] = ()
+    diagnostics: tuple[Diagnostic, ...] = ()
+    valid: bool = True
+    model_invocable: bool = True
+    user_invocable: bool = True
+    when_to_use: str | None = None
+    argument_hint: str | None = None
+    #: the manifest's ``version`` and ``author`` (listed with ``tags`` when set)
+    version: str | None = None
+    author: str | None = None
+    _manifest: Manifest | None = field(default=None, compare=False, repr=False)
+    _path: Path | None = field(default=None, compare=False, repr=False)
+
+    @classmethod
+    def of_manifest(
+        cls,
+        m: Manifest,
+        *,
+        source: str,
+        diagnostics: tuple[Diagnostic, ...] = (),
+        folder: str | None = None,
+        md_name: str | None = None,
+        key: str | None = None,
+    ) -> SkillMetadata:
+        """The metadata of a parsed manifest (stores that hold skills without a folder)."""
+        return cls(
+            name=m.name,
+            description=m.description,
+            folder=folder,
+            md_name=md_name,
+            source=source,
+            key=m.name if key is None else key,
+            tags=tuple(m.tags),
+            requires_commands=tuple(m.requires.commands),
+            requires_env=tuple(m.requires.env),
+            requires_other=tuple(m.requires.other),
+            diagnostics=diagnostics,
+            model_invocable=not m.disable_model_invocation,
+            user_invocable=m.user_invocable,
+            when_to_use=m.when_to_use,
+            argument_hint=m.argument_hint,
+            version=m.version,
+            author=m.author,
+            _manifest=m,
+        )
+
+    @property
+    def path(self) -> Path | None:
+        """The skill folder as found (``None`` when the skill has no folder)."""
+        if self._path is None and self.folder is not None:
+            object.__setattr__(self, "_path", Path(self.folder))
+        return self._path
+
+    @property
+    def skill_md(self) -> Path | None:
+        """The skill's SKILL.md as found (possibly a link inside the roots)."""
+        path = self.path
+        return path / self.md_name if path is not None and self.md_name else None
+
+    @property
+    def location(self) -> str | None:
+        """Absolute path of SKILL.md (tier 1's ``location``), if the skill has one."""
+        if self.folder is None or not self.md_name:
+            return None
+        return os.path.abspath(os.path.join(self.folder, self.md_name))
+
+    @property
+    def manifest(self) -> Manifest | None:
+        """The full manifest (read from SKILL.md on first access when cached)."""
+        md = self.skill_md
+        if self._manifest is None and md is not None and self.valid:
+            from skilldeck.format import read_skill_md
+
+            parsed = read_skill_md(md, metadata_only=True, folder_name=_folder_name(self.path))
+            object.__setattr__(self, "_manifest", parsed.manifest)
+        return self._manifest
+
+    @property
+    def errors(self) -> tuple[Diagnostic, ...]:
+        return tuple(d for d in self.diagnostics if d.is_error)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "description": self.description,
+            "source": self.source,
+            "path": self.folder,
+            "location": self.location,
+            "tags": list(self.tags),
+            "version": self.version,
+            "author": self.author,
+        }
+
+
+_META_SLOTS = tuple(getattr(SkillMetadata, f).__set__ for f in SkillMetadata.__dataclass_fields__)
+
+
+def metadata_of(
+    name: str,
+    description: str,
+    folder: str | None,
+    md_name: str | None,
+    source: str,
+    key: str,
+    tags: tuple[str, ...],
+    requires_commands: tuple[str, ...],
+    requires_env: tuple[str, ...],
+    requires_other: tuple[str, ...],
+    diagnostics: tuple[Diagnostic, ...],
+    valid: bool,
+    invocation: tuple[bool, bool, str | None, str | None] | None = None,
+    about: tuple[str | None, str | None] | None = None,
+) -> SkillMetadata:
+    """``SkillMetadata(...)`` with every field given, built about twice as fast
+    (the slots are set directly instead of through the frozen ``__setattr__``):
+    listing 10,000 cached skills builds 10,000 of them. ``invocation`` is
+    ``(model_invocable, user_invocable, when_to_use, argument_hint)``, ``None``
+    for the defaults."""
+    meta: SkillMetadata = object.__new__(SkillMetadata)
+    s = _META_SLOTS
+    s[0](meta, name)
+    s[1](meta, description)
+    s[2](meta, folder)
+    s[3](meta, md_name)
+    s[4](meta, source)
+    s[5](meta, key)
+    s[6](meta, tags)
+    s[7](meta, requires_commands)
+    s[8](meta, requires_env)
+    s[9](meta, requires_other)
+    s[10](meta, diagnostics)
+    s[11](meta, valid)
+    model, user, when, hint = invocation or _DEFAULT_INVOCATION
+    s[12](meta, model)
+    s[13](meta, user)
+    s[14](meta, when)
+    s[15](meta, hint)
+    version, author = about or _NO_ABOUT
+    s[16](meta, version)
+    s[17](meta, author)
+    s[18](meta, None)
+    s[19](meta, None)
+    return meta
+
+
+_DEFAULT_INVOCATION = (True, True, None, None)
+_NO_ABOUT = (None, None)
+
+
+def _folder_name(path: Path | None) -> str | None:
+    return path.name if path is not None else None
+
+
+@dataclass(frozen=True, slots=True)
+class Skill:
+    """A loaded skill (tier 2): metadata, manifest, body and bundled-file index."""
+
+    metadata: SkillMetadata
+    manifest: Manifest | None
+    body: str
+    body_truncated: bool = False
+    files: tuple[str, ...] = ()
+    body_line: int = 1
+    diagnostics: tuple[Diagnostic, ...] = ()
+
+    @property
+    def name(self) -> str:
+        return self.metadata.name
+
+    @property
+    def description(self) -> str:
+        return self.metadata.description
+
+    @property
+    def path(self) -> Path | None:
+        return self.metadata.path
+
+    @property
+    def skill_md(self) -> Path | None:
+        return self.metadata.skill_md
+
+    @property
+    def source(self) -> str:
+        return self.metadata.source
+
+    @property
+    def location(self) -> str | None:
+        return self.metadata.location
+
+
+@dataclass(frozen=True, slots=True)
+class CatalogEntry:
+    """One candidate skill in the catalog with its status and the reason for it.
+
+    ``reason`` is a short human text (``None`` for enabled skills);
+    ``shadowed_by`` is the ``SOURCE:NAME`` of the visible skill that hides this
+    one; ``duplicates`` lists byte-identical copies collapsed into this entry.
+    """
+
+    name: str
+    source: str
+    status: SkillStatus
+    metadata: SkillMetadata
+    reason: str | None = None
+    shadowed_by: str | None = None
+    trust: Trust = Trust.USER
+    diagnostics: tuple[Diagnostic, ...] = ()
+    duplicates: tuple[Path, ...] = ()
+
+    @property
+    def path(self) -> Path | None:
+        """The skill folder as found."""
+        return self.metadata.path
+
+    @property
+    def address(self) -> str:
+        """``SOURCE:NAME``, which addresses this candidate whatever its status."""
+        return f"{self.source}:{self.name}"
+
+    @property
+    def visible(self) -> bool:
+        return self.status is SkillStatus.ENABLED
+
+    def to_dict(self) -> dict[str, Any]:
+        """The per-skill object of ``skilldeck list --format json`` (a public contract)."""
+        return {
+            "name": self.name,
+            "description": self.metadata.description,
+            "source": self.source,
+            "path": self.metadata.folder,
+            "status": self.status.value,
+            "reason": self.reason,
+            "shadowed_by": self.shadowed_by,
+            **_about(self.metadata),
+        }
+
+
+def _about(meta: SkillMetadata) -> dict[str, Any]:
+    """``version``, ``tags`` and ``author`` when the skill sets them."""
+    out: dict[str, Any] = {}
+    if meta.version:
+        out["version"] = meta.version
+    if meta.tags:
+        out["tags"] = list(meta.tags)
+    if meta.author:
+        out["author"] = meta.author
+    return out
+
+
+_ENTRY_SLOTS = tuple(getattr(CatalogEntry, f).__set__ for f in CatalogEntry.__dataclass_fields__)
+
+
+def entry_of(
+    name: str,
+    source: str,
+    status: SkillStatus,
+    metadata: SkillMetadata,
+    reason: str | None,
+    shadowed_by: str | None,
+    trust: Trust,
+    diagnostics: tuple[Diagnostic, ...],
+    duplicates: tuple[Path, ...],
+) -> CatalogEntry:
+    """``CatalogEntry(...)`` with every field given, built faster (see ``metadata_of``)."""
+    entry: CatalogEntry = object.__new__(CatalogEntry)
+    s = _ENTRY_SLOTS
+    s[0](entry, name)
+    s[1](entry, source)
+    s[2](entry, status)
+    s[3](entry, metadata)
+    s[4](entry, reason)
+    s[5](entry, shadowed_by)
+    s[6](entry, trust)
+    s[7](entry, diagnostics)
+    s[8](entry, duplicates)
+    return entry
+
+
+@dataclass(frozen=True, slots=True)
+class WhyLine:
+    """One line of ``why``: a candidate (or a near miss) and why it is (not) visible.
+
+    ``kind`` is stable for programs: ``visible``, ``shadowed``, ``disabled``,
+    ``unavailable``, ``invalid``, ``invalid_name``, ``parse_error``,
+    ``escaped_symlink``, ``dangling_symlink``, ``wrong_depth``, ``over_budget``,
+    ``duplicate``, ``not_found``.
+    """
+
+    kind: str
+    message: str
+    source: str | None = None
+    path: Path | None = None
+    status: SkillStatus | None = None
+    hint: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "message": self.message,
+            "source": self.source,
+            "path": str(self.path) if self.path is not None else None,
+            "status": self.status.value if self.status is not None else None,
+            "hint": self.hint,
+        }

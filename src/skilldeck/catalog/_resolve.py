@@ -1,0 +1,452 @@
+"""Resolving candidates into one visible skill per name: precedence, status, collapse.
+
+Precedence: candidates arrive lowest first; a later one wins. Byte-identical
+copies (the same folder reached twice, or equal content digests) collapse into
+one entry. Status of each candidate: ``invalid`` (errors in lenient mode),
+``disabled`` (by config, by name or ``SOURCE:NAME``, a bundled skill left
+out of ``enabled_bundled``, or its plugin is disabled), ``unavailable`` (a
+required command is not on PATH or an
+environment variable is unset; other requirement kinds are reported as
+unchecked, not missing), ``enabled``; an enabled candidate below the visible
+one of its name is ``shadowed``. Invalid, disabled and unavailable candidates do
+not shadow. A resolver remembers its last result and reuses the entries of
+names whose candidates did not change.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from skilldeck._diagnostics import Diagnostic
+from skilldeck._errors import SkillError
+from skilldeck.catalog import _codes as C
+from skilldeck.catalog._model import CatalogEntry, SkillMetadata, SkillStatus, Source, entry_of
+from skilldeck.catalog._store import StoreBase
+from skilldeck.config import Config
+
+__all__ = [
+    "Candidate", "Listed", "Requirements", "Resolver", "State", "changed", "collapse",
+]  # fmt: skip
+
+_ENABLED = SkillStatus.ENABLED
+
+
+@dataclass(slots=True)
+class Candidate:
+    """One skill found by one store, at one precedence rank (higher wins)."""
+
+    meta: SkillMetadata
+    store: StoreBase
+    source: Source
+    rank: int
+    duplicates: list[Path] = field(default_factory=list)
+
+
+#: a candidate as the catalog lists it: metadata, its store, its source
+Listed = tuple[SkillMetadata, StoreBase, Source]
+
+
+@dataclass(frozen=True, slots=True)
+class State:
+    """One consistent snapshot of a catalog."""
+
+    entries: tuple[CatalogEntry, ...]
+    visible: Mapping[str, CatalogEntry]
+    by_name: Mapping[str, tuple[CatalogEntry, ...]]  # highest precedence first
+    stores: Mapping[int, StoreBase]  # id(entry.metadata) -> store
+    diagnostics: tuple[Diagnostic, ...]
+    roots: tuple[Any, ...]  # RootInfo
+
+
+class Resolver:
+    """Turns scanned candidates into catalog entries for one catalog's config."""
+
+    def __init__(
+        self,
+        config: Config,
+        sources: Sequence[Source],
+        *,
+        check_requirements: bool,
+        environ: Mapping[str, str] | None,
+    ) -> None:
+        self.config = config
+        self.sources = tuple(sources)
+        self.check_requirements = check_requirements
+        self._environ = environ
+        # the last resolve, for reuse: name -> entries (its State's by_name), and the
+        # candidates of the names that had more than one (one candidate: its entry's
+        # metadata; no tuple per name kept for 100,000 names that have one)
+        self._resolved: Mapping[str, tuple[CatalogEntry, ...]] = {}
+        self._multi: dict[str, tuple[SkillMetadata, ...]] = {}
+        self._needs: list[str] = []  # names whose status depends on PATH or the environment
+
+    def resolve(
+        self,
+        cands: list[Listed],
+        diags: list[Diagnostic],
+        roots: list[Any],
+        before: State | None,
+    ) -> State:
+        """Group candidates (lowest precedence first) by name, highest first, and give
+        each a status. ``Candidate`` objects are made only for names that need them."""
+        groups: dict[str, list[Listed]] = {}
+        get = groups.get
+        for listed in reversed(cands):
+            name = listed[0].name
+            bucket = get(name)
+            if bucket is None:
+                groups[name] = [listed]
+            else:
+                bucket.append(listed)
+        if before is not None and self.unchanged(groups):
+            return State(
+                before.entries,
+                before.visible,
+                before.by_name,
+                before.stores,
+                tuple(diags),
+                tuple(roots),
+            )
+        checker = Requirements(self._environ) if self.check_requirements else None
+        disabled = set(self.config.disabled)
+        plugin_paths = self.disabled_plugin_paths()
+        simple = not disabled and not plugin_paths and self.config.enabled_bundled is None
+        entries: list[CatalogEntry] = []
+        visible: dict[str, CatalogEntry] = {}
+        by_name: dict[str, tuple[CatalogEntry, ...]] = {}
+        stores: dict[int, StoreBase] = {}
+        previous, previous_multi = self._resolved, self._multi
+        multi: dict[str, tuple[SkillMetadata, ...]] = {}
+        needs: list[str] = []  # names whose status can change with PATH or the environment
+        for name in sorted(groups):
+            raw = groups[name]
+            last = previous.get(name)
+            if last is not None and len(raw) == 1 and name not in previous_multi:
+                only = raw[0][0]
+                entry = last[0]
+                if entry.metadata is only and not only.requires_commands and not only.requires_env:
+                    # unchanged: its status depends only on the config
+                    stores[id(only)] = raw[0][1]
+                    if entry.status is SkillStatus.ENABLED:
+                        visible[name] = entry
+                    by_name[name] = last
+                    entries.append(entry)
+                    continue
+            if len(raw) == 1:  # the common case: one candidate, nothing to compare
+                meta, store, src = raw[0]
+                if (
+                    simple
+                    and meta.valid
+                    and not (meta.requires_commands or meta.requires_env or meta.requires_other)
+                ):  # own_status would say enabled with no notes: skip asking
+                    status, reason, notes = _ENABLED, None, meta.diagnostics
+                else:
+                    status, reason, extra = self.own_status(
+                        Candidate(meta, store, src, 0), disabled, plugin_paths, checker
+                    )
+                    notes = meta.diagnostics + extra if extra else meta.diagnostics
+                    if meta.requires_commands or meta.requires_env:
+                        needs.append(name)
+                entry = entry_of(
+                    name, src.name, status, meta, reason, None, src.trust, notes, ()
+                )  # fmt: skip
+                stores[id(meta)] = store
+                if status is _ENABLED:
+                    visible[name] = entry
+                by_name[name] = (entry,)
+                entries.append(entry)
+                continue
+            needs.append(name)
+            metas = tuple(c[0] for c in raw)
+            multi[name] = metas
+            last_metas = previous_multi.get(name) if last is not None else None
+            if (
+                last is not None
+                and last_metas is not None
+                and len(last_metas) == len(metas)
+                and all(a is b for a, b in zip(last_metas, metas, strict=True))
+                and not any(m.requires_commands or m.requires_env for m in metas)
+            ):
+                # unchanged candidates whose status depends only on this catalog's config
+                made_again = last
+                store_of = {id(c[0]): c[1] for c in raw}
+                for entry in made_again:
+                    stores[id(entry.metadata)] = store_of[id(entry.metadata)]
+                    if entry.status is SkillStatus.ENABLED:
+                        visible[name] = entry
+                by_name[name] = made_again
+                entries.extend(made_again)
+                continue
+            group = collapse([Candidate(meta, store, src, 0) for meta, store, src in raw])
+            own = [self.own_status(c, disabled, plugin_paths, checker) for c in group]
+            winner = next(
+                (i for i, (st, _, _) in enumerate(own) if st is SkillStatus.ENABLED), None
+            )
+            made: list[CatalogEntry] = []
+            for i, (cand, (status, reason, extra)) in enumerate(zip(group, own, strict=True)):
+                shadowed_by = None
+                if winner is not None and i > winner and status is SkillStatus.ENABLED:
+                    top = group[winner]
+                    shadowed_by = f"{top.source.name}:{name}"
+                    status = SkillStatus.SHADOWED
+                    if top.source.name == cand.source.name:
+                        reason = (
+                            f"not used: {top.meta.path} has the same name in the same "
+                            "source and is preferred"
+                        )
+                        extra = (
+                            *extra,
+                            Diagnostic.make(
+                                C.DUPLICATE_NAME,
+                                f"two skills named {name!r} in source {top.source.name}: "
+                                f"{top.meta.path} is used, {cand.meta.path} is hidden "
+                                "(preferred: outside translation folders, then shallowest, "
+                                "then first in path order)",
+                                path=str(cand.meta.path) if cand.meta.path else None,
+                                hint="rename one of them (name and folder)",
+                            ),
+                        )
+                    else:
+                        reason = f"shadowed by {shadowed_by} ({top.meta.path})"
+                        extra = (
+                            *extra,
+                            Diagnostic.make(
+                                C.SHADOWED,
+                                f"{cand.source.name}:{name} is hidden by {shadowed_by}",
+                                path=str(cand.meta.path) if cand.meta.path else None,
+                                hint=f"address it as {cand.source.name}:{name}",
+                            ),
+                        )
+                entry = CatalogEntry(
+                    name,
+                    cand.source.name,
+                    status,
+                    cand.meta,
+                    reason,
+                    shadowed_by,
+                    cand.source.trust,
+                    cand.meta.diagnostics + tuple(extra),
+                    tuple(cand.duplicates),
+                )
+                stores[id(cand.meta)] = cand.store
+                made.append(entry)
+                if status is SkillStatus.ENABLED:
+                    visible[name] = entry
+            by_name[name] = tuple(made)
+            entries.extend(made)
+        self._resolved, self._multi = by_name, multi
+        self._needs = needs
+        return State(tuple(entries), visible, by_name, stores, tuple(diags), tuple(roots))
+
+    def requirements_unchanged(self, state: State) -> bool:
+        """Would every skill with requirements keep its status now (PATH, env)?"""
+        if not self.check_requirements:
+            return True
+        checker = Requirements(self._environ)
+        disabled = set(self.config.disabled)
+        plugins = self.disabled_plugin_paths()
+        sources = {s.name: s for s in self.sources}
+        for name in self._needs:
+            for entry in state.by_name.get(name, ()):
+                meta = entry.metadata
+                if not (meta.requires_commands or meta.requires_env):
+                    continue
+                if len(state.by_name[name]) > 1:
+                    return False
+                cand = Candidate(meta, state.stores[id(meta)], sources[entry.source], 0)
+                status, reason, _ = self.own_status(cand, disabled, plugins, checker)
+                if status is not entry.status or reason != entry.reason or name != entry.name:
+                    return False
+        return True
+
+    def unchanged(self, groups: dict[str, list[Listed]]) -> bool:
+        """Is every candidate the same object as last time, and no status able to
+        change (requirements are re-checked on every refresh)?"""
+        previous, previous_multi = self._resolved, self._multi
+        if len(previous) != len(groups):
+            return False
+        checker = Requirements(self._environ) if self.check_requirements else None
+        disabled = set(self.config.disabled)
+        plugins = self.disabled_plugin_paths()
+        for name, raw in groups.items():
+            last = previous.get(name)
+            if last is None:
+                return False
+            metas = previous_multi.get(name)
+            if metas is not None:  # several candidates: the same objects, none with needs
+                if len(metas) != len(raw):
+                    return False
+                for meta, (now, _store, _src) in zip(metas, raw, strict=True):
+                    if meta is not now or meta.requires_commands or meta.requires_env:
+                        return False
+                continue
+            entry = last[0]
+            meta = entry.metadata
+            if len(raw) != 1 or meta is not raw[0][0]:
+                return False
+            if meta.requires_commands or meta.requires_env:
+                cand = Candidate(meta, raw[0][1], raw[0][2], 0)
+                status, reason, _ = self.own_status(cand, disabled, plugins, checker)
+                if entry.status is not status or entry.reason != reason:
+                    return False
+        return True
+
+    def disabled_plugin_paths(self) -> list[tuple[str, str]]:
+        out = []
+        for pname, entry in self.config.installed.items():
+            raw = entry.get("path")
+            if entry.get("enabled", True) is False and isinstance(raw, str):
+                out.append((f"plugin {pname} (enabled = false)", os.path.realpath(raw)))
+        imported = self.config.imported
+        if imported is not None:
+            for pname, ppath in imported.disabled_paths:
+                out.append((f"plugin {pname} (enabled: false in {imported.file})", ppath))
+        return out
+
+    def own_status(
+        self,
+        cand: Candidate,
+        disabled: set[str],
+        plugins: list[tuple[str, str]],
+        checker: Requirements | None,
+    ) -> tuple[SkillStatus, str | None, tuple[Diagnostic, ...]]:
+        meta = cand.meta
+        if not meta.valid:
+            first = meta.errors[0] if meta.errors else None
+            why = f"{first.code}: {first.message}" if first else "SKILL.md could not be read"
+            return SkillStatus.INVALID, why, ()
+        if meta.name in disabled or f"{cand.source.name}:{meta.name}" in disabled:
+            return SkillStatus.DISABLED, "disabled by config", ()
+        only = self.config.enabled_bundled
+        if only is not None and cand.source.kind == "bundled" and meta.name not in only:
+            return SkillStatus.DISABLED, "disabled by [catalog] enabled_bundled (not listed)", ()
+        if plugins and meta.path is not None:
+            real = os.path.realpath(meta.path)
+            for pname, ppath in plugins:
+                if real == ppath or real.startswith(ppath + os.sep):
+                    why = f"disabled by {pname}"
+                    return SkillStatus.DISABLED, why, ()
+        if checker is not None:
+            missing, notes = checker.check(meta)
+            if missing:
+                return SkillStatus.UNAVAILABLE, "; ".join(missing), notes
+            return SkillStatus.ENABLED, None, notes
+        return SkillStatus.ENABLED, None, ()
+
+
+def _visible_key(e: CatalogEntry) -> tuple[Any, ...]:
+    return (e.source, e.name, e.metadata.folder, e.status, e.metadata.description)
+
+
+def changed(before: State, after: State) -> bool:
+    """Did anything visible change (source, name, folder, status, description)?
+    Entries the resolver reused are the same objects and are not compared."""
+    if len(before.entries) != len(after.entries):
+        return True
+    return any(
+        a is not b and _visible_key(a) != _visible_key(b)
+        for a, b in zip(before.entries, after.entries, strict=True)
+    )
+
+
+def collapse(group: list[Candidate]) -> list[Candidate]:
+    """Drop lower-precedence candidates that are byte-identical to a kept one."""
+    if len(group) < 2:
+        return group
+    kept: list[Candidate] = []
+    digests: dict[int, str | None] = {}
+
+    def digest(c: Candidate) -> str | None:
+        if id(c) not in digests:
+            try:
+                digests[id(c)] = c.store.digest(c.meta.key)
+            except (SkillError, OSError):
+                digests[id(c)] = None
+        return digests[id(c)]
+
+    for cand in group:
+        twin = None
+        for k in kept:
+            if k.meta.valid != cand.meta.valid:
+                continue
+            if cand.meta.path is not None and k.meta.path is not None:
+                if os.path.realpath(cand.meta.path) == os.path.realpath(k.meta.path):
+                    twin = k
+                    break
+                if _size(k.meta) != _size(cand.meta):
+                    continue
+            d = digest(cand)
+            if d is not None and d == digest(k):
+                twin = k
+                break
+        if twin is None:
+            kept.append(cand)
+        elif cand.meta.path is not None:
+            twin.duplicates.append(cand.meta.path)
+    return kept
+
+
+def _size(meta: SkillMetadata) -> int:
+    try:
+        return os.stat(meta.skill_md).st_size if meta.skill_md else -1
+    except OSError:
+        return -1
+
+
+class Requirements:
+    """Checks ``requires`` (commands on PATH, environment variables), memoised."""
+
+    def __init__(self, environ: Mapping[str, str] | None) -> None:
+        self.env = environ if environ is not None else os.environ
+        self.path = self.env.get("PATH", os.defpath)
+        self._which: dict[str, bool] = {}
+
+    def has_command(self, cmd: str) -> bool:
+        if cmd not in self._which:
+            self._which[cmd] = shutil.which(cmd, path=self.path) is not None
+        return self._which[cmd]
+
+    def check(self, meta: SkillMetadata) -> tuple[list[str], tuple[Diagnostic, ...]]:
+        if not (meta.requires_commands or meta.requires_env or meta.requires_other):
+            return [], ()
+        where = str(meta.skill_md) if meta.skill_md else None
+        missing: list[str] = []
+        notes: list[Diagnostic] = []
+        cmds = [c for c in meta.requires_commands if not self.has_command(c)]
+        if cmds:
+            missing.append("missing commands: " + ", ".join(cmds))
+            notes.append(
+                Diagnostic.make(
+                    C.MISSING_COMMAND,
+                    f"{meta.name} requires {', '.join(cmds)}, not found on PATH",
+                    path=where,
+                    hint="install the command or add its folder to PATH",
+                )
+            )
+        env = [v for v in meta.requires_env if not self.env.get(v)]
+        if env:
+            missing.append("missing environment variables: " + ", ".join(env))
+            notes.append(
+                Diagnostic.make(
+                    C.MISSING_ENV,
+                    f"{meta.name} requires the environment variable(s) {', '.join(env)}",
+                    path=where,
+                    hint="set them in the environment skilldeck runs in",
+                )
+            )
+        if meta.requires_other:
+            notes.append(
+                Diagnostic.make(
+                    C.UNCHECKED_REQUIREMENT,
+                    f"{meta.name} requires {', '.join(meta.requires_other)}, which skilldeck "
+                    "cannot check (treated as met)",
+                    path=where,
+                    hint="requirement kinds checked: commands (on PATH) and env (variables)",
+                )
+            )
+        return missing, tuple(notes)

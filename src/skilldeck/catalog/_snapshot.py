@@ -1,0 +1,475 @@
+"""A catalog snapshot: every entry with its files, digests and change tokens.
+
+``Catalog.snapshot()`` returns a ``CatalogSnapshot``: one immutable
+``SnapshotEntry`` per catalog entry (any status), each with
+
+- ``files``: what a reader may read (enabled and shadowed skills), SKILL.md
+  first, then every file the one walker (``skilldeck._tree``) lists, with its
+  size and, in a folder, its stamp (inode, mtime, ctime);
+- ``token``: a change token, equal in two snapshots exactly when the entry's
+  status, address and files are (a folder skill: the path and stamp of every
+  listed file, so an edit, a rename or a link swapped to another file changes
+  it; a skill of a store without folders: the store's content digest).
+  ``None`` when it cannot be told (a file changed within the last 50 ms, whose
+  timestamp a second change could keep, or a store without digests): the entry
+  then counts as changed;
+- per-file digests (``CatalogSnapshot.digest``): in a folder computed on first
+  use through the catalog's contained reads and cached by stamp, so an unchanged
+  file is never read twice; for a store without folders, taken from the store's
+  ``file_facts`` of that version when it has them (``PostgresStore``: its file
+  rows), else when its files were read to list them.
+
+``CatalogSnapshot.token`` is the catalog-wide token and ``diff`` says which
+entry keys were added, removed or changed between two snapshots. A new
+snapshot reuses the entries of the previous one whose token is unchanged
+(their digests with them); a folder entry whose catalog entry is the same object
+and whose folder, sub-folders and files all keep their stamps is taken over with
+``stat`` alone, without walking it (adding, removing or renaming anything changes
+a folder's mtime; an edit, a file's stamp).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from skilldeck._digest import bytes_digest
+from skilldeck._tree import Walk, is_text
+from skilldeck.catalog._model import CatalogEntry, SkillStatus
+from skilldeck.catalog._store import FileData, FileFacts
+
+__all__ = [
+    "READABLE_STATUSES",
+    "CatalogSnapshot",
+    "FileDigest",
+    "SnapshotDiff",
+    "SnapshotEntry",
+    "SnapshotFile",
+    "SnapshotMaker",
+    "address_of",
+]
+
+READABLE_STATUSES = frozenset({SkillStatus.ENABLED, SkillStatus.SHADOWED})
+"""The statuses whose files can be read (and are listed in a snapshot)."""
+
+#: (inode, mtime_ns, size, ctime_ns): a file's stamp, what its digest is cached by
+Stamp = tuple[int, int, int, int]
+
+_RACY_NS = 50_000_000
+"""A file changed this recently (50 ms, a few ticks of the kernel's coarse clock)
+could change again within the same timestamp: its entry's token is unknown and
+its digest is not cached by stamp until it is older."""
+
+_STORE_READ_LIMIT = 64 * 1024 * 1024
+"""Files of a store without folders are read up to this size to learn their size
+and digest (a bigger one is listed with its size and no digest)."""
+
+
+@dataclass(frozen=True, slots=True)
+class FileDigest:
+    """A file's digest (``sha256:...``), size, and whether it is UTF-8 text without NUL."""
+
+    digest: str
+    size: int
+    text: bool
+
+
+@dataclass(frozen=True, slots=True)
+class SnapshotFile:
+    """One file of a skill: its relative path, its size, and (in a folder) its stamp
+    (``None`` for a file of a store without folders, or one changed a moment ago)."""
+
+    path: str
+    size: int
+    stamp: Stamp | None = None
+    digest: FileDigest | None = None  # known when listed (a store's file read to list it)
+
+
+def file_digest_of(data: bytes) -> FileDigest:
+    return FileDigest(bytes_digest(data), len(data), is_text(data))
+
+
+def address_of(entry: CatalogEntry) -> str:
+    """How the catalog addresses an entry: the visible skill by name, others as
+    ``SOURCE:NAME``."""
+    if entry.status is SkillStatus.ENABLED:
+        return entry.name
+    return f"{entry.source}:{entry.name}"
+
+
+#: a folder entry's real folder and the (path, inode, mtime, size, ctime) of its
+#: folder as found (path ""), of every sub-folder the walker entered and of every file
+_TreeStamps = tuple[str, tuple[tuple[str, int, int, int, int], ...]]
+
+
+@dataclass(frozen=True, slots=True)
+class SnapshotEntry:
+    """One catalog entry in a snapshot (see the module doc).
+
+    ``key`` is unique in the snapshot and stable across snapshots (a folder
+    skill: its folder; a skill of a store without folders: ``store:SOURCE:NAME``);
+    ``ref`` is how the catalog addresses it now (``NAME`` or ``SOURCE:NAME``).
+    ``complete`` is False when the walker stopped at a limit.
+    """
+
+    key: str
+    ref: str
+    entry: CatalogEntry
+    files: tuple[SnapshotFile, ...]
+    token: str | None
+    complete: bool = True
+    _content: str | None = field(default=None, compare=False, repr=False)  # a store's digest
+    _tree: _TreeStamps | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def name(self) -> str:
+        return self.entry.name
+
+    @property
+    def status(self) -> SkillStatus:
+        return self.entry.status
+
+    @property
+    def readable(self) -> bool:
+        """Can its files be read (an enabled or shadowed skill)?"""
+        return self.entry.status in READABLE_STATUSES
+
+
+@dataclass(frozen=True, slots=True)
+class SnapshotDiff:
+    """Entry keys added, removed and changed (token differs or unknown) between snapshots."""
+
+    added: frozenset[str]
+    removed: frozenset[str]
+    changed: frozenset[str]
+
+    def __bool__(self) -> bool:
+        return bool(self.added or self.removed or self.changed)
+
+
+#: reads one file of an entry: (ref, relpath, max_bytes, truncate) -> FileData
+Reader = Callable[[str, str, int, bool], FileData]
+#: lists a folder entry's files: (entry, store) -> (real folder, walk, the entry's own?)
+Walker = Callable[[CatalogEntry, Any], tuple[str, Walk, bool]]
+#: a store skill's file facts: (entry, store, content digest) -> facts, or None (read them)
+Facts = Callable[[CatalogEntry, Any, str], Iterable[FileFacts] | None]
+
+
+@dataclass(frozen=True)
+class CatalogSnapshot:
+    """An immutable view of the catalog: ``entries`` in catalog order, by ``key`` in
+    ``by_key``, and the catalog-wide change ``token`` (``None`` when an entry's
+    token is unknown: such a snapshot never equals another)."""
+
+    entries: tuple[SnapshotEntry, ...]
+    by_key: Mapping[str, SnapshotEntry]
+    token: str | None
+    _reader: Reader = field(compare=False, repr=False)
+    _cache: _DigestCache = field(compare=False, repr=False)
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def diff(self, older: CatalogSnapshot | None) -> SnapshotDiff:
+        """What changed from ``older`` to this snapshot (everything is added from ``None``)."""
+        if older is None:
+            return SnapshotDiff(frozenset(self.by_key), frozenset(), frozenset())
+        mine, theirs = self.by_key, older.by_key
+        changed = frozenset(
+            k
+            for k, e in mine.items()
+            if k in theirs
+            and (e is not theirs[k] and (e.token is None or e.token != theirs[k].token))
+        )
+        return SnapshotDiff(
+            frozenset(mine.keys() - theirs.keys()), frozenset(theirs.keys() - mine.keys()), changed
+        )
+
+    def digest(self, entry: SnapshotEntry, path: str, *, max_bytes: int) -> FileDigest:
+        """The digest of one listed file, read through the catalog (cached by stamp).
+
+        Raises what the read raises (``FileTooLargeError`` over ``max_bytes``,
+        ``FileAccessError`` when the file went away or now leads outside).
+        """
+        listed = next((f for f in entry.files if f.path == path), None)
+        known = listed.digest if listed is not None else None
+        stamp = listed.stamp if listed is not None else None
+        cache_key = (entry.key, path, stamp) if stamp is not None else None
+        if known is None and cache_key is not None:
+            known = self._cache.get(cache_key)
+        if known is not None and known.size > max_bytes:
+            known = None  # read it: over the limit, the read raises the coded error
+        if known is None:
+            known = file_digest_of(self._reader(entry.ref, path, max_bytes, False).data)
+            if cache_key is not None:
+                self._cache.put(cache_key, known)
+        return known
+
+
+class _DigestCache:
+    """Digests by (entry key, path, stamp), kept for the files of the last snapshot."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._known: dict[tuple[str, str, Stamp], FileDigest] = {}
+
+    def get(self, key: tuple[str, str, Stamp]) -> FileDigest | None:
+        with self._lock:
+            return self._known.get(key)
+
+    def put(self, key: tuple[str, str, Stamp], value: FileDigest) -> None:
+        with self._lock:
+            self._known[key] = value
+
+    def keep(self, entries: Iterable[SnapshotEntry]) -> None:
+        """Forget the digests of files no longer listed (or changed)."""
+        wanted = {(e.key, f.path, f.stamp) for e in entries for f in e.files if f.stamp}
+        with self._lock:
+            self._known = {k: v for k, v in self._known.items() if k in wanted}
+
+
+def _token(parts: Iterable[Any]) -> str:
+    blob = "\0".join(map(repr, parts)).encode("utf-8", "surrogateescape")
+    return hashlib.blake2b(blob, digest_size=16).hexdigest()
+
+
+def _head(entry: CatalogEntry, ref: str) -> tuple[Any, ...]:
+    m = entry.metadata
+    return (
+        entry.status.value,
+        entry.reason,
+        entry.shadowed_by,
+        entry.source,
+        entry.trust.value,
+        ref,
+        m.folder,
+        m.md_name,
+        m.valid,
+    )
+
+
+class SnapshotMaker:
+    """Takes snapshots of one catalog, reusing unchanged entries of the last one."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._last: CatalogSnapshot | None = None
+        self._cache = _DigestCache()
+
+    def take(
+        self,
+        entries: Iterable[tuple[CatalogEntry, Any]],
+        *,
+        walk: Walker,
+        listing: Callable[[str], tuple[str, ...]],
+        digest: Callable[[CatalogEntry, Any], str],
+        reader: Reader,
+        facts: Facts | None = None,
+    ) -> CatalogSnapshot:
+        """A snapshot of ``(entry, store)`` pairs. ``walk`` lists a folder skill's files,
+        ``listing`` a store skill's files (by address), ``digest`` gives a store skill's
+        content digest, ``facts`` (optional) what the store knows of that version's
+        files, and ``reader`` reads one file."""
+        with self._lock:
+            last = self._last
+            old = last.by_key if last is not None else {}
+            settled = time.time_ns() - _RACY_NS
+            made: list[SnapshotEntry] = []
+            keys: dict[str, SnapshotEntry] = {}
+            for entry, store in entries:
+                ref = address_of(entry)
+                if entry.path is not None:
+                    key = os.fspath(entry.path)
+                    got = self._folder(entry, store, key, ref, walk, settled, old.get(key))
+                else:
+                    key = f"store:{entry.source}:{entry.name}"
+                    got = self._stored(
+                        entry, store, key, ref, old.get(key), listing, digest, reader, facts
+                    )
+                n = 2
+                while got.key in keys:  # one folder reached twice: keep both
+                    got = SnapshotEntry(f"{key}#{n}", *_fields(got)[1:])
+                    n += 1
+                prev = old.get(got.key)
+                if prev is not None and got.token is not None and prev.token == got.token:
+                    # unchanged: the same object (a hidden file may have moved its folder)
+                    got = prev if prev._tree == got._tree else replace(prev, _tree=got._tree)
+                keys[got.key] = got
+                made.append(got)
+            tokens = [(e.key, e.token or os.urandom(8).hex()) for e in made]
+            unknown = any(e.token is None for e in made)
+            snap = CatalogSnapshot(
+                tuple(made), keys, None if unknown else _token(tokens), reader, self._cache
+            )
+            self._cache.keep(made)
+            self._last = snap
+            return snap
+
+    def _folder(
+        self,
+        entry: CatalogEntry,
+        store: Any,
+        key: str,
+        ref: str,
+        walk: Walker,
+        settled: int,
+        prev: SnapshotEntry | None,
+    ) -> SnapshotEntry:
+        if (
+            prev is not None
+            and prev.entry is entry
+            and prev._tree is not None
+            and _same_tree(entry, prev._tree)
+        ):
+            return prev  # not one folder or listed file changed: no walk needed
+        head = _head(entry, ref)
+        try:
+            real, found, own = walk(entry, store)
+        except Exception:  # the folder went away or now leads outside: unknown
+            return SnapshotEntry(key, ref, entry, (), None, False)
+        md = entry.metadata.md_name
+        files: list[SnapshotFile] = []
+        first: SnapshotFile | None = None
+        racy = False
+        for f in found.files:
+            ino, mtime, ctime = f.stamp
+            fresh = max(mtime, ctime) > settled
+            racy = racy or fresh
+            item = SnapshotFile(f.path, f.size, None if fresh else (ino, mtime, f.size, ctime))
+            if f.path == md:
+                first = SnapshotFile("SKILL.md", f.size, item.stamp)
+            if f.path != "SKILL.md":
+                files.append(item)
+        listed = ([first] if first is not None else []) + files
+        if entry.status not in READABLE_STATUSES:
+            listed = []
+        token = _token(
+            (*head, found.complete, *((f.path, f.stamp) for f in found.files), len(found.files))
+        )
+        if racy:
+            return SnapshotEntry(key, ref, entry, tuple(listed), None, found.complete)
+        stamps = _tree_stamps(entry, real, found, settled) if own and found.complete else None
+        return SnapshotEntry(key, ref, entry, tuple(listed), token, found.complete, _tree=stamps)
+
+    def _stored(
+        self,
+        entry: CatalogEntry,
+        store: Any,
+        key: str,
+        ref: str,
+        prev: SnapshotEntry | None,
+        listing: Callable[[str], tuple[str, ...]],
+        digest: Callable[[CatalogEntry, Any], str],
+        reader: Reader,
+        facts: Facts | None,
+    ) -> SnapshotEntry:
+        try:
+            content: str | None = digest(entry, store)
+        except Exception:  # a store without digests: unknown, read again every time
+            content = None
+        if content is None:
+            token = None
+        elif prev is not None and prev.entry is entry and prev._content == content:
+            return prev  # the same entry object, the same content: nothing to hash
+        else:
+            token = _token((*_head(entry, ref), content))
+        if prev is not None and token is not None and prev.token == token:
+            return prev
+        if entry.status not in READABLE_STATUSES:
+            return SnapshotEntry(key, ref, entry, (), token, _content=content)
+        files: list[SnapshotFile] = []
+        try:
+            known_files = _known(facts, entry, store, content)
+            if known_files is not None:  # the store's own facts: read only what they lack
+                for rel, size, file_digest, text in known_files:
+                    if text is None and size <= _STORE_READ_LIMIT:
+                        files.append(_read_listed(reader, ref, rel))
+                    else:
+                        fd = FileDigest(file_digest, size, text) if text is not None else None
+                        files.append(SnapshotFile(rel, size, None, fd))
+                return SnapshotEntry(key, ref, entry, tuple(files), token, True, content)
+            rels = ["SKILL.md", *sorted(set(listing(ref)) - {"SKILL.md"})]
+            for rel in rels:
+                files.append(_read_listed(reader, ref, rel))
+        except Exception:  # unreadable now: list what was read, never reuse it
+            return SnapshotEntry(key, ref, entry, tuple(files), None, False)
+        return SnapshotEntry(key, ref, entry, tuple(files), token, True, content)
+
+
+def _read_listed(reader: Reader, ref: str, rel: str) -> SnapshotFile:
+    """A store skill's file, read to learn its size and digest (none over the limit)."""
+    got = reader(ref, rel, _STORE_READ_LIMIT, True)
+    known = None if got.truncated else file_digest_of(bytes(got.data))
+    return SnapshotFile(rel, got.size, None, known)
+
+
+def _known(
+    facts: Facts | None, entry: CatalogEntry, store: Any, content: str | None
+) -> list[FileFacts] | None:
+    """The store's facts of the files of version ``content``, SKILL.md first, then by
+    path (``None``: the store has none, or not of that version, or not for SKILL.md)."""
+    if facts is None or content is None:
+        return None
+    try:
+        got = facts(entry, store, content)
+        rows = {row[0]: row for row in got} if got is not None else None
+    except Exception:  # the store could not tell: read the files
+        return None
+    if rows is None:
+        return None
+    first = rows.pop("SKILL.md", None)
+    if first is None:
+        return None
+    return [first, *(rows[rel] for rel in sorted(rows))]
+
+
+def _tree_stamps(entry: CatalogEntry, real: str, found: Walk, settled: int) -> _TreeStamps | None:
+    """What tells, with ``stat`` only, that a walk would list the same files with the
+    same stamps: any file added, removed or renamed changes a folder's mtime, any
+    edit a file's stamp, a swapped link its folder's. ``None`` when a folder
+    changed too recently to trust its mtime."""
+    items: list[tuple[str, int, int, int, int]] = []
+    folder = entry.metadata.folder
+    if folder is None:
+        return None
+    try:
+        for rel in ("", *found.dirs):
+            st = os.stat(os.path.join(real, rel) if rel else folder)
+            if max(st.st_mtime_ns, st.st_ctime_ns) > settled:
+                return None
+            items.append((rel, st.st_ino, st.st_mtime_ns, st.st_size, st.st_ctime_ns))
+    except OSError:
+        return None
+    for f in found.files:
+        ino, mtime, ctime = f.stamp
+        items.append((f.path, ino, mtime, f.size, ctime))
+    return real, tuple(items)
+
+
+def _same_tree(entry: CatalogEntry, tree: _TreeStamps) -> bool:
+    real, items = tree
+    folder = entry.metadata.folder
+    if folder is None:
+        return False
+    try:
+        for rel, ino, mtime, size, ctime in items:
+            st = os.stat(os.path.join(real, rel) if rel else folder)
+            if (
+                st.st_ino != ino
+                or st.st_mtime_ns != mtime
+                or st.st_size != size
+                or st.st_ctime_ns != ctime
+            ):
+                return False
+    except OSError:
+        return False
+    return True
+
+
+def _fields(e: SnapshotEntry) -> tuple[Any, ...]:
+    return (e.key, e.ref, e.entry, e.files, e.token, e.complete, e._content, e._tree)

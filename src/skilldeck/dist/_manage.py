@@ -1,0 +1,459 @@
+"""``update``, ``remove``, ``verify``, ``list_installed`` and enabling/disabling by name."""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import tomlkit
+from tomlkit.items import Array, Table
+from tomlkit.toml_document import TOMLDocument
+
+from skilldeck.config import load_config, update_config
+from skilldeck._digest import digest_of_files, skill_file_digests
+from skilldeck._errors import InstallError, SkillError, SkillNotFoundError, UnsafeStateError
+from skilldeck.events import SinkLike, SkillsRemoved, SkillsUpdated, deliver
+from skilldeck.execution import revoke_lapsed
+from skilldeck._paths import safe_relpath
+from skilldeck.security import scan_mode
+
+from ._install import Staged, commit_staged, fetch_source, remember_placed, stage_skill
+from ._model import (
+    FileChanges,
+    InstallLimits,
+    LockEntry,
+    PlacementCheck,
+    ProgressCallback,
+    RemoveResult,
+    Scope,
+    SkillUpdate,
+    SkillVerification,
+    SourceSpec,
+    UpdateResult,
+    VerifyReport,
+)
+from ._placements import Placed, check, place, targets, unplace
+from ._state import Layout, Stage, apply_ops, checkpoint, layout, now_iso, swap_out
+
+__all__ = ["InstalledInfo", "list_installed", "remove", "set_skill_enabled", "update", "verify"]
+
+
+def _enabled(name: str, cwd: str | os.PathLike[str] | None) -> bool:
+    config = load_config(cwd=cwd)
+    disabled = set(config.disabled)
+    if name in disabled or f"installed:{name}" in disabled:
+        return False
+    return config.installed.get(name, {}).get("enabled") is not False
+
+
+def _sync_placements(
+    lay: Layout, entry: LockEntry, digests: list[str], cwd: str | os.PathLike[str] | None
+) -> tuple[list[Placed], str | None]:
+    """Bring an installed skill's placements in line (after an update): (done, problem)."""
+    if not entry.placements or not _enabled(entry.name, cwd):
+        return [], None
+    where = targets(lay.scope, lay.base, entry.name, entry.placements)
+    try:
+        done = place(where, lay.skill_dir(entry.name), digests=digests)
+    except (InstallError, UnsafeStateError, OSError) as exc:
+        return [], f"placement not refreshed: {getattr(exc, 'message', exc)}"
+    remember_placed(lay, entry.name, done)
+    return done, None
+
+
+def _unknown(name: str, lay: Layout, entries: dict[str, LockEntry]) -> SkillNotFoundError:
+    have = ", ".join(sorted(entries)) or "none"
+    return SkillNotFoundError(
+        f"no skill named {name!r} is installed in the {lay.scope} scope",
+        skill=name,
+        hint=f"installed: {have} (see `skilldeck list --installed`; --scope picks the scope)",
+    )
+
+
+def _pick(
+    lay: Layout, entries: dict[str, LockEntry], names: Sequence[str] | None, all_skills: bool
+) -> list[LockEntry]:
+    if names:
+        for n in names:
+            if n not in entries:
+                raise _unknown(n, lay, entries)
+        return [entries[n] for n in dict.fromkeys(names)]
+    return [entries[n] for n in sorted(entries)]  # no names: every installed skill
+
+
+def update(
+    names: Sequence[str] | None = None,
+    *,
+    all_skills: bool = False,
+    scope: Scope = "user",
+    dry_run: bool = False,
+    cwd: str | os.PathLike[str] | None = None,
+    limits: InstallLimits | None = None,
+    on_progress: ProgressCallback | None = None,
+    events: SinkLike | None = None,
+) -> UpdateResult:
+    """Fetch installed skills' sources again and install what changed.
+
+    ``names`` picks skills; without names every installed skill of the scope
+    is updated (``all_skills`` says the same explicitly).
+
+    Skills are compared by content digest; each result lists the files added,
+    removed and modified relative to what is on disk now. A skill pinned to a
+    commit stays at that commit. ``dry_run`` fetches and compares but changes
+    nothing. A changed skill loses its script approvals. A source that cannot
+    be fetched marks its skills ``failed`` and the others still update.
+    """
+    lim = limits or InstallLimits()
+    lay = layout(scope, cwd=cwd)
+    with lay.locked():
+        entries = lay.read_lock()
+    chosen = _pick(lay, entries, names, all_skills)
+    groups: dict[tuple[str, str, str | None], list[LockEntry]] = {}
+    for entry in chosen:
+        groups.setdefault((entry.kind, entry.url, entry.ref), []).append(entry)
+    results: dict[str, SkillUpdate] = {}
+    to_commit: list[tuple[Staged, LockEntry, FileChanges, LockEntry]] = []
+    when = now_iso()
+    with Stage(lay) as stage:
+        for i, ((kind, url, ref), group) in enumerate(groups.items()):
+            spec = SourceSpec(kind=kind, url=url, ref=ref, display=url)  # type: ignore[arg-type]
+            try:
+                root, _tree, commit = fetch_source(
+                    spec, stage, lim, on_progress, slot=f"src{i}", use_subpath=False
+                )
+            except SkillError as exc:
+                for entry in group:
+                    results[entry.name] = _failed(entry, exc)
+                continue
+            for entry in group:
+                rel = safe_relpath(entry.skill_path) if entry.skill_path else ""
+                src = root / rel if rel else root
+                try:
+                    if rel is None:
+                        raise InstallError(
+                            f"lockfile entry {entry.name} has an invalid skill_path",
+                            hint="fix skills.lock or reinstall the skill",
+                        )
+                    if not (src / "SKILL.md").exists() and not (src / "skill.md").exists():
+                        raise InstallError(
+                            f"{entry.skill_path or 'the source root'} no longer holds a skill",
+                            hint=f"remove it (`skilldeck remove {entry.name}`) or reinstall",
+                        )
+                    staged = stage_skill(
+                        src,
+                        root,
+                        stage,
+                        lim,
+                        name=entry.name,
+                        on_progress=on_progress,
+                        scan=scan_mode(load_config(cwd=cwd)),
+                    )
+                except SkillError as exc:
+                    results[entry.name] = _failed(entry, exc)
+                    continue
+                current = lay.skill_dir(entry.name)
+                on_disk = skill_file_digests(current) if current.is_dir() else {}
+                changes = FileChanges.between(on_disk, staged.files)
+                if staged.digest == entry.digest and digest_of_files(on_disk) == entry.digest:
+                    results[entry.name] = SkillUpdate(
+                        entry.name, "unchanged", entry.digest, staged.digest, entry.commit, commit
+                    )
+                    continue
+                new_entry = replace(
+                    entry, commit=commit, digest=staged.digest, files=staged.files, updated_at=when
+                )
+                if dry_run:
+                    results[entry.name] = SkillUpdate(
+                        entry.name,
+                        "would-update",
+                        entry.digest,
+                        staged.digest,
+                        entry.commit,
+                        commit,
+                        changes,
+                    )
+                else:
+                    to_commit.append((staged, new_entry, changes, entry))
+        checkpoint("staging")
+        if to_commit:
+            with lay.locked():
+                now = lay.read_lock()
+                # Another operation may have removed or changed a skill since we read.
+                for staged, _new, _changes, old in list(to_commit):
+                    if now.get(staged.name) != old:
+                        to_commit.remove((staged, _new, _changes, old))
+                        results[staged.name] = _failed(
+                            old,
+                            InstallError(
+                                "changed by another operation while updating",
+                                hint=f"run `skilldeck update {staged.name}` again",
+                            ),
+                        )
+                if to_commit:
+                    commit_staged(
+                        lay, stage, [(s, e) for s, e, _c, _o in to_commit], keep_installed_at=True
+                    )
+            for staged, new_entry, changes, old in to_commit:
+                revoked = staged.digest != old.digest and revoke_lapsed(staged.name, old.digest)
+                results[staged.name] = SkillUpdate(
+                    staged.name,
+                    "updated",
+                    old.digest,
+                    new_entry.digest,
+                    old.commit,
+                    new_entry.commit,
+                    changes,
+                    approvals_revoked=revoked,
+                )
+    if not dry_run and any(e.placements for e in chosen):
+        with lay.locked():
+            fresh = lay.read_lock()
+            for e in chosen:
+                u = results[e.name]
+                cur = fresh.get(e.name)
+                if u.status == "failed" or cur is None:
+                    continue
+                done, problem = _sync_placements(lay, cur, [e.digest, cur.digest], cwd)
+                results[e.name] = replace(
+                    u,
+                    placed=tuple(p.path for p in done),
+                    repaired=tuple(p.path for p in done if p.action != "kept"),
+                    error=problem or u.error,
+                )
+    ordered = tuple(results[e.name] for e in chosen)
+    updated = tuple(u.name for u in ordered if u.status == "updated")
+    if updated:
+        deliver(events, SkillsUpdated(skills=updated, location=str(lay.installed)))
+    return UpdateResult(scope=scope, dry_run=dry_run, skills=ordered)
+
+
+def _failed(entry: LockEntry, exc: SkillError) -> SkillUpdate:
+    msg = exc.message + (f" (hint: {exc.hint})" if exc.hint else "")
+    return SkillUpdate(
+        entry.name, "failed", entry.digest, None, entry.commit, None, FileChanges(), error=msg
+    )
+
+
+def remove(
+    name: str,
+    *,
+    scope: Scope = "user",
+    cwd: str | os.PathLike[str] | None = None,
+    events: SinkLike | None = None,
+) -> RemoveResult:
+    """Remove an installed skill: its folder goes in one rename, then the lockfile
+    entry and the ``[installed.<name>]`` config table."""
+    lay = layout(scope, cwd=cwd)
+    target = lay.skill_dir(name)
+    with Stage(lay) as stage, lay.locked():
+        entries = lay.read_lock()
+        if name not in entries and not os.path.lexists(target):
+            raise _unknown(name, lay, entries)
+        old_digest = entries[name].digest if name in entries else None
+        old_places = entries[name].placements if name in entries else ()
+        ops = [{"op": "remove", "name": name}]
+        stage.write_intent(ops)
+        checkpoint("swap")
+        if os.path.lexists(target):
+            (stage.path / "old").mkdir()
+            swap_out(lay, name, stage.path / "old" / name)
+        checkpoint("record")
+        apply_ops(lay, ops)
+        where = targets(lay.scope, lay.base, name, old_places)
+        removed, kept = unplace(where, target, [old_digest] if old_digest else [])
+    if old_digest is not None:
+        revoke_lapsed(name, old_digest)
+    deliver(events, SkillsRemoved(skills=(name,), location=str(lay.installed)))
+    return RemoveResult(
+        scope=scope, name=name, path=str(target), unplaced=tuple(removed), kept=tuple(kept)
+    )
+
+
+def _stray_entries(folder: Path) -> list[str]:
+    """Links, special files and hidden files or folders inside an installed skill.
+
+    Installs never create them (they copy the walker's file set); a hidden file is
+    outside the digest, so it can never run, but its presence means tampering.
+    """
+    out: list[str] = []
+    for dirpath, dirnames, filenames in os.walk(folder, followlinks=False):
+        for entry in dirnames + filenames:
+            full = os.path.join(dirpath, entry)
+            mode = os.lstat(full).st_mode
+            odd = stat.S_ISLNK(mode) or not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+            if odd or entry.startswith("."):
+                out.append(os.path.relpath(full, folder).replace(os.sep, "/"))
+        dirnames[:] = [d for d in dirnames if not d.startswith(".")]
+    return sorted(out)
+
+
+def verify(
+    names: Sequence[str] | None = None,
+    *,
+    scope: Scope = "user",
+    cwd: str | os.PathLike[str] | None = None,
+) -> VerifyReport:
+    """Check every installed skill's files against the lockfile's digests.
+
+    A modified, added or removed file, a missing folder, or a link or special
+    file inside a skill makes that skill fail. Folders in the skills directory
+    that the lockfile does not know are listed as ``untracked``. Verifying
+    writes nothing (no lock file, no state folder in a project) unless an
+    interrupted operation must be finished first.
+    """
+    lay = layout(scope, cwd=cwd)
+    entries = lay.read_settled()
+    missing = [n for n in names or () if n not in entries]
+    if missing:
+        raise _unknown(missing[0], lay, entries)
+    chosen = [entries[n] for n in dict.fromkeys(names)] if names else list(entries.values())
+    checks: list[SkillVerification] = []
+    for entry in sorted(chosen, key=lambda e: e.name) if not names else chosen:
+        folder = lay.skill_dir(entry.name)
+        if not folder.is_dir() or folder.is_symlink():
+            checks.append(
+                SkillVerification(entry.name, False, entry.digest, None, problem="folder missing")
+            )
+            continue
+        files = skill_file_digests(folder)
+        actual = digest_of_files(files)
+        changes = FileChanges.between(entry.files, files)
+        stray = _stray_entries(folder)
+        problem = None
+        if stray:
+            problem = "links, special or hidden files: " + ", ".join(stray[:5])
+        elif actual != entry.digest:
+            problem = "files differ from the lockfile"
+        places = _placement_checks(lay, entry, cwd)
+        drift = [p for p in places if p.problem]
+        if problem is None and drift:
+            problem = f"agent folder {drift[0].path}: {drift[0].problem}"
+        checks.append(
+            SkillVerification(
+                entry.name, problem is None, entry.digest, actual, changes, problem, places
+            )
+        )
+    untracked: tuple[str, ...] = ()
+    if lay.installed.is_dir():
+        untracked = tuple(sorted(p.name for p in lay.installed.iterdir() if p.name not in entries))
+    return VerifyReport(scope=scope, skills=tuple(checks), untracked=untracked)
+
+
+def _placement_checks(
+    lay: Layout, entry: LockEntry, cwd: str | os.PathLike[str] | None
+) -> tuple[PlacementCheck, ...]:
+    if not entry.placements:
+        return ()
+    where = targets(lay.scope, lay.base, entry.name, entry.placements)
+    enabled = _enabled(entry.name, cwd)
+    return tuple(check(where, lay.skill_dir(entry.name), entry.digest, enabled=enabled))
+
+
+@dataclass(frozen=True, slots=True)
+class InstalledInfo:
+    """One installed skill as ``manage list`` shows it."""
+
+    name: str
+    scope: Scope
+    path: str
+    source: str
+    kind: str
+    ref: str | None
+    commit: str | None
+    digest: str
+    enabled: bool
+    installed_at: str
+    updated_at: str
+    #: agent folders that show the skill, each checked on disk
+    placements: tuple[PlacementCheck, ...] = ()
+
+    @property
+    def agents(self) -> tuple[str, ...]:
+        return tuple(a for p in self.placements for a in p.agents)
+
+
+def list_installed(
+    *, scope: Scope | None = None, cwd: str | os.PathLike[str] | None = None
+) -> tuple[InstalledInfo, ...]:
+    """Installed skills of one scope, or of both (user first) when ``scope`` is None."""
+    config = load_config(cwd=cwd)
+    disabled = set(config.disabled)
+    out: list[InstalledInfo] = []
+    scopes: tuple[Scope, ...] = (scope,) if scope else ("user", "project")
+    for sc in scopes:
+        lay = layout(sc, cwd=cwd)
+        for name, entry in sorted(lay.read_lock().items()):
+            plugin = config.installed.get(name, {})
+            enabled = name not in disabled and f"installed:{name}" not in disabled
+            if plugin.get("enabled") is False:
+                enabled = False
+            out.append(
+                InstalledInfo(
+                    name=name,
+                    scope=sc,
+                    path=str(lay.skill_dir(name)),
+                    source=entry.source_display,
+                    kind=entry.kind,
+                    ref=entry.ref,
+                    commit=entry.commit,
+                    digest=entry.digest,
+                    enabled=enabled,
+                    installed_at=entry.installed_at,
+                    updated_at=entry.updated_at,
+                    placements=_placement_checks(lay, entry, cwd),
+                )
+            )
+    return tuple(out)
+
+
+def set_skill_enabled(
+    name: str,
+    enabled: bool,
+    *,
+    scope: Scope = "user",
+    cwd: str | os.PathLike[str] | None = None,
+) -> Path:
+    """Enable or disable a skill by name (any source, bundled included).
+
+    Edits ``[catalog].disabled`` in the scope's config file, and the
+    ``enabled`` flag of ``[installed.<name>]`` (or ``[plugins.<name>]``, its older
+    spelling) when the skill was installed.
+    An installed skill placed in agents' folders is taken out of them when
+    disabled (agents have no disabled list) and put back when enabled.
+    Returns the config file written.
+    """
+
+    def mutate(doc: TOMLDocument) -> None:
+        catalog = doc.get("catalog")
+        if not isinstance(catalog, Table):
+            catalog = tomlkit.table()
+            doc["catalog"] = catalog
+        current = catalog.get("disabled")
+        names = [str(v) for v in current] if isinstance(current, Array | list) else []
+        if enabled:
+            names = [n for n in names if n != name]
+        elif name not in names:
+            names.append(name)
+        if names or "disabled" in catalog:
+            catalog["disabled"] = names
+        for spelling in ("installed", "plugins"):
+            records = doc.get(spelling)
+            if isinstance(records, Table) and isinstance(records.get(name), Table):
+                records[name]["enabled"] = enabled
+
+    written = update_config(scope, mutate, cwd=cwd)
+    lay = layout(scope, cwd=cwd)
+    entry = lay.read_lock().get(name)
+    if entry is not None and entry.placements:
+        where = targets(lay.scope, lay.base, name, entry.placements)
+        with lay.locked():
+            if enabled:
+                remember_placed(
+                    lay, name, place(where, lay.skill_dir(name), digests=[entry.digest])
+                )
+            else:
+                unplace(where, lay.skill_dir(name), [entry.digest])
+    return written

@@ -1,0 +1,244 @@
+"""The bubblewrap backend: probe whether it works here, and build its command line.
+
+Under bubblewrap a run gets: the host's root read-only; private ``/tmp`` and
+``/var/tmp``; ``/home``, ``/root``, the caller's home and skilldeck's own folders
+(``protected_state``) hidden behind empty tmpfs mounts, also where a mount of an
+ancestor (``/``, ``~/.cache``) would show them; ``/run`` hidden unless network is granted; the
+skill folder read-only; the work folder writable (unless the work folder *is* the
+skill folder); new PID, IPC, UTS, cgroup and (without a network grant) network
+namespaces; ``--die-with-parent``. The launch helper supervises the program inside
+the PID namespace. When skilldeck runs as root, bubblewrap runs
+privileged (no user namespace) and the launch helper inside drops every
+capability and switches to the unprivileged ``run_as`` user before the program
+starts, so file permissions apply as for that user. As a normal user,
+bubblewrap uses an unprivileged user namespace with all capabilities dropped.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from skilldeck._statedir import hidden_inside, protected_state
+from skilldeck.execution._platform import linux_layers, platform_note
+
+__all__ = [
+    "SandboxStatus",
+    "bwrap_argv",
+    "hidden_dirs",
+    "private_dirs",
+    "probe_sandbox",
+]
+
+# Paths inside the sandbox: private tmpfs mounts, not the host's shared /tmp.
+_TMP = "/tmp"  # noqa: S108
+_VAR_TMP = "/var/tmp"  # noqa: S108
+_HIDDEN_DEFAULT = ("/home", "/root")
+_lock = threading.Lock()
+_probes: dict[str, SandboxStatus] = {}
+
+
+@dataclass(frozen=True, slots=True)
+class SandboxStatus:
+    """What the bubblewrap probe found on this machine."""
+
+    available: bool
+    path: str | None
+    version: str | None
+    reason: str | None
+    as_root: bool
+    user_namespace: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "backend": "bubblewrap",
+            "available": self.available,
+            "path": self.path,
+            "version": self.version,
+            "reason": self.reason,
+            "as_root": self.as_root,
+            "user_namespace": self.user_namespace,
+        }
+
+
+def _base_flags(*, as_root: bool, network: bool) -> list[str]:
+    flags = [
+        "--die-with-parent",
+        "--unshare-pid",
+        # the launch helper is the namespace's init and bwrap's only child: without
+        # this, bwrap's own init is orphaned to PID 1 when bwrap exits (a zombie
+        # wherever PID 1 does not reap)
+        "--as-pid-1",
+        "--unshare-ipc",
+        "--unshare-uts",
+        "--unshare-cgroup-try",
+    ]
+    if not network:
+        flags.append("--unshare-net")
+    if not as_root:
+        flags += ["--unshare-user", "--cap-drop", "ALL"]
+    return flags
+
+
+def probe_sandbox(bwrap: str | None = None, *, refresh: bool = False) -> SandboxStatus:
+    """Try bubblewrap once per process (``refresh`` probes again)."""
+    path = bwrap or shutil.which("bwrap")
+    as_root = os.geteuid() == 0
+    key = f"{path or ''}\0{linux_layers()}"
+    with _lock:
+        if not refresh and key in _probes:
+            return _probes[key]
+        status = _probe(path, as_root)
+        _probes[key] = status
+        return status
+
+
+def _probe(path: str | None, as_root: bool) -> SandboxStatus:
+    if not linux_layers():
+        return SandboxStatus(False, path, None, platform_note(), as_root, False)
+    if path is None:
+        return SandboxStatus(False, None, None, "bwrap is not installed", as_root, False)
+    if not os.path.isfile(path):
+        return SandboxStatus(False, None, None, f"bwrap is not installed at {path}", as_root, False)
+    try:
+        ver = subprocess.run(
+            [path, "--version"], capture_output=True, text=True, timeout=10, check=False
+        )
+        version = ver.stdout.strip().removeprefix("bubblewrap ").strip() or None
+        argv = [
+            path,
+            *_base_flags(as_root=as_root, network=False),
+            "--ro-bind", "/", "/",
+            "--dev", "/dev",
+            "--proc", "/proc",
+            "--perms", "01777", "--tmpfs", _TMP,
+            "--", "/bin/sh", "-c", "exit 0",
+        ]  # fmt: skip
+        proc = subprocess.run(
+            argv, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=20, check=False
+        )
+    except (OSError, subprocess.SubprocessError) as exc:
+        return SandboxStatus(False, path, None, f"bwrap cannot start: {exc}", as_root, False)
+    if proc.returncode != 0:
+        detail = (proc.stderr or proc.stdout).strip().splitlines()
+        reason = "bwrap failed: " + (detail[-1] if detail else f"exit status {proc.returncode}")
+        return SandboxStatus(False, path, version, reason, as_root, False)
+    return SandboxStatus(True, path, version, None, as_root, not as_root)
+
+
+def hidden_dirs() -> list[str]:
+    """Folders hidden behind empty mounts under bubblewrap (homes, skilldeck's own)."""
+    return _hidden_dirs()
+
+
+def private_dirs(network: bool) -> list[str]:
+    """Folders whose host content a sandboxed program cannot see."""
+    return [_TMP, _VAR_TMP, *_hidden_dirs(), *(() if network else ("/run", "/var/run"))]
+
+
+_hidden_cache: dict[tuple[str, ...], list[str]] = {}  # a few entries per process
+
+
+def _hidden_dirs() -> list[str]:
+    places = protected_state()
+    candidates = [os.environ.get("HOME") or "", *(n for p in places for n in p.spellings())]
+    # keyed by which folders exist now: one created later (the data folder) is hidden too
+    key = tuple(f"{c}\0{os.path.isdir(c)}" for c in candidates)
+    cached = _hidden_cache.get(key)
+    if cached is None:
+        cached = _hidden_cache[key] = _find_hidden([c for c in candidates if c])
+    return list(cached)
+
+
+def _find_hidden(candidates: list[str]) -> list[str]:
+    hidden = list(_HIDDEN_DEFAULT)
+    for cand in candidates:
+        try:
+            real = str(Path(cand).resolve())
+        except (OSError, RuntimeError):
+            continue
+        if real in ("/", _TMP) or not Path(real).is_dir():
+            continue
+        if not any(real == h or real.startswith(h + "/") for h in hidden):
+            hidden.append(real)
+    return hidden
+
+
+def _covered(path: str, hidden: Sequence[str]) -> bool:
+    return any(path == h or path.startswith(h.rstrip("/") + "/") for h in hidden)
+
+
+def bwrap_argv(
+    bwrap: str,
+    *,
+    as_root: bool,
+    network: bool,
+    skill_dir: str,
+    work_dir: str,
+    work_writable: bool,
+    scratch_dir: str,
+    extra_ro: Sequence[str] = (),
+    binds: Sequence[tuple[str, bool]] = (),
+) -> list[str]:
+    """The ``bwrap ... --`` prefix for one run.
+
+    Order matters (a later mount covers an earlier one): the host read-only with
+    private and hidden folders; interpreters; the working folder; extra mounts and
+    argument paths; then empty folders over skilldeck's own state wherever one of
+    those views contains it (a mount of ``/`` or ``~/.cache``); the run's own
+    folders (the skill's snapshot, the scratch folder) last, so no mount covers
+    them. The launch helper is not a path: it runs from a descriptor. bubblewrap
+    creates mount points only inside its own empty folders, never on the host.
+    """
+    hidden = _hidden_dirs()
+    argv = [bwrap, *_base_flags(as_root=as_root, network=network)]
+    argv += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+    argv += ["--perms", "01777", "--tmpfs", _TMP, "--perms", "01777", "--tmpfs", _VAR_TMP]
+    for path in hidden:
+        argv += ["--tmpfs", path]
+    if not network:
+        for run in ("/run", "/var/run"):
+            if Path(run).is_dir() and not Path(run).is_symlink():
+                argv += ["--tmpfs", run]
+    # Interpreters and tools that live under a hidden folder (a venv in a home).
+    private = (_TMP, _VAR_TMP, *hidden, *(() if network else ("/run",)))
+    made: set[str] = set()
+
+    def parents(path: str) -> list[str]:
+        # bwrap creates missing parents 0700; the unprivileged user must traverse them.
+        out: list[str] = []
+        for parent in reversed(Path(path).parents):
+            p = str(parent)
+            if p in made or not _covered(p, private) or p in private:
+                continue
+            made.add(p)
+            out += ["--perms", "0755", "--dir", p]
+        return out
+
+    views: list[str] = []
+    for path in extra_ro:
+        if _covered(path, private) and Path(path).exists():
+            argv += [*parents(path), "--ro-bind", path, path]
+            views.append(path)
+    if work_dir != skill_dir:
+        argv += [*parents(work_dir), "--bind" if work_writable else "--ro-bind", work_dir, work_dir]
+        views.append(work_dir)
+    # Extra mounts and argument paths, after the work folder: a read-only file
+    # inside a writable work folder stays read-only.
+    for path, writable in binds:
+        if Path(path).exists():
+            argv += [*parents(path), "--bind" if writable else "--ro-bind", path, path]
+            views.append(path)
+    for path in hidden_inside(views):
+        if os.path.isdir(path):
+            argv += ["--perms", "0000", "--tmpfs", path]
+    argv += [*parents(skill_dir), "--ro-bind", skill_dir, skill_dir]
+    argv += [*parents(scratch_dir), "--bind", scratch_dir, scratch_dir]
+    argv += ["--chdir", work_dir, "--"]
+    return argv

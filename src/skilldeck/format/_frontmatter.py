@@ -1,0 +1,171 @@
+"""Split SKILL.md into frontmatter text and body.
+
+The frontmatter opens with a line that is exactly ``---`` and closes with a line
+that is exactly ``---`` or ``...`` (trailing whitespace allowed). A ``---``
+inside a line never counts. A UTF-8 BOM, CRLF and mixed line endings are
+accepted; the returned texts use ``\\n``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from skilldeck._diagnostics import Diagnostic, Severity
+from skilldeck.format import _codes as C
+
+__all__ = ["Split", "decode", "split_frontmatter"]
+
+_NEWLINES = re.compile(r"\r\n|\r")
+_OPEN = re.compile(r"---[ \t]*\n")
+_CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*$", re.MULTILINE)
+
+BOM = "\ufeff"
+_LINK_TEXT = re.compile(r"[^\s]*/[^\s]*\.md")
+
+
+@dataclass(frozen=True, slots=True)
+class Split:
+    """The parts of a SKILL.md. Lines are 1-based and count from the file's start."""
+
+    frontmatter: str | None
+    frontmatter_line: int  # line of the first frontmatter key
+    body: str
+    body_line: int
+    diagnostics: tuple[Diagnostic, ...]
+
+
+def decode(
+    data: bytes, *, path: str | None = None, strict: bool = False
+) -> tuple[str, list[Diagnostic]]:
+    """Decode UTF-8 (BOM dropped); invalid bytes become U+FFFD with a diagnostic."""
+    diags: list[Diagnostic] = []
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        text = data.decode("utf-8", errors="replace")
+        line = data[: exc.start].count(b"\n") + 1
+        diags.append(
+            Diagnostic.make(
+                C.NOT_UTF8,
+                f"invalid UTF-8 byte at offset {exc.start}; it reads as U+FFFD",
+                path=path,
+                line=line,
+                hint="save the file as UTF-8",
+                severity=Severity.ERROR if strict else None,
+            )
+        )
+    if text.startswith(BOM):
+        text = text[1:]
+    return text, diags
+
+
+def split_frontmatter(
+    text: str,
+    *,
+    path: str | None = None,
+    strict: bool = False,
+    complete: bool = True,
+    limit: int | None = None,
+) -> Split:
+    """Find the frontmatter block.
+
+    ``complete=False`` says ``text`` is only a prefix of the file: a missing
+    closing delimiter is then reported as a frontmatter too large for the bound
+    (``limit`` bytes) rather than as an unclosed block.
+    """
+    if text.startswith(BOM):
+        text = text[1:]
+    if "\r" in text:
+        text = _NEWLINES.sub("\n", text)
+    diags: list[Diagnostic] = []
+    start = 0
+    skipped = 0
+    if not text.startswith("---"):
+        stripped = text.lstrip("\n \t")
+        if stripped.startswith("---") and not strict:
+            skipped = text[: len(text) - len(stripped)].count("\n")
+            start = len(text) - len(stripped)
+            diags.append(
+                Diagnostic.make(
+                    C.LEADING_BLANK_LINES,
+                    f"{skipped} blank line(s) before the opening '---'",
+                    path=path,
+                    line=1,
+                    column=1,
+                    hint="start the file with the '---' line",
+                )
+            )
+    first = text[start:].split("\n", 1)[0]
+    opener = _OPEN.match(text, start)
+    if opener is None:
+        if first.rstrip(" \t") == "---":
+            diags.append(_unclosed(path, skipped + 1, complete, limit))
+            return Split(None, skipped + 2, "", skipped + 2, tuple(diags))
+        hint = (
+            "add a frontmatter block:\n---\nname: my-skill\n"
+            "description: What it does and when to use it.\n---"
+        )
+        if _LINK_TEXT.fullmatch(text.strip()):
+            hint = (
+                f"the file only holds the path '{text.strip()}': it looks like a symbolic link "
+                "checked out as a text file (git core.symlinks=false); recreate the link or "
+                "copy the target file here"
+            )
+        diags.append(
+            Diagnostic.make(
+                C.MISSING_FRONTMATTER,
+                "SKILL.md must start with a '---' line opening the YAML frontmatter",
+                path=path,
+                line=1,
+                column=1,
+                hint=hint,
+            )
+        )
+        return Split(None, 1, text, 1, tuple(diags))
+    fm_start = opener.end()
+    close = _CLOSE.search(text, fm_start)
+    open_line = skipped + 1
+    if close is None:
+        diags.append(_unclosed(path, open_line, complete, limit))
+        return Split(None, open_line + 1, "", open_line + 1, tuple(diags))
+    fm = text[fm_start : close.start()]
+    fm_lines = fm.count("\n")
+    body_start = close.end()
+    if body_start < len(text) and text[body_start] == "\n":
+        body_start += 1
+    body_line = open_line + 1 + fm_lines + 1
+    if not fm.strip():
+        diags.append(
+            Diagnostic.make(
+                C.EMPTY_FRONTMATTER,
+                "the frontmatter block is empty",
+                path=path,
+                line=open_line,
+                column=1,
+                hint="add at least 'name:' and 'description:' between the '---' lines",
+            )
+        )
+        return Split(None, open_line + 1, text[body_start:], body_line, tuple(diags))
+    return Split(fm, open_line + 1, text[body_start:], body_line, tuple(diags))
+
+
+def _unclosed(path: str | None, line: int, complete: bool, limit: int | None) -> Diagnostic:
+    if not complete:
+        return Diagnostic.make(
+            C.FRONTMATTER_TOO_LARGE,
+            f"no closing '---' within the first {limit} bytes",
+            path=path,
+            line=line,
+            column=1,
+            hint="keep the frontmatter short (name, description, a few fields); "
+            "move long text into the body",
+        )
+    return Diagnostic.make(
+        C.UNCLOSED_FRONTMATTER,
+        "the frontmatter opened here is never closed with a '---' line",
+        path=path,
+        line=line,
+        column=1,
+        hint="add a line containing only '---' after the last frontmatter key",
+    )

@@ -1,0 +1,203 @@
+"""Read and parse one SKILL.md: bounded reads, frontmatter, YAML, manifest."""
+
+from __future__ import annotations
+
+import os
+import stat as _stat
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from skilldeck._diagnostics import Diagnostic
+from skilldeck._tree import read_file
+from skilldeck.format import _codes as C
+from skilldeck.format._frontmatter import decode, split_frontmatter
+from skilldeck.format._manifest import Manifest, build_manifest
+from skilldeck.format._yaml import load_yaml
+
+__all__ = [
+    "DEFAULT_MAX_BYTES",
+    "FRONTMATTER_LIMIT",
+    "Mode",
+    "ParsedSkillMd",
+    "parse_skill_md",
+    "read_skill_md",
+]
+
+Mode = Literal["lenient", "strict"]
+
+FRONTMATTER_LIMIT = 64 * 1024
+"""Bytes read for metadata-only parsing; a longer frontmatter is a diagnostic."""
+
+DEFAULT_MAX_BYTES = 4 * 1024 * 1024
+"""Default bound of a full read of SKILL.md."""
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedSkillMd:
+    """A parsed SKILL.md. ``manifest`` is ``None`` when errors prevent one."""
+
+    manifest: Manifest | None
+    body: str
+    body_line: int
+    diagnostics: tuple[Diagnostic, ...]
+    body_truncated: bool = False
+    size: int | None = None
+    raw_name: str | None = None
+    """The frontmatter's ``name`` as written, even when it breaks the rules."""
+
+    @property
+    def ok(self) -> bool:
+        return self.manifest is not None and not any(d.is_error for d in self.diagnostics)
+
+    @property
+    def errors(self) -> tuple[Diagnostic, ...]:
+        return tuple(d for d in self.diagnostics if d.is_error)
+
+
+def parse_skill_md(
+    data: str | bytes,
+    *,
+    path: str | os.PathLike[str] | None = None,
+    mode: Mode = "lenient",
+    folder_name: str | None = None,
+    complete: bool = True,
+    limit: int | None = None,
+) -> ParsedSkillMd:
+    """Parse SKILL.md content. Never raises for bad content: problems are diagnostics."""
+    strict = mode == "strict"
+    spath = os.fspath(path) if path is not None else None
+    diags: list[Diagnostic] = []
+    if isinstance(data, bytes):
+        text, decode_diags = decode(data, path=spath, strict=strict)
+        diags.extend(decode_diags)
+    else:
+        text = data
+    split = split_frontmatter(text, path=spath, strict=strict, complete=complete, limit=limit)
+    diags.extend(split.diagnostics)
+    if split.frontmatter is None:
+        return ParsedSkillMd(None, split.body, split.body_line, tuple(diags))
+    if len(split.frontmatter.encode("utf-8", "replace")) > FRONTMATTER_LIMIT:
+        diags.append(
+            Diagnostic.make(
+                C.FRONTMATTER_TOO_LARGE,
+                f"the frontmatter is larger than {FRONTMATTER_LIMIT} bytes",
+                path=spath,
+                line=split.frontmatter_line - 1,
+                column=1,
+                hint="keep the frontmatter short; move long text into the body",
+            )
+        )
+        return ParsedSkillMd(None, split.body, split.body_line, tuple(diags))
+    loaded = load_yaml(split.frontmatter, line0=split.frontmatter_line, path=spath, strict=strict)
+    diags.extend(
+        d.with_severity(d.severity.ERROR) if strict and d.code == C.DUPLICATE_KEY else d
+        for d in loaded.diagnostics
+    )
+    if not loaded.ok:
+        return ParsedSkillMd(None, split.body, split.body_line, tuple(diags))
+    if not isinstance(loaded.data, dict):
+        kind = "empty" if loaded.data is None else type(loaded.data).__name__
+        diags.append(
+            Diagnostic.make(
+                C.EMPTY_FRONTMATTER if loaded.data is None else C.NOT_A_MAPPING,
+                f"the frontmatter must be a mapping of keys to values (it is {kind})",
+                path=spath,
+                line=split.frontmatter_line,
+                column=1,
+                hint="write 'key: value' lines, e.g. 'name: my-skill'",
+            )
+        )
+        return ParsedSkillMd(None, split.body, split.body_line, tuple(diags))
+    manifest, mdiags = build_manifest(
+        loaded.data,
+        positions=loaded.positions,
+        frontmatter_text=split.frontmatter,
+        path=spath,
+        folder_name=folder_name,
+        strict=strict,
+        origin=(split.frontmatter_line - 1, 1),
+    )
+    diags.extend(mdiags)
+    raw_name = loaded.data.get("name")
+    return ParsedSkillMd(
+        manifest,
+        split.body,
+        split.body_line,
+        tuple(diags),
+        raw_name=raw_name if isinstance(raw_name, str) else None,
+    )
+
+
+def read_skill_md(
+    path: str | os.PathLike[str],
+    *,
+    max_bytes: int | None = None,
+    metadata_only: bool = False,
+    mode: Mode = "lenient",
+    folder_name: str | None = None,
+) -> ParsedSkillMd:
+    """Read a SKILL.md from disk with a bounded read (``skilldeck._tree.read_file``).
+
+    ``metadata_only`` reads at most ``FRONTMATTER_LIMIT`` bytes (+ the delimiter)
+    and returns an empty body. Otherwise at most ``max_bytes`` (default
+    ``DEFAULT_MAX_BYTES``) are read and ``body_truncated`` says whether the file
+    was longer. I/O problems (missing file, a folder named SKILL.md, no
+    permission) are returned as an SK113 diagnostic, not raised.
+    """
+    spath = os.fspath(path)
+    if folder_name is None:
+        folder_name = Path(spath).parent.name or None
+    bound = FRONTMATTER_LIMIT + 8 if metadata_only else (max_bytes or DEFAULT_MAX_BYTES)
+    try:
+        got, st = read_file(spath, bound)
+    except OSError as exc:
+        return _unreadable(spath, f"cannot read {spath}: {exc.strerror or exc}")
+    except ValueError:  # a NUL byte or a lone surrogate: no file has such a path
+        shown = repr(spath)[1:-1]
+        return _unreadable(shown, f"no file can have the path {shown}")
+    if got is None:
+        what = "a folder" if _stat.S_ISDIR(st.st_mode) else "not a regular file"
+        return _unreadable(spath, f"{spath} is {what}")
+    data = got
+    truncated = len(data) > bound
+    if truncated:
+        data = data[:bound] if metadata_only else _cut_utf8(data[:bound])
+    parsed = parse_skill_md(
+        data,
+        path=spath,
+        mode=mode,
+        folder_name=folder_name,
+        complete=not truncated,
+        limit=FRONTMATTER_LIMIT if metadata_only else bound,
+    )
+    return ParsedSkillMd(
+        parsed.manifest,
+        "" if metadata_only else parsed.body,
+        parsed.body_line,
+        parsed.diagnostics,
+        False if metadata_only else truncated,
+        st.st_size,
+        parsed.raw_name,
+    )
+
+
+def _cut_utf8(data: bytes) -> bytes:
+    """Drop a partial UTF-8 sequence at the end of a truncated read."""
+    for back in range(1, 4):
+        if len(data) < back:
+            break
+        byte = data[-back]
+        if byte & 0xC0 == 0xC0:  # lead byte of a sequence
+            need = 2 if byte & 0xE0 == 0xC0 else 3 if byte & 0xF0 == 0xE0 else 4
+            return data[:-back] if back < need else data
+        if byte & 0x80 == 0:
+            return data
+    return data
+
+
+def _unreadable(path: str, message: str) -> ParsedSkillMd:
+    diag = Diagnostic.make(
+        C.UNREADABLE, message, path=path, hint="check that SKILL.md is a readable regular file"
+    )
+    return ParsedSkillMd(None, "", 1, (diag,))

@@ -69,6 +69,8 @@ def test_requirements_met_unmet_unchecked(
     assert st["needs-env"].reason == "missing environment variables: SKD_TEST_TOKEN_B"
     assert st["odd-kind"].status is SkillStatus.ENABLED  # unchecked, not missing
     assert [d.code for d in st["odd-kind"].diagnostics if d.code.startswith("SK5")] == ["SK513"]
+    note = next(d for d in st["odd-kind"].diagnostics if d.code == "SK513")
+    assert note.path == str(st["odd-kind"].metadata.skill_md) == str(root / "odd-kind" / "SKILL.md")
     # the variable appears: a refresh makes the skill available
     monkeypatch.setenv("SKD_TEST_TOKEN_B", "now")
     assert cat.refresh() is True
@@ -106,3 +108,17 @@ def test_check_requirements_off(tmp_path: Path, make_skill: MakeSkill) -> None:
     make_skill(tmp_path / "r", "x", frontmatter="requires: skd-none-xyz\n")
     cat = Catalog.from_roots([tmp_path / "r"], check_requirements=False)
     assert cat.get("x").status is SkillStatus.ENABLED
+
+
+def test_requirement_notes_name_skill_md_as_its_path_does() -> None:
+    """The SK513 note's path is ``str(meta.skill_md)`` for any folder a store gives
+    (built from the string where that is the same, as it is for a store's folders)."""
+    from skilldeck._catalog._model import metadata_of
+    from skilldeck._catalog._resolve import Requirements
+
+    check = Requirements({}).check
+    for folder in ("/srv/skills/a", "/", "//net/a", "/a/./b", "/a//b", "/a/b/", "/a/../b", "rel/a"):
+        for md in ("SKILL.md", "skill.md", "sub/SKILL.md"):
+            meta = metadata_of("a", "d", folder, md, "s", "k", (), (), (), ("gpu",), (), True)
+            _missing, notes = check(meta)
+            assert [n.path for n in notes] == [str(meta.skill_md)], (folder, md)

@@ -414,7 +414,7 @@ class Requirements:
     def check(self, meta: SkillMetadata) -> tuple[list[str], tuple[Diagnostic, ...]]:
         if not (meta.requires_commands or meta.requires_env or meta.requires_other):
             return [], ()
-        where = str(meta.skill_md) if meta.skill_md else None
+        where = _skill_md_text(meta)
         missing: list[str] = []
         notes: list[Diagnostic] = []
         cmds = [c for c in meta.requires_commands if not self.has_command(c)]
@@ -450,3 +450,16 @@ class Requirements:
                 )
             )
         return missing, tuple(notes)
+
+
+def _skill_md_text(meta: SkillMetadata) -> str | None:
+    """``str(meta.skill_md)`` without making two ``Path`` objects where the folder is
+    already a normal absolute path (a store's folders are): every skill that declares a
+    requirement gets a note naming its SKILL.md on each fresh listing."""
+    folder, md = meta.folder, meta.md_name
+    if folder is None or not md:
+        return None
+    plain = folder[:1] == "/" and folder[:2] != "//" and os.path.normpath(folder) == folder
+    if not plain or "/" in md or md in (".", ".."):
+        return str(meta.skill_md)
+    return folder + "/" + md if folder != "/" else "/" + md

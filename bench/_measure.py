@@ -125,7 +125,7 @@ def table(
         if s is None:
             continue
         ref = (ref_of or {}).get(name, reference)
-        r = sums[ref]
+        r = sums.get(ref, {"cpu_min": float("nan"), "cpu_median": float("nan")})
         ratio_min, ratio_med = s["cpu_min"] / r["cpu_min"], s["cpu_median"] / r["cpu_median"]
         out[name] = {**s, "ref": ref, "ratio_min": ratio_min, "ratio_median": ratio_med}
         lines.append(

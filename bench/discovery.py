@@ -79,6 +79,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--before", help="another skilldeck's Python, run beside this one")
     parser.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "sd-bench")
     parser.add_argument("--corpus", type=Path, default=_trees.CORPUS)
+    parser.add_argument(
+        "--only", default="", help="comma-separated words: keep the rows naming one of them"
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     results: dict[str, Any] = {}
@@ -115,6 +118,9 @@ def main(argv: list[str] | None = None) -> int:
                 cs[label + "skilldeck list --json --root"] = _measure.Contender(
                     [*cli, "--json"], cli_env
                 )
+            words = [w for w in args.only.split(",") if w]
+            if words:
+                cs = {k: c for k, c in cs.items() if any(w in k for w in words)}
             rounds = args.rounds if size < 100_000 else max(1, min(args.rounds, 3))
             _measure.rounds(cs, rounds)
             text, data = _measure.table(

@@ -223,5 +223,10 @@ def test_list_json_is_streamed_as_the_one_envelope(
     assert len(envelope["data"]["skills"]) == 1203
     assert envelope["data"]["skills"][7]["tags"] == ["a", "b"]
     assert result.stdout == json.dumps(envelope, ensure_ascii=False, indent=2) + "\n"
+    odd = tmp_path / "odd"
+    make_skill(odd, "ctl", 'tab\there, nul-free \u2028 “q” \\ / "x"')
+    odd_result = runner.invoke(main, ["list", "--json", "--root", str(odd)])
+    odd_envelope = json.loads(odd_result.stdout)
+    assert odd_result.stdout == json.dumps(odd_envelope, ensure_ascii=False, indent=2) + "\n"
     empty = runner.invoke(main, ["list", "--json", "--root", str(tmp_path / "none")])
     assert empty.stdout == json.dumps({"ok": True, "data": {"skills": []}}, indent=2) + "\n"

@@ -13,8 +13,11 @@ a user root); one untimed run of each fills the metadata cache, so the listings
 run warm, as they do day to day. ``show`` parses its SKILL.md (it validates it).
 
 Yardsticks: ``import click``, ``import yaml`` and both (the command line's
-framework and the YAML parser). ``--before PYTHON``: the same commands with
-another installation of skilldeck (a venv's interpreter), interleaved with these.
+framework and the YAML parser); the libraries a warm listing imports before any
+module of skilldeck (msgspec for the cache, dataclasses, pathlib, platformdirs,
+tomllib, json, hashlib, threading), alone and with click. ``--before PYTHON``: the
+same commands with another installation of skilldeck (a venv's interpreter),
+interleaved with these.
 
 Goal: ``list`` and ``show`` within 6x ``python -c pass``.
 """
@@ -33,6 +36,7 @@ import _measure
 import _trees
 
 SHOW = "skill-authoring"  # a bundled skill
+DEPS = "import msgspec, dataclasses, pathlib, platformdirs, tomllib, json, hashlib, threading"
 
 
 def skilldeck_command(python: str) -> list[str]:
@@ -65,6 +69,8 @@ def main(argv: list[str] | None = None) -> int:
             "import click": _measure.Contender([*py, "-c", "import click"], base),
             "import yaml": _measure.Contender([*py, "-c", "import yaml"], base),
             "import click, yaml": _measure.Contender([*py, "-c", "import click, yaml"], base),
+            "import what a listing needs": _measure.Contender([*py, "-c", DEPS], base),
+            "import that + click": _measure.Contender([*py, "-c", DEPS + ", click"], base),
         }
         installs = [("", sys.executable)] + ([("before: ", args.before)] if args.before else [])
         for label, python in installs:

@@ -112,13 +112,27 @@ def test_check_requirements_off(tmp_path: Path, make_skill: MakeSkill) -> None:
 
 def test_requirement_notes_name_skill_md_as_its_path_does() -> None:
     """The SK513 note's path is ``str(meta.skill_md)`` for any folder a store gives
-    (built from the string where that is the same, as it is for a store's folders)."""
-    from skilldeck._catalog._model import metadata_of
-    from skilldeck._catalog._resolve import Requirements
+    (built from the string where that is the same, as it is for a folder store's)."""
+    import dataclasses
 
-    check = Requirements({}).check
+    from skilldeck.catalog import Discovery, MemoryStore, Source
+
+    class Placed(MemoryStore):  # a store whose skills report folders as given
+        def __init__(self, folder: str, md: str) -> None:
+            super().__init__()
+            self.folder, self.md = folder, md
+
+        def discover(self, *, refresh: bool = False) -> Discovery:
+            found = super().discover(refresh=refresh)
+            metas = (
+                dataclasses.replace(m, folder=self.folder, md_name=self.md) for m in found.skills
+            )
+            return Discovery(tuple(metas), found.diagnostics)
+
     for folder in ("/srv/skills/a", "/", "//net/a", "/a/./b", "/a//b", "/a/b/", "/a/../b", "rel/a"):
         for md in ("SKILL.md", "skill.md", "sub/SKILL.md"):
-            meta = metadata_of("a", "d", folder, md, "s", "k", (), (), (), ("gpu",), (), True)
-            _missing, notes = check(meta)
-            assert [n.path for n in notes] == [str(meta.skill_md)], (folder, md)
+            store = Placed(folder, md)
+            store.add("---\nname: a\ndescription: d\nrequires:\n  gpu: [cuda]\n---\nBody\n")
+            entry = Catalog([Source("placed", "inline", store=store)]).get("a")
+            notes = [d.path for d in entry.diagnostics if d.code == "SK513"]
+            assert notes == [str(entry.metadata.skill_md)], (folder, md, notes)

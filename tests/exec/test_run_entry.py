@@ -3,13 +3,14 @@ hashed once (again only when time passed while someone was asked)."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
 import skilldeck
 
-from .conftest import MakeSkill, executor
+from .conftest import MODES, MakeSkill, executor
 
 TOOLS = """\
 ---
@@ -106,3 +107,24 @@ def test_a_file_changed_after_approval_is_refused(make_skill: MakeSkill) -> None
     assert again.output == "changed\n"
     assert again.isolation["digest"] == skilldeck.skill_digest(skill.path)
     assert again.isolation["digest"] != first.isolation["digest"]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_small_skill_is_copied_into_memory_a_large_one_is_not(
+    make_skill: MakeSkill, mode: str
+) -> None:
+    shm = Path("/dev/shm")
+    if not (shm.is_dir() and os.access(shm, os.W_OK)):
+        pytest.skip("no memory file system at /dev/shm")
+    script = {"where.sh": 'echo "$SKILLDECK_SKILL_DIR"; cat "$SKILLDECK_SKILL_DIR/SKILL.md"\n'}
+    small = make_skill("small", scripts=script)
+    ran = executor(sandbox=mode).run(small, "scripts/where.sh", trust="bundled")
+    assert ran.output.startswith("/dev/shm/skilldeck-skill-"), ran.output
+    assert "name: small" in ran.output
+    large = make_skill("large", scripts=script)
+    (large.path / "assets").mkdir()
+    (large.path / "assets" / "big.bin").write_bytes(b"\0" * (17 << 20))
+    (large.path / "assets").chmod(0o755)
+    (large.path / "assets" / "big.bin").chmod(0o644)
+    ran = executor(sandbox=mode).run(large, "scripts/where.sh", trust="bundled")
+    assert not ran.output.startswith("/dev/shm/") and "name: large" in ran.output

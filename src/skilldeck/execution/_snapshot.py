@@ -59,18 +59,45 @@ def _copy(fd: int, dst: Path, executable: bool) -> str:
     return "sha256:" + h.hexdigest()
 
 
+#: a skill up to this size is copied into memory (``/dev/shm``) where there is one:
+#: creating and deleting folders and files on a journaling disk costs a run more CPU
+#: than everything else skilldeck does for it
+IN_MEMORY_BYTES = 16 << 20
+_SHM = "/dev/shm"  # noqa: S108
+
+
+def _base(total: int) -> str | None:
+    """Where the copy goes: the memory file system for a small skill, else ``TMPDIR``."""
+    if total > IN_MEMORY_BYTES:
+        return None
+    try:
+        st = os.statvfs(_SHM)
+    except OSError:
+        return None
+    noexec = getattr(os, "ST_NOEXEC", None)  # Linux; elsewhere it cannot be told
+    if noexec is None or st.f_flag & (noexec | os.ST_RDONLY):
+        return None  # a skill may load native code from its folder; it must be executable
+    if not os.access(_SHM, os.W_OK | os.X_OK):
+        return None
+    return _SHM
+
+
 def take_snapshot(skill: str, skill_dir: Path) -> Snapshot:
     """Copy the digested file set of ``skill_dir`` into a new private folder.
 
     The files are the walker's (``skilldeck._tree``), read through its contained
     reader: the same set ``skill_digest`` and ``verify`` cover.
     """
-    dest = Path(tempfile.mkdtemp(prefix="skilldeck-skill-"))
+    dest: Path | None = None
     try:
-        os.chmod(dest, 0o755)  # noqa: S103  (an unprivileged run-as user must read it)
         copied: dict[str, str] = {}
         with SkillTree(skill_dir, skill=skill) as tree:
-            for entry in tree.walk(limits=WalkLimits()).files:
+            files = tree.walk(limits=WalkLimits()).files
+            dest = Path(
+                tempfile.mkdtemp(prefix="skilldeck-skill-", dir=_base(sum(e.size for e in files)))
+            )
+            os.chmod(dest, 0o755)  # noqa: S103  (an unprivileged run-as user must read it)
+            for entry in files:
                 try:
                     fd = tree.open(entry.path)
                 except FileNotFoundInSkillError:
@@ -84,13 +111,15 @@ def take_snapshot(skill: str, skill_dir: Path) -> Snapshot:
                 copied[entry.path] = _copy(fd, target, entry.executable)
         require_skill_md(copied, skill_dir)  # never a run bound to a partial set
     except OSError as exc:
-        shutil.rmtree(dest, ignore_errors=True)
+        if dest is not None:
+            shutil.rmtree(dest, ignore_errors=True)
         raise ScriptFailedError(
             f"cannot copy skill '{skill}' for the run: {exc}",
             skill=skill,
             hint="check that the skill's files are readable and the temporary folder has room",
         ) from exc
     except BaseException:
-        shutil.rmtree(dest, ignore_errors=True)
+        if dest is not None:
+            shutil.rmtree(dest, ignore_errors=True)
         raise
     return Snapshot(dest, digest_of_files(copied), frozenset(copied))

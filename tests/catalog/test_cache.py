@@ -12,7 +12,7 @@ import msgspec
 import pytest
 from click.testing import CliRunner
 
-from skilldeck import Catalog
+from skilldeck import Catalog, Source
 from skilldeck._paths import dirs
 from skilldeck.catalog import _fs
 from skilldeck.catalog._cache import MetadataCache
@@ -354,9 +354,32 @@ def test_racy_files_are_read_again_until_they_settle(
 
 
 def _listing_catalog(root: Path) -> Catalog:
-    cat = Catalog.from_roots([root])
+    cat = Catalog([Source.of("root1", "root", [root])])  # a skills folder, not a repository
     cat.list()
     return cat
+
+
+def test_a_repository_root_of_skill_folders_only_is_replayed(
+    tmp_path: Path, make_skill: MakeSkill
+) -> None:
+    """--root DIR reads DIR as a repository of skills; while every sub-folder is a
+    skill, its folder list is reused as an agent's skills folder's is; a folder that
+    is no skill is searched below, so the root is walked again each time."""
+    root = tmp_path / "r"
+    for name in ("a", "b"):
+        make_skill(root, name)
+    settle()
+    cat = Catalog.from_roots([root])
+    assert [m.name for m in cat.list()] == ["a", "b"]
+    (store,) = [s for _src, _root, s in cat._stores]
+    assert store._listing is not None
+    make_skill(root / "group", "c")  # a category folder: searched, never replayed
+    settle()
+    cat.refresh()
+    assert [m.name for m in cat.list()] == ["a", "b", "c"] and store._listing is None
+    make_skill(root / "group", "d")  # below the root: its signature did not change
+    cat.refresh()
+    assert [m.name for m in cat.list()] == ["a", "b", "c", "d"]
 
 
 def test_folder_list_reuse_sees_every_change(tmp_path: Path, make_skill: MakeSkill) -> None:

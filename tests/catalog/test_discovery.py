@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import skilldeck.catalog
-from skilldeck import Catalog, FileSystemStore, SkillStatus
+from skilldeck import Catalog, FileSystemStore, SkillStatus, Source
 
 from .conftest import MakeSkill
 
@@ -23,8 +23,11 @@ def test_immediate_root_finds_direct_children_only(tmp_path: Path, make_skill: M
     make_skill(outer / "nested", "inner")  # a skill inside a skill
     (root / ".hidden").mkdir()
     make_skill(root / ".hidden", "secret")
-    cat = Catalog.from_roots([root])
+    cat = Catalog([Source.of("agents", "user", [root])])  # an agent's skills folder
     assert _names(cat) == ["alpha", "beta", "outer"]
+    # a folder the user names (--root) may be a repository: category folders are
+    # searched, a skill's own folders and hidden ones are not
+    assert _names(Catalog.from_roots([root])) == ["alpha", "beta", "deep", "outer"]
 
 
 def test_recursive_root_finds_nested_skills(tmp_path: Path, make_skill: MakeSkill) -> None:

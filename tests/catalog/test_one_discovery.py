@@ -1,5 +1,6 @@
-"""One discovery: validate, list --recursive, install --all, scan and why find the same
-skills in the same tree (one skip list: every dot-name, node_modules, ...)."""
+"""One discovery: validate, list --recursive, scan and why find the same skills in the
+same tree (one skip list: every dot-name but a repository's skill folders,
+node_modules, ...); install --all installs what list without --recursive shows."""
 
 from __future__ import annotations
 
@@ -47,7 +48,15 @@ def repo(tmp_path: Path) -> Path:
     return root
 
 
-EXPECTED = {"skills/buildskill", "skills/outer", "skills/outer/examples/inner", "pool/linked"}
+EXPECTED = {
+    "skills/buildskill",
+    "skills/outer",
+    "skills/outer/examples/inner",
+    "pool/linked",
+    ".claude/skills/hidden-copy",
+}
+#: what list --root shows and install --all installs: a nested skill comes with its parent
+LAYOUTS = EXPECTED - {"skills/outer/examples/inner"}
 
 
 def _rel(paths: Sequence[str | Path], root: Path) -> set[str]:
@@ -78,8 +87,8 @@ def _validate(root: Path) -> set[str]:
     return _rel([s["path"] for s in _data(got.stdout)["skills"]], root)
 
 
-def _list(root: Path) -> set[str]:
-    got = _cli("list", "--root", str(root), "--recursive", "--all", "--json")
+def _list(root: Path, *flags: str) -> set[str]:
+    got = _cli("list", "--root", str(root), *flags, "--all", "--json")
     assert got.returncode == 0, got.stderr
     data = _data(got.stdout)
     rows = data["skills"] if isinstance(data, dict) else data
@@ -118,8 +127,8 @@ def test_the_skip_list(tmp_path: Path) -> None:
 
 def test_every_front_end_finds_the_same_skills(repo: Path) -> None:
     assert _validate(repo) == EXPECTED
-    assert _list(repo) == EXPECTED
-    assert _install(repo) == EXPECTED
+    assert _list(repo, "--recursive") == EXPECTED
+    assert _list(repo) == _install(repo) == LAYOUTS
     assert _scan(repo) == EXPECTED
     assert _rel(skilldeck.find_skill_dirs(repo), repo) == EXPECTED
 
@@ -135,7 +144,8 @@ def test_a_nested_skill_is_scanned_once_on_its_own(repo: Path) -> None:
 
 def test_why_probes_with_the_same_rules(tmp_path: Path) -> None:
     root = tmp_path / "skills"
-    _skill(root / "group" / "deep", "deep")
+    _skill(root / "here", "here")
+    _skill(root / "here" / "group" / "deep", "deep")  # inside a skill: --recursive only
     _skill(root / ".cache" / "group" / "hidden", "hidden")
     cat = Catalog.from_roots([root])
     assert [line.kind for line in cat.why("deep")] == ["wrong_depth"]
@@ -143,15 +153,19 @@ def test_why_probes_with_the_same_rules(tmp_path: Path) -> None:
 
 
 def test_the_corpus_is_found_alike_everywhere(corpus: Path) -> None:
-    """The real repositories, links restored: validate, list --recursive, install's
-    discovery and scan find the same skill folders."""
+    """The real repositories, links restored: validate, list --recursive and scan find
+    the same skill folders; install's discovery of each repository installs what
+    list --root REPO shows (its layouts; placeholders left out)."""
     found = _rel(skilldeck.find_skill_dirs(corpus), corpus)
     assert len(found) > 1900
     cat = Catalog.from_roots([corpus], recursive=True)
     listed = [p for e in cat.entries() for p in (e.path, *e.duplicates) if p is not None]
-    assert _rel(listed, corpus) == found  # (byte-identical copies are listed as one)
+    placeholder = {"anthropics__skills/template"}  # SK219: validated, never listed
+    assert _rel(listed, corpus) == found - placeholder  # (byte-identical copies count once)
     for repo in sorted(p for p in corpus.iterdir() if p.is_dir()):
-        mine = {f for f in found if f.startswith(repo.name + os.sep)}
+        shown = Catalog.from_roots([repo], cache=False).entries()
+        mine = _rel([p for e in shown for p in (e.path, *e.duplicates) if p is not None], repo)
+        assert mine, repo  # every repository's skills are found from its root
         if len(mine) > 1:  # (a source of one skill installs it without asking)
-            assert {f"{repo.name}/{p}" for p in _install(repo)} == mine
+            assert _install(repo) == mine
     assert _rel([p for p, _ in skilldeck.security.scan_skills(corpus)], corpus) == found

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from skilldeck import Catalog, load_config
+from skilldeck import Catalog, Source, load_config
 from skilldeck.config import dirs
 
 from .conftest import MakeSkill
@@ -59,10 +59,23 @@ def test_escaped_and_dangling_symlinks(tmp_path: Path, make_skill: MakeSkill) ->
 
 def test_wrong_depth(tmp_path: Path, make_skill: MakeSkill) -> None:
     make_skill(tmp_path / "r" / "category", "buried")
-    cat = Catalog.from_roots([tmp_path / "r"])
+    cat = Catalog([Source.of("r", "root", [tmp_path / "r"])])  # not a repository root
     (line,) = cat.why("buried")
     assert line.kind == "wrong_depth"
     assert "immediate" in line.message and line.path == tmp_path / "r" / "category" / "buried"
+
+
+def test_wrong_depth_in_a_repository_root(tmp_path: Path, make_skill: MakeSkill) -> None:
+    """A --root names a repository: category folders are searched, a skill inside
+    another skill or deeper than the layouts is what why explains."""
+    make_skill(tmp_path / "r" / "category", "found-here")
+    make_skill(tmp_path / "r" / "category" / "found-here", "inside")
+    make_skill(tmp_path / "r" / "a" / "b" / "c" / "d", "too-deep")
+    cat = Catalog.from_roots([tmp_path / "r"])
+    assert [x.kind for x in cat.why("found-here")] == ["visible"]
+    for name in ("inside", "too-deep"):
+        (line,) = cat.why(name)
+        assert line.kind == "wrong_depth" and "repository" in line.message
 
 
 def test_outside_the_budget(tmp_path: Path, make_skill: MakeSkill) -> None:

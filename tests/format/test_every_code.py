@@ -49,6 +49,11 @@ CONTENT_CASES: dict[str, tuple[str | bytes, str, tuple[int | None, int | None] |
     "SK216": ("---\nname: demo\n" + D + "license: [MIT]\n---\n", "lenient", (4, 1)),
     "SK217": ("---\nname: demo\n" + D + "timeout: forever\n---\n", "lenient", (4, 1)),
     "SK218": ("---\nname: demo\n" + D + "allowed_tools: Read\n---\n", "lenient", (4, 1)),
+    "SK219": (
+        "---\nname: template-skill\ndescription: Replace with description of the skill.\n---\n",
+        "lenient",
+        (3, 1),
+    ),
 }
 
 # Codes about the folder or the file itself, exercised on disk below.

@@ -11,11 +11,23 @@ The rules:
 - ``immediate``: the root itself when it holds SKILL.md, else its direct
   sub-folders. ``recursive``: every folder down to ``max_depth``, skills nested
   inside skills included.
+- ``repository`` (a folder the user names: ``--root DIR``, ``[catalog] roots``,
+  an install source, ``validate``/``scan DIR``) whose folder holds no SKILL.md
+  is read as a repository of skills. Immediate: its direct sub-folders, and
+  those that are not skills searched down to ``REPOSITORY_DEPTH`` levels, a
+  skill folder ending the descent; so the layouts real repositories use are
+  found (``skills/<name>``, ``skills/<category>/<name>``, ``<category>/<name>``,
+  Claude Code plugin folders ``<plugin>/skills/<name>`` and
+  ``plugins/<plugin>/skills/<name>``) while a skill's own sub-folders are not
+  (nested skills need ``recursive``). When that finds no skill at all, every
+  depth is searched, as ``recursive``. Both depths also enter the hidden
+  ``REPOSITORY_CONTAINERS`` of the root.
 - **Skipped folders** (``skipped_folder``): every name starting with ``.``
   (``.git``, ``.hg``, ``.svn``, ``.venv``, ``.tox``, agents' own copies such as
   ``.codex/`` or ``.gemini/``), ``node_modules``, ``__pycache__``, ``venv`` and
-  ``site-packages``. The root itself is never skipped, whatever its name
-  (``~/.claude/skills`` is a root).
+  ``site-packages``; in a repository, the hidden containers of
+  ``REPOSITORY_CONTAINERS`` (and the way to them) are the exception. The root
+  itself is never skipped, whatever its name (``~/.claude/skills`` is a root).
 - **Links** to folders are followed once, only when their real path stays inside
   ``allowed`` (real paths; the root's own by default); links that escape, dangle,
   loop or lead to a folder already searched are skipped with a diagnostic.
@@ -42,6 +54,9 @@ from skilldeck._tree._walk import LINK_DANGLING, LINK_LOOP, TOO_DEEP
 
 __all__ = [
     "MAX_DEPTH",
+    "PLACEHOLDER",
+    "REPOSITORY_CONTAINERS",
+    "REPOSITORY_DEPTH",
     "SKIP_FOLDERS",
     "Found",
     "SkillFinder",
@@ -59,12 +74,34 @@ LINK_ESCAPES = register_code("SK503", W, "a symlink leads outside every allowed 
 LINK_DUPLICATE = register_code("SK506", I, "a symlink leads to a skill already found")
 NOT_A_SKILL_FILE = register_code("SK508", W, "SKILL.md is not a regular file")
 SKILL_MD_ESCAPES = register_code("SK214", E, "SKILL.md is a link that leaves the skill folder")
+# found when SKILL.md is read (skilldeck.format._placeholder); registered here so the
+# catalog and install leave such skills out without importing the parser
+PLACEHOLDER = register_code(
+    "SK219", W, "a template placeholder, not a skill: never listed or installed"
+)
 
 MAX_DEPTH = 12
 """How deep a recursive search goes (the root is depth 0)."""
 
 SKIP_FOLDERS = frozenset({"node_modules", "__pycache__", "venv", "site-packages"})
 """Folders never searched for skills, besides every hidden (dot) name."""
+
+REPOSITORY_DEPTH = 4
+"""How deep the folders of a repository root are searched for skills without
+``recursive`` (``<category>/<plugin>/skills/<name>`` is 4 levels down)."""
+
+REPOSITORY_CONTAINERS = (
+    ".claude/skills",
+    ".agents/skills",
+    "skills/.curated",
+    "skills/.experimental",
+    "skills/.system",
+)
+"""Hidden folders of a repository root that hold skills: the project folders of
+Claude Code and of the universal layout, and the channels of openai/skills (the
+folders the ``npx skills`` CLI also searches). Other agents' hidden folders
+(``.codex/skills``, ``.gemini/skills``) are usually links to the same skills and
+stay skipped."""
 
 SKILL_MD_NAMES = ("SKILL.md", "skill.md")
 
@@ -77,9 +114,28 @@ _FIRST = operator.itemgetter(0)
 _NAME = operator.attrgetter("name")
 
 
-def skipped_folder(name: str) -> bool:
-    """Is a folder of this name never searched for skills (the one skip list)?"""
-    return name[:1] == "." or name in SKIP_FOLDERS
+def skipped_folder(name: str, under: str | None = None) -> bool:
+    """Is a folder of this name never searched for skills (the one skip list)?
+
+    ``under`` is, in a repository root, the relative path (``/``-separated, ``""``
+    for the root) of the folder holding ``name``: a hidden folder of
+    ``REPOSITORY_CONTAINERS``, or on the way to one, is searched, and inside a
+    hidden folder nothing else is.
+    """
+    if name in SKIP_FOLDERS:
+        return True
+    if under is None:
+        return name[:1] == "."
+    path = f"{under}/{name}" if under else name
+    inside = False
+    for container in REPOSITORY_CONTAINERS:
+        if container == path or container.startswith(path + "/"):
+            return False  # the container, or the way to it
+        if under == container or under.startswith(container + "/"):
+            inside = True
+    if name[:1] == ".":
+        return True
+    return not inside and any(part[:1] == "." for part in under.split("/"))
 
 
 def within(real: str, bases: Iterable[str]) -> bool:
@@ -129,6 +185,7 @@ class SkillFinder:
     ``allowed`` are the real paths links may lead into (default: the root's).
     ``sig`` turns the stat of each SKILL.md into what ``Found`` carries.
     ``max_dirs`` caps the folders searched (``truncated`` then says so).
+    ``repository`` reads a root without SKILL.md as a repository of skills.
     Problems met go to ``diags``.
     """
 
@@ -143,20 +200,26 @@ class SkillFinder:
         diags: list[Diagnostic] | None = None,
         sig: Callable[[os.stat_result], Any] = _stat_sig,
         max_dirs: int | None = None,
+        repository: bool = False,
     ) -> None:
         self.root = root
         self.real_root = real_root if real_root is not None else os.path.realpath(root)
         self.allowed = allowed if allowed is not None else (self.real_root,)
         self.recursive = recursive
-        self.max_depth = max_depth
+        self.max_depth = self.full_depth = max_depth
         self.diags: list[Diagnostic] = diags if diags is not None else []
         self.sig = sig
         self.max_dirs = max_dirs
+        self.repository = repository
+        # a skill folder ends the descent (immediate repository roots)
+        self.nested = recursive
+        self.descends = recursive  # links to folders are walked, not just probed
         self.truncated = False
         self.found: list[Found] = []
         self.seen_skill: set[str] = set()  # real skill folders
         self.visited: set[str] = set()  # real folders searched (recursive)
         self.links: list[tuple[str, int]] = []
+        self.links_followed = 0
         self.too_deep: list[str] = []
         # an immediate root of plain skill folders (SKILL.md a regular file, no
         # links, no findings) can be listed again from its rows (the catalog's replay)
@@ -235,9 +298,18 @@ class SkillFinder:
         root itself cannot be read)."""
         if self.recursive:
             self.walk_tree(self.root, self.real_root, 0)
+            self.follow_links()
         else:
+            mark = len(self.diags)
             self.walk_immediate()
-        self.follow_links()
+            if self.repository and self.others:
+                self.follow_links()  # the root's own links first: a skill's path as found
+                self.walk_repository()
+            self.follow_links()
+            if self.repository:
+                self.too_deep.clear()  # the layouts' bound is the rule, not a finding
+            if self.repository and not self.found:
+                self.walk_everything(mark)
         if self.too_deep:
             self.diags.append(
                 Diagnostic.make(
@@ -271,9 +343,10 @@ class SkillFinder:
         seen = self.seen_skill
         found = self.found
         lstat, is_reg, sig = os.lstat, _stat.S_ISREG, self.sig
+        under = "" if self.repository else None
         for e in entries:
             name = e.name
-            if skipped_folder(name):
+            if skipped_folder(name, under):
                 continue
             if e.is_symlink():
                 self.links.append((e.path, 1))
@@ -301,6 +374,33 @@ class SkillFinder:
             else:
                 self.plain = False  # SKILL.md is something else than a file
 
+    def walk_repository(self) -> None:
+        """The root's sub-folders that are not skills, searched as a repository of
+        skills: down to ``REPOSITORY_DEPTH`` levels, a skill folder ending the
+        descent. Their contents change below the root, so the listing is not
+        replayed (``plain``); a root of skill folders only never gets here."""
+        self.plain = self.nested = False
+        self.descends = True
+        self.max_depth = min(self.max_depth, REPOSITORY_DEPTH)
+        prefix = self.real_root.rstrip(_SEP) + _SEP
+        for folder in self.others:
+            self.walk_tree(folder, prefix + os.path.basename(folder), 1)
+
+    def walk_everything(self, mark: int) -> None:
+        """A repository root whose layouts hold no skill is searched at every depth
+        (as ``recursive``), the first pass's findings dropped."""
+        del self.diags[mark:]
+        self.seen_skill.clear()
+        self.visited.clear()
+        self.links.clear()
+        self.links_followed = 0
+        self.too_deep.clear()
+        self.plain = False
+        self.nested = self.descends = True
+        self.max_depth = self.full_depth
+        self.walk_tree(self.root, self.real_root, 0)
+        self.follow_links()
+
     def walk_tree(self, folder: str, real: str, depth: int) -> None:
         stack = [(folder, real, depth)]
         while stack:
@@ -326,15 +426,20 @@ class SkillFinder:
                     )
                 )
                 continue
+            if not self.nested and d > 0 and real_here in self.seen_skill:
+                continue  # a skill found through a link: its folders hold no more
             names = {e.name for e in entries}
             if ("SKILL.md" in names or "skill.md" in names) and real_here not in self.seen_skill:
                 before = len(self.found)
                 self.skill_file(here, names)
                 if len(self.found) > before:
                     self.seen_skill.add(real_here)
+                    if not self.nested and d > 0:
+                        continue  # a skill's own folders hold no skills of the repository
+            under = self.relative(here) if self.repository else None
             subdirs: list[tuple[str, str, int]] = []
             for e in entries:
-                if skipped_folder(e.name):
+                if skipped_folder(e.name, under):
                     continue
                 if e.is_symlink():
                     if e.name not in SKILL_MD_NAMES:
@@ -346,8 +451,13 @@ class SkillFinder:
                     subdirs.append((e.path, os.path.join(real_here, e.name), d + 1))
             stack.extend(reversed(subdirs))
 
+    def relative(self, folder: str) -> str:
+        """``folder`` (as found, under the root) relative to the root, ``/``-separated."""
+        rel = folder[len(self.root) :].strip(_SEP)
+        return rel.replace(_SEP, "/") if _SEP != "/" else rel
+
     def follow_links(self) -> None:
-        i = 0
+        i = self.links_followed
         while i < len(self.links):
             link, depth = self.links[i]
             i += 1
@@ -376,13 +486,14 @@ class SkillFinder:
                     )
                 )
                 continue
-            if self.recursive:
+            if self.descends:
                 if depth > self.max_depth:
                     self.too_deep.append(link)
                     continue
                 self.walk_tree(link, real, depth)
             else:
                 self.add_skill_dir(link, real)
+        self.links_followed = i
 
 
 def find_skill_folders(
@@ -392,14 +503,21 @@ def find_skill_folders(
     max_depth: int = MAX_DEPTH,
     max_dirs: int | None = None,
     diags: list[Diagnostic] | None = None,
+    repository: bool = True,
 ) -> list[str]:
     """The skill folders under ``root`` by the rules of this module (sorted; links
-    may lead anywhere inside ``root``). A root that cannot be read gives ``[]``
+    may lead anywhere inside ``root``; ``root`` is a folder the user named, read
+    as a repository of skills unless ``repository=False``). A root that cannot be read gives ``[]``
     and an SK502 diagnostic in ``diags``; more than ``max_dirs`` folders,
     ``PathNotAllowedError``."""
     path = os.fspath(root)
     finder = SkillFinder(
-        path, recursive=recursive, max_depth=max_depth, diags=diags, max_dirs=max_dirs
+        path,
+        recursive=recursive,
+        max_depth=max_depth,
+        diags=diags,
+        max_dirs=max_dirs,
+        repository=repository,
     )
     try:
         found = finder.find()

@@ -23,14 +23,14 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from skilldeck._diagnostics import Diagnostic
+from skilldeck._diagnostics import Diagnostic, Severity
 from skilldeck._errors import (
     InvalidArgumentsError,
     SkillNotFoundError,
     SkillUnavailableError,
 )
 from skilldeck._paths import dirs
-from skilldeck._tree import Walk
+from skilldeck._tree import PLACEHOLDER, Walk
 from skilldeck.catalog._budget import plan_tier1
 from skilldeck.catalog._cache import MetadataCache
 from skilldeck.catalog._files import walk_all
@@ -101,6 +101,25 @@ def preferred_order(skills: Sequence[SkillMetadata], root: str) -> Sequence[Skil
     return sorted(skills, key=key)  # stable: path order breaks ties
 
 
+def _without_placeholders(
+    skills: Sequence[SkillMetadata], diags: builtins.list[Diagnostic]
+) -> Sequence[SkillMetadata]:
+    """The skills that are not template placeholders (SK219: never listed or
+    served); each one left out is reported in ``diags`` (as info: ``doctor``
+    shows it, ``validate`` gives the warning)."""
+    out: builtins.list[SkillMetadata] | None = None
+    for i, meta in enumerate(skills):
+        found = next((d for d in meta.diagnostics if d.code == PLACEHOLDER), None)
+        if found is None:
+            if out is not None:
+                out.append(meta)
+            continue
+        if out is None:
+            out = builtins.list(skills[:i])
+        diags.append(found.with_severity(Severity.INFO))
+    return skills if out is None else out
+
+
 @dataclass(frozen=True, slots=True)
 class RootInfo:
     """One root of one source, as ``doctor`` reports it."""
@@ -111,6 +130,14 @@ class RootInfo:
     exists: bool
     skills: int
     diagnostics: tuple[Diagnostic, ...] = ()
+    repository: bool = False
+
+    @property
+    def mode(self) -> str:
+        """``recursive``, ``repository`` (a repository's layouts) or ``immediate``."""
+        if self.recursive:
+            return "recursive"
+        return "repository" if self.repository else "immediate"
 
 
 class Catalog:
@@ -190,6 +217,7 @@ class Catalog:
                     cache=self._cache,
                     index=index,
                     mode=self.mode,
+                    repository=root.repository,
                 )
                 self._stores.append((src, root, store))
         self._lock = threading.RLock()
@@ -212,10 +240,13 @@ class Catalog:
     ) -> Catalog:
         """A catalog of explicit roots only (sources ``root1``, ``root2``, ...; later wins).
 
+        A root without SKILL.md of its own may be a repository of skills: its
+        layouts are searched (``skills/<name>``, plugin folders, ... see ``Root``).
         ``options`` are ``Catalog``'s (``mode="strict"``, ``cache``, ``index``, ...).
         """
         sources = [
-            Source.of(f"root{i}", "root", [p], recursive=recursive) for i, p in enumerate(paths, 1)
+            Source.of(f"root{i}", "root", [p], recursive=recursive, repository=True)
+            for i, p in enumerate(paths, 1)
         ]
         return cls(sources, **options)
 
@@ -278,6 +309,7 @@ class Catalog:
         cands: list[Listed] = []
         for (src, root, store), scan in zip(self._stores, scans, strict=True):
             diags.extend(scan.diagnostics)
+            skills: Sequence[SkillMetadata] = _without_placeholders(scan.skills, diags)
             if root is not None:
                 roots.append(
                     RootInfo(
@@ -285,13 +317,13 @@ class Catalog:
                         root.path,
                         root.recursive,
                         store.exists,
-                        len(scan.skills),
+                        len(skills),
                         scan.diagnostics,
+                        repository=root.repository,
                     )
                 )
             # inside a root, the first folder in path order wins: it comes last
             name = src.name
-            skills: Sequence[SkillMetadata] = scan.skills
             if root is not None and root.recursive:
                 skills = preferred_order(skills, str(root.path))
             cands.extend(

@@ -45,7 +45,7 @@ class DoctorReport:
                 {
                     "source": r.source,
                     "path": str(r.path),
-                    "mode": "recursive" if r.recursive else "immediate",
+                    "mode": r.mode,
                     "exists": r.exists,
                     "skills": r.skills,
                 }
@@ -65,7 +65,7 @@ class DoctorReport:
         out = ["config files: " + (", ".join(map(str, self.config_files)) or "none")]
         out.append("roots:")
         for r in self.roots:
-            mode = "recursive" if r.recursive else "immediate"
+            mode = r.mode
             state = f"{r.skills} skill(s)" if r.exists else "missing"
             out.append(f"  {r.source:<10} {r.path} ({mode}): {state}")
         counts = ", ".join(f"{len(self._with(s))} {s.value}" for s in SkillStatus)

@@ -109,9 +109,11 @@ class FileSystemStore(StoreBase):
         index: IndexMode = "bundled",
         mode: Mode = "lenient",
         max_depth: int = MAX_DEPTH,
+        repository: bool = False,
     ) -> None:
         self.root = Path(os.path.abspath(os.fspath(root)))
         self.recursive = recursive
+        self.repository = repository
         self.source = source
         self.index: IndexMode = index
         self.mode: Mode = mode
@@ -133,13 +135,16 @@ class FileSystemStore(StoreBase):
         """Worker processes that parsed the last scan's files (0: parsed here)."""
 
     def __repr__(self) -> str:
+        return f"FileSystemStore({str(self.root)!r}, {self._depth}, source={self.source!r})"
+
+    @property
+    def _depth(self) -> str:
         mode = "recursive" if self.recursive else "immediate"
-        return f"FileSystemStore({str(self.root)!r}, {mode}, source={self.source!r})"
+        return f"{mode}+repository" if self.repository else mode
 
     @property
     def cache_key(self) -> str:
-        mode = "recursive" if self.recursive else "immediate"
-        return f"{self.root}\0{mode}\0{self.mode}"
+        return f"{self.root}\0{self._depth}\0{self.mode}"
 
     # ------------------------------------------------------------------ discovery
 
@@ -197,6 +202,7 @@ class FileSystemStore(StoreBase):
             allowed=allowed,
             diags=diags,
             sig=sig_of,
+            repository=self.repository,
         )
         start = time.time_ns()
         root_sig = (st.st_mtime_ns, st.st_ctime_ns, st.st_ino)

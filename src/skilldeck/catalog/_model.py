@@ -68,10 +68,16 @@ TRUST_OF_KIND: Mapping[str, Trust] = {
 
 @dataclass(frozen=True, slots=True)
 class Root:
-    """One folder a source scans: ``immediate`` (children are skills) or ``recursive``."""
+    """One folder a source scans: ``immediate`` (children are skills) or ``recursive``.
+
+    ``repository``: a folder the user named (``--root``, ``[catalog] roots``), which
+    may be a repository of skills: without SKILL.md of its own, the layouts of
+    skills repositories are searched (``skilldeck._tree.SkillFinder``).
+    """
 
     path: Path
     recursive: bool = False
+    repository: bool = False
 
     def __post_init__(self) -> None:
         """A path no file system can hold (a NUL byte, a lone surrogate) is a bad
@@ -116,9 +122,13 @@ class Source:
         recursive: bool = False,
         trust: Trust | str | None = None,
         store: Store | None = None,
+        repository: bool = False,
     ) -> Source:
-        """Build a source from plain paths (``trust`` defaults to the kind's)."""
-        rs = tuple(r if isinstance(r, Root) else Root(Path(r), recursive) for r in roots)
+        """Build a source from plain paths (``trust`` defaults to the kind's;
+        ``repository``: see ``Root``)."""
+        rs = tuple(
+            r if isinstance(r, Root) else Root(Path(r), recursive, repository) for r in roots
+        )
         level = Trust(trust) if trust is not None else TRUST_OF_KIND.get(kind, Trust.USER)
         return cls(name, kind, rs, level, store)
 

@@ -85,8 +85,9 @@ def _default_roots(kind: str, config: Config, cwd: str | os.PathLike[str] | None
         ]
     if kind == "extra":
         env = env_roots(cwd=cwd)  # SKILLS_DIR below the config's roots, the rest above
-        immediate = [Root(p) for p in config.roots]
-        recursive = [Root(p, True) for p in config.recursive_roots]
+        # folders the user named: repositories of skills are recognised (Root)
+        immediate = [Root(p, repository=True) for p in config.roots]
+        recursive = [Root(p, True, repository=True) for p in config.recursive_roots]
         return [*env.below, *immediate, *recursive, *env.above]
     if kind == "project":
         roots: list[Root] = []

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from skilldeck._diagnostics import Diagnostic
-from skilldeck._tree import SkillFinder
+from skilldeck._tree import REPOSITORY_DEPTH, SkillFinder
 from skilldeck.catalog import _codes as C
 from skilldeck.catalog._model import CatalogEntry, SkillStatus, WhyLine
 
@@ -20,7 +20,7 @@ __all__ = ["explain"]
 
 _PARSE_CODES = ("SK1",)
 _NAME_CODES = frozenset({"SK202", "SK203", "SK204", "SK205"})
-_PROBE_DEPTH = 4
+_PROBE_DEPTH = 6
 _PROBE_DIRS = 2_000
 _HIDDEN = {  # status -> (kind, words before the reason, hint template)
     SkillStatus.SHADOWED: ("shadowed", "", "address it as {address}, or remove the other copy"),
@@ -111,20 +111,32 @@ def _depth_probe(catalog: Catalog, name: str) -> list[WhyLine]:
         base = str(root.path)
         if not os.path.isdir(base):
             continue
-        finder = SkillFinder(base, recursive=True, max_depth=_PROBE_DEPTH, max_dirs=_PROBE_DIRS)
+        finder = SkillFinder(
+            base,
+            recursive=True,
+            max_depth=_PROBE_DEPTH,
+            max_dirs=_PROBE_DIRS,
+            repository=root.repository,
+        )
         try:
             found = finder.find()  # the first _PROBE_DIRS folders of a large root
         except OSError:
             continue
+        listed = {m.folder for m in store.discover().skills}
+        how = (
+            f"searched as a repository ({REPOSITORY_DEPTH} levels, not inside skills)"
+            if root.repository
+            else "scanned immediate (one level)"
+        )
         for folder, *_rest in found:
             depth = os.path.relpath(folder, base).count(os.sep) + 1
-            if depth < 2 or os.path.basename(folder) != name:
+            if depth < 2 or os.path.basename(folder) != name or folder in listed:
                 continue
             out.append(
                 WhyLine(
                     "wrong_depth",
                     f"{folder} holds a SKILL.md {depth} levels below root {base} "
-                    f"(source {src.name}), which is scanned immediate (one level)",
+                    f"(source {src.name}), which is {how}",
                     src.name,
                     Path(folder),
                     None,

@@ -7,6 +7,7 @@ skill authors can see whether the right skill reaches the model.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 
 import click
@@ -72,11 +73,17 @@ def search_command(
         else:
             click.echo("(no skill fits confidently: the host adds nothing)", err=True)
         raise SystemExit(EXIT_OK)
-    hits = runtime.search_index().search(query, limit=limit)
+    empty = not runtime.catalog.list()
+    hits = [] if empty else runtime.search_index().search(query, limit=limit)
     abstained = not hits or not hits[0].confident
     if fmt == "json":
         data = {"query": query, "abstained": abstained, "skills": [h.to_dict() for h in hits]}
+        if empty:
+            data["empty"] = True
         echo_json(data)
+        raise SystemExit(EXIT_OK)
+    if empty and isinstance(runtime.catalog, skilldeck.Catalog):
+        _say_empty(runtime.catalog, roots, recursive)
         raise SystemExit(EXIT_OK)
     if not hits:
         click.echo("no skill shares a word with this request")
@@ -91,6 +98,26 @@ def search_command(
         text = " ".join(hit.description.split())
         text = text if len(text) <= 90 else text[:89] + "…"
         click.echo(f"{hit.name:<{width}}  {hit.confidence:.2f}  {text}")
+
+
+def _say_empty(catalog: skilldeck.Catalog, roots: Sequence[str], recursive: bool) -> None:
+    """There is nothing to search: say where skilldeck looked and what to paste."""
+    from skilldeck.config import root_flags
+
+    looked = [
+        f"{os.path.abspath(r.path)} ({r.mode}{'' if r.exists else ', missing'})"
+        for r in catalog.roots
+    ]
+    click.echo("no skills to search: the catalog is empty")
+    for line in looked[:8]:
+        click.echo(f"  looked in {line}")
+    if len(looked) > 8:
+        click.echo(f"  ... and {len(looked) - 8} more folders")
+    doctor = "skilldeck doctor" + root_flags(roots, recursive=recursive)
+    click.echo(
+        f"hint: `{doctor}` shows every folder and what it holds; "
+        "`skilldeck install OWNER/REPO` adds skills"
+    )
 
 
 @main.group("eval")

@@ -14,13 +14,13 @@ from typing import Any, Literal
 from skilldeck.config import load_config
 from skilldeck._diagnostics import Diagnostic, Severity
 from skilldeck._digest import digest_of_files, skill_file_digests
-from skilldeck._errors import InstallError, ManifestError, PathNotAllowedError
+from skilldeck._errors import InstallError, ManifestError, PathNotAllowedError, SkillError
 from skilldeck.events import SinkLike, SkillsInstalled, deliver
-from skilldeck.execution import revoke_lapsed
-from skilldeck.format import is_skill_name, validate_skill
+from skilldeck.execution import revoke_lapsed, skill_package_sets
+from skilldeck.format import is_skill_name, read_skill_md, validate_skill
 from skilldeck._paths import is_regular_file
 from skilldeck.security import install_scan, scan_mode
-from skilldeck._tree import find_skill_folders
+from skilldeck._tree import PLACEHOLDER, find_skill_folders
 
 from . import _record  # noqa: F401  (registers the config writer)
 from ._agents import resolve_agents
@@ -134,15 +134,46 @@ def fetch_source(
 
 def discover_skills(root: Path) -> list[Path]:
     """Skill folders at or below ``root``: the one discovery of ``skilldeck._tree``
-    (recursive, nested skills included, links followed only inside ``root``), as
-    ``validate`` and ``list --recursive`` find them."""
+    reading ``root`` as a repository of skills (links followed only inside
+    ``root``), as ``skilldeck list --root ROOT`` finds them: a skill nested in
+    another one is installed with it, not on its own."""
     try:
-        return [Path(p) for p in find_skill_folders(root, max_dirs=_MAX_DISCOVERY_DIRS)]
+        found = find_skill_folders(root, recursive=False, max_dirs=_MAX_DISCOVERY_DIRS)
+        return [Path(p) for p in found]
     except PathNotAllowedError:
         raise InstallError(
             f"source has more than {_MAX_DISCOVERY_DIRS} folders",
             hint="select the skill's folder with #SUBDIR or --path",
         ) from None
+
+
+def without_placeholders(found: list[Path], tree: Path) -> tuple[list[Path], list[str]]:
+    """The skill folders that are not template placeholders (SK219, the rule of
+    ``skilldeck.format``), and a note per one left out. Only a SKILL.md that is a
+    regular file is read, its frontmatter only."""
+    kept: list[Path] = []
+    notes: list[str] = []
+    for folder in found:
+        if _regular_skill_md(folder):
+            md = folder / "SKILL.md" if (folder / "SKILL.md").exists() else folder / "skill.md"
+            diags = read_skill_md(md, metadata_only=True).diagnostics
+            hit = next((d for d in diags if d.code == PLACEHOLDER), None)
+            if hit is not None:
+                notes.append(f"{_rel(folder, tree) or folder.name}: {hit.code} {hit.message}")
+                continue
+        kept.append(folder)
+    return kept, notes
+
+
+def declared_packages_of(name: str, folder: Path) -> tuple[str, ...]:
+    """The package sets the installed skill's scripts declare (``"ORIGIN: REQ ..."``),
+    read only: an install copies files and never runs a package resolver on what a
+    repository asks for; ``skilldeck approve NAME`` builds them (the user's consent)."""
+    try:
+        sets = skill_package_sets(name, folder)
+    except SkillError as exc:  # a declaration skilldeck refuses (an option, a URL)
+        return (exc.message,)
+    return tuple(f"{p.origin}: {' '.join(p.requirements) or '(no packages)'}" for p in sets)
 
 
 def _regular_skill_md(folder: Path) -> bool:
@@ -499,7 +530,14 @@ def install(
         raise InstallError("--name applies to one skill only", hint="install them one at a time")
     with Stage(lay) as stage:
         _root, tree, commit = fetch_source(spec, stage, lim, on_progress)
-        found = discover_skills(tree)
+        found, placeholders = without_placeholders(discover_skills(tree), tree)
+        if not found and placeholders:
+            raise InstallError(
+                f"{spec.display or spec.url} holds only a template placeholder, no skill: "
+                + placeholders[0],
+                hint="copy it and write your skill's name and description, or start one "
+                "with `skilldeck new NAME`",
+            )
         if choose is not None and not skills and not all_skills and len(found) > 1:
             skills = list(choose([_rel(f, tree) or f.name for f in found]))
             if not skills:
@@ -513,7 +551,7 @@ def install(
             )
         scan = scan_mode(load_config(cwd=cwd))
         staged: list[Staged] = []
-        skipped: list[str] = []
+        skipped: list[str] = list(placeholders)
         for p in picked:
             try:
                 staged.append(
@@ -612,6 +650,7 @@ def install(
                 file_count=len(s.files),
                 warnings=s.warnings,
                 placed=placed.get(s.name, ()),
+                packages=declared_packages_of(s.name, lay.skill_dir(s.name)),
             )
             for (s, entry), r in zip(items, replaced, strict=True)
         ),

@@ -221,6 +221,9 @@ class InstalledSkill:
     warnings: tuple[Diagnostic, ...] = ()
     #: agent folders now showing the skill (links or copies)
     placed: tuple[str, ...] = ()
+    #: the Python packages its scripts declare, one ``"ORIGIN: REQ REQ"`` per set
+    #: (PEP 723 blocks, ``scripts/requirements.txt``); installing never builds them
+    packages: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
         PackageSet as PackageSet,
         install_packages as install_packages,
         packages_report as packages_report,
+        skill_package_sets as skill_package_sets,
     )
     from skilldeck.execution._runner import RunResult as RunResult
     from skilldeck.execution._sandbox import (
@@ -91,6 +92,7 @@ else:
     # names skilldeck's other packages use, outside the public surface
     _INTERNAL = {
         "revoke_lapsed": "._approvals",
+        "skill_package_sets": "._packages",
         "SkillLike": "._executor",
         "check_arguments": "._interp",
         "ApprovalDecision": "._trust",

@@ -46,3 +46,4 @@ LOWERCASE_SKILL_MD = register_code("SK215", E, "the file is named skill.md, not 
 WRONG_TYPE = register_code("SK216", E, "a field has the wrong type")
 EXTENSION_INVALID = register_code("SK217", W, "an extension field has an invalid value")
 ALLOWED_TOOLS_ALIAS = register_code("SK218", W, "'allowed_tools' is spelled with an underscore")
+PLACEHOLDER = _discover.PLACEHOLDER  # SK219: the catalog and install leave such skills out

@@ -22,6 +22,7 @@ from skilldeck.format import _codes as C
 from skilldeck.format._checks import Ctx, scalar_text, typename
 from skilldeck.format._extensions import Extensions, Requirements, Triggers
 from skilldeck.format._invocation import INVOCATION_FIELDS, Invocation, read_invocation
+from skilldeck.format._placeholder import is_placeholder
 
 __all__ = [
     "EXTENSION_FIELDS",
@@ -307,6 +308,16 @@ def build_manifest(
     ctx = Ctx(positions, path, strict, origin)
     name = _name(data, ctx, folder_name)
     description = _description(data, ctx)
+    if is_placeholder(name, description, folder_name):
+        ctx.add(
+            C.PLACEHOLDER,
+            f"'{name}' is a template placeholder (its description is template text); "
+            "skilldeck never lists, serves or installs it",
+            "description",
+            hint="write the skill's own name and description to make it a skill, "
+            "or start one with `skilldeck new NAME`",
+            severity=Severity.WARNING,
+        )
     license_ = _optional_str(data, "license", ctx)
     compatibility = _optional_str(data, "compatibility", ctx)
     if compatibility is not None and not 1 <= len(compatibility) <= MAX_COMPATIBILITY:

@@ -141,8 +141,9 @@ def find_skill_dirs(path: str | os.PathLike[str]) -> list[Path]:
 
     The one discovery of ``skilldeck._tree`` (recursive): a folder that holds
     SKILL.md (or skill.md) is a skill, nested skills included; hidden folders,
-    ``node_modules`` and the like are not searched; links are followed only
-    inside ``path``.
+    ``node_modules`` and the like are not searched, except a repository's
+    skill folders (``.claude/skills``, ``.agents/skills``, ``skills/.curated``,
+    ...); links are followed only inside ``path``.
     """
     root = Path(path)
     if root.name in ("SKILL.md", "skill.md") and not root.is_dir():

@@ -5,6 +5,8 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import re
+import shlex
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -40,6 +42,8 @@ INLINE = """\
 # ]
 # ///
 import json
+import re
+import shlex
 import pypdf
 print(json.dumps({"inline": pypdf.__name__}))
 """
@@ -212,3 +216,41 @@ def test_an_environment_others_can_write_is_not_used(pdf_root: Path, module_dir:
         env.chmod(0o777)
     code, out, err = invoke("run", "pdf", "extract.py", "--root", root, "--json")
     assert code != 0 and json.loads(out)["error"]["reason"] == "packages_missing", out + err
+
+
+def test_install_prints_the_command_that_builds_the_packages_and_it_works(
+    pdf_root: Path, module_dir: Path
+) -> None:
+    """An install copies files and never runs a package resolver on what a repository
+    asks for: it names the packages and the command that builds them; pasted, that
+    command builds them and the installed skill's script runs."""
+    envs = module_dir / "cache-envs"
+    code, out, err = invoke("install", str(pdf_root / "pdf"), "--yes")
+    assert code == 0, err
+    assert "Python packages: scripts/requirements.txt: pypdf>=4" in out
+    assert "Python packages: scripts/inline.py: pypdf>=4" in out
+    assert not envs.exists() or not any(p for p in envs.iterdir() if not p.name.startswith("."))
+    (command,) = {c for c in re.findall(r"`([^`]+)`", out) if c.startswith("skilldeck approve")}
+    assert command == "skilldeck approve pdf"
+    code, _out, err = invoke(*shlex.split(command)[1:])
+    assert code == 0 and "installing pypdf>=4 for pdf" in err, err
+    code, out, err = invoke("run", "pdf", "extract.py")
+    assert code == 0 and json.loads(out) == {"pages": 1}, out + err
+
+
+def test_install_with_packages_builds_them(pdf_root: Path) -> None:
+    code, out, err = invoke("install", str(pdf_root / "pdf"), "--yes", "--packages", "--json")
+    assert code == 0, err
+    data = json.loads(out)["data"]
+    (skill,) = data["skills"]
+    assert sorted(skill["packages"]) == [
+        "scripts/inline.py: pypdf>=4",
+        "scripts/requirements.txt: pypdf>=4",
+    ]
+    assert {e["origin"] for e in data["environments"]["pdf"]} == {
+        "scripts/requirements.txt",
+        "scripts/inline.py",
+    }
+    invoke("approve", "pdf")
+    code, out, err = invoke("run", "pdf", "inline.py")
+    assert code == 0 and json.loads(out) == {"inline": "pypdf"}, out + err

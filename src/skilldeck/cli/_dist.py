@@ -191,6 +191,13 @@ def _warn_diags(diags: tuple[skilldeck.Diagnostic, ...], name: str) -> None:
     is_flag=True,
     help="Leave out skills that cannot be installed (invalid, a name twice); install the rest.",
 )
+@click.option(
+    "--packages",
+    "build_packages",
+    is_flag=True,
+    help="Also build the Python packages the skills' scripts declare (uv, network, your "
+    "package index settings). Default: print the command that builds them.",
+)
 @click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation.")
 @json_option
 def install(
@@ -206,13 +213,16 @@ def install(
     force: bool,
     skip_existing: bool,
     skip_invalid: bool,
+    build_packages: bool,
     yes: bool,
     as_json: bool,
 ) -> None:
     """Install skills from a git URL, owner/repo, a folder or an archive.
 
     SOURCE may end in #SUBDIR. A source holding several skills needs --skill
-    or --all. Installs are staged, validated and swapped in atomically.
+    or --all. Installs are staged, validated and swapped in atomically. The
+    Python packages scripts declare are built by `skilldeck approve NAME` (or
+    --packages here), never silently by an install.
     """
     _check_agents(agents)
     ask = not yes and not as_json and sys.stdin.isatty()
@@ -246,8 +256,12 @@ def install(
             skip_existing=skip_existing,
             skip_invalid=skip_invalid,
         )
+    built = _build_packages(result, quiet=as_json) if build_packages else {}
     if as_json:
-        echo_json(result)
+        payload = skilldeck.json_safe(result)
+        if build_packages:
+            payload["environments"] = built
+        echo_json(payload)
         return
     for why in result.skipped:
         click.echo(f"warning: skipped {why}", err=True)
@@ -263,6 +277,35 @@ def install(
         click.echo(f"{verb} {s.name} ({result.scope}) from {s.source}{at} -> {s.path}")
         for where in s.placed:
             click.echo(f"  placed in {where}")
+        for line in s.packages:
+            click.echo(f"  Python packages: {line}")
+        if s.packages and s.name in built:
+            for env in built[s.name]:
+                click.echo(f"  built {env['origin']} -> {env['python']}")
+        elif s.packages:
+            click.echo(
+                f"  not built (an install never runs a package resolver): run "
+                f"`skilldeck approve {s.name}` to approve its scripts and build them, "
+                f"or `skilldeck packages {s.name}` to build them only"
+            )
+
+
+def _build_packages(
+    result: skilldeck.dist.InstallResult, *, quiet: bool
+) -> dict[str, list[dict[str, str]]]:
+    """``--packages``: build the environments the installed skills' scripts declare."""
+    from pathlib import Path
+
+    import skilldeck.execution
+
+    progress = None if quiet else (lambda message: click.echo(message, err=True))
+    built: dict[str, list[dict[str, str]]] = {}
+    for s in result.skills:
+        if s.packages:
+            folder = Path(s.path)
+            envs = skilldeck.execution.install_packages(s.name, folder, progress=progress)
+            built[s.name] = [{"origin": p.origin, "python": str(py)} for p, py in envs]
+    return built
 
 
 def _picker(reporter: _Reporter) -> Callable[[Sequence[str]], list[str]]:

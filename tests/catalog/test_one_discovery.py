@@ -152,6 +152,7 @@ def test_why_probes_with_the_same_rules(tmp_path: Path) -> None:
     assert [line.kind for line in cat.why("hidden")] == ["not_found"]
 
 
+@pytest.mark.timeout(600)  # 2,200 real skills walked, parsed and scanned several times
 def test_the_corpus_is_found_alike_everywhere(corpus: Path) -> None:
     """The real repositories, links restored: validate, list --recursive and scan find
     the same skill folders; install's discovery of each repository installs what

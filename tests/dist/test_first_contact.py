@@ -284,7 +284,9 @@ def test_installed_skills_show_their_scope_and_verify_update_cover_both(
     assert re.search(r"project-skill\s+installed \(project\)", listed), listed
     rows = {
         r["name"]: r
-        for r in json.loads(run_cli("list", "--installed", "--json", cwd=project).out)["skills"]
+        for r in json.loads(run_cli("list", "--installed", "--json", cwd=project).out)["data"][
+            "skills"
+        ]
     }
     assert (rows["user-skill"]["scope"], rows["project-skill"]["scope"]) == ("user", "project")
     verified = run_cli("verify", cwd=project)

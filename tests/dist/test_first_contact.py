@@ -124,7 +124,11 @@ def test_a_missing_extra_names_the_command_for_this_installation(
 
     from skilldeck.cli import main
 
+    import skilldeck
+
     monkeypatch.setitem(sys.modules, "skilldeck.mcp", None)  # as without the extra
+    # (and not left on the package by a test that imported it in this process)
+    monkeypatch.delattr(skilldeck, "mcp", raising=False)
     res = CliRunner().invoke(main, ["serve"])
     assert res.exit_code == 1
     command = res.output.strip().splitlines()[-1].strip()

@@ -82,6 +82,8 @@ def test_anthropic_layout_lists_its_skills_not_its_template(git_repo: GitRepo) -
     assert "SK219" in doctor.out and "template-skill" in doctor.out
     checked = run_cli("validate", str(git_repo.path / "template"))
     assert checked.code == 0 and "SK219 warning" in checked.out
+    why = run_cli("why", "template-skill", "--root", str(git_repo.path))
+    assert why.out.startswith("placeholder: ") and "SK219" not in why.out.split()[0], why.out
 
 
 @pytest.mark.parametrize("layout", sorted(LAYOUTS))

@@ -443,7 +443,7 @@ class WhyLine:
     ``kind`` is stable for programs: ``visible``, ``shadowed``, ``disabled``,
     ``unavailable``, ``invalid``, ``invalid_name``, ``parse_error``,
     ``escaped_symlink``, ``dangling_symlink``, ``wrong_depth``, ``over_budget``,
-    ``duplicate``, ``not_found``.
+    ``duplicate``, ``placeholder`` (a template, SK219), ``not_found``.
     """
 
     kind: str

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from skilldeck._diagnostics import Diagnostic
-from skilldeck._tree import REPOSITORY_DEPTH, SkillFinder
+from skilldeck._tree import PLACEHOLDER, REPOSITORY_DEPTH, SkillFinder
 from skilldeck.catalog import _codes as C
 from skilldeck.catalog._model import CatalogEntry, SkillStatus, WhyLine
 
@@ -92,6 +92,9 @@ def _link_lines(name: str, diags: Sequence[Diagnostic]) -> list[WhyLine]:
     }
     out = []
     for d in diags:
+        if d.code == PLACEHOLDER and d.path is not None and f"'{name}'" in d.message:
+            out.append(WhyLine("placeholder", d.message, None, Path(d.path), None, d.hint))
+            continue
         kind = kinds.get(d.code)
         if kind is None or d.path is None:
             continue

@@ -54,7 +54,8 @@ def test_a_grant_waits_for_an_unpublish_of_its_version(store_url: str, tmp_path:
     with db.tenant("acme") as conn:  # the unpublish's transaction, caught in the middle
         conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", ("acme/pdf-tools",))
         conn.execute(
-            "UPDATE skilldeck_versions SET unpublished_at = now() WHERE id = %s", (made.version,)
+            "UPDATE skilldeck_versions SET unpublished_at = now() WHERE number = %s",
+            (made.version,),
         )
 
         def grant() -> None:
@@ -149,3 +150,47 @@ def test_credentials_are_never_printed() -> None:
     ):
         shown = repr(Database(url))
         assert "sekret9" not in shown and "sek ret9" not in shown and "p@ss" not in shown
+
+
+def test_version_numbers_are_counted_per_tenant(store_url: str, tmp_path: Path) -> None:
+    """A tenant's numbers say nothing of how much other tenants publish."""
+    for tenant in ("acme", "globex"):
+        create_tenant(store_url, tenant)
+    acme, globex = PostgresStore(store_url, "acme"), PostgresStore(store_url, "globex")
+    got = [
+        acme.publish(make_skill(tmp_path / "1", "notes", body="one")).version,
+        globex.publish(make_skill(tmp_path / "2", "notes", body="one")).version,
+        globex.publish(make_skill(tmp_path / "3", "other", body="one")).version,
+        acme.publish(make_skill(tmp_path / "4", "notes", body="two")).version,
+        acme.publish(make_skill(tmp_path / "5", "other", body="two")).version,
+    ]
+    assert got == [1, 1, 2, 2, 3]
+    assert [h[0] for h in acme.history("notes")] == [2, 1]
+    assert acme.version("notes").number == 2 and acme.verify()[0][1] == 2
+    gone = acme.unpublish("notes", 1)  # named by its number
+    assert (gone.version, gone.current) == (1, 2)
+    assert acme.publish(make_skill(tmp_path / "6", "notes", body="three")).version == 4
+
+
+def test_migrating_numbers_the_versions_of_each_tenant(empty_url: str) -> None:
+    from skilldeck.postgres._db import _MIGRATIONS
+
+    with psycopg.connect(empty_url) as conn:  # a store of schema 3, versions interleaved
+        conn.execute(
+            "CREATE TABLE skilldeck_migrations (version integer PRIMARY KEY,"
+            " applied_at timestamptz NOT NULL DEFAULT now())"
+        )
+        for version, sql in _MIGRATIONS[:3]:
+            conn.execute(sql)
+            conn.execute("INSERT INTO skilldeck_migrations (version) VALUES (%s)", (version,))
+        for tenant in ("acme", "globex"):
+            conn.execute("INSERT INTO skilldeck_tenants (tenant) VALUES (%s)", (tenant,))
+        for tenant in ("acme", "globex", "acme", "globex", "acme"):
+            conn.execute(
+                "INSERT INTO skilldeck_versions (tenant, name, digest) VALUES (%s, 'x', 'd')",
+                (tenant,),
+            )
+    assert init_store(empty_url) == (3, SCHEMA_VERSION)
+    with psycopg.connect(empty_url) as conn:
+        rows = conn.execute("SELECT tenant, number FROM skilldeck_versions ORDER BY id").fetchall()
+    assert rows == [("acme", 1), ("globex", 1), ("acme", 2), ("globex", 2), ("acme", 3)]

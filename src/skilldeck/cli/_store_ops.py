@@ -64,7 +64,7 @@ def _version_ref(spec: str) -> tuple[str, int | str | None]:
 def unpublish_command(spec: str, store_url: str, tenant: str, as_json: bool) -> None:
     """Take back a published version of a skill (default: its current one).
 
-    VERSION is the id 'publish' printed or the version's sha256: digest. The
+    VERSION is the number 'publish' printed or the version's sha256: digest. The
     previous version becomes current (or the skill is gone when none is left),
     the approval given to the removed version no longer applies, every replica
     serving TENANT tells its clients, and the store's audit log records it.

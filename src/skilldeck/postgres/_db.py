@@ -163,6 +163,33 @@ ALTER TABLE skilldeck_version_files ADD COLUMN is_text boolean;
 a replica lists a version's files without reading them (``NULL``: published before;
 ``migrate`` fills those in)."""
 
+_V4 = """
+ALTER TABLE skilldeck_versions ADD COLUMN number bigint;
+DO $$ DECLARE t text; BEGIN
+  FOR t IN SELECT tenant FROM skilldeck_tenants LOOP
+    PERFORM set_config('skilldeck.tenant', t, true);
+    UPDATE skilldeck_versions v SET number = r.n FROM (
+      SELECT id, row_number() OVER (ORDER BY id) AS n FROM skilldeck_versions WHERE tenant = t
+    ) r WHERE v.id = r.id;
+  END LOOP;
+  PERFORM set_config('skilldeck.tenant', '', true);
+END $$;
+CREATE UNIQUE INDEX skilldeck_versions_number ON skilldeck_versions (tenant, number);
+CREATE FUNCTION skilldeck_number_version() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM pg_advisory_xact_lock(hashtext(NEW.tenant || ':number'));
+  SELECT coalesce(max(number), 0) + 1 INTO NEW.number
+    FROM skilldeck_versions WHERE tenant = NEW.tenant;
+  RETURN NEW;
+END $$;
+CREATE TRIGGER skilldeck_number_version BEFORE INSERT ON skilldeck_versions
+  FOR EACH ROW EXECUTE FUNCTION skilldeck_number_version();
+"""
+"""Version numbers per tenant (1, 2, 3, ... over the tenant's versions), what publishers
+see and name, so no tenant learns from its numbers how much others publish (the ``id``
+stays, shared by all, for the rows that refer to a version). The database numbers every
+inserted version, so a replica of the previous release publishing here gets numbers too."""
+
 _FILL_BATCH = 500  # distinct files whose bytes are read at once to learn their text flag
 
 _MIGRATIONS: tuple[tuple[int, str], ...] = (
@@ -174,6 +201,7 @@ _MIGRATIONS: tuple[tuple[int, str], ...] = (
     ),
     (2, _V2.replace("@ROLE@", TENANT_ROLE).replace("@AUDITOR@", AUDIT_ROLE)),
     (3, _V3),
+    (4, _V4),
 )
 SCHEMA_VERSION = _MIGRATIONS[-1][0]
 """The schema version this skilldeck needs (``skilldeck store init`` migrates to it)."""

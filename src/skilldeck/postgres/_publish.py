@@ -31,7 +31,8 @@ __all__ = ["PublishResult", "UnpublishResult", "publish_folder", "unpublish_vers
 
 @dataclass(frozen=True, slots=True)
 class PublishResult:
-    """One published skill: its version id, digest, and whether a new version was made."""
+    """One published skill: its version number (counted per tenant), digest, and whether a
+    new version was made."""
 
     name: str
     version: int
@@ -95,7 +96,7 @@ def publish_folder(
         # blobs are shared by versions: an unpublish deleting unused ones waits for us
         conn.execute("SELECT pg_advisory_xact_lock_shared(hashtext(%s))", (_blob_lock(store),))
         row = conn.execute(
-            "SELECT id, digest FROM skilldeck_versions WHERE name = %s "
+            "SELECT number, digest FROM skilldeck_versions WHERE name = %s "
             "AND unpublished_at IS NULL ORDER BY id DESC LIMIT 1",
             (name,),
         ).fetchone()
@@ -110,12 +111,12 @@ def publish_folder(
                     for rel, (data, _x) in files.items()
                 ],
             )
-        got = conn.execute(
+        got = conn.execute(  # the database numbers it (a trigger, per tenant)
             "INSERT INTO skilldeck_versions (tenant, name, digest) VALUES (%s, %s, %s) "
-            "RETURNING id",
+            "RETURNING id, number",
             (store.tenant, name, digest),
         ).fetchone()
-        vid = int(got[0])
+        vid, number = int(got[0]), int(got[1])
         with conn.cursor() as cur:
             cur.executemany(
                 "INSERT INTO skilldeck_version_files "
@@ -130,10 +131,10 @@ def publish_folder(
             conn,
             store.tenant,
             "skill_published",
-            {"skill": name, "version": vid, "digest": digest, "files": len(files)},
+            {"skill": name, "version": number, "digest": digest, "files": len(files)},
         )
         conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, store.tenant))
-    return PublishResult(name, vid, digest, True, len(files), warnings)
+    return PublishResult(name, number, digest, True, len(files), warnings)
 
 
 def unpublish_version(
@@ -151,12 +152,12 @@ def unpublish_version(
         lock_name(conn, store.tenant, name)
         conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (_blob_lock(store),))
         live = conn.execute(
-            "SELECT id, digest FROM skilldeck_versions WHERE name = %s "
+            "SELECT number, digest, id FROM skilldeck_versions WHERE name = %s "
             "AND unpublished_at IS NULL ORDER BY id DESC",
             (name,),
         ).fetchall()
         target = _pick(live, name, version)
-        vid, digest = int(target[0]), str(target[1])
+        number, digest, vid = int(target[0]), str(target[1]), int(target[2])
         conn.execute("UPDATE skilldeck_versions SET unpublished_at = now() WHERE id = %s", (vid,))
         gone = conn.execute(
             "DELETE FROM skilldeck_version_files WHERE version_id = %s RETURNING digest",
@@ -172,11 +173,11 @@ def unpublish_version(
             "DELETE FROM skilldeck_approvals WHERE name = %s AND digest = %s RETURNING name",
             (name, digest),
         ).fetchone()
-        rest = [r for r in live if int(r[0]) != vid]
+        rest = [r for r in live if int(r[2]) != vid]
         current = (int(rest[0][0]), str(rest[0][1])) if rest else None
         result = UnpublishResult(
             name,
-            vid,
+            number,
             digest,
             current[0] if current else None,
             current[1] if current else None,
@@ -195,7 +196,7 @@ def _blob_lock(store: PostgresStore) -> str:
 
 
 def _pick(live: list[Any], name: str, version: int | str | None) -> Any:
-    """The row of ``live`` (id, digest; newest first) that ``version`` names."""
+    """The row of ``live`` (number, digest, id; newest first) that ``version`` names."""
     if not live:
         raise SkillNotFoundError(
             f"no published version of {name!r} in this store",

@@ -80,13 +80,15 @@ _File = tuple[str, int, bool, bool | None]
 @dataclass(frozen=True, slots=True)
 class StoredVersion:
     """One immutable version: ``files`` maps path to (digest, size, executable, is_text);
-    ``is_text`` is ``None`` for a file published before the store recorded it."""
+    ``is_text`` is ``None`` for a file published before the store recorded it. ``number``
+    is what publishers see and name (counted per tenant); ``id`` is the row's own."""
 
     id: int
     name: str
     digest: str
     files: dict[str, _File]
     meta: SkillMetadata = field(compare=False)
+    number: int = 0
 
 
 class PostgresStore(StoreBase):
@@ -146,22 +148,29 @@ class PostgresStore(StoreBase):
 
     def _load(self, conn: Any) -> None:
         current = conn.execute(
-            "SELECT DISTINCT ON (name) id, name, digest FROM skilldeck_versions "
+            "SELECT DISTINCT ON (name) id, name, digest, number FROM skilldeck_versions "
             "WHERE unpublished_at IS NULL ORDER BY name, id DESC"
         ).fetchall()
+        numbers = {int(row[0]): int(row[3] or 0) for row in current}
+        current = [row[:3] for row in current]
         known = {v.id: v for v in self._versions.values()}
         new = [(int(vid), name, digest) for vid, name, digest in current if int(vid) not in known]
         versions: dict[str, StoredVersion] = {
             name: known[int(vid)] for vid, name, _d in current if int(vid) in known
         }
         for start in range(0, len(new), _LOAD_BATCH):
-            versions.update(self._load_batch(conn, new[start : start + _LOAD_BATCH]))
+            batch = self._load_batch(conn, new[start : start + _LOAD_BATCH], numbers)
+            versions.update(batch)
         self._versions = versions
+        live = {v.id for v in versions.values()}  # what is kept per version goes with it
+        self._links = {vid: found for vid, found in self._links.items() if vid in live}
         self._names = sorted(versions)
         self._order = {name: i for i, name in enumerate(self._names)}
         self._found = Discovery(tuple(versions[n].meta for n in self._names))
 
-    def _load_batch(self, conn: Any, batch: list[tuple[int, str, str]]) -> dict[str, StoredVersion]:
+    def _load_batch(
+        self, conn: Any, batch: list[tuple[int, str, str]], numbers: dict[int, int]
+    ) -> dict[str, StoredVersion]:
         """New versions' file rows and metadata; only their SKILL.md bytes are read
         (a batch at a time, parsed, then let go)."""
         ids = [vid for vid, _n, _d in batch]
@@ -180,7 +189,7 @@ class PostgresStore(StoreBase):
             mds[digest] = bytes(data)
         out: dict[str, StoredVersion] = {}
         for vid, name, digest in batch:
-            built = self._version(vid, name, digest, files[vid], mds)
+            built = self._version(vid, name, digest, files[vid], mds, numbers.get(vid, 0))
             if built is not None:
                 out[name] = built
         return out
@@ -192,6 +201,7 @@ class PostgresStore(StoreBase):
         digest: str,
         files: dict[str, _File],
         blobs: dict[str, bytes],
+        number: int = 0,
     ) -> StoredVersion | None:
         md = files.get("SKILL.md")
         if md is None or md[0] not in blobs:
@@ -201,7 +211,7 @@ class PostgresStore(StoreBase):
         if m is None or not parsed.ok or m.name != name:
             return None
         meta = SkillMetadata.of_manifest(m, source=self.source, diagnostics=parsed.diagnostics)
-        return StoredVersion(vid, name, digest, files, meta)
+        return StoredVersion(vid, name, digest, files, meta, number)
 
     def _get(self, name: str) -> StoredVersion:
         if self._mark is None:
@@ -408,16 +418,16 @@ class PostgresStore(StoreBase):
         """Re-read the current versions from the database and check every blob against its
         digest and size, and the files against the version's digest.
 
-        Returns ``(name, version id, problem or None)`` per skill (all, or ``names``).
+        Returns ``(name, version number, problem or None)`` per skill (all, or ``names``).
         """
         wanted = set(names) if names is not None else None
         out: list[tuple[str, int, str | None]] = []
         with self.db.tenant(self.tenant) as conn:
             current = conn.execute(
-                "SELECT DISTINCT ON (name) id, name, digest FROM skilldeck_versions "
+                "SELECT DISTINCT ON (name) id, name, digest, number FROM skilldeck_versions "
                 "WHERE unpublished_at IS NULL ORDER BY name, id DESC"
             ).fetchall()
-            for vid, name, digest in current:
+            for vid, name, digest, number in current:
                 if wanted is not None and name not in wanted:
                     continue
                 rows = conn.execute(
@@ -426,18 +436,18 @@ class PostgresStore(StoreBase):
                     "WHERE f.version_id = %s",
                     (vid,),
                 ).fetchall()
-                out.append((name, int(vid), _check_version(rows, digest)))
+                out.append((name, int(number or 0), _check_version(rows, digest)))
         if wanted is not None:
             found = {name for name, _v, _p in out}
             out += [(n, 0, "no such skill in the store") for n in sorted(wanted - found)]
         return out
 
     def history(self, name: str) -> list[tuple[int, str, str]]:
-        """(version id, digest, published at) of every published version of ``name``,
+        """(version number, digest, published at) of every published version of ``name``,
         newest (the current one) first; unpublished versions are left out."""
         with self.db.tenant(self.tenant) as conn:
             rows = conn.execute(
-                "SELECT id, digest, published_at FROM skilldeck_versions WHERE name = %s "
+                "SELECT number, digest, published_at FROM skilldeck_versions WHERE name = %s "
                 "AND unpublished_at IS NULL ORDER BY id DESC",
                 (name,),
             ).fetchall()

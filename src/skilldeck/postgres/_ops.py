@@ -20,7 +20,14 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
-__all__ = ["JsonFormatter", "ReplicaMetrics", "json_log_config", "json_logging"]
+__all__ = [
+    "JsonFormatter",
+    "ReplicaMetrics",
+    "json_log_config",
+    "json_logging",
+    "limit_allocator",
+    "trim_allocator",
+]
 
 _DISCONNECTS = frozenset(
     {
@@ -148,3 +155,49 @@ class _Gauges:
                 family = families[name] = GaugeMetricFamily(name, text, labels=sorted(labels))
             family.add_metric([labels[k] for k in sorted(labels)], value)
         yield from families.values()
+
+
+# glibc's mallopt parameters
+_M_TRIM_THRESHOLD = -1
+_M_ARENA_MAX = -8
+
+
+def _libc() -> Any:
+    """The C library's ``mallopt`` and ``malloc_trim`` (glibc on Linux), else ``None``."""
+    import ctypes
+    import sys
+
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        libc = ctypes.CDLL(None)  # the process's own symbols: the C library it runs on
+        libc.mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
+        libc.malloc_trim.argtypes = [ctypes.c_size_t]
+    except (OSError, AttributeError):  # not glibc (musl has no malloc_trim)
+        return None
+    return libc
+
+
+def limit_allocator(arenas: int = 2, trim_threshold: int = 128 * 1024) -> bool:
+    """Keep a long-running replica's C heap close to what it uses: at most ``arenas``
+    malloc arenas (glibc gives each thread that allocates one of its own, up to eight per
+    core, and a search index rebuilt in a thread of its own after each publish left its
+    peak behind in another one each time), and free memory above ``trim_threshold`` at
+    the heap's top returned at once. Call before threads start; ``False`` where the C
+    library is not glibc (nothing changes)."""
+    libc = _libc()
+    if libc is None:
+        return False
+    libc.mallopt(_M_ARENA_MAX, arenas)
+    libc.mallopt(_M_TRIM_THRESHOLD, trim_threshold)
+    return True
+
+
+def trim_allocator() -> bool:
+    """Return the C heap's free pages to the system (``malloc_trim``: freed memory in
+    the middle of an arena too, which the threshold does not reach)."""
+    libc = _libc()
+    if libc is None:
+        return False
+    libc.malloc_trim(0)
+    return True

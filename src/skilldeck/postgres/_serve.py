@@ -89,6 +89,9 @@ LISTEN_PROBE_SECONDS = 5.0
 PROBE_TIMEOUT = 3.0
 RETRY_AFTER = 2
 """Seconds a ``503`` asks a client to wait (``Retry-After``)."""
+TRIM_SECONDS = 10.0
+"""After a tenant changed, how often the replica hands freed C heap back to the system
+(rebuilding after a publish frees as much as it allocates)."""
 HEALTH_PATHS = ("/healthz", "/readyz", "/metrics")
 
 
@@ -133,6 +136,7 @@ class TenantRouter:
         self._tokens: dict[bytes, tuple[str, float]] = {}
         self._inflight: dict[int, tuple[str, str, anyio.CancelScope]] = {}
         self._epoch = 0  # counts token revocations heard
+        self._changed = False  # a tenant was refreshed since the C heap was last trimmed
         self._tg: Any = None
         self._running = 0
         self.listening = anyio.Event()
@@ -271,6 +275,7 @@ class TenantRouter:
                     continue
                 entry.mark = mark
                 entry.failures = 0
+                self._changed = True
                 if not entry.dirty:
                     entry.behind_since = None
         finally:
@@ -311,8 +316,15 @@ class TenantRouter:
                     self._tg.start_soon(self.refresh, tenant)
 
     async def _watch(self) -> None:
+        from skilldeck.postgres._ops import trim_allocator
+
+        trimmed = time.monotonic()
         while True:
             await self.check_changes()
+            if self._changed and time.monotonic() - trimmed >= TRIM_SECONDS:
+                self._changed = False  # what rebuilds after a change replaced is freed by now
+                trimmed = time.monotonic()
+                await anyio.to_thread.run_sync(trim_allocator)
             await anyio.sleep(CHECK_SECONDS)
 
     def ready(self) -> tuple[bool, str]:
@@ -612,8 +624,9 @@ def run_store_http(
     """Serve every tenant of the store over streamable HTTP until interrupted."""
     import uvicorn
 
-    from skilldeck.postgres._ops import json_log_config
+    from skilldeck.postgres._ops import json_log_config, limit_allocator
 
+    limit_allocator()  # before the threads that would each get a heap of their own
     with Database(url).connection():  # fail early: unreachable store, schema not there
         pass
     listen = os.environ.get("SKILLDECK_STORE_LISTEN") or None  # direct, behind PgBouncer

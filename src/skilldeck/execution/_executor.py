@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from skilldeck._errors import (
     ApprovalRequiredError,
@@ -26,8 +26,6 @@ from skilldeck._errors import (
 from skilldeck.catalog import Trust
 from skilldeck.execution._approvals import ApprovalStore, FileApprovalStore
 from skilldeck.execution._env import build_env
-from skilldeck.execution._interp import coerce_cli_arguments, render_command
-from skilldeck.execution._mounts import failure_hint
 from skilldeck.execution._native import Helper, find_helper
 from skilldeck.execution._packages import missing_module_hint
 from skilldeck.execution._plan import Plan, hand_over, make_plan, report
@@ -55,7 +53,9 @@ from skilldeck.execution._trust import (
     coerce_trust,
     decide_approval,
 )
-from skilldeck.format import DeclaredTool
+
+if TYPE_CHECKING:  # a script's run needs none of the tool machinery: loaded on use
+    from skilldeck.format import DeclaredTool
 
 __all__ = ["Executor", "SkillLike"]
 
@@ -235,6 +235,8 @@ class Executor:
         cancel: threading.Event | None = None,
     ) -> RunResult:
         """Run a declared command tool of ``skill`` with JSON ``arguments`` (as ``run_script``)."""
+        from skilldeck.execution._interp import render_command
+
         skill_dir = _skill_dir(skill)
         rendered = render_command(tool, arguments)
         program = rendered[0]
@@ -271,7 +273,9 @@ class Executor:
         on a command line (coerced by the tool's parameter types); a script takes
         ``args``. Giving one the other's is ``INVALID_ARGUMENTS``.
         """
-        tools = _declared_tools(skill) if isinstance(target, str) else {}
+        # a path (a '/' or '.' in it) is never a tool's name ([a-z0-9_]{1,32})
+        is_name = isinstance(target, str) and "/" not in target and "." not in target
+        tools = _declared_tools(skill) if is_name or arguments else {}
         tool = tools.get(target) if isinstance(target, str) else target
         options: dict[str, Any] = {"trust": trust, "approver": approver, "cancel": cancel}
         if tool is not None:
@@ -283,6 +287,8 @@ class Executor:
                 )
             given = arguments if arguments is not None else {}
             if not isinstance(given, Mapping):
+                from skilldeck.execution._interp import coerce_cli_arguments
+
                 given = coerce_cli_arguments(tool, given)
             return self.run_tool(skill, tool, given, **options)
         assert isinstance(target, str)
@@ -297,12 +303,15 @@ class Executor:
         try:
             return self.run_script(skill, target, list(args), **options)
         except FileNotFoundInSkillError as exc:
+            tools = tools or _declared_tools(skill)
             if tools:
                 exc.hint = f"its declared tools: {', '.join(tools)}; " + (exc.hint or "")
             raise
 
     def preview_tool(self, tool: DeclaredTool, arguments: Mapping[str, Any]) -> list[str]:
         """The argv a call would run (arguments validated), without running anything."""
+        from skilldeck.execution._interp import render_command
+
         return render_command(tool, arguments)
 
     # ---------------------------------------------------------------- approval
@@ -571,6 +580,8 @@ class Executor:
             )
         hint = None
         if code != 0:
+            from skilldeck.execution._mounts import failure_hint
+
             visible = [str(plan.workdir), str(plan.snapshot.path), *(m.path for m in plan.binds)]
             hint = failure_hint(
                 output,

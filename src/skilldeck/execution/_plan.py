@@ -155,7 +155,8 @@ def _workdir(
         )
     else:
         label = "temp" if mode == "temp" else "project (no current folder: temp)"
-    return scratch / "work", label
+    work, _ = own_folders(scratch, work=True)
+    return work, label
 
 
 def _guard_mount(mount: Mount) -> None:
@@ -178,13 +179,15 @@ def _guard_mount(mount: Mount) -> None:
         )
 
 
-def own_folders(scratch: Path) -> tuple[Path, Path]:
-    """The run's own folders in ``scratch``: a fresh working folder and a private home
-    (made ``0o700``; :func:`hand_over` gives them to the run-as user)."""
-    work, home = scratch / "work", scratch / "home"
-    for folder in (work, home):
+def own_folders(scratch: Path, *, work: bool = False) -> tuple[Path, Path]:
+    """The run's own folders in ``scratch``: a private home and, when the run works in
+    a fresh folder (``work``), that folder (made ``0o700``; :func:`hand_over` gives
+    them to the run-as user). A folder is made only when a run uses it: each costs
+    CPU to make and delete on a journaling disk."""
+    folders = (scratch / "work", scratch / "home")
+    for folder in folders if work else folders[1:]:
         folder.mkdir(mode=0o700, exist_ok=True)
-    return work, home
+    return folders
 
 
 def hand_over(plan: Plan, scratch: Path) -> None:
@@ -193,7 +196,8 @@ def hand_over(plan: Plan, scratch: Path) -> None:
     if uid is None or gid is None:
         return
     for folder in (scratch, scratch / "work", scratch / "home"):
-        os.chown(folder, uid, gid)
+        if folder.exists():
+            os.chown(folder, uid, gid)
 
 
 def make_plan(

@@ -1,4 +1,5 @@
-"""Search benchmark: the builtin BM25 index against the ``bm25s`` library.
+"""Search benchmark: the first search of a new process, and the builtin BM25 index
+against the ``bm25s`` library.
 
 Usage::
 
@@ -12,36 +13,53 @@ corpus (frontmatter descriptions only). ``--runtime`` also writes the synthetic
 skills as folders and times ``runtime.call(session, "skills_search", ...)`` end to end
 (catalog listing, index reuse, envelope), after a first call has built the index.
 
-``--first N`` times the first ``skills_search`` of a fresh process over N real
-skills (whole corpus SKILL.md files, names rewritten, as ``bench/discovery.py``
-makes them), with the catalog cache and the saved search index in place, against
-the plain loop (prefix read + libyaml ``CSafeLoader`` of every frontmatter), and
-the same first search when the index must be built. Fresh processes,
-interleaved rounds, work time (imports excluded), min and median.
+``--first N`` times, in fresh processes and interleaved rounds, over N real
+skills with their resources (corpus skill folders copied in turn with the
+corpus's links restored, each renamed ``<name>-<n>``; resource files are hard
+links), the work after the imports, CPU (the catalog's parse workers included)
+and wall, min and median, and peak RSS (imports included):
+
+- ``plain loop``: read a 64 KiB prefix of every SKILL.md and parse its
+  frontmatter with libyaml's ``CSafeLoader`` (the reference);
+- ``first search, nothing saved``: ``skills_search`` through a new
+  ``SkillRuntime`` with an empty cache folder (listing and index built);
+- ``search, saved index``: the same with the catalog cache and the saved index;
+- ``search, one skill changed``: one SKILL.md edited since the index was saved.
+
+The tree and a copy of the corpus with its links are made once under ``--work``.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import re
+import shutil
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
-
-import yaml
-
-from skilldeck.search._bm25 import SearchDocument, SearchIndex, extract_headings
+from typing import TYPE_CHECKING
 
 REPO = Path(__file__).resolve().parents[1]
+CORPUS = REPO.parent / "shared" / "corpus"
 sys.path.insert(0, str(REPO / "tests" / "runtime"))
+sys.path.insert(0, str(REPO / "bench"))
 
-import searchdata as sd  # noqa: E402
+if TYPE_CHECKING:
+    from skilldeck.search._bm25 import SearchDocument
 
 BACKENDS = ("builtin", "bm25s")
 
 
 def _bundled_docs() -> list[SearchDocument]:
+    import searchdata as sd
+    import yaml
+
+    from skilldeck.search._bm25 import SearchDocument, extract_headings
+
     docs = []
     for name in sd.BUNDLED:
         text = (REPO / "src" / "skilldeck" / "_bundled" / name / "SKILL.md").read_text("utf-8")
@@ -52,6 +70,10 @@ def _bundled_docs() -> list[SearchDocument]:
 
 
 def quality(backend: str) -> dict[str, float]:
+    import searchdata as sd
+
+    from skilldeck.search._bm25 import SearchDocument, SearchIndex
+
     docs = [SearchDocument(n, d, t, h) for n, d, t, h in sd.GENERATED] + _bundled_docs()
     index = SearchIndex(docs, backend=backend)  # type: ignore[arg-type]
     at5 = at1 = 0
@@ -64,6 +86,8 @@ def quality(backend: str) -> dict[str, float]:
 
 
 def speed(backend: str, docs: list[SearchDocument], queries: list[str]) -> dict[str, float]:
+    from skilldeck.search._bm25 import SearchIndex
+
     t0 = time.perf_counter()
     index = SearchIndex(docs, backend=backend)  # type: ignore[arg-type]
     build = time.perf_counter() - t0
@@ -83,7 +107,7 @@ def speed(backend: str, docs: list[SearchDocument], queries: list[str]) -> dict[
 
 
 def runtime_speed(n: int, queries: list[str]) -> dict[str, float]:
-    import tempfile
+    import searchdata as sd
 
     from skilldeck import SkillRuntime
 
@@ -114,7 +138,11 @@ def runtime_speed(n: int, queries: list[str]) -> dict[str, float]:
 
 
 def corpus_docs() -> list[SearchDocument]:
-    corpus = REPO.parent / "shared" / "corpus"
+    import yaml
+
+    from skilldeck.search._bm25 import SearchDocument, extract_headings
+
+    corpus = CORPUS
     docs = []
     for md in sorted(corpus.rglob("SKILL.md")):
         try:
@@ -129,13 +157,73 @@ def corpus_docs() -> list[SearchDocument]:
     return docs
 
 
-FIRST = ("plain-loop", "first-search-warm", "first-search-build")
+# ------------------------------------------------------------------ --first: fresh processes
+
+FIRST = ("plain-loop", "search-cold", "plain-loop ", "search-saved", "search-one-changed")
+LABELS = {
+    "plain-loop": "plain loop (CSafeLoader)",
+    "search-cold": "first search, nothing saved",
+    "search-saved": "search, saved index",
+    "search-one-changed": "search, one skill changed",
+}
+QUERY = "extract the tables from a PDF"
+
+
+def _sanitize(name: str) -> str:
+    out = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
+    return out[:48] or "skill"
+
+
+def corpus_skills(corpus: Path) -> list[Path]:
+    """Folders of the corpus whose SKILL.md is a regular file with ``name:`` and that hold
+    no other skill (a copy of one is one skill with its resources)."""
+    found = sorted(md.parent for md in corpus.rglob("SKILL.md") if not md.is_symlink())
+    nested = {p for f in found for p in f.parents}
+    out = []
+    for folder in found:
+        if folder in nested:
+            continue
+        text = (folder / "SKILL.md").read_bytes().decode("utf-8", "replace")
+        if text.lstrip("\ufeff").startswith("---") and re.search(r"(?m)^name:", text):
+            out.append(folder)
+    return out
+
+
+def make_real_tree(root: Path, count: int, corpus: Path) -> None:
+    """``count`` skill folders copied from the corpus (with its links restored) in turn,
+    each renamed ``<name>-<n>`` in its folder and frontmatter; resource files are hard
+    links to the corpus copy, links are kept as links."""
+    samples = corpus_skills(corpus)
+    tmp = root.with_name(root.name + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    for i in range(count):
+        src = samples[i % len(samples)]
+        text = (src / "SKILL.md").read_bytes().decode("utf-8", "replace")
+        first = re.search(r"(?m)^name:[ \t]*['\"]?([^'\"\n]*)", text)
+        name = f"{_sanitize(first.group(1) if first else src.name)}-{i:05d}"
+        dest = tmp / name
+        for dirpath, dirnames, filenames in os.walk(src):
+            rel = Path(dirpath).relative_to(src)
+            (dest / rel).mkdir(parents=True, exist_ok=True)
+            for entry in [*dirnames, *filenames]:
+                path = Path(dirpath) / entry
+                if path.is_symlink():
+                    os.symlink(os.readlink(path), dest / rel / entry)
+            dirnames[:] = [d for d in dirnames if not (Path(dirpath) / d).is_symlink()]
+            for entry in filenames:
+                path = Path(dirpath) / entry
+                if path.is_symlink() or (not rel.parts and entry == "SKILL.md"):
+                    continue
+                os.link(path, dest / rel / entry)
+        renamed = re.sub(r"(?m)^name:.*$", f"name: {name}", text, count=1)
+        (dest / "SKILL.md").write_text(renamed, "utf-8")
+    os.replace(tmp, root)
 
 
 def run_first(name: str, root: str, cache: str) -> dict[str, float]:
     """One contender in this (fresh) process; work time after the imports."""
-    import resource
-
+    name = name.strip()
     if name == "plain-loop":
         import yaml  # noqa: F401 - the loop's import, outside the timing
         from discovery import run_plain_loop
@@ -145,73 +233,112 @@ def run_first(name: str, root: str, cache: str) -> dict[str, float]:
     if name == "plain-loop":
         count = run_plain_loop(root, cache)
     else:
-        if name == "first-search-build":
-            import shutil
-
-            shutil.rmtree(Path(cache) / "search", ignore_errors=True)
-            t0, c0 = time.perf_counter(), time.process_time()
         runtime = skilldeck.SkillRuntime(skilldeck.Catalog.from_roots([root], cache=cache))
-        env = runtime.call(runtime.session(), "skills_search", {"query": "extract pdf tables"})
+        env = runtime.call(runtime.session(), "skills_search", {"query": QUERY})
         count = len(env["data"]["results"])
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    return {"wall": wall, "cpu": cpu, "count": count, "rss_mib": rss}
+    import resource
+
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)  # the catalog's parse workers
+    cpu += kids.ru_utime + kids.ru_stime
+    with open("/proc/self/status") as fh:  # ru_maxrss would count the parent's peak
+        rss = next(int(x.split()[1]) for x in fh if x.startswith("VmHWM:")) / 1024
+    return {"wall": wall, "cpu": cpu, "count": count, "rss": rss}
 
 
-def first_search(n: int, rounds: int) -> dict[str, dict[str, float]]:
+def _touch_one(root: Path) -> None:
+    """Append a line to one skill's body (a changed skill, the rest as saved)."""
+    md = next(iter(sorted(root.iterdir()))) / "SKILL.md"
+    with open(md, "a", encoding="utf-8") as fh:
+        fh.write("\nOne more line about extracting tables.\n")
+
+
+def first_search(n: int, rounds: int, work: Path, corpus: Path) -> dict[str, dict[str, float]]:
     import subprocess
-    import tempfile
 
-    from discovery import corpus_files, make_tree
+    root = work / f"real-{n}"
+    if not root.is_dir():
+        make_real_tree(root, n, corpus)
+    cache = work / f"cache-{n}"
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
 
-    with tempfile.TemporaryDirectory() as tmp:
-        root, cache = Path(tmp) / "skills", Path(tmp) / "cache"
-        make_tree(root, n, corpus_files())
+    def child(name: str) -> dict[str, float]:
+        proc = subprocess.run(
+            [sys.executable, __file__, "--run", name, "--root", str(root), "--cache", str(cache)],
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=3600,
+            env=env,
+        )
+        result: dict[str, float] = json.loads(proc.stdout.strip().splitlines()[-1])
+        return result
 
-        def child(name: str) -> dict[str, float]:
-            proc = subprocess.run(
-                [
-                    sys.executable,
-                    __file__,
-                    "--run",
-                    name,
-                    "--root",
-                    str(root),
-                    "--cache",
-                    str(cache),
-                ],
-                capture_output=True,
-                text=True,
-                check=True,
-                timeout=3600,
-            )
-            result: dict[str, float] = json.loads(proc.stdout.strip().splitlines()[-1])
-            return result
-
-        child("first-search-build")  # the catalog cache and the index in place
-        runs: dict[str, list[dict[str, float]]] = {name: [] for name in FIRST}
-        for _ in range(rounds):
-            for name in FIRST:
-                runs[name].append(child(name))
-                if name == "first-search-build":
-                    child("first-search-warm")  # the index saved again
+    runs: dict[str, list[dict[str, float]]] = {name.strip(): [] for name in FIRST}
+    for _ in range(rounds):
+        for name in FIRST:
+            if name == "search-cold":
+                shutil.rmtree(cache, ignore_errors=True)
+            elif name == "search-saved":
+                child("search-saved")  # everything saved for this state
+            elif name == "search-one-changed":
+                _touch_one(root)
+            runs[name.strip()].append(child(name))
     out = {}
     for name, rs in runs.items():
         out[name] = {
-            "wall_min": round(min(r["wall"] for r in rs), 4),
-            "wall_median": round(statistics.median(r["wall"] for r in rs), 4),
-            "cpu_min": round(min(r["cpu"] for r in rs), 4),
-            "rss_mib": round(max(r["rss_mib"] for r in rs), 1),
+            "wall_min": min(r["wall"] for r in rs),
+            "wall_median": statistics.median(r["wall"] for r in rs),
+            "cpu_min": min(r["cpu"] for r in rs),
+            "cpu_median": statistics.median(r["cpu"] for r in rs),
+            "rss_max": max(r["rss"] for r in rs),
+            "count": rs[-1]["count"],
         }
-    base = out["plain-loop"]["wall_min"]
-    for figures in out.values():
-        figures["vs_plain_loop"] = round(figures["wall_min"] / base, 3) if base else 0.0
     return out
+
+
+def first_report(n: int, res: dict[str, dict[str, float]]) -> str:
+    loop = res["plain-loop"]
+    lines = [
+        f"{n:,} real skills with their resources; load average {os.getloadavg()[0]:.1f} on "
+        f"{os.cpu_count()} cores; fresh processes, interleaved rounds, work time (imports "
+        "excluded), peak RSS with imports",
+        f"{'':32}{'wall min':>9}{'median':>9}{'cpu min':>9}{'median':>9}"
+        f"{'/loop wall':>11}{'/loop cpu':>10}{'peak RSS':>10}",
+    ]
+    for name, label in LABELS.items():
+        r = res[name]
+        lines.append(
+            f"{label:<32}{r['wall_min'] * 1000:>8.0f} {r['wall_median'] * 1000:>8.0f}"
+            f"{r['cpu_min'] * 1000:>9.0f}{r['cpu_median'] * 1000:>9.0f}"
+            f"{r['wall_median'] / loop['wall_median']:>10.2f}x"
+            f"{r['cpu_median'] / loop['cpu_median']:>9.2f}x{r['rss_max']:>8.0f}Mi"
+        )
+    lines.append("(times in ms; ratios of medians)")
+    return "\n".join(lines)
+
+
+def _linked_corpus(args: argparse.Namespace) -> Path:
+    """The corpus with its links restored: ``--corpus``, else a copy made once under
+    ``--work`` by the corpus's own ``with-links``."""
+    if args.corpus is not None:
+        return Path(args.corpus)
+    dest = Path(args.work) / "corpus"
+    if not dest.is_dir():
+        import subprocess
+
+        tool = CORPUS / "with-links"
+        if not tool.is_file():
+            sys.exit(f"{CORPUS} has no with-links script: pass --corpus")
+        tmp = dest.with_name("corpus.tmp")
+        shutil.rmtree(tmp, ignore_errors=True)
+        subprocess.run(["bash", str(tool), str(tmp)], check=True)
+        os.replace(tmp, dest)
+    return dest
 
 
 def main() -> None:
     if "--run" in sys.argv:  # a child process of --first
-        sys.path.insert(0, str(REPO / "bench"))
         child = argparse.ArgumentParser()
         child.add_argument("--run")
         child.add_argument("--root")
@@ -225,18 +352,23 @@ def main() -> None:
     ap.add_argument("--runtime", action="store_true", help="also time skills_search end to end")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--first", type=int, metavar="N", help="time the first search over N skills")
-    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument(
+        "--work", type=Path, default=Path(tempfile.gettempdir()) / "skilldeck-bench-search"
+    )
+    ap.add_argument("--corpus", type=Path, help="a copy of the corpus with its links restored")
     args = ap.parse_args()
     if args.first:
-        sys.path.insert(0, str(REPO / "bench"))
-        figures = first_search(args.first, args.rounds)
+        figures = first_search(args.first, args.rounds, args.work, _linked_corpus(args))
         if args.json:
             print(json.dumps(figures, indent=2))
             return
-        print(f"== first skills_search over {args.first} skills, fresh processes, work time")
-        for name, f in figures.items():
-            print(f"  {name:<20} " + ", ".join(f"{k}={v}" for k, v in f.items()))
+        print(first_report(args.first, figures))
         return
+
+    import searchdata as sd
+
+    from skilldeck.search._bm25 import SearchDocument
 
     synthetic = sd.make_synthetic(args.skills)
     docs = [SearchDocument(n, d, t, h) for n, d, t, h in synthetic]
@@ -255,7 +387,7 @@ def main() -> None:
             "quality": quality(backend),
             f"synthetic_{args.skills}": speed(backend, docs, queries),
         }
-    cdocs = corpus_docs() if (REPO.parent / "shared" / "corpus").is_dir() else []
+    cdocs = corpus_docs() if CORPUS.is_dir() else []
     if cdocs:
         for backend in BACKENDS:
             report[backend][f"corpus_{len(cdocs)}"] = speed(backend, cdocs, queries)

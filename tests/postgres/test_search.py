@@ -54,3 +54,36 @@ def test_a_server_answers_searches_from_the_last_index_while_it_rebuilds(
         time.sleep(0.05)
     assert index.search("zebra crossing")[0].name == "skill-4"
     assert runtime.search_index() is index  # nothing changed since: no further rebuild
+
+
+def test_replicas_share_each_versions_terms(store_url: str, tmp_path: Path) -> None:
+    create_tenant(store_url, "acme")
+    publisher = PostgresStore(store_url, "acme")
+    for i in range(30):
+        publisher.publish(make_skill(tmp_path / "v0", f"skill-{i}", body=f"# Topic {i}\n"))
+
+    def replica() -> SkillRuntime:
+        store = PostgresStore(store_url, "acme")
+        runtime = SkillRuntime(store_catalog(store))
+        runtime._search.terms_store = store  # as a store replica's tenant servers do
+        return runtime
+
+    first = replica()
+    queries = ("topic 7", "skill-12", "zebra crossing")
+    want = [
+        [(h.name, h.score, h.confidence) for h in first.search_index().search(q)] for q in queries
+    ]
+    assert first._search.documents_made == 30  # read the bodies, kept their terms
+    second = replica()  # another replica's first search: no body read
+    index = second.search_index()
+    assert second._search.documents_made == 0
+    assert [[(h.name, h.score, h.confidence) for h in index.search(q)] for q in queries] == want
+    publisher.publish(make_skill(tmp_path / "v1", "skill-3", body="# Zebra crossing\n"))
+    for runtime in (first, second):
+        runtime.catalog.refresh()
+        assert runtime.search_index().search("zebra crossing")[0].name == "skill-3"
+    # the publish cost one body between the two replicas (whichever read it first)
+    assert first._search.documents_made + second._search.documents_made == 31
+    third = replica()
+    assert third.search_index().search("zebra crossing")[0].name == "skill-3"
+    assert third._search.documents_made == 0

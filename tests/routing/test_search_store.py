@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import skilldeck
-from skilldeck.search._store import EVIDENCE, load_index
+from skilldeck.search._store import load_index
 
 
 def write(root: Path, name: str, description: str, body: str = "") -> Path:
@@ -44,13 +44,8 @@ def names(rt: skilldeck.SkillRuntime, query: str) -> list[str]:
 
 
 def saved(cache: Path) -> list[Path]:
-    """The saved indexes (not their evidence indexes)."""
-    files = (cache / "search").glob("*.msgpack")
-    return sorted(p for p in files if not p.stem.endswith(EVIDENCE))
-
-
-def evidence_file(path: Path) -> Path:
-    return path.with_name(f"{path.stem}{EVIDENCE}.msgpack")
+    """The saved indexes (each holds its evidence index)."""
+    return sorted((cache / "search").glob("*.msgpack"))
 
 
 def test_a_new_process_loads_the_saved_index(root: Path, tmp_path: Path) -> None:
@@ -59,7 +54,6 @@ def test_a_new_process_loads_the_saved_index(root: Path, tmp_path: Path) -> None
     built = first.search_index()
     assert names(first, "merge files") == ["pdf"]  # from a heading
     (path,) = saved(cache)
-    assert evidence_file(path).is_file()
     script = textwrap.dedent(
         f"""
         import skilldeck, skilldeck.tools._runtime as r
@@ -67,7 +61,7 @@ def test_a_new_process_loads_the_saved_index(root: Path, tmp_path: Path) -> None
         rt = skilldeck.SkillRuntime(
             skilldeck.Catalog.from_roots([{str(root)!r}], cache={str(cache)!r}))
         index = rt.search_index()
-        print(type(index._builtin.postings).__name__, type(index._meta.postings).__name__)
+        print(type(index.fielded.fields[-1][2]).__name__)
         for q in ("merge files", "speaker notes", "gardening soil 7", "pdf"):
             print([(h.name, round(h.score, 6), h.confidence) for h in index.search(q, limit=5)])
         """
@@ -75,20 +69,12 @@ def test_a_new_process_loads_the_saved_index(root: Path, tmp_path: Path) -> None
     out = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=60
     ).stdout.splitlines()
-    assert out[0] == "PackedPostings PackedPostings"  # loaded, not built
+    assert out[0] == "memoryview"  # loaded (mapped), not built
     queries = ("merge files", "speaker notes", "gardening soil 7", "pdf")
     for line, q in zip(out[1:], queries, strict=True):
         fresh = [(h.name, round(h.score, 6), h.confidence) for h in built.search(q, limit=5)]
         assert line == str(fresh)  # the same ranking, scores and confidence
     assert saved(cache) == [path]
-    # without its evidence index, a saved index still answers (the evidence is rebuilt
-    # from the catalog's metadata) and the ranking is the same
-    evidence_file(path).unlink()
-    again = runtime(root, cache).search_index()
-    assert again._meta is None
-    for q in queries:
-        assert [h.name for h in again.search(q)] == [h.name for h in built.search(q)]
-    assert again._meta is not None
 
 
 def test_changes_make_a_new_index(root: Path, tmp_path: Path) -> None:
@@ -153,3 +139,28 @@ def test_old_files_are_pruned(root: Path, tmp_path: Path) -> None:
     assert len(list((cache / "search").glob("*.msgpack"))) == MAX_FILES
     assert not list((cache / "search").glob(".search.*"))  # no temp files left
     assert os.access(saved(cache)[0], os.R_OK)
+
+
+def test_a_change_reads_only_the_changed_skills(root: Path, tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    first = runtime(root, cache)
+    first.search_index()
+    assert first._search.documents_made == 32
+    write(root, "slides", "Create presentation decks.", "# Slides\n\n## Keynote export\n")
+    write(root, "weather", "Weather forecasts for a city.")
+    rt = runtime(root, cache)  # a new process's runtime: the saved terms, not the bodies
+    index = rt.search_index()
+    assert rt._search.documents_made == 2  # the edited skill and the new one
+    fresh = skilldeck.SkillRuntime(skilldeck.Catalog.from_roots([root], cache=False))
+    for q in ("keynote export", "merge files", "weather forecast", "gardening soil 7"):
+        want = [(h.name, h.score, h.confidence) for h in fresh.search_index().search(q)]
+        assert [(h.name, h.score, h.confidence) for h in index.search(q)] == want
+    assert names(rt, "keynote export") == ["slides"]
+    # a damaged terms file only costs the reuse
+    from skilldeck.search._store import TERMS_FILE
+
+    (cache / "search" / TERMS_FILE).write_bytes(b"\x93\x07\x81\xc4")
+    write(root, "weather", "Weather forecasts for a town.")
+    again = runtime(root, cache)
+    assert names(again, "weather forecast") == ["weather"]
+    assert again._search.documents_made == 33

@@ -8,7 +8,8 @@ skill authors can see whether the right skill reaches the model.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+import sys
+from collections.abc import Callable, Sequence
 
 import click
 
@@ -29,6 +30,21 @@ def _runtime(roots: Sequence[str], recursive: bool, embedder: str | None) -> ski
     catalog = _catalog(roots, recursive)  # checks the config file first
     options = skilldeck.RuntimeOptions.from_config(catalog.config)  # search_headings, mode
     return skilldeck.SkillRuntime(catalog, options=options, embedder=configured_embedder(embedder))
+
+
+def _progress() -> Callable[[int, int], None] | None:
+    """Shows how far a first search has read the skills, on stderr when it is a
+    terminal (an index is built once per catalog state; that can take seconds)."""
+    if not sys.stderr.isatty():
+        return None
+
+    def show(done: int, total: int) -> None:
+        if done >= total:
+            click.echo("\r\x1b[K", err=True, nl=False)  # the line is erased when done
+        else:
+            click.echo(f"\rindexing skills for search: {done:,} of {total:,}", err=True, nl=False)
+
+    return show
 
 
 @main.command("search")
@@ -64,6 +80,7 @@ def search_command(
     """
     query = " ".join(words)
     runtime = _runtime(roots, recursive, embedder)
+    index = runtime.search_index(progress=_progress())
     if preflight:
         block = runtime.preflight(query)
         if fmt == "json":
@@ -74,7 +91,7 @@ def search_command(
             click.echo("(no skill fits confidently: the host adds nothing)", err=True)
         raise SystemExit(EXIT_OK)
     empty = not runtime.catalog.list()
-    hits = [] if empty else runtime.search_index().search(query, limit=limit)
+    hits = [] if empty else index.search(query, limit=limit)
     abstained = not hits or not hits[0].confident
     if fmt == "json":
         data = {"query": query, "abstained": abstained, "skills": [h.to_dict() for h in hits]}

@@ -190,6 +190,19 @@ see and name, so no tenant learns from its numbers how much others publish (the 
 stays, shared by all, for the rows that refer to a version). The database numbers every
 inserted version, so a replica of the previous release publishing here gets numbers too."""
 
+_V5 = """
+CREATE TABLE skilldeck_search_terms (
+  version_id bigint NOT NULL REFERENCES skilldeck_versions ON DELETE CASCADE,
+  tenant text NOT NULL REFERENCES skilldeck_tenants ON DELETE CASCADE,
+  format integer NOT NULL,
+  data bytea NOT NULL,
+  PRIMARY KEY (version_id, format)
+);
+""" + _RLS.replace("@T@", "search_terms")
+"""Each version's search terms (counted per field), written by the first replica that
+reads the version's body, so the others build a tenant's index without reading every
+body (``format``: the search index's format; rows of another are left alone)."""
+
 _FILL_BATCH = 500  # distinct files whose bytes are read at once to learn their text flag
 
 _MIGRATIONS: tuple[tuple[int, str], ...] = (
@@ -202,6 +215,7 @@ _MIGRATIONS: tuple[tuple[int, str], ...] = (
     (2, _V2.replace("@ROLE@", TENANT_ROLE).replace("@AUDITOR@", AUDIT_ROLE)),
     (3, _V3),
     (4, _V4),
+    (5, _V5.replace("@ROLE@", TENANT_ROLE)),
 )
 SCHEMA_VERSION = _MIGRATIONS[-1][0]
 """The schema version this skilldeck needs (``skilldeck store init`` migrates to it)."""

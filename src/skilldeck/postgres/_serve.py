@@ -168,6 +168,7 @@ class TenantRouter:
             search = getattr(server.tools.runtime, "_search", None)
             if search is not None:  # publishes are frequent: searches never wait for them
                 search.background = True
+                search.terms_store = store  # each version's terms, read once for all replicas
             events = getattr(server.tools.runtime, "events", None)
             if isinstance(events, skilldeck.events.EventBus):
                 # fail closed: an event that cannot be committed fails its request

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -441,6 +441,51 @@ class PostgresStore(StoreBase):
             found = {name for name, _v, _p in out}
             out += [(n, 0, "no such skill in the store") for n in sorted(wanted - found)]
         return out
+
+    # -- search terms (``RuntimeSearch.terms_store``) --------------------------------
+
+    def load_terms(self, metas: Sequence[SkillMetadata]) -> list[bytes | None]:
+        """The search terms a replica kept for the current version of each of ``metas``
+        (``None``: none yet, or ``metas`` is not a current version's)."""
+        from skilldeck.search import FORMAT
+
+        ids = [self._version_of(m) for m in metas]
+        wanted = [v for v in ids if v is not None]
+        found: dict[int, bytes] = {}
+        if wanted:
+            try:
+                with self.db.tenant(self.tenant) as conn:
+                    for vid, data in conn.execute(
+                        "SELECT version_id, data FROM skilldeck_search_terms "
+                        "WHERE format = %s AND version_id = ANY(%s)",
+                        (FORMAT, wanted),
+                    ):
+                        found[int(vid)] = bytes(data)
+            except Exception:  # the bodies are read instead (and fail as reads fail)
+                found = {}
+        return [None if v is None else found.get(v) for v in ids]
+
+    def save_terms(self, items: Sequence[tuple[SkillMetadata, bytes]]) -> None:
+        """Keep the search terms of current versions for the other replicas (best
+        effort: a database that refuses the write only costs them a read)."""
+        from skilldeck.search import FORMAT
+
+        rows = [(v, self.tenant, FORMAT, data) for m, data in items if (v := self._version_of(m))]
+        if not rows:
+            return
+        try:
+            with self.db.tenant(self.tenant) as conn, conn.cursor() as cur:
+                cur.executemany(
+                    "INSERT INTO skilldeck_search_terms (version_id, tenant, format, data) "
+                    "VALUES (%s, %s, %s, %s) ON CONFLICT DO NOTHING",
+                    rows,
+                )
+        except Exception:  # never fails a search (read-only, full or gone: psycopg or ours)
+            return
+
+    def _version_of(self, meta: SkillMetadata) -> int | None:
+        version = self._versions.get(meta.name)
+        return version.id if version is not None and version.meta is meta else None
 
     def history(self, name: str) -> list[tuple[int, str, str]]:
         """(version number, digest, published at) of every published version of ``name``,

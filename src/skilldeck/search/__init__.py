@@ -13,6 +13,7 @@ if TYPE_CHECKING:
         SearchHit as SearchHit,
         SearchIndex as SearchIndex,
         body_fields as body_fields,
+        body_parts as body_parts,
         extract_headings as extract_headings,
         tokenize as tokenize,
     )
@@ -42,16 +43,25 @@ if TYPE_CHECKING:
         fused_confidence as fused_confidence,
     )
     from skilldeck.search._store import (
-        EVIDENCE as EVIDENCE,
+        FORMAT as FORMAT,
+        decode_terms as decode_terms,
+        doc_keys as doc_keys,
+        encode_terms as encode_terms,
         index_key as index_key,
         load_index as load_index,
+        load_terms as load_terms,
         save_index as save_index,
+        save_terms as save_terms,
     )
     from skilldeck.search._suggest import (
         Suggestion as Suggestion,
         derived_phrases as derived_phrases,
         order_by_relevance as order_by_relevance,
         suggest as suggest,
+    )
+    from skilldeck.search._terms import (
+        DocTerms as DocTerms,
+        doc_terms as doc_terms,
     )
 else:
     # public name -> the module defining it (relative: this package)
@@ -83,13 +93,21 @@ else:
     # names skilldeck's other packages use, outside the public surface
     _INTERNAL = {
         "body_fields": "._bm25",
+        "body_parts": "._bm25",
         "tokenize": "._bm25",
         "CatalogFinding": "._quality",
         "CatalogReport": "._quality",
         "lint_catalog": "._quality",
-        "EVIDENCE": "._store",
+        "FORMAT": "._store",
+        "decode_terms": "._store",
+        "doc_keys": "._store",
+        "encode_terms": "._store",
         "index_key": "._store",
         "load_index": "._store",
+        "load_terms": "._store",
         "save_index": "._store",
+        "save_terms": "._store",
+        "DocTerms": "._terms",
+        "doc_terms": "._terms",
     }
     lazy(__name__, globals(), _PUBLIC, _INTERNAL)

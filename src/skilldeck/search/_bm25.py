@@ -62,6 +62,9 @@ Backend = Literal["auto", "builtin", "bm25s"]
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+([^\n]*)", re.MULTILINE)
+# the same after a newline: searched in "\n" + text, a literal first character lets
+# the search skip from line to line instead of trying every position
+_NL_HEADING = re.compile(r"\n {0,3}#{1,6}[ \t]+([^\n]*)")
 _COMPOUND = re.compile(r"[^\W_]+(?:[-_][^\W_]+)+")
 _CONTRACTION = re.compile(r"(\w)['’](?:s|m|re|ve|ll|d|t)\b")
 
@@ -170,11 +173,55 @@ def affirmative(text: str) -> str:
     return _USE_INSTEAD.sub(" ", _NOT_FOR.sub(" ", text))
 
 
+# line breaks other than ``\n`` and ``\r\n`` (``str.splitlines`` breaks there, a
+# MULTILINE pattern's ``^`` does not): a text with one takes the line-by-line passes
+_ODD_BREAKS = ("\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029")
+
+
+def _odd_breaks(text: str) -> bool:
+    if "\r" in text and text.count("\r") != text.count("\r\n"):
+        return True
+    return any(c in text for c in _ODD_BREAKS)
+
+
+_BACKTICKS = re.compile(r"```")
+_TILDES = re.compile(r"~~~")
+
+
 def _strip_fences(body: str) -> str:
-    """``body`` without fenced code blocks, in one pass over its lines (an unclosed
-    fence hides the rest, as Markdown renders it)."""
+    """``body`` without fenced code blocks (an unclosed fence hides the rest, as
+    Markdown renders it); the lines kept are joined with ``\n``."""
     if "```" not in body and "~~~" not in body:
         return body
+    if _odd_breaks(body):
+        return _strip_fences_by_line(body)
+    text = body.replace("\r\n", "\n") if "\r" in body else body
+    out: list[str] = []
+    pos = 0
+    fence: str | None = None
+    rfind, find = text.rfind, text.find
+    marks = [(m.start(), "```") for m in _BACKTICKS.finditer(text)]
+    if "~~~" in text:
+        marks.extend((m.start(), "~~~") for m in _TILDES.finditer(text))
+        marks.sort()
+    for at, marker in marks:  # a few markers, not every line
+        start = rfind("\n", 0, at) + 1
+        if at - start > 3 or (at > start and not text[start:at].isspace()):
+            continue  # not at the start of a line (at most three spaces in)
+        if fence is None:
+            out.append(text[pos:start])
+            fence = marker
+        elif marker == fence:
+            fence = None
+            end = find("\n", at)
+            pos = len(text) if end < 0 else end + 1
+    if fence is None:
+        out.append(text[pos:])
+    return "".join(out)
+
+
+def _strip_fences_by_line(body: str) -> str:
+    """``_strip_fences`` over ``str.splitlines`` (a text with other line breaks)."""
     out: list[str] = []
     fence: str | None = None
     for line in body.splitlines():
@@ -200,7 +247,7 @@ def extract_headings(body: str, *, limit: int = 40) -> tuple[str, ...]:
 
 def _headings(text: str, limit: int) -> tuple[str, ...]:
     out: list[str] = []
-    for m in _HEADING.finditer(text):
+    for m in _NL_HEADING.finditer("\n" + text):
         title = m.group(1).rstrip()
         if title.endswith("#"):  # a closing sequence: '## Steps ##' (but not 'C#')
             bare = title.rstrip("#")
@@ -230,6 +277,18 @@ _USAGE_HEADING = re.compile(
 _NEGATIVE = re.compile(
     r"\b(?:not|don['’]?t|never|avoid|skip|instead|non-activation)\b", re.IGNORECASE
 )
+_NEGATIVE_WORDS = ("not", "don", "never", "avoid", "skip", "instead", "non")
+
+
+def _negative(text: str) -> bool:
+    """``_NEGATIVE.search(text)``, skipped for an ASCII text without any of its words."""
+    if text.isascii():
+        low = text.lower()
+        if not any(w in low for w in _NEGATIVE_WORDS):
+            return False
+    return _NEGATIVE.search(text) is not None
+
+
 _USAGE_VERB = re.compile(r"\b(?:use|used|using|trigger\w*|activat\w*|fire|invoke)\b", re.IGNORECASE)
 # a line that starts a usage paragraph outside such a section
 _USAGE_LEAD = re.compile(
@@ -249,65 +308,146 @@ def body_fields(body: str, *, limit: int = _BODY_WORDS) -> tuple[tuple[str, ...]
     use", "Triggers", "Example requests") and the paragraphs that start "Use this
     skill when", at most 300 words. What a skill says it is *not* for ("When not to
     use", "Do not use this skill when:") is in neither."""
+    headings, prose, usage = body_parts(body, limit=limit)
+    return headings, " ".join(prose), " ".join(usage)
+
+
+def body_parts(
+    body: str, *, limit: int = _BODY_WORDS
+) -> tuple[tuple[str, ...], list[str], list[str]]:
+    """``body_fields`` with the prose and usage as lists of words (not joined)."""
     text = _strip_fences(body[: 64 * 1024])
     usage, prose = _split_usage(text)
-    return _headings(text, 40), " ".join(prose[:limit]), " ".join(usage[:_USAGE_WORDS])
+    return _headings(text, 40), prose[:limit], usage[:_USAGE_WORDS]
 
 
 def _split_usage(text: str) -> tuple[list[str], list[str]]:
     """The words of ``text`` that say when to use the skill, and the words that do
-    not say when not to (a line-by-line pass)."""
-    usage: list[str] = []
-    prose: list[str] = []
-    level = 0  # inside a (usage or negative) section under a heading of this level
-    negative = False  # inside a section or list that says when not to use the skill
-    para = False  # inside a usage paragraph outside such a section
-    listed = False  # a line of content since the last label: a blank line ends a list
-    neg_section = False
-    for line in text.splitlines():
+    not say when not to (a line-by-line pass).
+
+    Only headings, labels, usage leads and blank lines change what is kept; the
+    runs of other lines between them are taken whole (``_EVENT`` finds those lines
+    in one search), unless the text has line breaks such a search does not know."""
+    split = _UsageSplit()
+    if _odd_breaks(text):
+        for line in text.splitlines():
+            split.line(line)
+        return split.usage, split.prose
+    if "\r" in text:
+        text = text.replace("\r\n", "\n")
+    pos = 0
+    find = text.find
+    for start in _event_lines(text):
+        if start < pos:
+            continue  # a line found twice
+        if start > pos:
+            split.run(text[pos:start])
+        end = find("\n", start)
+        if end < 0:
+            end = len(text)
+        split.line(text[start:end])
+        pos = end + 1
+    if pos < len(text):
+        split.run(text[pos:])
+    return split.usage, split.prose
+
+
+# what can start a line that changes what ``_UsageSplit`` keeps (a superset: each
+# line found is then judged as ``_UsageSplit.line`` does): a heading, a label (a
+# line that ends with ':'), a usage lead; blank lines only matter inside a usage
+# paragraph or a list of what the skill is not for, which ``_UsageSplit.run`` walks
+# (searched in "\n" + text, so a match's start is its line's start in text)
+_HEADING_START = re.compile(r"\n {0,3}#{1,6}[ \t]")
+_LABEL_END = re.compile(r":[ \t*_]*$", re.MULTILINE)
+_LEAD_START = re.compile("\n" + _USAGE_LEAD.pattern.removeprefix("^"), re.IGNORECASE)
+
+
+def _event_lines(text: str) -> list[int]:
+    """The start of every line that may be a heading, a label or a usage lead, in order."""
+    lined = "\n" + text
+    starts = [m.start() for m in _HEADING_START.finditer(lined)]
+    rfind = text.rfind
+    starts.extend(rfind("\n", 0, m.start()) + 1 for m in _LABEL_END.finditer(text))
+    starts.extend(m.start() for m in _LEAD_START.finditer(lined))
+    starts.sort()
+    return starts
+
+
+class _UsageSplit:
+    """The state of ``_split_usage``'s pass over the lines of a body."""
+
+    __slots__ = ("level", "listed", "neg_section", "negative", "para", "prose", "usage")
+
+    def __init__(self) -> None:
+        self.usage: list[str] = []
+        self.prose: list[str] = []
+        self.level = 0  # inside a (usage or negative) section under a heading of this level
+        self.negative = False  # inside a section or list that says when not to use the skill
+        self.para = False  # inside a usage paragraph outside such a section
+        self.listed = False  # a line of content since the last label: a blank line ends a list
+        self.neg_section = False
+
+    def run(self, lines: str) -> None:
+        """Whole lines that are none of headings, labels and usage leads."""
+        body = lines[:-1] if lines.endswith("\n") else lines
+        if (self.negative or self.para) and not self.neg_section:
+            for line in body.split("\n"):  # a blank line may end the list or paragraph
+                self.line(line)
+            return
+        # blank lines change nothing here but ``listed``: set by the last line
+        self.listed = bool(body[body.rfind("\n") + 1 :].strip())
+        words = body.split()
+        if not words or self.negative:
+            return
+        self.prose.extend(words)
+        if self.level or self.para:
+            self.usage.extend(words)
+
+    def line(self, line: str) -> None:
         head = _HEADING.match(line)
         if head:
             depth = len(line.lstrip(" ")) - len(line.lstrip(" ").lstrip("#"))
-            if level and depth > level:  # a subsection of the current section
-                if not negative:
-                    prose.extend(line.split())
-                continue
+            if self.level and depth > self.level:  # a subsection of the current section
+                if not self.negative:
+                    self.prose.extend(line.split())
+                return
             title = head.group(1).strip()
-            level, negative, para, listed = 0, False, False, False
+            level, negative = 0, False
+            self.para = self.listed = False
             if _USAGE_HEADING.match(title):
                 level = depth
-                negative = bool(_NEGATIVE.search(title))
-            elif _NEGATIVE.search(title) and _USAGE_VERB.search(title):
+                negative = _negative(title)
+            elif _negative(title) and _USAGE_VERB.search(title):
                 level, negative = depth, True  # "When NOT to use", "Do not use when"
-            neg_section = negative
+            self.level = level
+            self.negative = self.neg_section = negative
             if not negative:
-                prose.extend(line.split())
-            continue
+                self.prose.extend(line.split())
+            return
         words = line.split()
         label = _LABEL.match(line) if len(line) <= 200 else None
         if label:
-            listed = False
-            negative = neg_section or (
-                bool(_NEGATIVE.search(label.group(1)))
-                and bool(level or para or _USAGE_LEAD.match(line))
+            self.listed = False
+            self.negative = self.neg_section or (
+                _negative(label.group(1))
+                and bool(self.level or self.para or _USAGE_LEAD.match(line))
             )
-            if not level and not negative and _USAGE_LEAD.match(line):
-                para = True
-        elif not level and not para and _USAGE_LEAD.match(line):
-            para, negative, listed = True, False, True
+            if not self.level and not self.negative and _USAGE_LEAD.match(line):
+                self.para = True
+        elif not self.level and not self.para and _USAGE_LEAD.match(line):
+            self.para, self.negative, self.listed = True, False, True
         elif not words:
-            if listed and not neg_section:
-                negative = False
-                para = False
-            listed = False
+            if self.listed and not self.neg_section:
+                self.negative = False
+                self.para = False
+            self.listed = False
         else:
-            listed = True
-        if negative:
-            continue
-        prose.extend(words)
-        if level or para:
-            usage.extend(words)
-    return usage, prose
+            self.listed = True
+        if self.negative:
+            return
+        self.prose.extend(words)
+        if self.level or self.para:
+            self.usage.extend(words)
 
 
 @dataclass(frozen=True, slots=True)
@@ -477,26 +617,26 @@ class SearchIndex:
         documents: Iterable[SearchDocument],
         *,
         backend: Backend = "auto",
-        _built: _Builtin | None = None,
-        _meta: _Builtin | None = None,
-        _fields: Sequence[list[tuple[str, list[str]]]] | None = None,
+        _fielded: Any = None,
+        _terms: Sequence[Any] | None = None,
     ) -> None:
-        # a saved index may come with documents made on demand (a Sequence)
+        # a saved index comes with documents made on demand (a Sequence)
         self.documents: Sequence[SearchDocument] = (
             documents
-            if _built is not None and isinstance(documents, Sequence)
+            if _fielded is not None and isinstance(documents, Sequence)
             else tuple(documents)
         )
-        if _built is None:
-            # ``_fields``: each document's ``fields()``, kept by a caller that rebuilds
+        if _fielded is None:
+            from skilldeck.search._terms import FieldIndex, doc_terms
+
+            # ``_terms``: each document's ``DocTerms``, kept by a caller that rebuilds
             # often (tokenizing is most of a build)
-            full, meta = _field_weighted(self.documents, _fields)
-            _built = _Builtin.build(full, b=0.0)
-            _meta = _Builtin.build(meta)
-        self._builtin = _built
-        # a saved index without its evidence index builds it on first search, from
-        # the documents (made on demand from metadata: no headings)
-        self._meta = _meta
+            terms = _terms if _terms is not None else [doc_terms(d) for d in self.documents]
+            _fielded = FieldIndex.build(terms)
+        #: the terms of every field (``search._terms.FieldIndex``), weighed on demand
+        self.fielded = _fielded
+        views: tuple[_Builtin, _Builtin] = _fielded.views()
+        self._builtin, self._meta = views
         self._bm25s: Any = None
         self.backend: str = "builtin"
         if backend == "bm25s":
@@ -585,8 +725,6 @@ class SearchIndex:
         itself (``META_FIELDS``): the best BM25 score of the evidence index, in units
         of a rare word matched in full (the IDF of a word no skill has)."""
         meta = self._meta
-        if meta is None:
-            meta = self._meta = _Builtin.build([d.weighted_pair()[1] for d in self.documents])
         scores = meta.scores((t, 1.0) for t in info)
         if not scores:
             return 0.0
@@ -640,46 +778,6 @@ def _confidence(units: float, words: int, unknown: float) -> float:
         + _LOGIT_UNKNOWN * unknown
     )
     return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, logit))))
-
-
-def _field_weighted(
-    documents: Sequence[SearchDocument],
-    tokenized: Sequence[list[tuple[str, list[str]]]] | None = None,
-) -> tuple[list[dict[str, float]], list[dict[str, float]]]:
-    """Each document's term frequencies for the index, and for the evidence index.
-
-    For the index, BM25F: a word counts its field's weight divided by the field's
-    length normalisation (``1 - b + b * length / average length of that field``),
-    so a long body does not lower a skill's name and description, and a short
-    description is not drowned by a long one. The evidence index keeps plain
-    field weights (its length normalisation is per document, over the few fields
-    it has)."""
-    fields = tokenized if tokenized is not None else [doc.fields() for doc in documents]
-    totals: dict[str, int] = {}
-    for doc_fields in fields:
-        for name, toks in doc_fields:
-            totals[name] = totals.get(name, 0) + len(toks)
-    count = max(len(fields), 1)
-    average = {name: total / count for name, total in totals.items()}
-    full: list[dict[str, float]] = []
-    meta: list[dict[str, float]] = []
-    for doc_fields in fields:
-        tf: dict[str, float] = {}
-        own: dict[str, float] = {}
-        for name, toks in doc_fields:
-            if not toks:
-                continue
-            weight = FIELD_WEIGHTS[name]
-            norm = 1.0 - _FIELD_B + _FIELD_B * len(toks) / (average[name] or 1.0)
-            scaled = weight / norm
-            for t in toks:
-                tf[t] = tf.get(t, 0.0) + scaled
-            if name in META_FIELDS:
-                for t in toks:
-                    own[t] = own.get(t, 0.0) + weight
-        full.append(tf)
-        meta.append(own)
-    return full, meta
 
 
 def _build_bm25s(corpus: Sequence[Mapping[str, float]]) -> Any:

@@ -20,14 +20,15 @@ rename), so a mapped file never changes under a reader.
 
 from __future__ import annotations
 
-import bisect
 import contextlib
 import hashlib
+import itertools
 import mmap
 import os
 import tempfile
 from array import array
-from collections.abc import Iterator, Mapping, Sequence
+from collections import defaultdict
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -35,24 +36,34 @@ import msgspec
 
 from skilldeck._atomic import keep_newest
 from skilldeck._version import __version__
-from skilldeck.search._bm25 import FIELD_WEIGHTS, SearchDocument, _Builtin
+from skilldeck.search._bm25 import FIELD_WEIGHTS, SearchDocument
+from skilldeck.search._terms import FIELDS, DocTerms, FieldIndex
 
-__all__ = ["EVIDENCE", "MAX_FILES", "PackedPostings", "index_key", "load_index", "save_index"]
+__all__ = [
+    "MAX_FILES",
+    "TERMS_FILE",
+    "decode_terms",
+    "doc_keys",
+    "encode_terms",
+    "index_key",
+    "load_index",
+    "load_terms",
+    "save_index",
+    "save_terms",
+]
 
 # 3: 1,000 body words, evidence index; 4: usage sections; 5: BM25F per field;
-# 6: a description's "NOT for" clauses left out
-FORMAT = 6
-MAX_FILES = 32  # 16 catalog states: an index and its evidence index each
-#: The suffix of the key the evidence index (``SearchIndex.evidence``) is saved under.
-EVIDENCE = "-evidence"
+# 6: a description's "NOT for" clauses left out; 7: counts per field, weighed on demand
+FORMAT = 7
+MAX_FILES = 16  # 16 catalog states
 
 
 class _Header(msgspec.Struct, array_like=True, forbid_unknown_fields=True):
     format: int
     key: str
     n: int
-    terms: list[str]
-    postings: int  # how many (document, weight) pairs follow the offsets
+    terms: list[list[str]]  # per field (``FIELDS``), sorted
+    postings: list[int]  # per field: how many (document, count) pairs
 
 
 _ENCODER = msgspec.msgpack.Encoder()
@@ -60,17 +71,20 @@ _DECODER = msgspec.msgpack.Decoder(_Header)
 _MAGIC = b"SDSI"  # then the header's length (4 bytes, little-endian), then the header
 
 
-def index_key(
+def doc_keys(
     documents: Sequence[SearchDocument] | Sequence[Any],
     paths: Sequence[str | None],
     *,
     salt: str = "",
-) -> str:
-    """A digest of what the index is built from (see the module docstring); ``salt``
-    names the options the index depends on. ``documents`` are ``SearchDocument``
-    values or anything with the same attributes (catalog metadata)."""
-    rows = [f"{__version__}\0{FORMAT}\0{sorted(FIELD_WEIGHTS.items())}\0{salt}"]
+) -> list[bytes]:
+    """A digest per skill of what its part of the index is built from (see the
+    module docstring); ``salt`` names the options the index depends on.
+    ``documents`` are ``SearchDocument`` values or anything with the same
+    attributes (catalog metadata)."""
+    head = f"{__version__}\0{FORMAT}\0{sorted(FIELD_WEIGHTS.items())}\0{salt}"
     stat = os.stat
+    sha = hashlib.sha256
+    out = []
     for doc, path in zip(documents, paths, strict=True):
         sig = ""
         if path is not None:
@@ -80,106 +94,42 @@ def index_key(
             except (OSError, ValueError):
                 sig = "missing"
         tags = "\1".join(doc.tags or ())
-        rows.append(
-            f"{doc.name}\0{doc.description}\0{tags}\0{getattr(doc, 'when_to_use', '') or ''}"
-            f"\0{doc.source or ''}\0{path or ''}\0{sig}"
+        row = (
+            f"{head}\0{doc.name}\0{doc.description}\0{tags}"
+            f"\0{getattr(doc, 'when_to_use', '') or ''}\0{doc.source or ''}\0{path or ''}\0{sig}"
         )
-    blob = "\n".join(rows).encode("utf-8", "surrogateescape")
-    return hashlib.sha256(blob).hexdigest()[:40]
+        out.append(sha(row.encode("utf-8", "surrogateescape")).digest()[:16])
+    return out
 
 
-class PackedPostings(Mapping[str, dict[int, float]]):
-    """Posting lists unpacked on first use from the flat arrays of an index file."""
-
-    def __init__(self, terms: list[str], offsets: Any, docs: Any, weights: Any, n: int) -> None:
-        self._terms = terms  # sorted: looked up by bisection, no dict of 100,000 terms
-        self._offsets = offsets
-        self._docs = docs
-        self._weights = weights
-        self._n = n
-        self._unpacked: dict[str, dict[int, float]] = {}
-
-    def __getitem__(self, term: str) -> dict[int, float]:
-        got = self._unpacked.get(term)
-        if got is None:
-            i = self.position(term)
-            if i < 0:
-                raise KeyError(term)
-            start, end = self._offsets[i], self._offsets[i + 1]
-            got = {}
-            if start <= end <= len(self._docs):  # a damaged file lists nothing
-                got = dict(zip(self._docs[start:end], self._weights[start:end], strict=True))
-                if got and max(got) >= self._n:
-                    got = {}
-            self._unpacked[term] = got
-        return got
-
-    def position(self, term: object) -> int:
-        """The index of ``term`` in the sorted terms, or -1."""
-        if not isinstance(term, str):
-            return -1
-        i = bisect.bisect_left(self._terms, term)
-        return i if i < len(self._terms) and self._terms[i] == term else -1
-
-    def __contains__(self, term: object) -> bool:
-        return term in self._unpacked or self.position(term) >= 0
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._terms)
-
-    def __len__(self) -> int:
-        return len(self._terms)
-
-
-class _PackedIdf(Mapping[str, float]):
-    def __init__(self, postings: PackedPostings, values: Any) -> None:
-        self._postings = postings
-        self._values = values
-
-    def __getitem__(self, term: str) -> float:
-        i = self._postings.position(term)
-        if i < 0:
-            raise KeyError(term)
-        return float(self._values[i])
-
-    def __contains__(self, term: object) -> bool:
-        return self._postings.position(term) >= 0
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._postings)
-
-    def __len__(self) -> int:
-        return len(self._postings)
+def index_key(keys: Sequence[bytes]) -> str:
+    """The key of the index over skills whose ``doc_keys`` are ``keys``, in that order."""
+    return hashlib.sha256(b"".join(keys)).hexdigest()[:40]
 
 
 def _file(directory: Path, key: str) -> Path:
     return directory / f"{key}.msgpack"
 
 
-def save_index(directory: str | os.PathLike[str], key: str, built: _Builtin) -> None:
-    """Write ``built`` under ``key`` (atomically; failures only cost the next build)."""
+def save_index(directory: str | os.PathLike[str], key: str, index: FieldIndex) -> None:
+    """Write ``index`` under ``key`` (atomically; failures only cost the next build)."""
     folder = Path(directory)
-    terms = list(built.vocab)
-    offsets = array("I", [0])
-    docs = array("I")
-    weights = array("d")
-    idf = array("d")
-    for term in terms:
-        post = built.postings[term]
-        docs.extend(post.keys())
-        weights.extend(post.values())
-        offsets.append(len(docs))
-        idf.append(built.idf[term])
-    header = _ENCODER.encode(_Header(FORMAT, key, built.n, terms, len(docs)))
+    terms = [list(f[0]) for f in index.fields]
+    header = _ENCODER.encode(
+        _Header(FORMAT, key, index.n, terms, [len(f[2]) for f in index.fields])
+    )
     pad = -(8 + len(header)) % 8  # the arrays start 8-byte aligned
+    parts: list[Any] = [index.meta_lengths, *index.lengths]  # 8-byte items first
+    for _terms, offsets, docs, counts in index.fields:
+        parts.extend((offsets, docs, counts))
     try:
         folder.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=folder, prefix=".search.", suffix=".tmp")
         try:
             with os.fdopen(fd, "wb") as fh:
                 fh.write(_MAGIC + len(header).to_bytes(4, "little") + header + b"\0" * pad)
-                for part in (weights, idf, offsets, docs):  # 8-byte items first
-                    part.tofile(fh)
+                for part in parts:
+                    fh.write(part)  # an array or a mapped view: written as it is
             os.replace(tmp, _file(folder, key))
         except BaseException:
             with contextlib.suppress(OSError):
@@ -190,7 +140,7 @@ def save_index(directory: str | os.PathLike[str], key: str, built: _Builtin) -> 
     _prune(folder)
 
 
-def load_index(directory: str | os.PathLike[str], key: str) -> _Builtin | None:
+def load_index(directory: str | os.PathLike[str], key: str) -> FieldIndex | None:
     """The index saved under ``key``, or ``None`` (absent, stale, damaged)."""
     path = _file(Path(directory), key)
     try:
@@ -204,28 +154,171 @@ def load_index(directory: str | os.PathLike[str], key: str) -> _Builtin | None:
             return None
         size = int.from_bytes(view[4:8], "little")
         head = _DECODER.decode(view[8 : 8 + size])
-        if head.format != FORMAT or head.key != key:
+        if (
+            head.format != FORMAT
+            or head.key != key
+            or len(head.terms) != len(FIELDS)
+            or len(head.postings) != len(FIELDS)
+            or head.n < 0
+        ):
             return None
         start = 8 + size + (-(8 + size) % 8)
-        n_terms, n_post = len(head.terms), head.postings
-        spans = ((n_post, 8), (n_terms, 8), (n_terms + 1, 4), (n_post, 4))
-        parts: list[memoryview] = []
-        for count, width in spans:
+        spans = [(head.n, 8, "d")] + [(head.n, 4, "I")] * len(FIELDS)
+        for terms, count in zip(head.terms, head.postings, strict=True):
+            spans += [(len(terms) + 1, 4, "I"), (count, 4, "I"), (count, 4, "I")]
+        parts: list[memoryview[Any]] = []
+        for count, width, code in spans:
             end = start + count * width
             if count < 0 or end > len(view):
                 return None
-            parts.append(view[start:end])
+            part = view[start:end]
+            parts.append(part.cast("d") if code == "d" else part.cast("I"))
             start = end
-        weights, idf = parts[0].cast("d"), parts[1].cast("d")
-        offsets, docs = parts[2].cast("I"), parts[3].cast("I")
     except (msgspec.DecodeError, msgspec.ValidationError, ValueError, TypeError):
         return None
     with contextlib.suppress(OSError):
         os.utime(path)  # recently used: kept by the pruning
-    postings = PackedPostings(head.terms, offsets, docs, weights, head.n)
-    # terms out of order (a tampered file) are only missed by the bisection
-    return _Builtin(postings, head.terms, _PackedIdf(postings, idf), head.n)
+    fields = []
+    rest = parts[1 + len(FIELDS) :]
+    for f, terms in enumerate(head.terms):
+        offsets, docs, counts = rest[3 * f : 3 * f + 3]
+        # terms out of order (a tampered file) are only missed by the bisection
+        fields.append((terms, offsets, docs, counts))
+    return FieldIndex(head.n, parts[1 : 1 + len(FIELDS)], parts[0], fields)
 
 
 def _prune(folder: Path) -> None:
     keep_newest(folder, ".msgpack", MAX_FILES)
+
+
+# -- the terms of each skill, for a rebuild after a change --------------------------
+
+#: one skill: its key, field lengths, evidence length, headings, and per field its
+#: position, its terms (numbers into the file's vocabulary) and their counts, both
+#: ``array("I")`` bytes (a string per term would cost more than the index)
+_Row = tuple[bytes, list[int], float, list[str], list[tuple[int, bytes, bytes]]]
+
+
+_ROWS = msgspec.msgpack.Decoder(list[_Row])
+_VOCABULARY = msgspec.msgpack.Decoder(list[str])
+_FORMAT = msgspec.msgpack.Decoder(int)
+TERMS_FILE = "skills.terms"  # not .msgpack: the pruning keeps the index files
+_CHUNK = 500  # skills per frame: the file is written a frame at a time
+
+
+def save_terms(
+    directory: str | os.PathLike[str],
+    rows: Sequence[tuple[bytes, DocTerms, Sequence[str]]],
+) -> None:
+    """Write each skill's terms under its ``doc_keys`` key (atomically, replacing the
+    last catalog state's; failures only cost the next rebuild its reuse).
+
+    The file is frames (a 4-byte length, then MessagePack): the format, rows of
+    ``_CHUNK`` skills, then the vocabulary their term numbers point into."""
+    folder = Path(directory)
+    vocabulary: defaultdict[str, int] = defaultdict(itertools.count().__next__)
+    number = vocabulary.__getitem__  # a new term gets the next number (in C)
+
+    def frame(fh: Any, value: Any) -> None:
+        blob = _ENCODER.encode(value)
+        fh.write(len(blob).to_bytes(4, "little") + blob)
+
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".terms.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                frame(fh, FORMAT)
+                for start in range(0, len(rows), _CHUNK):
+                    table: list[_Row] = []
+                    for key, terms, headings in rows[start : start + _CHUNK]:
+                        fields = [
+                            (f, array("I", map(number, names)).tobytes(), c.tobytes())
+                            for f, names, c in terms.fields
+                        ]
+                        lengths = list(terms.lengths)
+                        table.append((key, lengths, terms.meta_length, list(headings), fields))
+                    frame(fh, table)
+                frame(fh, list(vocabulary))
+            os.replace(tmp, folder / TERMS_FILE)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+    except (OSError, ValueError, msgspec.EncodeError):
+        return
+
+
+def _frames(data: bytes) -> list[memoryview] | None:
+    view, out, at = memoryview(data), [], 0
+    while at < len(view):
+        size = int.from_bytes(view[at : at + 4], "little")
+        if at + 4 + size > len(view):
+            return None
+        out.append(view[at + 4 : at + 4 + size])
+        at += 4 + size
+    return out
+
+
+def load_terms(directory: str | os.PathLike[str]) -> dict[bytes, tuple[DocTerms, tuple[str, ...]]]:
+    """The terms saved by ``save_terms`` by key (empty: absent, stale or damaged)."""
+    try:
+        with open(Path(directory) / TERMS_FILE, "rb") as fh:
+            frames = _frames(fh.read())
+        if not frames or len(frames) < 2 or _FORMAT.decode(frames[0]) != FORMAT:
+            return {}
+        vocabulary = _VOCABULARY.decode(frames[-1])
+        chunks = [_ROWS.decode(f) for f in frames[1:-1]]
+    except (OSError, msgspec.DecodeError, msgspec.ValidationError, ValueError, TypeError):
+        return {}
+    size = len(vocabulary)
+    width = len(FIELDS)
+    out: dict[bytes, tuple[DocTerms, tuple[str, ...]]] = {}
+    for key, lengths, meta_length, headings, fields in itertools.chain.from_iterable(chunks):
+        if len(lengths) != width:
+            continue
+        made = []
+        for f, raw_ids, raw_counts in fields:
+            ids, counts = array("I"), array("I")
+            if not 0 <= f < width or len(raw_ids) % 4 or len(raw_ids) != len(raw_counts):
+                break
+            ids.frombytes(raw_ids)
+            counts.frombytes(raw_counts)
+            if ids and max(ids) >= size:
+                break
+            made.append((f, tuple(map(vocabulary.__getitem__, ids)), counts))
+        else:
+            out[key] = (DocTerms(tuple(made), tuple(lengths), meta_length), tuple(headings))
+    return out
+
+
+# -- one skill's terms as bytes (a database row) ------------------------------------
+
+#: field lengths, evidence length, headings, per field (position, terms, counts bytes)
+_Doc = tuple[list[int], float, list[str], list[tuple[int, list[str], bytes]]]
+_DOC_DECODER = msgspec.msgpack.Decoder(_Doc)
+
+
+def encode_terms(terms: DocTerms, headings: Sequence[str]) -> bytes:
+    """One skill's terms and headings as bytes (``decode_terms`` reads them)."""
+    fields = [(f, list(names), counts.tobytes()) for f, names, counts in terms.fields]
+    return _ENCODER.encode((list(terms.lengths), terms.meta_length, list(headings), fields))
+
+
+def decode_terms(data: bytes) -> tuple[DocTerms, tuple[str, ...]] | None:
+    """What ``encode_terms`` wrote, or ``None`` (damaged or foreign)."""
+    try:
+        lengths, meta_length, headings, fields = _DOC_DECODER.decode(data)
+    except (msgspec.DecodeError, msgspec.ValidationError, ValueError, TypeError):
+        return None
+    width = len(FIELDS)
+    if len(lengths) != width:
+        return None
+    made = []
+    for f, names, raw in fields:
+        counts = array("I")
+        if not 0 <= f < width or len(raw) != 4 * len(names):
+            return None
+        counts.frombytes(raw)
+        made.append((f, tuple(names), counts))
+    return DocTerms(tuple(made), tuple(lengths), meta_length), tuple(headings)

@@ -437,9 +437,12 @@ class SkillRuntime:
             load_tool=self._exposed("skills_load"),
         )
 
-    def search_index(self) -> SearchIndex:
-        """The search index over the visible skills (rebuilt when the listing changes)."""
-        return self._search.index(self._listing())
+    def search_index(self, *, progress: Callable[[int, int], None] | None = None) -> SearchIndex:
+        """The search index over the visible skills (rebuilt when the listing changes).
+
+        ``progress(done, total)`` is called while a build reads the skills (a first
+        search over a large catalog takes seconds); never when the index is reused."""
+        return self._search.index(self._listing(), progress=progress)
 
     def _listing(self) -> list[Any]:
         """What the model may know of: the mode's skills, less ``disable-model-invocation``.

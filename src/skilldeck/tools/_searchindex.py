@@ -11,22 +11,37 @@ from __future__ import annotations
 
 import operator
 import os
+import re
 import threading
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, overload
+from typing import TYPE_CHECKING, Any, Protocol, overload
 
 from skilldeck._errors import SkillError
-from skilldeck.search import SearchDocument, SearchIndex, body_fields
+from skilldeck.search import SearchDocument, SearchIndex, body_parts
 from skilldeck.tools._options import CatalogLike, RuntimeOptions
 
 if TYPE_CHECKING:
     from skilldeck.catalog import Catalog
+    from skilldeck.search import DocTerms
 
-__all__ = ["RuntimeSearch"]
+__all__ = ["RuntimeSearch", "TermsStore"]
 
 _HEADINGS_BYTES = 64 * 1024  # how much of each SKILL.md the search index reads
-_Fields = list[tuple[str, list[str]]]  # SearchDocument.fields()
+Progress = Callable[[int, int], None]  # (skills read so far, skills to read)
+
+
+class TermsStore(Protocol):
+    """Keeps the search terms of skills (``encode_terms`` bytes) for other processes."""
+
+    def load_terms(self, metas: Sequence[Any]) -> list[bytes | None]:
+        """The terms kept for each of ``metas`` (``None``: none kept)."""
+        ...
+
+    def save_terms(self, items: Sequence[tuple[Any, bytes]]) -> None:
+        """Keep these terms (best effort: a failure only costs another process a read)."""
+        ...
 
 
 class RuntimeSearch:
@@ -42,7 +57,7 @@ class RuntimeSearch:
         # the document made of each metadata object of the last build (held, so an id is
         # not recycled): a catalog hands out the same object for a skill that did not
         # change, so a rebuild after one publish reads and parses one body, not all
-        self._docs: dict[int, tuple[Any, SearchDocument, _Fields]] = {}
+        self._docs: dict[int, tuple[Any, SearchDocument, DocTerms]] = {}
         self.documents_made = 0
         """Documents made from a skill's body so far (the expensive part of a build)."""
         self.background = False
@@ -50,13 +65,17 @@ class RuntimeSearch:
         one meanwhile (a server whose catalog changes often: no search waits for a
         rebuild; each sees the listing of at most one rebuild ago)."""
         self._rebuilding = False
+        self.terms_store: TermsStore | None = None
+        """Where each skill's terms are kept for other processes when the catalog has
+        no cache folder (a database store: ``PostgresStore``)."""
 
-    def index(self, metas: list[Any]) -> SearchIndex:
+    def index(self, metas: list[Any], *, progress: Progress | None = None) -> SearchIndex:
         """The search index over ``metas`` (rebuilt when the listing changes).
 
         The catalog hands out the same metadata objects until it rescans, so the
         index is reused while every object is identical (held here, so identities
-        cannot be recycled).
+        cannot be recycled). ``progress(done, total)`` is called while skills are
+        read for a build (not when the index is loaded or reused).
         """
         with self._lock:
             same = len(metas) == len(self._of) and all(map(operator.is_, metas, self._of))
@@ -69,7 +88,7 @@ class RuntimeSearch:
                         target=self._rebuild, args=(metas,), name="skilldeck-search", daemon=True
                     ).start()
                 return self._index
-            index = self._build(metas)
+            index = self._build(metas, progress)
             if self.options.embedder is not None:
                 from skilldeck.search import SemanticIndex
 
@@ -92,60 +111,114 @@ class RuntimeSearch:
         finally:
             self._rebuilding = False
 
-    def _build(self, metas: list[Any]) -> SearchIndex:
+    def _build(self, metas: list[Any], progress: Progress | None = None) -> SearchIndex:
         """Load the index saved for exactly these skills, else build and save it.
 
         Saved next to the catalog's metadata cache (``<cache>/search/``); a catalog
         without a cache (``cache=False``) builds in memory only."""
-        from skilldeck.search import EVIDENCE, index_key, load_index, save_index
+        from skilldeck.search import (
+            doc_keys,
+            index_key,
+            load_index,
+            load_terms,
+            save_index,
+            save_terms,
+        )
 
         folder = _search_cache_dir(self.catalog)
-        key = ""
         self._store = None
-        if folder is not None:
-            paths = [_skill_md_path(m) for m in metas]
-            key = index_key(metas, paths, salt=f"headings={self.options.search_headings}")
-            self._store = (folder, key)
-            built = load_index(folder, key)
-            if built is not None and built.n == len(metas):
-                meta = load_index(folder, key + EVIDENCE)
-                # documents are made when a hit needs one, not 10,000 up front
-                return SearchIndex(
-                    _Documents(metas, self._search_doc),
-                    _built=built,
-                    _meta=meta if meta is not None and meta.n == built.n else None,
-                )
-        docs, fields = self._documents(metas)
-        index = SearchIndex(docs, _fields=fields)
-        if folder is not None:
-            save_index(folder, key, index._builtin)
-            if index._meta is not None:
-                save_index(folder, key + EVIDENCE, index._meta)
+        if folder is None:
+            return self._build_shared(metas, progress)
+        paths = [_skill_md_path(m) for m in metas]
+        keys = doc_keys(metas, paths, salt=f"headings={self.options.search_headings}")
+        key = index_key(keys)
+        self._store = (folder, key)
+        saved = load_index(folder, key)
+        if saved is not None and saved.n == len(metas):
+            # documents are made when a hit needs one, not 10,000 up front
+            return SearchIndex(_Documents(metas, self._search_doc), _fielded=saved)
+        # the skills that did not change since the last build keep their saved terms
+        reuse = load_terms(folder) if not self._docs else {}
+        stored = [reuse.get(k) for k in keys] if reuse else None
+        docs, terms = self._documents(metas, progress, stored=stored)
+        index = SearchIndex(docs, _terms=terms)
+        save_index(folder, key, index.fielded)
+        save_terms(folder, [(k, t, d.headings) for k, t, d in zip(keys, terms, docs, strict=True)])
         return index
 
-    def _documents(self, metas: list[Any]) -> tuple[list[SearchDocument], list[_Fields]]:
-        """A document per skill and its tokenized fields, the previous build's for every
-        unchanged skill (reading a body and tokenizing are most of a build)."""
-        kept: dict[int, tuple[Any, SearchDocument, _Fields]] = {}
-        docs, fields = [], []
-        for meta in metas:
+    def _build_shared(self, metas: list[Any], progress: Progress | None) -> SearchIndex:
+        """Build with the terms the catalog's ``terms_store`` keeps for each skill (a
+        database shared by replicas), and give it the terms of the skills read here."""
+        from skilldeck.search import decode_terms, encode_terms
+
+        shared = self.terms_store
+        if shared is None or not self.options.search_headings:
+            docs, terms = self._documents(metas, progress)
+            return SearchIndex(docs, _terms=terms)
+        new = [m for m in metas if (f := self._docs.get(id(m))) is None or f[0] is not m]
+        found = dict(zip(map(id, new), shared.load_terms(new), strict=True)) if new else {}
+        stored = [None if (raw := found.get(id(m))) is None else decode_terms(raw) for m in metas]
+        made = self.documents_made
+        docs, terms = self._documents(metas, progress, stored=stored)
+        if self.documents_made > made:  # read here: shared for the next replica
+            fresh = [
+                (meta, encode_terms(t, d.headings))
+                for meta, t, d, s in zip(metas, terms, docs, stored, strict=True)
+                if s is None and id(meta) in found
+            ]
+            shared.save_terms(fresh)
+        return SearchIndex(docs, _terms=terms)
+
+    def _documents(
+        self,
+        metas: list[Any],
+        progress: Progress | None = None,
+        *,
+        stored: Sequence[tuple[DocTerms, tuple[str, ...]] | None] | None = None,
+    ) -> tuple[list[SearchDocument], list[DocTerms]]:
+        """A document per skill and its terms, the previous build's for every
+        unchanged skill (reading a body and tokenizing are most of a build), or the
+        terms and headings ``stored`` for it (in the order of ``metas``)."""
+        kept: dict[int, tuple[Any, SearchDocument, DocTerms]] = {}
+        docs, terms = [], []
+        total = len(metas)
+        for i, meta in enumerate(metas):
             found = self._docs.get(id(meta))
+            kept_terms = stored[i] if stored else None
+            if kept_terms is not None and (found is None or found[0] is not meta):
+                doc = replace(self._search_doc(meta, body=False), headings=kept_terms[1])
+                found = (meta, doc, kept_terms[0])
             if found is None or found[0] is not meta:
-                doc = self._search_doc(meta, body=self.options.search_headings)
-                found = (meta, doc, doc.fields())
+                found = (meta, *self._analyse(meta))
                 self.documents_made += 1
+                if progress is not None and self.documents_made % 250 == 0:
+                    progress(i + 1, total)
             kept[id(meta)] = found
             docs.append(found[1])
-            fields.append(found[2])
+            terms.append(found[2])
+        if progress is not None:
+            progress(total, total)
         self._docs = kept
-        return docs, fields
+        return docs, terms
+
+    def _analyse(self, meta: Any) -> tuple[SearchDocument, DocTerms]:
+        """The document of one skill (without its body words: hits never show them)
+        and its terms, body included."""
+        from skilldeck.search import doc_terms
+
+        doc = self._search_doc(meta, body=False)
+        if not self.options.search_headings:
+            return doc, doc_terms(doc)
+        headings, prose, usage = body_parts(self._body_head(meta))
+        doc = replace(doc, headings=headings)
+        return doc, doc_terms(doc, body=prose, usage=usage)
 
     def _search_doc(self, meta: Any, *, body: bool = True) -> SearchDocument:
         headings: tuple[str, ...] = ()
         words = usage = ""
         if body and self.options.search_headings:
-            text = self._body_head(meta)
-            headings, words, usage = body_fields(text)
+            headings, prose, used = body_parts(self._body_head(meta))
+            words, usage = " ".join(prose), " ".join(used)
         return SearchDocument(
             name=meta.name,
             description=meta.description,
@@ -161,7 +234,7 @@ class RuntimeSearch:
     def _body_head(self, meta: Any) -> str:
         # a bounded read of the SKILL.md discovery already vetted; the store's full
         # load (file index and all) is only needed for skills without a file
-        path = getattr(meta, "skill_md", None)
+        path = _skill_md_path(meta)
         if path is not None:
             try:
                 with open(path, "rb") as fh:
@@ -216,12 +289,23 @@ def _skill_md_path(meta: Any) -> str | None:
     return str(path) if path is not None else None
 
 
+# the line that closes a frontmatter block (searched after its first line)
+_CLOSING = re.compile(r"^(?:---|\.\.\.)[^\S\n]*$", re.MULTILINE)
+_ODD_BREAKS = re.compile(r"[\x0b\x0c\x1c-\x1e\x85\u2028\u2029]|\r(?!\n)")
+
+
 def _strip_frontmatter(text: str) -> str:
     """The text after a leading ``---`` frontmatter block (YAML comments are not headings)."""
     text = text.removeprefix("\ufeff")
     if not text.startswith("---"):
         return text
-    lines = text.splitlines(keepends=True)
+    first = text.find("\n")
+    if first >= 0 and not _ODD_BREAKS.search(text, 0, first + 1):
+        closing = _CLOSING.search(text, first + 1)
+        end = len(text) if closing is None else closing.end()
+        if not _ODD_BREAKS.search(text, 0, end):
+            return "" if closing is None else text[closing.end() + 1 :]
+    lines = text.splitlines(keepends=True)  # other line breaks: line by line
     for i, line in enumerate(lines[1:], start=1):
         if line.rstrip() in ("---", "..."):
             return "".join(lines[i + 1 :])

@@ -1,0 +1,365 @@
+"""The terms of each skill counted per field, and the index that weighs them when a
+query asks.
+
+Building used to tokenize every field of every skill into lists of words and add
+weights word by word; for 10,000 skills that was most of the first search. Here a
+skill becomes a ``DocTerms`` (per field, each term once with its count), counted in
+C where it can be: a body is split on whitespace, each distinct piece is mapped
+through a cache to the terms ``tokenize`` makes of it, and ``Counter`` counts them.
+``FieldIndex`` keeps, per field, the documents and counts of each term in flat
+arrays; the BM25F weights (``_bm25``'s formulas, unchanged) are computed for a
+term when a query first uses it, so building costs an append per posting and a
+saved index (``search._store``) is the same arrays, mapped.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+from array import array
+from collections import Counter, defaultdict, deque
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from functools import partial
+from itertools import repeat
+from typing import Any
+
+from skilldeck.search._bm25 import (
+    _B,
+    _FIELD_B,
+    _K1,
+    _STOP,
+    FIELD_WEIGHTS,
+    META_FIELDS,
+    SearchDocument,
+    _Builtin,
+    _stem,
+    affirmative,
+    tokenize,
+)
+
+__all__ = ["FIELDS", "DocTerms", "FieldIndex", "doc_terms", "word_counts"]
+
+#: The fields in the order ``SearchDocument.fields`` lists them (weights add up in it).
+FIELDS = ("name", "tags", "description", "when_to_use", "headings", "usage", "body")
+_META = tuple(i for i, f in enumerate(FIELDS) if f in META_FIELDS)
+_WEIGHTS = tuple(FIELD_WEIGHTS[f] for f in FIELDS)
+
+_PIECES: dict[str, str | tuple[str, ...]] = {}
+_PIECES_MAX = 500_000  # distinct whitespace-separated pieces remembered (then forgotten)
+_MULTI: set[tuple[str, ...]] = set()  # the values of _PIECES that are not one term
+
+
+def _piece_terms(piece: str) -> str | tuple[str, ...]:
+    low = piece.lower()
+    if low.isalnum():  # one word: what ``tokenize`` makes of it, without its patterns
+        return () if low in _STOP else _stem(low)
+    toks = tokenize(piece)
+    return toks[0] if len(toks) == 1 else tuple(toks)
+
+
+def word_counts(words: Sequence[str]) -> tuple[Counter[str], int]:
+    """The terms ``tokenize(" ".join(words))`` makes, counted, and how many it makes.
+
+    ``tokenize`` never joins across whitespace, so each distinct piece is tokenized
+    once (and remembered); the pieces are looked up and counted in C."""
+    cache = _PIECES
+    terms: list[Any] = list(map(cache.get, words))
+    counts: Counter[Any] = Counter(terms)
+    if None in counts:  # pieces not seen before
+        if len(cache) > _PIECES_MAX:
+            cache.clear()
+            _MULTI.clear()
+        i = -1
+        try:
+            while True:
+                i = terms.index(None, i + 1)
+                word = words[i]
+                found = cache.get(word)
+                if found is None:
+                    found = cache[word] = _piece_terms(word)
+                    if found.__class__ is tuple:
+                        _MULTI.add(found)
+                terms[i] = found
+        except ValueError:
+            pass
+        counts = Counter(terms)
+    total = len(terms)
+    for key in counts.keys() & _MULTI:  # pieces of no term (stop words) or of several
+        n = counts.pop(key)
+        total += (len(key) - 1) * n
+        for t in key:
+            counts[t] += n
+    return counts, total
+
+
+@dataclass(frozen=True, slots=True)
+class DocTerms:
+    """One skill's terms: per non-empty field (its position in ``FIELDS``) the terms
+    and their counts, each field's length in terms, and the length of its evidence
+    document (name, tags, ``when_to_use``, description, headings: plain weights)."""
+
+    fields: tuple[tuple[int, tuple[str, ...], array[int]], ...]
+    lengths: tuple[int, ...]
+    meta_length: float
+
+
+def doc_terms(
+    doc: SearchDocument,
+    *,
+    body: Sequence[str] | None = None,
+    usage: Sequence[str] | None = None,
+) -> DocTerms:
+    """``doc`` counted per field, as ``doc.fields()`` tokenizes it; ``body`` and
+    ``usage``, when given, are the words of those fields (not joined into text)."""
+    name = tokenize(doc.name.replace("_", "-"))
+    if doc.name.lower() not in name:
+        name.append(doc.name.lower())
+    small: list[tuple[int, list[str]]] = [
+        (0, name),
+        (1, [t for tag in doc.tags for t in tokenize(tag)]),
+        (2, tokenize(affirmative(doc.description))),
+    ]
+    if doc.when_to_use:
+        small.append((3, tokenize(affirmative(doc.when_to_use))))
+    small.append((4, [t for h in doc.headings for t in tokenize(h)]))
+    lengths = [0] * len(FIELDS)
+    fields: list[tuple[int, tuple[str, ...], array[int]]] = []
+    own: dict[str, float] = {}
+    for f, toks in small:
+        if not toks:
+            continue
+        lengths[f] = len(toks)
+        weight = _WEIGHTS[f]
+        for t in toks:
+            own[t] = own.get(t, 0.0) + weight
+        counted = Counter(toks)
+        fields.append((f, tuple(counted), array("I", counted.values())))
+    for f, words, text in ((5, usage, doc.usage), (6, body, doc.body)):
+        if words is None:
+            words = text.split() if text else ()
+        if not words:
+            continue
+        counted, total = word_counts(words)
+        if total:
+            lengths[f] = total
+            fields.append((f, tuple(counted), array("I", counted.values())))
+    return DocTerms(tuple(fields), tuple(lengths), sum(own.values()))
+
+
+class FieldIndex:
+    """Per field, each term's documents and counts in flat arrays (terms sorted,
+    found by bisection); ``lengths[f][d]`` is document ``d``'s length in field ``f``
+    and ``meta_lengths[d]`` its evidence length."""
+
+    def __init__(
+        self,
+        n: int,
+        lengths: Sequence[Sequence[int]],
+        meta_lengths: Sequence[float],
+        fields: Sequence[tuple[Sequence[str], Sequence[int], Sequence[int], Sequence[int]]],
+    ) -> None:
+        self.n = n
+        self.lengths = lengths
+        self.meta_lengths = meta_lengths
+        #: per field: sorted terms, offsets (one more than terms), documents, counts
+        self.fields = fields
+        self._scaled: dict[int, list[float]] = {}
+
+    @classmethod
+    def build(cls, docs: Sequence[DocTerms]) -> FieldIndex:
+        n = len(docs)
+        # per field, each term's documents and counts interleaved in one array
+        posted: list[defaultdict[str, array[int]]] = [
+            defaultdict(partial(array, "I")) for _ in FIELDS
+        ]
+        lengths = [array("I", bytes(4 * n)) for _ in FIELDS]
+        meta_lengths = array("d", bytes(8 * n))
+        append = array.append
+        for d, doc in enumerate(docs):
+            for f, terms, counts in doc.fields:  # two appends per posting, in C
+                arrays = list(map(posted[f].__getitem__, terms))
+                deque(map(append, arrays, repeat(d)), maxlen=0)
+                deque(map(append, arrays, counts), maxlen=0)
+            for f, length in enumerate(doc.lengths):
+                if length:
+                    lengths[f][d] = length
+            meta_lengths[d] = doc.meta_length
+        fields = []
+        for f in range(len(FIELDS)):
+            sorted_terms = sorted(posted[f])
+            offsets, pairs = array("I", [0]), array("I")
+            of = posted[f]
+            for t in sorted_terms:
+                pairs.extend(of[t])
+                offsets.append(len(pairs) // 2)
+            posted[f] = defaultdict()  # let the per-term arrays go
+            fields.append((sorted_terms, offsets, pairs[0::2], pairs[1::2]))
+            del pairs
+        return cls(n, lengths, meta_lengths, fields)
+
+    def get(self, f: int, term: str) -> tuple[Sequence[int], Sequence[int]] | None:
+        """The documents and counts of ``term`` in field ``f``."""
+        terms, offsets, docs, counts = self.fields[f]
+        i = bisect.bisect_left(terms, term)
+        if i >= len(terms) or terms[i] != term:
+            return None
+        start, end = offsets[i], offsets[i + 1]
+        if not start <= end <= len(docs):  # a damaged file lists nothing
+            return None
+        return docs[start:end], counts[start:end]
+
+    def scaled(self, f: int) -> list[float]:
+        """Each document's weight of one term of field ``f``: the field's weight over
+        its length normalisation (``1 - b + b * length / average length``)."""
+        got = self._scaled.get(f)
+        if got is None:
+            lengths = self.lengths[f]
+            average = sum(lengths) / max(self.n, 1)
+            weight = _WEIGHTS[f]
+            got = [
+                weight / (1.0 - _FIELD_B + _FIELD_B * length / (average or 1.0))
+                for length in lengths
+            ]
+            self._scaled[f] = got
+        return got
+
+    def views(self) -> tuple[_Builtin, _Builtin]:
+        """The index (every field, BM25F) and the evidence index (``META_FIELDS``)."""
+        full = _Weights(self, tuple(range(len(FIELDS))), meta=False)
+        meta = _Weights(self, _META, meta=True)
+        return (
+            _Builtin(full, _Vocabulary(self), _Idf(full), self.n),
+            _Builtin(meta, (), _Idf(meta), self.n),
+        )
+
+
+class _Weights(Mapping[str, dict[int, float]]):
+    """The BM25 weight of each document for a term, computed when first asked for."""
+
+    def __init__(self, index: FieldIndex, fields: tuple[int, ...], *, meta: bool) -> None:
+        self._index = index
+        self._fields = fields
+        self._meta = meta
+        self._made: dict[str, dict[int, float]] = {}
+        self._df: dict[str, int] = {}
+        self._norms: list[float] | None = None
+
+    def _raw(self, term: str) -> list[tuple[int, Sequence[int], Sequence[int]]]:
+        out = []
+        for f in self._fields:
+            found = self._index.get(f, term)
+            if found is not None and len(found[0]):
+                out.append((f, found[0], found[1]))
+        return out
+
+    def df(self, term: str) -> int:
+        """How many documents have ``term`` in one of the fields (0: none)."""
+        got = self._df.get(term)
+        if got is None:
+            raw = self._raw(term)
+            if len(raw) == 1:
+                got = len(raw[0][1])
+            else:
+                got = len({d for _f, docs, _c in raw for d in docs})
+            self._df[term] = got
+        return got
+
+    def idf(self, term: str) -> float:
+        n, df = self._index.n, self.df(term)
+        return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+
+    def _norm(self) -> list[float]:
+        if self._norms is None:
+            if self._meta:  # the evidence index: normalised by each document's length
+                lengths = self._index.meta_lengths
+                n = self._index.n
+                avgdl = (sum(lengths) / n) if n else 1.0
+                self._norms = [
+                    _K1 * (1.0 - _B + _B * length / (avgdl or 1.0)) for length in lengths
+                ]
+            else:  # the index: the fields are normalised already (b = 0)
+                self._norms = [_K1 * (1.0 - 0.0 + 0.0)] * self._index.n
+        return self._norms
+
+    def __getitem__(self, term: str) -> dict[int, float]:
+        got = self._made.get(term)
+        if got is not None:
+            return got
+        raw = self._raw(term)
+        if not raw:
+            raise KeyError(term)
+        n = self._index.n
+        tf: dict[int, float] = {}
+        for f, docs, counts in raw:
+            weight = _WEIGHTS[f]
+            scaled = None if self._meta else self._index.scaled(f)
+            for d, c in zip(docs, counts, strict=True):
+                if d >= n:
+                    continue  # a damaged file
+                add = c * weight if scaled is None else c * scaled[d]
+                tf[d] = tf.get(d, 0.0) + add
+        if len(raw) > 1:
+            tf = dict(sorted(tf.items()))  # catalog order: ties keep it
+        idf = self.idf(term)
+        norms = self._norm()
+        got = {d: idf * t * (_K1 + 1.0) / (t + norms[d]) for d, t in tf.items()}
+        self._made[term] = got
+        return got
+
+    def __contains__(self, term: object) -> bool:
+        if not isinstance(term, str):
+            return False
+        if term in self._made:
+            return True
+        return any(self._index.get(f, term) is not None for f in self._fields)
+
+    def __iter__(self) -> Iterator[str]:
+        seen: set[str] = set()
+        for f in self._fields:
+            seen.update(self._index.fields[f][0])
+        return iter(sorted(seen))
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
+class _Idf(Mapping[str, float]):
+    def __init__(self, weights: _Weights) -> None:
+        self._weights = weights
+
+    def __getitem__(self, term: str) -> float:
+        if term not in self._weights:
+            raise KeyError(term)
+        return self._weights.idf(term)
+
+    def __contains__(self, term: object) -> bool:
+        return term in self._weights
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._weights)
+
+    def __len__(self) -> int:
+        return len(self._weights)
+
+
+class _Vocabulary(Sequence[str]):
+    """Every term of the index, sorted (made when a prefix is first looked up)."""
+
+    def __init__(self, index: FieldIndex) -> None:
+        self._index = index
+        self._terms: list[str] | None = None
+
+    def _all(self) -> list[str]:
+        if self._terms is None:
+            seen: set[str] = set()
+            for terms, *_rest in self._index.fields:
+                seen.update(terms)
+            self._terms = sorted(seen)
+        return self._terms
+
+    def __getitem__(self, i: Any) -> Any:
+        return self._all()[i]
+
+    def __len__(self) -> int:
+        return len(self._all())

@@ -242,6 +242,7 @@ class _Weights(Mapping[str, dict[int, float]]):
         self._fields = fields
         self._meta = meta
         self._made: dict[str, dict[int, float]] = {}
+        self._absent: set[str] = set()  # terms asked for that no document has
         self._df: dict[str, int] = {}
         self._norms: list[float] | None = None
 
@@ -286,8 +287,9 @@ class _Weights(Mapping[str, dict[int, float]]):
         got = self._made.get(term)
         if got is not None:
             return got
-        raw = self._raw(term)
+        raw = self._raw(term) if term not in self._absent else []
         if not raw:
+            self._absent.add(term)
             raise KeyError(term)
         n = self._index.n
         tf: dict[int, float] = {}
@@ -312,7 +314,13 @@ class _Weights(Mapping[str, dict[int, float]]):
             return False
         if term in self._made:
             return True
-        return any(self._index.get(f, term) is not None for f in self._fields)
+        if term in self._absent:
+            return False
+        try:
+            self[term]  # weighed now: a term asked about is about to be used
+        except KeyError:
+            return False
+        return True
 
     def __iter__(self) -> Iterator[str]:
         seen: set[str] = set()

@@ -14,9 +14,9 @@ skills as folders and times ``runtime.call(session, "skills_search", ...)`` end 
 (catalog listing, index reuse, envelope), after a first call has built the index.
 
 ``--first N`` times, in fresh processes and interleaved rounds, over N real
-skills with their resources (corpus skill folders copied in turn with the
-corpus's links restored, each renamed ``<name>-<n>``; resource files are hard
-links), the work after the imports, CPU (the catalog's parse workers included)
+skills with their resources (``bench/_trees.py``: corpus skill folders copied
+with the corpus's links restored, renamed; resource files are hard links), the
+work after the imports, CPU (the catalog's parse workers included)
 and wall, min and median, and peak RSS (imports included):
 
 - ``plain loop``: read a 64 KiB prefix of every SKILL.md and parse its
@@ -34,7 +34,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import shutil
 import statistics
 import sys
@@ -169,69 +168,22 @@ LABELS = {
 QUERY = "extract the tables from a PDF"
 
 
-def _sanitize(name: str) -> str:
-    out = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
-    return out[:48] or "skill"
-
-
-def corpus_skills(corpus: Path) -> list[Path]:
-    """Folders of the corpus whose SKILL.md is a regular file with ``name:`` and that hold
-    no other skill (a copy of one is one skill with its resources)."""
-    found = sorted(md.parent for md in corpus.rglob("SKILL.md") if not md.is_symlink())
-    nested = {p for f in found for p in f.parents}
-    out = []
-    for folder in found:
-        if folder in nested:
-            continue
-        text = (folder / "SKILL.md").read_bytes().decode("utf-8", "replace")
-        if text.lstrip("\ufeff").startswith("---") and re.search(r"(?m)^name:", text):
-            out.append(folder)
-    return out
-
-
-def make_real_tree(root: Path, count: int, corpus: Path) -> None:
-    """``count`` skill folders copied from the corpus (with its links restored) in turn,
-    each renamed ``<name>-<n>`` in its folder and frontmatter; resource files are hard
-    links to the corpus copy, links are kept as links."""
-    samples = corpus_skills(corpus)
-    tmp = root.with_name(root.name + ".tmp")
-    shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir(parents=True)
-    for i in range(count):
-        src = samples[i % len(samples)]
-        text = (src / "SKILL.md").read_bytes().decode("utf-8", "replace")
-        first = re.search(r"(?m)^name:[ \t]*['\"]?([^'\"\n]*)", text)
-        name = f"{_sanitize(first.group(1) if first else src.name)}-{i:05d}"
-        dest = tmp / name
-        for dirpath, dirnames, filenames in os.walk(src):
-            rel = Path(dirpath).relative_to(src)
-            (dest / rel).mkdir(parents=True, exist_ok=True)
-            for entry in [*dirnames, *filenames]:
-                path = Path(dirpath) / entry
-                if path.is_symlink():
-                    os.symlink(os.readlink(path), dest / rel / entry)
-            dirnames[:] = [d for d in dirnames if not (Path(dirpath) / d).is_symlink()]
-            for entry in filenames:
-                path = Path(dirpath) / entry
-                if path.is_symlink() or (not rel.parts and entry == "SKILL.md"):
-                    continue
-                os.link(path, dest / rel / entry)
-        renamed = re.sub(r"(?m)^name:.*$", f"name: {name}", text, count=1)
-        (dest / "SKILL.md").write_text(renamed, "utf-8")
-    os.replace(tmp, root)
-
-
 def run_first(name: str, root: str, cache: str) -> dict[str, float]:
     """One contender in this (fresh) process; work time after the imports."""
     name = name.strip()
     if name == "plain-loop":
         import yaml  # noqa: F401 - the loop's import, outside the timing
-        from discovery import run_plain_loop
+        from discovery import PLAIN_LOOP
+
+        sys.argv[1:] = [root]
+        loop = compile(PLAIN_LOOP, "plain-loop", "exec")
     else:
         import skilldeck
     t0, c0 = time.perf_counter(), time.process_time()
     if name == "plain-loop":
-        count = run_plain_loop(root, cache)
+        scope: dict[str, object] = {"__name__": "plain_loop"}
+        exec(loop, scope)
+        count = int(scope["ok"])  # type: ignore[call-overload]
     else:
         runtime = skilldeck.SkillRuntime(skilldeck.Catalog.from_roots([root], cache=cache))
         env = runtime.call(runtime.session(), "skills_search", {"query": QUERY})
@@ -248,7 +200,7 @@ def run_first(name: str, root: str, cache: str) -> dict[str, float]:
 
 def _touch_one(root: Path) -> None:
     """Append a line to one skill's body (a changed skill, the rest as saved)."""
-    md = next(iter(sorted(root.iterdir()))) / "SKILL.md"
+    md = next(p for p in sorted(root.iterdir()) if p.is_dir()) / "SKILL.md"
     with open(md, "a", encoding="utf-8") as fh:
         fh.write("\nOne more line about extracting tables.\n")
 
@@ -256,9 +208,9 @@ def _touch_one(root: Path) -> None:
 def first_search(n: int, rounds: int, work: Path, corpus: Path) -> dict[str, dict[str, float]]:
     import subprocess
 
-    root = work / f"real-{n}"
-    if not root.is_dir():
-        make_real_tree(root, n, corpus)
+    import _trees
+
+    root = _trees.tree(work, n, corpus)  # renamed corpus folders, resources and links
     cache = work / f"cache-{n}"
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
 
@@ -318,25 +270,6 @@ def first_report(n: int, res: dict[str, dict[str, float]]) -> str:
     return "\n".join(lines)
 
 
-def _linked_corpus(args: argparse.Namespace) -> Path:
-    """The corpus with its links restored: ``--corpus``, else a copy made once under
-    ``--work`` by the corpus's own ``with-links``."""
-    if args.corpus is not None:
-        return Path(args.corpus)
-    dest = Path(args.work) / "corpus"
-    if not dest.is_dir():
-        import subprocess
-
-        tool = CORPUS / "with-links"
-        if not tool.is_file():
-            sys.exit(f"{CORPUS} has no with-links script: pass --corpus")
-        tmp = dest.with_name("corpus.tmp")
-        shutil.rmtree(tmp, ignore_errors=True)
-        subprocess.run(["bash", str(tool), str(tmp)], check=True)
-        os.replace(tmp, dest)
-    return dest
-
-
 def main() -> None:
     if "--run" in sys.argv:  # a child process of --first
         child = argparse.ArgumentParser()
@@ -356,10 +289,10 @@ def main() -> None:
     ap.add_argument(
         "--work", type=Path, default=Path(tempfile.gettempdir()) / "skilldeck-bench-search"
     )
-    ap.add_argument("--corpus", type=Path, help="a copy of the corpus with its links restored")
+    ap.add_argument("--corpus", type=Path, help="the corpus (its links are restored in a copy)")
     args = ap.parse_args()
     if args.first:
-        figures = first_search(args.first, args.rounds, args.work, _linked_corpus(args))
+        figures = first_search(args.first, args.rounds, args.work, args.corpus or CORPUS)
         if args.json:
             print(json.dumps(figures, indent=2))
             return

@@ -31,14 +31,15 @@ an installed model; repeat it to compare models), per model:
 - ``fused-lex``: ``SemanticIndex`` (reciprocal-rank fusion of BM25F and the
   model) with lexical abstention (no fitted abstention);
 - ``fused``: ``SemanticIndex`` as ``[search] embedder`` switches it on: the
-  same fusion, abstaining by the model's two-feature abstention (lexical
-  confidence + best cosine; ``FITTED_ABSTENTION``, or, for a model not listed
-  there, fitted here on the first set).
+  same fusion, abstaining by the model's abstention (lexical confidence, best
+  cosine and the cosine of lexical search's first hit; ``FITTED_ABSTENTION``,
+  or, for a model not listed there, fitted here on the first set).
 
 and the model's costs: loading, embedding the corpus's skills (CPU and wall),
-and embedding one request (CPU ms, one thread). ``--fit`` also searches the
-fusion's parameters (k, depth, weight) and fits the two-feature abstention on
-the first set alone, and prints them.
+and embedding one request (CPU ms, one thread). ``--fit`` also prints the
+abstentions fitted on the first set alone with their leave-one-out log-loss (the
+feature choice), and scores every fusion (k, depth, weight) of a grid on the
+first set, summed over the models given.
 
 Targets (issue text): direct top-1 >= 90 %, indirect top-3 >= 60 %, off-domain
 abstain >= 80 % at >= 90 % precision; with a model, direct top-1 >= 92 %,
@@ -163,6 +164,7 @@ class Model:
         self.matrix = self.semantic.matrix()
         self.embed = (time.perf_counter() - started, time.process_time() - cpu)
         self.fitted = getattr(self.embedder, "abstention", None)
+        self.dense_fit = getattr(self.embedder, "dense_abstention", None)
         self.request_ms: list[float] = []
         self.seen: dict[str, Any] = {}
 
@@ -175,25 +177,46 @@ class Model:
         return self.seen[query]
 
 
-def _fit(cases: Sequence[Any], index: Any, model: Model) -> tuple[Any, Any, tuple[int, int, float]]:
-    """On the tuning set only: the fusion's parameters (grid), the two-feature
-    abstention and the dense-alone abstention (logistic regressions)."""
+def _features(cases: Sequence[Any], index: Any, model: Model) -> Any:
+    """Per request: the abstention's features (1, logit of the lexical confidence,
+    best cosine, cosine of lexical search's first hit)."""
     import numpy as np
 
-    from skilldeck.search._semantic import SemanticIndex, lexical_logit
+    from skilldeck.search._semantic import lexical_logit
 
-    lexical = [index.search(c.query, limit=1) for c in cases]
-    best = [float(model.similarities(c.query).max()) for c in cases]
-    lex = [h[0].confidence if h else 0.0 for h in lexical]
-    y = np.array([1.0 if c.expected else 0.0 for c in cases])
-    logits = [lexical_logit(p) for p in lex]
-    x2 = np.array([[1.0, lg, b] for lg, b in zip(logits, best, strict=True)])
-    two = _logistic(x2, y)
-    one = _logistic(x2[:, [0, 2]], y)
-    grid = []
-    for k in (5, 10, 20, 30, 60, 100):
+    positions = {d.name: i for i, d in reversed(list(enumerate(index.documents)))}
+    rows = []
+    for case in cases:
+        lexical = index.search(case.query, limit=1)
+        sims = model.similarities(case.query)
+        first = float(sims[positions[lexical[0].name]]) if lexical else 0.0
+        confidence = lexical[0].confidence if lexical else 0.0
+        rows.append([1.0, lexical_logit(confidence), float(sims.max()), first])
+    return np.array(rows)
+
+
+def _loo_logloss(x: Any, y: Any) -> float:
+    """Leave-one-out log-loss of a logistic regression on ``x`` (how the features
+    were chosen: the lowest on the tuning set)."""
+    import numpy as np
+
+    p = []
+    for i in range(len(y)):
+        keep = np.arange(len(y)) != i
+        w = _logistic(x[keep], y[keep])
+        p.append(1 / (1 + np.exp(-np.clip(x[i] @ w, -50, 50))))
+    q = np.clip(np.array(p), 1e-9, 1 - 1e-9)
+    return float(-np.mean(y * np.log(q) + (1 - y) * np.log(1 - q)))
+
+
+def _grid(cases: Sequence[Any], index: Any, model: Model) -> dict[tuple[int, int, float], float]:
+    """Direct top-1 + goal-phrased top-1 + top-3 of each fusion (k, depth, weight)."""
+    from skilldeck.search._semantic import SemanticIndex
+
+    scores = {}
+    for k in (5, 10, 20, 30, 60):
         for depth in (20, 30, 50, 100):
-            for weight in (0.5, 0.75, 1.0, 1.5):
+            for weight in (0.5, 0.75, 1.0, 1.25, 1.5):
                 fused = SemanticIndex(index, model.embedder, k=k, depth=depth, weight=weight)
                 fused._matrix = model.matrix
                 fused.similarities = model.similarities  # type: ignore[method-assign]
@@ -203,9 +226,28 @@ def _fit(cases: Sequence[Any], index: Any, model: Model) -> tuple[Any, Any, tupl
                 d1 = rep.by_kind["direct"].rate(rep.by_kind["direct"].top1)
                 i1 = rep.by_kind["indirect"].rate(rep.by_kind["indirect"].top1)
                 i3 = rep.by_kind["indirect"].rate(rep.by_kind["indirect"].top3)
-                grid.append((d1 + i1 + i3, -k, -depth, (k, depth, weight)))
-    grid.sort(reverse=True)
-    return two, one, grid[0][3]
+                scores[(k, depth, weight)] = d1 + i1 + i3
+    return scores
+
+
+def _fit(cases: Sequence[Any], index: Any, model: Model) -> dict[str, Any]:
+    """On the tuning set only: the abstention (logistic regression of the lexical
+    logit, the best cosine and the cosine of lexical search's first hit), the
+    two-feature one it replaced and the dense-alone one, with each one's
+    leave-one-out log-loss."""
+    import numpy as np
+
+    x = _features(cases, index, model)
+    y = np.array([1.0 if c.expected else 0.0 for c in cases])
+    out: dict[str, Any] = {}
+    for name, columns in (
+        ("abstention", [0, 1, 2, 3]),
+        ("two_feature", [0, 1, 2]),
+        ("dense_abstention", [0, 2]),
+    ):
+        out[name] = [round(float(v), 3) for v in _logistic(x[:, columns], y)]
+        out[f"{name}_loo_logloss"] = round(_loo_logloss(x[:, columns], y), 4)
+    return out
 
 
 def _routers(index: Any, model: Model, abstention: Any, dense_fit: Any) -> list[tuple[str, Any]]:
@@ -293,19 +335,20 @@ def main() -> int:
         ]
         models = []
         fits = {}
+        grids = {}
         tuning = sets[0][1]
         for spec in args.embedder:
             model = Model(index, spec)
             models.append(model)
-            two, one, params = _fit(tuning, index, model)
-            fits[model.name] = {
-                "abstention": [round(float(v), 3) for v in two],
-                "dense_abstention": [round(float(v), 3) for v in one],
-                "k_depth_weight": list(params),
-                "shipped_abstention": list(model.fitted) if model.fitted else None,
-            }
-            abstention = model.fitted if model.fitted is not None else two
-            routers.extend(_routers(index, model, abstention, one))
+            fit = _fit(tuning, index, model)
+            fit["shipped_abstention"] = list(model.fitted) if model.fitted else None
+            fit["shipped_dense_abstention"] = list(model.dense_fit) if model.dense_fit else None
+            fits[model.name] = fit
+            if args.fit:
+                grids[model.name] = _grid(tuning, index, model)
+            abstention = model.fitted if model.fitted is not None else fit["abstention"]
+            dense_fit = model.dense_fit or fit["dense_abstention"]
+            routers.extend(_routers(index, model, abstention, dense_fit))
         for model in models:  # each request embedded once, before the routers are timed
             for _, cases in sets:
                 for case in cases:
@@ -344,6 +387,9 @@ def main() -> int:
             "sets": {n: {"requests": len(c), "rows": r} for n, c, r in results},
             "models": costs,
             "fit": fits,
+            "fusion_grid": {
+                m: {str(k): round(v, 4) for k, v in g.items()} for m, g in grids.items()
+            },
             "suggest_prepare_seconds": prepare,
         }
         print(json.dumps(doc, indent=2))
@@ -362,10 +408,22 @@ def main() -> int:
         if args.fit:
             f = fits[name]
             print(
-                f"  fitted on {sets[0][0]}: abstention {f['abstention']} (shipped: "
-                f"{f['shipped_abstention']}), dense abstention {f['dense_abstention']}, "
-                f"best (k, depth, weight) {f['k_depth_weight']}"
+                f"  fitted on {sets[0][0]}: abstention {f['abstention']} (leave-one-out "
+                f"log-loss {f['abstention_loo_logloss']}; shipped: {f['shipped_abstention']}), "
+                f"without the lexical first hit's cosine {f['two_feature']} "
+                f"({f['two_feature_loo_logloss']}), dense abstention "
+                f"{f['dense_abstention']} (shipped: {f['shipped_dense_abstention']})"
             )
+    if grids:
+        total: Counter[tuple[int, int, float]] = Counter()
+        for grid in grids.values():
+            total.update(grid)
+        ranked = sorted(total.items(), key=lambda kv: (-round(kv[1], 6), kv[0]))
+        shown = ", ".join(f"{key} {value:.3f}" for key, value in ranked[:5])
+        print(
+            f"fusion (k, depth, weight) by direct top-1 + goal top-1 + goal top-3 on "
+            f"{sets[0][0]}, summed over the models: {shown}"
+        )
     columns = ("dir@1", "dir@3", "ind@1", "ind@3", "abst", "prec", "cpu ms")
     if models:
         print("(a model's routers: cpu ms without embedding the request, given per model above)")

@@ -314,6 +314,7 @@ PINNED: dict[str, list[str]] = {
         "SentenceEmbedder",
         "StaticEmbedder",
         "Suggestion",
+        "compare_routers",
         "configured_embedder",
         "derived_phrases",
         "evaluate_routing",

@@ -32,9 +32,10 @@ def _runtime(roots: Sequence[str], recursive: bool, embedder: str | None) -> ski
     return skilldeck.SkillRuntime(catalog, options=options, embedder=configured_embedder(embedder))
 
 
-def _progress() -> Callable[[int, int], None] | None:
-    """Shows how far a first search has read the skills, on stderr when it is a
-    terminal (an index is built once per catalog state; that can take seconds)."""
+def _progress(doing: str) -> Callable[[int, int], None] | None:
+    """Shows how far a first search has read (``indexing``) or embedded
+    (``embedding``) the skills, on stderr when it is a terminal (once per catalog
+    state; that can take seconds, or minutes for a model over a large catalog)."""
     if not sys.stderr.isatty():
         return None
 
@@ -42,7 +43,7 @@ def _progress() -> Callable[[int, int], None] | None:
         if done >= total:
             click.echo("\r\x1b[K", err=True, nl=False)  # the line is erased when done
         else:
-            click.echo(f"\rindexing skills for search: {done:,} of {total:,}", err=True, nl=False)
+            click.echo(f"\r{doing} skills for search: {done:,} of {total:,}", err=True, nl=False)
 
     return show
 
@@ -80,7 +81,8 @@ def search_command(
     """
     query = " ".join(words)
     runtime = _runtime(roots, recursive, embedder)
-    index = runtime.search_index(progress=_progress())
+    runtime.search_index(progress=_progress("indexing"))
+    index = runtime.prepare_search(progress=_progress("embedding"))
     if preflight:
         block = runtime.preflight(query)
         if fmt == "json":
@@ -163,38 +165,51 @@ def eval_routing(
     "expected": [] marks a request no skill should answer (an optional "kind"
     splits the figures, e.g. direct / indirect). Prints top-1 and top-3 for the
     answerable requests, and for the others how often search abstains (its best
-    hit is not confident) and how often its abstentions are right.
+    hit is not confident) and how often its abstentions are right. With a model
+    (--embedder or [search] embedder), lexical search, the model alone (dense) and
+    the two fused (what skills_search answers) side by side, in one run.
     """
-    from skilldeck.search import evaluate_routing, load_routing_cases
+    from skilldeck.search import compare_routers, load_routing_cases
 
     cases = load_routing_cases(file)
-    index = _runtime(roots, recursive, embedder).search_index()
-
-    def route(query: str) -> tuple[list[str], bool]:
-        hits = index.search(query, limit=3)
-        return [h.name for h in hits], not hits or not hits[0].confident
-
-    report = evaluate_routing(cases, route)
+    runtime = _runtime(roots, recursive, embedder)
+    runtime.search_index(progress=_progress("indexing"))
+    index = runtime.prepare_search(progress=_progress("embedding"))
+    reports = compare_routers(cases, index)
+    report = reports.get("fused", reports["lexical"])
     if fmt == "json":
         data = report.to_dict()
         if not misses:
             data.pop("misses")
-        echo_json({"skills": len(index), **data})
+        routers = {name: r.to_dict() for name, r in reports.items()}
+        for shown in routers.values():
+            shown.pop("misses")
+        echo_json({"skills": len(index), **data, "routers": routers})
         raise SystemExit(EXIT_OK)
     click.echo(f"{len(index)} skills, {len(cases)} requests")
-    for kind, tally in sorted(report.by_kind.items()):
-        click.echo(
-            f"  {kind:<10} {tally.total:>4} requests  top-1 {tally.rate(tally.top1):6.1%}"
-            f"  top-3 {tally.rate(tally.top3):6.1%}"
-        )
+    kinds = sorted(report.by_kind)
+    heads = [f"{k} ({report.by_kind[k].total})" for k in kinds]
+    subs = ["top-1   top-3"] * len(kinds)
     if report.unanswerable:
-        abstained = report.abstained_right + report.abstained_wrong
-        precision = f"{report.abstain_precision:.1%}" if abstained else "n/a: never abstained"
-        click.echo(
-            f"  {'no skill':<10} {report.unanswerable:>4} requests  abstained "
-            f"{report.abstain_recall:6.1%}  (precision {precision}, "
-            f"{report.abstained_wrong} answerable requests abstained)"
-        )
+        heads.append(f"no skill ({report.unanswerable})")
+        subs.append("abstained  precision")
+    click.echo(f"{'':<8}" + "".join(f"  {h:<20}" for h in heads))
+    click.echo(f"{'router':<8}" + "".join(f"  {h:<20}" for h in subs))
+    for name, r in reports.items():
+        cells = []
+        for kind in kinds:
+            tally = r.by_kind[kind]
+            cells.append(f"{tally.rate(tally.top1):6.1%}  {tally.rate(tally.top3):6.1%}")
+        if r.unanswerable:
+            abstained = r.abstained_right + r.abstained_wrong
+            precision = f"{r.abstain_precision:6.1%}" if abstained else "   n/a"
+            cells.append(f"   {r.abstain_recall:6.1%}     {precision}")
+        click.echo(f"{name:<8}" + "".join(f"  {c:<20}" for c in cells))
+    if report.unanswerable:
+        wrong = ", ".join(f"{n} {r.abstained_wrong}" for n, r in reports.items())
+        click.echo(f"answerable requests abstained on: {wrong}")
+        if not any(r.abstained_right + r.abstained_wrong for r in reports.values()):
+            click.echo("(precision n/a: never abstained)")
     if misses:
         for query, expected, got in report.misses:
             click.echo(f"  miss: {query!r}: expected {', '.join(expected)}; got {', '.join(got)}")

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
         lint_catalog as lint_catalog,
     )
     from skilldeck.search._routing import (
+        compare_routers as compare_routers,
         evaluate_routing as evaluate_routing,
         load_routing_cases as load_routing_cases,
     )
@@ -80,6 +81,7 @@ else:
         "load_embedder": "._embedding",
         "model_location": "._embedding",
         "static_embedder": "._embedding",
+        "compare_routers": "._routing",
         "evaluate_routing": "._routing",
         "load_routing_cases": "._routing",
         "Embedder": "._semantic",

@@ -68,15 +68,22 @@ _OFF = "off"
 _MAX_TOKENS = 256  # tokens of a text the sentence model reads (the rest is cut)
 _ONNX_BATCH = 32
 _PROBE = "skilldeck"
-#: The two-feature abstention (``SemanticIndex``: intercept, logit of the lexical
-#: confidence, best cosine) fitted for each model measured, by its ``identity``:
-#: logistic regression on bench/data/routing.jsonl (``python bench/routing.py
-#: --fit``). A model not listed abstains exactly where lexical search abstains.
-FITTED_ABSTENTION: dict[str, tuple[float, float, float]] = {
+#: The abstention (``SemanticIndex``: intercept, logit of the lexical confidence, best
+#: cosine, cosine of lexical search's first hit) fitted for each model measured, by its
+#: ``identity``: logistic regression on bench/data/routing.jsonl (``python
+#: bench/routing.py --fit``).
+#: A model not listed abstains exactly where lexical search abstains.
+FITTED_ABSTENTION: dict[str, tuple[float, ...]] = {
     # all-MiniLM-L6-v2 exported to ONNX, fp32 (90 MB)
-    "onnx:5b5f2f83140ea699da39a2280736acb8": (-8.349, 2.118, 31.128),
+    "onnx:5b5f2f83140ea699da39a2280736acb8": (-10.922, 2.358, 27.787, 16.388),
     # the same, quantised to int8 weights (23 MB)
-    "onnx:9dee126fd5cffc78c69d5e0255229eb7": (-10.343, 1.934, 34.929),
+    "onnx:9dee126fd5cffc78c69d5e0255229eb7": (-11.022, 2.529, 25.13, 18.127),
+}
+#: The dense ranking's own abstention (intercept, best cosine), fitted the same way:
+#: what ``SemanticIndex.dense_search`` and ``eval routing``'s dense column abstain by.
+FITTED_DENSE_ABSTENTION: dict[str, tuple[float, float]] = {
+    "onnx:5b5f2f83140ea699da39a2280736acb8": (-13.002, 45.308),
+    "onnx:9dee126fd5cffc78c69d5e0255229eb7": (-12.969, 44.204),
 }
 
 
@@ -87,8 +94,8 @@ class StaticEmbedder:
     - ``identity``: a digest of the model's vectors and vocabulary, the same
       wherever the model lies (saved skill embeddings are keyed by it);
     - ``dimensions``: the length of each vector;
-    - ``abstention``: ``None``, or the two-feature abstention you fitted for this
-      model (``SemanticIndex``).
+    - ``abstention``, ``dense_abstention``: ``None``, or the abstentions you fitted
+      for this model (``SemanticIndex``).
     """
 
     def __init__(self, model: Any, source: str) -> None:
@@ -96,7 +103,8 @@ class StaticEmbedder:
         self.source = source
         self.dimensions = int(model.dim)
         self.identity = "model2vec:" + _digest(model)
-        self.abstention: tuple[float, float, float] | None = None
+        self.abstention: tuple[float, ...] | None = None
+        self.dense_abstention: tuple[float, float] | None = None
 
     def __call__(self, texts: Sequence[str]) -> Any:
         return self.model.encode(list(texts), show_progress_bar=False, use_multiprocessing=False)
@@ -114,8 +122,8 @@ class SentenceEmbedder:
     - ``identity``: a digest of the model and tokenizer files (saved skill
       embeddings and the fitted abstention are keyed by it);
     - ``dimensions``: the length of each vector;
-    - ``abstention``: the two-feature abstention fitted for this model
-      (``FITTED_ABSTENTION``), or ``None``;
+    - ``abstention``, ``dense_abstention``: the abstentions fitted for this model
+      (``FITTED_ABSTENTION``, ``FITTED_DENSE_ABSTENTION``), or ``None``;
     - ``threads``: onnxruntime's threads per call (1 by default: a request is a
       few milliseconds of work, and more threads on a small machine cost 2-3x the
       CPU for no gain).
@@ -151,8 +159,9 @@ class SentenceEmbedder:
             with open(part, "rb") as fh:
                 h.update(hashlib.file_digest(fh, "sha256").digest())
         self.identity = "onnx:" + h.hexdigest()[:32]
-        #: the fitted two-feature abstention of this model (``None``: lexical abstention)
+        #: the fitted abstention of this model (``None``: lexical abstention)
         self.abstention = FITTED_ABSTENTION.get(self.identity)
+        self.dense_abstention = FITTED_DENSE_ABSTENTION.get(self.identity)
         self.dimensions = int(self([_PROBE]).shape[1])
 
     def __call__(self, texts: Sequence[str]) -> Any:

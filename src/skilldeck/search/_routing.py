@@ -14,6 +14,10 @@ names the tool; ``indirect``: it names the goal) splits the figures.
 abstained)``) over the set and returns a ``RoutingReport``: top-1 / top-3 for the
 answerable requests (per kind), and how often the router abstains on requests no
 skill fits (recall) and how often its abstentions are right (precision).
+
+``compare_routers(cases, index)`` does it for each ranking of a search index, side
+by side: ``lexical`` (BM25F) and, for a ``SemanticIndex``, ``dense`` (the model
+alone) and ``fused`` (what ``skills_search`` answers with the model on).
 """
 
 from __future__ import annotations
@@ -26,7 +30,13 @@ from typing import Any
 
 from skilldeck._errors import InvalidArgumentsError
 
-__all__ = ["RoutingCase", "RoutingReport", "evaluate_routing", "load_routing_cases"]
+__all__ = [
+    "RoutingCase",
+    "RoutingReport",
+    "compare_routers",
+    "evaluate_routing",
+    "load_routing_cases",
+]
 
 MAX_CASES = 100_000
 MAX_LINE = 64 * 1024
@@ -183,3 +193,29 @@ def evaluate_routing(cases: Iterable[RoutingCase], router: Router) -> RoutingRep
         abstained_wrong=wrong,
         misses=tuple(misses),
     )
+
+
+def _router(search: Callable[..., Sequence[Any]]) -> Router:
+    def route(query: str) -> tuple[list[str], bool]:
+        hits = search(query, limit=3)
+        return [h.name for h in hits], not hits or not hits[0].confident
+
+    return route
+
+
+def compare_routers(cases: Sequence[RoutingCase], index: Any) -> dict[str, RoutingReport]:
+    """The figures of each ranking of ``index`` over ``cases``, in one run:
+    ``lexical``, and with a model (a ``SemanticIndex``) ``dense`` and ``fused``.
+
+    The dense ranking abstains by the model's fitted dense abstention, or, for a
+    model without one, when the best cosine similarity is under 0.5."""
+    from skilldeck.search._semantic import SemanticIndex
+
+    if not isinstance(index, SemanticIndex):
+        return {"lexical": evaluate_routing(cases, _router(index.search))}
+    index.prepare()
+    return {
+        "lexical": evaluate_routing(cases, _router(index.lexical.search)),
+        "dense": evaluate_routing(cases, _router(index.dense_search)),
+        "fused": evaluate_routing(cases, _router(index.search)),
+    }

@@ -9,21 +9,22 @@ as ``SkillRuntime(embedder=...)`` or to ``SemanticIndex(lexical, embedder)``.
 ``SearchHit`` values, so ``skills_search``, ``suggest`` and ``preflight`` use it
 unchanged. It ranks by reciprocal-rank fusion of the lexical ranking (BM25F, see
 ``skilldeck.search._bm25``) and the cosine similarity of the request to each skill's
-name and listing description: a skill scores ``1 / (k + rank)`` in each ranking
-it is among the first ``depth`` of (``k`` 10, ``depth`` 50, the semantic ranking
-counting ``weight`` 0.75 times; a skill no more similar than ``floor`` 0 counts
-through its lexical rank only); a request that names a skill exactly keeps it first.
+name, listing description and usage sections: a skill scores ``1 / (k + rank)``
+in each ranking it is among the first ``depth`` of (``k`` 10, ``depth`` 100, the
+semantic ranking counting ``weight`` 1.0 times; a skill no more similar than
+``floor`` 0 counts through its lexical rank only); a request that names a skill
+exactly keeps it first.
 
 Confidence (what abstention, ``suggest`` and ``preflight`` go by) is one number
 per request, given to the first hit; the hits after it never have more. Without
 a fitted abstention it is the lexical ranking's (its first hit's confidence), so
 search abstains exactly where lexical search abstains. With one (``abstention=
-(intercept, lexical, cosine)``, or an attribute ``abstention`` of the embedder:
-``load_embedder`` sets it for the models it knows), it is a logistic model of
-two features: the logit of the lexical confidence and the best cosine
-similarity of the request to any skill, fitted for that model on labelled
-requests, so a request lexical search abstains on is answered only when the
-model is confident, and the other way round.
+(intercept, lexical, cosine, first)``, or an attribute ``abstention`` of the
+embedder: ``load_embedder`` sets it for the models it knows), it is a logistic
+model of the logit of the lexical confidence, the best cosine similarity of the
+request to any skill and its cosine similarity to lexical search's first hit,
+fitted for that model on labelled requests, so a request lexical search abstains
+on is answered only when the model is confident, and the other way round.
 
 With ``store=(folder, key)`` (the runtime passes the folder and key of its saved
 search index) and an embedder that names its model (a string attribute
@@ -35,8 +36,10 @@ request, and a process over a changed catalog embeds only the skills whose text
 is in none of the saved files of that model. A file that does not load as the
 expected arrays is ignored. With ``reuse`` (the runtime passes the index it
 replaces when the catalog changes) the skills whose text did not change keep
-their vectors in memory too. Embedding that takes more than a second shows its
-progress on a terminal (standard error).
+their vectors in memory too. ``prepare(progress=)`` makes the vectors now and
+reports progress; without a callback, embedding that takes more than a second
+shows its progress on a terminal (standard error). With ``background`` the
+vectors are made in a thread and searches answer lexically until they are ready.
 
 An embedder that raises, or answers with the wrong shape, does not break search:
 the lexical ranking answers alone, the reason is logged (``skilldeck.search``,
@@ -73,11 +76,11 @@ _log = logging.getLogger("skilldeck.search")
 # the fusion's parameters, chosen on the tuning set (bench/data/routing.jsonl) with
 # all-MiniLM-L6-v2 (fp32 and int8): docs/routing.md, "Semantic backend"
 RRF_K = 10  # reciprocal-rank constant: 1 / (k + rank)
-RRF_DEPTH = 50  # candidates of each ranking in the fusion
-RRF_WEIGHT = 0.75  # the semantic ranking's share (the lexical one counts 1)
+RRF_DEPTH = 100  # candidates of each ranking in the fusion
+RRF_WEIGHT = 1.0  # the semantic ranking's share (the lexical one counts 1)
 _BATCH = 256
 _MAX_TEXT = 2000  # characters of a request or a skill sent to the embedder
-_FORMAT = 2  # of the text embedded per skill (``_doc_text``) and of the saved file
+_FORMAT = 3  # of the text embedded per skill (``_doc_text``) and of the saved file
 #: saved embedding files kept per folder (one per catalog state and model)
 MAX_SAVED = 8
 _SUFFIX = ".embeddings.npz"
@@ -98,7 +101,12 @@ def _numpy() -> Any:
 
 
 def _doc_text(doc: SearchDocument) -> str:
-    return f"{doc.name.replace('-', ' ')}: {doc.listing}"[:_MAX_TEXT]
+    """What the model embeds for one skill: its name, listing description and the
+    usage sections of its body (when to use it, often in the user's words)."""
+    text = f"{doc.name.replace('-', ' ')}: {doc.listing}"
+    if doc.usage:
+        text = f"{text} {doc.usage}"
+    return text[:_MAX_TEXT]
 
 
 def _text_digest(text: str) -> bytes:
@@ -106,20 +114,37 @@ def _text_digest(text: str) -> bytes:
 
 
 def lexical_logit(confidence: float) -> float:
-    """The first feature of the two-feature abstention: the logit of the lexical
+    """The first feature of the abstention: the logit of the lexical
     confidence, within +-9 (a named skill's 1.0 is not infinitely sure)."""
     p = min(max(confidence, 1e-6), 1 - 1e-6)
     return max(-_LOGIT_CLIP, min(_LOGIT_CLIP, math.log(p / (1 - p))))
 
 
+#: ``(intercept, lexical, cosine[, first])``: the coefficients of the abstention model
+Abstention = tuple[float, ...]
+
+
 def fused_confidence(
-    abstention: tuple[float, float, float], lexical: float, cosine: float
+    abstention: Abstention, lexical: float, cosine: float, first: float = 0.0
 ) -> float:
-    """The request's confidence from the lexical confidence and the best cosine
-    similarity (the two-feature logistic model ``abstention``)."""
-    intercept, a, b = abstention
-    z = intercept + a * lexical_logit(lexical) + b * cosine
+    """The request's confidence from the lexical confidence, the best cosine
+    similarity of the request to any skill and the cosine similarity of the
+    request to lexical search's first hit (0 without one: whether the model agrees
+    with it), by the logistic model ``abstention``: ``(intercept, lexical,
+    cosine)`` or ``(intercept, lexical, cosine, first)``."""
+    intercept, a, b = abstention[:3]
+    c = abstention[3] if len(abstention) > 3 else 0.0
+    z = intercept + a * lexical_logit(lexical) + b * cosine + c * first
     return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
+
+
+def _abstention(value: Any) -> Abstention | None:
+    if value is None:
+        return None
+    values = tuple(float(v) for v in value)
+    if len(values) not in (3, 4) or not all(math.isfinite(v) for v in values):
+        raise ValueError("abstention must be (intercept, lexical, cosine[, first]), finite")
+    return values
 
 
 class SemanticIndex(SearchIndex):
@@ -132,13 +157,20 @@ class SemanticIndex(SearchIndex):
     - ``floor``: the similarity a skill must pass to take part through it (0:
       a skill no more similar than an unrelated text counts through its lexical
       rank only; ``None``: every skill among the first ``depth``).
-    - ``abstention``: ``(intercept, lexical, cosine)`` of the two-feature model
-      of the request's confidence (``None``: the embedder's ``abstention``
+    - ``abstention``: ``(intercept, lexical, cosine[, first])`` of the model of
+      the request's confidence (``None``: the embedder's ``abstention``
       attribute, else the lexical confidence alone).
     - ``store``: ``(folder, key)`` to save the skill embeddings under (see the
-      module docstring); ``None`` keeps them in memory only.
+      module docstring); ``None`` keeps them in memory only. The key must change
+      whenever the text of a skill does (the runtime's index key covers every
+      SKILL.md): a file saved under it is used without reading the skills again.
     - ``reuse``: an earlier index over the same embedder (a catalog before it
       changed): the skills whose text is unchanged take its embeddings.
+    - ``documents``: the index's documents with their body fields (the usage
+      sections are embedded too), made when the skills are embedded; ``None``:
+      the index's own documents.
+    - ``background``: embed the skills in a thread, started by the first search
+      (or ``prepare(background=True)``), and answer lexically until they are ready.
     """
 
     def __init__(
@@ -150,17 +182,15 @@ class SemanticIndex(SearchIndex):
         k: int = RRF_K,
         depth: int = RRF_DEPTH,
         floor: float | None = 0.0,
-        abstention: tuple[float, float, float] | None = None,
+        abstention: Sequence[float] | None = None,
         store: tuple[str | os.PathLike[str], str] | None = None,
         reuse: SemanticIndex | None = None,
+        documents: Callable[[], Sequence[SearchDocument]] | None = None,
+        background: bool = False,
     ) -> None:
         if abstention is None:  # the embedder may carry its fitted model
             abstention = getattr(embedder, "abstention", None)
-        if abstention is not None:
-            values = tuple(float(v) for v in abstention)
-            if len(values) != 3 or not all(math.isfinite(v) for v in values):
-                raise ValueError("abstention must be (intercept, lexical, cosine), finite")
-            abstention = (values[0], values[1], values[2])
+        fitted = _abstention(abstention)
         if floor is not None and not math.isfinite(floor):
             raise ValueError("floor must be a finite number")
         if not (math.isfinite(weight) and weight >= 0):
@@ -175,7 +205,9 @@ class SemanticIndex(SearchIndex):
         self.k = int(k)
         self.depth = int(depth)
         self.floor = None if floor is None else float(floor)
-        self.abstention = abstention
+        self.abstention = fitted
+        self.background = background
+        self._full_documents = documents
         self._matrix: Any = None
         self.store = (Path(store[0]), store[1]) if store is not None else None
         while reuse is not None and reuse._matrix is None:  # never searched: its own earlier
@@ -189,7 +221,10 @@ class SemanticIndex(SearchIndex):
         self.embedded = 0
         #: why the last search fell back to the lexical ranking (``None``: it did not)
         self.error: str | None = None
+        #: skills embedded so far and how many need it (while the vectors are made)
+        self.progress: tuple[int, int] = (0, 0)
         self._lock = threading.Lock()
+        self._worker: threading.Thread | None = None
         keys: dict[str, int] = {}
         for i, doc in enumerate(self.documents):
             keys.setdefault(doc.key or doc.name, i)
@@ -211,18 +246,69 @@ class SemanticIndex(SearchIndex):
         norms = np.linalg.norm(rows, axis=1, keepdims=True)
         return rows / np.where(norms > 0, norms, 1.0)
 
-    def matrix(self) -> Any:
+    @property
+    def ready(self) -> bool:
+        """Whether the skill embeddings are made (searches are fused)."""
+        return self._matrix is not None
+
+    def prepare(
+        self,
+        *,
+        background: bool = False,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> None:
+        """Load or make the skill embeddings now, calling ``progress(done, total)``
+        as they are made; with ``background``, in a thread (searches answer
+        lexically meanwhile) and return at once. A failure is kept in ``error``
+        (and the next search tries again), never raised."""
+        if background:
+            self.background = True
+            self._start(progress)
+            return
+        try:
+            self.matrix(progress=progress)
+        except Exception as exc:  # the host's model: reported like a failing search
+            self._failed(exc)
+
+    def _start(self, progress: Callable[[int, int], None] | None = None) -> None:
+        with self._lock:
+            if self._matrix is not None or (self._worker and self._worker.is_alive()):
+                return
+            self._worker = threading.Thread(
+                target=self._work, args=(progress,), name="skilldeck-embed", daemon=True
+            )
+            self._worker.start()
+
+    def _work(self, progress: Callable[[int, int], None] | None) -> None:
+        started = time.monotonic()
+        try:
+            self.matrix(progress=progress)
+        except Exception as exc:  # kept in error; the next search starts again
+            self._failed(exc)
+            return
+        if self.embedded:
+            _log.info(
+                "embedded %d skills for search in %.1f s", self.embedded, time.monotonic() - started
+            )
+
+    def _failed(self, exc: Exception) -> None:
+        reason = str(exc) if isinstance(exc, ValueError) else f"{type(exc).__name__}: {exc}"
+        if reason != self.error:
+            _log.warning("semantic search fell back to lexical: %s", reason)
+        self.error = reason
+
+    def matrix(self, *, progress: Callable[[int, int], None] | None = None) -> Any:
         """The normalised embeddings of every skill (loaded or made on first use)."""
         with self._lock:
             if self._matrix is None:
                 saved = self._saved_file()
-                digests = [_text_digest(t) for t in self.texts()]
-                matrix = _load_matrix(saved, digests) if saved else None
+                matrix = _load_matrix(saved, len(self.documents)) if saved else None
                 if matrix is None:
+                    digests = [_text_digest(t) for t in self.texts()]
                     known = self._reusable()
                     if saved is not None:
                         known = {**_saved_rows(saved, set(digests)), **known}
-                    matrix = self._embed_documents(known)
+                    matrix = self._embed_documents(known, progress)
                     if saved is not None and len(matrix):
                         _save_matrix(saved, digests, matrix)
                 else:
@@ -234,7 +320,10 @@ class SemanticIndex(SearchIndex):
     def texts(self) -> list[str]:
         """The text embedded for each skill, in the order of the documents."""
         if self._texts is None:
-            self._texts = [_doc_text(d) for d in self.documents]
+            docs = self._full_documents() if self._full_documents else self.documents
+            if len(docs) != len(self.documents):
+                raise ValueError("the documents to embed are not the index's")
+            self._texts = [_doc_text(d) for d in docs]
         return self._texts
 
     def _reusable(self) -> dict[bytes, Any]:
@@ -247,7 +336,9 @@ class SemanticIndex(SearchIndex):
             return {}
         return {_text_digest(t): row for t, row in zip(earlier.texts(), matrix, strict=False)}
 
-    def _embed_documents(self, known: dict[bytes, Any]) -> Any:
+    def _embed_documents(
+        self, known: dict[bytes, Any], report: Callable[[int, int], None] | None
+    ) -> Any:
         np = _numpy()
         texts = self.texts()
         if not texts:
@@ -255,11 +346,14 @@ class SemanticIndex(SearchIndex):
         digests = [_text_digest(t) for t in texts]
         todo = list(dict.fromkeys(t for t, d in zip(texts, digests, strict=True) if d not in known))
         parts = []
-        progress = _Progress(len(todo))
+        # progress on a terminal, unless the caller shows it or it runs in the background
+        shown = report if report is not None or self.background else _Progress(len(todo)).update
+        self.progress = (0, len(todo))
         for i in range(0, len(todo), _BATCH):
             parts.append(self._embed(todo[i : i + _BATCH]))
-            progress.update(min(i + _BATCH, len(todo)))
-        progress.done()
+            self.progress = (min(i + _BATCH, len(todo)), len(todo))
+            if shown is not None:
+                shown(*self.progress)
         self.embedded = len(todo)
         widths = {p.shape[1] for p in parts} | {len(r) for r in itertools.islice(known.values(), 1)}
         if len(widths) > 1:
@@ -282,13 +376,13 @@ class SemanticIndex(SearchIndex):
         lexical = self.lexical.search(query, limit=max(limit, self.depth))
         if self.weight == 0:
             return lexical[:limit]
+        if self.background and self._matrix is None:
+            self._start()  # lexical answers until the skills are embedded
+            return lexical[:limit]
         try:
             hits = self._fused(query, lexical, limit)
         except Exception as exc:  # the host's model: any failure leaves lexical search
-            reason = str(exc) if isinstance(exc, ValueError) else f"{type(exc).__name__}: {exc}"
-            if reason != self.error:
-                _log.warning("semantic search fell back to lexical: %s", reason)
-            self.error = reason
+            self._failed(exc)
             return lexical[:limit]
         self.error = None
         return hits
@@ -302,7 +396,42 @@ class SemanticIndex(SearchIndex):
                 f"the embedder returned {q.shape[0]} dimensions for the request and "
                 f"{matrix.shape[1]} for the skills"
             )
-        return matrix @ q.astype(matrix.dtype)
+        # einsum, not BLAS: OpenBLAS threads a product this size, costing a small
+        # machine several times the CPU for the same answer
+        return _numpy().einsum("ij,j->i", matrix, q.astype(matrix.dtype))
+
+    def dense_search(self, query: str, *, limit: int = 10) -> list[SearchHit]:
+        """The model's ranking alone (cosine similarity, best first): what the fusion
+        adds to lexical search, for measuring it. Each hit's confidence is the
+        model's dense abstention (``dense_abstention`` of the embedder: ``(intercept,
+        cosine)`` of a logistic model of the best cosine) for the first hit, never
+        more after it; without one, the cosine similarity itself."""
+        np = _numpy()
+        if limit <= 0 or not self.documents or not query.strip():
+            return []
+        sims = self.similarities(query)
+        order = np.argsort(-sims, kind="stable")[:limit].tolist()
+        fit = getattr(self.embedder, "dense_abstention", None)
+        top = float(sims[order[0]])
+        if fit is not None:
+            z = float(fit[0]) + float(fit[1]) * top
+            top = 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
+        hits = []
+        for rank, pos in enumerate(order, start=1):
+            doc = self.documents[pos]
+            own = top if rank == 1 else min(top, max(0.0, float(sims[pos])))
+            hits.append(
+                SearchHit(
+                    name=doc.name,
+                    score=round(float(sims[pos]), 6),
+                    description=doc.listing,
+                    key=doc.key or doc.name,
+                    source=doc.source,
+                    rank=rank,
+                    confidence=round(max(0.0, min(1.0, own)), 4),
+                )
+            )
+        return hits
 
     def _fused(self, query: str, lexical: list[SearchHit], limit: int) -> list[SearchHit]:
         np = _numpy()
@@ -330,7 +459,9 @@ class SemanticIndex(SearchIndex):
         best = ranked[:limit]
         confidence = lexical[0].confidence if lexical else 0.0
         if self.abstention is not None:
-            confidence = fused_confidence(self.abstention, confidence, float(sims.max()))
+            named = self._positions.get(lexical[0].key or lexical[0].name) if lexical else None
+            first = float(sims[named]) if named is not None else 0.0
+            confidence = fused_confidence(self.abstention, confidence, float(sims.max()), first)
         top = fused[best[0]] if best else 1.0
         hits: list[SearchHit] = []
         for rank, pos in enumerate(best, start=1):
@@ -370,19 +501,14 @@ class _Progress:
         except (AttributeError, ValueError, OSError):
             self.tty = False
 
-    def update(self, done: int) -> None:
+    def update(self, done: int, total: int) -> None:
         if not self.tty or time.monotonic() - self.started < _PROGRESS_AFTER:
             return
         self.shown = True
+        end = "\n" if done >= total else ""
         with contextlib.suppress(OSError, ValueError):
-            sys.stderr.write(f"\rskilldeck: embedding skills for search {done}/{self.total}")
+            sys.stderr.write(f"\rskilldeck: embedding skills for search {done}/{total}{end}")
             sys.stderr.flush()
-
-    def done(self) -> None:
-        if self.shown:
-            with contextlib.suppress(OSError, ValueError):
-                sys.stderr.write("\n")
-                sys.stderr.flush()
 
 
 def _same_model(a: Any, b: Any) -> bool:
@@ -417,10 +543,11 @@ def _read(path: Path) -> tuple[Any, Any] | None:
     return keys, (vectors / np.where(norms > 0, norms, 1)).astype("float32")
 
 
-def _load_matrix(path: Path, digests: Sequence[bytes]) -> Any:
-    """The matrix saved at ``path`` when its rows embed exactly ``digests``, else ``None``."""
+def _load_matrix(path: Path, rows: int) -> Any:
+    """The matrix saved at ``path`` when it has ``rows`` rows, else ``None`` (its name
+    holds the key of the catalog state, so its rows are that state's skills)."""
     read = _read(path)
-    if read is None or read[0] != list(digests):
+    if read is None or len(read[0]) != rows:
         return None
     with contextlib.suppress(OSError):
         os.utime(path)  # recently used: kept by the pruning

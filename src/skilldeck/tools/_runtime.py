@@ -444,6 +444,26 @@ class SkillRuntime:
         search over a large catalog takes seconds); never when the index is reused."""
         return self._search.index(self._listing(), progress=progress)
 
+    def prepare_search(
+        self,
+        *,
+        background: bool = False,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> SearchIndex:
+        """Build or load the search index now and, with an embedder, the skill
+        embeddings, calling ``progress(done, total)`` as skills are embedded. With
+        ``background``, the embeddings (of this and every later catalog state) are
+        made in a thread and searches answer lexically until they are ready: what a
+        server does, so its first answers do not wait minutes for a new catalog."""
+        from skilldeck.search import SemanticIndex
+
+        if background:
+            self._search.embed_background = True
+        index = self.search_index()
+        if isinstance(index, SemanticIndex):
+            index.prepare(background=background, progress=progress)
+        return index
+
     def _listing(self) -> list[Any]:
         """What the model may know of: the mode's skills, less ``disable-model-invocation``.
 

@@ -9,6 +9,7 @@ SKILL.md again. Documents carry the name, description, tags and, with
 
 from __future__ import annotations
 
+import functools
 import operator
 import os
 import re
@@ -68,6 +69,9 @@ class RuntimeSearch:
         self.terms_store: TermsStore | None = None
         """Where each skill's terms are kept for other processes when the catalog has
         no cache folder (a database store: ``PostgresStore``)."""
+        self.embed_background = False
+        """Embed the skills of a new catalog in a thread, answering lexically meanwhile
+        (``SemanticIndex(background=True)``; set by ``SkillRuntime.prepare_search``)."""
 
     def index(self, metas: list[Any], *, progress: Progress | None = None) -> SearchIndex:
         """The search index over ``metas`` (rebuilt when the listing changes).
@@ -96,7 +100,12 @@ class RuntimeSearch:
                 # previous index's embeddings of unchanged skills are reused
                 previous = self._index if isinstance(self._index, SemanticIndex) else None
                 index = SemanticIndex(
-                    index, self.options.embedder, store=self._store, reuse=previous
+                    index,
+                    self.options.embedder,
+                    store=self._store,
+                    reuse=previous,
+                    documents=functools.partial(self._full_documents, metas),
+                    background=self.embed_background,
                 )
             self._index = index
             self._of = metas
@@ -212,6 +221,17 @@ class RuntimeSearch:
         headings, prose, usage = body_parts(self._body_head(meta))
         doc = replace(doc, headings=headings)
         return doc, doc_terms(doc, body=prose, usage=usage)
+
+    def _full_documents(self, metas: list[Any]) -> list[SearchDocument]:
+        """The documents of ``metas`` with their body fields (what the model embeds),
+        the last build's where it made them."""
+        made = self._docs
+        return [
+            found[1]
+            if (found := made.get(id(m))) is not None and found[0] is m
+            else self._search_doc(m)
+            for m in metas
+        ]
 
     def _search_doc(self, meta: Any, *, body: bool = True) -> SearchDocument:
         headings: tuple[str, ...] = ()

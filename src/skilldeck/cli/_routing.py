@@ -193,8 +193,8 @@ def eval_routing(
     if report.unanswerable:
         heads.append(f"no skill ({report.unanswerable})")
         subs.append("abstained  precision")
-    click.echo(f"{'':<8}" + "".join(f"  {h:<20}" for h in heads))
-    click.echo(f"{'router':<8}" + "".join(f"  {h:<20}" for h in subs))
+    click.echo(f"{'':<8}" + "".join(f"  {h:<20}" for h in heads).rstrip())
+    click.echo(f"{'router':<8}" + "".join(f"  {h:<20}" for h in subs).rstrip())
     for name, r in reports.items():
         cells = []
         for kind in kinds:
@@ -204,7 +204,7 @@ def eval_routing(
             abstained = r.abstained_right + r.abstained_wrong
             precision = f"{r.abstain_precision:6.1%}" if abstained else "   n/a"
             cells.append(f"   {r.abstain_recall:6.1%}     {precision}")
-        click.echo(f"{name:<8}" + "".join(f"  {c:<20}" for c in cells))
+        click.echo(f"{name:<8}" + "".join(f"  {c:<20}" for c in cells).rstrip())
     if report.unanswerable:
         wrong = ", ".join(f"{n} {r.abstained_wrong}" for n, r in reports.items())
         click.echo(f"answerable requests abstained on: {wrong}")

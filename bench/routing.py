@@ -150,7 +150,7 @@ def _logistic(x: Any, y: Any, l2: float = 1e-3) -> Any:
 class Model:
     """One embedding model over the corpus: its skill matrix and costs."""
 
-    def __init__(self, index: Any, spec: str) -> None:
+    def __init__(self, catalog: Any, spec: str) -> None:
         from skilldeck.search import load_embedder
         from skilldeck.search._semantic import SemanticIndex
 
@@ -159,7 +159,9 @@ class Model:
         self.load = (time.perf_counter() - started, time.process_time() - cpu)
         self.spec = spec
         self.name = Path(getattr(self.embedder, "source", spec)).stem
-        self.semantic = SemanticIndex(index, self.embedder)
+        # the runtime's index: its documents for the model carry the usage sections
+        self.semantic = skilldeck.SkillRuntime(catalog, embedder=self.embedder).search_index()
+        assert isinstance(self.semantic, SemanticIndex)
         started, cpu = time.perf_counter(), time.process_time()
         self.matrix = self.semantic.matrix()
         self.embed = (time.perf_counter() - started, time.process_time() - cpu)
@@ -338,7 +340,7 @@ def main() -> int:
         grids = {}
         tuning = sets[0][1]
         for spec in args.embedder:
-            model = Model(index, spec)
+            model = Model(catalog, spec)
             models.append(model)
             fit = _fit(tuning, index, model)
             fit["shipped_abstention"] = list(model.fitted) if model.fitted else None

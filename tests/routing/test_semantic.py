@@ -268,6 +268,29 @@ def test_prepare_search_in_the_foreground_reports_progress(tmp_path: Path) -> No
     assert type(lexical.prepare_search()) is SearchIndex  # no model: nothing to embed
 
 
+def test_the_model_embeds_each_skills_usage_sections_too(tmp_path: Path) -> None:
+    """What a body says about when to use the skill is embedded with its listing,
+    whether the runtime built its search index or loaded the saved one."""
+    root = tmp_path / "skills"
+    write(root, "usb-history", "description: Investigate device connections.\n")
+    manifest = root / "usb-history" / "SKILL.md"
+    manifest.write_text(
+        manifest.read_text() + "\n## When to use\n\nSomeone plugged a thumb stick in.\n"
+    )
+    for _ in range(2):  # built, then loaded from the cache
+        seen: list[str] = []
+
+        def record(texts: Sequence[str], seen: list[str] = seen) -> list[list[float]]:
+            seen.extend(texts)
+            return WordVectors()(texts)
+
+        catalog = skilldeck.Catalog.from_roots([root], cache=tmp_path / "cache")
+        skilldeck.SkillRuntime(catalog, embedder=record).prepare_search()
+        assert seen == [
+            "usb history: Investigate device connections. Someone plugged a thumb stick in."
+        ]
+
+
 def test_compare_routers_measures_lexical_dense_and_fused_in_one_run(tmp_path: Path) -> None:
     from skilldeck.search import compare_routers, load_routing_cases
 

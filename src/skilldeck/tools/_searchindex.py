@@ -223,15 +223,10 @@ class RuntimeSearch:
         return doc, doc_terms(doc, body=prose, usage=usage)
 
     def _full_documents(self, metas: list[Any]) -> list[SearchDocument]:
-        """The documents of ``metas`` with their body fields (what the model embeds),
-        the last build's where it made them."""
-        made = self._docs
-        return [
-            found[1]
-            if (found := made.get(id(m))) is not None and found[0] is m
-            else self._search_doc(m)
-            for m in metas
-        ]
+        """The documents of ``metas`` with their body fields (the usage sections are
+        what the model embeds besides the listing; the index's own documents leave
+        the body out). Read only when skills are embedded, which costs far more."""
+        return [self._search_doc(m) for m in metas]
 
     def _search_doc(self, meta: Any, *, body: bool = True) -> SearchDocument:
         headings: tuple[str, ...] = ()

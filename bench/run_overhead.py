@@ -176,7 +176,16 @@ def main() -> int:
     from skilldeck.execution import probe_sandbox
 
     subprocess.run(
-        [sys.executable, "-m", "compileall", "-q", str(Path(skilldeck.__file__).parent)],
+        # skilldeck's modules, not the bundled skills' scripts (no caches in a skill)
+        [
+            sys.executable,
+            "-m",
+            "compileall",
+            "-q",
+            "-x",
+            "_bundled",
+            str(Path(skilldeck.__file__).parent),
+        ],
         check=False,
         stdout=subprocess.DEVNULL,
     )

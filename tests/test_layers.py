@@ -211,7 +211,6 @@ PRIVATE_IMPORTS_ALLOWED: dict[str, str] = {
     "exec/test_launch_helper.py": "the launch helper's argv protocol, native and Python twin",
     "exec/test_policy_rules.py": "the env allowlist and approval decision table, row by row",
     "format/test_yaml_fastpath.py": "the YAML fast path agrees with the full loader",
-    "foundation/test_codes.py": "checks the top level's _CODE_MODULES against the registrars",
     "foundation/conftest.py": "runs each foundation test under both resolvers of _tree",
     "foundation/test_tree.py": "unit tests of the one walker and contained reader (_tree)",
     "foundation/test_race.py": "races the contained reader alone, beside the tool and MCP",

@@ -237,26 +237,7 @@ _FACADES = frozenset(
 )  # fmt: skip
 
 
-# the modules that register diagnostic codes: ``CODES`` imports them all first, so it
-# lists every code in a fresh process (a test checks this list against the sources)
-_CODE_MODULES = (
-    "skilldeck.catalog._codes",
-    "skilldeck.config._import",
-    "skilldeck.config._trust",
-    "skilldeck.format._codes",
-    "skilldeck.format._lint",
-    "skilldeck.format._mdtools",
-    "skilldeck.security._judge",
-    "skilldeck.security._rules",
-    "skilldeck._tree._discover",
-    "skilldeck._tree._walk",
-)
-
-
 def __getattr__(name: str) -> Any:
-    if name == "CODES":
-        for registering in _CODE_MODULES:
-            importlib.import_module(registering)
     if name in _FACADES:
         return importlib.import_module(f"skilldeck.{name}")  # the import binds it here too
     module = _EXPORTS.get(name)

@@ -1,4 +1,5 @@
-"""``skilldeck.CODES`` lists every diagnostic code, whatever was imported before."""
+"""``skilldeck.CODES`` is the one table of diagnostic codes: complete whatever was
+imported before, and exactly the codes the sources use."""
 
 from __future__ import annotations
 
@@ -12,15 +13,13 @@ import skilldeck
 SRC = Path(skilldeck.__file__).parent
 
 
-def test_every_module_that_registers_codes_is_named() -> None:
-    registering = set()
+def test_the_codes_the_sources_use_are_the_table() -> None:
+    """Every ``SKnnn`` a module names is in ``CODES``, and every code there is used."""
+    used = set()
     for path in SRC.rglob("*.py"):
-        if path.name == "_diagnostics.py":
-            continue
-        if re.search(r"\bregister_code\(", path.read_text("utf-8")):
-            rel = path.relative_to(SRC.parent).with_suffix("")
-            registering.add(".".join(rel.parts).removesuffix(".__init__"))
-    assert registering == set(skilldeck._CODE_MODULES)
+        if path.name != "_diagnostics.py" and "_bundled" not in path.parts:
+            used |= set(re.findall(r"[\"'](SK\d{3})[\"']", path.read_text("utf-8")))
+    assert used == set(skilldeck.CODES)
 
 
 def test_codes_in_a_fresh_process_are_all_of_them() -> None:

@@ -47,7 +47,7 @@ import stat as _stat
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from skilldeck._diagnostics import Diagnostic, Severity, register_code
+from skilldeck._diagnostics import Diagnostic, Severity
 from skilldeck._errors import PathNotAllowedError, SkillError
 from skilldeck._tree._reader import ContainedFolder
 from skilldeck._tree._walk import LINK_DANGLING, LINK_LOOP, TOO_DEEP
@@ -67,18 +67,14 @@ __all__ = [
     "within",
 ]
 
-E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO  # noqa: E741
-
-ROOT_UNREADABLE = register_code("SK502", E, "a skills root cannot be read")
-LINK_ESCAPES = register_code("SK503", W, "a symlink leads outside every allowed root")
-LINK_DUPLICATE = register_code("SK506", I, "a symlink leads to a skill already found")
-NOT_A_SKILL_FILE = register_code("SK508", W, "SKILL.md is not a regular file")
-SKILL_MD_ESCAPES = register_code("SK214", E, "SKILL.md is a link that leaves the skill folder")
+ROOT_UNREADABLE = "SK502"
+LINK_ESCAPES = "SK503"
+LINK_DUPLICATE = "SK506"
+NOT_A_SKILL_FILE = "SK508"
+SKILL_MD_ESCAPES = "SK214"
 # found when SKILL.md is read (skilldeck.format._placeholder); registered here so the
 # catalog and install leave such skills out without importing the parser
-PLACEHOLDER = register_code(
-    "SK219", W, "a template placeholder, not a skill: never listed or installed"
-)
+PLACEHOLDER = "SK219"
 
 MAX_DEPTH = 12
 """How deep a recursive search goes (the root is depth 0)."""

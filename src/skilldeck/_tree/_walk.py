@@ -10,7 +10,7 @@ import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
-from skilldeck._diagnostics import Diagnostic, Severity, register_code
+from skilldeck._diagnostics import Diagnostic
 from skilldeck._errors import PathNotAllowedError
 from skilldeck._tree._reader import (
     _HAVE_DIR_FD,
@@ -32,26 +32,14 @@ __all__ = [
 ]
 
 # Codes of what a walk leaves out (SK5xx: discovery and catalog; documented there)
-LINK_DANGLING = register_code("SK504", Severity.WARNING, "a symlink points at nothing")
-LINK_LOOP = register_code(
-    "SK505", Severity.WARNING, "a symlink leads back to a folder being scanned"
-)
-TOO_DEEP = register_code(
-    "SK507", Severity.WARNING, "folders below the recursion depth limit were not scanned"
-)
-FILE_LINK_ESCAPES = register_code(
-    "SK514", Severity.WARNING, "a bundled file is a link leaving the skill folder"
-)
-SPECIAL_FILE = register_code("SK515", Severity.INFO, "a bundled file is not a regular file")
-TOO_MANY_FILES = register_code(
-    "SK516", Severity.WARNING, "a skill folder holds more files than are indexed"
-)
-SECRET_FILE = register_code(
-    "SK518", Severity.WARNING, "a skill folder holds a file that looks like a secret"
-)
-UNDECODABLE_NAME = register_code(
-    "SK519", Severity.WARNING, "a bundled file's name is not valid UTF-8"
-)
+LINK_DANGLING = "SK504"
+LINK_LOOP = "SK505"
+TOO_DEEP = "SK507"
+FILE_LINK_ESCAPES = "SK514"
+SPECIAL_FILE = "SK515"
+TOO_MANY_FILES = "SK516"
+SECRET_FILE = "SK518"  # noqa: S105  (a diagnostic code, not a password)
+UNDECODABLE_NAME = "SK519"
 
 _SECRET_NAMES = frozenset(
     {

@@ -19,13 +19,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from skilldeck._diagnostics import Diagnostic, Severity, register_code
+from skilldeck._diagnostics import Diagnostic
 
 __all__ = ["AGENT_CONFIG_READ", "ImportedSettings", "read_agent_config"]
 
-AGENT_CONFIG_READ = register_code(
-    "SK532", Severity.INFO, "settings were taken from another agent's config file"
-)
+AGENT_CONFIG_READ = "SK532"
 
 #: a config file of a few plugins is a few KiB; anything past this is not one
 _MAX_BYTES = 256 * 1024

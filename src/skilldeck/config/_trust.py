@@ -42,7 +42,6 @@ from pathlib import Path
 from typing import Any
 
 from skilldeck._atomic import atomic_write_text, file_lock
-from skilldeck._diagnostics import Severity, register_code
 from skilldeck._errors import ConfigError
 from skilldeck._paths import PROJECT_DIR, dirs
 from skilldeck._statedir import read_state_file
@@ -61,14 +60,8 @@ __all__ = [
     "trusted_configs",
 ]
 
-PROJECT_CONFIG_UNTRUSTED = register_code(
-    "SK530",
-    Severity.WARNING,
-    "a project config file is not trusted: its guarded settings are ignored",
-)
-PROJECT_NOT_OWNED = register_code(
-    "SK531", Severity.WARNING, "a project folder belongs to another user and is ignored"
-)
+PROJECT_CONFIG_UNTRUSTED = "SK530"
+PROJECT_NOT_OWNED = "SK531"
 
 #: Keys a project file may set without being trusted, per top-level table.
 PROJECT_SAFE: Mapping[str, frozenset[str]] = {

@@ -29,7 +29,7 @@ from dataclasses import replace
 from pathlib import Path
 from urllib.parse import unquote
 
-from skilldeck._diagnostics import Diagnostic, Severity, register_code
+from skilldeck._diagnostics import Diagnostic, Severity
 from skilldeck._errors import FileAccessError
 from skilldeck._tree import secret_findings, walk_skill
 from skilldeck.format._links import (
@@ -46,28 +46,21 @@ from skilldeck.format._validate import ValidationReport, validate_skill
 
 __all__ = ["estimate_tokens", "lint_report", "lint_skill", "skill_scripts"]
 
-W, INFO = Severity.WARNING, Severity.INFO
 
-BODY_TOO_LONG = register_code("SK301", W, "the body is longer than 500 lines")
-BODY_TOO_MANY_TOKENS = register_code("SK302", W, "the body is longer than about 5,000 tokens")
-NO_WHEN_TO_USE = register_code("SK303", W, "the description does not say when to use the skill")
-DESCRIPTION_OVER_256 = register_code("SK304", INFO, "the description is longer than 256 characters")
-DESCRIPTION_TAGS = register_code("SK305", W, "the description contains XML/HTML tags")
-MISSING_REFERENCE = register_code("SK306", W, "the body refers to a file that does not exist")
-DEEP_REFERENCE = register_code("SK307", INFO, "the body refers to a file more than one folder deep")
-OUTSIDE_REFERENCE = register_code("SK308", W, "the body refers to a file outside the skill folder")
-UNMENTIONED_SCRIPT = register_code("SK309", W, "a script is never mentioned in the body")
-TOOL_NOT_ALLOWED = register_code(
-    "SK310", W, "the body uses a tool that allowed-tools does not list"
-)
-TOOL_UNUSED = register_code("SK311", INFO, "allowed-tools lists a tool the body never mentions")
-TEMPLATE_DESCRIPTION = register_code(
-    "SK312", W, "the description is still the placeholder `skilldeck new` wrote"
-)
-HIDDEN_REFERENCE = register_code(
-    "SK313", W, "the body refers to a hidden file, which is never listed or read"
-)
-UNKNOWN_MODE = register_code("SK330", W, "modes names a mode the host does not know")
+BODY_TOO_LONG = "SK301"
+BODY_TOO_MANY_TOKENS = "SK302"
+NO_WHEN_TO_USE = "SK303"
+DESCRIPTION_OVER_256 = "SK304"
+DESCRIPTION_TAGS = "SK305"
+MISSING_REFERENCE = "SK306"
+DEEP_REFERENCE = "SK307"
+OUTSIDE_REFERENCE = "SK308"
+UNMENTIONED_SCRIPT = "SK309"
+TOOL_NOT_ALLOWED = "SK310"
+TOOL_UNUSED = "SK311"
+TEMPLATE_DESCRIPTION = "SK312"
+HIDDEN_REFERENCE = "SK313"
+UNKNOWN_MODE = "SK330"
 
 # The modes of the SKILL.md format that introduced ``modes`` (the focused app decides).
 DEFAULT_MODES = ("Global", "Dev", "Meeting")

@@ -36,7 +36,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from skilldeck._diagnostics import Diagnostic, Severity, register_code
+from skilldeck._diagnostics import Diagnostic
 from skilldeck._paths import script_relpath
 from skilldeck.format._mdcommand import (
     PARAM_NAME,
@@ -66,36 +66,27 @@ __all__ = [
     "parse_declared_tools",
 ]
 
-E, W, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 
-TOOL_NAME_INVALID = register_code("SK401", E, "a declared tool's name breaks [a-z0-9_]{1,32}")
-TOOL_DUPLICATE = register_code("SK402", E, "two declared tools share a name")
-COMMAND_MISSING = register_code("SK403", E, "the '#### Command' section has no code block")
-COMMAND_INVALID = register_code("SK404", E, "the command cannot be split into program + arguments")
-SHELL_OPERATOR = register_code("SK405", E, "the command uses a shell operator (no shell runs it)")
-PARAM_TYPE_UNKNOWN = register_code("SK406", E, "a parameter has an unknown type")
-PARAM_ROW_INVALID = register_code("SK407", E, "a parameter table row cannot be read")
-PARAM_DUPLICATE = register_code("SK408", E, "a parameter is declared twice")
-PLACEHOLDER_UNDECLARED = register_code("SK409", E, "a placeholder names an undeclared parameter")
-MODIFIER_NOT_BOOLEAN = register_code("SK410", E, "a {{name:text}} placeholder names a non-boolean")
-PARAMS_MISSING = register_code("SK411", W, "a declared tool has no '#### Parameters' section")
-PARAM_UNUSED = register_code("SK412", W, "a declared parameter is not used by the command")
-TOOL_NO_DESCRIPTION = register_code("SK413", W, "a declared tool has no description")
-TOOL_DESCRIPTION_LONG = register_code(
-    "SK414", INFO, "a declared tool's description is over 256 chars"
-)
-SHELL_LITERAL = register_code("SK415", W, "shell syntax in the command is passed literally")
-COMMAND_NOT_FOUND_SECTION = register_code(
-    "SK416", W, "an '###' section has parameters but no '#### Command'"
-)
-PARAM_NAME_INVALID = register_code("SK417", E, "a parameter name is not an identifier")
-PARAM_DEFAULT_INVALID = register_code("SK418", E, "a parameter's default does not fit its type")
-DANGLING_OPTION = register_code(
-    "SK419", W, "an optional value without a default follows an option word"
-)
-PROGRAM_NOT_RUNNABLE = register_code(
-    "SK420", E, "a declared tool's program is not a script of the skill under scripts/"
-)
+TOOL_NAME_INVALID = "SK401"
+TOOL_DUPLICATE = "SK402"
+COMMAND_MISSING = "SK403"
+COMMAND_INVALID = "SK404"
+SHELL_OPERATOR = "SK405"
+PARAM_TYPE_UNKNOWN = "SK406"
+PARAM_ROW_INVALID = "SK407"
+PARAM_DUPLICATE = "SK408"
+PLACEHOLDER_UNDECLARED = "SK409"
+MODIFIER_NOT_BOOLEAN = "SK410"
+PARAMS_MISSING = "SK411"
+PARAM_UNUSED = "SK412"
+TOOL_NO_DESCRIPTION = "SK413"
+TOOL_DESCRIPTION_LONG = "SK414"
+SHELL_LITERAL = "SK415"
+COMMAND_NOT_FOUND_SECTION = "SK416"
+PARAM_NAME_INVALID = "SK417"
+PARAM_DEFAULT_INVALID = "SK418"
+DANGLING_OPTION = "SK419"
+PROGRAM_NOT_RUNNABLE = "SK420"
 
 _TOOL_NAME = re.compile(r"^[a-z0-9_]{1,32}$")
 _HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*#*[ \t]*$")

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from skilldeck._diagnostics import Diagnostic, Severity, register_code
+from skilldeck._diagnostics import Diagnostic, Severity
 
 __all__ = [
     "JUDGE_FLAGGED",
@@ -38,7 +38,7 @@ __all__ = [
     "openai_judge",
 ]
 
-JUDGE_FLAGGED = register_code("SK624", Severity.WARNING, "the scan's judge flags the skill")
+JUDGE_FLAGGED = "SK624"
 
 #: what a judge is shown of SKILL.md (the rest is cut, and it says so)
 _MAX_SKILL_MD = 60_000

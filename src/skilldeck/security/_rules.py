@@ -4,37 +4,29 @@ from __future__ import annotations
 
 import os
 
-from skilldeck._diagnostics import Severity, register_code
-
-E, W, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
-
-DOWNLOAD_EXEC = register_code("SK601", E, "a script runs what it downloads")
-DECODE_EXEC = register_code("SK602", E, "a script decodes text and executes it")
-CREDENTIALS = register_code("SK603", E, "a file reads a credential location")
-BINARY = register_code("SK604", E, "a binary executable is bundled")
-BIDI = register_code("SK605", E, "bidirectional control characters (Trojan Source)")
-INVISIBLE = register_code("SK606", W, "invisible characters (zero-width, word joiner)")
-SMUGGLED = register_code("SK607", E, "Unicode tag characters or variation-selector runs")
-OVERRIDE = register_code("SK608", E, "text tells the model to ignore earlier instructions")
-CONCEAL = register_code("SK609", E, "text tells the model to hide something from the user")
-ROLE = register_code("SK610", W, "role reassignment or jailbreak phrasing")
-FAKE_SYSTEM = register_code("SK611", E, "fake system-prompt or chat-template markup")
-HIDDEN_COMMENT = register_code("SK612", W, "instructions hidden in an HTML comment")
-EXFILTRATE = register_code("SK613", E, "text asks to send the conversation or secrets elsewhere")
-SKIPPED = register_code("SK614", INFO, "a file could not be scanned")
-LEAK = register_code("SK615", E, "secrets or collected data leave over the network")
-REVERSE_SHELL = register_code("SK616", E, "a reverse shell")
-PERSIST = register_code("SK617", W, "persistence or a change to an agent's configuration")
-SUPPLY = register_code("SK618", W, "a dependency or install hook from an unchecked source")
-DESTROY = register_code("SK619", E, "a destructive command aimed at a home or root folder")
-OBFUSCATED = register_code("SK620", W, "obfuscated code")
-SOCIAL = register_code(
-    "SK621", E, "text asks the user to paste a command, open a locked archive or give a secret"
-)
-HIJACK = register_code(
-    "SK622", E, "changes how other tools, agents or payments behave (shadowing, poisoning)"
-)
-WORM = register_code("SK623", E, "republishes packages or repositories with the user's tokens")
+DOWNLOAD_EXEC = "SK601"
+DECODE_EXEC = "SK602"
+CREDENTIALS = "SK603"
+BINARY = "SK604"
+BIDI = "SK605"
+INVISIBLE = "SK606"
+SMUGGLED = "SK607"
+OVERRIDE = "SK608"
+CONCEAL = "SK609"
+ROLE = "SK610"
+FAKE_SYSTEM = "SK611"
+HIDDEN_COMMENT = "SK612"
+EXFILTRATE = "SK613"
+SKIPPED = "SK614"
+LEAK = "SK615"
+REVERSE_SHELL = "SK616"
+PERSIST = "SK617"
+SUPPLY = "SK618"
+DESTROY = "SK619"
+OBFUSCATED = "SK620"
+SOCIAL = "SK621"
+HIJACK = "SK622"
+WORM = "SK623"
 
 #: Every code the scan can emit, in order.
 SCAN_CODES: tuple[str, ...] = tuple(f"SK6{n:02d}" for n in range(1, 25))

@@ -22,7 +22,6 @@ from skilldeck._paths import is_regular_file
 from skilldeck.security import install_scan, scan_mode
 from skilldeck._tree import PLACEHOLDER, find_skill_folders
 
-from . import _record  # noqa: F401  (registers the config writer)
 from ._agents import resolve_agents
 from ._archive import extract_archive
 from ._fsops import copy_skill_tree

@@ -30,7 +30,9 @@ from tomlkit.toml_document import TOMLDocument
 
 from skilldeck.config import update_config
 
-from ._state import Layout, set_config_writer
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ._state import Layout
 
 __all__ = ["installed_table", "write_ops"]
 
@@ -97,5 +99,3 @@ def write_ops(lay: Layout, ops: list[dict[str, Any]]) -> None:
 
     update_config(lay.scope, mutate, cwd=lay.cwd)
 
-
-set_config_writer(write_ops)

@@ -408,15 +408,6 @@ def swap_out(lay: Layout, name: str, holder: Path) -> None:
     os.rename(lay.skill_dir(name), holder)
 
 
-ConfigWriter = Callable[[Layout, list[dict[str, Any]]], None]
-_config_writer: list[ConfigWriter] = []
-
-
-def set_config_writer(writer: ConfigWriter) -> None:
-    """Registered by the record module: applies the config part of intent ops."""
-    _config_writer[:] = [writer]
-
-
 def apply_ops(lay: Layout, ops: list[dict[str, Any]]) -> None:
     """Bring the lockfile and config in line with completed ops (idempotent)."""
     entries = lay.read_lock()
@@ -426,8 +417,9 @@ def apply_ops(lay: Layout, ops: list[dict[str, Any]]) -> None:
         elif op["op"] == "remove":
             entries.pop(op["name"], None)
     lay.write_lock(entries)
-    for writer in _config_writer:
-        writer(lay, ops)
+    from ._record import write_ops  # tomlkit: loaded only when a scope changes
+
+    write_ops(lay, ops)
 
 
 def _intent_ops(stage_fd: int, where: Path) -> list[dict[str, Any]]:

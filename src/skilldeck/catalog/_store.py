@@ -74,6 +74,24 @@ class FileData:
     size: int
     truncated: bool = False
 
+    @classmethod
+    def of(
+        cls, data: bytes, relpath: str, *, max_bytes: int, truncate: bool, skill: str
+    ) -> FileData:
+        """``data`` as read within ``max_bytes``: whole, cut (``truncate``) or
+        ``FileTooLargeError``. Every store's reads answer through this."""
+        if len(data) <= max_bytes:
+            return cls(relpath, data, len(data))
+        if truncate:
+            return cls(relpath, data[:max_bytes], len(data), True)
+        raise FileTooLargeError(
+            f"{relpath} is {len(data)} bytes, over the {max_bytes}-byte limit",
+            skill=skill,
+            hint="ask for a smaller file or raise max_bytes",
+            size=len(data),
+            limit=max_bytes,
+        )
+
 
 #: what a store knows of one file of a skill version without reading it:
 #: (relative path, size, ``sha256:`` digest, UTF-8 text without NUL, or ``None``: unknown)
@@ -155,7 +173,7 @@ class StoreBase:
             if not truncate:
                 raise
             data = self.read_file(name, clean, max_bytes=_WHOLE)
-        return _limit(data, clean, max_bytes, truncate, name)
+        return FileData.of(data, clean, max_bytes=max_bytes, truncate=truncate, skill=name)
 
     def skill_md_bytes(
         self, name: str, *, max_bytes: int = DEFAULT_FILE_LIMIT, truncate: bool = False
@@ -167,7 +185,7 @@ class StoreBase:
             data = self.read_file(name, "SKILL.md", max_bytes=_WHOLE)
         except (FileNotFoundInSkillError, PathNotAllowedError):
             data = _reassembled(self.load_skill(name))
-        return _limit(data, "SKILL.md", max_bytes, truncate, name)
+        return FileData.of(data, "SKILL.md", max_bytes=max_bytes, truncate=truncate, skill=name)
 
     def digest(self, name: str) -> str:
         """The skill's content digest: ``sha256:`` over SKILL.md and every file of
@@ -230,20 +248,6 @@ def _reassembled(skill: Skill) -> bytes:
     if front and not front.endswith("\n"):
         front += "\n"
     return f"---\n{front}---\n{skill.body}".encode()
-
-
-def _limit(data: bytes, relpath: str, max_bytes: int, truncate: bool, skill: str) -> FileData:
-    if len(data) <= max_bytes:
-        return FileData(relpath, data, len(data))
-    if truncate:
-        return FileData(relpath, data[:max_bytes], len(data), True)
-    raise FileTooLargeError(
-        f"{relpath} is {len(data)} bytes, over the {max_bytes}-byte limit",
-        skill=skill,
-        hint="ask for a smaller file or raise max_bytes",
-        size=len(data),
-        limit=max_bytes,
-    )
 
 
 def bundled_relpath(relpath: str, *, skill: str) -> str:
@@ -390,7 +394,13 @@ class MemoryStore(StoreBase):
             exists=entry.files.__contains__,
         )
         if clean == "SKILL.md":
-            return _limit(entry.text.encode("utf-8"), clean, max_bytes, truncate, name)
+            return FileData.of(
+                entry.text.encode("utf-8"),
+                clean,
+                max_bytes=max_bytes,
+                truncate=truncate,
+                skill=name,
+            )
         if clean not in entry.files:
             raise FileNotFoundInSkillError(
                 f"no file {clean} in skill {name}",
@@ -398,7 +408,9 @@ class MemoryStore(StoreBase):
                 path=clean,
                 hint="list the skill's files with skills_load",
             )
-        return _limit(entry.files[clean], clean, max_bytes, truncate, name)
+        return FileData.of(
+            entry.files[clean], clean, max_bytes=max_bytes, truncate=truncate, skill=name
+        )
 
     def read_file(self, name: str, relpath: str, *, max_bytes: int = DEFAULT_FILE_LIMIT) -> bytes:
         return self.read_bundled(name, relpath, max_bytes=max_bytes).data
@@ -409,7 +421,13 @@ class MemoryStore(StoreBase):
         """The skill's SKILL.md: the UTF-8 bytes of the text it was added with
         (the same bytes ``digest`` covers)."""
         entry = self._get(name)
-        return _limit(entry.text.encode("utf-8"), "SKILL.md", max_bytes, truncate, name)
+        return FileData.of(
+            entry.text.encode("utf-8"),
+            "SKILL.md",
+            max_bytes=max_bytes,
+            truncate=truncate,
+            skill=name,
+        )
 
     def digest(self, name: str) -> str:
         entry = self._get(name)

@@ -31,7 +31,6 @@ from typing import Any
 
 from skilldeck import (
     FileNotFoundInSkillError,
-    FileTooLargeError,
     InstallError,
     Skill,
     SkillMetadata,
@@ -334,7 +333,9 @@ class PostgresStore(StoreBase):
                 path=clean,
                 hint="list the skill's files with skills_load",
             )
-        return _limit(self._blob(version, clean), clean, max_bytes, truncate, name)
+        return FileData.of(
+            self._blob(version, clean), clean, max_bytes=max_bytes, truncate=truncate, skill=name
+        )
 
     def read_file(self, name: str, relpath: str, *, max_bytes: int = DEFAULT_FILE_LIMIT) -> bytes:
         return self.read_bundled(name, relpath, max_bytes=max_bytes).data
@@ -343,7 +344,13 @@ class PostgresStore(StoreBase):
         self, name: str, *, max_bytes: int = DEFAULT_FILE_LIMIT, truncate: bool = False
     ) -> FileData:
         version = self._get(name)
-        return _limit(self._blob(version, "SKILL.md"), "SKILL.md", max_bytes, truncate, name)
+        return FileData.of(
+            self._blob(version, "SKILL.md"),
+            "SKILL.md",
+            max_bytes=max_bytes,
+            truncate=truncate,
+            skill=name,
+        )
 
     def digest(self, name: str) -> str:
         return self._get(name).digest
@@ -533,18 +540,4 @@ def _plain(relpath: str) -> bool:
         and "\\" not in relpath
         and "\0" not in relpath
         and not any(p in ("", ".", "..") for p in relpath.split("/"))
-    )
-
-
-def _limit(data: bytes, rel: str, max_bytes: int, truncate: bool, skill: str) -> FileData:
-    if len(data) <= max_bytes:
-        return FileData(rel, data, len(data))
-    if truncate:
-        return FileData(rel, data[:max_bytes], len(data), True)
-    raise FileTooLargeError(
-        f"{rel} is {len(data)} bytes, over the {max_bytes}-byte limit",
-        skill=skill,
-        hint="ask for a smaller file or raise max_bytes",
-        size=len(data),
-        limit=max_bytes,
     )

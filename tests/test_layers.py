@@ -4,6 +4,8 @@ other only through their facades, and no layer imports a layer above it."""
 from __future__ import annotations
 
 import ast
+import importlib
+import importlib.util
 import re
 from pathlib import Path
 
@@ -152,6 +154,32 @@ def test_every_facade_is_its_table() -> None:
         checked, tables = _facade_tables(name)
         assert checked == tables, name
         assert tables, name
+
+
+def _is_module(package: str, name: str) -> bool:
+    return importlib.util.find_spec(f"{package}.{name}") is not None
+
+
+def test_front_ends_import_only_public_names() -> None:
+    """cli/, mcp/, postgres/ and integrations/ use what a host can use: the names in
+    ``__all__`` of the top level and of the public packages."""
+    found = []
+    for front in FRONT_ENDS:
+        for path in sorted((PKG / front).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+                if not isinstance(node, ast.ImportFrom) or node.module is None:
+                    continue
+                parts = node.module.split(".")
+                if parts[0] != "skilldeck" or (len(parts) > 1 and parts[1] == front):
+                    continue
+                module = importlib.import_module(node.module)
+                found += [
+                    f"{path.relative_to(PKG)}:{node.lineno}: {node.module}.{alias.name}"
+                    for alias in node.names
+                    if alias.name not in module.__all__
+                    and (alias.name.startswith("_") or not _is_module(node.module, alias.name))
+                ]
+    assert found == []
 
 
 def test_no_layer_imports_a_layer_above_it() -> None:

@@ -22,7 +22,7 @@ import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal
 
-from skilldeck.mcp import _elicit
+from skilldeck.mcp._elicit import approve as elicit_approval
 from skilldeck.mcp._extension import CachePolicy, SkillsExtension
 from skilldeck.mcp._fallback import READ_TOOLS, ToolFallback
 from skilldeck.mcp._http import (
@@ -85,6 +85,7 @@ __all__ = [
     "ToolFallback",
     "check_bind",
     "create_server",
+    "elicit_approval",
     "http_app",
     "is_loopback",
     "rebinding_settings",
@@ -148,7 +149,7 @@ def create_server(
     if tools:
         if runtime is None:
             if allow_exec and executor is None:
-                executor = skilldeck.Executor(approver=_elicit.approve)
+                executor = skilldeck.Executor(approver=elicit_approval)
             base = runtime_options or skilldeck.RuntimeOptions()
             runtime = skilldeck.SkillRuntime(
                 catalog,

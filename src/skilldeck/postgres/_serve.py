@@ -577,10 +577,10 @@ class TenantRouter:
 
 def _executor(store: Any, approvals: Any) -> Any:
     """The executor of a tenant's runs: the approved version materialised first."""
-    from skilldeck.mcp import _elicit
+    from skilldeck.mcp import elicit_approval
     from skilldeck.postgres._run import StoreExecutor
 
-    return StoreExecutor(store, approver=_elicit.approve, approvals=approvals)
+    return StoreExecutor(store, approver=elicit_approval, approvals=approvals)
 
 
 class _AuditSink(_shared.PostgresAuditSink):

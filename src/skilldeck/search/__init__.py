@@ -67,6 +67,7 @@ if TYPE_CHECKING:
 else:
     # public name -> the module defining it (relative: this package)
     _PUBLIC = {
+        "FORMAT": "._store",
         "CONFIDENT": "._bm25",
         "SearchDocument": "._bm25",
         "SearchHit": "._bm25",
@@ -100,7 +101,6 @@ else:
         "CatalogFinding": "._quality",
         "CatalogReport": "._quality",
         "lint_catalog": "._quality",
-        "FORMAT": "._store",
         "decode_terms": "._store",
         "doc_keys": "._store",
         "encode_terms": "._store",

@@ -77,6 +77,8 @@ def test_published_corpus_skills_list_and_serve_the_same_files(
     published: dict[str, Path] = {}
     for repo in _REPOS:
         for folder in skilldeck.find_skill_dirs(corpus / repo):
+            if "SK219" in {d.code for d in skilldeck.validate_skill(folder).diagnostics}:
+                continue  # a template placeholder: a folder catalog never lists it
             try:
                 result = store.publish(folder, scan="off")
             except skilldeck.SkillError:

@@ -249,7 +249,6 @@ PRIVATE_IMPORTS_ALLOWED: dict[str, str] = {
     "postgres/test_store.py": "builds a first-schema store from the migrations (postgres._db)",
     "postgres/test_rules.py": "a store at each schema, built from the migrations (postgres._db)",
     "postgres/test_file_facts.py": "builds a schema-2 store from the migrations (postgres._db)",
-    "postgres/test_rules.py": "builds a schema-3 store from the migrations (postgres._db)",
     "routing/test_search_routing.py": "the evidence index's arithmetic on tokenized words",
     "routing/test_search_store.py": "the saved search index's file format (search._store)",
 }

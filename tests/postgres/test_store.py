@@ -198,3 +198,27 @@ def test_stored_skills_keep_their_invocation_controls(store_url: str, tmp_path: 
     runtime = skilldeck.SkillRuntime(store_catalog(store))
     listed = runtime.call(runtime.session(), "skills_list", {})
     assert listed["ok"] and listed["data"]["skills"] == []
+
+
+def test_a_template_placeholder_is_never_published(store_url: str, tmp_path: Path) -> None:
+    """A skill the catalog leaves out as a template (SK219) is refused by publish too,
+    with the code and a hint, and nothing is written: a store never holds what it
+    would never serve."""
+    create_tenant(store_url, "tmpl")
+    store = PostgresStore(store_url, "tmpl")
+    folder = tmp_path / "template"
+    folder.mkdir()
+    (folder / "SKILL.md").write_text(
+        "---\nname: template-skill\ndescription: Replace with description of the skill "
+        "and when Claude should use it.\n---\n\n# Insert instructions below\n"
+    )
+    with pytest.raises(skilldeck.InstallError, match="template placeholder") as info:
+        store.publish(folder, scan="off")
+    assert info.value.hint and "description" in info.value.hint
+    assert store.list_skills() == []
+    # the same folder with a real description is a skill and publishes
+    (folder / "SKILL.md").write_text(
+        "---\nname: template-skill\ndescription: Fills in document templates from a CSV "
+        "of values.\n---\n\nFill each template.\n"
+    )
+    assert store.publish(folder, scan="off").created

@@ -81,6 +81,13 @@ def validate_copy(copy: Path, folder: Path) -> tuple[str, tuple[Diagnostic, ...]
             hint="rename the skill's file to SKILL.md",
         )
     _servable_name(report.name, folder)
+    placeholder = next((d for d in report.diagnostics if d.code == "SK219"), None)
+    if placeholder is not None:  # the catalog never lists it, so a store never serves it
+        raise InstallError(
+            f"{folder.name}: {placeholder.message} (a store never serves a template placeholder)",
+            path=str(folder / "SKILL.md"),
+            hint="give the skill its own name and a description of what it does",
+        )
     warnings = tuple(d for d in report.diagnostics if d.severity is Severity.WARNING)
     return report.name, warnings
 

@@ -377,10 +377,6 @@ def report(
     }
 
 
-def which_bwrap(cfg: ExecConfig) -> str | None:
-    return cfg.bwrap_path or shutil.which("bwrap")
-
-
 def preview(cfg: ExecConfig, *, cwd: Path | None = None, helper_roots: Sequence[str] = ()) -> Plan:
     """The plan a Python script of a skill would get if it ran from ``cwd`` now.
 

@@ -260,11 +260,6 @@ def _headings(text: str, limit: int) -> tuple[str, ...]:
     return tuple(out)
 
 
-def body_words(body: str, *, limit: int = _BODY_WORDS) -> str:
-    """The first ``limit`` words of a body's prose (code fences left out)."""
-    return " ".join(_strip_fences(body[: 64 * 1024]).split()[:limit])
-
-
 _USAGE_HEADING = re.compile(
     r"^(?:\d+[.)]\s*)?(?:when to (?:use|apply|invoke|fire)"
     r"|when (?:this skill|it) (?:activates|applies)"

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -123,3 +125,67 @@ def tree_files(folder: Path) -> dict[str, bytes]:
         elif path.is_file():
             out[rel] = path.read_bytes()
     return out
+
+
+# runs skilldeck.dist.<call>(*args, **kwargs) and stops for good at one stage
+_PAUSING = """
+import json, os, sys, time
+import skilldeck.dist
+
+stage, marker, call, args, kwargs = sys.argv[1:6]
+
+def pause(progress):
+    if progress.stage == stage:
+        with open(marker, "w", encoding="utf-8") as f:
+            f.write(str(os.getpid()))
+        time.sleep(120)
+
+getattr(skilldeck.dist, call)(*json.loads(args), on_progress=pause, **json.loads(kwargs))
+"""
+
+
+def kill_at(
+    stage: str,
+    call: str,
+    args: list[Any],
+    tmp_path: Path,
+    *,
+    kwargs: dict[str, Any] | None = None,
+    cwd: Path | None = None,
+) -> None:
+    """Run ``skilldeck.dist.<call>`` in a fresh process and SIGKILL it at ``stage``."""
+    marker = tmp_path / f"paused-{stage}"
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            _PAUSING,
+            stage,
+            str(marker),
+            call,
+            json.dumps(args),
+            json.dumps(kwargs or {}),
+        ],
+        cwd=cwd,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        # the marker is written (not atomically) with the paused process's pid
+        while not (marker.exists() and marker.read_text().strip()):
+            if proc.poll() is not None:
+                err = proc.stderr.read().decode() if proc.stderr else ""
+                pytest.fail(f"skilldeck exited ({proc.returncode}) before {stage}: {err}")
+            if time.monotonic() > deadline:
+                pytest.fail(f"skilldeck never reached {stage}")
+            time.sleep(0.02)
+        assert int(marker.read_text()) == proc.pid
+        os.kill(proc.pid, signal.SIGKILL)
+        assert proc.wait(timeout=30) == -signal.SIGKILL
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=30)
+        if proc.stderr:
+            proc.stderr.close()

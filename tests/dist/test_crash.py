@@ -1,7 +1,9 @@
 """A real skilldeck process killed with SIGKILL mid-operation leaves the previous state whole.
 
-The process runs the real CLI with ``SKILLDECK_TEST_PAUSE_AT`` naming a stage;
-it touches a marker file there and sleeps, and the test kills it. The next
+The process runs the library with a progress callback that, at the named stage
+(``checkout``: fetched, not checked out; ``staged``: copied and validated;
+``swap``: intent written, nothing moved; ``record``: swapped, lockfile not yet
+written), touches a marker file and sleeps; the test kills it there. The next
 command (which takes the scope lock) cleans up: the state is then either the
 old one or, when the swap had already happened, the new one, never a mix.
 """
@@ -10,54 +12,17 @@ from __future__ import annotations
 
 import json
 import os
-import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
-from tests.dist._helpers import GitRepo, make_skill, tree_files
+from tests.dist._helpers import GitRepo, kill_at, make_skill, tree_files
 
 import skilldeck
 
 
 def _data() -> Path:
     return Path(os.environ["SKILLDECK_HOME"]) / "data"
-
-
-def _kill_at(stage: str, args: list[str], tmp_path: Path) -> None:
-    marker = tmp_path / f"paused-{stage}"
-    env = {
-        **os.environ,
-        "SKILLDECK_TEST_PAUSE_AT": stage,
-        "SKILLDECK_TEST_PAUSE_FILE": str(marker),
-    }
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "skilldeck", *args],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    try:
-        deadline = time.monotonic() + 60
-        # the marker is written (not atomically) with the paused process's pid
-        while not (marker.exists() and marker.read_text().strip()):
-            if proc.poll() is not None:
-                err = proc.stderr.read().decode() if proc.stderr else ""
-                pytest.fail(f"skilldeck exited ({proc.returncode}) before {stage}: {err}")
-            if time.monotonic() > deadline:
-                pytest.fail(f"skilldeck never reached {stage}")
-            time.sleep(0.02)
-        assert int(marker.read_text()) == proc.pid
-        os.kill(proc.pid, signal.SIGKILL)
-        assert proc.wait(timeout=30) == -signal.SIGKILL
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait(timeout=30)
-        if proc.stderr:
-            proc.stderr.close()
 
 
 def _state() -> tuple[dict[str, str], dict[str, dict[str, bytes]]]:
@@ -78,13 +43,13 @@ def _state() -> tuple[dict[str, str], dict[str, dict[str, bytes]]]:
     return digests, files
 
 
-@pytest.mark.parametrize("stage", ["clone", "staging", "swap"])
+@pytest.mark.parametrize("stage", ["checkout", "staged", "swap"])
 def test_a_fresh_install_killed_before_the_swap_installs_nothing(
     stage: str, git_repo: GitRepo, tmp_path: Path
 ) -> None:
     make_skill(git_repo.path, "fresh")
     git_repo.commit()
-    _kill_at(stage, ["install", git_repo.url, "--yes"], tmp_path)
+    kill_at(stage, "install", [git_repo.url], tmp_path)
     digests, files = _state()
     assert digests == {} and files == {}
     # and the next install works
@@ -96,7 +61,7 @@ def test_a_fresh_install_killed_after_the_swap_is_rolled_forward(
 ) -> None:
     make_skill(git_repo.path, "forward")
     git_repo.commit()
-    _kill_at("record", ["install", git_repo.url, "--yes"], tmp_path)
+    kill_at("record", "install", [git_repo.url], tmp_path)
     digests, files = _state()
     assert set(digests) == {"forward"} and set(files) == {"forward"}
     assert [i.name for i in skilldeck.dist.list_installed()] == ["forward"]
@@ -106,7 +71,7 @@ def test_a_fresh_install_killed_after_the_swap_is_rolled_forward(
     )
 
 
-@pytest.mark.parametrize("stage", ["clone", "staging", "swap", "record"])
+@pytest.mark.parametrize("stage", ["checkout", "staged", "swap", "record"])
 def test_an_update_killed_anywhere_leaves_one_whole_version(
     stage: str, git_repo: GitRepo, tmp_path: Path
 ) -> None:
@@ -118,7 +83,7 @@ def test_an_update_killed_anywhere_leaves_one_whole_version(
     (git_repo.path / "old.txt").unlink()
     make_skill(git_repo.path, "versioned", body="new\n", files={"new.txt": "new\n"})
     git_repo.commit()
-    _kill_at(stage, ["update", "versioned"], tmp_path)
+    kill_at(stage, "update", [["versioned"]], tmp_path)
     digests, files = _state()
     if stage == "record":
         assert digests != old_digests
@@ -138,7 +103,7 @@ def test_a_forced_reinstall_killed_keeps_the_old_or_the_new_copy(
     skilldeck.dist.install(str(src))
     old = _state()
     make_skill(src, "forced", body="new\n")
-    _kill_at(stage, ["install", str(src), "--force", "--yes"], tmp_path)
+    kill_at(stage, "install", [str(src)], tmp_path, kwargs={"force": True})
     now = _state()
     if stage == "swap":
         assert now == old
@@ -151,7 +116,7 @@ def test_a_removal_killed_is_either_undone_or_completed(stage: str, tmp_path: Pa
     src = make_skill(tmp_path / "src", "removing")
     skilldeck.dist.install(str(src))
     old = _state()
-    _kill_at(stage, ["remove", "removing"], tmp_path)
+    kill_at(stage, "remove", ["removing"], tmp_path)
     now = _state()
     if stage == "swap":
         assert now == old
@@ -163,7 +128,7 @@ def test_a_removal_killed_is_either_undone_or_completed(stage: str, tmp_path: Pa
 def test_a_stale_lock_holder_does_not_block_the_next_command(tmp_path: Path) -> None:
     """The kill happens while the scope lock is held (between swap and record)."""
     src = make_skill(tmp_path / "src", "locked")
-    _kill_at("record", ["install", str(src), "--yes"], tmp_path)
+    kill_at("record", "install", [str(src)], tmp_path)
     started = time.monotonic()
     other = make_skill(tmp_path / "other", "after")
     assert skilldeck.dist.install(str(other)).names == ("after",)
@@ -176,7 +141,7 @@ def test_an_install_into_agents_killed_after_the_swap_is_put_right_by_update(
 ) -> None:
     """Placements come after the record: a kill there leaves them to `update`."""
     src = make_skill(tmp_path / "src", "placed-late")
-    _kill_at("record", ["install", str(src), "--agent", "claude-code", "--yes"], tmp_path)
+    kill_at("record", "install", [str(src)], tmp_path, kwargs={"agents": ["claude-code"]})
     report = skilldeck.dist.verify()  # recovers: the swap had happened, so it is rolled forward
     [check] = report.skills
     assert check.name == "placed-late" and not check.ok

@@ -5,13 +5,10 @@ from __future__ import annotations
 
 import json
 import os
-import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
+from tests.dist._helpers import kill_at
 
 from skilldeck.config import dirs
 
@@ -171,27 +168,14 @@ def _killed_install(world: World) -> Path:
     """Install into the project and kill skilldeck after the swap, before the lockfile;
     returns the staging folder it leaves behind (named with this user's genuine id)."""
     src = _source(world)
-    marker = world.outside.parent / "paused"
-    env = {
-        **os.environ,
-        "SKILLDECK_TEST_PAUSE_AT": "record",
-        "SKILLDECK_TEST_PAUSE_FILE": str(marker),
-    }
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "skilldeck", "install", str(src), "--scope", "project", "-y"],
+    kill_at(
+        "record",
+        "install",
+        [str(src)],
+        world.outside.parent,
+        kwargs={"scope": "project"},
         cwd=world.repo,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
     )
-    try:
-        deadline = time.monotonic() + 60
-        while not marker.exists():
-            assert proc.poll() is None and time.monotonic() < deadline
-            time.sleep(0.05)
-    finally:
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
     (folder,) = (world.repo / ".skilldeck" / ".staging").iterdir()
     return folder
 

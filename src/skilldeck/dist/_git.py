@@ -128,7 +128,6 @@ def fetch_commit(
     *,
     timeout: float = 300.0,
     on_progress: ProgressCallback | None = None,
-    checkpoint: object = None,
 ) -> str:
     """Fetch ``ref`` (default: the remote HEAD) of ``url`` into a new repo at ``dest``
     and check it out. Returns the full commit id.
@@ -180,9 +179,7 @@ def fetch_commit(
         raise InstallError(
             f"no commit {ref!r} in {url}", hint="check the branch, tag or commit name"
         ) from exc
-    if callable(checkpoint):
-        checkpoint("clone")
     if on_progress:
-        on_progress(InstallProgress("fetch", f"checking out {commit[:12]}"))
+        on_progress(InstallProgress("checkout", f"checking out {commit[:12]}"))
     _git(["checkout", "-q", "--detach", commit], cwd=dest, timeout=timeout, url=url)
     return commit

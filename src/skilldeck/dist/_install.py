@@ -11,16 +11,16 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from skilldeck.config import load_config
 from skilldeck._diagnostics import Diagnostic, Severity
 from skilldeck._digest import digest_of_files, skill_file_digests
 from skilldeck._errors import InstallError, ManifestError, PathNotAllowedError, SkillError
+from skilldeck._paths import is_regular_file
+from skilldeck._tree import PLACEHOLDER, find_skill_folders
+from skilldeck.config import load_config
 from skilldeck.events import SinkLike, SkillsInstalled, deliver
 from skilldeck.execution import revoke_lapsed, skill_package_sets
 from skilldeck.format import is_skill_name, read_skill_md, validate_skill
-from skilldeck._paths import is_regular_file
 from skilldeck.security import install_scan, scan_mode
-from skilldeck._tree import PLACEHOLDER, find_skill_folders
 
 from ._agents import resolve_agents
 from ._archive import extract_archive
@@ -36,10 +36,11 @@ from ._model import (
     ProgressCallback,
     Scope,
     SourceSpec,
+    report,
 )
 from ._placements import Placed, conflicts, place, recorded, targets
 from ._source import parse_source
-from ._state import Layout, Stage, apply_ops, checkpoint, layout, now_iso, swap_in
+from ._state import Layout, Stage, apply_ops, layout, now_iso, swap_in
 
 __all__ = ["InstallPlan", "PlannedSkill", "discover_skills", "install", "remember_placed"]
 
@@ -100,20 +101,17 @@ def fetch_source(
             dest,
             timeout=limits.git_timeout,
             on_progress=on_progress,
-            checkpoint=checkpoint,
         )
         tree = dest
     elif spec.kind == "archive":
         if not Path(spec.url).is_file():
             raise InstallError(f"archive not found: {spec.url}", path=spec.url)
         extract_archive(Path(spec.url), dest, limits, on_progress=on_progress)
-        checkpoint("clone")
         tree = dest
     else:
         tree = Path(spec.url)
         if not tree.is_dir():
             raise InstallError(f"source folder not found: {spec.url}", path=spec.url)
-        checkpoint("clone")
     if spec.subpath and use_subpath:
         sub = tree / spec.subpath
         real_tree = os.path.realpath(tree)
@@ -416,6 +414,7 @@ def commit_staged(
     items: list[tuple[Staged, LockEntry]],
     *,
     keep_installed_at: bool = False,
+    on_progress: ProgressCallback | None = None,
 ) -> list[bool]:
     """Swap staged skills in and record them (call under the scope lock).
 
@@ -455,13 +454,13 @@ def commit_staged(
                 "--skill NAME",
             ) from None
     stage.write_intent(ops)
-    checkpoint("swap")
+    report(on_progress, "swap", "moving into place")
     (stage.path / "old").mkdir(exist_ok=True)
     replaced = [
         swap_in(lay, staged.path, staged.name, stage.path / "old" / staged.name)
         for staged, _ in items
     ]
-    checkpoint("record")
+    report(on_progress, "record", "recording")
     apply_ops(lay, ops)
     return replaced
 
@@ -569,7 +568,7 @@ def install(
                 "no chosen skill can be installed; nothing was installed",
                 hint="; ".join(skipped[:5]),
             )
-        checkpoint("staging")
+        report(on_progress, "staged", f"{len(staged)} skill(s) checked")
         entries = lay.read_lock()
         several = all_skills or len(staged) > 1
         existing: tuple[str, ...] = ()
@@ -623,7 +622,7 @@ def install(
                 merged = tuple(p for p in keep if p.agent not in {w.agent for w in wanted})
                 entry = lock_entry(spec, s, commit, when, placements=merged + wanted)
                 items.append((s, entry))
-            replaced = commit_staged(lay, stage, items)
+            replaced = commit_staged(lay, stage, items, on_progress=on_progress)
             for (s, entry), was_replaced in zip(items, replaced, strict=True):
                 prev = entries.get(s.name)
                 if was_replaced and prev is not None and prev.digest != s.digest:

@@ -12,12 +12,12 @@ import tomlkit
 from tomlkit.items import Array, Table
 from tomlkit.toml_document import TOMLDocument
 
-from skilldeck.config import load_config, update_config
 from skilldeck._digest import digest_of_files, skill_file_digests
 from skilldeck._errors import InstallError, SkillError, SkillNotFoundError, UnsafeStateError
+from skilldeck._paths import safe_relpath
+from skilldeck.config import load_config, update_config
 from skilldeck.events import SinkLike, SkillsRemoved, SkillsUpdated, deliver
 from skilldeck.execution import revoke_lapsed
-from skilldeck._paths import safe_relpath
 from skilldeck.security import scan_mode
 
 from ._install import Staged, commit_staged, fetch_source, remember_placed, stage_skill
@@ -34,9 +34,10 @@ from ._model import (
     SourceSpec,
     UpdateResult,
     VerifyReport,
+    report,
 )
 from ._placements import Placed, check, place, targets, unplace
-from ._state import Layout, Stage, apply_ops, checkpoint, layout, now_iso, swap_out
+from ._state import Layout, Stage, apply_ops, layout, now_iso, swap_out
 
 __all__ = ["InstalledInfo", "list_installed", "remove", "set_skill_enabled", "update", "verify"]
 
@@ -177,7 +178,7 @@ def update(
                     )
                 else:
                     to_commit.append((staged, new_entry, changes, entry))
-        checkpoint("staging")
+        report(on_progress, "staged", f"{len(to_commit)} skill(s) checked")
         if to_commit:
             with lay.locked():
                 now = lay.read_lock()
@@ -194,7 +195,11 @@ def update(
                         )
                 if to_commit:
                     commit_staged(
-                        lay, stage, [(s, e) for s, e, _c, _o in to_commit], keep_installed_at=True
+                        lay,
+                        stage,
+                        [(s, e) for s, e, _c, _o in to_commit],
+                        keep_installed_at=True,
+                        on_progress=on_progress,
                     )
             for staged, new_entry, changes, old in to_commit:
                 revoked = staged.digest != old.digest and revoke_lapsed(staged.name, old.digest)
@@ -243,6 +248,7 @@ def remove(
     scope: Scope = "user",
     cwd: str | os.PathLike[str] | None = None,
     events: SinkLike | None = None,
+    on_progress: ProgressCallback | None = None,
 ) -> RemoveResult:
     """Remove an installed skill: its folder goes in one rename, then the lockfile
     entry and the ``[installed.<name>]`` config table."""
@@ -256,11 +262,11 @@ def remove(
         old_places = entries[name].placements if name in entries else ()
         ops = [{"op": "remove", "name": name}]
         stage.write_intent(ops)
-        checkpoint("swap")
+        report(on_progress, "swap", f"removing {name}")
         if os.path.lexists(target):
             (stage.path / "old").mkdir()
             swap_out(lay, name, stage.path / "old" / name)
-        checkpoint("record")
+        report(on_progress, "record", "recording")
         apply_ops(lay, ops)
         where = targets(lay.scope, lay.base, name, old_places)
         removed, kept = unplace(where, target, [old_digest] if old_digest else [])

@@ -70,7 +70,14 @@ class SourceSpec:
 
 @dataclass(frozen=True, slots=True)
 class InstallProgress:
-    """One progress report. ``done``/``total`` are set when countable."""
+    """One progress report. ``done``/``total`` are set when countable.
+
+    ``stage`` is one of ``fetch``, ``checkout`` (fetched, not yet checked out),
+    ``extract``, ``copy``, ``validate``, ``staged`` (every chosen skill copied and
+    checked; nothing installed moved), ``swap`` (the intent is written; nothing moved
+    yet) and ``record`` (moved in; the lockfile is not yet written). A process killed
+    at any of them leaves state the next command completes or undoes.
+    """
 
     stage: str
     message: str
@@ -79,6 +86,12 @@ class InstallProgress:
 
 
 ProgressCallback = Callable[[InstallProgress], None]
+
+
+def report(on_progress: ProgressCallback | None, stage: str, message: str) -> None:
+    """Tell ``on_progress`` (when given) that ``stage`` is reached."""
+    if on_progress is not None:
+        on_progress(InstallProgress(stage, message))
 
 
 PlacementMode = Literal["link", "copy"]

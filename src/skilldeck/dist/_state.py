@@ -36,13 +36,12 @@ import json
 import os
 import stat
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from skilldeck._atomic import file_lock
-from skilldeck.config import project_base
 from skilldeck._digest import skill_digest
 from skilldeck._errors import ConfigError, InstallError, SkillNotFoundError, UnsafeStateError
 from skilldeck._paths import PROJECT_DIR, dirs, foreign_project_root, install_base
@@ -57,6 +56,7 @@ from skilldeck._statedir import (
     stage_id_is_ours,
     write_file_at,
 )
+from skilldeck.config import project_base
 
 from ._fsops import exchange
 from ._model import LockEntry, Scope
@@ -66,7 +66,7 @@ try:
 except ImportError:  # pragma: no cover - Windows
     _fcntl = None  # type: ignore[assignment]
 
-__all__ = ["Layout", "Stage", "checkpoint", "layout", "now_iso", "valid_name"]
+__all__ = ["Layout", "Stage", "layout", "now_iso", "valid_name"]
 
 LOCK_VERSION = 1
 _MAX_LOCK_BYTES = 64 * 1024 * 1024
@@ -75,28 +75,10 @@ _STATE_FILES = ("skills.lock", "skills.lock.lock", "config.toml", "config.toml.l
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _DIRECTORY = getattr(os, "O_DIRECTORY", 0)
-_PAUSE_ENV = "SKILLDECK_TEST_PAUSE_AT"
-_PAUSE_FILE_ENV = "SKILLDECK_TEST_PAUSE_FILE"
 
 
 def now_iso() -> str:
     return _dt.datetime.now(_dt.UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
-
-
-def checkpoint(stage: str) -> None:
-    """Test hook: pause at a named stage so a test can kill the process there.
-
-    Active only when ``SKILLDECK_TEST_PAUSE_AT`` names the stage (``clone``:
-    fetched, not checked out; ``staging``: copied and validated; ``swap``: intent
-    written, nothing moved; ``record``: swapped, lockfile not yet written); the
-    process then touches ``SKILLDECK_TEST_PAUSE_FILE`` and sleeps. Inert otherwise.
-    """
-    if os.environ.get(_PAUSE_ENV) != stage:
-        return
-    marker = os.environ.get(_PAUSE_FILE_ENV)
-    if marker:
-        Path(marker).write_text(str(os.getpid()), encoding="utf-8")
-    time.sleep(120)
 
 
 def valid_name(name: object) -> bool:

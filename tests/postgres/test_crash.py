@@ -14,12 +14,13 @@ from ._util import make_skill
 
 
 def _complete(url: str) -> list[tuple[int, int, int]]:
-    """(version id, files listed, files expected) of every version row."""
+    """(version number, files listed, files expected) of every version row (the
+    number the audit names: counted per tenant, so a killed publish leaves no gap)."""
     db = Database(url)
     try:
         with db.admin() as conn:
             rows = conn.execute(
-                "SELECT v.id, count(f.relpath) FROM skilldeck_versions v "
+                "SELECT v.number, count(f.relpath) FROM skilldeck_versions v "
                 "LEFT JOIN skilldeck_version_files f ON f.version_id = v.id GROUP BY v.id"
             ).fetchall()
     finally:

@@ -396,3 +396,22 @@ def test_tool_loop_preflight_option(runtime: skilldeck.SkillRuntime) -> None:
     seen.clear()
     run_tool_loop(runtime, runtime.session(), model, question)
     assert seen[0] == question  # off by default
+
+
+def test_words_no_skill_has_are_remembered_within_a_bound(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Clients choose the words of a request: the memory of words no skill has stays
+    bounded however many different ones they send, and answers stay right."""
+    from skilldeck.search import _terms
+
+    monkeypatch.setattr(_terms, "_ABSENT_MAX", 50)
+    weights = _terms._Weights(
+        _terms.FieldIndex.build([_terms.doc_terms(d) for d in DOCS]), (0, 1), meta=False
+    )
+    for i in range(500):
+        assert f"zzunknown{i}" not in weights
+        assert len(weights._absent) <= 50
+    assert "pdf" in weights
+    assert weights["pdf"]
+    assert "zzunknown3" not in weights  # forgotten, then found absent again

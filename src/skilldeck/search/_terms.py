@@ -47,6 +47,7 @@ _WEIGHTS = tuple(FIELD_WEIGHTS[f] for f in FIELDS)
 
 _PIECES: dict[str, str | tuple[str, ...]] = {}
 _PIECES_MAX = 500_000  # distinct whitespace-separated pieces remembered (then forgotten)
+_ABSENT_MAX = 100_000  # query terms no document has, remembered (then forgotten)
 _MULTI: set[tuple[str, ...]] = set()  # the values of _PIECES that are not one term
 
 
@@ -289,6 +290,8 @@ class _Weights(Mapping[str, dict[int, float]]):
             return got
         raw = self._raw(term) if term not in self._absent else []
         if not raw:
+            if len(self._absent) >= _ABSENT_MAX:  # clients choose these words: stay bounded
+                self._absent.clear()
             self._absent.add(term)
             raise KeyError(term)
         n = self._index.n

@@ -86,7 +86,7 @@ def validate_copy(copy: Path, folder: Path) -> tuple[str, tuple[Diagnostic, ...]
         raise InstallError(
             f"{folder.name}: {placeholder.message} (a store never serves a template placeholder)",
             path=str(folder / "SKILL.md"),
-            hint="give the skill its own name and a description of what it does",
+            hint=placeholder.hint,
         )
     warnings = tuple(d for d in report.diagnostics if d.severity is Severity.WARNING)
     return report.name, warnings

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 import skilldeck
 from skilldeck.search import (
@@ -15,7 +16,14 @@ from skilldeck.search import (
     derived_phrases,
     extract_headings,
 )
-from skilldeck.search._bm25 import FIELD_WEIGHTS, affirmative, body_fields, tokenize
+from skilldeck.search._bm25 import (
+    FIELD_WEIGHTS,
+    _split_usage,
+    _UsageSplit,
+    affirmative,
+    body_fields,
+    tokenize,
+)
 
 DOCS = [
     SearchDocument("productboard", "Manage product feedback and roadmaps in Productboard."),
@@ -224,6 +232,53 @@ def test_usage_sections_are_their_own_field() -> None:
     index = SearchIndex(docs)
     assert index.search("supplier bill")[0].name == "a"
     assert index.search("payroll")[0].name == "c"
+
+
+_LINES = [
+    "",
+    "   ",
+    "# Title",
+    "## When to use",
+    "### When NOT to use",
+    "## Triggers",
+    "#### Use cases",
+    "## Using Python packages not available here",
+    "## Steps ##",
+    "### Examples",
+    "# Do not use for taxes",
+    "Use this skill when the bill does not add up.",
+    "- use it when asked",
+    "**Do not use this skill when:**",
+    "Trigger phrases:",
+    "Never use this skill when:",
+    "This skill is for invoices",
+    "Notes:",
+    "- payroll questions",
+    "plain prose about spreadsheets",
+    "more words: here",
+    "  ## indented heading",
+    "    ## code, not a heading",
+    "> use this skill when quoting",
+]
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(st.sampled_from(_LINES), max_size=40),
+    st.sampled_from(["\n", "\r\n"]),
+    st.sampled_from([-1, 0, 3, 12, 1000]),
+)
+def test_usage_split_is_the_line_by_line_pass(lines: list[str], end: str, limit: int) -> None:
+    # the split skips from trigger to trigger and takes runs of lines whole: it must
+    # keep exactly what judging every line in turn keeps
+    text = end.join(lines)
+    reference = _UsageSplit()
+    for line in text.splitlines():
+        reference.line(line)
+    usage, prose = _split_usage(text, limit)
+    assert usage[:300] == reference.usage[:300]
+    keep = len(reference.prose) if limit < 0 else limit
+    assert prose[:keep] == reference.prose[:keep]
 
 
 def test_usage_from_a_skill_file(tmp_path: Path) -> None:

@@ -312,17 +312,21 @@ def body_parts(
 ) -> tuple[tuple[str, ...], list[str], list[str]]:
     """``body_fields`` with the prose and usage as lists of words (not joined)."""
     text = _strip_fences(body[: 64 * 1024])
-    usage, prose = _split_usage(text)
+    usage, prose = _split_usage(text, limit)
     return _headings(text, 40), prose[:limit], usage[:_USAGE_WORDS]
 
 
-def _split_usage(text: str) -> tuple[list[str], list[str]]:
+def _split_usage(text: str, limit: int = -1) -> tuple[list[str], list[str]]:
     """The words of ``text`` that say when to use the skill, and the words that do
-    not say when not to (a line-by-line pass).
+    not say when not to (a line-by-line pass); the first ``limit`` words of the
+    second are all that is asked for (``-1``: every word).
 
-    Only headings, labels, usage leads and blank lines change what is kept; the
-    runs of other lines between them are taken whole (``_EVENT`` finds those lines
-    in one search), unless the text has line breaks such a search does not know."""
+    Only headings, labels, usage leads and blank lines change what is kept, and
+    while no usage section or paragraph is open only a heading that may open one
+    or a usage lead can (``_TRIGGER`` finds those lines; the text before one is
+    taken whole). Inside one, the runs of other lines between headings, labels
+    and leads are taken whole, unless the text has line breaks such searches do
+    not know (then line by line)."""
     split = _UsageSplit()
     if _odd_breaks(text):
         for line in text.splitlines():
@@ -330,21 +334,40 @@ def _split_usage(text: str) -> tuple[list[str], list[str]]:
         return split.usage, split.prose
     if "\r" in text:
         text = text.replace("\r\n", "\n")
+    lined = "\n" + text  # a match at ``i`` in it: the line that starts at ``i`` in text
+    size = len(text)
+    prose, usage = split.prose, split.usage
+    events = _Events(text, lined)
     pos = 0
     find = text.find
-    for start in _event_lines(text):
-        if start < pos:
-            continue  # a line found twice
-        if start > pos:
-            split.run(text[pos:start])
+    while pos < size:
+        if not (split.level or split.para or split.negative):
+            # nothing open: the lines up to the next trigger are prose, whole
+            full = 0 <= limit <= len(prose)
+            if full and len(usage) >= _USAGE_WORDS:
+                break  # nothing more can be kept
+            found = _TRIGGER.search(lined, pos)
+            start = size if found is None else found.start()
+            if start > pos and not full:
+                need = limit - len(prose) if limit >= 0 else -1
+                words = text[pos:start].split(None, need)
+                if 0 <= need < len(words):
+                    del words[need:]  # the rest of the text, unsplit
+                prose.extend(words)
+            if found is None:
+                break
+        else:
+            start = events.after(pos)
+            if start > pos:
+                split.run(text[pos:start])
+            if start >= size:
+                break
         end = find("\n", start)
         if end < 0:
-            end = len(text)
+            end = size
         split.line(text[start:end])
         pos = end + 1
-    if pos < len(text):
-        split.run(text[pos:])
-    return split.usage, split.prose
+    return usage, prose
 
 
 # what can start a line that changes what ``_UsageSplit`` keeps (a superset: each
@@ -354,18 +377,43 @@ def _split_usage(text: str) -> tuple[list[str], list[str]]:
 # (searched in "\n" + text, so a match's start is its line's start in text)
 _HEADING_START = re.compile(r"\n {0,3}#{1,6}[ \t]")
 _LABEL_END = re.compile(r":[ \t*_]*$", re.MULTILINE)
-_LEAD_START = re.compile("\n" + _USAGE_LEAD.pattern.removeprefix("^"), re.IGNORECASE)
+_LEAD = _USAGE_LEAD.pattern.removeprefix("^")
+_LEAD_START = re.compile("\n" + _LEAD, re.IGNORECASE)
+# what can open a usage section or paragraph while none is open: a heading with a
+# word of ``_USAGE_HEADING`` or ``_USAGE_VERB`` (a superset), or a usage lead
+_TRIGGER = re.compile(
+    r"\n(?: {0,3}#{1,6}[ \t][^\n]*?(?:when|us(?:e|ing)|trigger|activat|example|fire|invoke)|"
+    + _LEAD
+    + ")",
+    re.IGNORECASE,
+)
 
 
-def _event_lines(text: str) -> list[int]:
-    """The start of every line that may be a heading, a label or a usage lead, in order."""
-    lined = "\n" + text
-    starts = [m.start() for m in _HEADING_START.finditer(lined)]
-    rfind = text.rfind
-    starts.extend(rfind("\n", 0, m.start()) + 1 for m in _LABEL_END.finditer(text))
-    starts.extend(m.start() for m in _LEAD_START.finditer(lined))
-    starts.sort()
-    return starts
+class _Events:
+    """The next line at or after a position that may be a heading, a label or a
+    usage lead; each kind is searched forward from where it was last found, so a
+    pass over a text searches it once per kind."""
+
+    __slots__ = ("heading", "label", "lead", "lined", "text")
+
+    def __init__(self, text: str, lined: str) -> None:
+        self.text, self.lined = text, lined
+        self.heading = self.label = self.lead = -1  # the next of each kind (-1: not yet)
+
+    def after(self, pos: int) -> int:
+        """The start of the first such line at or after ``pos`` (a line start;
+        ``len(text)``: none)."""
+        text, size = self.text, len(self.text)
+        if self.heading < pos:
+            found = _HEADING_START.search(self.lined, pos)
+            self.heading = size if found is None else found.start()
+        if self.lead < pos:
+            found = _LEAD_START.search(self.lined, pos)
+            self.lead = size if found is None else found.start()
+        if self.label < pos:
+            found = _LABEL_END.search(text, pos)
+            self.label = size if found is None else text.rfind("\n", 0, found.start()) + 1
+        return min(self.heading, self.lead, self.label)
 
 
 class _UsageSplit:

@@ -102,7 +102,12 @@ def main(argv: list[str] | None = None) -> int:
     root = _trees.tree(args.work, args.skills, args.corpus)
     work = Path(tempfile.mkdtemp(prefix="skilldeck-serve-startup-"))
     try:
-        base = {k: v for k, v in os.environ.items() if not k.startswith(("SKILLDECK_", "XDG_"))}
+        # bytecode caches are written and used, as in a user's installation
+        base = {
+            k: v
+            for k, v in os.environ.items()
+            if not k.startswith(("SKILLDECK_", "XDG_")) and k != "PYTHONDONTWRITEBYTECODE"
+        }
         base |= {"HOME": str(work)}
         ref = "import MCP SDK server + client"
         cs: dict[str, _measure.Contender] = {

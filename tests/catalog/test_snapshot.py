@@ -4,8 +4,10 @@
 from __future__ import annotations
 
 import os
+import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from tests.catalog.conftest import MakeSkill
@@ -229,3 +231,98 @@ def test_a_skill_folder_link_swapped_to_another_folder(
     assert after.by_key[key].token != before.by_key[key].token
     entry = after.by_key[key]
     assert after.digest(entry, "notes.md", max_bytes=100).digest == sha(b"from b, longer\n")
+
+
+_scans: list[object] | None = None
+
+
+def _count_scans(event: str, args: tuple[object, ...]) -> None:
+    if _scans is not None and event in ("os.scandir", "os.listdir"):
+        _scans.append(args[0] if args else None)
+
+
+sys.addaudithook(_count_scans)  # counts only while a test sets _scans
+
+
+def _kept(snap: CatalogSnapshot) -> dict[str, Any]:
+    return {e.key: e.stamps for e in snap.entries if e.stamps is not None}
+
+
+def _new_process_snapshot(root: Path, kept: dict[str, Any]) -> tuple[CatalogSnapshot, int]:
+    """A snapshot as a new process takes it from ``kept``, and how many folders it listed."""
+    global _scans
+    catalog = Catalog.from_roots([root], cache=False)
+    catalog.refresh()  # the catalog's own scan is not the snapshot's
+    _scans = []
+    try:
+        snap = catalog.snapshot(kept=kept)
+        return snap, len(_scans)
+    finally:
+        _scans = None
+
+
+def _listing(snap: CatalogSnapshot, key: Path) -> list[tuple[str, int, Any]]:
+    return [(f.path, f.size, f.stamp) for f in snap.by_key[os.fspath(key)].files]
+
+
+def test_kept_stamps_stand_in_for_the_walk_in_a_new_process(
+    two: tuple[Catalog, Path, Path],
+) -> None:
+    catalog, alpha, beta = two
+    root = alpha.parent
+    first = _take(catalog)
+    kept = _kept(first)
+    assert set(kept) == {os.fspath(alpha), os.fspath(beta)}
+    again, listed = _new_process_snapshot(root, kept)
+    assert listed == 0, "every kept stamp held: no folder is walked"
+    assert again.token == first.token
+    for key in (alpha, beta):
+        assert _listing(again, key) == _listing(first, key)
+        assert again.by_key[os.fspath(key)].stamps == first.by_key[os.fspath(key)].stamps
+    entry = again.by_key[os.fspath(alpha)]
+    assert again.digest(entry, "references/a.md", max_bytes=100).digest == sha(b"A\n")
+
+
+def test_a_change_after_the_stamps_were_kept_is_caught(
+    two: tuple[Catalog, Path, Path],
+) -> None:
+    catalog, alpha, beta = two
+    root = alpha.parent
+
+    def same_size_same_mtime() -> None:
+        target = alpha / "references/a.md"
+        st = target.stat()
+        target.write_text("Z\n")
+        os.utime(target, ns=(st.st_atime_ns, st.st_mtime_ns))
+
+    def link_swap() -> None:
+        (alpha / "next.md").symlink_to("references/b.md")
+        os.replace(alpha / "next.md", alpha / "current.md")
+
+    steps = [
+        lambda: (alpha / "references/a.md").write_text("A, edited\n"),
+        same_size_same_mtime,
+        lambda: (alpha / "references/b.md").rename(alpha / "references/c.md"),
+        lambda: (alpha / "assets").mkdir() or (alpha / "assets/logo.txt").write_text("logo\n"),
+        lambda: (alpha / "current.md").symlink_to("references/a.md"),
+        link_swap,
+        lambda: (alpha / "scripts/run.sh").unlink(),
+        lambda: (alpha / "SKILL.md").write_text(
+            (alpha / "SKILL.md").read_text().replace("testing", "checking")
+        ),
+    ]
+    for step in steps:
+        before = _take(catalog)
+        kept = _kept(before)
+        step()
+        _settle()
+        walked = Catalog.from_roots([root], cache=False).snapshot()
+        hinted, listed = _new_process_snapshot(root, kept)
+        assert listed >= 1, "the changed skill is walked again"
+        assert _token(hinted, alpha) == _token(walked, alpha) != _token(before, alpha)
+        assert _listing(hinted, alpha) == _listing(walked, alpha)
+        assert hinted.by_key[os.fspath(beta)].token == before.by_key[os.fspath(beta)].token
+        for f in hinted.by_key[os.fspath(alpha)].files:
+            entry = hinted.by_key[os.fspath(alpha)]
+            want = walked.digest(walked.by_key[os.fspath(alpha)], f.path, max_bytes=1000)
+            assert hinted.digest(entry, f.path, max_bytes=1000) == want

@@ -59,7 +59,7 @@ from skilldeck.catalog._store import (
 from skilldeck.config import Budget, Config, load_config
 
 if TYPE_CHECKING:
-    from skilldeck.catalog._snapshot import CatalogSnapshot, SnapshotMaker
+    from skilldeck.catalog._snapshot import CatalogSnapshot, SnapshotMaker, TreeStamps
 
 __all__ = ["Catalog", "RootInfo"]
 
@@ -460,18 +460,22 @@ class Catalog:
         entry = self.get(name)
         return self._snapshot().stores[id(entry.metadata)].digest(entry.metadata.key)
 
-    def snapshot(self) -> CatalogSnapshot:
+    def snapshot(self, *, kept: Mapping[str, TreeStamps] | None = None) -> CatalogSnapshot:
         """An immutable snapshot of every entry with its files, change tokens and
         (computed on first use, cached by stamp) file digests; see ``CatalogSnapshot``.
 
         It reflects the last scan (``refresh()`` first to see changes on disk);
         entries whose token did not change since the last snapshot are the same
         objects, so ``new.diff(old)`` is cheap and digests are not computed again.
+        ``kept``: the ``SnapshotEntry.stamps`` an earlier process kept, by entry key;
+        a folder entry whose kept stamps all still hold is listed from them with
+        ``stat`` alone instead of walking its folder.
         """
+        # a listing never needs these
+        from skilldeck.catalog._snapshot import SnapshotMaker, address_of
+
         maker = self._snapshots
         if maker is None:
-            from skilldeck.catalog._snapshot import SnapshotMaker  # a listing never needs it
-
             with self._lock:
                 if self._snapshots is None:
                     self._snapshots = SnapshotMaker()
@@ -485,6 +489,8 @@ class Catalog:
             digest=_content_digest,
             reader=self._read_any,
             facts=_file_facts,
+            owns=lambda entry: self.get(address_of(entry)) is entry,
+            kept=kept,
         )
 
     def _walk_addressed(self, entry: CatalogEntry, store: StoreBase) -> tuple[str, Walk, bool]:

@@ -26,6 +26,13 @@ snapshot reuses the entries of the previous one whose token is unchanged
 and whose folder, sub-folders and files all keep their stamps is taken over with
 ``stat`` alone, without walking it (adding, removing or renaming anything changes
 a folder's mtime; an edit, a file's stamp).
+
+The same check works across processes: ``SnapshotEntry.stamps`` is that set of
+stamps as plain data, and a first snapshot given the stamps an earlier process kept
+(``Catalog.snapshot(kept=...)``) lists a folder entry from them, without walking
+it, when every one of them still holds and the folder is still the one its
+address reads. Its token is then computed from the entry as it is now and the kept
+file stamps, exactly as a walk would give it.
 """
 
 from __future__ import annotations
@@ -51,6 +58,7 @@ __all__ = [
     "SnapshotEntry",
     "SnapshotFile",
     "SnapshotMaker",
+    "TreeStamps",
     "address_of",
 ]
 
@@ -102,9 +110,11 @@ def address_of(entry: CatalogEntry) -> str:
     return f"{entry.source}:{entry.name}"
 
 
-#: a folder entry's real folder and the (path, inode, mtime, size, ctime) of its
-#: folder as found (path ""), of every sub-folder the walker entered and of every file
-_TreeStamps = tuple[str, tuple[tuple[str, int, int, int, int], ...]]
+TreeStamps = tuple[str, int, tuple[tuple[str, int, int, int, int], ...]]
+"""A folder entry's stamps (``SnapshotEntry.stamps``): its real folder, how many of
+the items are folders, then the (path, inode, mtime_ns, size, ctime_ns) of its folder
+as found (path ``""``), of every sub-folder the walker entered and of every file it
+listed, in the walker's order."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,7 +134,14 @@ class SnapshotEntry:
     token: str | None
     complete: bool = True
     _content: str | None = field(default=None, compare=False, repr=False)  # a store's digest
-    _tree: _TreeStamps | None = field(default=None, compare=False, repr=False)
+    _tree: TreeStamps | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def stamps(self) -> TreeStamps | None:
+        """What tells, with ``stat`` alone, that this folder entry's files are unchanged
+        (plain data to keep between processes; ``None``: not a folder entry, or one
+        that changed a moment ago, stopped at a limit or reads another folder)."""
+        return self._tree
 
     @property
     def name(self) -> str:
@@ -270,14 +287,20 @@ class SnapshotMaker:
         digest: Callable[[CatalogEntry, Any], str],
         reader: Reader,
         facts: Facts | None = None,
+        owns: Callable[[CatalogEntry], bool] | None = None,
+        kept: Mapping[str, TreeStamps] | None = None,
     ) -> CatalogSnapshot:
         """A snapshot of ``(entry, store)`` pairs. ``walk`` lists a folder skill's files,
         ``listing`` a store skill's files (by address), ``digest`` gives a store skill's
         content digest, ``facts`` (optional) what the store knows of that version's
-        files, and ``reader`` reads one file."""
+        files, and ``reader`` reads one file. ``kept``: the ``stamps`` of entries
+        (by key) an earlier process kept, used for a folder entry this maker has not
+        seen when ``owns`` says its address reads its own folder (the walk's third
+        answer)."""
         with self._lock:
             last = self._last
             old = last.by_key if last is not None else {}
+            hints = kept if kept is not None and owns is not None else {}
             settled = time.time_ns() - _RACY_NS
             made: list[SnapshotEntry] = []
             keys: dict[str, SnapshotEntry] = {}
@@ -285,7 +308,11 @@ class SnapshotMaker:
                 ref = address_of(entry)
                 if entry.path is not None:
                     key = os.fspath(entry.path)
-                    got = self._folder(entry, store, key, ref, walk, settled, old.get(key))
+                    prev = old.get(key)
+                    hint = hints.get(key) if prev is None else None
+                    if hint is not None and owns is not None and not owns(entry):
+                        hint = None
+                    got = self._folder(entry, store, key, ref, walk, settled, prev, hint)
                 else:
                     key = f"store:{entry.source}:{entry.name}"
                     got = self._stored(
@@ -319,6 +346,7 @@ class SnapshotMaker:
         walk: Walker,
         settled: int,
         prev: SnapshotEntry | None,
+        kept: TreeStamps | None = None,
     ) -> SnapshotEntry:
         if (
             prev is not None
@@ -327,34 +355,21 @@ class SnapshotMaker:
             and _same_tree(entry, prev._tree)
         ):
             return prev  # not one folder or listed file changed: no walk needed
-        head = _head(entry, ref)
+        if kept is not None and _same_tree(entry, kept):
+            # an earlier process's stamps all hold: a walk would list these files
+            real, dirs, items = kept
+            found = [(p, size, (ino, mtime, ctime)) for p, ino, mtime, size, ctime in items[dirs:]]
+            return _listed(entry, key, ref, found, True, settled, lambda: kept)
         try:
-            real, found, own = walk(entry, store)
+            real, walked, own = walk(entry, store)
         except Exception:  # the folder went away or now leads outside: unknown
             return SnapshotEntry(key, ref, entry, (), None, False)
-        md = entry.metadata.md_name
-        files: list[SnapshotFile] = []
-        first: SnapshotFile | None = None
-        racy = False
-        for f in found.files:
-            ino, mtime, ctime = f.stamp
-            fresh = max(mtime, ctime) > settled
-            racy = racy or fresh
-            item = SnapshotFile(f.path, f.size, None if fresh else (ino, mtime, f.size, ctime))
-            if f.path == md:
-                first = SnapshotFile("SKILL.md", f.size, item.stamp)
-            if f.path != "SKILL.md":
-                files.append(item)
-        listed = ([first] if first is not None else []) + files
-        if entry.status not in READABLE_STATUSES:
-            listed = []
-        token = _token(
-            (*head, found.complete, *((f.path, f.stamp) for f in found.files), len(found.files))
-        )
-        if racy:
-            return SnapshotEntry(key, ref, entry, tuple(listed), None, found.complete)
-        stamps = _tree_stamps(entry, real, found, settled) if own and found.complete else None
-        return SnapshotEntry(key, ref, entry, tuple(listed), token, found.complete, _tree=stamps)
+        files = [(f.path, f.size, f.stamp) for f in walked.files]
+
+        def stamps() -> TreeStamps | None:
+            return _tree_stamps(entry, real, walked, settled) if own else None
+
+        return _listed(entry, key, ref, files, walked.complete, settled, stamps)
 
     def _stored(
         self,
@@ -401,6 +416,43 @@ class SnapshotMaker:
         return SnapshotEntry(key, ref, entry, tuple(files), token, True, content)
 
 
+#: a listed file as the walker gives it: (path, size, (inode, mtime_ns, ctime_ns))
+_Found = tuple[str, int, tuple[int, int, int]]
+
+
+def _listed(
+    entry: CatalogEntry,
+    key: str,
+    ref: str,
+    found: list[_Found],
+    complete: bool,
+    settled: int,
+    stamps: Callable[[], TreeStamps | None],
+) -> SnapshotEntry:
+    """A folder entry over the files the walker lists (``stamps`` gives its tree
+    stamps, asked only for a complete, settled listing)."""
+    md = entry.metadata.md_name
+    files: list[SnapshotFile] = []
+    first: SnapshotFile | None = None
+    racy = False
+    for path, size, (ino, mtime, ctime) in found:
+        fresh = max(mtime, ctime) > settled
+        racy = racy or fresh
+        item = SnapshotFile(path, size, None if fresh else (ino, mtime, size, ctime))
+        if path == md:
+            first = SnapshotFile("SKILL.md", size, item.stamp)
+        if path != "SKILL.md":
+            files.append(item)
+    listed = ([first] if first is not None else []) + files
+    if entry.status not in READABLE_STATUSES:
+        listed = []
+    token = _token((*_head(entry, ref), complete, *((f[0], f[2]) for f in found), len(found)))
+    if racy:
+        return SnapshotEntry(key, ref, entry, tuple(listed), None, complete)
+    tree = stamps() if complete else None
+    return SnapshotEntry(key, ref, entry, tuple(listed), token, complete, _tree=tree)
+
+
 def _read_listed(reader: Reader, ref: str, rel: str) -> SnapshotFile:
     """A store skill's file, read to learn its size and digest (none over the limit)."""
     got = reader(ref, rel, _STORE_READ_LIMIT, True)
@@ -428,7 +480,7 @@ def _known(
     return [first, *(rows[rel] for rel in sorted(rows))]
 
 
-def _tree_stamps(entry: CatalogEntry, real: str, found: Walk, settled: int) -> _TreeStamps | None:
+def _tree_stamps(entry: CatalogEntry, real: str, found: Walk, settled: int) -> TreeStamps | None:
     """What tells, with ``stat`` only, that a walk would list the same files with the
     same stamps: any file added, removed or renamed changes a folder's mtime, any
     edit a file's stamp, a swapped link its folder's. ``None`` when a folder
@@ -445,14 +497,15 @@ def _tree_stamps(entry: CatalogEntry, real: str, found: Walk, settled: int) -> _
             items.append((rel, st.st_ino, st.st_mtime_ns, st.st_size, st.st_ctime_ns))
     except OSError:
         return None
+    dirs = len(items)
     for f in found.files:
         ino, mtime, ctime = f.stamp
         items.append((f.path, ino, mtime, f.size, ctime))
-    return real, tuple(items)
+    return real, dirs, tuple(items)
 
 
-def _same_tree(entry: CatalogEntry, tree: _TreeStamps) -> bool:
-    real, items = tree
+def _same_tree(entry: CatalogEntry, tree: TreeStamps) -> bool:
+    real, _dirs, items = tree
     folder = entry.metadata.folder
     if folder is None:
         return False

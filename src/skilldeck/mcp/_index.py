@@ -27,7 +27,7 @@ from skilldeck.catalog import CatalogSnapshot, SnapshotEntry
 from skilldeck.disclosure import mime_type
 from skilldeck.mcp import _uris
 from skilldeck.mcp._publish import frontmatter, publishable
-from skilldeck.mcp._store import FileRow, SkillRow, SnapshotStore
+from skilldeck.mcp._store import FileRow, SkillRow, SnapshotStore, TreeRow
 from skilldeck.mcp._wire import DIRECTORY_MIME, MAX_FILES, MAX_TOTAL_BYTES
 
 __all__ = ["FileRef", "IndexBuilder", "SkillIndex", "SkillRecord"]
@@ -98,6 +98,7 @@ class _Built:
     record: SkillRecord | None = None
     refs: tuple[FileRef, ...] | None = None
     files: list[FileRow] | None = None  # a loaded row's files, until derived
+    tree: TreeRow | None = None  # the snapshot entry's stamps (kept for the next start)
 
     @classmethod
     def of_row(cls, row: SkillRow) -> _Built:
@@ -110,6 +111,7 @@ class _Built:
             row.status,
             row.frontmatter,
             files=row.files,
+            tree=row.tree,
         )
 
     def derived(self, entry: CatalogEntry) -> tuple[SkillRecord, tuple[FileRef, ...]]:
@@ -135,6 +137,7 @@ class _Built:
             status=self.status,
             frontmatter=self.frontmatter,
             files=[_file_row(r) for r in self.refs],
+            tree=self.tree,
         )
 
 
@@ -197,7 +200,13 @@ class IndexBuilder:
         if not self._loaded and self._store is not None:
             self._skills = {k: _Built.of_row(row) for k, row in self._store.load().items()}
             self._loaded = True
-        snap = self.catalog.snapshot()
+        # a first build checks the kept skills' stamps instead of walking their folders
+        kept = (
+            {k: b.tree for k, b in self._skills.items() if b.tree is not None}
+            if self._snap is None
+            else None
+        )
+        snap = self.catalog.snapshot(kept=kept)
         old_index = self._index
         diff = snap.diff(self._snap)
         if old_index is not None and self._snap is not None and not diff:
@@ -216,6 +225,7 @@ class IndexBuilder:
         skills: dict[str, _Built] = {}
         fresh: list[_Built] = []  # mapped again (or first mapped)
         skipped: dict[str, tuple[str, str]] = {}
+        rewrite = False  # the kept snapshot no longer says what this build found
         for skill_path, item, fm in published:
             known = self._skills.get(item.key)
             if (
@@ -226,6 +236,8 @@ class IndexBuilder:
                 and known.ref == item.ref
             ):
                 known.derived(item.entry)
+                if known.tree != item.stamps:
+                    known.tree, rewrite = item.stamps, True
                 skills[item.key] = known
                 if item.key not in before:
                     fresh.append(known)  # loaded from the persisted snapshot
@@ -235,11 +247,14 @@ class IndexBuilder:
             except Exception as exc:  # one unreadable skill must not hide the others
                 skipped[item.key] = (item.ref, f"{type(exc).__name__}: {exc}")
                 continue
+            built.tree = item.stamps
             skills[item.key] = built
             fresh.append(built)
+            rewrite = True
         gone = [b for k, b in before.items() if skills.get(k) is not b]
+        rewrite = rewrite or bool(gone) or skills.keys() != self._skills.keys()
         self._skills = skills
-        if self._store is not None and (fresh or gone or old_index is None):
+        if self._store is not None and rewrite:
             self._store.save([b.row() for b in skills.values() if b.token])
         self.changed = _changed_uris(gone, fresh)
         if old_index is not None and not fresh and not gone and skipped == self._skipped:

@@ -3,16 +3,19 @@
 One file per set of catalog roots under the user cache folder (``mcp/``). It
 holds, per published skill, the catalog's change token the skill was built
 from (``Catalog.snapshot()``: over the path and (inode, mtime, size, ctime) of
-every file the walker lists), its frontmatter, and its files with their
-digests. On start the catalog's snapshot walks each skill's tree (``stat``
-only): an unchanged skill is taken from here without parsing its SKILL.md or
-reading a byte; a changed one is mapped again.
+every file the walker lists), the stamps of its folders and files
+(``SnapshotEntry.stamps``), its frontmatter, and its files with their digests.
+On start the catalog's snapshot checks those stamps with ``stat`` alone (a skill
+whose stamps no longer hold is walked again): an unchanged skill is taken from
+here without walking its folder, parsing its SKILL.md or reading a byte; a
+changed one is mapped again.
 
 The file is MessagePack checked against a fixed schema with a stamp of the code
-that wrote it: a damaged, foreign or older file is ignored as a whole (it only
-costs a rebuild), and it is replaced atomically after a build that changed
-something. The ctime in every key cannot be set back with ``os.utime``, so a
-file rewritten with its old size and mtime is hashed again.
+that wrote it (this package, the catalog and the walker): a damaged, foreign or
+older file is ignored as a whole (it only costs a rebuild), and it is replaced
+atomically after a build that changed something. The ctime in every key cannot
+be set back with ``os.utime``, so a file rewritten with its old size and mtime is
+hashed again.
 """
 
 from __future__ import annotations
@@ -28,13 +31,15 @@ import msgspec
 
 import skilldeck
 
-__all__ = ["FileRow", "SkillRow", "SnapshotStore"]
+__all__ = ["FileRow", "SkillRow", "SnapshotStore", "TreeRow"]
 
-_FORMAT = 2
+_FORMAT = 3
 _MAX_FILES = 32
 
 #: uri, ref, relpath, size, digest (None in a dynamic skill), mime, skill_md path
 FileRow = tuple[str, str, str, int, str | None, str, str | None]
+#: ``SnapshotEntry.stamps``: real folder, folder count, (path, inode, mtime, size, ctime)
+TreeRow = tuple[str, int, tuple[tuple[str, int, int, int, int], ...]]
 
 
 class SkillRow(msgspec.Struct, array_like=True, forbid_unknown_fields=True):
@@ -46,6 +51,7 @@ class SkillRow(msgspec.Struct, array_like=True, forbid_unknown_fields=True):
     status: str
     frontmatter: dict[str, Any]
     files: list[FileRow]
+    tree: TreeRow | None = None
 
 
 class _Snapshot(msgspec.Struct, array_like=True, forbid_unknown_fields=True):
@@ -59,13 +65,16 @@ _ENCODER = msgspec.msgpack.Encoder()
 
 
 def _stamp() -> str:
+    """The version, the format and the code that decides what a row holds: the
+    server's, the catalog's and the walker's (which files a skill has)."""
     parts = [skilldeck.__version__, str(_FORMAT)]
-    folder = Path(__file__).parent
-    with contextlib.suppress(OSError):
-        for entry in sorted(os.scandir(folder), key=lambda e: e.name):
-            if entry.name.endswith(".py"):
-                st = entry.stat()
-                parts.append(f"{entry.name}:{st.st_size}:{st.st_mtime_ns}")
+    package = Path(__file__).parent.parent
+    for folder in (package / "mcp", package / "catalog", package / "_tree"):
+        with contextlib.suppress(OSError):
+            for entry in sorted(os.scandir(folder), key=lambda e: e.name):
+                if entry.name.endswith(".py"):
+                    st = entry.stat()
+                    parts.append(f"{folder.name}/{entry.name}:{st.st_size}:{st.st_mtime_ns}")
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
 
 

@@ -13,10 +13,11 @@ import pytest
 from click.testing import CliRunner
 
 from skilldeck import Catalog, Source
+from skilldeck._diagnostics import Diagnostic, Severity
 from skilldeck._paths import dirs
 from skilldeck.catalog import _fs
-from skilldeck.catalog._cache import MetadataCache
-from skilldeck.catalog._model import SkillMetadata, metadata_of
+from skilldeck.catalog._cache import MetadataCache, pack_diagnostics, unpack_diagnostics
+from skilldeck.catalog._model import SkillMetadata, metadata_of, raw_diagnostics
 from skilldeck.cli import main
 
 from .conftest import MakeSkill, write_skill
@@ -325,13 +326,63 @@ def test_fast_entry_constructor_equals_the_dataclass() -> None:
 def test_cache_api_round_trip(tmp_path: Path) -> None:
     cache = MetadataCache(tmp_path / "c")
     sig = struct.pack("<qqQqQ", 1, 2, 3, 4, 5)
-    rows: Any = [("k", sig, ("n", "d", (), (), (), (), True, (), None, ("1.0", None)))]
+    rows: Any = [("k", sig, ("n", "d", (), (), (), (), True, b"", None, ("1.0", None)))]
     cache.save("root", rows, ((1, 2, 3), ["/r/other"]))
     assert cache.load("root") == (
-        {"k": (sig, ("n", "d", (), (), (), (), True, (), None, ("1.0", None)))},
+        {"k": (sig, ("n", "d", (), (), (), (), True, b"", None, ("1.0", None)))},
         ((1, 2, 3), ["/r/other"]),
     )
     assert cache.load("another root") == ({}, None)
+
+
+def test_packed_diagnostics_round_trip() -> None:
+    diags = (
+        Diagnostic.make("SK213", "extras kept: domain", path="/r/x/SKILL.md", line=5, column=1),
+        Diagnostic.make("SK201", "no name", hint="add one").with_severity(Severity.INFO),
+        Diagnostic.make("SK215", "lower case", path="/r/\u00e9/skill.md"),
+    )
+    packed = pack_diagnostics(diags)
+    assert isinstance(packed, bytes) and unpack_diagnostics(packed) == diags
+    assert pack_diagnostics(()) == b"" and unpack_diagnostics(b"") == ()
+    assert pack_diagnostics(packed) is packed
+    # bytes that do not unpack read as none (an edit that still fits the schema)
+    assert unpack_diagnostics(b"\x91\x93\xa1x") == ()
+    assert unpack_diagnostics(msgspec.msgpack.encode([["SK201", "fatal", "m"]])) == ()
+    with pytest.raises(UnicodeEncodeError):
+        pack_diagnostics((Diagnostic.make("SK201", "m", path="/r/\udcff/SKILL.md"),))
+
+
+def test_a_warm_listing_expands_no_diagnostics(tmp_path: Path, make_skill: MakeSkill) -> None:
+    """Cached skills keep their diagnostics packed through a listing (metadata and
+    entries); read, they equal what parsing the files gives."""
+    make_skill(tmp_path / "r", "plain")
+    make_skill(tmp_path / "r", "extras", frontmatter="domain: x\ncategory: y\n")
+    cold = Catalog.from_roots([tmp_path / "r"])
+    parsed = {e.name: e.diagnostics for e in cold.entries()}
+    assert any(d.code == "SK213" for d in parsed["extras"])
+    warm = Catalog.from_roots([tmp_path / "r"])
+    entries = warm.entries()
+    assert [e.name for e in entries] == ["extras", "plain"]
+    held = [raw_diagnostics(e) for e in entries] + [raw_diagnostics(e.metadata) for e in entries]
+    assert held[0].__class__ is bytes and held[2].__class__ is bytes
+    assert held[1] == () and held[3] == ()
+    assert {e.name: e.diagnostics for e in entries} == parsed
+    assert entries[0].metadata.diagnostics == parsed["extras"]
+    assert raw_diagnostics(entries[0]) == parsed["extras"]  # expanded once, then kept
+
+
+def test_a_damaged_packed_row_still_lists(tmp_path: Path, make_skill: MakeSkill) -> None:
+    """Packed diagnostics that do not unpack read as none; the listing goes on."""
+    make_skill(tmp_path / "r", "good", "Real text.", frontmatter="domain: x\n")
+    Catalog.from_roots([tmp_path / "r"]).list()
+    stamp, root, rows = _rows(_index_file())
+    assert rows[0][2][7]  # packed diagnostics
+    rows[0][2][7] = b"\x93\xff"
+    _write(_index_file(), [stamp, root, rows, None])
+    result = CliRunner().invoke(main, ["list", "--root", str(tmp_path / "r"), "--json"])
+    assert result.exit_code == 0, result.output
+    (entry,) = Catalog.from_roots([tmp_path / "r"]).entries()
+    assert entry.metadata.description == "Real text." and entry.diagnostics == ()
 
 
 def test_racy_files_are_read_again_until_they_settle(

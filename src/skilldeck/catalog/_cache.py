@@ -9,10 +9,14 @@ ctime cannot be set back by ``os.utime``, so a file rewritten with the same size
 and a restored mtime still misses the cache.
 
 The index is MessagePack decoded by msgspec against a fixed schema (straight
-into tuples and ``Diagnostic`` objects, in C), so a damaged
+into tuples, in C), so a damaged
 or foreign file (a truncated write, an edited row with a wrong type) fails
 validation as a whole and the root is parsed again: a broken cache is never
-trusted and never crashes a listing. The file also records a stamp of the
+trusted and never crashes a listing. A row's diagnostics stay packed (one bytes
+object, ``pack_diagnostics``) until something reads them (``_model._Packed``):
+a listing expands none. Packed diagnostics that do not unpack (bytes edited
+into another valid index) read as none, like any other edited value that still
+fits the schema. The file also records a stamp of the
 parser (skilldeck's version and the format modules' sizes and times), so a new
 parser never serves old results.
 """
@@ -29,16 +33,18 @@ from typing import Any
 import msgspec
 
 from skilldeck._atomic import keep_newest
-from skilldeck._diagnostics import Diagnostic
+from skilldeck._diagnostics import Diagnostic, Severity
 from skilldeck._version import __version__
 
 __all__ = [
     "CACHE_FORMAT", "MAX_FILES", "NEVER", "AboutRow", "InvocationRow", "Listing", "MetadataCache",
-    "Record", "RootSig", "Row", "Sig", "ctime_of", "pack_sig", "sig_of",
+    "Record", "RootSig", "Row", "Sig", "ctime_of", "pack_diagnostics", "pack_sig", "sig_of",
+    "unpack_diagnostics",
 ]  # fmt: skip
 
-CACHE_FORMAT = 5
-"""Bumped whenever the index's layout changes (5: packed signatures)."""
+CACHE_FORMAT = 6
+"""Bumped whenever the index's layout changes (5: packed signatures; 6: packed
+diagnostics)."""
 
 MAX_FILES = 64
 """At most this many roots are cached; the least recently used are dropped."""
@@ -51,8 +57,9 @@ InvocationRow = tuple[bool, bool, str | None, str | None]
 #: version, author (the listing's extension fields; ``None`` when neither is set)
 AboutRow = tuple[str | None, str | None]
 
-#: name, description, tags, requires (commands, env, other), valid, diagnostics,
-#: invocation controls (``None``: the defaults), version and author
+#: name, description, tags, requires (commands, env, other), valid, diagnostics
+#: (packed: ``pack_diagnostics``), invocation controls (``None``: the defaults),
+#: version and author
 Record = tuple[
     str,
     str,
@@ -61,10 +68,40 @@ Record = tuple[
     _Strs,
     _Strs,
     bool,
-    tuple[Diagnostic, ...],
+    bytes,
     InvocationRow | None,
     AboutRow | None,
 ]
+
+#: one diagnostic, packed: code, severity, message, path, line, column, hint
+_DiagRow = tuple[str, Severity, str, str | None, int | None, int | None, str | None]
+
+
+def pack_diagnostics(diags: tuple[Diagnostic, ...] | bytes) -> bytes:
+    """Diagnostics as one bytes object (``b""``: none; packed ones as they are).
+
+    Raises ``ValueError`` (``UnicodeEncodeError``) or ``msgspec.EncodeError`` for
+    text that cannot be UTF-8 (a path with undecodable bytes): such a row is not cached.
+    """
+    if isinstance(diags, bytes):
+        return diags
+    if not diags:
+        return b""
+    return _ENCODER.encode(
+        [(d.code, d.severity, d.message, d.path, d.line, d.column, d.hint) for d in diags]
+    )
+
+
+def unpack_diagnostics(packed: bytes) -> tuple[Diagnostic, ...]:
+    """The diagnostics ``pack_diagnostics`` packed (none when the bytes were damaged)."""
+    if not packed:
+        return ()
+    try:
+        rows = _DIAG_DECODER.decode(packed)
+    except (msgspec.DecodeError, ValueError, TypeError, RecursionError):
+        return ()
+    return tuple(Diagnostic(*row) for row in rows)
+
 
 #: the stat signature of a SKILL.md: mtime_ns, size, inode, ctime_ns, device, packed
 #: (``sig_of``); compared for equality only, and ``ctime_of`` reads its ctime back
@@ -120,6 +157,7 @@ class _Index(msgspec.Struct, array_like=True, forbid_unknown_fields=True):
 
 _ENCODER = msgspec.msgpack.Encoder()
 _DECODER = msgspec.msgpack.Decoder(_Index)
+_DIAG_DECODER = msgspec.msgpack.Decoder(list[_DiagRow])
 
 _STAMP: str | None = None
 

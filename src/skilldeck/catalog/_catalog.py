@@ -44,6 +44,7 @@ from skilldeck.catalog._model import (
     Source,
     Trust,
     WhyLine,
+    has_code,
 )
 from skilldeck.catalog._resolve import Listed, Resolver, State, changed
 from skilldeck.catalog._sources import default_sources
@@ -109,7 +110,7 @@ def _without_placeholders(
     shows it, ``validate`` gives the warning)."""
     out: builtins.list[SkillMetadata] | None = None
     for i, meta in enumerate(skills):
-        found = next((d for d in meta.diagnostics if d.code == PLACEHOLDER), None)
+        found = has_code(meta, PLACEHOLDER)
         if found is None:
             if out is not None:
                 out.append(meta)

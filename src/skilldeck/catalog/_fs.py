@@ -21,6 +21,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
+import msgspec
+
 from skilldeck._diagnostics import Diagnostic
 from skilldeck._digest import skill_digest
 from skilldeck._errors import (
@@ -40,6 +42,7 @@ from skilldeck.catalog._cache import (
     RootSig,
     Sig,
     ctime_of,
+    pack_diagnostics,
     sig_of,
 )
 from skilldeck.catalog._discover import replay
@@ -51,7 +54,7 @@ from skilldeck.catalog._files import (
     walk_all,
 )
 from skilldeck.catalog._fileset import check_read
-from skilldeck.catalog._model import Skill, SkillMetadata, metadata_of
+from skilldeck.catalog._model import Skill, SkillMetadata, metadata_of, raw_diagnostics
 from skilldeck.catalog._pool import parse_records, pool_workers, skill_md_lowercase
 from skilldeck.catalog._store import (
     DEFAULT_FILE_LIMIT,
@@ -70,8 +73,13 @@ _SKILL_MD = os.sep + "SKILL.md"
 _RACY_NS = 1_000_000_000
 
 
-def _record(m: SkillMetadata) -> Record:
-    """The cache's plain-data record of a skill's metadata (see ``_parse``)."""
+def _record(m: SkillMetadata) -> Record | None:
+    """The cache's plain-data record of a skill's metadata (see ``_parse``); ``None``
+    when its diagnostics hold text that cannot be stored (parsed again next time)."""
+    try:
+        diags = pack_diagnostics(raw_diagnostics(m))
+    except (ValueError, msgspec.EncodeError):
+        return None
     return (
         m.name,
         m.description,
@@ -80,7 +88,7 @@ def _record(m: SkillMetadata) -> Record:
         m.requires_env,
         m.requires_other,
         m.valid,
-        m.diagnostics,
+        diags,
         None
         if m.model_invocable and m.user_invocable and not (m.when_to_use or m.argument_hint)
         else (m.model_invocable, m.user_invocable, m.when_to_use, m.argument_hint),
@@ -322,9 +330,9 @@ class FileSystemStore(StoreBase):
             or (listing is not None and loaded is not None and loaded[1] is None)
         ):
             rows = [
-                (k, v[0], _record(v[1]))
+                (k, v[0], packed)
                 for k, v in new_memory.items()
-                if 0 <= ctime_of(v[0]) < racy
+                if 0 <= ctime_of(v[0]) < racy and (packed := _record(v[1])) is not None
             ]
             whole = len(rows) == len(new_memory)
             self._cache.save(
@@ -431,7 +439,7 @@ class FileSystemStore(StoreBase):
             tuple(rec[3]),
             tuple(rec[4]),
             tuple(rec[5]),
-            tuple(rec[7]),
+            rec[7],
             rec[6],
             rec[8],
             rec[9],

@@ -252,7 +252,58 @@ class SkillMetadata:
         }
 
 
+class _Packed:
+    """The ``diagnostics`` field of ``SkillMetadata`` and ``CatalogEntry``: a tuple of
+    ``Diagnostic``, which the slot may also hold packed (the cache's bytes, see
+    ``_cache.pack_diagnostics``) until first read. Listing 100,000 cached skills then
+    builds no ``Diagnostic`` object at all (70 % of real skills carry a note) and
+    keeps one bytes object per skill instead of four strings and two objects."""
+
+    __slots__ = ("slot",)
+
+    def __init__(self, slot: Any) -> None:
+        self.slot = slot  # the dataclass's member descriptor
+
+    def __get__(self, obj: Any, owner: Any = None) -> Any:
+        if obj is None:
+            return self
+        value = self.slot.__get__(obj, owner)
+        if value.__class__ is bytes:
+            from skilldeck.catalog._cache import unpack_diagnostics
+
+            value = unpack_diagnostics(value)
+            self.slot.__set__(obj, value)
+        return value
+
+    def __set__(self, obj: Any, value: Any) -> None:
+        self.slot.__set__(obj, value)
+
+
+def _pack_field(cls: type) -> Any:
+    """Make ``cls.diagnostics`` accept a packed value; returns the raw slot."""
+    slot = cls.__dict__["diagnostics"]
+    setattr(cls, "diagnostics", _Packed(slot))  # noqa: B010 (a dataclass field)
+    return slot
+
+
 _META_SLOTS = tuple(getattr(SkillMetadata, f).__set__ for f in SkillMetadata.__dataclass_fields__)
+_META_DIAGNOSTICS = _pack_field(SkillMetadata)
+
+
+def raw_diagnostics(obj: SkillMetadata | CatalogEntry) -> tuple[Diagnostic, ...] | bytes:
+    """``obj.diagnostics`` as held: the tuple, or still packed (not expanded)."""
+    slot = _META_DIAGNOSTICS if obj.__class__ is SkillMetadata else _ENTRY_DIAGNOSTICS
+    value: tuple[Diagnostic, ...] | bytes = slot.__get__(obj)
+    return value
+
+
+def has_code(meta: SkillMetadata, code: str) -> Diagnostic | None:
+    """The first of ``meta``'s diagnostics with ``code``, without expanding packed
+    ones that cannot hold it."""
+    raw = raw_diagnostics(meta)
+    if isinstance(raw, bytes) and code.encode() not in raw:
+        return None
+    return next((d for d in meta.diagnostics if d.code == code), None)
 
 
 def metadata_of(
@@ -266,7 +317,7 @@ def metadata_of(
     requires_commands: tuple[str, ...],
     requires_env: tuple[str, ...],
     requires_other: tuple[str, ...],
-    diagnostics: tuple[Diagnostic, ...],
+    diagnostics: tuple[Diagnostic, ...] | bytes,
     valid: bool,
     invocation: tuple[bool, bool, str | None, str | None] | None = None,
     about: tuple[str | None, str | None] | None = None,
@@ -275,7 +326,7 @@ def metadata_of(
     (the slots are set directly instead of through the frozen ``__setattr__``):
     listing 10,000 cached skills builds 10,000 of them. ``invocation`` is
     ``(model_invocable, user_invocable, when_to_use, argument_hint)``, ``None``
-    for the defaults."""
+    for the defaults; ``diagnostics`` may be packed (``_Packed``; ``b""``: none)."""
     meta: SkillMetadata = object.__new__(SkillMetadata)
     s = _META_SLOTS
     s[0](meta, name)
@@ -288,7 +339,7 @@ def metadata_of(
     s[7](meta, requires_commands)
     s[8](meta, requires_env)
     s[9](meta, requires_other)
-    s[10](meta, diagnostics)
+    s[10](meta, diagnostics or ())
     s[11](meta, valid)
     model, user, when, hint = invocation or _DEFAULT_INVOCATION
     s[12](meta, model)
@@ -408,6 +459,7 @@ def _about(meta: SkillMetadata) -> dict[str, Any]:
 
 
 _ENTRY_SLOTS = tuple(getattr(CatalogEntry, f).__set__ for f in CatalogEntry.__dataclass_fields__)
+_ENTRY_DIAGNOSTICS = _pack_field(CatalogEntry)
 
 
 def entry_of(
@@ -418,10 +470,11 @@ def entry_of(
     reason: str | None,
     shadowed_by: str | None,
     trust: Trust,
-    diagnostics: tuple[Diagnostic, ...],
+    diagnostics: tuple[Diagnostic, ...] | bytes,
     duplicates: tuple[Path, ...],
 ) -> CatalogEntry:
-    """``CatalogEntry(...)`` with every field given, built faster (see ``metadata_of``)."""
+    """``CatalogEntry(...)`` with every field given, built faster (see ``metadata_of``;
+    ``diagnostics`` may be packed: a skill's own, passed on unexpanded)."""
     entry: CatalogEntry = object.__new__(CatalogEntry)
     s = _ENTRY_SLOTS
     s[0](entry, name)
@@ -431,7 +484,7 @@ def entry_of(
     s[4](entry, reason)
     s[5](entry, shadowed_by)
     s[6](entry, trust)
-    s[7](entry, diagnostics)
+    s[7](entry, diagnostics or ())
     s[8](entry, duplicates)
     return entry
 

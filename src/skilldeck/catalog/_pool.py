@@ -20,8 +20,10 @@ import sys
 import threading
 from typing import Any
 
+import msgspec
+
 from skilldeck._diagnostics import Diagnostic, Severity
-from skilldeck.catalog._cache import AboutRow, InvocationRow, Record
+from skilldeck.catalog._cache import AboutRow, InvocationRow, Record, pack_diagnostics
 
 __all__ = ["POOL_THRESHOLD", "parse_record", "parse_records", "pool_workers", "skill_md_lowercase"]
 
@@ -43,9 +45,12 @@ def parse_record(real_md: str, folder: str, mode: str) -> Record:
         folder_name=os.path.basename(folder),
     )
     m = parsed.manifest
-    rows = parsed.diagnostics
+    diags = parsed.diagnostics
     if os.path.basename(real_md) == "skill.md":
-        rows = (skill_md_lowercase(real_md, folder), *rows)
+        diags = (skill_md_lowercase(real_md, folder), *diags)
+    rows: Any = diags
+    with contextlib.suppress(ValueError, msgspec.EncodeError):  # else the tuple: pickled
+        rows = pack_diagnostics(diags)
     if m is None:
         return (os.path.basename(folder), "", (), (), (), (), False, rows, None, None)
     req = m.requires
@@ -99,8 +104,6 @@ def skill_md_lowercase(real_md: str, folder: str) -> Diagnostic:
 def _parse_chunk(args: tuple[list[tuple[str, str]], str]) -> bytes | list[Record]:
     """A chunk's records as MessagePack (decoded in C by the parent, several times
     faster than unpickling dataclasses), or as objects when a path cannot be encoded."""
-    import msgspec
-
     items, mode = args
     records = [parse_record(real_md, folder, mode) for real_md, folder in items]
     try:
@@ -151,8 +154,6 @@ def parse_records(items: list[tuple[str, str]], mode: str, workers: int) -> list
             parts = pool.map(_parse_chunk, chunks)
     except Exception:  # any failure of the workers: parse in-process
         return None
-    import msgspec
-
     decoder = msgspec.msgpack.Decoder(list[Record])
     out: list[Record] = []
     for part in parts:

@@ -25,7 +25,14 @@ from typing import Any
 from skilldeck._diagnostics import Diagnostic
 from skilldeck._errors import SkillError
 from skilldeck.catalog import _codes as C
-from skilldeck.catalog._model import CatalogEntry, SkillMetadata, SkillStatus, Source, entry_of
+from skilldeck.catalog._model import (
+    CatalogEntry,
+    SkillMetadata,
+    SkillStatus,
+    Source,
+    entry_of,
+    raw_diagnostics,
+)
 from skilldeck.catalog._store import StoreBase
 from skilldeck.config import Config
 
@@ -144,7 +151,7 @@ class Resolver:
                     and meta.valid
                     and not (meta.requires_commands or meta.requires_env or meta.requires_other)
                 ):  # own_status would say enabled with no notes: skip asking
-                    status, reason, notes = _ENABLED, None, meta.diagnostics
+                    status, reason, notes = _ENABLED, None, raw_diagnostics(meta)
                 else:
                     status, reason, extra = self.own_status(
                         Candidate(meta, store, src, 0), disabled, plugin_paths, checker

@@ -20,7 +20,8 @@ def test_the_command_map_names_every_command_and_its_module() -> None:
     import skilldeck.cli
 
     found = {m.name for m in pkgutil.iter_modules(skilldeck.cli.__path__)}
-    assert set(_lazy.MODULES) == found - {"_app", "_lazy"}, "add the new module to MODULES"
+    helpers = {"_app", "_lazy", "_stored"}  # no commands of their own
+    assert set(_lazy.MODULES) == found - helpers, "add the new module to MODULES"
     _lazy.load_all()
     registered = {
         name: (cmd.callback.__module__ if cmd.callback else "")
@@ -145,3 +146,31 @@ def test_load_and_prompt_import_neither_lint_nor_the_installer(tmp_path: Path) -
         modules, out = _modules_after(args)
         assert "alpha-skill" in out or "# Hi" in out, args
         assert modules & unneeded == set(), args
+
+
+# What a warm listing of the bundled skills (no config file at all, the state folders
+# named by SKILLDECK_HOME) must not import: each is start-up time for something that
+# only a config file, a terminal, a store, an installer or a writer needs.
+_NOT_AT_START = {
+    "tomllib",  # parsing a config file: there is none
+    "platformdirs",  # the state folders come from SKILLDECK_HOME
+    "json",  # text output
+    "base64",
+    "secrets",
+    "hmac",
+    "shlex",  # quoting in a hint
+    "tempfile",
+    "skilldeck.config._trust",  # the project's trust: there is no project config file
+    "skilldeck.cli._store",  # the store's own commands
+}
+
+
+def test_a_warm_list_without_config_imports_only_what_it_uses() -> None:
+    _modules_after(["list"])  # fills the metadata cache
+    modules, out = _modules_after(["list"])
+    assert "skill-authoring" in out  # a bundled skill
+    assert modules & _NOT_AT_START == set()
+    assert "skilldeck.config._config" in modules  # the test can fail: the config is read
+    modules, out = _modules_after(["show", "skill-authoring"])
+    assert "skill-authoring" in out
+    assert modules & (_NOT_AT_START | {"yaml"}) == set()  # the YAML fast path only

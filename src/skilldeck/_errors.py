@@ -48,7 +48,6 @@ undoes what it staged, and the front end says "cancelled".
 from __future__ import annotations
 
 import os
-import shlex
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Self
@@ -293,6 +292,8 @@ def root_flags(roots: Sequence[str | os.PathLike[str]], *, recursive: bool = Fal
     `` --recursive``: what a pasted command needs to look where this one looked."""
     if not roots:
         return ""
+    import shlex
+
     out = "".join(f" --root {shlex.quote(os.path.abspath(r))}" for r in roots)
     return out + (" --recursive" if recursive else "")
 

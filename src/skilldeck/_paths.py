@@ -15,13 +15,10 @@ from __future__ import annotations
 import os
 import stat
 import time
-import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-import platformdirs
 
 __all__ = [
     "Dirs",
@@ -69,18 +66,22 @@ def dirs() -> Dirs:
     home = os.environ.get("SKILLDECK_HOME")
     base = Path(home).expanduser() if home else None
 
-    def pick(var: str, sub: str, default: Callable[[str], str]) -> Path:
+    def pick(var: str, sub: str) -> Path:
         value = os.environ.get(var)
         if value:
             return Path(value).expanduser()
         if base is not None:
             return base / sub
-        return Path(default(APP))  # asked only when needed: runs ask on every launch
+        # imported only when asked: its import is a large part of a command's start-up
+        import platformdirs
+
+        ask: Callable[[str], str] = getattr(platformdirs, f"user_{sub}_dir")
+        return Path(ask(APP))
 
     return Dirs(
-        config=pick("SKILLDECK_CONFIG_DIR", "config", platformdirs.user_config_dir),
-        data=pick("SKILLDECK_DATA_DIR", "data", platformdirs.user_data_dir),
-        cache=pick("SKILLDECK_CACHE_DIR", "cache", platformdirs.user_cache_dir),
+        config=pick("SKILLDECK_CONFIG_DIR", "config"),
+        data=pick("SKILLDECK_DATA_DIR", "data"),
+        cache=pick("SKILLDECK_CACHE_DIR", "cache"),
     )
 
 
@@ -105,6 +106,8 @@ def user_setting(table: str, key: str) -> Any:
     if _user_file is not None and _user_file[0] == stamp:
         data = _user_file[1]
     else:
+        import tomllib  # only when the file exists
+
         try:
             with open(path, "rb") as fh:
                 data = tomllib.load(fh)

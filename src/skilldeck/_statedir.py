@@ -19,12 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import hashlib
-import hmac
 import os
-import secrets
-import shlex
-import shutil
 import stat
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -108,6 +103,8 @@ def check_stat(
             "skilldeck keeps its state only in folders you own; remove it or ask its owner",
         )
     if private and st.st_mode & 0o022:
+        import shlex
+
         raise refuse(
             path,
             f"can be changed by other users (mode {stat.S_IMODE(st.st_mode):04o})",
@@ -243,7 +240,7 @@ def read_file_at(
 
 def write_file_at(dir_fd: int, name: str, data: bytes, *, mode: int = 0o600) -> None:
     """Write ``name`` in ``dir_fd`` atomically (new temp file, fsync, rename over)."""
-    tmp = f".{name}.{secrets.token_hex(6)}.tmp"
+    tmp = f".{name}.{os.urandom(6).hex()}.tmp"
     fd = os.open(
         tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC, mode, dir_fd=dir_fd
     )
@@ -272,6 +269,8 @@ def remove_tree_at(dir_fd: int, name: str) -> None:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(name, dir_fd=dir_fd)
         return
+    import shutil
+
     shutil.rmtree(name, ignore_errors=True, dir_fd=dir_fd)
     if not _exists_at(dir_fd, name):
         return
@@ -326,7 +325,7 @@ def _key(data_dir: Path) -> bytes:
             if got is not None and len(got) >= 32:
                 return got
             raise refuse(data_dir / _KEY_NAME, "is damaged", "delete it; it is remade") from None
-        key = secrets.token_bytes(32)
+        key = os.urandom(32)  # what secrets.token_bytes reads
         with os.fdopen(new, "wb") as fh:
             fh.write(key)
             fh.flush()
@@ -337,12 +336,15 @@ def _key(data_dir: Path) -> bytes:
 
 
 def _mac(key: bytes, prefix: str) -> str:
+    import hashlib
+    import hmac
+
     return hmac.new(key, prefix.encode("ascii"), hashlib.sha256).hexdigest()[:32]
 
 
 def stage_id(data_dir: Path) -> str:
     """A new staging folder name: ``<pid>-<nonce>-<mac>``."""
-    prefix = f"{os.getpid()}-{secrets.token_hex(8)}"
+    prefix = f"{os.getpid()}-{os.urandom(8).hex()}"
     return f"{prefix}-{_mac(_key(data_dir), prefix)}"
 
 
@@ -355,6 +357,8 @@ def stage_id_is_ours(name: str, data_dir: Path) -> bool:
         key = _key(data_dir)
     except (OSError, UnsafeStateError):
         return False
+    import hmac
+
     return hmac.compare_digest(_mac(key, f"{parts[0]}-{parts[1]}"), parts[2])
 
 

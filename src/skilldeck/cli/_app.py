@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import json
 import os
 import sys
 from collections.abc import Callable, Iterable
@@ -284,6 +283,8 @@ def echo_json(data: Any = None, *, error: skilldeck.SkillError | None = None) ->
     ``{"ok": true, "data": ...}``, or ``{"ok": false, "error": {code, message,
     hint}}`` (with the report in ``data`` when there is one, as for a check that
     found problems) and exit status 1."""
+    import json
+
     envelope: dict[str, Any] = {"ok": error is None}
     if error is not None:
         envelope["error"] = error.to_dict()
@@ -302,6 +303,8 @@ def echo_json_rows(data: dict[str, Any], key: str, rows: Iterable[Any]) -> None:
     """``echo_json({**data, key: list(rows)})``, the same bytes, with the rows
     encoded and written as they come: 100,000 of them never exist at once. Rows hold
     no non-finite floats (msgspec writes NaN as null where json writes NaN)."""
+    import json
+
     head = json.dumps(
         {"ok": True, "data": {**skilldeck.json_safe(data), key: _ROWS}},
         ensure_ascii=False,

@@ -25,7 +25,7 @@ import click
 import skilldeck
 import skilldeck.format
 from skilldeck.cli._app import EXIT_FINDINGS, EXIT_OK, echo_json, format_option, main, use_colour
-from skilldeck.cli._store import store_options, stored_copy
+from skilldeck.cli._stored import store_options, stored_copy
 
 Checker = Callable[[Path], "skilldeck.ValidationReport"]
 

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import base64
-import json
 import os
-import shutil
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -24,7 +21,7 @@ from skilldeck.cli._app import (
     recursive_option,
     root_option,
 )
-from skilldeck.cli._store import active_catalog, store_options
+from skilldeck.cli._stored import active_catalog, store_options
 from skilldeck.config import root_flags
 
 if TYPE_CHECKING:
@@ -111,7 +108,7 @@ def list_command(
     ]
     swidth = min(max(len(s) for s in sources), 20)
     # on a terminal a line fits its width; into a pipe or file nothing is cut
-    room = shutil.get_terminal_size().columns - width - swidth - 6 if sys.stdout.isatty() else 0
+    room = _columns() - width - swidth - 6 if sys.stdout.isatty() else 0
     lines: list[str] = []  # written 1,000 at a time: an echo per line costs more than listing
     for e, info, source in zip(entries, infos, sources, strict=True):
         if e.status is skilldeck.SkillStatus.ENABLED:
@@ -128,6 +125,13 @@ def list_command(
             lines.clear()
     if lines:
         click.echo("\n".join(lines))
+
+
+def _columns() -> int:
+    """The terminal's width (``COLUMNS`` first)."""
+    import shutil  # a listing into a pipe never asks; shutil costs start-up time
+
+    return shutil.get_terminal_size().columns
 
 
 def _real(folder: str | None) -> str:
@@ -239,6 +243,8 @@ def prompt(
         empty="element" if empty else "nothing",
     )
     if fmt == "json":  # the rendered list is the envelope's data
+        import json
+
         echo_json(json.loads(text) if text else {"skills": []})
     elif text:
         click.echo(text)
@@ -325,6 +331,8 @@ def read(
     for w in content.warnings:
         click.echo(f"warning: {w['message']}", err=True)
     if content.encoding == "base64":
+        import base64
+
         sys.stdout.buffer.write(base64.b64decode(content.text))
         sys.stdout.flush()
     else:

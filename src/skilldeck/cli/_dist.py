@@ -26,7 +26,7 @@ from skilldeck.cli._app import (
     root_option,
     use_colour,
 )
-from skilldeck.cli._store import store_options, store_verify
+from skilldeck.cli._stored import store_options, store_verify
 
 _SCOPE = click.option(
     "--scope",

@@ -22,7 +22,7 @@ from skilldeck.cli._app import (
     root_option,
     use_colour,
 )
-from skilldeck.cli._store import (
+from skilldeck.cli._stored import (
     active_approval_store,
     active_catalog,
     active_executor,

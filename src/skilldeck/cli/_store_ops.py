@@ -10,7 +10,7 @@ from typing import Any
 import click
 
 from skilldeck.cli._app import echo_json, json_option, main
-from skilldeck.cli._store import TENANT_ENV, postgres_api, required_store, store_errors
+from skilldeck.cli._stored import TENANT_ENV, postgres_api, required_store, store_errors
 
 __all__ = ["parse_since"]
 

@@ -23,9 +23,7 @@ says what was ignored.
 
 from __future__ import annotations
 
-import json
 import os
-import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -60,21 +58,14 @@ from skilldeck.config._schema import (
     line_of,
     locate,
 )
-from skilldeck.config._trust import (
-    PROJECT_CONFIG_UNTRUSTED,
-    PROJECT_NOT_OWNED,
-    TrustedConfig,
-    UntrustedSettings,
-    file_digest,
-    guarded_values,
-    is_trusted,
-    record_trust,
-    revoke_trust,
-    strip_keys,
-)
 
 if TYPE_CHECKING:
     from tomlkit.toml_document import TOMLDocument
+
+    from skilldeck.config._trust import TrustedConfig, UntrustedSettings
+
+# Start-up: ``tomllib``, ``json`` and ``skilldeck.config._trust`` are imported where
+# a config file exists; most commands run without a project config file.
 
 __all__ = [
     "DEFAULT_SOURCES",
@@ -160,6 +151,8 @@ class Config:
     @property
     def notices(self) -> tuple[Diagnostic, ...]:
         """Warnings about the project config: not trusted (SK530), not yours (SK531)."""
+        from skilldeck.config._trust import PROJECT_CONFIG_UNTRUSTED, PROJECT_NOT_OWNED
+
         out: list[Diagnostic] = []
         if self.ignored_project is not None:
             out.append(Diagnostic.make(PROJECT_NOT_OWNED, self.ignored_project, hint=OWNER_HINT))
@@ -193,6 +186,8 @@ class Config:
 
 def _parse(path: Path, text: str) -> dict[str, Any]:
     """The file's TOML as plain values; ``ConfigError`` with line and column when invalid."""
+    import tomllib
+
     try:
         return tomllib.loads(text)
     except RecursionError:  # tomllib recurses per level of nested arrays and inline tables
@@ -311,6 +306,16 @@ def _load_project(
     read = _read_doc(path, project=True)
     if read is None:
         return None
+    import json
+
+    from skilldeck.config._trust import (
+        UntrustedSettings,
+        file_digest,
+        guarded_values,
+        is_trusted,
+        strip_keys,
+    )
+
     data, text, raw = read
     data = Checker(path, text, base).normalise(data)
     values = guarded_values(data, base, user=user)
@@ -413,6 +418,8 @@ def trust_project_config(*, cwd: str | os.PathLike[str] | None = None) -> Truste
             hint="run `skilldeck trust` inside the project whose .skilldeck/config.toml "
             "you want to apply",
         )
+    from skilldeck.config._trust import file_digest, record_trust
+
     data, text, raw = read
     Checker(path, text, path.parent.parent).normalise(data)
     return record_trust(path, file_digest(raw))
@@ -420,6 +427,8 @@ def trust_project_config(*, cwd: str | os.PathLike[str] | None = None) -> Truste
 
 def revoke_project_trust(*, cwd: str | os.PathLike[str] | None = None) -> bool:
     """Stop trusting the project config file; returns whether it was trusted."""
+    from skilldeck.config._trust import revoke_trust
+
     return revoke_trust(config_path("project", cwd=cwd))
 
 
@@ -439,7 +448,11 @@ def update_config(
     base = path.parent if scope == "user" else path.parent.parent
     if scope == "project":
         _check_project_state(path)
+    import tomllib
+
     import tomlkit
+
+    from skilldeck.config._trust import file_digest, guarded_values, is_trusted, record_trust
 
     with file_lock(path):
         read = _read_doc(path, project=scope == "project")

@@ -17,8 +17,13 @@ from skilldeck.search import (
     extract_headings,
 )
 from skilldeck.search._bm25 import (
+    _COMPOUND,
+    _CONTRACTION,
+    _STOP,
+    _WORD,
     FIELD_WEIGHTS,
     _split_usage,
+    _stem,
     _UsageSplit,
     affirmative,
     body_fields,
@@ -65,6 +70,37 @@ def test_contractions_and_filler_are_not_words() -> None:
     (hit,) = index.search("what’s the plan")  # a typographic apostrophe too
     assert hit.name == "filler" and hit.matched == ("plan",)
     assert SearchIndex(DOCS).search("I'm") == []
+
+
+def _whole_text_tokens(text: str) -> list[str]:
+    """What ``tokenize`` makes of ``text``, analysed as one string (the definition
+    its piece-by-piece analysis must keep)."""
+    lowered = text.lower()
+    if "'" in lowered or "’" in lowered:
+        lowered = _CONTRACTION.sub(r"\1", lowered)
+    out = [_stem(w) for w in _WORD.findall(lowered) if w not in _STOP]
+    if "-" in lowered or "_" in lowered:
+        out.extend(c.replace("_", "-") for c in _COMPOUND.findall(lowered) if len(c) <= 64)
+    return out
+
+
+_TEXT = st.lists(
+    st.sampled_from(
+        [
+            *("a", "B", "-", "_", " ", "\n", "\t", "\x1c", "\u2028", "'", "’", "s", "t"),
+            *("ΟΔΟΣ", "ς", "İ", "ſ", "é", "1", ".", "/", "don't", "it's", "pdf-tools"),
+            *("x_y-z", "the", "use"),
+        ]
+    ),
+    max_size=30,
+).map("".join)
+
+
+@settings(max_examples=500, deadline=None)
+@given(_TEXT)
+def test_tokenize_piece_by_piece_is_tokenizing_the_text(text: str) -> None:
+    assert tokenize(text) == _whole_text_tokens(text)
+    assert tokenize(text) == _whole_text_tokens(text)  # again, from the remembered pieces
 
 
 def test_stemming_finds_word_families(index: SearchIndex) -> None:

@@ -46,6 +46,8 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import chain
+from operator import itemgetter
 from typing import Any, Literal
 
 __all__ = [
@@ -143,15 +145,41 @@ def _stem(word: str) -> str:
 
 def tokenize(text: str) -> list[str]:
     """Lower-case, split, drop contractions and stop words, stem; hyphenated words are
-    also kept whole (``pdf-tools``)."""
-    lowered = text.lower()
+    also kept whole (``pdf-tools``).
+
+    No word, compound or contraction spans whitespace, so the text is split on it
+    and each distinct piece is analysed once (``_analyse``, then remembered): the
+    terms are the pieces' words in order, then their compounds in order."""
+    pieces = text.split()
+    if len(_PIECES) > _PIECES_MAX:  # pieces come from clients too: stay bounded
+        _PIECES.clear()
+    parts: list[Any] = list(map(_PIECES.get, pieces))
+    if None in parts:
+        parts = [_analyse(p) if got is None else got for p, got in zip(pieces, parts, strict=True)]
+    out = list(chain.from_iterable(map(_FIRST, parts)))
+    if any(map(_SECOND, parts)):
+        out.extend(chain.from_iterable(map(_SECOND, parts)))
+    return out
+
+
+#: each whitespace-separated piece met: its words' terms and its compounds
+_PIECES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
+_PIECES_MAX = 500_000  # distinct pieces remembered (then forgotten)
+_FIRST, _SECOND = itemgetter(0), itemgetter(1)
+
+
+def _analyse(piece: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The terms of the words of one piece (no whitespace) and its compounds."""
+    lowered = piece.lower()
     if "'" in lowered or "’" in lowered:
         lowered = _CONTRACTION.sub(r"\1", lowered)
     stop, stem = _STOP, _stem
-    out = [stem(w) for w in _WORD.findall(lowered) if w not in stop]
+    words = tuple([stem(w) for w in _WORD.findall(lowered) if w not in stop])
+    compounds: tuple[str, ...] = ()
     if "-" in lowered or "_" in lowered:
-        out.extend(c.replace("_", "-") for c in _COMPOUND.findall(lowered) if len(c) <= 64)
-    return out
+        compounds = tuple([c.replace("_", "-") for c in _COMPOUND.findall(lowered) if len(c) <= 64])
+    got = _PIECES[piece] = (words, compounds)
+    return got
 
 
 # a clause that sends requests elsewhere: "NOT for X", "Do not use for Y (use Z)"
@@ -168,9 +196,15 @@ def affirmative(text: str) -> str:
     written blog content (use content-production).", "..., use stable-baselines3
     instead."): indexed, they would find the skill for the very requests it sends
     elsewhere. Listings still show them."""
-    if not text or not any(w in text.lower() for w in ("not", "don", "never", "instead")):
+    low = text.lower()
+    if not text or not any(w in low for w in ("not", "don", "never", "instead")):
         return text
-    return _USE_INSTEAD.sub(" ", _NOT_FOR.sub(" ", text))
+    kept = _NOT_FOR.sub(" ", text)
+    # the second pattern tries every start of a sentence again at each of its
+    # characters: only run where it can match (an ASCII text without "instead" cannot)
+    if "instead" in low or not text.isascii():
+        kept = _USE_INSTEAD.sub(" ", kept)
+    return kept
 
 
 # line breaks other than ``\n`` and ``\r\n`` (``str.splitlines`` breaks there, a

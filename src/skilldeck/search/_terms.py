@@ -28,12 +28,12 @@ from skilldeck.search._bm25 import (
     _B,
     _FIELD_B,
     _K1,
-    _STOP,
+    _PIECES,
     FIELD_WEIGHTS,
     META_FIELDS,
     SearchDocument,
+    _analyse,
     _Builtin,
-    _stem,
     affirmative,
     tokenize,
 )
@@ -45,18 +45,16 @@ FIELDS = ("name", "tags", "description", "when_to_use", "headings", "usage", "bo
 _META = tuple(i for i, f in enumerate(FIELDS) if f in META_FIELDS)
 _WEIGHTS = tuple(FIELD_WEIGHTS[f] for f in FIELDS)
 
-_PIECES: dict[str, str | tuple[str, ...]] = {}
-_PIECES_MAX = 500_000  # distinct whitespace-separated pieces remembered (then forgotten)
+_TERMS: dict[str, str | tuple[str, ...]] = {}
+_TERMS_MAX = 500_000  # distinct whitespace-separated pieces remembered (then forgotten)
 _ABSENT_MAX = 100_000  # query terms no document has, remembered (then forgotten)
-_MULTI: set[tuple[str, ...]] = set()  # the values of _PIECES that are not one term
+_MULTI: set[tuple[str, ...]] = set()  # the values of _TERMS that are not one term
 
 
 def _piece_terms(piece: str) -> str | tuple[str, ...]:
-    low = piece.lower()
-    if low.isalnum():  # one word: what ``tokenize`` makes of it, without its patterns
-        return () if low in _STOP else _stem(low)
-    toks = tokenize(piece)
-    return toks[0] if len(toks) == 1 else tuple(toks)
+    words, compounds = _PIECES.get(piece) or _analyse(piece)
+    toks = words + compounds if compounds else words
+    return toks[0] if len(toks) == 1 else toks
 
 
 def word_counts(words: Sequence[str]) -> tuple[Counter[str], int]:
@@ -64,11 +62,11 @@ def word_counts(words: Sequence[str]) -> tuple[Counter[str], int]:
 
     ``tokenize`` never joins across whitespace, so each distinct piece is tokenized
     once (and remembered); the pieces are looked up and counted in C."""
-    cache = _PIECES
+    cache = _TERMS
     terms: list[Any] = list(map(cache.get, words))
     counts: Counter[Any] = Counter(terms)
     if None in counts:  # pieces not seen before
-        if len(cache) > _PIECES_MAX:
+        if len(cache) > _TERMS_MAX:
             cache.clear()
             _MULTI.clear()
         i = -1
@@ -123,7 +121,11 @@ def doc_terms(
     ]
     if doc.when_to_use:
         small.append((3, tokenize(affirmative(doc.when_to_use))))
-    small.append((4, [t for h in doc.headings for t in tokenize(h)]))
+    joined = "\n".join(doc.headings)
+    if "-" in joined or "_" in joined:  # compounds: each heading's come after its words
+        small.append((4, [t for h in doc.headings for t in tokenize(h)]))
+    else:
+        small.append((4, tokenize(joined)))
     lengths = [0] * len(FIELDS)
     fields: list[tuple[int, tuple[str, ...], array[int]]] = []
     own: dict[str, float] = {}

@@ -2,14 +2,15 @@
 
 Usage::
 
-    python bench/routing.py [--corpus ../shared/corpus] [--set FILE ...]
+    python bench/routing.py [--corpus ../shared/corpus] [--set FILE ...] [--tuning N]
                             [--embedder MODEL ...] [--fit] [--json] [--misses]
 
 Indexes every skill of the real corpus the way the runtime does (name,
 description, ``when_to_use``, tags, headings and body words) and runs the labelled
-requests of each set (by default all three of ``bench/data``: the tuning set
-``routing.jsonl``, where every parameter was chosen, then the held-out and
-unseen sets, run with the same parameters): requests that name the tool
+requests of each set (by default the four of ``bench/data``: the tuning sets
+``routing.jsonl`` and ``routing_tuning2.jsonl``, where every parameter was
+chosen, then the held-out and unseen sets, run with the same parameters; with
+``--set``, the first ``--tuning`` sets, default 1, are the tuning sets): requests that name the tool
 (``direct``), requests that name the goal (``indirect``) and requests no skill
 fits (off-domain). For each router it prints top-1 / top-3 per kind, for
 off-domain requests how often it abstains (recall) and how often its abstentions
@@ -27,19 +28,22 @@ With ``--embedder MODEL`` (what ``load_embedder`` takes: ``path:DIR``, or the id
 an installed model; repeat it to compare models), per model:
 
 - ``dense``: the model alone, skills by cosine similarity, abstaining by a
-  logistic model of the best cosine fitted on the first set;
-- ``fused-lex``: ``SemanticIndex`` (reciprocal-rank fusion of BM25F and the
-  model) with lexical abstention (no fitted abstention);
+  logistic model of the best cosine fitted on the tuning sets;
+- ``rrf``: the earlier fusion, reciprocal-rank fusion of BM25F and the model
+  (``k`` 10, depth 100, equal weights), with lexical abstention: the baseline
+  the score fusion replaced;
+- ``fused-lex``: ``SemanticIndex`` (the score fusion of BM25F and the model)
+  with lexical abstention (no fitted abstention);
 - ``fused``: ``SemanticIndex`` as ``[search] embedder`` switches it on: the
-  same fusion, abstaining by the model's abstention (lexical confidence, best
-  cosine and the cosine of lexical search's first hit; ``FITTED_ABSTENTION``,
-  or, for a model not listed there, fitted here on the first set).
+  same fusion, abstaining by the model's abstention (``FITTED_ABSTENTION``, or,
+  for a model not listed there, fitted here on the tuning sets).
 
 and the model's costs: loading, embedding the corpus's skills (CPU and wall),
 and embedding one request (CPU ms, one thread). ``--fit`` also prints the
-abstentions fitted on the first set alone with their leave-one-out log-loss (the
-feature choice), and scores every fusion (k, depth, weight) of a grid on the
-first set, summed over the models given.
+abstentions fitted on the tuning sets with their leave-one-out log-loss (the
+feature choice), and scores every fusion (weight, depth) of a grid on the tuning
+sets, summed over the models given, with its five-fold cross-validated score
+(the weight chosen on four fifths, scored on the fifth).
 
 Targets (issue text): direct top-1 >= 90 %, indirect top-3 >= 60 %, off-domain
 abstain >= 80 % at >= 90 % precision; with a model, direct top-1 >= 92 %,
@@ -211,44 +215,96 @@ def _loo_logloss(x: Any, y: Any) -> float:
     return float(-np.mean(y * np.log(q) + (1 - y) * np.log(1 - q)))
 
 
-def _grid(cases: Sequence[Any], index: Any, model: Model) -> dict[tuple[int, int, float], float]:
-    """Direct top-1 + goal-phrased top-1 + top-3 of each fusion (k, depth, weight)."""
+def _hits(cases: Sequence[Any], fused: Any) -> list[int]:
+    """Per request: direct top-1, or goal-phrased top-1 + top-3 (what the fusion is
+    chosen by); off-domain requests score nothing."""
+    out = []
+    for case in cases:
+        names = [h.name for h in fused.search(case.query, limit=3)]
+        wanted = set(case.expected)
+        top1 = int(bool(names) and names[0] in wanted)
+        top3 = int(any(n in wanted for n in names))
+        out.append(top1 if case.kind == "direct" else (top1 + top3) if case.expected else 0)
+    return out
+
+
+GRID_WEIGHTS = (0.3, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.8)
+GRID_DEPTHS = (50, 100)
+
+
+def _grid(cases: Sequence[Any], index: Any, model: Model) -> dict[tuple[float, int], list[int]]:
+    """Each fusion (weight, depth) of the grid: its hits per tuning request."""
     from skilldeck.search._semantic import SemanticIndex
 
-    scores = {}
-    for k in (5, 10, 20, 30, 60):
-        for depth in (20, 30, 50, 100):
-            for weight in (0.5, 0.75, 1.0, 1.25, 1.5):
-                fused = SemanticIndex(index, model.embedder, k=k, depth=depth, weight=weight)
-                fused._matrix = model.matrix
-                fused.similarities = model.similarities  # type: ignore[method-assign]
-                rep = evaluate_routing(
-                    cases, lambda q, f=fused: ([h.name for h in f.search(q, limit=3)], False)
-                )
-                d1 = rep.by_kind["direct"].rate(rep.by_kind["direct"].top1)
-                i1 = rep.by_kind["indirect"].rate(rep.by_kind["indirect"].top1)
-                i3 = rep.by_kind["indirect"].rate(rep.by_kind["indirect"].top3)
-                scores[(k, depth, weight)] = d1 + i1 + i3
-    return scores
+    out = {}
+    for weight in GRID_WEIGHTS:
+        for depth in GRID_DEPTHS:
+            fused = SemanticIndex(index, model.embedder, weight=weight, depth=depth)
+            fused._matrix = model.matrix
+            fused.similarities = model.similarities  # type: ignore[method-assign]
+            out[(weight, depth)] = _hits(cases, fused)
+    return out
+
+
+def _cross_validated(grid: dict[tuple[float, int], list[int]], folds: int = 5) -> int:
+    """Hits of the grid's choice made on the other folds, summed over the folds
+    (requests dealt to folds in turn)."""
+    n = len(next(iter(grid.values())))
+    total = 0
+    for fold in range(folds):
+
+        def score(key: tuple[float, int], fold: int = fold) -> int:
+            return sum(h for i, h in enumerate(grid[key]) if i % folds != fold)
+
+        chosen = max(sorted(grid), key=score)
+        total += sum(h for i, h in enumerate(grid[chosen]) if i % folds == fold)
+    assert n
+    return total
+
+
+def _rrf(index: Any, model: Model, names: list[str]) -> Any:
+    """The earlier fusion: reciprocal-rank fusion (k 10, depth 100, equal weights)."""
+    import numpy as np
+
+    positions = {n: i for i, n in reversed(list(enumerate(names)))}
+
+    def route(query: str) -> tuple[list[str], bool]:
+        lexical = index.search(query, limit=100)
+        sims = model.similarities(query)
+        fused: dict[int, float] = {}
+        for rank, hit in enumerate(lexical, start=1):
+            fused[positions[hit.name]] = 1 / (10 + rank)
+        order = np.argsort(-sims, kind="stable")[:100]
+        for rank, pos in enumerate(p for p in order.tolist() if sims[p] > 0):
+            fused[pos] = fused.get(pos, 0.0) + 1 / (10 + rank + 1)
+        ranked = sorted(fused, key=lambda p: (-fused[p], p))
+        if lexical and lexical[0].confidence >= 1.0:
+            named = positions[lexical[0].name]
+            ranked = [named, *(p for p in ranked if p != named)]
+        return [names[p] for p in ranked[:3]], not lexical or not lexical[0].confident
+
+    return route
 
 
 def _fit(cases: Sequence[Any], index: Any, model: Model) -> dict[str, Any]:
-    """On the tuning set only: the abstention (logistic regression of the lexical
-    logit, the best cosine and the cosine of lexical search's first hit), the
-    two-feature one it replaced and the dense-alone one, with each one's
-    leave-one-out log-loss."""
+    """On the tuning sets only: the abstentions (logistic regressions of the lexical
+    logit, the best cosine and the cosine of lexical search's first hit; of the
+    first two; of the best cosine alone for the dense ranking), each with its
+    leave-one-out log-loss; ``abstention`` is the fused one with the lower."""
     import numpy as np
 
     x = _features(cases, index, model)
     y = np.array([1.0 if c.expected else 0.0 for c in cases])
     out: dict[str, Any] = {}
     for name, columns in (
-        ("abstention", [0, 1, 2, 3]),
+        ("three_feature", [0, 1, 2, 3]),
         ("two_feature", [0, 1, 2]),
         ("dense_abstention", [0, 2]),
     ):
         out[name] = [round(float(v), 3) for v in _logistic(x[:, columns], y)]
         out[f"{name}_loo_logloss"] = round(_loo_logloss(x[:, columns], y), 4)
+    better = min(("three_feature", "two_feature"), key=lambda n: out[f"{n}_loo_logloss"])
+    out["abstention"] = out[better]
     return out
 
 
@@ -292,24 +348,43 @@ def main() -> int:
         "--set",
         type=Path,
         action="append",
-        help="a routing set (repeatable; the first is the tuning set). Default: all three",
+        help="a routing set (repeatable; the first --tuning tune). Default: all four",
+    )
+    parser.add_argument(
+        "--tuning",
+        type=int,
+        help="how many of the first sets are tuning sets (default 2, or 1 with --set)",
+    )
+    parser.add_argument(
+        "--cache",
+        type=Path,
+        help="the catalog cache (default: a new one): a second run loads the saved vectors",
     )
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--misses", action="store_true", help="print the requests missed")
     parser.add_argument(
         "--embedder", metavar="MODEL", action="append", default=[], help="add the model's routers"
     )
-    parser.add_argument("--fit", action="store_true", help="fit the parameters on the first set")
+    parser.add_argument("--fit", action="store_true", help="fit the parameters on the tuning sets")
     args = parser.parse_args()
     if not args.corpus.is_dir():
         print(f"no corpus at {args.corpus}: pass --corpus", file=sys.stderr)
         return 2
     data = REPO / "bench" / "data"
     paths = args.set or [
-        data / n for n in ("routing.jsonl", "routing_heldout.jsonl", "routing_unseen.jsonl")
+        data / n
+        for n in (
+            "routing.jsonl",
+            "routing_tuning2.jsonl",
+            "routing_heldout.jsonl",
+            "routing_unseen.jsonl",
+        )
     ]
+    tuning_sets = args.tuning if args.tuning is not None else (1 if args.set else 2)
     sets = [(p.stem, load_routing_cases(p)) for p in paths]
-    with tempfile.TemporaryDirectory() as tmp:
+    tuned_on = " + ".join(name for name, _ in sets[:tuning_sets])
+    with tempfile.TemporaryDirectory() as scratch:
+        tmp = str(args.cache) if args.cache else scratch
         catalog = skilldeck.Catalog.from_roots([args.corpus], recursive=True, cache=tmp)
         runtime = skilldeck.SkillRuntime(catalog)
         metas = runtime.visible_skills()
@@ -338,7 +413,7 @@ def main() -> int:
         models = []
         fits = {}
         grids = {}
-        tuning = sets[0][1]
+        tuning = [case for _, cases in sets[:tuning_sets] for case in cases]
         for spec in args.embedder:
             model = Model(catalog, spec)
             models.append(model)
@@ -351,6 +426,9 @@ def main() -> int:
             abstention = model.fitted if model.fitted is not None else fit["abstention"]
             dense_fit = model.dense_fit or fit["dense_abstention"]
             routers.extend(_routers(index, model, abstention, dense_fit))
+            routers.append(
+                (f"rrf:{model.name}", _rrf(index, model, [d.name for d in index.documents]))
+            )
         for model in models:  # each request embedded once, before the routers are timed
             for _, cases in sets:
                 for case in cases:
@@ -378,6 +456,7 @@ def main() -> int:
             "skills": len(m.matrix),
             "embed_skills_cpu_seconds": round(m.embed[1], 2),
             "embed_skills_wall_seconds": round(m.embed[0], 2),
+            "embedded_skills": m.semantic.embedded,
             "request_cpu_ms_median": round(sorted(m.request_ms)[len(m.request_ms) // 2], 2),
             "dimensions": int(m.matrix.shape[1]),
         }
@@ -389,9 +468,7 @@ def main() -> int:
             "sets": {n: {"requests": len(c), "rows": r} for n, c, r in results},
             "models": costs,
             "fit": fits,
-            "fusion_grid": {
-                m: {str(k): round(v, 4) for k, v in g.items()} for m, g in grids.items()
-            },
+            "fusion_grid": {m: {str(k): sum(v) for k, v in g.items()} for m, g in grids.items()},
             "suggest_prepare_seconds": prepare,
         }
         print(json.dumps(doc, indent=2))
@@ -403,29 +480,38 @@ def main() -> int:
     for name, cost in costs.items():
         print(
             f"model {name}: loaded in {cost['load_seconds']:.2f} s, {cost['skills']} skills "
-            f"embedded in {cost['embed_skills_cpu_seconds']:.1f} s CPU "
+            f"({cost['embedded_skills']} embedded, the rest saved) "
+            f"in {cost['embed_skills_cpu_seconds']:.1f} s CPU "
             f"({cost['embed_skills_wall_seconds']:.1f} s wall), one request "
             f"{cost['request_cpu_ms_median']:.2f} ms CPU (median), {cost['dimensions']} dims"
         )
         if args.fit:
             f = fits[name]
             print(
-                f"  fitted on {sets[0][0]}: abstention {f['abstention']} (leave-one-out "
-                f"log-loss {f['abstention_loo_logloss']}; shipped: {f['shipped_abstention']}), "
-                f"without the lexical first hit's cosine {f['two_feature']} "
-                f"({f['two_feature_loo_logloss']}), dense abstention "
-                f"{f['dense_abstention']} (shipped: {f['shipped_dense_abstention']})"
+                f"  fitted on {tuned_on}: abstention {f['abstention']} (shipped: "
+                f"{f['shipped_abstention']}); leave-one-out log-loss of lexical logit + best "
+                f"cosine + the lexical first hit's cosine {f['three_feature']} "
+                f"{f['three_feature_loo_logloss']}, without the third {f['two_feature']} "
+                f"{f['two_feature_loo_logloss']}; dense abstention {f['dense_abstention']} "
+                f"(shipped: {f['shipped_dense_abstention']})"
             )
     if grids:
-        total: Counter[tuple[int, int, float]] = Counter()
-        for grid in grids.values():
-            total.update(grid)
-        ranked = sorted(total.items(), key=lambda kv: (-round(kv[1], 6), kv[0]))
-        shown = ", ".join(f"{key} {value:.3f}" for key, value in ranked[:5])
+        summed = {
+            key: [sum(h) for h in zip(*(g[key] for g in grids.values()), strict=True)]
+            for key in next(iter(grids.values()))
+        }
+        ranked = sorted(summed, key=lambda key: (-sum(summed[key]), key))
+        shown = ", ".join(f"{key} {sum(summed[key])}" for key in ranked[:5])
         print(
-            f"fusion (k, depth, weight) by direct top-1 + goal top-1 + goal top-3 on "
-            f"{sets[0][0]}, summed over the models: {shown}"
+            f"fusion (weight, depth) by direct top-1 + goal top-1 + goal top-3 hits on "
+            f"{tuned_on}, summed over the models: {shown}; five-fold cross-validated: "
+            f"{_cross_validated(summed)}"
         )
+        for name, grid in grids.items():
+            best = max(sorted(grid), key=lambda key: sum(grid[key]))
+            print(
+                f"  {name}: best {best} {sum(grid[best])}, cross-validated {_cross_validated(grid)}"
+            )
     columns = ("dir@1", "dir@3", "ind@1", "ind@3", "abst", "prec", "cpu ms")
     if models:
         print("(a model's routers: cpu ms without embedding the request, given per model above)")

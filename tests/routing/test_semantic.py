@@ -111,6 +111,30 @@ def test_the_fitted_abstention_uses_both_signals() -> None:
     ]
 
 
+def test_the_fusion_weighs_each_score_by_its_share_and_lexical_sureness() -> None:
+    """A candidate scores ``(1 - weight)`` times its lexical score as a share of the
+    best, times the request's lexical confidence, plus ``weight`` times its cosine as
+    a share of the best cosine; weight 1 ranks as the model does."""
+    lexical = SearchIndex(DOCS)
+    query = "release notes for the invoice payments"
+    lex = lexical.search(query, limit=10)
+    assert len(lex) >= 2
+    for weight in (0.25, 0.55, 0.9):
+        index = SemanticIndex(lexical, WordVectors(), weight=weight)
+        sims = index.similarities(query)
+        best_cosine = float(sims.max())
+        sure = min(1.0, lex[0].confidence)
+        by_name = {h.name: h.score / lex[0].score for h in lex}
+        for hit in index.search(query, limit=4):
+            pos = [d.name for d in DOCS].index(hit.name)
+            expected = (1 - weight) * sure * by_name.get(hit.name, 0.0)
+            expected += weight * max(0.0, float(sims[pos])) / best_cosine
+            assert math.isclose(hit.score, expected, abs_tol=1e-5), (weight, hit)
+    dense = SemanticIndex(lexical, WordVectors(), weight=1.0)
+    assert lex[0].name != "invoicing"  # lexical search puts another first
+    assert dense.search(query, limit=1)[0].name == dense.dense_search(query, limit=1)[0].name
+
+
 @pytest.mark.parametrize(
     ("embedder", "message"),
     [
@@ -168,7 +192,7 @@ def test_bad_options() -> None:
         {"abstention": (0.0, math.nan, 1.0)},
         {"weight": -1.0},
         {"depth": 0},
-        {"k": 0},
+        {"weight": 1.5},
         {"floor": math.nan},
     )
     for options in bad:

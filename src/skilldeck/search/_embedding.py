@@ -69,21 +69,22 @@ _MAX_TOKENS = 256  # tokens of a text the sentence model reads (the rest is cut)
 _ONNX_BATCH = 32
 _PROBE = "skilldeck"
 #: The abstention (``SemanticIndex``: intercept, logit of the lexical confidence, best
-#: cosine, cosine of lexical search's first hit) fitted for each model measured, by its
-#: ``identity``: logistic regression on bench/data/routing.jsonl (``python
-#: bench/routing.py --fit``).
+#: cosine) fitted for each model measured, by its ``identity``: logistic regression on
+#: the tuning sets bench/data/routing.jsonl and routing_tuning2.jsonl (``python
+#: bench/routing.py --fit``; the cosine of lexical search's first hit as a third
+#: feature had the higher leave-one-out log-loss on both models).
 #: A model not listed abstains exactly where lexical search abstains.
 FITTED_ABSTENTION: dict[str, tuple[float, ...]] = {
     # all-MiniLM-L6-v2 exported to ONNX, fp32 (90 MB)
-    "onnx:5b5f2f83140ea699da39a2280736acb8": (-10.922, 2.358, 27.787, 16.388),
+    "onnx:5b5f2f83140ea699da39a2280736acb8": (-10.506, 0.575, 32.749),
     # the same, quantised to int8 weights (23 MB)
-    "onnx:9dee126fd5cffc78c69d5e0255229eb7": (-11.022, 2.529, 25.13, 18.127),
+    "onnx:9dee126fd5cffc78c69d5e0255229eb7": (-10.258, 0.555, 31.014),
 }
 #: The dense ranking's own abstention (intercept, best cosine), fitted the same way:
 #: what ``SemanticIndex.dense_search`` and ``eval routing``'s dense column abstain by.
 FITTED_DENSE_ABSTENTION: dict[str, tuple[float, float]] = {
-    "onnx:5b5f2f83140ea699da39a2280736acb8": (-13.002, 45.308),
-    "onnx:9dee126fd5cffc78c69d5e0255229eb7": (-12.969, 44.204),
+    "onnx:5b5f2f83140ea699da39a2280736acb8": (-11.101, 37.399),
+    "onnx:9dee126fd5cffc78c69d5e0255229eb7": (-11.446, 37.133),
 }
 
 

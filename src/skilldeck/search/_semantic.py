@@ -7,13 +7,15 @@ as ``SkillRuntime(embedder=...)`` or to ``SemanticIndex(lexical, embedder)``.
 
 ``SemanticIndex`` is a ``SearchIndex``: the same ``search(query, limit)`` and
 ``SearchHit`` values, so ``skills_search``, ``suggest`` and ``preflight`` use it
-unchanged. It ranks by reciprocal-rank fusion of the lexical ranking (BM25F, see
-``skilldeck.search._bm25``) and the cosine similarity of the request to each skill's
-name, listing description and usage sections: a skill scores ``1 / (k + rank)``
-in each ranking it is among the first ``depth`` of (``k`` 10, ``depth`` 100, the
-semantic ranking counting ``weight`` 1.0 times; a skill no more similar than
-``floor`` 0 counts through its lexical rank only); a request that names a skill
-exactly keeps it first.
+unchanged. It ranks by a weighted sum of two normalised scores: the lexical one
+(BM25F, see ``skilldeck.search._bm25``) as a share of the best lexical score, times
+the lexical confidence of the request (what lexical search is unsure of counts
+less), and the cosine similarity of the request to each skill's name, listing
+description and usage sections as a share of the best cosine. The semantic score
+counts ``weight`` (0.55) and the lexical one the rest; the candidates are the
+first ``depth`` (100) of each ranking, a skill no more similar than ``floor`` 0
+counting through its lexical score only; a request that names a skill exactly
+keeps it first.
 
 Confidence (what abstention, ``suggest`` and ``preflight`` go by) is one number
 per request, given to the first hit; the hits after it never have more. Without
@@ -73,11 +75,11 @@ Embedder = Callable[[Sequence[str]], Any]
 
 _log = logging.getLogger("skilldeck.search")
 
-# the fusion's parameters, chosen on the tuning set (bench/data/routing.jsonl) with
-# all-MiniLM-L6-v2 (fp32 and int8): docs/routing.md, "Semantic backend"
-RRF_K = 10  # reciprocal-rank constant: 1 / (k + rank)
-RRF_DEPTH = 100  # candidates of each ranking in the fusion
-RRF_WEIGHT = 1.0  # the semantic ranking's share (the lexical one counts 1)
+# the fusion's parameters, chosen on the tuning sets (bench/data/routing.jsonl and
+# routing_tuning2.jsonl) with all-MiniLM-L6-v2 (fp32 and int8) by cross-validation:
+# docs/routing.md, "Semantic backend"
+FUSION_WEIGHT = 0.55  # the semantic score's share (the lexical one has the rest)
+FUSION_DEPTH = 100  # candidates of each ranking in the fusion
 _BATCH = 256
 _MAX_TEXT = 2000  # characters of a request or a skill sent to the embedder
 _FORMAT = 3  # of the text embedded per skill (``_doc_text``) and of the saved file
@@ -150,10 +152,9 @@ def _abstention(value: Any) -> Abstention | None:
 class SemanticIndex(SearchIndex):
     """A lexical ``SearchIndex`` fused with an embedding ranking (see the module docstring).
 
-    - ``weight``: the semantic ranking's share in the fusion (1.0: as much as
-      the lexical one; 0: lexical only).
-    - ``k``, ``depth``: the reciprocal-rank constant and how many candidates of
-      each ranking take part.
+    - ``weight``: the semantic score's share in the fusion, 0 to 1 (0: lexical
+      only; 1: the lexical ranking only adds candidates).
+    - ``depth``: how many candidates of each ranking take part.
     - ``floor``: the similarity a skill must pass to take part through it (0:
       a skill no more similar than an unrelated text counts through its lexical
       rank only; ``None``: every skill among the first ``depth``).
@@ -178,9 +179,8 @@ class SemanticIndex(SearchIndex):
         lexical: SearchIndex,
         embedder: Embedder,
         *,
-        weight: float = RRF_WEIGHT,
-        k: int = RRF_K,
-        depth: int = RRF_DEPTH,
+        weight: float = FUSION_WEIGHT,
+        depth: int = FUSION_DEPTH,
         floor: float | None = 0.0,
         abstention: Sequence[float] | None = None,
         store: tuple[str | os.PathLike[str], str] | None = None,
@@ -193,16 +193,15 @@ class SemanticIndex(SearchIndex):
         fitted = _abstention(abstention)
         if floor is not None and not math.isfinite(floor):
             raise ValueError("floor must be a finite number")
-        if not (math.isfinite(weight) and weight >= 0):
-            raise ValueError("weight must be a finite number >= 0")
-        if depth < 1 or k < 1:
-            raise ValueError("depth and k must be positive")
+        if not (math.isfinite(weight) and 0 <= weight <= 1):
+            raise ValueError("weight must be a number from 0 to 1")
+        if depth < 1:
+            raise ValueError("depth must be positive")
         # the lexical index's state, shared (not copied): its methods work unchanged
         vars(self).update(vars(lexical))
         self.lexical = lexical
         self.embedder = embedder
         self.weight = float(weight)
-        self.k = int(k)
         self.depth = int(depth)
         self.floor = None if floor is None else float(floor)
         self.abstention = fitted
@@ -441,16 +440,22 @@ class SemanticIndex(SearchIndex):
         order = order[np.argsort(-sims[order], kind="stable")]
         fused: dict[int, float] = {}
         by_doc: dict[int, SearchHit] = {}
-        for rank, hit in enumerate(lexical[: self.depth], start=1):
+        # the lexical score as a share of the best, times how sure lexical search is
+        sure = min(1.0, lexical[0].confidence) if lexical else 0.0
+        best_score = lexical[0].score if lexical else 0.0
+        for hit in lexical[: self.depth]:
             pos = self._positions.get(hit.key or hit.name)
-            if pos is not None:
-                fused[pos] = 1.0 / (self.k + rank)
+            if pos is not None and pos not in by_doc:
+                share = hit.score / best_score if best_score > 0 else 0.0
+                fused[pos] = (1.0 - self.weight) * sure * share
                 by_doc[pos] = hit
-        dense = order.tolist()
-        if self.floor is not None:
-            dense = [p for p in dense if sims[p] > self.floor]
-        for rank, pos in enumerate(dense, start=1):
-            fused[pos] = fused.get(pos, 0.0) + self.weight / (self.k + rank)
+        # each candidate's cosine as a share of the best (a negative one adds nothing)
+        best_cosine = float(sims[order[0]]) if len(order) else 0.0
+        for pos in dict.fromkeys([*by_doc, *order.tolist()]):
+            cosine = float(sims[pos])
+            if best_cosine <= 0 or (self.floor is not None and cosine <= self.floor):
+                continue
+            fused[pos] = fused.get(pos, 0.0) + self.weight * max(0.0, cosine) / best_cosine
         ranked = sorted(fused, key=lambda p: (-fused[p], p))
         if lexical and lexical[0].confidence >= 1.0:  # the request names this skill
             named = self._positions.get(lexical[0].key or lexical[0].name)
@@ -462,7 +467,7 @@ class SemanticIndex(SearchIndex):
             named = self._positions.get(lexical[0].key or lexical[0].name) if lexical else None
             first = float(sims[named]) if named is not None else 0.0
             confidence = fused_confidence(self.abstention, confidence, float(sims.max()), first)
-        top = fused[best[0]] if best else 1.0
+        top = fused[best[0]] if best and fused[best[0]] > 0 else 1.0
         hits: list[SearchHit] = []
         for rank, pos in enumerate(best, start=1):
             doc = self.documents[pos]
@@ -476,7 +481,7 @@ class SemanticIndex(SearchIndex):
             hits.append(
                 SearchHit(
                     name=doc.name,
-                    score=round(fused[pos] * self.k, 6),
+                    score=round(fused[pos], 6),
                     description=doc.listing,
                     key=doc.key or doc.name,
                     source=doc.source,

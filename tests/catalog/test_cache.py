@@ -51,16 +51,34 @@ def make_skill() -> MakeSkill:
     return make
 
 
+def _parts(data: bytes) -> list[Any]:
+    """The header and chunks of an index file (each part after its 4-byte length;
+    the header gives the chunks' lengths)."""
+    (size,) = struct.unpack("<I", data[:4])
+    header = msgspec.msgpack.decode(data[4 : 4 + size])
+    parts, at = [header], 4 + size
+    for length in header[3]:
+        parts.append(msgspec.msgpack.decode(data[at : at + length]))
+        at += length
+    assert at == len(data)
+    return parts
+
+
 def _rows(path: Path) -> list[Any]:
-    """stamp, root, rows as [key, signature, record] (the file maps key -> [sig, record])."""
-    stamp, root, rows, _listing = msgspec.msgpack.decode(path.read_bytes())
-    return [stamp, root, [[key, *value] for key, value in rows.items()]]
+    """stamp, root, rows as [key, signature, record] (the file: a header with the
+    keys, then the [signature, record] rows in chunks)."""
+    (stamp, root, keys, _sizes, _listing), *chunks = _parts(path.read_bytes())
+    values = [value for chunk in chunks for value in chunk]
+    return [stamp, root, [[key, *value] for key, value in zip(keys, values, strict=True)]]
 
 
 def _write(path: Path, data: Any) -> None:
     stamp, root, rows, listing = data
-    by_key = {row[0]: None if row[1:] == [None] else row[1:] for row in rows}
-    path.write_bytes(msgspec.msgpack.encode([stamp, root, by_key, listing]))
+    chunk = msgspec.msgpack.encode([None if row[1:] == [None] else row[1:] for row in rows])
+    header = msgspec.msgpack.encode(
+        [stamp, root, [row[0] for row in rows], [len(chunk)] if rows else [], listing]
+    )
+    path.write_bytes(struct.pack("<I", len(header)) + header + (chunk if rows else b""))
 
 
 def test_persisted_cache_serves_a_new_catalog(tmp_path: Path, make_skill: MakeSkill) -> None:
@@ -445,7 +463,7 @@ def test_folder_list_reuse_sees_every_change(tmp_path: Path, make_skill: MakeSki
     cat = _listing_catalog(root)
     (store,) = [s for _src, _root, s in cat._stores]
     assert store._listing is not None and store._listing[2] == [str(root / "notes")]
-    assert _rows(_index_file())[2] and msgspec.msgpack.decode(_index_file().read_bytes())[3]
+    assert _rows(_index_file())[2] and _parts(_index_file().read_bytes())[0][4]  # the listing
     fresh = _listing_catalog(root)  # a new process's catalog replays the stored listing
     assert [m.name for m in fresh.list()] == ["a", "b", "c"]
 
@@ -494,3 +512,102 @@ def test_a_file_dated_past_the_packed_range_is_listed_and_never_cached(
     os.utime(md, ns=(far, far))
     catalog.refresh()
     assert [m.description for m in catalog.list()] == ["BBBB"]
+
+
+def _chunked(monkeypatch: pytest.MonkeyPatch, rows: int) -> None:
+    from skilldeck.catalog import _cache
+
+    monkeypatch.setattr(_cache, "CHUNK", rows)
+
+
+def test_an_index_in_many_chunks_serves_every_row(
+    tmp_path: Path, make_skill: MakeSkill, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Rows are read chunk by chunk in the listing's order; a folder added in the
+    middle (rows asked out of order) and a damaged chunk still give the right listing."""
+    _chunked(monkeypatch, 3)
+    root = tmp_path / "r"
+    for i in range(10):
+        make_skill(root, f"s{i:02d}", f"Skill number {i}.")
+    cold = [(m.name, m.description, m.diagnostics) for m in Catalog.from_roots([root]).list()]
+    (header, *chunks) = _parts(_index_file().read_bytes())
+    assert len(chunks) == 4 and len(header[2]) == 10
+    warm = Catalog.from_roots([root])
+    assert [(m.name, m.description, m.diagnostics) for m in warm.list()] == cold
+    (store,) = [s for _src, _root, s in warm._stores]
+    assert store._disk is None  # the index was closed after the listing
+
+    make_skill(root, "s04b", "Added in the middle.")
+    parsed: list[str] = []
+    parse = _fs.FileSystemStore._parse
+
+    def counted(self: Any, real_md: str, folder: str, md: str) -> Any:
+        parsed.append(os.path.basename(folder))
+        return parse(self, real_md, folder, md)
+
+    monkeypatch.setattr(_fs.FileSystemStore, "_parse", counted)
+    added = Catalog.from_roots([root]).list()
+    assert parsed == ["s04b"]  # the rows after it are still served
+    assert [m.name for m in added] == [*(c[0] for c in cold[:5]), "s04b", *(c[0] for c in cold[5:])]
+    assert len(_rows(_index_file())[2]) == 11
+
+    data = bytearray(_index_file().read_bytes())
+    (size,) = struct.unpack("<I", data[:4])
+    sizes = _parts(bytes(data))[0][3]
+    second = 4 + size + sizes[0]
+    data[second : second + sizes[1]] = b"\xc1" * sizes[1]  # never valid MessagePack
+    _index_file().write_bytes(bytes(data))
+    damaged = Catalog.from_roots([root]).list()
+    assert [(m.name, m.description) for m in damaged] == [(m.name, m.description) for m in added]
+    assert len(_rows(_index_file())[2]) == 11  # written again whole
+
+
+def test_streamed_rows_stay_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Reading a large index row by row holds one chunk, not the whole index: the peak
+    of a pass that takes every row and drops it is a small part of all rows' size."""
+    import tracemalloc
+
+    from skilldeck.catalog._cache import MetadataCache
+
+    _chunked(monkeypatch, 64)
+    cache = MetadataCache(tmp_path / "c")
+    diags = pack_diagnostics((Diagnostic.make("SK213", "extras kept: domain", path="/r/x"),))
+    sig = struct.pack("<qqQqQ", 1, 2, 3, 4, 5)
+    keys = [f"/r/skill-{i:05d}/SKILL.md" for i in range(5000)]
+    record = ("x", "A description of some length. " * 8, ("a", "b"), (), (), (), True, diags)
+    cache.save("root", [(k, sig, (*record, None, None)) for k in keys], ((1, 2, 3), []))
+
+    tracemalloc.start()
+    try:
+        stored = cache.open("root")
+        assert stored is not None
+        base = tracemalloc.get_traced_memory()[0]
+        tracemalloc.reset_peak()
+        taken = sum(stored.take(k) is not None for k in keys)
+        streamed = tracemalloc.get_traced_memory()[1] - base
+        stored.close()
+        tracemalloc.reset_peak()
+        before = tracemalloc.get_traced_memory()[0]
+        rows, _listing = cache.load("root")
+        whole = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert taken == len(rows) == 5000
+    assert streamed * 10 < whole, (streamed, whole)
+
+
+def test_a_listing_from_chunks_prints_what_parsing_prints(
+    tmp_path: Path, make_skill: MakeSkill, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``list`` and ``list --json`` from a chunked index print what they print with no cache."""
+    _chunked(monkeypatch, 2)
+    root = tmp_path / "r"
+    for i in range(7):
+        make_skill(root, f"t{i}", f"Tool {i}.", frontmatter="domain: x\n" if i % 2 else "")
+    runner = CliRunner()
+    for args in (["list"], ["list", "--json"], ["list", "--all"]):
+        cold = runner.invoke(main, [*args, "--root", str(root)])
+        warm = runner.invoke(main, [*args, "--root", str(root)])
+        assert cold.exit_code == warm.exit_code == 0, cold.output
+        assert warm.output == cold.output
+        assert len(_parts(_index_file().read_bytes())) == 5  # the header and 4 chunks

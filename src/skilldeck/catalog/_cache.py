@@ -8,11 +8,14 @@ file instead of a tuple of five integers, in memory and in the file). The
 ctime cannot be set back by ``os.utime``, so a file rewritten with the same size
 and a restored mtime still misses the cache.
 
-The index is MessagePack decoded by msgspec against a fixed schema (straight
-into tuples, in C), so a damaged
-or foreign file (a truncated write, an edited row with a wrong type) fails
-validation as a whole and the root is parsed again: a broken cache is never
-trusted and never crashes a listing. A row's diagnostics stay packed (one bytes
+The index is a header (the keys, in the order a listing walks them, and the root's
+listing) and then the rows in chunks of ``CHUNK``, each MessagePack decoded by
+msgspec against a fixed schema (straight into tuples, in C) when the listing
+reaches it and dropped after: the file's bytes and rows are never all in memory.
+A damaged or foreign file (a truncated write, an edited row with a wrong type)
+fails validation: a bad header serves nothing, a bad chunk nothing from there on,
+and those files are parsed again: a broken cache is never trusted and never
+crashes a listing. A row's diagnostics stay packed (one bytes
 object, ``pack_diagnostics``) until something reads them (``_model._Packed``):
 a listing expands none. Packed diagnostics that do not unpack (bytes edited
 into another valid index) read as none, like any other edited value that still
@@ -37,14 +40,14 @@ from skilldeck._diagnostics import Diagnostic, Severity
 from skilldeck._version import __version__
 
 __all__ = [
-    "CACHE_FORMAT", "MAX_FILES", "NEVER", "AboutRow", "InvocationRow", "Listing", "MetadataCache",
-    "Record", "RootSig", "Row", "Sig", "ctime_of", "pack_diagnostics", "pack_sig", "sig_of",
-    "unpack_diagnostics",
+    "CACHE_FORMAT", "CHUNK", "MAX_FILES", "NEVER", "AboutRow", "InvocationRow", "Listing",
+    "MetadataCache", "Record", "RootSig", "Row", "Sig", "Stored", "ctime_of", "pack_diagnostics",
+    "pack_sig", "sig_of", "unpack_diagnostics",
 ]  # fmt: skip
 
-CACHE_FORMAT = 6
+CACHE_FORMAT = 7
 """Bumped whenever the index's layout changes (5: packed signatures; 6: packed
-diagnostics)."""
+diagnostics; 7: a header of keys, then the rows in chunks)."""
 
 MAX_FILES = 64
 """At most this many roots are cached; the least recently used are dropped."""
@@ -148,16 +151,105 @@ RootSig = tuple[int, int, int]
 Listing = tuple[RootSig, list[str]]
 
 
-class _Index(msgspec.Struct, array_like=True, forbid_unknown_fields=True):
+class _Header(msgspec.Struct, array_like=True, forbid_unknown_fields=True):
     stamp: str
     root: str
-    rows: dict[str, tuple[Sig, Record]]  # decoded into a dict in C: no per-row Python work
+    keys: list[str]  # the rows' keys, in the order their chunks hold the rows
+    chunks: list[int]  # the byte length of each chunk after the header
     listing: Listing | None = None
 
 
+#: one chunk: the signatures and records of up to ``CHUNK`` consecutive keys
+_Chunk = list[tuple[Sig, Record]]
+
+CHUNK = 2048
+"""Rows per chunk: a reader holds one chunk's bytes and rows at a time."""
+
+_LENGTH = struct.Struct("<I")
+
 _ENCODER = msgspec.msgpack.Encoder()
-_DECODER = msgspec.msgpack.Decoder(_Index)
+_HEADER = msgspec.msgpack.Decoder(_Header)
+_CHUNK = msgspec.msgpack.Decoder(_Chunk)
 _DIAG_DECODER = msgspec.msgpack.Decoder(list[_DiagRow])
+_ERRORS = (OSError, msgspec.DecodeError, ValueError, TypeError, RecursionError)
+
+
+class Stored:
+    """One root's index, open: its keys and listing, and its rows read chunk by chunk.
+
+    ``take(key)`` answers keys asked in the order they were saved (a listing asks in
+    its walk's order, which is the order it saved) from the current chunk, then drops
+    the chunk for the next: the index's bytes and rows are never all in memory. A key
+    asked out of order reads the rest into a map. A chunk that fails validation ends
+    the rows there (the files they describe are parsed again).
+    """
+
+    def __init__(self, fh: Any, header: _Header) -> None:
+        self.keys = header.keys
+        self.listing = header.listing
+        self._fh: Any = fh
+        self._sizes = header.chunks
+        self._next_chunk = 0
+        self._start = 0  # the index in ``keys`` of ``_rows[0]``
+        self._rows: _Chunk = []
+        self._pos = 0
+        self._rest: dict[str, tuple[Sig, Record]] | None = None
+
+    def _read_chunk(self) -> bool:
+        if self._fh is None or self._next_chunk >= len(self._sizes):
+            self.close()
+            return False
+        self._start += len(self._rows)
+        try:
+            data = self._fh.read(self._sizes[self._next_chunk])
+            rows = _CHUNK.decode(data)
+        except _ERRORS:
+            rows = []
+        end = self._start + len(rows)
+        if not rows or end > len(self.keys) or len(rows) > CHUNK:
+            self.close()
+            self._rows = []
+            return False
+        self._next_chunk += 1
+        self._rows, self._pos = rows, 0
+        return True
+
+    def take(self, key: str) -> tuple[Sig, Record] | None:
+        """The row of ``key`` (``None``: not stored or not readable)."""
+        rest = self._rest
+        if rest is None:
+            pos = self._pos
+            if pos >= len(self._rows):
+                if not self._read_chunk():
+                    return None
+                pos = 0
+            if self.keys[self._start + pos] == key:
+                self._pos = pos + 1
+                return self._rows[pos]
+            rest = self._rest = self._remaining()
+        return rest.pop(key, None)
+
+    def _remaining(self) -> dict[str, tuple[Sig, Record]]:
+        out: dict[str, tuple[Sig, Record]] = {}
+        while True:
+            base = self._start
+            for i in range(self._pos, len(self._rows)):
+                out[self.keys[base + i]] = self._rows[i]
+            self._pos = len(self._rows)
+            if not self._read_chunk():
+                return out
+
+    def rows(self) -> dict[str, tuple[Sig, Record]]:
+        """Every readable row not taken yet, by key (reads the rest of the index)."""
+        if self._rest is None:
+            self._rest = self._remaining()
+        return self._rest
+
+    def close(self) -> None:
+        fh, self._fh = self._fh, None
+        if fh is not None:
+            fh.close()
+
 
 _STAMP: str | None = None
 
@@ -167,7 +259,7 @@ def parser_stamp() -> str:
     global _STAMP
     if _STAMP is None:
         catalog_pkg = Path(__file__).parent
-        format_pkg = catalog_pkg.parent / "_format"  # not imported: a warm listing never parses
+        format_pkg = catalog_pkg.parent / "format"  # not imported: a warm listing never parses
 
         parts = [__version__, str(CACHE_FORMAT)]
         for folder in (format_pkg, catalog_pkg):
@@ -193,42 +285,61 @@ class MetadataCache:
         digest = hashlib.sha256(root_key.encode("utf-8", "surrogateescape")).hexdigest()
         return self.directory / f"{digest[:32]}-{parser_stamp()}.idx"
 
-    def load(self, root_key: str) -> tuple[dict[str, tuple[Sig, Record]], Listing | None]:
-        """The cached rows of a root by key and its listing (empty when absent,
-        stale, foreign or damaged)."""
+    def open(self, root_key: str) -> Stored | None:
+        """The index of a root, open for reading (``None`` when absent, stale,
+        foreign or damaged); the caller closes it (``Stored.close``)."""
         target = self._file(root_key)
         try:
-            with open(target, "rb") as fh:
-                raw = fh.read()
-            index = _DECODER.decode(raw)
-        except (OSError, msgspec.DecodeError, ValueError, TypeError, RecursionError):
-            return {}, None
-        if index.stamp != parser_stamp() or index.root != root_key:
-            return {}, None
+            fh = open(target, "rb")  # noqa: SIM115 (closed by Stored)
+        except (OSError, ValueError):
+            return None
+        try:
+            (size,) = _LENGTH.unpack(fh.read(_LENGTH.size))
+            header = _HEADER.decode(fh.read(size))
+        except (*_ERRORS, struct.error):
+            fh.close()
+            return None
+        if (
+            header.stamp != parser_stamp()
+            or header.root != root_key
+            or len(header.chunks) != -(-len(header.keys) // CHUNK)
+        ):
+            fh.close()
+            return None
         with contextlib.suppress(OSError):
             os.utime(target)  # recently used: kept by the pruning in save()
-        return index.rows, index.listing
+        return Stored(fh, header)
+
+    def load(self, root_key: str) -> tuple[dict[str, tuple[Sig, Record]], Listing | None]:
+        """The cached rows of a root by key and its listing, all read (empty when
+        absent, stale, foreign or damaged)."""
+        stored = self.open(root_key)
+        if stored is None:
+            return {}, None
+        try:
+            return stored.rows(), stored.listing
+        finally:
+            stored.close()
 
     def save(self, root_key: str, rows: list[Row], listing: Listing | None = None) -> None:
         """Replace a root's index (atomically; failures are ignored).
 
         Written to a temp file and renamed, without fsync: after a crash the
         index is either the old file, the new one, or unreadable, which only
-        costs a re-parse.
+        costs a re-parse. ``rows`` are stored in the order given (a listing's).
         """
         import tempfile  # only writers need it
 
         target = self._file(root_key)
         try:
-            by_key = {key: (sig, rec) for key, sig, rec in rows}
-            blob = _encode(_Index(parser_stamp(), root_key, by_key, listing))
-            if blob is None:
+            parts = _encode(root_key, rows, listing)
+            if parts is None:
                 return
             target.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".cache.", suffix=".tmp")
             try:
                 with os.fdopen(fd, "wb") as fh:
-                    fh.write(blob)
+                    fh.writelines(parts)
                 os.replace(tmp, target)
             except BaseException:
                 with contextlib.suppress(OSError):
@@ -243,22 +354,36 @@ class MetadataCache:
         keep_newest(self.directory, ".idx", MAX_FILES)
 
 
-def _encode(index: _Index) -> bytes | None:
-    """MessagePack of the index; rows whose text cannot be UTF-8 encoded (file
-    names with undecodable bytes) are left out: they are parsed on every scan
-    (and the listing, which the rows no longer cover, too)."""
-    try:
-        return _ENCODER.encode(index)
-    except (msgspec.EncodeError, UnicodeEncodeError, ValueError, TypeError):
-        pass
-    kept: dict[str, Any] = {}
-    for key, row in index.rows.items():
+def _encode(root_key: str, rows: list[Row], listing: Listing | None) -> list[bytes] | None:
+    """The index's parts: the header's length and the header, then the chunks. Rows
+    whose text cannot be UTF-8 encoded (file names with undecodable bytes) are left
+    out: they are parsed on every scan (and the listing, which the rows no longer
+    cover, too)."""
+    bad = (msgspec.EncodeError, UnicodeEncodeError, ValueError, TypeError)
+    keys: list[str] = []
+    chunks: list[bytes] = []
+    for i in range(0, len(rows), CHUNK):
+        part = rows[i : i + CHUNK]
         try:
-            _ENCODER.encode((key, row))
-        except (msgspec.EncodeError, UnicodeEncodeError, ValueError, TypeError):
+            chunks.append(_ENCODER.encode([(sig, rec) for _key, sig, rec in part]))
+            _ENCODER.encode([key for key, _sig, _rec in part])
+            keys.extend(key for key, _sig, _rec in part)
             continue
-        kept[key] = row
+        except bad:
+            listing = None
+        kept = []
+        for key, sig, rec in part:
+            try:
+                _ENCODER.encode((key, sig, rec))
+            except bad:
+                continue
+            kept.append((key, sig, rec))
+        if kept:
+            chunks.append(_ENCODER.encode([(sig, rec) for _key, sig, rec in kept]))
+            keys.extend(key for key, _sig, _rec in kept)
+    header = _Header(parser_stamp(), root_key, keys, [len(c) for c in chunks], listing)
     try:
-        return _ENCODER.encode(_Index(index.stamp, index.root, kept, None))
-    except (msgspec.EncodeError, UnicodeEncodeError, ValueError, TypeError):
+        head = _ENCODER.encode(header)
+    except bad:
         return None
+    return [_LENGTH.pack(len(head)), head, *chunks]

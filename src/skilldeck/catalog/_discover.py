@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import stat as _stat
 import struct
+from collections.abc import Iterable
 
 from skilldeck._tree import Found
 from skilldeck.catalog._cache import pack_sig, sig_of
@@ -16,9 +17,12 @@ __all__ = ["replay"]
 _SEP = os.sep
 
 
-def replay(folders: list[str], others: list[str]) -> list[Found] | None:
+def replay(
+    folders: list[str], others: list[str], mds: list[str] | None = None
+) -> list[Found] | None:
     """The skills of an immediate root whose folder list did not change (its
     mtime, ctime and inode are those of a plain walk): one ``lstat`` per skill.
+    ``mds``: each folder's SKILL.md path, when the caller has them as strings.
 
     ``None`` when a SKILL.md is gone or no longer a regular file, or a folder
     without one gained one: the caller walks the root again.
@@ -26,9 +30,13 @@ def replay(folders: list[str], others: list[str]) -> list[Found] | None:
     found: list[Found] = []
     append, lstat, is_reg, sep = found.append, os.lstat, _stat.S_ISREG, _SEP
     pack = pack_sig
+    pairs: Iterable[tuple[str, str]] = (
+        zip(folders, mds, strict=True)
+        if mds is not None and len(mds) == len(folders)
+        else ((folder, folder + sep + "SKILL.md") for folder in folders)
+    )
     try:
-        for folder in folders:
-            md = folder + sep + "SKILL.md"
+        for folder, md in pairs:
             st = lstat(md)
             if not is_reg(st.st_mode):
                 return None

@@ -36,11 +36,11 @@ from skilldeck._tree import MAX_DEPTH, Found, SkillFinder, Walk, skill_md_escape
 from skilldeck.catalog import _codes as C
 from skilldeck.catalog._cache import (
     NEVER,
-    Listing,
     MetadataCache,
     Record,
     RootSig,
     Sig,
+    Stored,
     ctime_of,
     pack_diagnostics,
     sig_of,
@@ -134,7 +134,7 @@ class FileSystemStore(StoreBase):
         self._memory: dict[str, tuple[Sig, SkillMetadata]] = {}
         # the last walk of an immediate root: its signature, skill folders, others
         self._listing: tuple[RootSig, list[str], list[str]] | None = None
-        self._disk: tuple[dict[str, tuple[Sig, Record]], Listing | None] | None = None
+        self._disk: Stored | None = None  # opened by _replay for _parse_all
         self._found: Discovery | None = None
         self._by_key: dict[str, SkillMetadata] = {}
         self._allowed: tuple[str, ...] | None = None
@@ -242,15 +242,17 @@ class FileSystemStore(StoreBase):
     def _replay(self, walker: SkillFinder, root_sig: RootSig) -> list[Found] | None:
         """The last walk's skills again when the root's folder list cannot have changed."""
         listing = self._listing
+        mds = None
         if listing is None and not self._memory and self._cache is not None:
-            self._disk = self._cache.load(self.cache_key)  # kept for _parse_all
-            stored = self._disk[1]
-            if stored is not None and stored[0] == root_sig:
+            disk = self._disk = self._cache.open(self.cache_key)  # kept for _parse_all
+            stored = disk.listing if disk is not None else None
+            if disk is not None and stored is not None and stored[0] == root_sig:
                 cut = len(_SKILL_MD)
-                listing = (stored[0], [key[:-cut] for key in self._disk[0]], stored[1])
+                mds = disk.keys  # a listing is kept only for plain SKILL.md paths
+                listing = (stored[0], [key[:-cut] for key in mds], stored[1])
         if listing is None or listing[0] != root_sig:
             return None
-        found = replay(listing[1], listing[2])
+        found = replay(listing[1], listing[2], mds)
         if found is not None:
             walker.others = listing[2]
         return found
@@ -278,7 +280,16 @@ class FileSystemStore(StoreBase):
         in the same clock tick as this read would keep their signature.
         """
         loaded, self._disk = self._disk, None
-        disk: dict[str, tuple[Sig, Record]] | None = loaded[0] if loaded is not None else None
+        try:
+            return self._parse_rows(found, racy, loaded)
+        finally:
+            if loaded is not None:
+                loaded.close()
+
+    def _parse_rows(
+        self, found: list[Found], racy: int, loaded: Stored | None
+    ) -> list[SkillMetadata]:
+        disk, opened = loaded, loaded is not None
         memory = self._memory
         new_memory: dict[str, tuple[Sig, SkillMetadata]] = {}
         metas: list[Any] = []  # SkillMetadata, None where a file is still to parse
@@ -292,9 +303,10 @@ class FileSystemStore(StoreBase):
                 new_memory[key] = hit
                 append(hit[1])
                 continue
-            if disk is None:
-                disk = self._cache.load(self.cache_key)[0] if self._cache is not None else {}
-            row = disk.get(key)
+            if not opened:
+                opened = True
+                disk = self._cache.open(self.cache_key) if self._cache is not None else None
+            row = disk.take(key) if disk is not None else None
             if row is None or row[0] != sig:
                 todo.append((len(metas), key, folder, md, real_md, sig))
                 append(None)  # parsed below
@@ -325,9 +337,9 @@ class FileSystemStore(StoreBase):
         listing = self._listing
         if self._cache is not None and (
             todo
-            or (disk is not None and len(disk) != len(new_memory))
+            or (disk is not None and len(disk.keys) != len(new_memory))
             or (disk is None and len(new_memory) != len(memory))
-            or (listing is not None and loaded is not None and loaded[1] is None)
+            or (listing is not None and loaded is not None and loaded.listing is None)
         ):
             rows = [
                 (k, v[0], packed)
@@ -339,6 +351,8 @@ class FileSystemStore(StoreBase):
                 self.cache_key, rows, (listing[0], listing[2]) if listing and whole else None
             )
         self._memory = new_memory
+        if disk is not None and disk is not loaded:
+            disk.close()
         return metas
 
     def _parse_missing(

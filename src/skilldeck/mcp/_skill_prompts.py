@@ -48,18 +48,19 @@ def _prompt(server: SkillServer, meta: Any) -> Prompt:
                 INVALID_PARAMS, exc.message, envelope=exc.code, hint=exc.hint, field="arguments"
             ) from None
 
-    # built directly: Prompt.from_function costs a pydantic model per skill at start-up
-    return Prompt(
+    # built directly, from values of the declared types (str, a list of one argument):
+    # Prompt.from_function costs a pydantic model per skill and validating each
+    # prompt two models, for thousands of skills at start-up
+    argument = PromptArgument.model_construct(
+        name="arguments",
+        description=str(hint) if hint else "what to pass to the skill ($ARGUMENTS)",
+        required=False,
+    )
+    return Prompt.model_construct(
         name=name,
         title=None,
         description=str(meta.description),
-        arguments=[
-            PromptArgument(
-                name="arguments",
-                description=hint or "what to pass to the skill ($ARGUMENTS)",
-                required=False,
-            )
-        ],
+        arguments=[argument],
         fn=render,
         context_kwarg=None,
     )

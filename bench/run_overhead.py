@@ -2,7 +2,8 @@
 
 Usage::
 
-    python bench/run_overhead.py [--rounds 9] [--runs 20] [--host-processes 2000] [--json]
+    python bench/run_overhead.py [--rounds 9] [--runs 20] [--host-processes 2000]
+        [--before PYTHON] [--json]
 
 One trivial Python script (``print("hello")``) in one skill, run each way, CPU
 (user + system of every process involved, from ``getrusage``/``wait4``) beside wall
@@ -17,7 +18,9 @@ time:
   loads it, from a warm process (one ``Executor``), without a sandbox and under
   bubblewrap (approval, the run's copy of the skill, plan, launch helper, capture);
 - the three warm ways again while ``--host-processes`` extra sleeping processes
-  (started by this script) exist, to show what a run costs on a busy host.
+  (started by this script) exist, to show what a run costs on a busy host;
+- ``--before PYTHON``: the library ways again from another installation's
+  interpreter (``before: library none``, ...), interleaved with these.
 
 Every sample is a fresh process started by this script: the command-line ways are
 one run each; a warm way is a worker process that warms up, then times ``--runs``
@@ -130,8 +133,10 @@ def _fresh(argv: list[str], env: dict[str, str], cwd: Path) -> tuple[float, floa
     return got["cpu"] * 1000, got["wall"] * 1000
 
 
-def _worker(way: str, folder: Path, runs: int, env: dict[str, str]) -> tuple[float, float]:
-    _, out = _timed([sys.executable, "-c", WORKER, way, str(folder), str(runs)], env, folder)
+def _worker(
+    way: str, folder: Path, runs: int, env: dict[str, str], python: str = sys.executable
+) -> tuple[float, float]:
+    _, out = _timed([python, "-c", WORKER, way, str(folder), str(runs)], env, folder)
     data = json.loads(out.decode().strip().splitlines()[-1])
     return float(data["cpu_ms"]), float(data["wall_ms"])
 
@@ -169,6 +174,7 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=9)
     parser.add_argument("--runs", type=int, default=20, help="runs per warm worker")
     parser.add_argument("--host-processes", type=int, default=2000)
+    parser.add_argument("--before", help="another skilldeck's Python, run beside this one")
     parser.add_argument("--json", action="store_true")
     opts = parser.parse_args()
 
@@ -207,8 +213,8 @@ def main() -> int:
             raise SystemExit("skilldeck run did not print hello")
         python = [sys.executable, str(base / "hello.py")]
 
-        def warm(way: str) -> Any:
-            return lambda: _worker(way, base, opts.runs, env)
+        def warm(way: str, python: str = sys.executable) -> Any:
+            return lambda: _worker(way, base, opts.runs, env, python)
 
         fresh_ways = {
             "python hello.py": lambda: _fresh(python, env, base),
@@ -217,6 +223,10 @@ def main() -> int:
         warm_ways = {"bare": warm("bare"), "library none": warm("none")}
         if bwrap:
             warm_ways["library bubblewrap"] = warm("bubblewrap")
+        if opts.before:
+            warm_ways["before: library none"] = warm("none", opts.before)
+            if bwrap:
+                warm_ways["before: library bubblewrap"] = warm("bubblewrap", opts.before)
         samples = _rounds({**fresh_ways, **warm_ways}, opts.rounds)
         busy: dict[str, dict[str, list[float]]] = {}
         if opts.host_processes:

@@ -21,7 +21,8 @@ import contextlib
 import errno
 import os
 import stat
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -38,6 +39,7 @@ __all__ = [
     "open_state_dir",
     "open_state_subdir",
     "protected_state",
+    "protected_state_fixed",
     "read_file_at",
     "read_state_file",
     "remove_tree_at",
@@ -378,6 +380,24 @@ class StatePlace:
         return (self.path,) if self.path == self.real else (self.path, self.real)
 
 
+_fixed: ContextVar[list[list[StatePlace]] | None] = ContextVar("skilldeck_state", default=None)
+
+
+@contextlib.contextmanager
+def protected_state_fixed() -> Iterator[None]:
+    """Within the block, :func:`protected_state` is resolved once, when first asked.
+
+    For one run: its plan, report and sandbox arguments ask for the list several
+    times within milliseconds, and must all see the same one. Every run resolves it
+    anew (the folders follow the environment, the config file and the links).
+    """
+    token = _fixed.set([])
+    try:
+        yield
+    finally:
+        _fixed.reset(token)
+
+
 def protected_state() -> list[StatePlace]:
     """Every folder of skilldeck's own state, the one list all guards use.
 
@@ -387,6 +407,15 @@ def protected_state() -> list[StatePlace]:
     catalog and search indexes) and the install folder when ``[install] dir``
     moves it. Links are resolved: a run must reach none of them by any name.
     """
+    fixed = _fixed.get()
+    if fixed is None:
+        return _resolve_state()
+    if not fixed:
+        fixed.append(_resolve_state())
+    return list(fixed[0])
+
+
+def _resolve_state() -> list[StatePlace]:
     d = dirs()
     places = (
         (d.config, "config folder"),

@@ -716,3 +716,24 @@ def test_status_says_what_a_python_left_as_root_can_touch_without_bubblewrap(
     result = ex.run_script(skill, "w.py", trust="bundled")
     assert result.isolation["user"].startswith("0 "), result.isolation
     assert owned.read_text() == "changed"
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_each_run_of_one_executor_resolves_skilldecks_state_anew(
+    make_skill: MakeSkill, world: Path, mode: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run resolves skilldeck's own folders once for its plan and launch; the next
+    run of the same ``Executor`` resolves them again, so state moved meanwhile (here
+    the cache folder, into a folder mounted writable) is caught."""
+    skill = make_skill(scripts={"ok.sh": "echo ok\n"})
+    shared = world / "shared"
+    shared.mkdir()
+    shared.chmod(0o755)
+    mounts = skilldeck.ExecConfig.from_mapping({"mounts": [f"{shared}:rw"]}).mounts
+    runner = executor(sandbox=mode, mounts=mounts)
+    assert runner.run_script(skill, "scripts/ok.sh", trust="bundled").output == "ok\n"
+    monkeypatch.setenv("SKILLDECK_CACHE_DIR", str(shared / "cache"))
+    with pytest.raises(skilldeck.PathNotAllowedError, match="cache folder"):
+        runner.run_script(skill, "scripts/ok.sh", trust="bundled")
+    monkeypatch.delenv("SKILLDECK_CACHE_DIR")
+    assert runner.run_script(skill, "scripts/ok.sh", trust="bundled").output == "ok\n"

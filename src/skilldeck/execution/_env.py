@@ -88,7 +88,13 @@ def allowed_env(
     """The variables of ``parent`` that ``allow`` names and ``deny`` does not (shell
     patterns, any case). A skill's program always gets ``DENY``; a host tool skilldeck
     runs for itself (``uv`` building an environment) may pass ``deny=()``."""
-    return {k: v for k, v in parent.items() if _match(k, allow) and not (deny and _match(k, deny))}
+    allowed = _compile(tuple(allow)).match
+    denied = _compile(tuple(deny)).match if deny else None
+    return {
+        k: v
+        for k, v in parent.items()
+        if allowed(k.upper()) and not (denied is not None and denied(k.upper()))
+    }
 
 
 def build_env(

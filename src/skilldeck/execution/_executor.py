@@ -10,7 +10,7 @@ import shutil
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -23,6 +23,7 @@ from skilldeck._errors import (
     ScriptFailedError,
     ScriptTimeoutError,
 )
+from skilldeck._statedir import protected_state_fixed
 from skilldeck.catalog import Trust
 from skilldeck.execution._approvals import ApprovalStore, FileApprovalStore
 from skilldeck.execution._env import build_env
@@ -400,14 +401,6 @@ class Executor:
 
     # ---------------------------------------------------------------- running
 
-    @contextlib.contextmanager
-    def _scratch(self) -> Iterator[Path]:
-        scratch = Path(tempfile.mkdtemp(prefix="skilldeck-run-"))
-        try:
-            yield scratch
-        finally:
-            _remove_later(scratch)
-
     def _copy(self, skill: SkillLike, skill_dir: Path | None) -> Snapshot:
         """The run's private copy of the skill's file set, hashed once while it is
         written: its digest is what approval is decided on."""
@@ -441,14 +434,13 @@ class Executor:
     ) -> RunResult:
         level = coerce_trust(call.trust if call.trust is not None else _skill_trust(skill))
         snap = self._copy(skill, skill_dir)
+        scratch: Path | None = None
         try:
             argv, user_args = build(snap)
-            with self._scratch() as scratch:
-                return self._run_planned(
-                    skill, skill_dir, snap, argv, user_args, scratch, call, level
-                )
+            scratch = Path(tempfile.mkdtemp(prefix="skilldeck-run-"))
+            return self._run_planned(skill, skill_dir, snap, argv, user_args, scratch, call, level)
         finally:
-            _remove_later(snap.path)
+            _remove_later(snap.path, *((scratch,) if scratch is not None else ()))
 
     def _run_planned(
         self,
@@ -515,7 +507,10 @@ class Executor:
         # Under bubblewrap the PID namespace's init turns a signal death into
         # 128+N; the helper reports the exact status through a pipe.
         status_pipe = os.pipe() if plan.sandboxed else None
-        full = self._command(plan, helper, scratch, status_fd=status_pipe[1] if status_pipe else -1)
+        with protected_state_fixed():  # the sandbox's arguments ask for it twice
+            full = self._command(
+                plan, helper, scratch, status_fd=status_pipe[1] if status_pipe else -1
+            )
         try:
             cap = capture(
                 full,
@@ -661,15 +656,18 @@ class Executor:
         return [*prefix, "2", mode, *(str(n) for n in numbers), "--", *plan.argv]
 
 
-def _remove_later(path: Path) -> None:
-    """Delete a run's folder off the result's path (a non-daemon thread: exit waits for it).
+def _remove_later(*paths: Path) -> None:
+    """Delete a run's folders off the result's path (a non-daemon thread: exit waits for it).
 
     Nothing of the run is alive by then; deleting folders costs milliseconds on a
     busy disk, which the caller need not wait for.
     """
-    threading.Thread(
-        target=shutil.rmtree, args=(path,), kwargs={"ignore_errors": True}, name="skilldeck-rm"
-    ).start()
+
+    def remove() -> None:
+        for path in paths:
+            shutil.rmtree(path, ignore_errors=True)
+
+    threading.Thread(target=remove, name="skilldeck-rm").start()
 
 
 def _declared_tools(skill: SkillLike) -> dict[str, DeclaredTool]:

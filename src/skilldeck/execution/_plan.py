@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from skilldeck._errors import PathNotAllowedError, SandboxUnavailableError
-from skilldeck._statedir import view_problem
+from skilldeck._statedir import protected_state_fixed, view_problem
 from skilldeck.execution._access import Need, RunAs, choose_user, rx
 from skilldeck.execution._mounts import (
     Mount,
@@ -215,6 +215,36 @@ def make_plan(
     helper_roots: Sequence[str] = (),
 ) -> Plan:
     """Decide the run (raises for refusals: strict sandbox, unreachable chosen user, mounts)."""
+    with protected_state_fixed():  # asked by several guards below: resolved once
+        return _make_plan(
+            cfg,
+            skill=skill,
+            snapshot=snapshot,
+            argv=argv,
+            user_args=user_args,
+            timeout=timeout,
+            network_requested=network_requested,
+            scratch=scratch,
+            cwd=cwd,
+            env=env,
+            helper_roots=helper_roots,
+        )
+
+
+def _make_plan(
+    cfg: ExecConfig,
+    *,
+    skill: str,
+    snapshot: Snapshot,
+    argv: list[str],
+    user_args: Sequence[str],
+    timeout: float,
+    network_requested: bool,
+    scratch: Path,
+    cwd: Path | None,
+    env: Mapping[str, str],
+    helper_roots: Sequence[str],
+) -> Plan:
     sandbox, fallback = sandbox_choice(cfg, skill)
     as_root = hasattr(os, "geteuid") and os.geteuid() == 0
     user_cwd = _current_folder(cwd)
@@ -232,7 +262,7 @@ def make_plan(
     )  # fmt: skip
     roots = list(program.roots) if program is not None else []
     if program is not None and program.path == sys.executable:
-        roots += [r for r in python_roots() if r not in roots]
+        roots += [r for r in python_roots(program.roots) if r not in roots]
     plan.roots = [r for r in roots if r != "/"]
     plan.helper_roots = [r for r in helper_roots if r != "/"]
     private = private_dirs(plan.network)

@@ -18,7 +18,7 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -161,8 +161,10 @@ def find_program(
     return Program(found, shim, program_roots(found))
 
 
-def python_roots() -> tuple[str, ...]:
-    """Folders skilldeck's own Python needs (for ``.py`` scripts run with it)."""
+def python_roots(executable_roots: Sequence[str] | None = None) -> tuple[str, ...]:
+    """Folders skilldeck's own Python needs (for ``.py`` scripts run with it);
+    ``executable_roots``: ``program_roots(sys.executable)`` when the caller has it."""
     roots = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}
-    roots |= set(program_roots(sys.executable))
+    found = executable_roots if executable_roots is not None else program_roots(sys.executable)
+    roots |= set(found)
     return tuple(sorted(roots))

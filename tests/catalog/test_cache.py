@@ -611,3 +611,18 @@ def test_a_listing_from_chunks_prints_what_parsing_prints(
         assert cold.exit_code == warm.exit_code == 0, cold.output
         assert warm.output == cold.output
         assert len(_parts(_index_file().read_bytes())) == 5  # the header and 4 chunks
+
+
+def test_cached_tags_versions_and_authors_are_shared(tmp_path: Path, make_skill: MakeSkill) -> None:
+    """Skills served from the cache share one string per tag, version and author."""
+    about = "tags: [pdf, forms]\nversion: 1.0.0\nauthor: someone\n"
+    for name in ("one", "two"):
+        make_skill(tmp_path / "r", name, frontmatter=about)
+    cold = Catalog.from_roots([tmp_path / "r"]).list()
+    one, two = Catalog.from_roots([tmp_path / "r"]).list()
+    assert [(m.tags, m.version, m.author) for m in (one, two)] == [
+        (m.tags, m.version, m.author) for m in cold
+    ]
+    assert one.tags == ("pdf", "forms") and one.version == "1.0.0"
+    assert one.tags[0] is two.tags[0] and one.tags[1] is two.tags[1]
+    assert one.version is two.version and one.author is two.author

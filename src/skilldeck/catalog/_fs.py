@@ -15,6 +15,7 @@ from __future__ import annotations
 import errno
 import os
 import stat as _stat
+import sys
 import threading
 import time
 from collections.abc import Sequence
@@ -295,7 +296,7 @@ class FileSystemStore(StoreBase):
         metas: list[Any] = []  # SkillMetadata, None where a file is still to parse
         append = metas.append
         todo: list[tuple[int, str, str, str, str, Sig]] = []
-        make, source = metadata_of, self.source
+        make, source, intern = metadata_of, self.source, sys.intern
         for folder, md, real_md, sig in found:
             key = md if md == real_md else f"{md}\0{real_md}"
             hit = memory.get(key)
@@ -312,6 +313,11 @@ class FileSystemStore(StoreBase):
                 append(None)  # parsed below
                 continue
             rec = row[1]  # self._meta(folder, md, rec), inlined: the warm hot loop
+            tags, about = rec[2], rec[9]
+            if tags:  # shared across skills: one string per tag, not per use
+                tags = tuple(map(intern, tags))
+            if about is not None:
+                about = (about[0] and intern(about[0]), about[1] and intern(about[1]))
             meta = make(
                 rec[0],
                 rec[1],
@@ -321,14 +327,14 @@ class FileSystemStore(StoreBase):
                 else self._md_name(folder, md),
                 source,
                 folder,
-                rec[2],
+                tags,
                 rec[3],
                 rec[4],
                 rec[5],
                 rec[7],
                 rec[6],
                 rec[8],
-                rec[9],
+                about,
             )
             new_memory[key] = (sig, meta)
             append(meta)

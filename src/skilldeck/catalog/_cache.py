@@ -27,15 +27,14 @@ parser never serves old results.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import struct
+import zlib
 from pathlib import Path
 from typing import Any
 
 import msgspec
 
-from skilldeck._atomic import keep_newest
 from skilldeck._diagnostics import Diagnostic, Severity
 from skilldeck._version import __version__
 
@@ -268,8 +267,16 @@ def parser_stamp() -> str:
                     if entry.name.endswith(".py"):
                         st = entry.stat()
                         parts.append(f"{entry.name}:{st.st_size}:{st.st_mtime_ns}")
-        _STAMP = hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
+        _STAMP = _hash("\n".join(parts).encode("utf-8", "surrogateescape"))
     return _STAMP
+
+
+def _hash(data: bytes) -> str:
+    """A stable 64-bit name for ``data`` (CRC-32 and Adler-32, from zlib: a listing
+    need not import hashlib). Names only tell files apart: two roots whose names
+    collide find each other's root in the header and parse again, never each
+    other's rows."""
+    return f"{zlib.crc32(data):08x}{zlib.adler32(data):08x}"
 
 
 class MetadataCache:
@@ -282,8 +289,8 @@ class MetadataCache:
         # one file per root and parser: two skilldeck versions sharing a cache folder
         # (a venv and a global install) keep their own index instead of replacing
         # each other's on every run; the pruning below bounds the count
-        digest = hashlib.sha256(root_key.encode("utf-8", "surrogateescape")).hexdigest()
-        return self.directory / f"{digest[:32]}-{parser_stamp()}.idx"
+        digest = _hash(root_key.encode("utf-8", "surrogateescape"))
+        return self.directory / f"{digest}-{parser_stamp()}.idx"
 
     def open(self, root_key: str) -> Stored | None:
         """The index of a root, open for reading (``None`` when absent, stale,
@@ -351,6 +358,8 @@ class MetadataCache:
 
     def _prune(self) -> None:
         """Keep the ``MAX_FILES`` most recently used root files (roots come and go)."""
+        from skilldeck._atomic import keep_newest  # only writers prune
+
         keep_newest(self.directory, ".idx", MAX_FILES)
 
 

@@ -31,7 +31,6 @@ from skilldeck._errors import (
 )
 from skilldeck._paths import dirs
 from skilldeck._tree import PLACEHOLDER, Walk
-from skilldeck.catalog._budget import plan_tier1
 from skilldeck.catalog._cache import MetadataCache
 from skilldeck.catalog._files import walk_all
 from skilldeck.catalog._fs import FileSystemStore, Mode
@@ -47,7 +46,6 @@ from skilldeck.catalog._model import (
     has_code,
 )
 from skilldeck.catalog._resolve import Listed, Resolver, State, changed
-from skilldeck.catalog._sources import default_sources
 from skilldeck.catalog._store import (
     DEFAULT_FILE_LIMIT,
     Discovery,
@@ -264,6 +262,8 @@ class Catalog:
 
         ``extra_sources`` (e.g. inline skills) are added with the highest precedence.
         """
+        from skilldeck.catalog._sources import default_sources
+
         cfg = config if config is not None else load_config(cwd=cwd)
         return cls([*default_sources(cfg, cwd=cwd), *extra_sources], config=cfg, **options)
 
@@ -526,6 +526,8 @@ class Catalog:
         visible = state.visible.get(bare)
         if chosen is not None and visible is not None:
             limit = Budget.parse(chosen).chars
+            from skilldeck.catalog._budget import plan_tier1
+
             plan = plan_tier1(self.list(), budget=limit, pinned=self.config.pinned)
             if bare in plan.omitted_names:
                 lines.append(

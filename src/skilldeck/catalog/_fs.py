@@ -25,7 +25,6 @@ from typing import Any, Literal
 import msgspec
 
 from skilldeck._diagnostics import Diagnostic
-from skilldeck._digest import skill_digest
 from skilldeck._errors import (
     FileTooLargeError,
     ManifestError,
@@ -56,7 +55,6 @@ from skilldeck.catalog._files import (
 )
 from skilldeck.catalog._fileset import check_read
 from skilldeck.catalog._model import Skill, SkillMetadata, metadata_of, raw_diagnostics
-from skilldeck.catalog._pool import parse_records, pool_workers, skill_md_lowercase
 from skilldeck.catalog._store import (
     DEFAULT_FILE_LIMIT,
     Discovery,
@@ -375,6 +373,8 @@ class FileSystemStore(StoreBase):
         unchanged catalog stays the same object); a racy one is remembered with a
         signature that never matches.
         """
+        from skilldeck.catalog._pool import parse_records, pool_workers  # cold scans only
+
         records = None
         workers = pool_workers(len(todo))
         if workers:
@@ -413,6 +413,8 @@ class FileSystemStore(StoreBase):
         m = parsed.manifest
         diags = parsed.diagnostics
         if os.path.basename(real_md) == "skill.md":
+            from skilldeck.catalog._pool import skill_md_lowercase
+
             diags = (skill_md_lowercase(real_md, folder), *diags)
         md_name = self._md_name(folder, md)
         if m is None:
@@ -619,6 +621,8 @@ class FileSystemStore(StoreBase):
 
     def digest(self, name: str) -> str:
         """The content digest of the skill folder (``skilldeck.skill_digest``)."""
+        from skilldeck._digest import skill_digest
+
         return skill_digest(self._real_folder(self.get(name)))
 
 

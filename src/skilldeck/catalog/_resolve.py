@@ -16,7 +16,6 @@ names whose candidates did not change.
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -415,6 +414,8 @@ class Requirements:
 
     def has_command(self, cmd: str) -> bool:
         if cmd not in self._which:
+            import shutil  # only skills that require commands need it
+
             self._which[cmd] = shutil.which(cmd, path=self.path) is not None
         return self._which[cmd]
 

@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from skilldeck._diagnostics import Diagnostic
-from skilldeck._digest import bytes_digest, digest_of_files
 from skilldeck._errors import (
     FileNotFoundInSkillError,
     FileTooLargeError,
@@ -190,6 +189,8 @@ class StoreBase:
     def digest(self, name: str) -> str:
         """The skill's content digest: ``sha256:`` over SKILL.md and every file of
         ``files(name, index="all")`` (``skilldeck.digest_of_files``)."""
+        from skilldeck._digest import bytes_digest, digest_of_files
+
         pairs = {
             rel: bytes_digest(self.read_file(name, rel, max_bytes=_WHOLE))
             for rel in self.files(name, index="all")
@@ -431,6 +432,8 @@ class MemoryStore(StoreBase):
 
     def digest(self, name: str) -> str:
         entry = self._get(name)
+        from skilldeck._digest import bytes_digest, digest_of_files
+
         pairs = {rel: bytes_digest(b) for rel, b in entry.files.items()}
         pairs["SKILL.md"] = bytes_digest(entry.text.encode("utf-8"))
         return digest_of_files(pairs)

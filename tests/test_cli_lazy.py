@@ -162,6 +162,8 @@ _NOT_AT_START = {
     "tempfile",
     "skilldeck.config._trust",  # the project's trust: there is no project config file
     "skilldeck.cli._store",  # the store's own commands
+    "hashlib",  # content digests; the metadata cache names its files with zlib
+    "skilldeck.catalog._pool",  # parsing in worker processes: nothing is parsed
 }
 
 

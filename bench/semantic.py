@@ -6,7 +6,7 @@ Usage::
     python bench/semantic.py --embedder MODEL [--skills 10000] [--rounds 3] [--json]
 
 ``MODEL`` is what ``load_embedder`` takes (``path:DIR`` or an installed id). N real skills (whole
-corpus SKILL.md files, names rewritten, as ``bench/discovery.py`` makes them) are
+corpus skill folders, names rewritten, as ``bench/_trees.py`` makes them) are
 listed once so the catalog cache and the saved search index are in place. Then,
 in fresh processes, interleaved rounds, work time after the imports:
 
@@ -64,11 +64,10 @@ def run_one(name: str, root: str, cache: str, model: str) -> dict[str, float]:
 
 
 def measure(n: int, rounds: int, model: str) -> dict[str, dict[str, float]]:
-    from discovery import corpus_files, make_tree
+    import _trees
 
     with tempfile.TemporaryDirectory() as tmp:
-        root, cache = Path(tmp) / "skills", Path(tmp) / "cache"
-        make_tree(root, n, corpus_files())
+        root, cache = _trees.tree(Path(tmp), n), Path(tmp) / "cache"
 
         def child(name: str) -> dict[str, float]:
             args = ["--run", name, "--root", str(root), "--cache", str(cache)]

@@ -21,12 +21,13 @@ Confidence (what abstention, ``suggest`` and ``preflight`` go by) is one number
 per request, given to the first hit; the hits after it never have more. Without
 a fitted abstention it is the lexical ranking's (its first hit's confidence), so
 search abstains exactly where lexical search abstains. With one (``abstention=
-(intercept, lexical, cosine, first)``, or an attribute ``abstention`` of the
+(intercept, lexical, cosine[, first])``, or an attribute ``abstention`` of the
 embedder: ``load_embedder`` sets it for the models it knows), it is a logistic
-model of the logit of the lexical confidence, the best cosine similarity of the
-request to any skill and its cosine similarity to lexical search's first hit,
-fitted for that model on labelled requests, so a request lexical search abstains
-on is answered only when the model is confident, and the other way round.
+model of the logit of the lexical confidence and the best cosine similarity of
+the request to any skill (and, with a fourth coefficient, its cosine similarity
+to lexical search's first hit), fitted for that model on labelled requests, so a
+request lexical search abstains on is answered only when the model is confident,
+and the other way round.
 
 With ``store=(folder, key)`` (the runtime passes the folder and key of its saved
 search index) and an embedder that names its model (a string attribute

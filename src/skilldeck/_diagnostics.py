@@ -5,7 +5,7 @@ Code ranges (stable; extend, never rename):
 - ``SK1xx`` reading and parsing SKILL.md (frontmatter, YAML)
 - ``SK2xx`` the Agent Skills specification's rules (validation)
 - ``SK3xx`` lint: style and quality, never blocking
-- ``SK4xx`` tools declared in the Markdown body (seed 003)
+- ``SK4xx`` tools declared in the Markdown body
 - ``SK5xx`` discovery and catalog (roots, symlinks, requirements)
 - ``SK6xx`` security scan
 

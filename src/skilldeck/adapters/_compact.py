@@ -1,4 +1,4 @@
-"""Seed 003's compact tool manifest (section 7.1): tier 1 for small local models.
+"""The compact tool manifest: tier 1 for small local models.
 
 Small function-calling models (FunctionGemma and the like) are prompted with a
 plain list of functions rather than XML or JSON Schema::
@@ -14,7 +14,7 @@ plain list of functions rather than XML or JSON Schema::
 
 ``render_compact_manifest`` is a pure function of the skills' metadata, the
 body-declared tools known for them, and the host's own ("native") tools. A
-skill with declared tools contributes one line per tool (seed 003: skills *are*
+skill with declared tools contributes one line per tool (skills *are*
 tools); a skill without them contributes one line of its own, so ordinary Agent
 Skills stay visible. Each description is one line, cut to ``max_description``
 characters; with a ``budget`` the lines that do not fit are counted in a final
@@ -32,7 +32,7 @@ from skilldeck.format import model_invocable, parse_declared_tools
 
 __all__ = ["COMPACT_HEADER", "render_compact_catalog", "render_compact_manifest"]
 
-#: The first line of seed 003's manifest.
+#: The first line of the compact manifest.
 COMPACT_HEADER = "You are a model that can do function calling with the following functions:"
 
 _SPACE = re.compile(r"\s+")

@@ -3,10 +3,10 @@
 ==================  =========================================  ==========  =========
 variable            meaning                                    discovery   position
 ==================  =========================================  ==========  =========
-``SKILLS_DIR``      seed 002's shipped skills                  recursive   low
+``SKILLS_DIR``      the shipped skills                         recursive   low
 ``SKILLDECK_PATH``  ``os.pathsep``-separated roots; as with    immediate   high
                     ``PATH``, an earlier entry wins
-``CUSTOM_SKILLS_DIR``  seed 002's custom skills (override      recursive   highest
+``CUSTOM_SKILLS_DIR``  the custom skills (override             recursive   highest
                     shipped ones)
 ==================  =========================================  ==========  =========
 
@@ -15,11 +15,11 @@ All of them belong to the ``extra`` source, around the config file's roots::
     SKILLS_DIR < [catalog] roots, recursive < SKILLDECK_PATH (last .. first) < CUSTOM_SKILLS_DIR
 
 so an environment variable overrides the config file, except ``SKILLS_DIR``,
-which (as in seed 002) holds the shipped defaults that everything else may
+which holds the shipped defaults that everything else may
 override. The ``extra`` source itself sits between ``user`` and ``project`` in
 the default source order. Relative paths are taken from the working directory;
 a relative ``CUSTOM_SKILLS_DIR`` from ``AGENT_WORKSPACE_ROOT`` when that is set
-(seed 002's workspace). Unset or empty variables add nothing; empty entries of
+(the workspace). Unset or empty variables add nothing; empty entries of
 ``SKILLDECK_PATH`` are skipped.
 """
 

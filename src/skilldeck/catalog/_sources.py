@@ -101,7 +101,7 @@ def _default_roots(kind: str, config: Config, cwd: str | os.PathLike[str] | None
     if kind == "installed":
         here = Path(cwd) if cwd is not None else Path.cwd()
         base = find_project_root(here) or here.resolve()
-        # seed 001's plugins folder (its installer's), below skilldeck's own installs
+        # the plugins folder of the git plugin installer, below skilldeck's own installs
         roots = [Root(_home() / ".agent" / "plugins"), Root(dirs().installed)]
         state = base / PROJECT_DIR
         foreign = foreign_project_root(here) is not None

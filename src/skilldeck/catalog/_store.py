@@ -1,4 +1,4 @@
-"""The Store protocol (seed 000) and the in-memory store.
+"""The Store protocol and the in-memory store.
 
 A store lists skill metadata from a bounded read, loads one skill's body on
 demand and reads one bundled file. ``FileSystemStore`` is the embedded default;

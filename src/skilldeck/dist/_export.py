@@ -1,4 +1,4 @@
-"""Export skills into another agent's skills folder (seed 004's isolated home).
+"""Export skills into another agent's skills folder (an isolated agent home).
 
 ``export_skills(["pdf-tools", Path("skills/review")], "claude", home=tmp_home)``
 copies each skill to ``<home>/.claude/skills/<name>/``: scripts stay

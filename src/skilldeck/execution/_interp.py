@@ -1,4 +1,4 @@
-"""Fill a declared tool's command template with arguments (seed 003, section 3.4).
+"""Fill a declared tool's command template with arguments.
 
 The template was split into program + argv entries once, when the SKILL.md was
 parsed; here each entry is filled and becomes zero, one or several argv strings.

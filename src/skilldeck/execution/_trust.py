@@ -1,4 +1,4 @@
-"""Trust levels, the approval decision (seed 003 section 6) and mode filtering (7.2).
+"""Trust levels, the approval decision and mode filtering.
 
 - ``bundled``: ``read_only`` skills run (levels in ``auto_run_read_only``); others need a
   first-run approval, which is stored;
@@ -133,7 +133,7 @@ def decide_approval(
     digest: str,
     auto_run_read_only: Iterable[str] = ("bundled",),
 ) -> ApprovalDecision:
-    """The approval policy of seed 003 section 6, bound to content digests."""
+    """The approval policy, bound to content digests."""
     if always_ask:
         return ApprovalDecision("ask", "always_ask", persist=False)
     if trust is Trust.UNTRUSTED:

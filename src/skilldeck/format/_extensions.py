@@ -1,7 +1,7 @@
 """The extension fields DESIGN.md recognises, at the top level or under ``metadata``.
 
 ``version``, ``author``, ``tags``, ``requires``, ``modes``, ``read_only``,
-``always_ask``, ``timeout``, ``network`` and ``triggers`` (seeds 001 and 003):
+``always_ask``, ``timeout``, ``network`` and ``triggers``:
 one resolved value each, the top level winning; an unusable value is an SK217
 warning and is ignored.
 """

@@ -4,7 +4,7 @@
 
 - the body is long (over 500 lines, or about 5,000 tokens at ~4 characters a token);
 - the description does not say *when* to use the skill, is over 256 characters
-  (one seed's limit; a hint), or contains ``<tags>``;
+  (a common host limit; a hint), or contains ``<tags>``;
 - the body refers to a file (a Markdown link, or a ``scripts/``, ``references/``,
   ``assets/`` path in code) that does not exist, lies outside the skill, or is more
   than one folder deep;
@@ -165,7 +165,7 @@ def _lint(report: ValidationReport, modes: Sequence[str]) -> Iterator[Diagnostic
     yield from _tree(folder)
     if manifest is not None and manifest.allowed_tools:
         yield from _tools(lines, code_mask, manifest, skill_md, body_line)
-    # Command tools declared in the body (seed 003): their findings are SK4xx.
+    # Command tools declared in the body: their findings are SK4xx.
     tools, tool_diags = parse_declared_tools(body, path=skill_md, body_line=body_line)
     yield from tool_diags
     yield from check_programs(tools, exists=lambda rel: (folder / rel).is_file(), path=skill_md)

@@ -1,4 +1,4 @@
-"""The values of body-declared command tools (seed 003): parameters and command templates."""
+"""The values of body-declared command tools: parameters and command templates."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Command tools declared in a SKILL.md body (seed 003, section 3).
+"""Command tools declared in a SKILL.md body.
 
 A tool is an ``###`` section whose name follows ``[a-z0-9_]{1,32}`` and that holds a
 ``#### Command`` subsection with one fenced code block; an optional

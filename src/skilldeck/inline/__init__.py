@@ -1,4 +1,4 @@
-"""Python-defined skills (seed 004): ``InlineSkill``, ``SkillRef`` and ``SkillsSection``.
+"""Python-defined skills: ``InlineSkill``, ``SkillRef`` and ``SkillsSection``.
 
 - :class:`InlineSkill` is a skill written in Python: name, description, title, a
   ``string.Template`` body, default parameters, an ``enabled`` predicate and
@@ -8,7 +8,7 @@
   (``SkillRefError`` with ``reason`` ``not_found``, ``not_directory``,
   ``missing_skill_md`` or ``invalid_frontmatter``).
 - :class:`SkillsSection` holds both, refuses duplicate names, partitions them
-  as seed 004 does (``native_skills``: inline without tools, ``prompt_skills``:
+  as agent frameworks do (``native_skills``: inline without tools, ``prompt_skills``:
   inline with tools, ``referenced_skills``) and
 
   * installs them into an isolated agent home (``install_skills``): inline

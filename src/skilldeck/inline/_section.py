@@ -73,7 +73,7 @@ class SkillsSection:
                 )
             seen[item.name] = kind
 
-    # --- partitions (seed 004) ---------------------------------------------
+    # --- partitions -------------------------------------------------------
 
     @property
     def all_skills(self) -> tuple[SkillSource, ...]:

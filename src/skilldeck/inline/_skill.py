@@ -170,7 +170,7 @@ class InlineSkill:
     def _frontmatter(self, description: str, *, extensions: bool = False) -> str:
         lines = ["---", f"name: {self.name}", f"description: {_yaml_string(description)}"]
         if extensions and self.triggers:
-            # seed 001's triggers are an extension (not in the spec's field set):
+            # triggers are an extension (not in the spec's field set):
             # only the catalog's copy carries them, to_skill_md stays strict-valid
             lines.append("triggers:")
             for kind, values in self.triggers.items():

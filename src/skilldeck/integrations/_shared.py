@@ -30,7 +30,7 @@ __all__ = [
 MAX_PREFLIGHT_MESSAGE = 4000
 
 AdapterFormat = Tier1Format | Literal["compact"]
-"""The tier-1 formats of ``skilldeck.disclosure``, plus ``compact`` (seed 003's
+"""The tier-1 formats of ``skilldeck.disclosure``, plus ``compact`` (the compact
 manifest, which lists the tools a session is offered now)."""
 
 #: What an adapter puts in the system prompt: ``True`` (tier 1, the default),
@@ -59,7 +59,7 @@ def _finder(runtime: SkillRuntime, session: Session) -> str:
 
 
 def _compact(runtime: SkillRuntime, session: Session, metas: list[Any], budget: int | None) -> str:
-    """Seed 003's manifest: the tools offered now, a loaded skill's exposed tools
+    """The compact manifest: the tools offered now, a loaded skill's exposed tools
     under its name, the other skills as themselves."""
     specs = runtime.tool_specs(session)
     exposed = {s.name: s for s in specs}

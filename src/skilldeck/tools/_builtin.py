@@ -236,7 +236,7 @@ class BuiltinTools:
             data["allowed_tools"] = [p.raw for p in manifest.allowed_tools]
         if self.rt.options.include_location and skill.location:
             data["location"] = skill.location
-        # the load succeeded: only now does allowed-tools change (seed 000)
+        # the load succeeded: only now does allowed-tools change
         previous = call.session.policy
         call.session.mark_loaded(
             LoadedSkill(

@@ -123,7 +123,7 @@ class GovernedSurface(WrappingSurface):
 
     def expose(self, session: Session, tool: Tool) -> Tool | None:
         if not session.permits(tool.spec):
-            # contracted by allowed-tools first (seed 000): the hook is not asked about it
+            # contracted by allowed-tools first: the hook is not asked about it
             return None
         verdict = self._ask(self._request(session, tool, "expose", None))
         return None if verdict.decision is Decision.DENY else tool

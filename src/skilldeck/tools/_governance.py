@@ -8,7 +8,7 @@
 - at execution (``phase == "call"``, arguments validated): ``deny`` fails the
   call with ``TOOL_POLICY_DENIED``; ``confirm`` needs a yes first.
 
-Order (seed 000): exposure is contracted by the skills' allowed-tools first,
+Order: exposure is contracted by the skills' allowed-tools first,
 then filtered by the hook; a call is checked against allowed-tools
 (``TOOL_NOT_ALLOWED``), then its arguments are validated, then the hook runs.
 

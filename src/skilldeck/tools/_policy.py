@@ -1,4 +1,4 @@
-"""The ``allowed-tools`` policy of a session (seed 000, in full).
+"""The ``allowed-tools`` policy of a session, in full.
 
 - Mode ``off`` (default) changes nothing; ``enforce`` contracts the tool
   surface after a successful ``skills_load``.

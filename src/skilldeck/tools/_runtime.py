@@ -8,7 +8,7 @@ many sessions. The two calls a front end needs are stable:
 - ``runtime.call(session, name, arguments) -> dict``: run one call and return
   the envelope. It never raises for a bad call; the only exception is the
   ``allowed_tools_invalid_allowlist="error"`` policy, which fails the run by
-  raising ``ToolNotAllowedError`` (``reason="invalid_allowlist"``), as seed 000
+  raising ``ToolNotAllowedError`` (``reason="invalid_allowlist"``), as the policy
   specifies.
 """
 

@@ -77,7 +77,7 @@ class DeclaredBinding:
 
     skill: str  # catalog key used to load it
     tool: Any  # skilldeck.format._mdtools.DeclaredTool
-    read_only: bool = False  # the skill's ``read_only`` flag (seed 003)
+    read_only: bool = False  # the skill's ``read_only`` flag
 
 
 class Session:

@@ -46,8 +46,6 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from itertools import chain
-from operator import itemgetter
 from typing import Any, Literal
 
 __all__ = [
@@ -148,37 +146,78 @@ def tokenize(text: str) -> list[str]:
     also kept whole (``pdf-tools``).
 
     No word, compound or contraction spans whitespace, so the text is split on it
-    and each distinct piece is analysed once (``_analyse``, then remembered): the
-    terms are the pieces' words in order, then their compounds in order."""
+    and each distinct piece is analysed once (``piece_terms``): the terms are the
+    pieces' words in order, then their compounds in order."""
     pieces = text.split()
+    found: list[Any] = piece_terms(pieces)
+    if SEVERAL.isdisjoint(found):  # one term or none per piece: in C
+        return list(filter(None, found))
+    words: list[str] = []
+    compounds: list[str] = []
+    for piece, terms in zip(pieces, found, strict=True):
+        if terms.__class__ is str:
+            if terms:
+                words.append(terms)
+            continue
+        split = _COMPOUNDS.get(piece, len(terms))
+        words.extend(terms[:split])
+        compounds.extend(terms[split:])
+    words.extend(compounds)
+    return words
+
+
+#: each whitespace-separated piece met -> its terms: one word's (a ``str``), none
+#: (``""``) or several or compounds (a tuple, in ``SEVERAL``: words', then compounds')
+_PIECES: dict[str, str | tuple[str, ...]] = {}
+SEVERAL: set[tuple[str, ...]] = set()
+_COMPOUNDS: dict[str, int] = {}  # a piece with compounds -> how many of its terms are words
+_PIECES_MAX = 500_000  # distinct pieces remembered (then forgotten)
+
+
+def piece_terms(pieces: Sequence[str]) -> list[str | tuple[str, ...]]:
+    """The terms of each piece (see ``_PIECES``), looked up in C; a piece not met
+    before is analysed and remembered."""
     if len(_PIECES) > _PIECES_MAX:  # pieces come from clients too: stay bounded
         _PIECES.clear()
-    parts: list[Any] = list(map(_PIECES.get, pieces))
-    if None in parts:
-        parts = [_analyse(p) if got is None else got for p, got in zip(pieces, parts, strict=True)]
-    out = list(chain.from_iterable(map(_FIRST, parts)))
-    if any(map(_SECOND, parts)):
-        out.extend(chain.from_iterable(map(_SECOND, parts)))
-    return out
+        _COMPOUNDS.clear()
+        if len(SEVERAL) > _PIECES_MAX // 4:  # (a lookup in flight may still hold one)
+            SEVERAL.clear()
+    found: list[Any] = list(map(_PIECES.get, pieces))
+    if None in found:
+        at = -1
+        try:
+            while True:
+                at = found.index(None, at + 1)
+                found[at] = _PIECES.get(pieces[at]) or _analyse(pieces[at])
+        except ValueError:
+            pass
+    return found
 
 
-#: each whitespace-separated piece met: its words' terms and its compounds
-_PIECES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
-_PIECES_MAX = 500_000  # distinct pieces remembered (then forgotten)
-_FIRST, _SECOND = itemgetter(0), itemgetter(1)
-
-
-def _analyse(piece: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """The terms of the words of one piece (no whitespace) and its compounds."""
+def _analyse(piece: str) -> str | tuple[str, ...]:
+    """The terms of one piece (no whitespace), remembered in ``_PIECES``."""
     lowered = piece.lower()
+    if lowered.isalnum():  # one word (most pieces)
+        got: str | tuple[str, ...] = "" if lowered in _STOP else _stem(lowered)
+        _PIECES[piece] = got
+        return got
     if "'" in lowered or "’" in lowered:
         lowered = _CONTRACTION.sub(r"\1", lowered)
     stop, stem = _STOP, _stem
-    words = tuple([stem(w) for w in _WORD.findall(lowered) if w not in stop])
-    compounds: tuple[str, ...] = ()
+    terms = [stem(w) for w in _WORD.findall(lowered) if w not in stop]
     if "-" in lowered or "_" in lowered:
-        compounds = tuple([c.replace("_", "-") for c in _COMPOUND.findall(lowered) if len(c) <= 64])
-    got = _PIECES[piece] = (words, compounds)
+        compounds = [c.replace("_", "-") for c in _COMPOUND.findall(lowered) if len(c) <= 64]
+        if compounds:
+            _COMPOUNDS[piece] = len(terms)
+            terms.extend(compounds)
+    if len(terms) == 1 and piece not in _COMPOUNDS:
+        got = terms[0]
+    elif not terms:
+        got = ""
+    else:
+        got = tuple(terms)
+        SEVERAL.add(got)
+    _PIECES[piece] = got
     return got
 
 

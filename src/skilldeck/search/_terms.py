@@ -28,13 +28,13 @@ from skilldeck.search._bm25 import (
     _B,
     _FIELD_B,
     _K1,
-    _PIECES,
     FIELD_WEIGHTS,
     META_FIELDS,
+    SEVERAL,
     SearchDocument,
-    _analyse,
     _Builtin,
     affirmative,
+    piece_terms,
     tokenize,
 )
 
@@ -45,46 +45,19 @@ FIELDS = ("name", "tags", "description", "when_to_use", "headings", "usage", "bo
 _META = tuple(i for i, f in enumerate(FIELDS) if f in META_FIELDS)
 _WEIGHTS = tuple(FIELD_WEIGHTS[f] for f in FIELDS)
 
-_TERMS: dict[str, str | tuple[str, ...]] = {}
-_TERMS_MAX = 500_000  # distinct whitespace-separated pieces remembered (then forgotten)
 _ABSENT_MAX = 100_000  # query terms no document has, remembered (then forgotten)
-_MULTI: set[tuple[str, ...]] = set()  # the values of _TERMS that are not one term
-
-
-def _piece_terms(piece: str) -> str | tuple[str, ...]:
-    words, compounds = _PIECES.get(piece) or _analyse(piece)
-    toks = words + compounds if compounds else words
-    return toks[0] if len(toks) == 1 else toks
 
 
 def word_counts(words: Sequence[str]) -> tuple[Counter[str], int]:
     """The terms ``tokenize(" ".join(words))`` makes, counted, and how many it makes.
 
-    ``tokenize`` never joins across whitespace, so each distinct piece is tokenized
+    ``tokenize`` never joins across whitespace, so each distinct piece is analysed
     once (and remembered); the pieces are looked up and counted in C."""
-    cache = _TERMS
-    terms: list[Any] = list(map(cache.get, words))
-    counts: Counter[Any] = Counter(terms)
-    if None in counts:  # pieces not seen before
-        if len(cache) > _TERMS_MAX:
-            cache.clear()
-            _MULTI.clear()
-        i = -1
-        try:
-            while True:
-                i = terms.index(None, i + 1)
-                word = words[i]
-                found = cache.get(word)
-                if found is None:
-                    found = cache[word] = _piece_terms(word)
-                    if found.__class__ is tuple:
-                        _MULTI.add(found)
-                terms[i] = found
-        except ValueError:
-            pass
-        counts = Counter(terms)
-    total = len(terms)
-    for key in counts.keys() & _MULTI:  # pieces of no term (stop words) or of several
+    counts: Counter[Any] = Counter(piece_terms(words))
+    total = len(words)
+    none = counts.pop("", 0)  # pieces of no term (stop words)
+    total -= none
+    for key in counts.keys() & SEVERAL:  # pieces of several terms
         n = counts.pop(key)
         total += (len(key) - 1) * n
         for t in key:

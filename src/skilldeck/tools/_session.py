@@ -18,7 +18,6 @@ from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
-from xml.sax.saxutils import quoteattr
 
 from skilldeck._errors import SkillNotFoundError
 from skilldeck.format import ToolPattern
@@ -306,6 +305,10 @@ class Session:
 
 
 def _skill_tag(skill: LoadedSkill, body: str | None) -> str:
+    # imported here: xml.sax.saxutils imports urllib.request (http, email, ssl), a
+    # fifth of what a search or a listing through the runtime imports otherwise
+    from xml.sax.saxutils import quoteattr
+
     attrs = f"name={quoteattr(skill.name)}"
     if skill.source:
         attrs += f" source={quoteattr(skill.source)}"

@@ -506,3 +506,32 @@ def test_words_no_skill_has_are_remembered_within_a_bound(
     assert "pdf" in weights
     assert weights["pdf"]
     assert "zzunknown3" not in weights  # forgotten, then found absent again
+
+
+@settings(max_examples=300, deadline=None)
+@given(_TEXT)
+def test_body_counts_are_the_counted_tokens(text: str) -> None:
+    from collections import Counter
+
+    from skilldeck.search._terms import word_counts
+
+    counts, total = word_counts(text.split())
+    tokens = tokenize(text)
+    assert counts == Counter(tokens) and total == len(tokens)
+    assert all(n > 0 for n in counts.values())
+
+
+def test_pieces_are_remembered_within_a_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Requests are tokenized too: the memory of pieces stays bounded however many
+    different ones clients send, and tokens stay right after it forgets."""
+    from skilldeck.search import _bm25
+
+    monkeypatch.setattr(_bm25, "_PIECES_MAX", 40)
+    for i in range(300):
+        assert tokenize(f"zz{i}-tools Presentations don't") == [
+            f"zz{i}",
+            "tool",
+            "present",
+            f"zz{i}-tools",
+        ]
+        assert len(_bm25._PIECES) <= 40 + 3

@@ -8,6 +8,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from skilldeck import __version__
@@ -176,3 +177,44 @@ def test_a_warm_list_without_config_imports_only_what_it_uses() -> None:
     modules, out = _modules_after(["show", "skill-authoring"])
     assert "skill-authoring" in out
     assert modules & (_NOT_AT_START | {"yaml"}) == set()  # the YAML fast path only
+
+
+def test_a_warm_list_with_installed_skills_imports_no_installer(tmp_path: Path) -> None:
+    folder = tmp_path / "hello-skill"
+    folder.mkdir()
+    (folder / "SKILL.md").write_text(
+        "---\nname: hello-skill\ndescription: Says hello. Use when testing.\n---\n# Hi\n",
+        encoding="utf-8",
+    )
+    _modules_after(["install", str(folder), "--yes"])
+    _modules_after(["list"])
+    modules, out = _modules_after(["list"])
+    assert "hello-skill" in out and "installed (user)" in out  # read from the lockfile
+    assert "skilldeck.dist._installed" in modules  # the test can fail: the lockfile is read
+    installer = {
+        "skilldeck.dist._install",
+        "skilldeck.dist._manage",
+        "skilldeck.dist._git",
+        "skilldeck.dist._archive",
+        "skilldeck.security",
+        "skilldeck.execution",
+        "skilldeck.events._events",
+        "skilldeck.format",
+        "tomlkit",
+    }
+    assert modules & installer == set()
+
+
+def test_the_console_script_and_python_m_skilldeck_behave_the_same() -> None:
+    script = Path(sys.executable).with_name("skilldeck")
+    if not script.is_file():
+        pytest.skip("no skilldeck console script beside this Python (not installed)")
+    for args in (["--version"], ["list"], ["lisst"]):
+        script_run, module_run = (
+            subprocess.run(cmd, capture_output=True, text=True, timeout=60, check=False)
+            for cmd in ([str(script), *args], [sys.executable, "-m", "skilldeck", *args])
+        )
+        assert script_run.stdout + script_run.stderr, args  # the test can fail: it ran
+        assert script_run.stdout == module_run.stdout, args
+        assert script_run.stderr == module_run.stderr, args
+        assert script_run.returncode == module_run.returncode, args

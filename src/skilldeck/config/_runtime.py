@@ -77,7 +77,7 @@ _ORDERED: Mapping[str, tuple[object, ...]] = {
 #: the limits, each with an example for hints (a lower value is stricter)
 _LIMITS: Mapping[str, int] = {"max_body_bytes": 20_000, "max_file_bytes": 100_000, "list_limit": 50}
 _FREE = frozenset({"search_headings"})
-_TOOL_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
+_TOOL_NAME = r"[A-Za-z0-9_-]{1,64}"  # patterns compiled on first use (re caches them)
 _LONGEST_KEY = max(len(k) for k in TOOL_KEYS)
 
 Fail = Callable[[str, str, str], ConfigError]
@@ -109,7 +109,7 @@ def check_runtime(table: dict[str, Any], fail: Fail) -> None:
             ):
                 raise fail(name, "must be a list of skill names", 'e.g. preload = ["pdf-tools"]')
         elif key == "tool_prefix":
-            if not isinstance(value, str) or (value and not _TOOL_NAME.fullmatch(value)):
+            if not isinstance(value, str) or (value and not re.fullmatch(_TOOL_NAME, value)):
                 raise fail(name, "must be letters, digits, _ or -", 'e.g. tool_prefix = "deck_"')
             if len(value) + _LONGEST_KEY > 64:
                 raise fail(name, "is too long: tool names have at most 64 characters", "shorten it")
@@ -119,7 +119,7 @@ def check_runtime(table: dict[str, Any], fail: Fail) -> None:
         _check_parameters(table["parameter_names"], fail)
 
 
-_PARAMETER = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
+_PARAMETER = r"[A-Za-z_][A-Za-z0-9_]{0,63}"
 
 
 def _check_parameters(tables: Any, fail: Fail) -> None:
@@ -134,7 +134,7 @@ def _check_parameters(tables: Any, fail: Fail) -> None:
         if not isinstance(renames, Mapping):
             raise fail(f"{where}.{key}", "must be a table", f'e.g. [{where}.{key}] name = "x"')
         for old, new in renames.items():
-            if not isinstance(new, str) or not _PARAMETER.fullmatch(new):
+            if not isinstance(new, str) or not re.fullmatch(_PARAMETER, new):
                 raise fail(
                     f"{where}.{key}.{old}",
                     "must be a letter or _ then up to 63 letters, digits or _",
@@ -153,7 +153,7 @@ def _check_names(table: Mapping[str, Any], fail: Fail) -> None:
         name = f"runtime.tool_names.{key}"
         if key not in TOOL_KEYS:
             raise fail(name, "not a tool of skilldeck", "rename one of " + ", ".join(TOOL_KEYS))
-        if not isinstance(value, str) or not _TOOL_NAME.fullmatch(value):
+        if not isinstance(value, str) or not re.fullmatch(_TOOL_NAME, value):
             raise fail(name, "must be 1-64 letters, digits, _ or -", f'e.g. {key} = "my_{key}"')
     prefix = table.get("tool_prefix", "")
     exposed = [names.get(k, f"{prefix}{k}") for k in TOOL_KEYS]

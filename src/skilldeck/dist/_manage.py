@@ -1,11 +1,12 @@
-"""``update``, ``remove``, ``verify``, ``list_installed`` and enabling/disabling by name."""
+"""``update``, ``remove``, ``verify`` and enabling/disabling by name (``list_installed`` is
+in ``_installed``: a listing need not import the installer)."""
 
 from __future__ import annotations
 
 import os
 import stat
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
 import tomlkit
@@ -21,11 +22,11 @@ from skilldeck.execution import revoke_lapsed
 from skilldeck.security import scan_mode
 
 from ._install import Staged, commit_staged, fetch_source, remember_placed, stage_skill
+from ._installed import is_enabled, placement_checks
 from ._model import (
     FileChanges,
     InstallLimits,
     LockEntry,
-    PlacementCheck,
     ProgressCallback,
     RemoveResult,
     Scope,
@@ -36,18 +37,14 @@ from ._model import (
     VerifyReport,
     report,
 )
-from ._placements import Placed, check, place, targets, unplace
+from ._placements import Placed, place, targets, unplace
 from ._state import Layout, Stage, apply_ops, layout, now_iso, swap_out
 
-__all__ = ["InstalledInfo", "list_installed", "remove", "set_skill_enabled", "update", "verify"]
+__all__ = ["remove", "set_skill_enabled", "update", "verify"]
 
 
 def _enabled(name: str, cwd: str | os.PathLike[str] | None) -> bool:
-    config = load_config(cwd=cwd)
-    disabled = set(config.disabled)
-    if name in disabled or f"installed:{name}" in disabled:
-        return False
-    return config.installed.get(name, {}).get("enabled") is not False
+    return is_enabled(load_config(cwd=cwd), name)
 
 
 def _sync_placements(
@@ -333,7 +330,7 @@ def verify(
             problem = "links, special or hidden files: " + ", ".join(stray[:5])
         elif actual != entry.digest:
             problem = "files differ from the lockfile"
-        places = _placement_checks(lay, entry, cwd)
+        places = placement_checks(lay, entry, enabled=_enabled(entry.name, cwd))
         drift = [p for p in places if p.problem]
         if problem is None and drift:
             problem = f"agent folder {drift[0].path}: {drift[0].problem}"
@@ -346,73 +343,6 @@ def verify(
     if lay.installed.is_dir():
         untracked = tuple(sorted(p.name for p in lay.installed.iterdir() if p.name not in entries))
     return VerifyReport(scope=scope, skills=tuple(checks), untracked=untracked)
-
-
-def _placement_checks(
-    lay: Layout, entry: LockEntry, cwd: str | os.PathLike[str] | None
-) -> tuple[PlacementCheck, ...]:
-    if not entry.placements:
-        return ()
-    where = targets(lay.scope, lay.base, entry.name, entry.placements)
-    enabled = _enabled(entry.name, cwd)
-    return tuple(check(where, lay.skill_dir(entry.name), entry.digest, enabled=enabled))
-
-
-@dataclass(frozen=True, slots=True)
-class InstalledInfo:
-    """One installed skill as ``manage list`` shows it."""
-
-    name: str
-    scope: Scope
-    path: str
-    source: str
-    kind: str
-    ref: str | None
-    commit: str | None
-    digest: str
-    enabled: bool
-    installed_at: str
-    updated_at: str
-    #: agent folders that show the skill, each checked on disk
-    placements: tuple[PlacementCheck, ...] = ()
-
-    @property
-    def agents(self) -> tuple[str, ...]:
-        return tuple(a for p in self.placements for a in p.agents)
-
-
-def list_installed(
-    *, scope: Scope | None = None, cwd: str | os.PathLike[str] | None = None
-) -> tuple[InstalledInfo, ...]:
-    """Installed skills of one scope, or of both (user first) when ``scope`` is None."""
-    config = load_config(cwd=cwd)
-    disabled = set(config.disabled)
-    out: list[InstalledInfo] = []
-    scopes: tuple[Scope, ...] = (scope,) if scope else ("user", "project")
-    for sc in scopes:
-        lay = layout(sc, cwd=cwd)
-        for name, entry in sorted(lay.read_lock().items()):
-            plugin = config.installed.get(name, {})
-            enabled = name not in disabled and f"installed:{name}" not in disabled
-            if plugin.get("enabled") is False:
-                enabled = False
-            out.append(
-                InstalledInfo(
-                    name=name,
-                    scope=sc,
-                    path=str(lay.skill_dir(name)),
-                    source=entry.source_display,
-                    kind=entry.kind,
-                    ref=entry.ref,
-                    commit=entry.commit,
-                    digest=entry.digest,
-                    enabled=enabled,
-                    installed_at=entry.installed_at,
-                    updated_at=entry.updated_at,
-                    placements=_placement_checks(lay, entry, cwd),
-                )
-            )
-    return tuple(out)
 
 
 def set_skill_enabled(

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
         model_location as model_location,
         static_embedder as static_embedder,
     )
+    from skilldeck.search._live import LiveIndex as LiveIndex
     from skilldeck.search._quality import (
         CatalogFinding as CatalogFinding,
         CatalogReport as CatalogReport,
@@ -98,6 +99,7 @@ else:
         "body_fields": "._bm25",
         "body_parts": "._bm25",
         "tokenize": "._bm25",
+        "LiveIndex": "._live",
         "CatalogFinding": "._quality",
         "CatalogReport": "._quality",
         "lint_catalog": "._quality",

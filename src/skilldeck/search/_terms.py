@@ -141,6 +141,7 @@ class FieldIndex:
         #: per field: sorted terms, offsets (one more than terms), documents, counts
         self.fields = fields
         self._scaled: dict[int, list[float]] = {}
+        self._vocabulary: list[str] | None = None
 
     @classmethod
     def build(cls, docs: Sequence[DocTerms]) -> FieldIndex:
@@ -184,6 +185,19 @@ class FieldIndex:
         if not start <= end <= len(docs):  # a damaged file lists nothing
             return None
         return docs[start:end], counts[start:end]
+
+    def field_terms(self, f: int) -> Sequence[str]:
+        """The terms of field ``f``, sorted."""
+        return self.fields[f][0]
+
+    def vocabulary(self) -> list[str]:
+        """Every term of every field, sorted (made when first asked for)."""
+        if self._vocabulary is None:
+            seen: set[str] = set()
+            for f in range(len(FIELDS)):
+                seen.update(self.field_terms(f))
+            self._vocabulary = sorted(seen)
+        return self._vocabulary
 
     def scaled(self, f: int) -> list[float]:
         """Each document's weight of one term of field ``f``: the field's weight over
@@ -303,7 +317,7 @@ class _Weights(Mapping[str, dict[int, float]]):
     def __iter__(self) -> Iterator[str]:
         seen: set[str] = set()
         for f in self._fields:
-            seen.update(self._index.fields[f][0])
+            seen.update(self._index.field_terms(f))
         return iter(sorted(seen))
 
     def __len__(self) -> int:
@@ -334,15 +348,9 @@ class _Vocabulary(Sequence[str]):
 
     def __init__(self, index: FieldIndex) -> None:
         self._index = index
-        self._terms: list[str] | None = None
 
     def _all(self) -> list[str]:
-        if self._terms is None:
-            seen: set[str] = set()
-            for terms, *_rest in self._index.fields:
-                seen.update(terms)
-            self._terms = sorted(seen)
-        return self._terms
+        return self._index.vocabulary()
 
     def __getitem__(self, i: Any) -> Any:
         return self._all()[i]

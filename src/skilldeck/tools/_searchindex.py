@@ -163,7 +163,7 @@ class RuntimeSearch:
         shared = self.terms_store
         if shared is None or not self.options.search_headings:
             docs, terms = self._documents(metas, progress)
-            return SearchIndex(docs, _terms=terms)
+            return self._follow(docs, terms)
         new = [m for m in metas if (f := self._docs.get(id(m))) is None or f[0] is not m]
         found = dict(zip(map(id, new), shared.load_terms(new), strict=True)) if new else {}
         stored = [None if (raw := found.get(id(m))) is None else decode_terms(raw) for m in metas]
@@ -176,7 +176,22 @@ class RuntimeSearch:
                 if s is None and id(meta) in found
             ]
             shared.save_terms(fresh)
-        return SearchIndex(docs, _terms=terms)
+        return self._follow(docs, terms)
+
+    def _follow(self, docs: list[SearchDocument], terms: list[DocTerms]) -> SearchIndex:
+        """The last index brought up to ``docs`` in place (the postings of the skills
+        that changed, not a build: catalogs without a cache folder are the ones that
+        change often, a database store's), or a new one the next change can update.
+        With an embedder, a new plain index (the semantic one wraps a copy of it)."""
+        from skilldeck.search import LiveIndex
+
+        if self.options.embedder is not None:
+            return SearchIndex(docs, _terms=terms)
+        last = self._index
+        if isinstance(last, LiveIndex):
+            last.update(docs, terms)
+            return last
+        return LiveIndex(docs, terms)
 
     def _documents(
         self,

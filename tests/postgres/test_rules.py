@@ -194,3 +194,119 @@ def test_migrating_numbers_the_versions_of_each_tenant(empty_url: str) -> None:
     with psycopg.connect(empty_url) as conn:
         rows = conn.execute("SELECT tenant, number FROM skilldeck_versions ORDER BY id").fetchall()
     assert rows == [("acme", 1), ("globex", 1), ("acme", 2), ("globex", 2), ("acme", 3)]
+
+
+def test_token_and_audit_ids_are_counted_per_tenant(store_url: str, tmp_path: Path) -> None:
+    """What a tenant is shown of its tokens and its audit log says nothing of others."""
+    import threading
+
+    from skilldeck.postgres import (
+        PostgresAuditSink,
+        create_token,
+        list_tokens,
+        read_audit,
+        revoke_token,
+        rotate_token,
+    )
+
+    create_tenant(store_url, "acme")
+    create_tenant(store_url, "globex")
+    acme, globex = PostgresStore(store_url, "acme"), PostgresStore(store_url, "globex")
+    for i in range(3):  # the tenants' rows interleaved
+        create_token(store_url, "globex")
+        globex.publish(make_skill(tmp_path / f"g{i}", f"g-{i}"))
+        acme.publish(make_skill(tmp_path / f"a{i}", f"a-{i}"))
+    info, _token = create_token(store_url, "acme", label="ci")
+    assert [t.id for t in list_tokens(store_url, "acme")] == [1, 2] and info.id == 2
+    assert [t.id for t in list_tokens(store_url, "globex")] == [1, 2, 3, 4]
+    assert revoke_token(store_url, "acme", 2).id == 2
+    new, _t, revoked = rotate_token(store_url, "acme")
+    assert (new.id, revoked) == (3, [1])
+    rows = read_audit(store_url, tenant="acme", limit=1000)
+    assert [r.id for r in rows] == list(range(1, 8)) and [r.number for r in rows] == [
+        r.id for r in rows
+    ]
+    kinds = [(r.kind, r.event.get("token_id")) for r in rows]
+    assert kinds[0] == ("tenant_created", 1) and kinds[-3:] == [
+        ("token_created", 2),
+        ("token_revoked", 2),
+        ("token_rotated", 3),
+    ]
+    assert rows[-1].event["revoked"] == [1]
+    page = read_audit(store_url, tenant="acme", after=4, limit=2)  # paged by its own ids
+    assert [r.id for r in page] == [5, 6]
+    everything = read_audit(store_url, limit=1000)  # the store-wide reader: row ids
+    assert [r.id for r in everything] == sorted(r.id for r in everything)
+    acme_rows = [r for r in everything if r.tenant == "acme"]
+    assert [r.number for r in acme_rows] == list(range(1, 8))
+    assert [r.id for r in acme_rows] != [r.number for r in acme_rows]  # globex's came between
+    # events written at once by several connections still get distinct numbers in order
+    sink = PostgresAuditSink(store_url, "globex")
+    before = len(read_audit(store_url, tenant="globex", limit=1000))
+
+    def emit() -> None:
+        from skilldeck.events import SearchPerformed
+
+        for _ in range(10):
+            sink.emit(SearchPerformed(session_id="s", query="q", limit=1, results=()))
+
+    threads = [threading.Thread(target=emit) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    numbers = [r.id for r in read_audit(store_url, tenant="globex", limit=1000)]
+    assert numbers == list(range(1, before + 41))
+
+
+def test_migrating_numbers_tokens_and_audit_rows_per_tenant(empty_url: str) -> None:
+    """Schema 6 numbers the rows a store already has, and rows the previous release
+    writes (no number) are numbered too."""
+    from skilldeck.postgres._db import _MIGRATIONS
+
+    with psycopg.connect(empty_url) as conn:  # a store of schema 5, rows interleaved
+        conn.execute(
+            "CREATE TABLE skilldeck_migrations (version integer PRIMARY KEY,"
+            " applied_at timestamptz NOT NULL DEFAULT now())"
+        )
+        for version, sql in _MIGRATIONS[:5]:
+            conn.execute(sql)
+            conn.execute("INSERT INTO skilldeck_migrations (version) VALUES (%s)", (version,))
+        for tenant in ("acme", "globex"):
+            conn.execute("INSERT INTO skilldeck_tenants (tenant) VALUES (%s)", (tenant,))
+        for i, tenant in enumerate(("acme", "globex", "acme", "globex", "acme")):
+            conn.execute(
+                "INSERT INTO skilldeck_tokens (tenant, token_sha256) VALUES (%s, %s)",
+                (tenant, bytes([i]) * 32),
+            )
+            conn.execute("SELECT set_config('skilldeck.tenant', %s, false)", (tenant,))
+            conn.execute(
+                "INSERT INTO skilldeck_audit (tenant, kind, event) VALUES (%s, 'x', '{}')",
+                (tenant,),
+            )
+    assert init_store(empty_url) == (5, SCHEMA_VERSION)
+    want = [("acme", 1), ("globex", 1), ("acme", 2), ("globex", 2), ("acme", 3)]
+    with psycopg.connect(empty_url) as conn:
+        got = conn.execute("SELECT tenant, number FROM skilldeck_tokens ORDER BY id").fetchall()
+        assert got == want
+        for tenant in ("acme", "globex"):
+            conn.execute("SELECT set_config('skilldeck.tenant', %s, false)", (tenant,))
+            # as a replica of the previous release writes them: no number given
+            conn.execute(
+                "INSERT INTO skilldeck_audit (tenant, kind, event) VALUES (%s, 'x', '{}')",
+                (tenant,),
+            )
+            conn.execute(
+                "INSERT INTO skilldeck_tokens (tenant, token_sha256) VALUES (%s, %s)",
+                (tenant, tenant.encode().ljust(32, b"-")),
+            )
+        got = conn.execute("SELECT tenant, number FROM skilldeck_tokens ORDER BY id").fetchall()
+        assert got == [*want, ("acme", 4), ("globex", 3)]
+        audit = []
+        for tenant in ("acme", "globex"):  # the table's policies hold for its owner too
+            conn.execute("SELECT set_config('skilldeck.tenant', %s, false)", (tenant,))
+            audit += conn.execute(
+                "SELECT tenant, number FROM skilldeck_audit WHERE tenant = %s ORDER BY id",
+                (tenant,),
+            ).fetchall()
+    assert audit == [(t, n) for t, last in (("acme", 4), ("globex", 3)) for n in range(1, last + 1)]

@@ -203,6 +203,48 @@ CREATE TABLE skilldeck_search_terms (
 reads the version's body, so the others build a tenant's index without reading every
 body (``format``: the search index's format; rows of another are left alone)."""
 
+_V6 = """
+ALTER TABLE skilldeck_audit ADD COLUMN number bigint;
+ALTER TABLE skilldeck_tokens ADD COLUMN number bigint;
+DO $$ DECLARE t text; BEGIN
+  FOR t IN SELECT tenant FROM skilldeck_tenants LOOP
+    PERFORM set_config('skilldeck.tenant', t, true);
+    UPDATE skilldeck_audit a SET number = r.n FROM (
+      SELECT id, row_number() OVER (ORDER BY id) AS n FROM skilldeck_audit WHERE tenant = t
+    ) r WHERE a.id = r.id;
+    UPDATE skilldeck_tokens k SET number = r.n FROM (
+      SELECT id, row_number() OVER (ORDER BY id) AS n FROM skilldeck_tokens WHERE tenant = t
+    ) r WHERE k.id = r.id;
+  END LOOP;
+  PERFORM set_config('skilldeck.tenant', '', true);
+END $$;
+CREATE UNIQUE INDEX skilldeck_audit_number ON skilldeck_audit (tenant, number);
+CREATE UNIQUE INDEX skilldeck_tokens_number ON skilldeck_tokens (tenant, number);
+CREATE FUNCTION skilldeck_number_row() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM pg_advisory_xact_lock(hashtext(NEW.tenant || ':' || TG_TABLE_NAME));
+  IF TG_TABLE_NAME = 'skilldeck_audit' THEN
+    SELECT coalesce(max(number), 0) + 1 INTO NEW.number
+      FROM skilldeck_audit WHERE tenant = NEW.tenant;
+  ELSE
+    SELECT coalesce(max(number), 0) + 1 INTO NEW.number
+      FROM skilldeck_tokens WHERE tenant = NEW.tenant;
+  END IF;
+  RETURN NEW;
+END $$;
+CREATE TRIGGER skilldeck_number_audit BEFORE INSERT ON skilldeck_audit
+  FOR EACH ROW EXECUTE FUNCTION skilldeck_number_row();
+CREATE TRIGGER skilldeck_number_token BEFORE INSERT ON skilldeck_tokens
+  FOR EACH ROW EXECUTE FUNCTION skilldeck_number_row();
+"""
+"""Audit rows and tokens numbered per tenant, as versions are (schema 4): what a tenant is
+shown of them (its audit log's row numbers, the token numbers its audit rows and token
+lists name) says nothing of other tenants' activity. The ``id`` columns stay, for the
+store-wide audit and row identity. A tenant's numbers are taken under a lock held to
+commit, so they also follow commit order: a reader of one tenant's log never sees a lower
+number appear after a higher one. Rows inserted by a replica of the previous release are
+numbered too (the trigger)."""
+
 _FILL_BATCH = 500  # distinct files whose bytes are read at once to learn their text flag
 
 _MIGRATIONS: tuple[tuple[int, str], ...] = (
@@ -216,6 +258,7 @@ _MIGRATIONS: tuple[tuple[int, str], ...] = (
     (3, _V3),
     (4, _V4),
     (5, _V5.replace("@ROLE@", TENANT_ROLE)),
+    (6, _V6),
 )
 SCHEMA_VERSION = _MIGRATIONS[-1][0]
 """The schema version this skilldeck needs (``skilldeck store init`` migrates to it)."""

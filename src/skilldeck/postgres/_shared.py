@@ -127,24 +127,29 @@ class PostgresAuditSink:
     def read(self, *, limit: int = 10_000) -> list[dict[str, Any]]:
         with self.db.tenant(self.tenant) as conn:
             rows = conn.execute(
-                "SELECT event FROM skilldeck_audit ORDER BY id LIMIT %s", (limit,)
+                "SELECT event FROM skilldeck_audit ORDER BY number LIMIT %s", (limit,)
             ).fetchall()
         return [dict(r[0]) for r in rows]
 
 
 @dataclass(frozen=True, slots=True)
 class AuditRow:
-    """One audit row: ``id`` orders the log (store-wide), ``event`` is the redacted record."""
+    """One audit row: ``id`` orders the page it was read in (the tenant's own row number,
+    1, 2, 3, ..., when one tenant's log is read; the store-wide row id when every
+    tenant's is), ``number`` is its number among its tenant's rows, ``event`` the
+    redacted record."""
 
     id: int
     tenant: str
     at: str
     kind: str
     event: dict[str, Any]
+    number: int
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "id": self.id,
+            "number": self.number,
             "tenant": self.tenant,
             "at": self.at,
             "kind": self.kind,
@@ -164,8 +169,9 @@ def read_audit(
     """One page of the audit log, oldest first: rows with an id above ``after`` (the
     last id of the previous page), at or after ``since``, of ``kinds`` when given.
 
-    With ``tenant``, that tenant's rows (its own transaction, as every tenant read);
-    without, every tenant's, read as the ``skilldeck_auditor`` role.
+    With ``tenant``, that tenant's rows (its own transaction, as every tenant read),
+    whose ids are the tenant's own row numbers (nothing in them counts other tenants'
+    rows); without, every tenant's, read as the ``skilldeck_auditor`` role, by row id.
     """
     if isinstance(after, bool) or not isinstance(after, int) or after < 0:
         raise InvalidArgumentsError(
@@ -177,10 +183,11 @@ def read_audit(
         )
     if since is not None and since.tzinfo is None:
         since = since.replace(tzinfo=UTC)
+    order = "number" if tenant is not None else "id"
     sql = (
-        "SELECT id, tenant, at, kind, event FROM skilldeck_audit WHERE id > %s "
-        "AND (%s::timestamptz IS NULL OR at >= %s) "
-        "AND (%s::text[] IS NULL OR kind = ANY(%s)) ORDER BY id LIMIT %s"
+        f"SELECT {order}, tenant, at, kind, event, number FROM skilldeck_audit "  # noqa: S608
+        f"WHERE {order} > %s AND (%s::timestamptz IS NULL OR at >= %s) "
+        f"AND (%s::text[] IS NULL OR kind = ANY(%s)) ORDER BY {order} LIMIT %s"
     )
     wanted = list(kinds) if kinds else None
     args = (after, since, since, wanted, wanted, limit)
@@ -189,6 +196,6 @@ def read_audit(
     with scope as conn:
         rows = conn.execute(sql, args).fetchall()
     return [
-        AuditRow(int(i), str(t), at.astimezone(UTC).isoformat(), str(k), dict(e))
-        for i, t, at, k, e in rows
+        AuditRow(int(i), str(t), at.astimezone(UTC).isoformat(), str(k), dict(e), int(n))
+        for i, t, at, k, e, n in rows
     ]

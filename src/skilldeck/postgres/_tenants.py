@@ -1,14 +1,14 @@
 """Tenants and their bearer tokens.
 
 A tenant may hold several tokens (one per client or deployment, say), each with
-an id, an optional label and its creation time. A token is ``sdk_`` plus 256
-random bits, shown once; only its SHA-256 is stored, and a token is looked up by
-that hash (an index lookup on a value an attacker cannot steer toward a near
-miss). Revoking marks the row and tells every replica through ``NOTIFY
-skilldeck_tokens``, so the token stops working everywhere within the
-notification's latency (and, should a replica miss it, within its token cache's
-30 seconds). Every change writes an audit row for the tenant in the same
-transaction.
+an id (counted per tenant: 1, 2, 3, ...), an optional label and its creation
+time. A token is ``sdk_`` plus 256 random bits, shown once; only its SHA-256 is
+stored, and a token is looked up by that hash (an index lookup on a value an
+attacker cannot steer toward a near miss). Revoking marks the row and tells every
+replica through ``NOTIFY skilldeck_tokens``, so the token stops working everywhere
+within the notification's latency (and, should a replica miss it, within its
+token cache's 30 seconds). Every change writes an audit row for the tenant in the
+same transaction.
 """
 
 from __future__ import annotations
@@ -41,7 +41,9 @@ MAX_LABEL = 200
 
 @dataclass(frozen=True, slots=True)
 class TokenInfo:
-    """One token of a tenant (never the token itself): ``revoked_at`` is None while valid."""
+    """One token of a tenant (never the token itself): ``id`` is its number among the
+    tenant's tokens (1, 2, 3, ...; never a row id shared with other tenants),
+    ``revoked_at`` is None while valid."""
 
     id: int
     tenant: str
@@ -101,7 +103,7 @@ def _new_token(conn: Any, tenant: str, label: str | None) -> tuple[TokenInfo, st
     token = TOKEN_PREFIX + secrets.token_urlsafe(32)
     row = conn.execute(
         "INSERT INTO skilldeck_tokens (tenant, token_sha256, label) VALUES (%s, %s, %s) "
-        "RETURNING id, created_at",
+        "RETURNING number, created_at",  # numbered per tenant (a trigger)
         (tenant, token_hash(token), label),
     ).fetchone()
     return TokenInfo(int(row[0]), tenant, label, str(_iso(row[1]))), token
@@ -161,13 +163,15 @@ def create_token(
 
 
 def _find(conn: Any, tenant: str, which: int | str) -> Any:
-    columns = "SELECT id, label, created_at, revoked_at FROM skilldeck_tokens WHERE tenant = %s"
+    columns = (
+        "SELECT id, number, label, created_at, revoked_at FROM skilldeck_tokens WHERE tenant = %s"
+    )
     if isinstance(which, str) and which.startswith(TOKEN_PREFIX):
         row = conn.execute(
             columns + " AND token_sha256 = %s FOR UPDATE", (tenant, token_hash(which))
         ).fetchone()
     elif isinstance(which, int) and not isinstance(which, bool) and which > 0:
-        row = conn.execute(columns + " AND id = %s FOR UPDATE", (tenant, which)).fetchone()
+        row = conn.execute(columns + " AND number = %s FOR UPDATE", (tenant, which)).fetchone()
     else:
         raise InvalidArgumentsError(
             f"{which!r} is neither a token id nor a token",
@@ -192,15 +196,15 @@ def revoke_token(db: Database | str, tenant: str, which: int | str) -> TokenInfo
     check_tenant(tenant)
     with _db(db).admin() as conn:
         _require_tenant(conn, tenant)
-        tid, label, created, revoked = _find(conn, tenant, which)
+        row_id, number, label, created, revoked = _find(conn, tenant, which)
         if revoked is None:
             revoked = conn.execute(
                 "UPDATE skilldeck_tokens SET revoked_at = now() WHERE id = %s RETURNING revoked_at",
-                (tid,),
+                (row_id,),
             ).fetchone()[0]
             conn.execute("SELECT pg_notify(%s, %s)", (TOKENS_CHANNEL, tenant))
-            _audit_tenant(conn, tenant, "token_revoked", {"token_id": int(tid)})
-    return TokenInfo(int(tid), tenant, label, str(_iso(created)), _iso(revoked))
+            _audit_tenant(conn, tenant, "token_revoked", {"token_id": int(number)})
+    return TokenInfo(int(number), tenant, label, str(_iso(created)), _iso(revoked))
 
 
 def rotate_token(
@@ -218,16 +222,18 @@ def rotate_token(
         if which is None:
             rows = conn.execute(
                 "UPDATE skilldeck_tokens SET revoked_at = now() "
-                "WHERE tenant = %s AND revoked_at IS NULL RETURNING id",
+                "WHERE tenant = %s AND revoked_at IS NULL RETURNING number",
                 (tenant,),
             ).fetchall()
             revoked = sorted(int(r[0]) for r in rows)
         else:
-            tid, old_label, _c, was = _find(conn, tenant, which)
+            row_id, number, old_label, _c, was = _find(conn, tenant, which)
             revoked = []
             if was is None:
-                conn.execute("UPDATE skilldeck_tokens SET revoked_at = now() WHERE id = %s", (tid,))
-                revoked = [int(tid)]
+                conn.execute(
+                    "UPDATE skilldeck_tokens SET revoked_at = now() WHERE id = %s", (row_id,)
+                )
+                revoked = [int(number)]
             label = label if label is not None else old_label
         info, token = _new_token(conn, tenant, label)
         conn.execute("SELECT pg_notify(%s, %s)", (TOKENS_CHANNEL, tenant))
@@ -241,8 +247,8 @@ def list_tokens(db: Database | str, tenant: str) -> list[TokenInfo]:
     with _db(db).admin() as conn:
         _require_tenant(conn, tenant)
         rows = conn.execute(
-            "SELECT id, label, created_at, revoked_at FROM skilldeck_tokens "
-            "WHERE tenant = %s ORDER BY id",
+            "SELECT number, label, created_at, revoked_at FROM skilldeck_tokens "
+            "WHERE tenant = %s ORDER BY number",
             (tenant,),
         ).fetchall()
     return [TokenInfo(int(i), tenant, lb, str(_iso(c)), _iso(r)) for i, lb, c, r in rows]

@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -384,6 +385,12 @@ async def test_read_only_store_fails_requests_it_cannot_audit(
             failed = probe.failed - failed
         assert not any(during)  # nothing could be audited: every load reported it
         assert failed > 0
+        async with httpx2.AsyncClient(timeout=10) as http:  # what an operator sees of it
+            for url in fleet_urls:
+                metrics = (await http.get(url.removesuffix("/mcp") + "/metrics")).text
+                counted = re.search(r"^skilldeck_audit_failures (\S+)$", metrics, re.M)
+                assert counted is not None and float(counted.group(1)) >= 2, metrics
+                assert re.search(r"^skilldeck_listener_up 1(\.0)?$", metrics, re.M), metrics
         assert await f.call(0, "skills_load", load)
         publish(faulty, tmp_path / "rw", tenant, f"{tenant}-s2", "writable again")
         await f.converge(faulty, tenant, time.monotonic(), BOUND)

@@ -109,14 +109,13 @@ class _LiveFields(FieldIndex):
         for slot in sorted(removed):
             self._remove(slot)
         self._free.sort(reverse=True)
-        added = 0
+        added = slot_at.count(None)
         p = -1
-        while None in slot_at:  # the new documents, found at C speed
+        for _ in range(added):  # the new documents, found at C speed in one pass
             p = slot_at.index(None, p + 1)
             slot = self._free.pop() if self._free else self._new_slot()
             slot_at[p] = slot
             self._add(slot, terms[p])
-            added += 1
         self._place(cast("list[int]", slot_at), terms)
         return len(removed), added
 

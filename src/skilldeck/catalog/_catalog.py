@@ -43,7 +43,7 @@ from skilldeck.catalog._model import (
     Source,
     Trust,
     WhyLine,
-    has_code,
+    with_code,
 )
 from skilldeck.catalog._resolve import Listed, Resolver, State, changed
 from skilldeck.catalog._store import (
@@ -106,17 +106,12 @@ def _without_placeholders(
     """The skills that are not template placeholders (SK219: never listed or
     served); each one left out is reported in ``diags`` (as info: ``doctor``
     shows it, ``validate`` gives the warning)."""
-    out: builtins.list[SkillMetadata] | None = None
-    for i, meta in enumerate(skills):
-        found = has_code(meta, PLACEHOLDER)
-        if found is None:
-            if out is not None:
-                out.append(meta)
-            continue
-        if out is None:
-            out = builtins.list(skills[:i])
-        diags.append(found.with_severity(Severity.INFO))
-    return skills if out is None else out
+    found = with_code(skills, PLACEHOLDER)
+    if not found:
+        return skills
+    diags.extend(d.with_severity(Severity.INFO) for _i, d in found)
+    left_out = {i for i, _d in found}
+    return [meta for i, meta in enumerate(skills) if i not in left_out]
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import enum
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -297,13 +297,19 @@ def raw_diagnostics(obj: SkillMetadata | CatalogEntry) -> tuple[Diagnostic, ...]
     return value
 
 
-def has_code(meta: SkillMetadata, code: str) -> Diagnostic | None:
-    """The first of ``meta``'s diagnostics with ``code``, without expanding packed
-    ones that cannot hold it."""
-    raw = raw_diagnostics(meta)
-    if isinstance(raw, bytes) and code.encode() not in raw:
-        return None
-    return next((d for d in meta.diagnostics if d.code == code), None)
+def with_code(metas: Sequence[SkillMetadata], code: str) -> list[tuple[int, Diagnostic]]:
+    """The position of each of ``metas`` with a diagnostic ``code`` and the first such
+    diagnostic, without expanding packed diagnostics that cannot hold it."""
+    get, needle = _META_DIAGNOSTICS.__get__, code.encode()
+    out: list[tuple[int, Diagnostic]] = []
+    for i, meta in enumerate(metas):
+        raw = get(meta)
+        if not raw or (raw.__class__ is bytes and needle not in raw):
+            continue
+        found = next((d for d in meta.diagnostics if d.code == code), None)
+        if found is not None:
+            out.append((i, found))
+    return out
 
 
 def metadata_of(

@@ -27,8 +27,10 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp_types import (
     CallToolRequestParams,
     DiscoverResult,
+    GetPromptResult,
     InputRequiredResult,
     PaginatedRequestParams,
+    Prompt,
     RequestParams,
     SetLevelRequestParams,
 )
@@ -88,12 +90,12 @@ class SkillServer(MCPServer[Any]):
         if tools is not None:
             tools.bus = self.notifier.bus
         self._builder = IndexBuilder(catalog, store=_store_for(catalog, snapshot_cache))
-        # the snapshot and the skill prompts are made on first need (or in the background
-        # once serving): initialize and tools/list need neither, and a host's first
-        # turn waits for those two
+        # the snapshot is made on first need (or in the background once serving):
+        # initialize and tools/list need none, and a host's first turn waits for those
+        # two; the skill prompts are made when a client first asks for prompts
         self._index: SkillIndex | None = None
         self._prepare_lock = threading.Lock()
-        self._skill_prompts: dict[str, tuple[Any, ...]] = {}
+        self._skill_prompts: dict[str, tuple[Any, ...]] | None = None
         self._tools = tools
         self._poll_interval = poll_interval
         self._watch = watch
@@ -150,15 +152,37 @@ class SkillServer(MCPServer[Any]):
         return index if index is not None else self.prepare()
 
     def prepare(self) -> SkillIndex:
-        """Make the first snapshot and the skill prompts, once (thread-safe)."""
+        """Make the first snapshot, once (thread-safe)."""
         with _own_logs(self), self._prepare_lock:
             if self._index is None:
                 index = self._builder.build()
                 for address, reason in index.skipped:
                     logger.warning("not published: %s (%s)", address, reason)
-                self._skill_prompts = _skill_prompts.sync(self, {})
                 self._index = index
             return self._index
+
+    def _prompts_made(self) -> None:
+        """Register a prompt per user-invocable skill, once (later refreshes keep them
+        in step): made when first asked for, a listing of thousands of skills need not
+        wait for them."""
+        if self._skill_prompts is None:
+            self.prepare()
+            with self._prepare_lock:
+                if self._skill_prompts is None:
+                    self._skill_prompts = _skill_prompts.sync(self, {})
+
+    async def list_prompts(self) -> list[Prompt]:
+        await anyio.to_thread.run_sync(self._prompts_made)  # off the event loop
+        return await super().list_prompts()
+
+    async def get_prompt(
+        self,
+        name: str,
+        arguments: dict[str, Any] | None = None,
+        context: Context[Any, Any] | None = None,
+    ) -> GetPromptResult | InputRequiredResult:
+        await anyio.to_thread.run_sync(self._prompts_made)
+        return await super().get_prompt(name, arguments, context)
 
     async def refresh(self) -> set[str]:
         """Rescan the catalog; notify clients and return the URIs that changed (if any)."""
@@ -172,10 +196,11 @@ class SkillServer(MCPServer[Any]):
             new = await anyio.to_thread.run_sync(self._builder.build)
             changed = set(self._builder.changed)
             self._index = new
-            if changed:
-                self._skill_prompts = _skill_prompts.sync(
-                    self, self._skill_prompts, self._builder.names
-                )
+            if changed and self._skill_prompts is not None:
+                with self._prepare_lock:
+                    self._skill_prompts = _skill_prompts.sync(
+                        self, self._skill_prompts, self._builder.names
+                    )
         if changed:
             logger.info("catalog changed: %d file(s)", len(changed))
             await self.notifier.publish(changed)

@@ -18,6 +18,7 @@ prompt. Catalog changes on disk reach clients as list-changed notifications.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal
@@ -148,24 +149,37 @@ def create_server(
     fallback: ToolFallback | None = None
     if tools:
         if runtime is None:
-            if allow_exec and executor is None:
-                executor = skilldeck.Executor(approver=elicit_approval)
             base = runtime_options or skilldeck.RuntimeOptions()
-            runtime = skilldeck.SkillRuntime(
-                catalog,
-                options=base,
+            options = dataclasses.replace(
+                base,
                 scripts=allow_exec and base.scripts,
                 declared_tools=allow_exec and base.declared_tools,
-                executor=executor,
                 allowed_tools_enforcement=allowed_tools or base.allowed_tools_enforcement,
                 embedder=embedder if embedder is not None else base.embedder,
             )
-        fallback = ToolFallback(
-            runtime,
-            allow_exec=allow_exec,
-            idle_timeout=session_timeout,
-            max_sessions=max_sessions,
-        )
+            served = catalog
+
+            def make() -> SkillRuntime:  # on first use: a listing of skills needs no tools
+                chosen = executor
+                if allow_exec and chosen is None:
+                    chosen = skilldeck.Executor(approver=elicit_approval)
+                return skilldeck.SkillRuntime(served, options=options, executor=chosen)
+
+            fallback = ToolFallback(
+                make_runtime=make,
+                allow_exec=allow_exec,
+                idle_timeout=session_timeout,
+                max_sessions=max_sessions,
+                options=options,
+                catalog=catalog,
+            )
+        else:
+            fallback = ToolFallback(
+                runtime,
+                allow_exec=allow_exec,
+                idle_timeout=session_timeout,
+                max_sessions=max_sessions,
+            )
     return SkillServer(
         catalog,
         tools=fallback,

@@ -27,9 +27,10 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Mapping
+import threading
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio.to_thread
 from mcp.server.context import ServerRequestContext
@@ -46,7 +47,6 @@ from mcp_types import (
 )
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from skilldeck import Session, SkillRuntime
 from skilldeck.config import with_roots
 from skilldeck.mcp import _elicit
 from skilldeck.mcp._notify import ClientBus
@@ -59,6 +59,9 @@ from skilldeck.mcp._sessions import (
 )
 from skilldeck.mcp._wire import INVALID_PARAMS
 
+if TYPE_CHECKING:  # the runtime is made on first use: a listing of skills needs none
+    from skilldeck import Catalog, RuntimeOptions, Session, SkillRuntime
+
 __all__ = ["READ_TOOLS", "ToolFallback"]
 
 logger = logging.getLogger("skilldeck.mcp")
@@ -68,27 +71,55 @@ READ_TOOLS = frozenset({"skills_list", "skills_load", "skills_read_file", "skill
 
 
 class ToolFallback:
-    """Lists the runtime's tools and calls them, one runtime session per client."""
+    """Lists the runtime's tools and calls them, one runtime session per client.
+
+    Give the ``runtime``, or ``make_runtime`` (called on first use: a server that
+    only lists skills never loads the tool machinery) with the ``options`` and
+    ``catalog`` the runtime it makes will have.
+    """
 
     def __init__(
         self,
-        runtime: SkillRuntime,
+        runtime: SkillRuntime | None = None,
         *,
         allow_exec: bool = False,
         idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
         max_sessions: int = DEFAULT_MAX_SESSIONS,
+        make_runtime: Callable[[], SkillRuntime] | None = None,
+        options: RuntimeOptions | None = None,
+        catalog: Catalog | None = None,
     ) -> None:
-        self.runtime = runtime
+        self._runtime = runtime
+        self._make = make_runtime
+        self._lock = threading.Lock()
+        served: Any = catalog
+        if runtime is not None:
+            options, served = runtime.options, runtime.catalog
+        elif make_runtime is None or options is None or catalog is None:
+            raise TypeError("give a runtime, or make_runtime with its options and catalog")
+        self.options = options
         self.allow_exec = allow_exec
-        names, prefix = runtime.options.tool_names, runtime.options.tool_prefix
+        names, prefix = options.tool_names, options.tool_prefix
         #: the reading tools and the script tool under the names the runtime exposes
         self.read_tools = frozenset(names.get(k, prefix + k) for k in READ_TOOLS)
         self._run_script = names.get("skills_run_script", prefix + "skills_run_script")
         self.sessions = ClientSessions(
-            runtime.session, idle_timeout=idle_timeout, max_sessions=max_sessions
+            lambda: self.runtime.session(), idle_timeout=idle_timeout, max_sessions=max_sessions
         )
         self.bus: ClientBus | None = None  # set by the server: where listen streams hear us
-        self._roots, self._recursive = _served_roots(runtime.catalog)
+        self._roots, self._recursive = _served_roots(served)
+
+    @property
+    def runtime(self) -> SkillRuntime:
+        """The runtime the tools run in (made on first use when given as a function)."""
+        runtime = self._runtime
+        if runtime is None:
+            with self._lock:
+                if self._runtime is None:
+                    assert self._make is not None
+                    self._runtime = self._make()
+                runtime = self._runtime
+        return runtime
 
     # -- the executor's approver (runs on the worker thread) ---------------------
 

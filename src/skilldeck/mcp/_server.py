@@ -442,12 +442,12 @@ async def _prepare_soon(server: SkillServer) -> None:
         await anyio.to_thread.run_sync(server.prepare)
     except Exception:  # the request that needs it makes it again and reports why
         logger.exception("could not read the catalog")
-    runtime = server._tools.runtime if server._tools is not None else None
-    if runtime is not None and runtime.options.embedder is not None:
+    tools = server._tools
+    if tools is not None and tools.options.embedder is not None:
         # a new catalog's skills are embedded in a thread; searches answer lexically
         # until the vectors are ready (saved vectors load at once)
         try:
-            await anyio.to_thread.run_sync(lambda: runtime.prepare_search(background=True))
+            await anyio.to_thread.run_sync(lambda: tools.runtime.prepare_search(background=True))
         except Exception:  # the first search builds it again and reports why
             logger.exception("could not prepare the search index")
 

@@ -29,12 +29,13 @@ import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from mcp.server.context import ServerRequestContext
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from skilldeck import Session
+if TYPE_CHECKING:  # the runtime is loaded when a client first needs its tools
+    from skilldeck import Session
 
 __all__ = [
     "DEFAULT_IDLE_TIMEOUT",

@@ -45,6 +45,7 @@ if TYPE_CHECKING:
         Invoked as Invoked,
         substitute_arguments as substitute_arguments,
     )
+    from skilldeck.tools._options import RuntimeOptions as RuntimeOptions
     from skilldeck.tools._policy import (
         BASELINE_TOOLS as BASELINE_TOOLS,
         AllowedToolsPolicy as AllowedToolsPolicy,
@@ -52,7 +53,6 @@ if TYPE_CHECKING:
     from skilldeck.tools._runtime import (
         VERB_FIRST_PARAMETER_NAMES as VERB_FIRST_PARAMETER_NAMES,
         VERB_FIRST_TOOL_NAMES as VERB_FIRST_TOOL_NAMES,
-        RuntimeOptions as RuntimeOptions,
         SkillRuntime as SkillRuntime,
     )
     from skilldeck.tools._schema import validate_arguments as validate_arguments
@@ -98,7 +98,7 @@ else:
         "error_envelope": "._envelope",
         "ok_envelope": "._envelope",
         "value_data": "._envelope",
-        "RuntimeOptions": "._runtime",
+        "RuntimeOptions": "._options",
         "SkillRuntime": "._runtime",
         "Session": "._session",
         "strict_schema": "._strict",

@@ -399,51 +399,15 @@ class FileSystemStore(StoreBase):
             memory[key] = (sig if ctime_of(sig) < racy else NEVER, meta)
 
     def _parse(self, real_md: str, folder: str, md: str) -> SkillMetadata:
-        """Read one SKILL.md into metadata.
+        """Read one SKILL.md into metadata, through the record a worker makes.
 
         The manifest is not kept: like metadata served from the cache, it is
         read again on first use (holding 10,000 manifests costs memory and
         collector time for every listing).
         """
-        from skilldeck.format import read_skill_md  # a warm listing never parses
+        from skilldeck.catalog._pool import parse_record  # a warm listing never parses
 
-        parsed = read_skill_md(
-            real_md, metadata_only=True, mode=self.mode, folder_name=os.path.basename(folder)
-        )
-        m = parsed.manifest
-        diags = parsed.diagnostics
-        if os.path.basename(real_md) == "skill.md":
-            from skilldeck.catalog._pool import skill_md_lowercase
-
-            diags = (skill_md_lowercase(real_md, folder), *diags)
-        md_name = self._md_name(folder, md)
-        if m is None:
-            return SkillMetadata(
-                os.path.basename(folder), "", folder, md_name, self.source, folder,
-                (), (), (), (), diags, False,
-            )  # fmt: skip
-        req = m.requires
-        inv = m.invocation
-        return SkillMetadata(
-            m.name,
-            m.description,
-            folder,
-            md_name,
-            self.source,
-            folder,
-            tuple(m.tags),
-            tuple(req.commands),
-            tuple(req.env),
-            tuple(sorted(str(k) for k in req.other)) if req.other else (),
-            diags,
-            parsed.ok,
-            not inv.disable_model_invocation,
-            inv.user_invocable,
-            inv.when_to_use,
-            inv.argument_hint,
-            m.version,
-            m.author,
-        )
+        return self._meta(folder, md, parse_record(real_md, folder, self.mode))
 
     @staticmethod
     def _md_name(folder: str, md: str) -> str:

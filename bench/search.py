@@ -4,6 +4,7 @@ against the ``bm25s`` library.
 Usage::
 
     python bench/search.py [--skills 10000] [--queries 200] [--runtime] [--json]
+    python bench/search.py --first 10000 [--rounds 3] [--before PYTHON]
 
 Reports, for each backend, the time to index N synthetic skills, the median and
 95th-percentile query latency, and recall@5 / recall@1 on the labelled query set
@@ -27,6 +28,8 @@ and wall, min and median, and peak RSS (imports included):
 - ``search, one skill changed``: one SKILL.md edited since the index was saved.
 
 The tree and a copy of the corpus with its links are made once under ``--work``.
+``--before PYTHON`` runs the skilldeck rows again, interleaved, with another
+installation's Python (its own cache folder), printed below as ``before:``.
 """
 
 from __future__ import annotations
@@ -205,18 +208,20 @@ def _touch_one(root: Path) -> None:
         fh.write("\nOne more line about extracting tables.\n")
 
 
-def first_search(n: int, rounds: int, work: Path, corpus: Path) -> dict[str, dict[str, float]]:
+def first_search(
+    n: int, rounds: int, work: Path, corpus: Path, before: str | None = None
+) -> dict[str, dict[str, float]]:
     import subprocess
 
     import _trees
 
     root = _trees.tree(work, n, corpus)  # renamed corpus folders, resources and links
-    cache = work / f"cache-{n}"
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    installs = [("", sys.executable)] + ([("before: ", before)] if before else [])
 
-    def child(name: str) -> dict[str, float]:
+    def child(python: str, name: str, cache: Path) -> dict[str, float]:
         proc = subprocess.run(
-            [sys.executable, __file__, "--run", name, "--root", str(root), "--cache", str(cache)],
+            [python, __file__, "--run", name, "--root", str(root), "--cache", str(cache)],
             capture_output=True,
             text=True,
             check=True,
@@ -226,16 +231,19 @@ def first_search(n: int, rounds: int, work: Path, corpus: Path) -> dict[str, dic
         result: dict[str, float] = json.loads(proc.stdout.strip().splitlines()[-1])
         return result
 
-    runs: dict[str, list[dict[str, float]]] = {name.strip(): [] for name in FIRST}
+    runs: dict[str, list[dict[str, float]]] = {}
     for _ in range(rounds):
         for name in FIRST:
-            if name == "search-cold":
-                shutil.rmtree(cache, ignore_errors=True)
-            elif name == "search-saved":
-                child("search-saved")  # everything saved for this state
-            elif name == "search-one-changed":
-                _touch_one(root)
-            runs[name.strip()].append(child(name))
+            for label, python in installs if name.strip() != "plain-loop" else [("", "")]:
+                key = label + name.strip()
+                cache = work / f"cache-{n}{'-before' if label else ''}"
+                if name == "search-cold":
+                    shutil.rmtree(cache, ignore_errors=True)
+                elif name == "search-saved":
+                    child(python, "search-saved", cache)  # everything saved for this state
+                elif name == "search-one-changed" and not label:
+                    _touch_one(root)  # (the installation before sees the same change)
+                runs.setdefault(key, []).append(child(python or sys.executable, name, cache))
     out = {}
     for name, rs in runs.items():
         out[name] = {
@@ -258,8 +266,12 @@ def first_report(n: int, res: dict[str, dict[str, float]]) -> str:
         f"{'':32}{'wall min':>9}{'median':>9}{'cpu min':>9}{'median':>9}"
         f"{'/loop wall':>11}{'/loop cpu':>10}{'peak RSS':>10}",
     ]
-    for name, label in LABELS.items():
-        r = res[name]
+    rows = list(LABELS.items())
+    rows += [(f"before: {n}", f"before: {label}") for n, label in LABELS.items()]
+    for name, label in rows:
+        r = res.get(name)
+        if r is None:
+            continue
         lines.append(
             f"{label:<32}{r['wall_min'] * 1000:>8.0f} {r['wall_median'] * 1000:>8.0f}"
             f"{r['cpu_min'] * 1000:>9.0f}{r['cpu_median'] * 1000:>9.0f}"
@@ -290,9 +302,12 @@ def main() -> None:
         "--work", type=Path, default=Path(tempfile.gettempdir()) / "skilldeck-bench-search"
     )
     ap.add_argument("--corpus", type=Path, help="the corpus (its links are restored in a copy)")
+    ap.add_argument("--before", help="with --first: another skilldeck's Python, interleaved")
     args = ap.parse_args()
     if args.first:
-        figures = first_search(args.first, args.rounds, args.work, args.corpus or CORPUS)
+        figures = first_search(
+            args.first, args.rounds, args.work, args.corpus or CORPUS, args.before
+        )
         if args.json:
             print(json.dumps(figures, indent=2))
             return

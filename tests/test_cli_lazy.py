@@ -187,6 +187,7 @@ def test_a_warm_list_with_installed_skills_imports_no_installer(tmp_path: Path) 
         encoding="utf-8",
     )
     _modules_after(["install", str(folder), "--yes"])
+    time.sleep(1.1)  # files changed within a second of a scan are not cached
     _modules_after(["list"])
     modules, out = _modules_after(["list"])
     assert "hello-skill" in out and "installed (user)" in out  # read from the lockfile

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -230,9 +231,11 @@ class Slow(WordVectors):
         import threading
 
         self.gate = threading.Event()
+        self.entered = threading.Event()  # set once the skills' embedding has begun
 
     def __call__(self, texts: Sequence[str]) -> list[list[float]]:
         if len(texts) > 1:
+            self.entered.set()
             assert self.gate.wait(30)
         return super().__call__(texts)
 
@@ -243,8 +246,11 @@ def test_background_embedding_answers_lexically_until_the_vectors_are_ready() ->
     index = SemanticIndex(lexical, embed, background=True)
     query = "someone plugged a thumb stick in"  # no word of any skill: lexical finds nothing
     assert index.search(query) == lexical.search(query) == []
-    assert not index.ready and index.progress[0] == 0  # held at the gate
-    assert index.search("release notes") == lexical.search("release notes")  # never waits
+    assert embed.entered.wait(30)  # the worker is embedding, held at the gate
+    assert not index.ready and index.progress[0] == 0
+    started = time.monotonic()
+    assert index.search("release notes") == lexical.search("release notes")
+    assert time.monotonic() - started < 10  # a search never waits for the embedding
     embed.gate.set()
     worker = index._worker
     assert worker is not None
@@ -269,10 +275,11 @@ def test_a_failing_background_embedding_is_kept_and_tried_again(
     assert index._worker is not None
     index._worker.join(30)
     assert not index.ready and index.error is not None and "unreachable" in index.error
-    assert index.search("release notes") == lexical.search("release notes")
     state["down"] = False
+    # lexical answers at once, and the search starts the embedding again
+    assert index.search("release notes") == lexical.search("release notes")
     assert index._worker is not None
-    index._worker.join(30)  # the search started it again
+    index._worker.join(30)
     assert index.ready
     assert [h.name for h in index.search("thumb stick")][:1] == ["usb-history"]
 

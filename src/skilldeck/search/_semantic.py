@@ -223,7 +223,8 @@ class SemanticIndex(SearchIndex):
         self.error: str | None = None
         #: skills embedded so far and how many need it (while the vectors are made)
         self.progress: tuple[int, int] = (0, 0)
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # held while the matrix is loaded or made
+        self._starting = threading.Lock()  # never held while embedding: searches take it
         self._worker: threading.Thread | None = None
         keys: dict[str, int] = {}
         for i, doc in enumerate(self.documents):
@@ -271,7 +272,9 @@ class SemanticIndex(SearchIndex):
             self._failed(exc)
 
     def _start(self, progress: Callable[[int, int], None] | None = None) -> None:
-        with self._lock:
+        # not self._lock: the worker holds that while it embeds, and a search that
+        # waited for it would wait for the whole catalog to be embedded
+        with self._starting:
             if self._matrix is not None or (self._worker and self._worker.is_alive()):
                 return
             self._worker = threading.Thread(

@@ -174,7 +174,9 @@ def test_too_many_members_stops_the_extraction(tmp_path: Path) -> None:
     members.update({f"s/f/{i}.txt": b"" for i in range(200)})
     archive = _zip(tmp_path / "flood.zip", members)
     with pytest.raises(skilldeck.InstallError, match="members"):
-        skilldeck.dist.install(str(archive), limits=skilldeck.dist.InstallLimits(archive_max_members=50))
+        skilldeck.dist.install(
+            str(archive), limits=skilldeck.dist.InstallLimits(archive_max_members=50)
+        )
     _assert_nothing_installed(tmp_path)
 
 

@@ -18,7 +18,9 @@ def test_export_by_name_and_by_path_into_an_isolated_home(tmp_path: Path) -> Non
     other = make_skill(tmp_path / "other", "by-path")
     home = tmp_path / "agent-home"
     events: list[object] = []
-    result = skilldeck.dist.export_skills(["exported", other], "claude", home=home, events=events.append)
+    result = skilldeck.dist.export_skills(
+        ["exported", other], "claude", home=home, events=events.append
+    )
     target = home / ".claude" / "skills"
     assert Path(result.skills_dir) == target
     assert result.names == ("exported", "by-path")

@@ -122,9 +122,8 @@ def test_a_missing_extra_names_the_command_for_this_installation(
 ) -> None:
     from click.testing import CliRunner
 
-    from skilldeck.cli import main
-
     import skilldeck
+    from skilldeck.cli import main
 
     monkeypatch.setitem(sys.modules, "skilldeck.mcp", None)  # as without the extra
     # (and not left on the package by a test that imported it in this process)

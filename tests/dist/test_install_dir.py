@@ -38,7 +38,7 @@ def test_installs_lockfile_and_listing_follow_the_configured_folder(tmp_path: Pa
 
     listed = run_cli("list", "--installed", "--json")
     assert listed.code == 0, listed.err
-    rows = listed.json()["data"]["skills"] if "data" in listed.json() else listed.json()["data"]["skills"]
+    rows = listed.json()["data"]["skills"]
     [row] = [r for r in rows if r["name"] == "moved-skill"]
     assert row["source"] == "installed"
     assert Path(row["path"]).resolve().is_relative_to(target.resolve())
@@ -76,7 +76,7 @@ def test_a_project_file_cannot_move_installs(tmp_path: Path) -> None:
 
 
 def test_a_bad_value_is_config_invalid_with_the_line(tmp_path: Path) -> None:
-    _user_config('[catalog]\nbudget = 100\n\n[install]\ndir = 42\n')
+    _user_config("[catalog]\nbudget = 100\n\n[install]\ndir = 42\n")
     make_skill(tmp_path / "x", "x")
     for args in (("install", str(tmp_path / "x"), "--yes"), ("list",)):
         res = run_cli(*args, "--json")

@@ -270,7 +270,9 @@ def test_events_and_progress_are_reported(tmp_path: Path) -> None:
     src = make_skill(tmp_path / "src", "evented")
     events: list[object] = []
     stages: list[str] = []
-    skilldeck.dist.install(str(src), events=events.append, on_progress=lambda p: stages.append(p.stage))
+    skilldeck.dist.install(
+        str(src), events=events.append, on_progress=lambda p: stages.append(p.stage)
+    )
     assert [type(e).__name__ for e in events] == ["SkillsInstalled"]
     assert "validate" in stages
 

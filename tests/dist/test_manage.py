@@ -140,8 +140,6 @@ def test_a_lockfile_entry_pointing_outside_is_refused(tmp_path: Path) -> None:
     assert (Path(os.environ["SKILLDECK_HOME"]) / "data" / "skills" / "first").is_dir()
 
 
-
-
 def test_a_record_in_the_older_plugins_spelling_is_kept_in_step(tmp_path: Path) -> None:
     src = make_skill(tmp_path / "src", "veteran", body="one\n")
     skilldeck.dist.install(str(src))

@@ -108,10 +108,15 @@ def test_remove_through_a_link_the_project_now_holds_keeps_the_users_skill(
     project = tmp_path / "proj"
     (project / ".git").mkdir(parents=True)
     src = make_skill(tmp_path / "src", "twin", files={"notes.md": "same\n"})
-    skilldeck.dist.install(str(src), scope="project", cwd=project, agents=["claude-code"], copy=True)
+    skilldeck.dist.install(
+        str(src), scope="project", cwd=project, agents=["claude-code"], copy=True
+    )
     users = Path.home() / ".claude" / "skills" / "twin"
     shutil.copytree(project / ".claude" / "skills" / "twin", users)
-    assert skilldeck.catalog.skill_digest(users) == skilldeck.dist.list_installed(cwd=project)[0].digest
+    assert (
+        skilldeck.catalog.skill_digest(users)
+        == skilldeck.dist.list_installed(cwd=project)[0].digest
+    )
     shutil.rmtree(project / ".claude")
     (project / ".claude").symlink_to(Path.home() / ".claude")
     got = run_cli("remove", "twin", "--scope", "project", cwd=project)
@@ -209,7 +214,9 @@ def _site_packages() -> str:
     return str(Path(click.__file__).resolve().parents[1])
 
 
-def _run_as(user: pwd.struct_passwd, home: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def _run_as(
+    user: pwd.struct_passwd, home: Path, cwd: Path, *args: str
+) -> subprocess.CompletedProcess[str]:
     """The CLI as ``user`` with the system Python (the test venv lives in root's home)."""
     python = "/usr/bin/python3"
     if not os.access(python, os.X_OK):
@@ -221,7 +228,16 @@ def _run_as(user: pwd.struct_passwd, home: Path, cwd: Path, *args: str) -> subpr
         "PYTHONPATH": f"{REPO_SRC}:{_site_packages()}",
     }
     return subprocess.run(
-        [shutil.which("runuser") or "/usr/sbin/runuser", "-u", user.pw_name, "--", python, "-m", "skilldeck", *args],
+        [
+            shutil.which("runuser") or "/usr/sbin/runuser",
+            "-u",
+            user.pw_name,
+            "--",
+            python,
+            "-m",
+            "skilldeck",
+            *args,
+        ],
         cwd=cwd,
         env=env,
         capture_output=True,

@@ -21,14 +21,54 @@ from skilldeck._facade import lazy
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from skilldeck.dist._agents import AGENTS as AGENTS, ALIASES as ALIASES, detected_agents as detected_agents
+    from skilldeck.dist._agents import (
+        AGENTS as AGENTS,
+        ALIASES as ALIASES,
+        detected_agents as detected_agents,
+    )
     from skilldeck.dist._agentsmd import sync_agents_md as sync_agents_md
-    from skilldeck.dist._export import AGENT_HOMES as AGENT_HOMES, export_skills as export_skills, export_target as export_target
-    from skilldeck.dist._fsops import copy_skill_tree as copy_skill_tree, exchange as exchange, remove_tree as remove_tree, swap_at as swap_at
-    from skilldeck.dist._install import InstallPlan as InstallPlan, PlannedSkill as PlannedSkill, install as install
-    from skilldeck.dist._installed import InstalledInfo as InstalledInfo, list_installed as list_installed
-    from skilldeck.dist._manage import remove as remove, set_skill_enabled as set_skill_enabled, update as update, verify as verify
-    from skilldeck.dist._model import ExportResult as ExportResult, ExportedSkill as ExportedSkill, FileChanges as FileChanges, InstallLimits as InstallLimits, InstallProgress as InstallProgress, InstallResult as InstallResult, InstalledSkill as InstalledSkill, LockEntry as LockEntry, RemoveResult as RemoveResult, SkillUpdate as SkillUpdate, SkillVerification as SkillVerification, SourceSpec as SourceSpec, UpdateResult as UpdateResult, VerifyReport as VerifyReport
+    from skilldeck.dist._export import (
+        AGENT_HOMES as AGENT_HOMES,
+        export_skills as export_skills,
+        export_target as export_target,
+    )
+    from skilldeck.dist._fsops import (
+        copy_skill_tree as copy_skill_tree,
+        exchange as exchange,
+        remove_tree as remove_tree,
+        swap_at as swap_at,
+    )
+    from skilldeck.dist._install import (
+        InstallPlan as InstallPlan,
+        PlannedSkill as PlannedSkill,
+        install as install,
+    )
+    from skilldeck.dist._installed import (
+        InstalledInfo as InstalledInfo,
+        list_installed as list_installed,
+    )
+    from skilldeck.dist._manage import (
+        remove as remove,
+        set_skill_enabled as set_skill_enabled,
+        update as update,
+        verify as verify,
+    )
+    from skilldeck.dist._model import (
+        ExportedSkill as ExportedSkill,
+        ExportResult as ExportResult,
+        FileChanges as FileChanges,
+        InstalledSkill as InstalledSkill,
+        InstallLimits as InstallLimits,
+        InstallProgress as InstallProgress,
+        InstallResult as InstallResult,
+        LockEntry as LockEntry,
+        RemoveResult as RemoveResult,
+        SkillUpdate as SkillUpdate,
+        SkillVerification as SkillVerification,
+        SourceSpec as SourceSpec,
+        UpdateResult as UpdateResult,
+        VerifyReport as VerifyReport,
+    )
     from skilldeck.dist._source import parse_source as parse_source
 else:
     # public name -> the module defining it (relative: this package)

@@ -18,12 +18,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from skilldeck.config import project_base
 from skilldeck._digest import skill_digest
 from skilldeck._errors import InstallError, SkillNotFoundError
+from skilldeck._statedir import open_below, remove_tree_at
+from skilldeck.config import project_base
 from skilldeck.events import SinkLike, SkillsInstalled, deliver
 from skilldeck.format import validate_skill
-from skilldeck._statedir import open_below, remove_tree_at
 
 from ._agents import AGENTS, ALIASES, agent_dir
 from ._fsops import copy_skill_tree, swap_at

@@ -98,4 +98,3 @@ def write_ops(lay: Layout, ops: list[dict[str, Any]]) -> None:
             del doc["plugins"]
 
     update_config(lay.scope, mutate, cwd=lay.cwd)
-

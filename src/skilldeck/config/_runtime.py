@@ -28,6 +28,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from skilldeck._errors import ConfigError
+from skilldeck._names import is_parameter_name
 
 __all__ = ["RUNTIME_DEFAULTS", "TOOL_KEYS", "check_runtime", "loosening"]
 
@@ -119,9 +120,6 @@ def check_runtime(table: dict[str, Any], fail: Fail) -> None:
         _check_parameters(table["parameter_names"], fail)
 
 
-_PARAMETER = r"[A-Za-z_][A-Za-z0-9_]{0,63}"
-
-
 def _check_parameters(tables: Any, fail: Fail) -> None:
     """``[runtime.parameter_names.skills_load] name = "skill_name"``, per tool."""
     where = "runtime.parameter_names"
@@ -134,7 +132,7 @@ def _check_parameters(tables: Any, fail: Fail) -> None:
         if not isinstance(renames, Mapping):
             raise fail(f"{where}.{key}", "must be a table", f'e.g. [{where}.{key}] name = "x"')
         for old, new in renames.items():
-            if not isinstance(new, str) or not re.fullmatch(_PARAMETER, new):
+            if not is_parameter_name(new):
                 raise fail(
                     f"{where}.{key}.{old}",
                     "must be a letter or _ then up to 63 letters, digits or _",

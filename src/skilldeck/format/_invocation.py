@@ -20,11 +20,11 @@ SK217 warning and is ignored.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from skilldeck._names import is_parameter_name
 from skilldeck.format._checks import scalar_text, typename
 
 if TYPE_CHECKING:
@@ -61,7 +61,6 @@ EFFORTS = ("low", "medium", "high", "xhigh", "max")
 #: Description plus ``when_to_use`` are cut to this many characters in listings.
 LISTING_CAP = 1536
 MAX_ARGUMENTS = 32
-_ARG_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,7 +111,7 @@ def _arguments(ext: Extensions) -> tuple[str, ...]:
         items = [value]
     names: list[str] = []
     for item in items:
-        if not isinstance(item, str) or not _ARG_NAME.fullmatch(item):
+        if not is_parameter_name(item):
             ext._bad(
                 where or "arguments",
                 f"argument name {item!r} must be letters, digits and underscores",

@@ -12,12 +12,11 @@ from __future__ import annotations
 import re
 import shlex
 
+from skilldeck._names import is_parameter_name
 from skilldeck.format._mdmodel import ArgTemplate, CommandTemplate, Literal, Placeholder
 
-__all__ = ["PARAM_NAME", "ShellOperatorError", "parse_command_template"]
+__all__ = ["ShellOperatorError", "parse_command_template"]
 
-#: a parameter's name (and what a placeholder may name)
-PARAM_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
 #: ``{{name}}`` or ``{{name:text}}``
 _PLACEHOLDER = re.compile(r"\{\{\s*([^{}:\s]*)\s*(?::([^{}]*))?\}\}")
 _SHELL_OPERATORS = frozenset({"|", "||", "&&", ";", ";;", "&", ">", ">>", "<", "<<", "2>", "2>&1"})
@@ -32,7 +31,7 @@ def _arg_template(token: str) -> tuple[ArgTemplate, list[str]]:
         if m.start() > pos:
             frags.append(Literal(token[pos : m.start()]))
         name = m.group(1)
-        if not PARAM_NAME.match(name):
+        if not is_parameter_name(name):
             bad.append(m.group(0))
         frags.append(Placeholder(name, m.group(2)))
         pos = m.end()

@@ -37,9 +37,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from skilldeck._diagnostics import Diagnostic
+from skilldeck._names import is_parameter_name
 from skilldeck._paths import script_relpath
 from skilldeck.format._mdcommand import (
-    PARAM_NAME,
     ShellOperatorError,
     parse_command_template,
 )
@@ -259,7 +259,7 @@ class _Parser:
                 continue
             cell = {key: (cells[i] if i < len(cells) else "") for key, i in col.items()}
             name = cell["name"]
-            if not PARAM_NAME.match(name):
+            if not is_parameter_name(name):
                 self.diag(
                     PARAM_NAME_INVALID,
                     f"tool '{tool}': parameter name {name!r} is not an identifier",

@@ -200,6 +200,7 @@ def hand_over(plan: Plan, scratch: Path) -> None:
             os.chown(folder, uid, gid)
 
 
+@protected_state_fixed()  # asked by several guards below: resolved once per plan
 def make_plan(
     cfg: ExecConfig,
     *,
@@ -215,36 +216,6 @@ def make_plan(
     helper_roots: Sequence[str] = (),
 ) -> Plan:
     """Decide the run (raises for refusals: strict sandbox, unreachable chosen user, mounts)."""
-    with protected_state_fixed():  # asked by several guards below: resolved once
-        return _make_plan(
-            cfg,
-            skill=skill,
-            snapshot=snapshot,
-            argv=argv,
-            user_args=user_args,
-            timeout=timeout,
-            network_requested=network_requested,
-            scratch=scratch,
-            cwd=cwd,
-            env=env,
-            helper_roots=helper_roots,
-        )
-
-
-def _make_plan(
-    cfg: ExecConfig,
-    *,
-    skill: str,
-    snapshot: Snapshot,
-    argv: list[str],
-    user_args: Sequence[str],
-    timeout: float,
-    network_requested: bool,
-    scratch: Path,
-    cwd: Path | None,
-    env: Mapping[str, str],
-    helper_roots: Sequence[str],
-) -> Plan:
     sandbox, fallback = sandbox_choice(cfg, skill)
     as_root = hasattr(os, "geteuid") and os.geteuid() == 0
     user_cwd = _current_folder(cwd)

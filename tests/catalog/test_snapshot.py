@@ -12,10 +12,11 @@ from typing import Any
 import pytest
 from tests.catalog.conftest import MakeSkill
 
-from skilldeck import FileTooLargeError
+from skilldeck import FileTooLargeError, SkillError
 from skilldeck.catalog import (
     Catalog,
     CatalogSnapshot,
+    FileSystemStore,
     MemoryStore,
     SkillStatus,
     Source,
@@ -158,6 +159,47 @@ def test_digests_are_the_served_bytes_and_limits_hold(two: tuple[Catalog, Path, 
         assert (got.digest, got.size, got.text) == (sha(data), len(data), True)
     with pytest.raises(FileTooLargeError):
         snap.digest(entry, "SKILL.md", max_bytes=3)
+
+
+def test_digests_of_a_skill_read_together_equal_one_by_one(
+    two: tuple[Catalog, Path, Path],
+) -> None:
+    catalog, alpha, _beta = two
+    snap = _take(catalog)
+    entry = snap.by_key[os.fspath(alpha)]
+    paths = [f.path for f in entry.files]
+    together = snap.digests(entry, paths, max_bytes=10_000)
+    assert together == [snap.digest(entry, p, max_bytes=10_000) for p in paths]
+    fresh = Catalog.from_roots([alpha.parent], cache=False).snapshot()
+    assert fresh.digests(fresh.by_key[os.fspath(alpha)], paths, max_bytes=10_000) == together
+    data = (alpha / "references/b.md").read_bytes()
+    (b,) = fresh.digests(fresh.by_key[os.fspath(alpha)], ["references/b.md"], max_bytes=100)
+    assert (b.digest, b.size) == (sha(data), len(data))
+    with pytest.raises(FileTooLargeError):
+        snap.digests(entry, ["references/a.md", "SKILL.md"], max_bytes=3)
+
+
+def test_read_many_applies_the_checks_of_one_read(tmp_path: Path, make_skill: MakeSkill) -> None:
+    root = tmp_path / "skills"
+    alpha = make_skill(root, "alpha", files={"references/a.md": "A\n", ".env": "SECRET=1\n"})
+    (tmp_path / "outside.txt").write_text("outside\n")
+    (alpha / "references" / "out.md").symlink_to(tmp_path / "outside.txt")
+    for store in (FileSystemStore(root, index="all"), MemoryStore(index="all")):
+        if isinstance(store, MemoryStore):
+            store.add((alpha / "SKILL.md").read_text(), {"references/a.md": "A\n"})
+        got = store.read_many("alpha", ["SKILL.md", "references/a.md"], max_bytes=100)
+        assert [g.data for g in got] == [
+            store.skill_md_bytes("alpha").data,
+            store.read_bundled("alpha", "references/a.md").data,
+        ]
+        for bad in (".env", "references/out.md", "../alpha/SKILL.md", "references/none.md"):
+            with pytest.raises(SkillError) as one:
+                store.read_bundled("alpha", bad)
+            with pytest.raises(SkillError) as many:
+                store.read_many("alpha", ["references/a.md", bad], max_bytes=100)
+            assert (many.value.code, many.value.message) == (one.value.code, one.value.message)
+        with pytest.raises(FileTooLargeError):
+            store.read_many("alpha", ["references/a.md", "SKILL.md"], max_bytes=3)
 
 
 def test_a_changed_skill_rehashes_only_changed_files(

@@ -484,6 +484,7 @@ class Catalog:
             listing=lambda ref: self.files(ref, index="all"),
             digest=_content_digest,
             reader=self._read_any,
+            read_many=self._read_many,
             facts=_file_facts,
             owns=lambda entry: self.get(address_of(entry)) is entry,
             kept=kept,
@@ -505,6 +506,13 @@ class Catalog:
         if relpath == "SKILL.md":
             return self.skill_md_bytes(ref, max_bytes=max_bytes, truncate=truncate)
         return self.read_bundled(ref, relpath, max_bytes=max_bytes, truncate=truncate, index="all")
+
+    def _read_many(
+        self, ref: str, relpaths: Sequence[str], max_bytes: int
+    ) -> builtins.list[FileData]:
+        """``_read_any`` of several files of one skill (its folder opened once)."""
+        entry, store = self._usable(ref)
+        return store.read_many(entry.metadata.key, relpaths, max_bytes=max_bytes, index="all")
 
     def trust(self, name: str) -> Trust:
         """The trust level of the skill's source (bundled, user or untrusted)."""

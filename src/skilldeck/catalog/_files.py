@@ -24,7 +24,7 @@ from skilldeck.catalog._fileset import (
 )
 from skilldeck.catalog._store import FileData
 
-__all__ = ["index_files", "linked_in", "read_contained", "through_loop", "walk_all"]
+__all__ = ["index_files", "linked_in", "read_contained", "read_in", "through_loop", "walk_all"]
 
 
 def read_contained(
@@ -32,7 +32,12 @@ def read_contained(
 ) -> FileData:
     """Read ``rel`` beneath ``real_dir`` with the contained reader (see module doc)."""
     with SkillTree(real_dir, skill=skill, follow_root=False) as tree:
-        got = tree.read(rel, max_bytes=max_bytes, truncate=truncate)
+        return read_in(tree, rel, max_bytes=max_bytes, truncate=truncate)
+
+
+def read_in(tree: SkillTree, rel: str, *, max_bytes: int, truncate: bool) -> FileData:
+    """``read_contained`` through a folder already opened (several reads of one skill)."""
+    got = tree.read(rel, max_bytes=max_bytes, truncate=truncate)
     return FileData(got.path, got.data, got.size, got.truncated)
 
 

@@ -12,6 +12,7 @@ in the skill's file index.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import stat as _stat
@@ -32,7 +33,15 @@ from skilldeck._errors import (
     SkillNotFoundError,
     SkillUnavailableError,
 )
-from skilldeck._tree import MAX_DEPTH, Found, SkillFinder, Walk, skill_md_escapes, within
+from skilldeck._tree import (
+    MAX_DEPTH,
+    Found,
+    SkillFinder,
+    SkillTree,
+    Walk,
+    skill_md_escapes,
+    within,
+)
 from skilldeck.catalog import _codes as C
 from skilldeck.catalog._cache import (
     NEVER,
@@ -50,6 +59,7 @@ from skilldeck.catalog._files import (
     index_files,
     linked_in,
     read_contained,
+    read_in,
     through_loop,
     walk_all,
 )
@@ -561,6 +571,44 @@ class FileSystemStore(StoreBase):
         meta = self.get(name)
         clean = bundled_relpath(relpath, skill=meta.name)
         real_dir = self._real_folder(meta)
+        self._check_read(meta, real_dir, clean, index)
+        return read_contained(
+            real_dir, clean, max_bytes=max_bytes, truncate=truncate, skill=meta.name
+        )
+
+    def read_many(
+        self,
+        name: str,
+        relpaths: Sequence[str],
+        *,
+        max_bytes: int = DEFAULT_FILE_LIMIT,
+        truncate: bool = False,
+        index: IndexMode | None = None,
+    ) -> list[FileData]:
+        """``read_bundled`` of each path (``skill_md_bytes`` for ``SKILL.md``) with the
+        same checks, the skill folder resolved and opened once for all of them."""
+        meta = self.get(name)
+        real_dir = self._real_folder(meta)
+        out: list[FileData] = []
+        with contextlib.ExitStack() as stack:
+            tree: SkillTree | None = None
+            for relpath in relpaths:
+                if relpath == "SKILL.md":
+                    clean = meta.md_name or "SKILL.md"
+                else:
+                    clean = bundled_relpath(relpath, skill=meta.name)
+                    self._check_read(meta, real_dir, clean, index)
+                if tree is None:
+                    tree = stack.enter_context(
+                        SkillTree(real_dir, skill=meta.name, follow_root=False)
+                    )
+                out.append(read_in(tree, clean, max_bytes=max_bytes, truncate=truncate))
+        return out
+
+    def _check_read(
+        self, meta: SkillMetadata, real_dir: str, clean: str, index: IndexMode | None
+    ) -> None:
+        """Refuse a bundled read the file index or the walker's loop rule does not allow."""
         check_read(
             clean,
             index or self.index,
@@ -576,9 +624,6 @@ class FileSystemStore(StoreBase):
                 path=clean,
                 hint="list the skill's files with skills_load; only those can be read",
             )
-        return read_contained(
-            real_dir, clean, max_bytes=max_bytes, truncate=truncate, skill=meta.name
-        )
 
     def read_file(self, name: str, relpath: str, *, max_bytes: int = DEFAULT_FILE_LIMIT) -> bytes:
         return self.read_bundled(name, relpath, max_bytes=max_bytes).data

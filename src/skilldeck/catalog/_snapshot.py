@@ -41,7 +41,7 @@ import hashlib
 import os
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -171,6 +171,8 @@ class SnapshotDiff:
 
 #: reads one file of an entry: (ref, relpath, max_bytes, truncate) -> FileData
 Reader = Callable[[str, str, int, bool], FileData]
+#: reads several files of an entry: (ref, relpaths, max_bytes) -> FileData of each
+ManyReader = Callable[[str, Sequence[str], int], list[FileData]]
 #: lists a folder entry's files: (entry, store) -> (real folder, walk, the entry's own?)
 Walker = Callable[[CatalogEntry, Any], tuple[str, Walk, bool]]
 #: a store skill's file facts: (entry, store, content digest) -> facts, or None (read them)
@@ -188,6 +190,7 @@ class CatalogSnapshot:
     token: str | None
     _reader: Reader = field(compare=False, repr=False)
     _cache: _DigestCache = field(compare=False, repr=False)
+    _read_many: ManyReader | None = field(default=None, compare=False, repr=False)
 
     def __len__(self) -> int:
         return len(self.entries)
@@ -214,18 +217,56 @@ class CatalogSnapshot:
         ``FileAccessError`` when the file went away or now leads outside).
         """
         listed = next((f for f in entry.files if f.path == path), None)
-        known = listed.digest if listed is not None else None
-        stamp = listed.stamp if listed is not None else None
-        cache_key = (entry.key, path, stamp) if stamp is not None else None
-        if known is None and cache_key is not None:
-            known = self._cache.get(cache_key)
-        if known is not None and known.size > max_bytes:
-            known = None  # read it: over the limit, the read raises the coded error
+        known = self._known(entry, listed, max_bytes)
         if known is None:
             known = file_digest_of(self._reader(entry.ref, path, max_bytes, False).data)
-            if cache_key is not None:
-                self._cache.put(cache_key, known)
+            self._remember(entry, listed, known)
         return known
+
+    def digests(
+        self, entry: SnapshotEntry, paths: Sequence[str], *, max_bytes: int
+    ) -> list[FileDigest]:
+        """``digest`` of each of ``paths`` in order; those not known yet are read
+        together (a folder skill's folder resolved and opened once). Raises what the
+        first failing read raises."""
+        listed = {f.path: f for f in entry.files}
+        found: dict[str, FileDigest] = {}
+        missing: list[str] = []
+        for path in paths:
+            known = self._known(entry, listed.get(path), max_bytes)
+            if known is None:
+                missing.append(path)
+            else:
+                found[path] = known
+        if missing and self._read_many is not None:
+            for path, got in zip(
+                missing, self._read_many(entry.ref, missing, max_bytes), strict=True
+            ):
+                found[path] = file_digest_of(got.data)
+                self._remember(entry, listed.get(path), found[path])
+        elif missing:
+            for path in missing:
+                found[path] = self.digest(entry, path, max_bytes=max_bytes)
+        return [found[path] for path in paths]
+
+    def _known(
+        self, entry: SnapshotEntry, listed: SnapshotFile | None, max_bytes: int
+    ) -> FileDigest | None:
+        """A listed file's digest without reading it (listed with it, or cached by stamp)."""
+        if listed is None:
+            return None
+        known = listed.digest
+        if known is None and listed.stamp is not None:
+            known = self._cache.get((entry.key, listed.path, listed.stamp))
+        if known is not None and known.size > max_bytes:
+            return None  # read it: over the limit, the read raises the coded error
+        return known
+
+    def _remember(
+        self, entry: SnapshotEntry, listed: SnapshotFile | None, known: FileDigest
+    ) -> None:
+        if listed is not None and listed.stamp is not None:
+            self._cache.put((entry.key, listed.path, listed.stamp), known)
 
 
 class _DigestCache:
@@ -289,6 +330,7 @@ class SnapshotMaker:
         facts: Facts | None = None,
         owns: Callable[[CatalogEntry], bool] | None = None,
         kept: Mapping[str, TreeStamps] | None = None,
+        read_many: ManyReader | None = None,
     ) -> CatalogSnapshot:
         """A snapshot of ``(entry, store)`` pairs. ``walk`` lists a folder skill's files,
         ``listing`` a store skill's files (by address), ``digest`` gives a store skill's
@@ -296,7 +338,7 @@ class SnapshotMaker:
         files, and ``reader`` reads one file. ``kept``: the ``stamps`` of entries
         (by key) an earlier process kept, used for a folder entry this maker has not
         seen when ``owns`` says its address reads its own folder (the walk's third
-        answer)."""
+        answer). ``read_many`` reads several files of one entry at once."""
         with self._lock:
             last = self._last
             old = last.by_key if last is not None else {}
@@ -331,7 +373,12 @@ class SnapshotMaker:
             tokens = [(e.key, e.token or os.urandom(8).hex()) for e in made]
             unknown = any(e.token is None for e in made)
             snap = CatalogSnapshot(
-                tuple(made), keys, None if unknown else _token(tokens), reader, self._cache
+                tuple(made),
+                keys,
+                None if unknown else _token(tokens),
+                reader,
+                self._cache,
+                read_many,
             )
             self._cache.keep(made)
             self._last = snap

@@ -9,7 +9,7 @@ store implements the same three methods.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
@@ -173,6 +173,24 @@ class StoreBase:
                 raise
             data = self.read_file(name, clean, max_bytes=_WHOLE)
         return FileData.of(data, clean, max_bytes=max_bytes, truncate=truncate, skill=name)
+
+    def read_many(
+        self,
+        name: str,
+        relpaths: Sequence[str],
+        *,
+        max_bytes: int = DEFAULT_FILE_LIMIT,
+        truncate: bool = False,
+        index: IndexMode | None = None,
+    ) -> list[FileData]:
+        """Several files of one skill in order: ``skill_md_bytes`` for ``SKILL.md``,
+        ``read_bundled`` for the others (a folder store opens the folder once)."""
+        return [
+            self.skill_md_bytes(name, max_bytes=max_bytes, truncate=truncate)
+            if rel == "SKILL.md"
+            else self.read_bundled(name, rel, max_bytes=max_bytes, truncate=truncate, index=index)
+            for rel in relpaths
+        ]
 
     def skill_md_bytes(
         self, name: str, *, max_bytes: int = DEFAULT_FILE_LIMIT, truncate: bool = False

@@ -349,14 +349,18 @@ class IndexBuilder:
         sized = [f for f in item.files if f.size <= MAX_TOTAL_BYTES]
         dynamic = len(sized) > MAX_FILES or sum(f.size for f in sized) > MAX_TOTAL_BYTES
         refs: list[FileRef] = []
-        for f in sized:
+        digests = (
+            [None] * len(sized)
+            if dynamic
+            else snap.digests(item, [f.path for f in sized], max_bytes=MAX_TOTAL_BYTES)
+        )
+        for f, got in zip(sized, digests, strict=True):
             uri = _uris.join(skill_path, f.path)
             path = md_path if f.path == "SKILL.md" else None
-            if dynamic:
+            if got is None:
                 mime = mime_type(f.path, text=False)
                 refs.append(FileRef(uri, item.ref, f.path, f.size, None, mime, path))
                 continue
-            got = snap.digest(item, f.path, max_bytes=MAX_TOTAL_BYTES)
             mime = mime_type(f.path, text=got.text)
             refs.append(FileRef(uri, item.ref, f.path, got.size, got.digest, mime, path))
         record = _record(skill_path, item.ref, entry, fm, refs)

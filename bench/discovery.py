@@ -89,7 +89,12 @@ def main(argv: list[str] | None = None) -> int:
     try:
         for size in (int(s) for s in args.sizes.split(",")):
             root = _trees.tree(args.work, size, args.corpus)
-            env = {k: v for k, v in os.environ.items() if not k.startswith(("SKILLDECK_", "XDG_"))}
+            # bytecode is written and kept, as an installation has it
+            env = {
+                k: v
+                for k, v in os.environ.items()
+                if not k.startswith(("SKILLDECK_", "XDG_")) and k != "PYTHONDONTWRITEBYTECODE"
+            }
             env |= {"HOME": str(scratch), "NO_COLOR": "1"}
             py = sys.executable
             loop = "plain loop (CSafeLoader)"

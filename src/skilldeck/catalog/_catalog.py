@@ -45,7 +45,7 @@ from skilldeck.catalog._model import (
     WhyLine,
     with_code,
 )
-from skilldeck.catalog._resolve import Listed, Resolver, State, changed
+from skilldeck.catalog._resolve import Batch, Resolver, State, changed
 from skilldeck.catalog._store import (
     DEFAULT_FILE_LIMIT,
     Discovery,
@@ -302,7 +302,7 @@ class Catalog:
         self._last_found = scans
         diags: list[Diagnostic] = []
         roots: list[RootInfo] = []
-        cands: list[Listed] = []
+        batches: list[Batch] = []
         for (src, root, store), scan in zip(self._stores, scans, strict=True):
             diags.extend(scan.diagnostics)
             skills: Sequence[SkillMetadata] = _without_placeholders(scan.skills, diags)
@@ -318,15 +318,14 @@ class Catalog:
                         repository=root.repository,
                     )
                 )
-            # inside a root, the first folder in path order wins: it comes last
+            # inside a root, the first folder in path order wins
             name = src.name
             if root is not None and root.recursive:
                 skills = preferred_order(skills, str(root.path))
-            cands.extend(
-                (meta if meta.source == name else replace(meta, source=name), store, src)
-                for meta in reversed(skills)
-            )
-        return self._resolver.resolve(cands, diags, roots, self._state)
+            if any(meta.source != name for meta in skills):
+                skills = [m if m.source == name else replace(m, source=name) for m in skills]
+            batches.append((skills, store, src))
+        return self._resolver.resolve(batches, diags, roots, self._state)
 
     # ------------------------------------------------------------------ status
 
@@ -399,7 +398,7 @@ class Catalog:
                 status=entry.status.value,
                 hint=f"run 'skilldeck why {entry.name}' for details",
             )
-        return entry, self._snapshot().stores[id(entry.metadata)]
+        return entry, self._snapshot().stores.of(entry.metadata)
 
     def load(
         self, name: str, *, max_bytes: int | None = None, index: IndexMode | None = None
@@ -454,7 +453,7 @@ class Catalog:
     def digest(self, name: str) -> str:
         """The skill's content digest (``sha256:...`` over its files)."""
         entry = self.get(name)
-        return self._snapshot().stores[id(entry.metadata)].digest(entry.metadata.key)
+        return self._snapshot().stores.of(entry.metadata).digest(entry.metadata.key)
 
     def snapshot(self, *, kept: Mapping[str, TreeStamps] | None = None) -> CatalogSnapshot:
         """An immutable snapshot of every entry with its files, change tokens and
@@ -477,7 +476,7 @@ class Catalog:
                     self._snapshots = SnapshotMaker()
                 maker = self._snapshots
         state = self._snapshot()
-        pairs = [(e, state.stores[id(e.metadata)]) for e in state.entries]
+        pairs = [(e, state.stores.of(e.metadata)) for e in state.entries]
         return maker.take(
             pairs,
             walk=self._walk_addressed,
@@ -498,7 +497,7 @@ class Catalog:
 
         target = self.get(address_of(entry))
         if target is not entry:
-            store = self._snapshot().stores[id(target.metadata)]
+            store = self._snapshot().stores.of(target.metadata)
         real, walk = _walk_entry(target, store)
         return real, walk, target is entry
 

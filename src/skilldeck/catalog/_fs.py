@@ -145,7 +145,7 @@ class FileSystemStore(StoreBase):
         self._listing: tuple[RootSig, list[str], list[str]] | None = None
         self._disk: Stored | None = None  # opened by _replay for _parse_all
         self._found: Discovery | None = None
-        self._by_key: dict[str, SkillMetadata] = {}
+        self._by_key: dict[str, SkillMetadata] | None = None
         self._allowed: tuple[str, ...] | None = None
         self.exists = False
         self.workers_used = 0
@@ -174,8 +174,10 @@ class FileSystemStore(StoreBase):
         with self._lock:
             if self._found is None or refresh:
                 self._allowed = None  # the roots' real paths, resolved again after a walk
-                self._found = self._walk_root()
-                self._by_key = {m.key: m for m in self._found.skills}
+                found = self._walk_root()
+                if found is not self._found:
+                    self._by_key = None  # made by the first get(): a listing never asks
+                self._found = found
             return self._found
 
     def _allowed_real(self) -> tuple[str, ...]:
@@ -447,7 +449,12 @@ class FileSystemStore(StoreBase):
         """The metadata for a key (skill folder path) or the first skill of that name."""
         discovery = self.discover()
         with self._lock:
-            found = self._by_key.get(name)
+            by_key = self._by_key
+            if by_key is None or self._found is not discovery:
+                by_key = {m.key: m for m in discovery.skills}
+                if self._found is discovery:
+                    self._by_key = by_key
+            found = by_key.get(name)
         if found is None:
             found = next((m for m in discovery.skills if m.name == name and m.valid), None)
         if found is None:

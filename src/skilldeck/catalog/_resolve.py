@@ -16,7 +16,7 @@ names whose candidates did not change.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,7 +36,8 @@ from skilldeck.catalog._store import StoreBase
 from skilldeck.config import Config
 
 __all__ = [
-    "Candidate", "Listed", "Requirements", "Resolver", "State", "changed", "collapse",
+    "Batch", "ByName", "Candidate", "Listed", "Requirements", "Resolver", "State", "Stores",
+    "changed", "collapse",
 ]  # fmt: skip
 
 _ENABLED = SkillStatus.ENABLED
@@ -53,8 +54,63 @@ class Candidate:
     duplicates: list[Path] = field(default_factory=list)
 
 
-#: a candidate as the catalog lists it: metadata, its store, its source
+#: a candidate with its store and source
 Listed = tuple[SkillMetadata, StoreBase, Source]
+
+#: one store's candidates, most preferred first, with the store and their source (whose
+#: name each metadata's ``source`` is); the catalog passes them lowest precedence first
+Batch = tuple[Sequence[SkillMetadata], StoreBase, Source]
+
+
+class Stores:
+    """The store of each candidate: by source name where a source has one store (the
+    usual case: no entry per skill), else by the metadata object."""
+
+    __slots__ = ("by_id", "by_source")
+
+    def __init__(self, by_source: dict[str, StoreBase], by_id: dict[int, StoreBase]) -> None:
+        self.by_source = by_source
+        self.by_id = by_id
+
+    def of(self, meta: SkillMetadata) -> StoreBase:
+        """The store ``meta`` came from (a candidate of the state that made this)."""
+        store = self.by_id.get(id(meta)) if self.by_id else None
+        return store if store is not None else self.by_source[meta.source]
+
+
+class ByName(Mapping[str, tuple[CatalogEntry, ...]]):
+    """Entries by name, highest precedence first. The entry of a name that had one
+    candidate is held bare in ``one`` (no 1-tuple for each of 100,000 names); names
+    that had several are in ``many``."""
+
+    __slots__ = ("many", "one")
+
+    def __init__(
+        self, one: dict[str, CatalogEntry], many: dict[str, tuple[CatalogEntry, ...]]
+    ) -> None:
+        self.one = one
+        self.many = many
+
+    def __getitem__(self, name: str) -> tuple[CatalogEntry, ...]:
+        entry = self.one.get(name)
+        return (entry,) if entry is not None else self.many[name]
+
+    def get(self, name: str, default: Any = None) -> Any:
+        entry = self.one.get(name)
+        return (entry,) if entry is not None else self.many.get(name, default)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.one or name in self.many
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self.one
+        yield from self.many
+
+    def __len__(self) -> int:
+        return len(self.one) + len(self.many)
+
+
+_EMPTY = ByName({}, {})
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,9 +120,46 @@ class State:
     entries: tuple[CatalogEntry, ...]
     visible: Mapping[str, CatalogEntry]
     by_name: Mapping[str, tuple[CatalogEntry, ...]]  # highest precedence first
-    stores: Mapping[int, StoreBase]  # id(entry.metadata) -> store
+    stores: Stores
     diagnostics: tuple[Diagnostic, ...]
     roots: tuple[Any, ...]  # RootInfo
+
+
+class _Groups:
+    """Candidates grouped by name: ``first`` holds each name's highest-precedence
+    candidate, ``more`` every candidate (highest first) of the names that have several."""
+
+    __slots__ = ("first", "more", "sources", "stores")
+
+    def __init__(self, batches: Sequence[Batch]) -> None:
+        by_source: dict[str, StoreBase | None] = {}
+        self.sources: dict[str, Source] = {}
+        for _metas, store, src in batches:
+            seen = by_source.get(src.name, store)
+            by_source[src.name] = store if seen is store else None
+            self.sources[src.name] = src
+        sole = {name: store for name, store in by_source.items() if store is not None}
+        by_id: dict[int, StoreBase] = {}
+        first: dict[str, SkillMetadata] = {}
+        more: dict[str, list[SkillMetadata]] = {}
+        put = first.setdefault
+        for metas, store, src in reversed(batches):
+            if src.name not in sole or any(m.source != src.name for m in metas):
+                by_id.update((id(m), store) for m in metas)
+            for meta in metas:
+                had = put(meta.name, meta)
+                if had is not meta:
+                    bucket = more.get(meta.name)
+                    if bucket is None:
+                        more[meta.name] = [had, meta]
+                    else:
+                        bucket.append(meta)
+        self.first, self.more = first, more
+        self.stores = Stores(sole, by_id)
+
+    def listed(self, metas: Sequence[SkillMetadata]) -> list[Listed]:
+        of, sources = self.stores.of, self.sources
+        return [(m, of(m), sources[m.source]) for m in metas]
 
 
 class Resolver:
@@ -87,28 +180,21 @@ class Resolver:
         # the last resolve, for reuse: name -> entries (its State's by_name), and the
         # candidates of the names that had more than one (one candidate: its entry's
         # metadata; no tuple per name kept for 100,000 names that have one)
-        self._resolved: Mapping[str, tuple[CatalogEntry, ...]] = {}
+        self._resolved: ByName = _EMPTY
         self._multi: dict[str, tuple[SkillMetadata, ...]] = {}
         self._needs: list[str] = []  # names whose status depends on PATH or the environment
 
     def resolve(
         self,
-        cands: list[Listed],
+        batches: Sequence[Batch],
         diags: list[Diagnostic],
         roots: list[Any],
         before: State | None,
     ) -> State:
-        """Group candidates (lowest precedence first) by name, highest first, and give
-        each a status. ``Candidate`` objects are made only for names that need them."""
-        groups: dict[str, list[Listed]] = {}
-        get = groups.get
-        for listed in reversed(cands):
-            name = listed[0].name
-            bucket = get(name)
-            if bucket is None:
-                groups[name] = [listed]
-            else:
-                bucket.append(listed)
+        """Group candidates (batches lowest precedence first) by name, highest first,
+        and give each a status. ``Candidate`` objects are made only for names that
+        need them."""
+        groups = _Groups(batches)
         if before is not None and self.unchanged(groups):
             return State(
                 before.entries,
@@ -123,28 +209,31 @@ class Resolver:
         plugin_paths = self.disabled_plugin_paths()
         simple = not disabled and not plugin_paths and self.config.enabled_bundled is None
         entries: list[CatalogEntry] = []
-        visible: dict[str, CatalogEntry] = {}
-        by_name: dict[str, tuple[CatalogEntry, ...]] = {}
-        stores: dict[int, StoreBase] = {}
-        previous, previous_multi = self._resolved, self._multi
+        one: dict[str, CatalogEntry] = {}
+        many: dict[str, tuple[CatalogEntry, ...]] = {}
+        all_visible = True  # every name has one candidate, enabled: visible is ``one``
+        sources, stores, more = groups.sources, groups.stores, groups.more
+        previous, previous_multi = self._resolved.one, self._multi
         multi: dict[str, tuple[SkillMetadata, ...]] = {}
         needs: list[str] = []  # names whose status can change with PATH or the environment
-        for name in sorted(groups):
-            raw = groups[name]
-            last = previous.get(name)
-            if last is not None and len(raw) == 1 and name not in previous_multi:
-                only = raw[0][0]
-                entry = last[0]
-                if entry.metadata is only and not only.requires_commands and not only.requires_env:
+        first = groups.first
+        for name in sorted(first):
+            group = more.get(name)
+            if group is None:  # the common case: one candidate, nothing to compare
+                meta = first[name]
+                last = previous.get(name)
+                if (
+                    last is not None
+                    and last.metadata is meta
+                    and not meta.requires_commands
+                    and not meta.requires_env
+                ):
                     # unchanged: its status depends only on the config
-                    stores[id(only)] = raw[0][1]
-                    if entry.status is SkillStatus.ENABLED:
-                        visible[name] = entry
-                    by_name[name] = last
-                    entries.append(entry)
+                    one[name] = last
+                    entries.append(last)
+                    all_visible = all_visible and last.status is _ENABLED
                     continue
-            if len(raw) == 1:  # the common case: one candidate, nothing to compare
-                meta, store, src = raw[0]
+                src = sources[meta.source]
                 if (
                     simple
                     and meta.valid
@@ -153,7 +242,7 @@ class Resolver:
                     status, reason, notes = _ENABLED, None, raw_diagnostics(meta)
                 else:
                     status, reason, extra = self.own_status(
-                        Candidate(meta, store, src, 0), disabled, plugin_paths, checker
+                        Candidate(meta, stores.of(meta), src, 0), disabled, plugin_paths, checker
                     )
                     notes = meta.diagnostics + extra if extra else meta.diagnostics
                     if meta.requires_commands or meta.requires_env:
@@ -161,74 +250,87 @@ class Resolver:
                 entry = entry_of(
                     name, src.name, status, meta, reason, None, src.trust, notes, ()
                 )  # fmt: skip
-                stores[id(meta)] = store
-                if status is _ENABLED:
-                    visible[name] = entry
-                by_name[name] = (entry,)
+                all_visible = all_visible and status is _ENABLED
+                one[name] = entry
                 entries.append(entry)
                 continue
+            all_visible = False
             needs.append(name)
-            metas = tuple(c[0] for c in raw)
+            metas = tuple(group)
             multi[name] = metas
-            last_metas = previous_multi.get(name) if last is not None else None
+            last_metas = previous_multi.get(name)
             if (
-                last is not None
-                and last_metas is not None
+                last_metas is not None
                 and len(last_metas) == len(metas)
                 and all(a is b for a, b in zip(last_metas, metas, strict=True))
                 and not any(m.requires_commands or m.requires_env for m in metas)
             ):
                 # unchanged candidates whose status depends only on this catalog's config
-                made_again = last
-                store_of = {id(c[0]): c[1] for c in raw}
-                for entry in made_again:
-                    stores[id(entry.metadata)] = store_of[id(entry.metadata)]
-                    if entry.status is SkillStatus.ENABLED:
-                        visible[name] = entry
-                by_name[name] = made_again
+                made_again = self._resolved.many[name]
+                many[name] = made_again
                 entries.extend(made_again)
                 continue
-            group = collapse([Candidate(meta, store, src, 0) for meta, store, src in raw])
-            own = [self.own_status(c, disabled, plugin_paths, checker) for c in group]
-            winner = next(
-                (i for i, (st, _, _) in enumerate(own) if st is SkillStatus.ENABLED), None
-            )
-            made: list[CatalogEntry] = []
-            for i, (cand, (status, reason, extra)) in enumerate(zip(group, own, strict=True)):
-                shadowed_by = None
-                if winner is not None and i > winner and status is SkillStatus.ENABLED:
-                    top = group[winner]
-                    shadowed_by = f"{top.source.name}:{name}"
-                    status = SkillStatus.SHADOWED
-                    if top.source.name == cand.source.name:
-                        reason = (
-                            f"not used: {top.meta.path} has the same name in the same "
-                            "source and is preferred"
-                        )
-                        extra = (
-                            *extra,
-                            Diagnostic.make(
-                                C.DUPLICATE_NAME,
-                                f"two skills named {name!r} in source {top.source.name}: "
-                                f"{top.meta.path} is used, {cand.meta.path} is hidden "
-                                "(preferred: outside translation folders, then shallowest, "
-                                "then first in path order)",
-                                path=str(cand.meta.path) if cand.meta.path else None,
-                                hint="rename one of them (name and folder)",
-                            ),
-                        )
-                    else:
-                        reason = f"shadowed by {shadowed_by} ({top.meta.path})"
-                        extra = (
-                            *extra,
-                            Diagnostic.make(
-                                C.SHADOWED,
-                                f"{cand.source.name}:{name} is hidden by {shadowed_by}",
-                                path=str(cand.meta.path) if cand.meta.path else None,
-                                hint=f"address it as {cand.source.name}:{name}",
-                            ),
-                        )
-                entry = CatalogEntry(
+            made = self._resolve_group(
+                name, groups.listed(metas), disabled, plugin_paths, checker
+            )  # fmt: skip
+            many[name] = made
+            entries.extend(made)
+        by_name = ByName(one, many)
+        visible = one if all_visible else {e.name: e for e in entries if e.status is _ENABLED}
+        self._resolved, self._multi = by_name, multi
+        self._needs = needs
+        return State(tuple(entries), visible, by_name, stores, tuple(diags), tuple(roots))
+
+    def _resolve_group(
+        self,
+        name: str,
+        raw: list[Listed],
+        disabled: set[str],
+        plugin_paths: list[tuple[str, str]],
+        checker: Requirements | None,
+    ) -> tuple[CatalogEntry, ...]:
+        """The entries of a name with several candidates (highest first): identical
+        copies collapsed, each with its status, the ones below the winner shadowed."""
+        group = collapse([Candidate(meta, store, src, 0) for meta, store, src in raw])
+        own = [self.own_status(c, disabled, plugin_paths, checker) for c in group]
+        winner = next((i for i, (st, _, _) in enumerate(own) if st is SkillStatus.ENABLED), None)
+        made: list[CatalogEntry] = []
+        for i, (cand, (status, reason, extra)) in enumerate(zip(group, own, strict=True)):
+            shadowed_by = None
+            if winner is not None and i > winner and status is SkillStatus.ENABLED:
+                top = group[winner]
+                shadowed_by = f"{top.source.name}:{name}"
+                status = SkillStatus.SHADOWED
+                if top.source.name == cand.source.name:
+                    reason = (
+                        f"not used: {top.meta.path} has the same name in the same "
+                        "source and is preferred"
+                    )
+                    extra = (
+                        *extra,
+                        Diagnostic.make(
+                            C.DUPLICATE_NAME,
+                            f"two skills named {name!r} in source {top.source.name}: "
+                            f"{top.meta.path} is used, {cand.meta.path} is hidden "
+                            "(preferred: outside translation folders, then shallowest, "
+                            "then first in path order)",
+                            path=str(cand.meta.path) if cand.meta.path else None,
+                            hint="rename one of them (name and folder)",
+                        ),
+                    )
+                else:
+                    reason = f"shadowed by {shadowed_by} ({top.meta.path})"
+                    extra = (
+                        *extra,
+                        Diagnostic.make(
+                            C.SHADOWED,
+                            f"{cand.source.name}:{name} is hidden by {shadowed_by}",
+                            path=str(cand.meta.path) if cand.meta.path else None,
+                            hint=f"address it as {cand.source.name}:{name}",
+                        ),
+                    )
+            made.append(
+                CatalogEntry(
                     name,
                     cand.source.name,
                     status,
@@ -239,15 +341,8 @@ class Resolver:
                     cand.meta.diagnostics + tuple(extra),
                     tuple(cand.duplicates),
                 )
-                stores[id(cand.meta)] = cand.store
-                made.append(entry)
-                if status is SkillStatus.ENABLED:
-                    visible[name] = entry
-            by_name[name] = tuple(made)
-            entries.extend(made)
-        self._resolved, self._multi = by_name, multi
-        self._needs = needs
-        return State(tuple(entries), visible, by_name, stores, tuple(diags), tuple(roots))
+            )
+        return tuple(made)
 
     def requirements_unchanged(self, state: State) -> bool:
         """Would every skill with requirements keep its status now (PATH, env)?"""
@@ -264,39 +359,37 @@ class Resolver:
                     continue
                 if len(state.by_name[name]) > 1:
                     return False
-                cand = Candidate(meta, state.stores[id(meta)], sources[entry.source], 0)
+                cand = Candidate(meta, state.stores.of(meta), sources[entry.source], 0)
                 status, reason, _ = self.own_status(cand, disabled, plugins, checker)
                 if status is not entry.status or reason != entry.reason or name != entry.name:
                     return False
         return True
 
-    def unchanged(self, groups: dict[str, list[Listed]]) -> bool:
+    def unchanged(self, groups: _Groups) -> bool:
         """Is every candidate the same object as last time, and no status able to
         change (requirements are re-checked on every refresh)?"""
         previous, previous_multi = self._resolved, self._multi
-        if len(previous) != len(groups):
+        first, more = groups.first, groups.more
+        if len(previous) != len(first):
             return False
         checker = Requirements(self._environ) if self.check_requirements else None
         disabled = set(self.config.disabled)
         plugins = self.disabled_plugin_paths()
-        for name, raw in groups.items():
-            last = previous.get(name)
-            if last is None:
-                return False
+        for name, meta in first.items():
+            group = more.get(name)
             metas = previous_multi.get(name)
             if metas is not None:  # several candidates: the same objects, none with needs
-                if len(metas) != len(raw):
+                if group is None or len(metas) != len(group):
                     return False
-                for meta, (now, _store, _src) in zip(metas, raw, strict=True):
-                    if meta is not now or meta.requires_commands or meta.requires_env:
+                for was, now in zip(metas, group, strict=True):
+                    if was is not now or was.requires_commands or was.requires_env:
                         return False
                 continue
-            entry = last[0]
-            meta = entry.metadata
-            if len(raw) != 1 or meta is not raw[0][0]:
+            entry = previous.one.get(name)
+            if group is not None or entry is None or entry.metadata is not meta:
                 return False
             if meta.requires_commands or meta.requires_env:
-                cand = Candidate(meta, raw[0][1], raw[0][2], 0)
+                cand = Candidate(meta, groups.stores.of(meta), groups.sources[meta.source], 0)
                 status, reason, _ = self.own_status(cand, disabled, plugins, checker)
                 if entry.status is not status or entry.reason != reason:
                     return False

@@ -43,9 +43,10 @@ import bisect
 import heapq
 import math
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import chain
 from typing import Any, Literal
 
 __all__ = [
@@ -149,57 +150,65 @@ def tokenize(text: str) -> list[str]:
     and each distinct piece is analysed once (``piece_terms``): the terms are the
     pieces' words in order, then their compounds in order."""
     pieces = text.split()
-    found: list[Any] = piece_terms(pieces)
-    if SEVERAL.isdisjoint(found):  # one term or none per piece: in C
-        return list(filter(None, found))
+    memory = _memory()
+    found = list(map(memory.__getitem__, pieces))
+    compounds = memory.compounds
+    if compounds.keys().isdisjoint(pieces):  # no compound: the terms in order, in C
+        return list(chain.from_iterable(found))
     words: list[str] = []
-    compounds: list[str] = []
+    later: list[str] = []
     for piece, terms in zip(pieces, found, strict=True):
-        if terms.__class__ is str:
-            if terms:
-                words.append(terms)
-            continue
-        split = _COMPOUNDS.get(piece, len(terms))
-        words.extend(terms[:split])
-        compounds.extend(terms[split:])
-    words.extend(compounds)
+        split = compounds.get(piece)
+        if split is None:
+            words.extend(terms)
+        else:
+            words.extend(terms[:split])
+            later.extend(terms[split:])
+    words.extend(later)
     return words
 
 
-#: each whitespace-separated piece met -> its terms: one word's (a ``str``), none
-#: (``""``) or several or compounds (a tuple, in ``SEVERAL``: words', then compounds')
-_PIECES: dict[str, str | tuple[str, ...]] = {}
-SEVERAL: set[tuple[str, ...]] = set()
-_COMPOUNDS: dict[str, int] = {}  # a piece with compounds -> how many of its terms are words
+class _Pieces(dict[str, tuple[str, ...]]):
+    """Each whitespace-separated piece met -> its terms (its words', then its
+    compounds'); a piece not met before is analysed on lookup (``__missing__``), so
+    a text of pieces met before is looked up in C. ``compounds``: the pieces with
+    compounds -> how many of their terms are words."""
+
+    __slots__ = ("compounds",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.compounds: dict[str, int] = {}
+
+    def __missing__(self, piece: str) -> tuple[str, ...]:
+        return _analyse(piece, self)
+
+
+_PIECES = _Pieces()
 _PIECES_MAX = 500_000  # distinct pieces remembered (then forgotten)
 
 
-def piece_terms(pieces: Sequence[str]) -> list[str | tuple[str, ...]]:
-    """The terms of each piece (see ``_PIECES``), looked up in C; a piece not met
+def _memory() -> _Pieces:
+    """The memory of pieces, a new one when it holds too many (pieces come from
+    clients too: stay bounded; a lookup in flight keeps the one it has)."""
+    global _PIECES
+    if len(_PIECES) > _PIECES_MAX:
+        _PIECES = _Pieces()
+    return _PIECES
+
+
+def piece_terms(pieces: Iterable[str]) -> Iterator[tuple[str, ...]]:
+    """The terms of each piece (see ``_Pieces``), looked up in C; a piece not met
     before is analysed and remembered."""
-    if len(_PIECES) > _PIECES_MAX:  # pieces come from clients too: stay bounded
-        _PIECES.clear()
-        _COMPOUNDS.clear()
-        if len(SEVERAL) > _PIECES_MAX // 4:  # (a lookup in flight may still hold one)
-            SEVERAL.clear()
-    found: list[Any] = list(map(_PIECES.get, pieces))
-    if None in found:
-        at = -1
-        try:
-            while True:
-                at = found.index(None, at + 1)
-                found[at] = _PIECES.get(pieces[at]) or _analyse(pieces[at])
-        except ValueError:
-            pass
-    return found
+    return map(_memory().__getitem__, pieces)
 
 
-def _analyse(piece: str) -> str | tuple[str, ...]:
-    """The terms of one piece (no whitespace), remembered in ``_PIECES``."""
+def _analyse(piece: str, memory: _Pieces) -> tuple[str, ...]:
+    """The terms of one piece (no whitespace), remembered in ``memory``."""
     lowered = piece.lower()
     if lowered.isalnum():  # one word (most pieces)
-        got: str | tuple[str, ...] = "" if lowered in _STOP else _stem(lowered)
-        _PIECES[piece] = got
+        got: tuple[str, ...] = () if lowered in _STOP else (_stem(lowered),)
+        memory[piece] = got
         return got
     if "'" in lowered or "’" in lowered:
         lowered = _CONTRACTION.sub(r"\1", lowered)
@@ -208,16 +217,10 @@ def _analyse(piece: str) -> str | tuple[str, ...]:
     if "-" in lowered or "_" in lowered:
         compounds = [c.replace("_", "-") for c in _COMPOUND.findall(lowered) if len(c) <= 64]
         if compounds:
-            _COMPOUNDS[piece] = len(terms)
+            memory.compounds[piece] = len(terms)
             terms.extend(compounds)
-    if len(terms) == 1 and piece not in _COMPOUNDS:
-        got = terms[0]
-    elif not terms:
-        got = ""
-    else:
-        got = tuple(terms)
-        SEVERAL.add(got)
-    _PIECES[piece] = got
+    got = tuple(terms)
+    memory[piece] = got
     return got
 
 

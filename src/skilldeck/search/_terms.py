@@ -18,10 +18,10 @@ import bisect
 import math
 from array import array
 from collections import Counter, defaultdict, deque
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
-from itertools import repeat
+from itertools import chain, repeat
 from typing import Any
 
 from skilldeck.search._bm25 import (
@@ -30,7 +30,6 @@ from skilldeck.search._bm25 import (
     _K1,
     FIELD_WEIGHTS,
     META_FIELDS,
-    SEVERAL,
     SearchDocument,
     _Builtin,
     affirmative,
@@ -48,21 +47,13 @@ _WEIGHTS = tuple(FIELD_WEIGHTS[f] for f in FIELDS)
 _ABSENT_MAX = 100_000  # query terms no document has, remembered (then forgotten)
 
 
-def word_counts(words: Sequence[str]) -> tuple[Counter[str], int]:
+def word_counts(words: Iterable[str]) -> tuple[Counter[str], int]:
     """The terms ``tokenize(" ".join(words))`` makes, counted, and how many it makes.
 
     ``tokenize`` never joins across whitespace, so each distinct piece is analysed
-    once (and remembered); the pieces are looked up and counted in C."""
-    counts: Counter[Any] = Counter(piece_terms(words))
-    total = len(words)
-    none = counts.pop("", 0)  # pieces of no term (stop words)
-    total -= none
-    for key in counts.keys() & SEVERAL:  # pieces of several terms
-        n = counts.pop(key)
-        total += (len(key) - 1) * n
-        for t in key:
-            counts[t] += n
-    return counts, total
+    once (and remembered); the pieces are looked up and their terms counted in C."""
+    counts = Counter(chain.from_iterable(piece_terms(words)))
+    return counts, sum(counts.values())
 
 
 @dataclass(frozen=True, slots=True)

@@ -86,7 +86,7 @@ def test_persisted_cache_serves_a_new_catalog(tmp_path: Path, make_skill: MakeSk
     assert Catalog.from_roots([tmp_path / "r"]).list()[0].description == "AAAA"
     stamp, root, rows = _rows(_index_file())
     ((key, sig, record),) = rows
-    assert key == str(skill / "SKILL.md")
+    assert key == str(skill)  # a plain SKILL.md: its folder
     st = (skill / "SKILL.md").stat()
     parts = (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns, st.st_dev)
     assert sig == struct.pack("<qqQqQ", *parts)  # packed: 40 bytes, one object
@@ -300,7 +300,7 @@ def test_undecodable_file_names_are_parsed_not_cached(tmp_path: Path) -> None:
     assert [(e.name, e.status) for e in first] == [(e.name, e.status) for e in again]
     assert any(name in str(e.path) for e in again)
     rows = _rows(_index_file())[2]
-    assert [r[0].rsplit("/", 2)[-2] for r in rows] == ["plain"]
+    assert [r[0].rsplit("/", 1)[-1] for r in rows] == ["plain"]  # keys: the folders
 
 
 def test_cached_metadata_has_a_manifest_on_demand(tmp_path: Path, make_skill: MakeSkill) -> None:
@@ -368,6 +368,14 @@ def test_packed_diagnostics_round_trip() -> None:
     assert unpack_diagnostics(msgspec.msgpack.encode([["SK201", "fatal", "m"]])) == ()
     with pytest.raises(UnicodeEncodeError):
         pack_diagnostics((Diagnostic.make("SK201", "m", path="/r/\udcff/SKILL.md"),))
+    # the skill's own SKILL.md is packed as a mark: the same finding in two skills
+    # packs to the same bytes, and each unpacks with its own path
+    own = pack_diagnostics(diags, "/r/x/SKILL.md")
+    assert b"/r/x/SKILL.md" not in own and unpack_diagnostics(own, "/r/x/SKILL.md") == diags
+    other = unpack_diagnostics(own, "/s/y/SKILL.md")
+    assert [d.path for d in other] == ["/s/y/SKILL.md", None, "/r/\u00e9/skill.md"]
+    assert pack_diagnostics(other, "/s/y/SKILL.md") == own
+    assert [d.path for d in unpack_diagnostics(own)] == [None, None, "/r/\u00e9/skill.md"]
 
 
 def test_a_warm_listing_expands_no_diagnostics(tmp_path: Path, make_skill: MakeSkill) -> None:
@@ -419,7 +427,7 @@ def test_racy_files_are_read_again_until_they_settle(
     assert cat.list()[0].description == "BBBB" and cat.list()[0] is not first
     monkeypatch.setattr(_fs, "_RACY_NS", 0)
     Catalog.from_roots([tmp_path / "r"]).list()
-    assert [r[0] for r in _rows(_index_file())[2]] == [str(tmp_path / "r" / "fresh" / "SKILL.md")]
+    assert [r[0] for r in _rows(_index_file())[2]] == [str(tmp_path / "r" / "fresh")]
 
 
 def _listing_catalog(root: Path) -> Catalog:
@@ -626,3 +634,26 @@ def test_cached_tags_versions_and_authors_are_shared(tmp_path: Path, make_skill:
     assert one.tags == ("pdf", "forms") and one.version == "1.0.0"
     assert one.tags[0] is two.tags[0] and one.tags[1] is two.tags[1]
     assert one.version is two.version and one.author is two.author
+    assert one.tags is two.tags  # one tuple per tag set
+
+
+def test_equal_findings_are_held_once_and_name_each_skill(
+    tmp_path: Path, make_skill: MakeSkill
+) -> None:
+    """Skills served from the cache with the same finding share its packed bytes; read,
+    each names its own SKILL.md, as parsing does (a linked SKILL.md too)."""
+    for name in ("one", "two", "three"):
+        make_skill(tmp_path / "r", name, frontmatter="domain: x\n")
+    linked = tmp_path / "r" / "three"
+    (linked / "SKILL.md").rename(linked / "real.md")
+    (linked / "SKILL.md").symlink_to("real.md")
+    settle()
+    roots = [tmp_path / "r"]
+    cold = {e.address: e.diagnostics for e in Catalog.from_roots(roots).entries()}
+    warm = Catalog.from_roots(roots).entries()
+    one, three, two = warm
+    assert raw_diagnostics(one.metadata) is raw_diagnostics(two.metadata)
+    assert {e.address: e.diagnostics for e in warm} == cold
+    assert [d.path for d in one.diagnostics if d.code == "SK213"] == [str(one.path / "SKILL.md")]
+    assert [d.path for d in two.diagnostics if d.code == "SK213"] == [str(two.path / "SKILL.md")]
+    assert [d.path for d in three.diagnostics if d.code == "SK213"] == [str(linked / "real.md")]

@@ -9,6 +9,7 @@ import pytest
 
 from skilldeck import FileSystemStore
 from skilldeck.catalog import _pool
+from skilldeck.catalog._model import skill_md_text
 
 SKILLS = {
     "ok": "---\nname: ok\ndescription: Fine.\ntags: [a, b]\n---\nBody\n",
@@ -43,11 +44,12 @@ def test_worker_records_equal_in_process_metadata(tmp_path: Path, mode: str) -> 
     items = []
     for meta in serial:
         assert meta.folder is not None and meta.md_name is not None
-        items.append((os.path.join(meta.folder, meta.md_name), meta.folder))
+        own = skill_md_text(meta.folder, meta.md_name)
+        items.append((os.path.join(meta.folder, meta.md_name), meta.folder, own))
     records = _pool.parse_records(items, mode, 2)
     assert records is not None
     pooled = [
-        store._meta(folder, md, rec) for (md, folder), rec in zip(items, records, strict=True)
+        store._meta(folder, md, rec) for (md, folder, _own), rec in zip(items, records, strict=True)
     ]
     assert pooled == list(serial)
     assert [m.diagnostics for m in pooled] == [m.diagnostics for m in serial]
@@ -77,7 +79,7 @@ def test_workers_do_not_repeat_unflushed_output(tmp_path: Path) -> None:
         "import sys\n"
         "from skilldeck.catalog import _pool\n"
         "sys.stdout.write('HEADER\\n')\n"
-        f"items = [({str(tmp_path / 'skills' / 'ok' / 'SKILL.md')!r}, 'ok')] * 8\n"
+        f"items = [({str(tmp_path / 'skills' / 'ok' / 'SKILL.md')!r}, 'ok', None)] * 8\n"
         "records = _pool.parse_records(items, 'lenient', 2)\n"
         "print(records[0][0], len(records))\n"
     )

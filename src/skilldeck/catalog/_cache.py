@@ -1,7 +1,8 @@
 """The persisted metadata cache: one index file per root in the user cache folder.
 
-Each index holds one row per SKILL.md: its key (the path as found, plus the
-real path for links), its stat signature and the parsed record. A row is
+Each index holds one row per SKILL.md: its key (the skill's folder for a regular
+SKILL.md file in it, else the path as found and the real path, NUL-separated:
+``_fs.memory_key``), its stat signature and the parsed record. A row is
 served only while the file's signature is unchanged: ``mtime_ns``, size, inode,
 ``ctime_ns`` and device, packed into 40 bytes (``sig_of``: one bytes object per
 file instead of a tuple of five integers, in memory and in the file). The
@@ -44,9 +45,10 @@ __all__ = [
     "pack_sig", "sig_of", "unpack_diagnostics",
 ]  # fmt: skip
 
-CACHE_FORMAT = 7
+CACHE_FORMAT = 8
 """Bumped whenever the index's layout changes (5: packed signatures; 6: packed
-diagnostics; 7: a header of keys, then the rows in chunks)."""
+diagnostics; 7: a header of keys, then the rows in chunks; 8: a plain SKILL.md's
+key is its folder, and a diagnostic's own SKILL.md is a mark)."""
 
 MAX_FILES = 64
 """At most this many roots are cached; the least recently used are dropped."""
@@ -79,9 +81,16 @@ Record = tuple[
 _DiagRow = tuple[str, Severity, str, str | None, int | None, int | None, str | None]
 
 
-def pack_diagnostics(diags: tuple[Diagnostic, ...] | bytes) -> bytes:
+_OWN = "\0"
+"""A packed diagnostic's path when it is the skill's own SKILL.md (no path holds NUL):
+the packed bytes of equal findings in different skills are then equal, and shared."""
+
+
+def pack_diagnostics(diags: tuple[Diagnostic, ...] | bytes, own: str | None = None) -> bytes:
     """Diagnostics as one bytes object (``b""``: none; packed ones as they are).
 
+    A path equal to ``own`` (the skill's SKILL.md, ``_model.skill_md_text``) is packed
+    as a mark that ``unpack_diagnostics`` turns back into the ``own`` it is given.
     Raises ``ValueError`` (``UnicodeEncodeError``) or ``msgspec.EncodeError`` for
     text that cannot be UTF-8 (a path with undecodable bytes): such a row is not cached.
     """
@@ -90,19 +99,34 @@ def pack_diagnostics(diags: tuple[Diagnostic, ...] | bytes) -> bytes:
     if not diags:
         return b""
     return _ENCODER.encode(
-        [(d.code, d.severity, d.message, d.path, d.line, d.column, d.hint) for d in diags]
+        [
+            (
+                d.code,
+                d.severity,
+                d.message,
+                _OWN if own is not None and d.path == own else d.path,
+                d.line,
+                d.column,
+                d.hint,
+            )
+            for d in diags
+        ]
     )
 
 
-def unpack_diagnostics(packed: bytes) -> tuple[Diagnostic, ...]:
-    """The diagnostics ``pack_diagnostics`` packed (none when the bytes were damaged)."""
+def unpack_diagnostics(packed: bytes, own: str | None = None) -> tuple[Diagnostic, ...]:
+    """The diagnostics ``pack_diagnostics`` packed, the skill's own SKILL.md named
+    ``own`` (none when the bytes were damaged)."""
     if not packed:
         return ()
     try:
         rows = _DIAG_DECODER.decode(packed)
     except (msgspec.DecodeError, ValueError, TypeError, RecursionError):
         return ()
-    return tuple(Diagnostic(*row) for row in rows)
+    return tuple(
+        Diagnostic(code, severity, message, own if path == _OWN else path, line, column, hint)
+        for code, severity, message, path, line, column, hint in rows
+    )
 
 
 #: the stat signature of a SKILL.md: mtime_ns, size, inode, ctime_ns, device, packed

@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 import stat as _stat
 import struct
-from collections.abc import Iterable
 
 from skilldeck._tree import Found
 from skilldeck.catalog._cache import pack_sig, sig_of
@@ -17,26 +16,20 @@ __all__ = ["replay"]
 _SEP = os.sep
 
 
-def replay(
-    folders: list[str], others: list[str], mds: list[str] | None = None
-) -> list[Found] | None:
+def replay(folders: list[str], others: list[str]) -> list[Found] | None:
     """The skills of an immediate root whose folder list did not change (its
     mtime, ctime and inode are those of a plain walk): one ``lstat`` per skill.
-    ``mds``: each folder's SKILL.md path, when the caller has them as strings.
 
     ``None`` when a SKILL.md is gone or no longer a regular file, or a folder
-    without one gained one: the caller walks the root again.
+    without one gained one (or a stored folder is no possible path): the caller
+    walks the root again.
     """
     found: list[Found] = []
-    append, lstat, is_reg, sep = found.append, os.lstat, _stat.S_ISREG, _SEP
+    append, lstat, is_reg, md_of = found.append, os.lstat, _stat.S_ISREG, _SEP + "SKILL.md"
     pack = pack_sig
-    pairs: Iterable[tuple[str, str]] = (
-        zip(folders, mds, strict=True)
-        if mds is not None and len(mds) == len(folders)
-        else ((folder, folder + sep + "SKILL.md") for folder in folders)
-    )
     try:
-        for folder, md in pairs:
+        for folder in folders:
+            md = folder + md_of
             st = lstat(md)
             if not is_reg(st.st_mode):
                 return None
@@ -45,9 +38,11 @@ def replay(
             except struct.error:
                 sig = sig_of(st)
             append((folder, md, md, sig))
-    except OSError:
+    except (OSError, ValueError):
         return None
     for folder in others:
-        if os.path.lexists(folder + sep + "SKILL.md") or os.path.lexists(folder + sep + "skill.md"):
+        if os.path.lexists(folder + _SEP + "SKILL.md") or os.path.lexists(
+            folder + _SEP + "skill.md"
+        ):
             return None
     return found

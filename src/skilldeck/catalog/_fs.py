@@ -64,7 +64,13 @@ from skilldeck.catalog._files import (
     walk_all,
 )
 from skilldeck.catalog._fileset import check_read
-from skilldeck.catalog._model import Skill, SkillMetadata, metadata_of, raw_diagnostics
+from skilldeck.catalog._model import (
+    Skill,
+    SkillMetadata,
+    metadata_of,
+    raw_diagnostics,
+    skill_md_text,
+)
 from skilldeck.catalog._store import (
     DEFAULT_FILE_LIMIT,
     Discovery,
@@ -79,6 +85,7 @@ __all__ = ["MAX_DEPTH", "FileSystemStore", "Mode"]
 Mode = Literal["lenient", "strict"]
 
 _SKILL_MD = os.sep + "SKILL.md"
+_MD_LEN = len(_SKILL_MD)
 _RACY_NS = 1_000_000_000
 
 
@@ -86,7 +93,7 @@ def _record(m: SkillMetadata) -> Record | None:
     """The cache's plain-data record of a skill's metadata (see ``_parse``); ``None``
     when its diagnostics hold text that cannot be stored (parsed again next time)."""
     try:
-        diags = pack_diagnostics(raw_diagnostics(m))
+        diags = pack_diagnostics(raw_diagnostics(m), skill_md_text(m.folder, m.md_name))
     except (ValueError, msgspec.EncodeError):
         return None
     return (
@@ -103,6 +110,16 @@ def _record(m: SkillMetadata) -> Record | None:
         else (m.model_invocable, m.user_invocable, m.when_to_use, m.argument_hint),
         None if m.version is None and m.author is None else (m.version, m.author),
     )
+
+
+def memory_key(folder: str, md: str, real_md: str) -> str:
+    """A SKILL.md's key in the store's memory and the cache: the folder itself for a
+    file named SKILL.md in it that is not a link (the string the metadata holds
+    anyway), else the path as found and the real path, NUL-separated (no folder
+    holds NUL, so the two kinds never meet)."""
+    if len(md) == len(folder) + _MD_LEN and md == real_md and md.endswith(_SKILL_MD):
+        return folder
+    return f"{md}\0{real_md}"
 
 
 class FileSystemStore(StoreBase):
@@ -253,17 +270,15 @@ class FileSystemStore(StoreBase):
     def _replay(self, walker: SkillFinder, root_sig: RootSig) -> list[Found] | None:
         """The last walk's skills again when the root's folder list cannot have changed."""
         listing = self._listing
-        mds = None
         if listing is None and not self._memory and self._cache is not None:
             disk = self._disk = self._cache.open(self.cache_key)  # kept for _parse_all
             stored = disk.listing if disk is not None else None
             if disk is not None and stored is not None and stored[0] == root_sig:
-                cut = len(_SKILL_MD)
-                mds = disk.keys  # a listing is kept only for plain SKILL.md paths
-                listing = (stored[0], [key[:-cut] for key in mds], stored[1])
+                # a listing is kept only for plain SKILL.md files: the keys are the folders
+                listing = (stored[0], disk.keys, stored[1])
         if listing is None or listing[0] != root_sig:
             return None
-        found = replay(listing[1], listing[2], mds)
+        found = replay(listing[1], listing[2])
         if found is not None:
             walker.others = listing[2]
         return found
@@ -307,8 +322,10 @@ class FileSystemStore(StoreBase):
         append = metas.append
         todo: list[tuple[int, str, str, str, str, Sig]] = []
         make, source, intern = metadata_of, self.source, sys.intern
+        tag_sets: dict[tuple[str, ...], tuple[str, ...]] = {}
+        shared: dict[bytes, bytes] = {}  # equal packed findings (their paths are marks)
         for folder, md, real_md, sig in found:
-            key = md if md == real_md else f"{md}\0{real_md}"
+            key = memory_key(folder, md, real_md)
             hit = memory.get(key)
             if hit is not None and hit[0] == sig:
                 new_memory[key] = hit
@@ -323,25 +340,29 @@ class FileSystemStore(StoreBase):
                 append(None)  # parsed below
                 continue
             rec = row[1]  # self._meta(folder, md, rec), inlined: the warm hot loop
-            tags, about = rec[2], rec[9]
-            if tags:  # shared across skills: one string per tag, not per use
-                tags = tuple(map(intern, tags))
+            tags, diags, about = rec[2], rec[7], rec[9]
+            if tags:  # shared across skills: one string per tag, one tuple per tag set
+                got = tag_sets.get(tags)
+                if got is None:
+                    got = tuple(map(intern, tags))
+                    tag_sets[got] = got
+                tags = got
+            if diags:
+                diags = shared.setdefault(diags, diags)
             if about is not None:
                 about = (about[0] and intern(about[0]), about[1] and intern(about[1]))
             meta = make(
                 rec[0],
                 rec[1],
                 folder,
-                "SKILL.md"
-                if len(md) == len(folder) + len(_SKILL_MD) and md.endswith(_SKILL_MD)
-                else self._md_name(folder, md),
+                "SKILL.md" if key is folder else self._md_name(folder, md),
                 source,
                 folder,
                 tags,
                 rec[3],
                 rec[4],
                 rec[5],
-                rec[7],
+                diags,
                 rec[6],
                 rec[8],
                 about,
@@ -390,7 +411,8 @@ class FileSystemStore(StoreBase):
         records = None
         workers = pool_workers(len(todo))
         if workers:
-            records = parse_records([(t[4], t[2]) for t in todo if t[4]], self.mode, workers)
+            items = [(t[4], t[2], self._own(t[2], t[3])) for t in todo if t[4]]
+            records = parse_records(items, self.mode, workers)
         self.workers_used = workers if records is not None else 0
         n = 0
         for pos, key, folder, md, real_md, sig in todo:
@@ -419,11 +441,17 @@ class FileSystemStore(StoreBase):
         """
         from skilldeck.catalog._pool import parse_record  # a warm listing never parses
 
-        return self._meta(folder, md, parse_record(real_md, folder, self.mode))
+        record = parse_record(real_md, folder, self.mode, self._own(folder, md))
+        return self._meta(folder, md, record)
 
     @staticmethod
     def _md_name(folder: str, md: str) -> str:
         return md[len(folder) + 1 :] if md.startswith(folder) else os.path.basename(md)
+
+    @classmethod
+    def _own(cls, folder: str, md: str) -> str | None:
+        """The SKILL.md path the metadata of ``md`` names (``_model.skill_md_text``)."""
+        return skill_md_text(folder, cls._md_name(folder, md))
 
     def _meta(self, folder: str, md: str, rec: Record) -> SkillMetadata:
         return metadata_of(

@@ -26,6 +26,7 @@ __all__ = [
     "SourceKind",
     "Trust",
     "WhyLine",
+    "skill_md_text",
 ]
 
 SourceKind = Literal["bundled", "user", "extra", "project", "installed", "inline", "root"]
@@ -271,12 +272,25 @@ class _Packed:
         if value.__class__ is bytes:
             from skilldeck.catalog._cache import unpack_diagnostics
 
-            value = unpack_diagnostics(value)
+            meta = obj if obj.__class__ is SkillMetadata else obj.metadata
+            value = unpack_diagnostics(value, skill_md_text(meta.folder, meta.md_name))
             self.slot.__set__(obj, value)
         return value
 
     def __set__(self, obj: Any, value: Any) -> None:
         self.slot.__set__(obj, value)
+
+
+def skill_md_text(folder: str | None, md_name: str | None) -> str | None:
+    """The path of a skill's SKILL.md as text (``str(meta.skill_md)``), made without
+    ``Path`` objects where the folder is already a normal absolute path (a store's
+    folders are). Packed diagnostics name this path by a mark (``_cache``)."""
+    if folder is None or not md_name:
+        return None
+    plain = folder[:1] == "/" and folder[:2] != "//" and os.path.normpath(folder) == folder
+    if not plain or "/" in md_name or md_name in (".", ".."):
+        return str(Path(folder) / md_name)
+    return folder + "/" + md_name if folder != "/" else "/" + md_name
 
 
 def _pack_field(cls: type) -> Any:

@@ -33,9 +33,11 @@ POOL_THRESHOLD = 2000
 MAX_WORKERS = 4
 
 
-def parse_record(real_md: str, folder: str, mode: str) -> Record:
+def parse_record(real_md: str, folder: str, mode: str, own: str | None = None) -> Record:
     """One SKILL.md as the cache's record: name, description, tags, requirements
-    (commands, env, other), valid, diagnostics, invocation controls, version and author."""
+    (commands, env, other), valid, diagnostics, invocation controls, version and author.
+    ``own``: the SKILL.md path the metadata will name (``_model.skill_md_text``), which
+    the packed diagnostics mark (``_cache.pack_diagnostics``)."""
     from skilldeck.format import read_skill_md  # a warm listing never parses
 
     parsed = read_skill_md(
@@ -50,7 +52,7 @@ def parse_record(real_md: str, folder: str, mode: str) -> Record:
         diags = (skill_md_lowercase(real_md, folder), *diags)
     rows: Any = diags
     with contextlib.suppress(ValueError, msgspec.EncodeError):  # else the tuple: pickled
-        rows = pack_diagnostics(diags)
+        rows = pack_diagnostics(diags, own)
     if m is None:
         return (os.path.basename(folder), "", (), (), (), (), False, rows, None, None)
     req = m.requires
@@ -101,11 +103,15 @@ def skill_md_lowercase(real_md: str, folder: str) -> Diagnostic:
     )
 
 
-def _parse_chunk(args: tuple[list[tuple[str, str]], str]) -> bytes | list[Record]:
+#: a file to parse: its real path, its folder and its own SKILL.md path (``parse_record``)
+Item = tuple[str, str, str | None]
+
+
+def _parse_chunk(args: tuple[list[Item], str]) -> bytes | list[Record]:
     """A chunk's records as MessagePack (decoded in C by the parent, several times
     faster than unpickling dataclasses), or as objects when a path cannot be encoded."""
     items, mode = args
-    records = [parse_record(real_md, folder, mode) for real_md, folder in items]
+    records = [parse_record(real_md, folder, mode, own) for real_md, folder, own in items]
     try:
         return msgspec.msgpack.encode(records)
     except (msgspec.EncodeError, UnicodeEncodeError, ValueError, TypeError):
@@ -135,8 +141,8 @@ def pool_workers(count: int) -> int:
     return workers if workers > 1 else 0
 
 
-def parse_records(items: list[tuple[str, str]], mode: str, workers: int) -> list[Record] | None:
-    """Records of ``(real SKILL.md, folder)`` items, in order, parsed by ``workers``
+def parse_records(items: list[Item], mode: str, workers: int) -> list[Record] | None:
+    """Records of ``(real SKILL.md, folder, own SKILL.md)`` items, in order, parsed by ``workers``
     forked processes; ``None`` when the workers could not do it."""
     import multiprocessing
 

@@ -31,6 +31,7 @@ from skilldeck.catalog._model import (
     Source,
     entry_of,
     raw_diagnostics,
+    skill_md_text,
 )
 from skilldeck.catalog._store import StoreBase
 from skilldeck.config import Config
@@ -515,7 +516,7 @@ class Requirements:
     def check(self, meta: SkillMetadata) -> tuple[list[str], tuple[Diagnostic, ...]]:
         if not (meta.requires_commands or meta.requires_env or meta.requires_other):
             return [], ()
-        where = _skill_md_text(meta)
+        where = skill_md_text(meta.folder, meta.md_name)
         missing: list[str] = []
         notes: list[Diagnostic] = []
         cmds = [c for c in meta.requires_commands if not self.has_command(c)]
@@ -551,16 +552,3 @@ class Requirements:
                 )
             )
         return missing, tuple(notes)
-
-
-def _skill_md_text(meta: SkillMetadata) -> str | None:
-    """``str(meta.skill_md)`` without making two ``Path`` objects where the folder is
-    already a normal absolute path (a store's folders are): every skill that declares a
-    requirement gets a note naming its SKILL.md on each fresh listing."""
-    folder, md = meta.folder, meta.md_name
-    if folder is None or not md:
-        return None
-    plain = folder[:1] == "/" and folder[:2] != "//" and os.path.normpath(folder) == folder
-    if not plain or "/" in md or md in (".", ".."):
-        return str(meta.skill_md)
-    return folder + "/" + md if folder != "/" else "/" + md

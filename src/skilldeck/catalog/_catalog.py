@@ -13,12 +13,10 @@ keeps one consistent snapshot, and answers queries (tiers 2 and 3 included).
 from __future__ import annotations
 
 import builtins
-import contextlib
-import gc
 import os
 import re
 import threading
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -29,6 +27,7 @@ from skilldeck._errors import (
     SkillNotFoundError,
     SkillUnavailableError,
 )
+from skilldeck._gc import paused as _gc_paused
 from skilldeck._paths import dirs
 from skilldeck._tree import PLACEHOLDER, Walk
 from skilldeck.catalog._cache import MetadataCache
@@ -610,32 +609,3 @@ def _walk_entry(entry: CatalogEntry, store: StoreBase) -> tuple[str, Walk]:
     assert entry.path is not None
     real = os.path.realpath(entry.path)
     return real, walk_all(real)
-
-
-@contextlib.contextmanager
-def _gc_paused() -> Iterator[None]:
-    """Pause the cycle collector while a scan allocates many small, acyclic objects.
-
-    Full collections triggered mid-scan would otherwise traverse every object of
-    a large catalog again and again; nothing built here forms reference cycles.
-    After a scan that built many objects (a first listing of 100,000 skills builds
-    some 750,000), they go straight to the oldest generation (``gc.freeze()`` then
-    ``gc.unfreeze()``, no traversal): they are the catalog's state, long-lived by
-    construction, and the collections that would otherwise promote them generation
-    by generation cost a sixth of such a listing's CPU, to find nothing.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            # (not when the application froze objects itself: unfreeze would thaw them)
-            if gc.get_count()[0] > _PROMOTE_AFTER and not gc.get_freeze_count():
-                gc.freeze()
-                gc.unfreeze()
-            gc.enable()
-
-
-_PROMOTE_AFTER = 50_000
-"""Objects a scan must have left (net) for them to be promoted at once (see ``_gc_paused``)."""

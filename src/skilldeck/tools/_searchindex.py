@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, overload
 
 from skilldeck._errors import SkillError
+from skilldeck._gc import paused as gc_paused
 from skilldeck.search import SearchDocument, SearchIndex, body_parts
 from skilldeck.tools._options import CatalogLike, RuntimeOptions
 
@@ -124,7 +125,12 @@ class RuntimeSearch:
         """Load the index saved for exactly these skills, else build and save it.
 
         Saved next to the catalog's metadata cache (``<cache>/search/``); a catalog
-        without a cache (``cache=False``) builds in memory only."""
+        without a cache (``cache=False``) builds in memory only. A build makes
+        millions of small acyclic objects: the cycle collector waits."""
+        with gc_paused():
+            return self._load_or_build(metas, progress)
+
+    def _load_or_build(self, metas: list[Any], progress: Progress | None) -> SearchIndex:
         from skilldeck.search import (
             doc_keys,
             index_key,

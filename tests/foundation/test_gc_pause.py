@@ -1,12 +1,12 @@
-"""The collector pause around a scan: a scan that built many objects hands them to the
-oldest generation at once; a small one leaves them young; an application's own
-``gc.disable()`` and ``gc.freeze()`` are kept."""
+"""The collector pause around a scan or an index build: one that built many objects
+hands them to the oldest generation at once; a small one leaves them young; an
+application's own ``gc.disable()`` and ``gc.freeze()`` are kept."""
 
 from __future__ import annotations
 
 import gc
 
-from skilldeck.catalog._catalog import _PROMOTE_AFTER, _gc_paused
+from skilldeck._gc import _PROMOTE_AFTER, paused as _gc_paused
 
 
 def _generation_of(obj: object) -> int | None:

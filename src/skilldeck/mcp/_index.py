@@ -17,7 +17,7 @@ import gc
 import os
 import threading
 from bisect import bisect_right
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote
@@ -30,7 +30,7 @@ from skilldeck.mcp._publish import frontmatter, publishable
 from skilldeck.mcp._store import FileRow, SkillRow, SnapshotStore, TreeRow
 from skilldeck.mcp._wire import DIRECTORY_MIME, MAX_FILES, MAX_TOTAL_BYTES
 
-__all__ = ["FileRef", "IndexBuilder", "SkillIndex", "SkillRecord"]
+__all__ = ["FileRef", "FolderMap", "IndexBuilder", "SkillIndex", "SkillRecord"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,9 +61,58 @@ class SkillRecord:
     files: tuple[str, ...]
 
 
+class FolderMap(Mapping[str, tuple[dict[str, Any], ...]]):
+    """Every served folder's URI and its direct children, sorted by URI.
+
+    Made when asked: a skill's folders come from its files (``_owned_dirs``) when a
+    client reads one of them, so a start or a refresh lists no folder it is not asked
+    for; the folders above shadowed skills' roots (``skill://SOURCE``) are kept.
+    """
+
+    __slots__ = ("_prefixes", "_roots")
+
+    def __init__(
+        self,
+        roots: Mapping[str, tuple[SkillRecord, tuple[FileRef, ...]]],
+        prefixes: Mapping[str, tuple[dict[str, Any], ...]],
+    ) -> None:
+        self._roots = roots  # skill root URI -> (record, files)
+        self._prefixes = prefixes
+
+    def __getitem__(self, uri: str) -> tuple[dict[str, Any], ...]:
+        found = self._prefixes.get(uri)
+        if found is not None:
+            return found
+        root = uri
+        while True:
+            owner = self._roots.get(root)
+            if owner is not None:
+                kids = _owned_dirs(*owner).get(uri)
+                if kids is None:
+                    break
+                return tuple(kids[k] for k in sorted(kids))
+            root, sep, _ = root.rpartition("/")
+            if not sep or len(root) <= len(_uris.SCHEME):
+                break
+        raise KeyError(uri)
+
+    def __iter__(self) -> Iterator[str]:
+        seen = set(self._prefixes)
+        yield from self._prefixes
+        for owner in self._roots.values():
+            for uri in _owned_dirs(*owner):
+                if uri not in seen:
+                    seen.add(uri)
+                    yield uri
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
 @dataclass(frozen=True, slots=True)
 class SkillIndex:
-    """Everything a request needs, precomputed; immutable once built."""
+    """Everything a request needs, precomputed (its folders when asked); immutable once
+    built."""
 
     skills: tuple[SkillRecord, ...] = ()
     by_uri: Mapping[str, SkillRecord] = field(default_factory=dict)
@@ -121,11 +170,6 @@ class _Built:
             self.files = None
         return self.record, self.refs
 
-    def owned_dirs(self) -> dict[str, dict[str, dict[str, Any]]]:
-        """The folders at or below its root (made again when asked: not kept in memory)."""
-        assert self.record is not None and self.refs is not None
-        return _owned_dirs(self.record, self.refs)
-
     def row(self) -> SkillRow:
         assert self.refs is not None
         return SkillRow(
@@ -160,6 +204,8 @@ class IndexBuilder:
         self._snap: CatalogSnapshot | None = None
         self._index: SkillIndex | None = None
         self._prefixes: dict[str, dict[str, dict[str, Any]]] = {}  # shadowed prefix dirs
+        self._prefix_dirs: dict[str, tuple[dict[str, Any], ...]] = {}  # ... their listings
+        self._roots: dict[str, tuple[SkillRecord, tuple[FileRef, ...]]] = {}  # served roots
         self._skipped: dict[str, tuple[str, str]] = {}
         self._lock = threading.Lock()
         self.changed: set[str] = set()
@@ -273,7 +319,7 @@ class IndexBuilder:
         """The last index with the skills ``gone`` taken out and ``fresh`` put in."""
         by_uri = dict(old.by_uri) if old is not None else {}
         files = dict(old.files) if old is not None else {}
-        dirs = dict(old.dirs) if old is not None else {}
+        roots = dict(self._roots)
         removed_skills: set[str] = set()
         removed_files: set[str] = set()
         prefixes: set[str] = set()
@@ -287,8 +333,8 @@ class IndexBuilder:
                 if files.get(r.uri) is r:
                     del files[r.uri]
                     removed_files.add(r.uri)
-            for uri in b.owned_dirs():
-                dirs.pop(uri, None)
+            if roots.get(record.root, (None,))[0] is record:
+                del roots[record.root]
             prefixes.update(self._unlink_root(record))
         added_skills: list[str] = []
         added_files: list[str] = []
@@ -300,22 +346,22 @@ class IndexBuilder:
             for r in refs:
                 files[r.uri] = r
             added_files.extend(r.uri for r in refs)
-            for uri, kids in b.owned_dirs().items():
-                dirs[uri] = tuple(kids[k] for k in sorted(kids))
+            roots[record.root] = (record, refs)
             prefixes.update(self._link_root(record))
         for prefix in prefixes:
-            roots = self._prefixes.get(prefix)
-            if roots:
-                dirs[prefix] = tuple(roots[k] for k in sorted(roots))
+            kids = self._prefixes.get(prefix)
+            if kids:
+                self._prefix_dirs[prefix] = tuple(kids[k] for k in sorted(kids))
             else:
-                dirs.pop(prefix, None)
+                self._prefix_dirs.pop(prefix, None)
+        self._roots = roots
         skill_uris = _merged(old.skill_uris if old else (), removed_skills, added_skills)
         file_uris = _merged(old.file_uris if old else (), removed_files, added_files)
         return SkillIndex(
             skills=tuple(by_uri[u] for u in skill_uris),
             by_uri=by_uri,
             files=files,
-            dirs=dirs,
+            dirs=FolderMap(roots, dict(self._prefix_dirs)),
             file_uris=file_uris,
             skill_uris=skill_uris,
             skipped=skipped,

@@ -219,3 +219,41 @@ def test_the_console_script_and_python_m_skilldeck_behave_the_same() -> None:
         assert script_run.stdout == module_run.stdout, args
         assert script_run.stderr == module_run.stderr, args
         assert script_run.returncode == module_run.returncode, args
+
+
+# What `skilldeck run` of a script that declares no packages must not import: the
+# TOML parser (only a `# /// script` block needs it), the installer, and the command
+# modules of other commands.
+_NOT_FOR_A_PLAIN_RUN = {
+    "tomllib",
+    "skilldeck.dist",
+    "skilldeck.security",
+    "skilldeck.cli._dist",
+    "skilldeck.cli._catalog",
+    "skilldeck.cli._author",
+    "skilldeck.cli._store",
+}
+
+
+def _hello_skill(tmp_path: Path) -> Path:
+    skill = tmp_path / "skills" / "hello-skill"
+    (skill / "scripts").mkdir(parents=True)
+    (skill / "SKILL.md").write_text(
+        "---\nname: hello-skill\ndescription: Says hello. Use when testing.\n---\n# Hi\n",
+        encoding="utf-8",
+    )
+    (skill / "scripts" / "hello.py").write_text('print("hello")\n', encoding="utf-8")
+    (skill / "scripts" / "meta.py").write_text(
+        '# /// script\n# dependencies = []\n# ///\nprint("meta")\n', encoding="utf-8"
+    )
+    return skill.parent
+
+
+def test_a_run_of_a_plain_script_imports_no_toml_parser(tmp_path: Path) -> None:
+    run = ["run", "--root", str(_hello_skill(tmp_path)), "hello-skill", "--sandbox", "none"]
+    modules, out = _modules_after([*run, "--yes", "scripts/hello.py"])
+    assert out == "hello\n"
+    assert "skilldeck.execution._executor" in modules  # the test can fail: it ran
+    assert modules & _NOT_FOR_A_PLAIN_RUN == set()
+    modules, out = _modules_after([*run, "--yes", "scripts/meta.py"])
+    assert out == "meta\n" and "tomllib" in modules  # the block is read

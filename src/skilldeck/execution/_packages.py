@@ -34,7 +34,6 @@ import re
 import shutil
 import subprocess
 import sys
-import tomllib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -148,6 +147,8 @@ def _inline(skill: str, script: Path, origin: str) -> PackageSet | None:
     if len(blocks) > 1:
         raise _bad(skill, origin, "more than one '# /// script' block")
     content = blocks[0]
+    import tomllib  # only a script with a metadata block pays for it
+
     try:
         meta = tomllib.loads(content)
     except tomllib.TOMLDecodeError as exc:

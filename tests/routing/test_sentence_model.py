@@ -4,6 +4,7 @@ over real skills of the corpus. Skips with the reason when the model is absent."
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -254,3 +255,70 @@ def test_embedding_shows_progress_on_a_terminal_after_a_second(tmp_path: Path) -
         [sys.executable, "-c", script], capture_output=True, env=env, timeout=120, check=True
     )
     assert quiet.stderr == b""
+
+
+def _sentence_transformers_folder(root: Path, pooling: dict[str, bool], prompts: object) -> Path:
+    """The int8 model laid out as a sentence-transformers repository: the ONNX file
+    and tokenizer under ``onnx/``, the pooling and prompts in the folder above."""
+    (root / "onnx").mkdir(parents=True)
+    (root / "onnx" / "model.onnx").symlink_to(INT8 / "model-int8.onnx")
+    (root / "onnx" / "tokenizer.json").symlink_to(INT8 / "tokenizer.json")
+    (root / "1_Pooling").mkdir()
+    flags = {"word_embedding_dimension": 384, "pooling_mode_cls_token": False}
+    flags |= {"pooling_mode_mean_tokens": False, "pooling_mode_max_tokens": False, **pooling}
+    (root / "1_Pooling" / "config.json").write_text(json.dumps(flags))
+    settings = {"__version__": {"sentence_transformers": "3.0.1"}, "prompts": prompts}
+    (root / "config_sentence_transformers.json").write_text(json.dumps(settings))
+    return root
+
+
+def test_a_folder_saved_by_sentence_transformers_is_pooled_and_prompted_as_it_says(
+    tmp_path: Path, minilm: SentenceEmbedder
+) -> None:
+    """bge-style settings (first-token pooling, a request instruction) are read from
+    the folder, not assumed: the vectors are the first token's, and only requests get
+    the instruction."""
+    import numpy as np
+
+    prompt = "Represent this sentence for searching relevant passages: "
+    folder = _sentence_transformers_folder(
+        tmp_path / "bge-like", {"pooling_mode_cls_token": True}, {"query": prompt}
+    )
+    cls = load_embedder(f"path:{folder}")
+    assert isinstance(cls, SentenceEmbedder)
+    assert cls.pooling == "cls" and cls.query_prefix == prompt
+    assert cls.identity != minilm.identity  # other vectors: saved apart, not fitted
+    assert cls.abstention is None
+    texts = ["merge two PDFs into one", "combine pdf files"]
+    encoded = cls.tokenizer.encode_batch(texts)
+    ids = np.array([e.ids for e in encoded], dtype="int64")
+    mask = np.array([e.attention_mask for e in encoded], dtype="int64")
+    feed = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+    first = cls.session.run(None, feed)[0][:, 0, :]
+    first = first / np.linalg.norm(first, axis=1, keepdims=True)
+    assert np.allclose(cls(texts), first, atol=1e-5)
+    assert float(cls(texts)[0] @ minilm(texts)[0]) < 0.99  # not the mean
+    # the instruction goes before the request, never before a skill's text
+    docs = [skilldeck.search.SearchDocument("pdf", "Merge, split and fill PDF files.")]
+    index = SemanticIndex(skilldeck.search.SearchIndex(docs), cls)
+    query = "merge two PDFs"
+    assert index.texts() == ["pdf: Merge, split and fill PDF files."]
+    expected = float(cls([prompt + query])[0] @ cls(index.texts())[0])
+    assert abs(float(index.similarities(query)[0]) - expected) < 1e-5
+    # mean pooling, as MiniLM's own folder says, keeps the measured identity
+    same = _sentence_transformers_folder(tmp_path / "mean", {"pooling_mode_mean_tokens": True}, {})
+    assert load_embedder(f"path:{same}").identity == minilm.identity
+
+
+def test_a_pooling_skilldeck_cannot_do_is_a_coded_error(tmp_path: Path) -> None:
+    if not INT8.is_dir():
+        pytest.skip(f"{INT8} is not present (../shared/models beside the checkout)")
+    folder = _sentence_transformers_folder(tmp_path / "max", {"pooling_mode_max_tokens": True}, {})
+    with pytest.raises(skilldeck.EmbedderUnavailableError) as err:
+        load_embedder(f"path:{folder}")
+    assert err.value.code == "EMBEDDER_UNAVAILABLE"
+    assert "pooling_mode_max_tokens" in str(err.value) and "1_Pooling" in str(err.value)
+    (folder / "1_Pooling" / "config.json").write_text("{not json")
+    with pytest.raises(skilldeck.EmbedderUnavailableError) as err:
+        load_embedder(f"path:{folder}")
+    assert "is not JSON" in str(err.value) and err.value.hint

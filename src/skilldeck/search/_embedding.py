@@ -15,8 +15,12 @@ choose the model. skilldeck fetches nothing: no model hub is tried, ever.
 A sentence model folder holds ``tokenizer.json`` and ``model.onnx`` (or one
 ``*.onnx`` file, or ``onnx/model.onnx`` as the Hugging Face repositories of
 sentence-transformers lay it out); ``path:DIR/model-int8.onnx`` names one file
-of several. A model2vec folder holds ``config.json``, ``tokenizer.json`` and
-``model.safetensors``.
+of several. What sentence-transformers saves beside it is read too: the pooling
+of ``1_Pooling/config.json`` (mean, the default, or the first token: bge models
+pool so) and the request prompt of ``config_sentence_transformers.json``
+(``prompts.query``: the instruction a retrieval model puts before a request, not
+before the skills). A model2vec folder holds ``config.json``, ``tokenizer.json``
+and ``model.safetensors``.
 
 ``configured_embedder(value)`` is what the front ends use: ``value`` (their
 ``--embedder`` option), else ``[search] embedder`` of the user's own config file
@@ -68,6 +72,10 @@ _OFF = "off"
 _MAX_TOKENS = 256  # tokens of a text the sentence model reads (the rest is cut)
 _ONNX_BATCH = 32
 _PROBE = "skilldeck"
+_POOLINGS = ("mean", "cls")
+#: sentence-transformers' pooling flags, by the pooling they name
+_POOLING_FLAGS = {"pooling_mode_mean_tokens": "mean", "pooling_mode_cls_token": "cls"}
+_MAX_PREFIX = 500  # characters of a request prompt
 #: The abstention (``SemanticIndex``: intercept, logit of the lexical confidence, best
 #: cosine) fitted for each model measured, by its ``identity``: logistic regression on
 #: the tuning sets bench/data/routing.jsonl and routing_tuning2.jsonl (``python
@@ -117,11 +125,19 @@ class StaticEmbedder:
 class SentenceEmbedder:
     """``fn(texts) -> vectors`` over a sentence-transformer exported to ONNX, run with
     ``onnxruntime`` and tokenized with ``tokenizers`` (no torch): token ids in, the
-    last hidden state out, mean-pooled over the attention mask and L2-normalised.
+    last hidden state out, pooled (``pooling``: ``"mean"`` over the attention mask,
+    or ``"cls"``, the first token) and L2-normalised. An export whose first output
+    is already one vector per text is taken as it is.
 
     - ``source``: the ``.onnx`` file it was loaded from;
-    - ``identity``: a digest of the model and tokenizer files (saved skill
-      embeddings and the fitted abstention are keyed by it);
+    - ``pooling``: ``"mean"`` or ``"cls"`` (``load_embedder`` reads it from the
+      folder's ``1_Pooling/config.json``);
+    - ``query_prefix``: the text put before a request, never before a skill
+      (``SemanticIndex`` adds it; ``load_embedder`` reads it from the folder's
+      ``config_sentence_transformers.json``), ``""`` for none;
+    - ``identity``: a digest of the model and tokenizer files, and of the pooling
+      and prefix when they are not the defaults (saved skill embeddings and the
+      fitted abstention are keyed by it);
     - ``dimensions``: the length of each vector;
     - ``abstention``, ``dense_abstention``: the abstentions fitted for this model
       (``FITTED_ABSTENTION``, ``FITTED_DENSE_ABSTENTION``), or ``None``;
@@ -130,12 +146,24 @@ class SentenceEmbedder:
       CPU for no gain).
     """
 
-    def __init__(self, model: Path, tokenizer: Path, *, threads: int = 1) -> None:
+    def __init__(
+        self,
+        model: Path,
+        tokenizer: Path,
+        *,
+        threads: int = 1,
+        pooling: str = "mean",
+        query_prefix: str = "",
+    ) -> None:
         import onnxruntime
         from tokenizers import Tokenizer
 
+        if pooling not in _POOLINGS:
+            raise ValueError(f"pooling must be one of {', '.join(_POOLINGS)}, not {pooling!r}")
         self.source = str(model)
         self.threads = threads
+        self.pooling = pooling
+        self.query_prefix = query_prefix
         tok = Tokenizer.from_file(str(tokenizer))
         tok.enable_truncation(_MAX_TOKENS)
         pad = tok.padding or {}
@@ -159,6 +187,8 @@ class SentenceEmbedder:
         for part in (model, tokenizer):
             with open(part, "rb") as fh:
                 h.update(hashlib.file_digest(fh, "sha256").digest())
+        if pooling != "mean" or query_prefix:  # the defaults keep the digests measured
+            h.update(f"\0{pooling}\0{query_prefix}".encode())
         self.identity = "onnx:" + h.hexdigest()[:32]
         #: the fitted abstention of this model (``None``: lexical abstention)
         self.abstention = FITTED_ABSTENTION.get(self.identity)
@@ -181,8 +211,13 @@ class SentenceEmbedder:
             if "token_type_ids" in self._inputs:
                 feed["token_type_ids"] = np.zeros_like(ids)
             hidden = self.session.run(None, feed)[0]
-            weights = mask[:, :, None].astype("float32")
-            pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
+            if hidden.ndim == 2:  # the export pools itself
+                pooled = hidden.astype("float32")
+            elif self.pooling == "cls":
+                pooled = hidden[:, 0, :]
+            else:
+                weights = mask[:, :, None].astype("float32")
+                pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
             norms = np.linalg.norm(pooled, axis=1, keepdims=True)
             pooled = pooled / np.maximum(norms, 1e-12)
             if out.shape[1] != pooled.shape[1]:
@@ -191,7 +226,10 @@ class SentenceEmbedder:
         return out
 
     def __repr__(self) -> str:
-        return f"SentenceEmbedder({self.source!r}, dimensions={self.dimensions})"
+        return (
+            f"SentenceEmbedder({self.source!r}, dimensions={self.dimensions}, "
+            f"pooling={self.pooling!r})"
+        )
 
 
 def _digest(model: Any) -> str:
@@ -349,6 +387,71 @@ def _onnx_files(location: Path) -> tuple[Path, Path] | None:
     )
 
 
+def _settings_folders(model: Path) -> list[Path]:
+    """Where sentence-transformers' settings of ``model`` lie: its folder, and the
+    folder above when the file is under ``onnx/``."""
+    folders = [model.parent]
+    if model.parent.name == "onnx":
+        folders.append(model.parent.parent)
+    return folders
+
+
+def _read_json(path: Path) -> Any:
+    """``path``'s JSON, or ``None`` when there is no such file; a file that does not
+    parse is an ``EmbedderUnavailableError`` (a model read with the wrong settings
+    would rank silently wrong)."""
+    import json
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise EmbedderUnavailableError(
+            f"{path} does not read: {_reason(exc)}", path=path, hint=_FOLDER_HINT
+        ) from None
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        raise EmbedderUnavailableError(
+            f"{path} is not JSON: {_reason(exc)}",
+            path=path,
+            hint="restore the file from the model's repository",
+        ) from None
+
+
+def _sentence_settings(model: Path) -> tuple[str, str]:
+    """The pooling (``1_Pooling/config.json``) and request prompt
+    (``config_sentence_transformers.json``: ``prompts.query``) saved with the
+    sentence-transformer ``model`` was exported from; mean pooling and no prompt
+    when the files are absent."""
+    pooling, prefix = "mean", ""
+    for folder in _settings_folders(model):
+        config = folder / "1_Pooling" / "config.json"
+        flags = _read_json(config)
+        if flags is not None:
+            items = flags.items() if isinstance(flags, dict) else ()
+            on = [k for k, v in items if v is True and k.startswith("pooling_mode_")]
+            if len(on) != 1 or on[0] not in _POOLING_FLAGS:
+                raise EmbedderUnavailableError(
+                    f"{config}: skilldeck pools by the mean or the first token, and this "
+                    f"model asks for {', '.join(on) or 'no pooling'}",
+                    path=config,
+                    hint="use a model that pools by the mean or the CLS token",
+                )
+            pooling = _POOLING_FLAGS[on[0]]
+            break
+    for folder in _settings_folders(model):
+        settings = _read_json(folder / "config_sentence_transformers.json")
+        if settings is not None:
+            prompts = settings.get("prompts") if isinstance(settings, dict) else None
+            query = prompts.get("query") if isinstance(prompts, dict) else None
+            if isinstance(query, str):
+                prefix = query[:_MAX_PREFIX]
+            break
+    return pooling, prefix
+
+
 def load_embedder(
     model: str | os.PathLike[str] = DEFAULT_EMBEDDING_MODEL, *, base: Path | None = None
 ) -> SentenceEmbedder | StaticEmbedder:
@@ -365,8 +468,9 @@ def load_embedder(
     if files is None:
         return _static(location)
     _need("numpy", "onnxruntime", "tokenizers")
+    pooling, prefix = _sentence_settings(files[0])
     try:
-        return SentenceEmbedder(*files)
+        return SentenceEmbedder(*files, pooling=pooling, query_prefix=prefix)
     except EmbedderUnavailableError:
         raise
     except Exception as exc:  # a damaged file: any error of the runtime's readers

@@ -393,7 +393,10 @@ class SemanticIndex(SearchIndex):
     def similarities(self, query: str) -> Any:
         """The cosine similarity of ``query`` to every skill, in document order."""
         matrix = self.matrix()
-        q = self._embed([query[:_MAX_TEXT]])[0]
+        # a retrieval model's instruction for requests (``query_prefix``), never for skills
+        prefix = getattr(self.embedder, "query_prefix", "")
+        text = f"{prefix}{query}" if isinstance(prefix, str) else query
+        q = self._embed([text[:_MAX_TEXT]])[0]
         if q.shape[0] != matrix.shape[1]:
             raise ValueError(
                 f"the embedder returned {q.shape[0]} dimensions for the request and "

@@ -1,0 +1,46 @@
+"""``skilldeck serve`` keeps its start-up out of the cycle collector's way: what it made
+is frozen once the server is ready (collections while serving skip it), and a start-up
+that fails leaves the collector as it was."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+PROBE = """
+import atexit, gc, sys
+atexit.register(lambda: print("GC", gc.get_freeze_count(), gc.isenabled(), file=sys.stderr))
+from skilldeck.cli import entry
+sys.argv = ["skilldeck", *sys.argv[1:]]
+entry()
+"""
+
+
+def _serve(*args: str) -> tuple[int, int, bool]:
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, "serve", "--no-watch", *args],
+        input="",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    line = next(x for x in done.stderr.splitlines() if x.startswith("GC "))
+    _, frozen, enabled = line.split()
+    return done.returncode, int(frozen), enabled == "True"
+
+
+def test_a_started_server_froze_its_start_up(tmp_path: Path, h: Any) -> None:
+    root = tmp_path / "skills"
+    h.write_skill(root, "kept", "A skill to serve")
+    code, frozen, enabled = _serve("--root", str(root))
+    assert code == 0
+    assert frozen > 10_000 and enabled  # the modules and the catalog, collector back on
+
+
+def test_a_failed_start_up_freezes_nothing(tmp_path: Path) -> None:
+    # any address but loopback needs a token: refused before a server is made
+    code, frozen, enabled = _serve("--transport", "http", "--host", "0.0.0.0")
+    assert code != 0
+    assert frozen == 0 and enabled

@@ -40,9 +40,25 @@ from skilldeck._diagnostics import Diagnostic, Severity
 from skilldeck._version import __version__
 
 __all__ = [
-    "CACHE_FORMAT", "CHUNK", "MAX_FILES", "NEVER", "AboutRow", "InvocationRow", "Listing",
-    "MetadataCache", "Record", "RootSig", "Row", "Sig", "Stored", "ctime_of", "pack_diagnostics",
-    "pack_sig", "sig_of", "unpack_diagnostics",
+    "CACHE_FORMAT",
+    "CHUNK",
+    "MAX_FILES",
+    "NEVER",
+    "SIG_SIZE",
+    "AboutRow",
+    "InvocationRow",
+    "Listing",
+    "MetadataCache",
+    "Record",
+    "RootSig",
+    "Row",
+    "Sig",
+    "Stored",
+    "ctime_of",
+    "pack_diagnostics",
+    "pack_sig",
+    "sig_of",
+    "unpack_diagnostics",
 ]  # fmt: skip
 
 CACHE_FORMAT = 8
@@ -134,6 +150,8 @@ def unpack_diagnostics(packed: bytes, own: str | None = None) -> tuple[Diagnosti
 Sig = bytes
 
 _SIG = struct.Struct("<qqQqQ")
+SIG_SIZE = _SIG.size
+"""The length of a packed signature (40 bytes)."""
 NEVER: Sig = b""
 """A signature no file has (a racy file's: parsed again next scan)."""
 

@@ -45,6 +45,7 @@ from skilldeck._tree import (
 from skilldeck.catalog import _codes as C
 from skilldeck.catalog._cache import (
     NEVER,
+    SIG_SIZE,
     MetadataCache,
     Record,
     RootSig,
@@ -122,6 +123,55 @@ def memory_key(folder: str, md: str, real_md: str) -> str:
     return f"{md}\0{real_md}"
 
 
+class _Memory:
+    """What a store read last, in walk order: each SKILL.md's key, stat signature and
+    metadata, as two lists and one bytes object of the packed signatures (no tuple,
+    signature object or map entry per skill: 16 MiB at 100,000 skills). Found in walk
+    order; a key asked out of order is found through a map made then."""
+
+    __slots__ = ("_index", "_next", "keys", "metas", "odd", "sigs")
+
+    def __init__(self, keys: list[str], metas: list[SkillMetadata], sigs: list[Sig]) -> None:
+        self.keys = keys
+        self.metas = metas
+        # a signature of another length (NEVER, an out-of-range one) is kept aside
+        self.odd = {i: sig for i, sig in enumerate(sigs) if len(sig) != SIG_SIZE}
+        blank = b"\0" * SIG_SIZE
+        self.sigs = b"".join(
+            sigs if not self.odd else (sig if len(sig) == SIG_SIZE else blank for sig in sigs)
+        )
+        self._index: dict[str, int] | None = None
+        self._next = 0
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    def rewind(self) -> None:
+        """Look for the next key at the start again (a new walk)."""
+        self._next = 0
+
+    def find(self, key: str) -> int:
+        """The position of ``key`` (-1: not held)."""
+        at, keys = self._next, self.keys
+        if at >= len(keys) or keys[at] != key:
+            index = self._index
+            if index is None:
+                index = self._index = {k: n for n, k in enumerate(keys)}
+            at = index.get(key, -1)
+            if at < 0:
+                return -1
+        self._next = at + 1
+        return at
+
+    def sig(self, at: int) -> Sig:
+        """The signature held at position ``at``."""
+        if self.odd:
+            odd = self.odd.get(at)
+            if odd is not None:
+                return odd
+        return self.sigs[at * SIG_SIZE : (at + 1) * SIG_SIZE]
+
+
 class FileSystemStore(StoreBase):
     """Skills in the folders of one root on disk (the embedded default store).
 
@@ -155,9 +205,9 @@ class FileSystemStore(StoreBase):
         self._extra_allowed = tuple(os.fspath(p) for p in allowed_roots)
         self._cache = cache
         self._lock = threading.RLock()
-        # in-process memory: key -> (stat signature, metadata); the cache rows are
+        # in-process memory: each key's stat signature and metadata; the cache rows are
         # rebuilt from the metadata when saved (holding both doubles the objects)
-        self._memory: dict[str, tuple[Sig, SkillMetadata]] = {}
+        self._memory = _Memory([], [], [])
         # the last walk of an immediate root: its signature, skill folders, others
         self._listing: tuple[RootSig, list[str], list[str]] | None = None
         self._disk: Stored | None = None  # opened by _replay for _parse_all
@@ -317,19 +367,23 @@ class FileSystemStore(StoreBase):
     ) -> list[SkillMetadata]:
         disk, opened = loaded, loaded is not None
         memory = self._memory
-        new_memory: dict[str, tuple[Sig, SkillMetadata]] = {}
+        memory.rewind()
+        find, held_sig, held = memory.find, memory.sig, memory.metas
+        keys: list[str] = []
+        sigs: list[Sig] = []  # with keys and metas, the new memory
         metas: list[Any] = []  # SkillMetadata, None where a file is still to parse
-        append = metas.append
+        append, add_key, add_sig = metas.append, keys.append, sigs.append
         todo: list[tuple[int, str, str, str, str, Sig]] = []
         make, source, intern = metadata_of, self.source, sys.intern
         tag_sets: dict[tuple[str, ...], tuple[str, ...]] = {}
         shared: dict[bytes, bytes] = {}  # equal packed findings (their paths are marks)
         for folder, md, real_md, sig in found:
             key = memory_key(folder, md, real_md)
-            hit = memory.get(key)
-            if hit is not None and hit[0] == sig:
-                new_memory[key] = hit
-                append(hit[1])
+            add_key(key)
+            add_sig(sig)
+            at = find(key) if held else -1
+            if at >= 0 and held_sig(at) == sig:
+                append(held[at])
                 continue
             if not opened:
                 opened = True
@@ -351,43 +405,43 @@ class FileSystemStore(StoreBase):
                 diags = shared.setdefault(diags, diags)
             if about is not None:
                 about = (about[0] and intern(about[0]), about[1] and intern(about[1]))
-            meta = make(
-                rec[0],
-                rec[1],
-                folder,
-                "SKILL.md" if key is folder else self._md_name(folder, md),
-                source,
-                folder,
-                tags,
-                rec[3],
-                rec[4],
-                rec[5],
-                diags,
-                rec[6],
-                rec[8],
-                about,
+            append(
+                make(
+                    rec[0],
+                    rec[1],
+                    folder,
+                    "SKILL.md" if key is folder else self._md_name(folder, md),
+                    source,
+                    folder,
+                    tags,
+                    rec[3],
+                    rec[4],
+                    rec[5],
+                    diags,
+                    rec[6],
+                    rec[8],
+                    about,
+                )
             )
-            new_memory[key] = (sig, meta)
-            append(meta)
         if todo:
-            self._parse_missing(todo, metas, new_memory, memory, racy)
+            self._parse_missing(todo, metas, sigs, memory, racy)
         listing = self._listing
         if self._cache is not None and (
             todo
-            or (disk is not None and len(disk.keys) != len(new_memory))
-            or (disk is None and len(new_memory) != len(memory))
+            or (disk is not None and len(disk.keys) != len(keys))
+            or (disk is None and len(keys) != len(memory))
             or (listing is not None and loaded is not None and loaded.listing is None)
         ):
             rows = [
-                (k, v[0], packed)
-                for k, v in new_memory.items()
-                if 0 <= ctime_of(v[0]) < racy and (packed := _record(v[1])) is not None
+                (k, sig, packed)
+                for k, sig, meta in zip(keys, sigs, metas, strict=True)
+                if 0 <= ctime_of(sig) < racy and (packed := _record(meta)) is not None
             ]
-            whole = len(rows) == len(new_memory)
+            whole = len(rows) == len(keys)
             self._cache.save(
                 self.cache_key, rows, (listing[0], listing[2]) if listing and whole else None
             )
-        self._memory = new_memory
+        self._memory = _Memory(keys, metas, sigs)
         if disk is not None and disk is not loaded:
             disk.close()
         return metas
@@ -396,8 +450,8 @@ class FileSystemStore(StoreBase):
         self,
         todo: list[tuple[int, str, str, str, str, Sig]],
         metas: list[Any],
-        memory: dict[str, tuple[Sig, SkillMetadata]],
-        before: dict[str, tuple[Sig, SkillMetadata]],
+        sigs: list[Sig],
+        before: _Memory,
         racy: int,
     ) -> None:
         """Parse the files the caches could not serve (in worker processes when many).
@@ -426,11 +480,12 @@ class FileSystemStore(StoreBase):
                 n += 1
             else:
                 meta = self._parse(real_md, folder, md)
-            old = before.get(key)
-            if old is not None and old[1] == meta:
-                meta = old[1]
+            at = before.find(key) if len(before) else -1
+            if at >= 0 and before.metas[at] == meta:
+                meta = before.metas[at]
             metas[pos] = meta
-            memory[key] = (sig if ctime_of(sig) < racy else NEVER, meta)
+            if ctime_of(sig) >= racy:
+                sigs[pos] = NEVER
 
     def _parse(self, real_md: str, folder: str, md: str) -> SkillMetadata:
         """Read one SKILL.md into metadata, through the record a worker makes.

@@ -535,3 +535,25 @@ def test_pieces_are_remembered_within_a_bound(monkeypatch: pytest.MonkeyPatch) -
             f"zz{i}-tools",
         ]
         assert len(_bm25._PIECES) <= 40 + 3
+
+
+@settings(max_examples=300, deadline=None)
+@given(_TEXT, st.lists(_TEXT, max_size=4), st.lists(_TEXT, max_size=4), st.none() | _TEXT)
+def test_counted_terms_are_the_weighted_terms(
+    text: str, tags: list[str], headings: list[str], when: str | None
+) -> None:
+    """Each field's counts and the evidence length, counted in bulk, are what
+    weighing the document term by term gives, to the last bit."""
+    from collections import Counter
+
+    from skilldeck.search._terms import FIELDS, doc_terms
+
+    doc = SearchDocument(
+        "x-" + text[:5], text, tuple(tags), tuple(headings), when_to_use=when, body=text
+    )
+    terms = doc_terms(doc)
+    _, meta = doc.weighted_pair()
+    assert terms.meta_length == sum(meta.values())
+    fields = dict(doc.fields())
+    for f, names, counts in terms.fields:
+        assert Counter(fields[FIELDS[f]]) == dict(zip(names, counts, strict=True))

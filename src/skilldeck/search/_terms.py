@@ -43,6 +43,8 @@ __all__ = ["FIELDS", "DocTerms", "FieldIndex", "doc_terms", "word_counts"]
 FIELDS = ("name", "tags", "description", "when_to_use", "headings", "usage", "body")
 _META = tuple(i for i, f in enumerate(FIELDS) if f in META_FIELDS)
 _WEIGHTS = tuple(FIELD_WEIGHTS[f] for f in FIELDS)
+#: the evidence fields whose weight is not a multiple of 0.5 (not exact in binary)
+_INEXACT = tuple(f for f in _META if not (2 * _WEIGHTS[f]).is_integer())
 
 _ABSENT_MAX = 100_000  # query terms no document has, remembered (then forgotten)
 
@@ -80,28 +82,29 @@ def doc_terms(
         name.append(doc.name.lower())
     small: list[tuple[int, list[str]]] = [
         (0, name),
-        (1, [t for tag in doc.tags for t in tokenize(tag)]),
+        (1, _each(doc.tags)),
         (2, tokenize(affirmative(doc.description))),
     ]
     if doc.when_to_use:
         small.append((3, tokenize(affirmative(doc.when_to_use))))
-    joined = "\n".join(doc.headings)
-    if "-" in joined or "_" in joined:  # compounds: each heading's come after its words
-        small.append((4, [t for h in doc.headings for t in tokenize(h)]))
-    else:
-        small.append((4, tokenize(joined)))
+    small.append((4, _each(doc.headings)))
     lengths = [0] * len(FIELDS)
     fields: list[tuple[int, tuple[str, ...], array[int]]] = []
-    own: dict[str, float] = {}
     for f, toks in small:
         if not toks:
             continue
         lengths[f] = len(toks)
-        weight = _WEIGHTS[f]
-        for t in toks:
-            own[t] = own.get(t, 0.0) + weight
         counted = Counter(toks)
         fields.append((f, tuple(counted), array("I", counted.values())))
+    if any(lengths[f] for f in _INEXACT):  # added up term by term, as ``weighted`` does
+        own: dict[str, float] = {}
+        for f, toks in small:
+            weight = _WEIGHTS[f]
+            for t in toks:
+                own[t] = own.get(t, 0.0) + weight
+        meta_length = sum(own.values())
+    else:  # weights in halves: the sum is exact in any order
+        meta_length = float(sum(_WEIGHTS[f] * lengths[f] for f, _toks in small))
     for f, words, text in ((5, usage, doc.usage), (6, body, doc.body)):
         if words is None:
             words = text.split() if text else ()
@@ -111,7 +114,16 @@ def doc_terms(
         if total:
             lengths[f] = total
             fields.append((f, tuple(counted), array("I", counted.values())))
-    return DocTerms(tuple(fields), tuple(lengths), sum(own.values()))
+    return DocTerms(tuple(fields), tuple(lengths), meta_length)
+
+
+def _each(texts: Sequence[str]) -> list[str]:
+    """The terms of each text in turn (tags, headings): tokenized as one text when
+    none has a compound (each text's compounds come after its own words)."""
+    joined = "\n".join(texts)
+    if "-" in joined or "_" in joined:
+        return [t for text in texts for t in tokenize(text)]
+    return tokenize(joined)
 
 
 class FieldIndex:

@@ -15,7 +15,6 @@ import os
 import re
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, overload
 
@@ -216,7 +215,7 @@ class RuntimeSearch:
             found = self._docs.get(id(meta))
             kept_terms = stored[i] if stored else None
             if kept_terms is not None and (found is None or found[0] is not meta):
-                doc = replace(self._search_doc(meta, body=False), headings=kept_terms[1])
+                doc = self._search_doc(meta, body=False, headings=kept_terms[1])
                 found = (meta, doc, kept_terms[0])
             if found is None or found[0] is not meta:
                 found = (meta, *self._analyse(meta))
@@ -236,11 +235,11 @@ class RuntimeSearch:
         and its terms, body included."""
         from skilldeck.search import doc_terms
 
-        doc = self._search_doc(meta, body=False)
         if not self.options.search_headings:
+            doc = self._search_doc(meta, body=False)
             return doc, doc_terms(doc)
         headings, prose, usage = body_parts(self._body_head(meta))
-        doc = replace(doc, headings=headings)
+        doc = self._search_doc(meta, body=False, headings=headings)
         return doc, doc_terms(doc, body=prose, usage=usage)
 
     def _full_documents(self, metas: list[Any]) -> list[SearchDocument]:
@@ -249,8 +248,11 @@ class RuntimeSearch:
         the body out). Read only when skills are embedded, which costs far more."""
         return [self._search_doc(m) for m in metas]
 
-    def _search_doc(self, meta: Any, *, body: bool = True) -> SearchDocument:
-        headings: tuple[str, ...] = ()
+    def _search_doc(
+        self, meta: Any, *, body: bool = True, headings: tuple[str, ...] = ()
+    ) -> SearchDocument:
+        """The document of one skill; with ``body``, its body's headings and words
+        (read here), else ``headings`` as given."""
         words = usage = ""
         if body and self.options.search_headings:
             headings, prose, used = body_parts(self._body_head(meta))

@@ -295,6 +295,12 @@ _LINES = [
     "  ## indented heading",
     "    ## code, not a heading",
     "> use this skill when quoting",
+    # upper case, and letters a case-blind search matches but lower() does not make
+    "## WHEN TO USE",
+    "USE THIS SKILL WHEN the \u212aelvin scale is asked for",
+    "u\u017fe this \u017fkill when",
+    "## Tr\u0131ggers",
+    "## \u0130nvoke when",
 ]
 
 

@@ -139,11 +139,15 @@ def _scan_processes(uid: int) -> int:
     return count
 
 
-def _in_snapshot(name: str, skill_dir: Path | None, snap: Snapshot, script: str) -> Path:
+def _in_snapshot(
+    name: str, skill_dir: Path | None, snap: Snapshot, script: str, found: Path | None = None
+) -> Path:
     """The snapshot's copy of ``script`` (checked against the original folder first,
-    where there is one; a copy holds exactly the file set, so it can answer alone)."""
+    where there is one; a copy holds exactly the file set, so it can answer alone).
+    ``found``: what ``resolve_script`` gave in the original folder before the copy (the
+    copy's file set decides what runs either way)."""
     folder = skill_dir if skill_dir is not None else snap.path
-    path = resolve_script(name, folder, script)
+    path = found if found is not None else resolve_script(name, folder, script)
     rel = path.relative_to(folder).as_posix()
     if rel not in snap.files:
         raise PathNotAllowedError(
@@ -213,13 +217,14 @@ class Executor:
         stops the run like a timeout (``SCRIPT_FAILED``, ``reason: cancelled``).
         """
         skill_dir = _skill_dir(skill)
+        found = None
         if skill_dir is not None:
-            resolve_script(skill.name, skill_dir, script)  # refuse bad paths before copying
+            found = resolve_script(skill.name, skill_dir, script)  # refused before copying
         checked = check_script_args(args)
         overrides = dict(self.config.interpreters)
 
         def build(snap: Snapshot) -> tuple[list[str], list[str]]:
-            path = _in_snapshot(skill.name, skill_dir, snap, script)
+            path = _in_snapshot(skill.name, skill_dir, snap, script, found)
             prefix = interpreter_for(skill.name, path, overrides, root=snap.path)
             return [*prefix, str(path), *checked], checked
 

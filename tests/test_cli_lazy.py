@@ -257,3 +257,36 @@ def test_a_run_of_a_plain_script_imports_no_toml_parser(tmp_path: Path) -> None:
     assert modules & _NOT_FOR_A_PLAIN_RUN == set()
     modules, out = _modules_after([*run, "--yes", "scripts/meta.py"])
     assert out == "meta\n" and "tomllib" in modules  # the block is read
+
+
+_GC_PROBE = """
+import atexit, gc, sys
+import click
+atexit.register(lambda: print("EXIT", gc.get_freeze_count(), gc.isenabled(), file=sys.stderr))
+invoke = click.Command.invoke
+def probe(self, ctx):
+    if not isinstance(self, click.Group):
+        print("COMMAND", gc.get_freeze_count(), gc.isenabled(), file=sys.stderr)
+    return invoke(self, ctx)
+click.Command.invoke = probe
+from skilldeck.cli import entry
+sys.argv = ["skilldeck", *sys.argv[1:]]
+entry()
+"""
+
+
+def test_the_collector_waits_for_start_up_and_exit_skips_what_is_left() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", _GC_PROBE, "list"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert "skill-authoring" in done.stdout
+    lines = {x.split()[0]: x.split()[1:] for x in done.stderr.splitlines() if x[:1].isupper()}
+    # the command runs with the collector on and nothing frozen (a big listing's
+    # pause can still promote what it built: skilldeck._gc)
+    assert lines["COMMAND"] == ["0", "True"]
+    frozen, enabled = lines["EXIT"]
+    assert int(frozen) > 10_000 and enabled == "True"  # what is left is frozen at exit

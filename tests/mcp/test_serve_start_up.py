@@ -9,12 +9,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
+# main, not the console script's entry: entry freezes what is left at exit, whichever
+# command it ran (tests/test_cli_lazy.py)
 PROBE = """
 import atexit, gc, sys
 atexit.register(lambda: print("GC", gc.get_freeze_count(), gc.isenabled(), file=sys.stderr))
-from skilldeck.cli import entry
-sys.argv = ["skilldeck", *sys.argv[1:]]
-entry()
+from skilldeck.cli import main
+main(sys.argv[1:], prog_name="skilldeck")
 """
 
 

@@ -4,17 +4,27 @@ Command modules register on ``main`` when imported; ``main`` imports the one a
 command needs when it runs (see ``_lazy``), so start-up stays small.
 ``entry`` is the console script: ``skilldeck --version`` answers without
 importing the command line at all.
+
+The cycle collector waits while a command starts (``entry`` pauses it until the
+command group's callback runs, ``start_up_done``): start-up builds long-lived
+objects only (modules, classes, the command tree) and collections then find
+nothing. Once the command is done, what is left is frozen (``gc.freeze``) so the
+interpreter's last collection at exit does not traverse it all again. Together
+about a fifteenth of the instructions of a warm ``skilldeck list``.
 """
 
 from __future__ import annotations
 
+import gc
 import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from skilldeck.cli._app import main
 
-__all__ = ["entry", "main"]
+__all__ = ["entry", "main", "start_up_done"]
+
+_paused = False
 
 
 def entry() -> None:
@@ -24,9 +34,24 @@ def entry() -> None:
 
         sys.stdout.write(f"skilldeck, version {__version__}\n")  # what click prints
         return
-    from skilldeck.cli._app import main
+    global _paused
+    _paused = gc.isenabled()
+    gc.disable()
+    try:
+        from skilldeck.cli._app import main
 
-    main(prog_name="skilldeck")
+        main(prog_name="skilldeck")
+    finally:
+        start_up_done()
+        gc.freeze()
+
+
+def start_up_done() -> None:
+    """The command itself starts: the cycle collector that ``entry`` paused runs again."""
+    global _paused
+    if _paused:
+        _paused = False
+        gc.enable()
 
 
 def __getattr__(name: str) -> object:

@@ -9,7 +9,7 @@ import pytest
 
 from skilldeck import FileSystemStore
 from skilldeck.catalog import _pool
-from skilldeck.catalog._model import skill_md_text
+from skilldeck.catalog._model import own_md
 
 SKILLS = {
     "ok": "---\nname: ok\ndescription: Fine.\ntags: [a, b]\n---\nBody\n",
@@ -44,7 +44,7 @@ def test_worker_records_equal_in_process_metadata(tmp_path: Path, mode: str) -> 
     items = []
     for meta in serial:
         assert meta.folder is not None and meta.md_name is not None
-        own = skill_md_text(meta.folder, meta.md_name)
+        own = own_md(meta.folder, meta.md_name)
         items.append((os.path.join(meta.folder, meta.md_name), meta.folder, own))
     records = _pool.parse_records(items, mode, 2)
     assert records is not None

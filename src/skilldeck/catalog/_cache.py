@@ -105,7 +105,7 @@ the packed bytes of equal findings in different skills are then equal, and share
 def pack_diagnostics(diags: tuple[Diagnostic, ...] | bytes, own: str | None = None) -> bytes:
     """Diagnostics as one bytes object (``b""``: none; packed ones as they are).
 
-    A path equal to ``own`` (the skill's SKILL.md, ``_model.skill_md_text``) is packed
+    A path equal to ``own`` (the skill's SKILL.md, ``_model.own_md``) is packed
     as a mark that ``unpack_diagnostics`` turns back into the ``own`` it is given.
     Raises ``ValueError`` (``UnicodeEncodeError``) or ``msgspec.EncodeError`` for
     text that cannot be UTF-8 (a path with undecodable bytes): such a row is not cached.

@@ -69,8 +69,8 @@ from skilldeck.catalog._model import (
     Skill,
     SkillMetadata,
     metadata_of,
+    own_md,
     raw_diagnostics,
-    skill_md_text,
 )
 from skilldeck.catalog._store import (
     DEFAULT_FILE_LIMIT,
@@ -93,8 +93,11 @@ _RACY_NS = 1_000_000_000
 def _record(m: SkillMetadata) -> Record | None:
     """The cache's plain-data record of a skill's metadata (see ``_parse``); ``None``
     when its diagnostics hold text that cannot be stored (parsed again next time)."""
-    try:
-        diags = pack_diagnostics(raw_diagnostics(m), skill_md_text(m.folder, m.md_name))
+    raw = raw_diagnostics(m)
+    try:  # packed ones are kept as they are
+        diags = pack_diagnostics(
+            raw, own_md(m.folder, m.md_name) if raw.__class__ is tuple else None
+        )
     except (ValueError, msgspec.EncodeError):
         return None
     return (
@@ -505,8 +508,8 @@ class FileSystemStore(StoreBase):
 
     @classmethod
     def _own(cls, folder: str, md: str) -> str | None:
-        """The SKILL.md path the metadata of ``md`` names (``_model.skill_md_text``)."""
-        return skill_md_text(folder, cls._md_name(folder, md))
+        """The SKILL.md path the metadata of ``md`` names (``_model.own_md``)."""
+        return own_md(folder, cls._md_name(folder, md))
 
     def _meta(self, folder: str, md: str, rec: Record) -> SkillMetadata:
         return metadata_of(

@@ -26,6 +26,7 @@ __all__ = [
     "SourceKind",
     "Trust",
     "WhyLine",
+    "own_md",
     "skill_md_text",
 ]
 
@@ -273,7 +274,7 @@ class _Packed:
             from skilldeck.catalog._cache import unpack_diagnostics
 
             meta = obj if obj.__class__ is SkillMetadata else obj.metadata
-            value = unpack_diagnostics(value, skill_md_text(meta.folder, meta.md_name))
+            value = unpack_diagnostics(value, own_md(meta.folder, meta.md_name))
             self.slot.__set__(obj, value)
         return value
 
@@ -281,10 +282,16 @@ class _Packed:
         self.slot.__set__(obj, value)
 
 
+def own_md(folder: str | None, md_name: str | None) -> str | None:
+    """The SKILL.md path that packed diagnostics name by a mark (``_cache``): the
+    folder and the file name joined as a store's walk joins them."""
+    return folder + os.sep + md_name if folder is not None and md_name else None
+
+
 def skill_md_text(folder: str | None, md_name: str | None) -> str | None:
     """The path of a skill's SKILL.md as text (``str(meta.skill_md)``), made without
     ``Path`` objects where the folder is already a normal absolute path (a store's
-    folders are). Packed diagnostics name this path by a mark (``_cache``)."""
+    folders are)."""
     if folder is None or not md_name:
         return None
     plain = folder[:1] == "/" and folder[:2] != "//" and os.path.normpath(folder) == folder

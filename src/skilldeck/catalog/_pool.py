@@ -36,7 +36,7 @@ MAX_WORKERS = 4
 def parse_record(real_md: str, folder: str, mode: str, own: str | None = None) -> Record:
     """One SKILL.md as the cache's record: name, description, tags, requirements
     (commands, env, other), valid, diagnostics, invocation controls, version and author.
-    ``own``: the SKILL.md path the metadata will name (``_model.skill_md_text``), which
+    ``own``: the SKILL.md path the metadata will name (``_model.own_md``), which
     the packed diagnostics mark (``_cache.pack_diagnostics``)."""
     from skilldeck.format import read_skill_md  # a warm listing never parses
 

@@ -217,12 +217,12 @@ class Resolver:
         previous, previous_multi = self._resolved.one, self._multi
         multi: dict[str, tuple[SkillMetadata, ...]] = {}
         needs: list[str] = []  # names whose status can change with PATH or the environment
-        first = groups.first
+        first, held_notes = groups.first, raw_diagnostics
         for name in sorted(first):
             group = more.get(name)
             if group is None:  # the common case: one candidate, nothing to compare
                 meta = first[name]
-                last = previous.get(name)
+                last = previous.get(name) if previous else None
                 if (
                     last is not None
                     and last.metadata is meta
@@ -240,7 +240,7 @@ class Resolver:
                     and meta.valid
                     and not (meta.requires_commands or meta.requires_env or meta.requires_other)
                 ):  # own_status would say enabled with no notes: skip asking
-                    status, reason, notes = _ENABLED, None, raw_diagnostics(meta)
+                    status, reason, notes = _ENABLED, None, held_notes(meta)
                 else:
                     status, reason, extra = self.own_status(
                         Candidate(meta, stores.of(meta), src, 0), disabled, plugin_paths, checker

@@ -154,6 +154,10 @@ def parse_records(items: list[Item], mode: str, workers: int) -> list[Record] | 
         with contextlib.suppress(Exception):
             if stream is not None:
                 stream.flush()
+    # the parser is imported here, once, for every worker forked below (each would
+    # otherwise import it for itself)
+    from skilldeck.format import read_skill_md  # noqa: F401
+
     try:
         ctx = multiprocessing.get_context("fork")
         with ctx.Pool(workers) as pool:

@@ -2,7 +2,7 @@
 
 Usage::
 
-    python bench/startup.py [--rounds 9] [--skills 0] [--before PYTHON] [--json]
+    python bench/startup.py [--rounds 9] [--skills 0] [--before PYTHON] [--instructions] [--json]
 
 Whole commands in fresh processes, timed from outside (CPU of the child from
 ``wait4``, wall, peak RSS), rounds interleaved; min and median, and the CPU ratio
@@ -17,7 +17,10 @@ framework and the YAML parser); the libraries a warm listing imports before any
 module of skilldeck (msgspec for the cache, dataclasses, pathlib, platformdirs,
 tomllib, json, hashlib, threading), alone and with click. ``--before PYTHON``: the
 same commands with another installation of skilldeck (a venv's interpreter),
-interleaved with these.
+interleaved with these. ``--instructions``: each command once more under
+callgrind (valgrind), its instruction count beside ``python -c pass``'s: unlike CPU
+time, the count does not move with the machine's load, so two versions compare
+to a fraction of a percent on a busy host.
 
 Goal: ``list`` and ``show`` within 6x ``python -c pass``.
 """
@@ -28,6 +31,7 @@ import argparse
 import json
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -45,6 +49,28 @@ def skilldeck_command(python: str) -> list[str]:
     return [str(script)] if script.exists() else [python, "-m", "skilldeck"]
 
 
+def instructions(c: _measure.Contender) -> float | None:
+    """Millions of instructions one run of ``c`` executes (callgrind; ``None``: no valgrind)."""
+    valgrind = shutil.which("valgrind")
+    if valgrind is None:
+        return None
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "callgrind.out")
+        subprocess.run(
+            [valgrind, "--tool=callgrind", f"--callgrind-out-file={out}", *c.argv],
+            env=dict(c.env) if c.env is not None else None,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            check=False,
+        )
+        with open(out, encoding="utf-8") as fh:
+            for line in fh:
+                if line.startswith(("totals:", "summary:")):
+                    return int(line.split()[1]) / 1e6
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=9)
@@ -52,8 +78,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--before", help="another skilldeck's Python, run beside this one")
     parser.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "sd-bench")
     parser.add_argument("--corpus", type=Path, default=_trees.CORPUS)
+    parser.add_argument("--instructions", action="store_true", help="also count them (valgrind)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
+    counted: dict[str, float | None] = {}
 
     work = Path(tempfile.mkdtemp(prefix="skilldeck-startup-"))
     try:
@@ -90,6 +118,10 @@ def main(argv: list[str] | None = None) -> int:
                 )
         os.chdir(work)  # no project config of the caller's folder
         _measure.rounds(contenders, args.rounds)
+        if args.instructions:
+            for name, c in contenders.items():
+                if name == "python -c pass" or "skilldeck" in name:
+                    counted[name] = instructions(c)
     finally:
         os.chdir(Path(__file__).parent)
         shutil.rmtree(work, ignore_errors=True)
@@ -99,9 +131,17 @@ def main(argv: list[str] | None = None) -> int:
         f"skilldeck start-up, {what}, warm cache; {args.rounds} rounds", contenders,
         "python -c pass",
     )  # fmt: skip
-    print(json.dumps({"rounds": args.rounds, "results": data}) if args.json else text)
-    if not args.json:
-        print("goal: skilldeck list / show within 6x python -c pass (CPU)")
+    if args.json:
+        print(json.dumps({"rounds": args.rounds, "results": data, "instructions_m": counted}))
+        return 0
+    print(text)
+    floor = counted.get("python -c pass")
+    if counted and floor:
+        print("instructions (callgrind, one run each; load does not change them)")
+        for name, count in counted.items():
+            shown = "no valgrind" if count is None else f"{count:8.1f} M  {count / floor:5.2f}x"
+            print(f"  {name:40s} {shown}")
+    print("goal: skilldeck list / show within 6x python -c pass (CPU)")
     return 0
 
 

@@ -168,14 +168,14 @@ class FieldIndex:
         fields = []
         for f in range(len(FIELDS)):
             sorted_terms = sorted(posted[f])
-            offsets, pairs = array("I", [0]), array("I")
-            of = posted[f]
-            for t in sorted_terms:
-                pairs.extend(of[t])
-                offsets.append(len(pairs) // 2)
-            posted[f] = defaultdict()  # let the per-term arrays go
-            fields.append((sorted_terms, offsets, pairs[0::2], pairs[1::2]))
-            del pairs
+            offsets, docs_of, counts_of = array("I", [0]), array("I"), array("I")
+            take, add_docs, add_counts = posted[f].pop, docs_of.extend, counts_of.extend
+            for t in sorted_terms:  # each term's array let go as it is copied
+                pairs = take(t)
+                add_docs(pairs[0::2])
+                add_counts(pairs[1::2])
+                offsets.append(len(docs_of))
+            fields.append((sorted_terms, offsets, docs_of, counts_of))
         return cls(n, lengths, meta_lengths, fields)
 
     def get(self, f: int, term: str) -> tuple[Sequence[int], Sequence[int]] | None:

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
         body_fields as body_fields,
         body_parts as body_parts,
         extract_headings as extract_headings,
+        pieces_memory as pieces_memory,
         tokenize as tokenize,
     )
     from skilldeck.search._embedding import (
@@ -98,6 +99,7 @@ else:
     _INTERNAL = {
         "body_fields": "._bm25",
         "body_parts": "._bm25",
+        "pieces_memory": "._bm25",
         "tokenize": "._bm25",
         "LiveIndex": "._live",
         "CatalogFinding": "._quality",

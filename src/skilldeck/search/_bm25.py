@@ -197,10 +197,16 @@ def _memory() -> _Pieces:
     return _PIECES
 
 
-def piece_terms(pieces: Iterable[str]) -> Iterator[tuple[str, ...]]:
+def piece_terms(pieces: Iterable[str], memory: _Pieces | None = None) -> Iterator[tuple[str, ...]]:
     """The terms of each piece (see ``_Pieces``), looked up in C; a piece not met
-    before is analysed and remembered."""
-    return map(_memory().__getitem__, pieces)
+    before is analysed and remembered (in ``memory``, else the process's)."""
+    return map((_memory() if memory is None else memory).__getitem__, pieces)
+
+
+def pieces_memory() -> _Pieces:
+    """A memory of pieces of its own, for the bodies of one index build: let go with
+    the build (the process's memory keeps what requests and listings meet)."""
+    return _Pieces()
 
 
 def _analyse(piece: str, memory: _Pieces) -> tuple[str, ...]:

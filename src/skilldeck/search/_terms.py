@@ -49,12 +49,13 @@ _INEXACT = tuple(f for f in _META if not (2 * _WEIGHTS[f]).is_integer())
 _ABSENT_MAX = 100_000  # query terms no document has, remembered (then forgotten)
 
 
-def word_counts(words: Iterable[str]) -> tuple[Counter[str], int]:
+def word_counts(words: Iterable[str], memory: Any = None) -> tuple[Counter[str], int]:
     """The terms ``tokenize(" ".join(words))`` makes, counted, and how many it makes.
 
     ``tokenize`` never joins across whitespace, so each distinct piece is analysed
-    once (and remembered); the pieces are looked up and their terms counted in C."""
-    counts = Counter(chain.from_iterable(piece_terms(words)))
+    once (and remembered, in ``memory`` when given: ``pieces_memory()``); the pieces
+    are looked up and their terms counted in C."""
+    counts = Counter(chain.from_iterable(piece_terms(words, memory)))
     return counts, sum(counts.values())
 
 
@@ -74,9 +75,11 @@ def doc_terms(
     *,
     body: Sequence[str] | None = None,
     usage: Sequence[str] | None = None,
+    memory: Any = None,
 ) -> DocTerms:
     """``doc`` counted per field, as ``doc.fields()`` tokenizes it; ``body`` and
-    ``usage``, when given, are the words of those fields (not joined into text)."""
+    ``usage``, when given, are the words of those fields (not joined into text),
+    whose pieces are remembered in ``memory`` when given (``word_counts``)."""
     name = tokenize(doc.name.replace("_", "-"))
     if doc.name.lower() not in name:
         name.append(doc.name.lower())
@@ -110,7 +113,7 @@ def doc_terms(
             words = text.split() if text else ()
         if not words:
             continue
-        counted, total = word_counts(words)
+        counted, total = word_counts(words, memory)
         if total:
             lengths[f] = total
             fields.append((f, tuple(counted), array("I", counted.values())))

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Protocol, overload
 
 from skilldeck._errors import SkillError
 from skilldeck._gc import paused as gc_paused
-from skilldeck.search import SearchDocument, SearchIndex, body_parts
+from skilldeck.search import SearchDocument, SearchIndex, body_parts, pieces_memory
 from skilldeck.tools._options import CatalogLike, RuntimeOptions
 
 if TYPE_CHECKING:
@@ -210,6 +210,7 @@ class RuntimeSearch:
         terms and headings ``stored`` for it (in the order of ``metas``)."""
         kept: dict[int, tuple[Any, SearchDocument, DocTerms]] = {}
         docs, terms = [], []
+        memory = pieces_memory()  # the bodies' pieces: let go before the index is built
         total = len(metas)
         for i, meta in enumerate(metas):
             found = self._docs.get(id(meta))
@@ -218,7 +219,7 @@ class RuntimeSearch:
                 doc = self._search_doc(meta, body=False, headings=kept_terms[1])
                 found = (meta, doc, kept_terms[0])
             if found is None or found[0] is not meta:
-                found = (meta, *self._analyse(meta))
+                found = (meta, *self._analyse(meta, memory))
                 self.documents_made += 1
                 if progress is not None and self.documents_made % 250 == 0:
                     progress(i + 1, total)
@@ -230,7 +231,7 @@ class RuntimeSearch:
         self._docs = kept
         return docs, terms
 
-    def _analyse(self, meta: Any) -> tuple[SearchDocument, DocTerms]:
+    def _analyse(self, meta: Any, memory: Any = None) -> tuple[SearchDocument, DocTerms]:
         """The document of one skill (without its body words: hits never show them)
         and its terms, body included."""
         from skilldeck.search import doc_terms
@@ -240,7 +241,7 @@ class RuntimeSearch:
             return doc, doc_terms(doc)
         headings, prose, usage = body_parts(self._body_head(meta))
         doc = self._search_doc(meta, body=False, headings=headings)
-        return doc, doc_terms(doc, body=prose, usage=usage)
+        return doc, doc_terms(doc, body=prose, usage=usage, memory=memory)
 
     def _full_documents(self, metas: list[Any]) -> list[SearchDocument]:
         """The documents of ``metas`` with their body fields (the usage sections are

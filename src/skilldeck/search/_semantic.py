@@ -3,7 +3,9 @@
 skilldeck ships no model and fetches none. A host passes an embedder,
 ``fn(texts) -> vectors`` (one row of floats per text: a sentence model loaded
 with ``skilldeck.search.load_embedder``, a model2vec folder, fastembed, an API),
-as ``SkillRuntime(embedder=...)`` or to ``SemanticIndex(lexical, embedder)``.
+as ``SkillRuntime(embedder=...)`` or to ``SemanticIndex(lexical, embedder)``. An
+embedder with a string attribute ``query_prefix`` (a retrieval model's
+instruction) has it put before each request, never before a skill's text.
 
 ``SemanticIndex`` is a ``SearchIndex``: the same ``search(query, limit)`` and
 ``SearchHit`` values, so ``skills_search``, ``suggest`` and ``preflight`` use it

@@ -1,0 +1,334 @@
+"""The fusions and abstentions tried against the shipped ones, on the tuning sets only.
+
+Usage::
+
+    python bench/routing_variants.py --embedder MODEL [--embedder MODEL ...]
+                                     [--corpus ../shared/corpus] [--cache DIR]
+
+Runs the requests of the two tuning sets (``bench/data/routing.jsonl`` and
+``routing_tuning2.jsonl``; the held-out and unseen sets are never read) over the
+corpus and scores, summed over the models given:
+
+- fusions: the shipped score fusion and its variants (without the lexical
+  confidence, with its square root, min-max scaled cosines, a power of the cosine
+  share, each ranking's first hit kept in the first three, other depths, dense
+  pseudo-relevance feedback, and a listwise model learned on the candidates'
+  features), by direct top-1 + goal-phrased top-1 + top-3 hits (two points per
+  request at most), each with its parameter chosen on four fifths and scored on
+  the fifth (five-fold cross-validation);
+- abstentions: logistic models of the lexical logit and the best cosine with
+  other features of the request's cosines, by leave-one-out log-loss, with the
+  abstention rate and precision of their leave-one-out predictions at 0.5, and
+  the shipped model's at other decision points.
+
+``--cache`` keeps the catalog cache and the skill vectors between runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import tempfile
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import skilldeck
+from skilldeck.search import load_embedder
+from skilldeck.search._routing import load_routing_cases
+from skilldeck.search._semantic import lexical_logit
+
+REPO = Path(__file__).resolve().parents[1]
+TUNING = ("routing.jsonl", "routing_tuning2.jsonl")
+WEIGHTS = (0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7)
+FOLDS = 5
+
+
+class Request:
+    """One tuning request: its lexical hits (position, score, confidence) and cosines."""
+
+    def __init__(self, case: Any, lexical: list[tuple[int, float, float]], sims: Any) -> None:
+        self.kind = case.kind
+        self.expected = set(case.expected)
+        self.lexical = lexical
+        self.sims = sims
+        self.vector: Any = None  # the request's vector (for pseudo-relevance feedback)
+
+
+def fuse(
+    req: Request,
+    names: Sequence[str],
+    weight: float,
+    *,
+    depth: int = 100,
+    sure: Callable[[float], float] = lambda c: c,
+    cosine: str = "share",
+    power: float = 1.0,
+    hedge: bool = False,
+    sims: Any = None,
+) -> list[str]:
+    """The first three of a score fusion (the shipped one with the defaults)."""
+    sims = req.sims if sims is None else sims
+    lex = req.lexical[:depth]
+    order = np.argsort(-sims, kind="stable")[:depth]
+    fused: dict[int, float] = {}
+    confidence = sure(min(1.0, lex[0][2])) if lex else 0.0
+    best = lex[0][1] if lex else 0.0
+    for pos, score, _ in lex:
+        fused.setdefault(pos, (1 - weight) * confidence * (score / best if best > 0 else 0.0))
+    top, low = float(sims[order[0]]), float(sims[order[-1]])
+    for pos in dict.fromkeys([*fused, *order.tolist()]):
+        c = float(sims[pos])
+        if top <= 0 or c <= 0:
+            continue
+        if cosine == "minmax":
+            share = max(0.0, (c - low) / (top - low)) if top > low else 0.0
+        else:
+            share = (c / top) ** power
+        fused[pos] = fused.get(pos, 0.0) + weight * share
+    ranked = sorted(fused, key=lambda p: (-fused[p], p))
+    if lex and lex[0][2] >= 1.0:
+        ranked = [lex[0][0], *(p for p in ranked if p != lex[0][0])]
+    if hedge:  # each ranking's first hit among the first three
+        first = ranked[:3]
+        for must in ([lex[0][0]] if lex else []) + [int(order[0])]:
+            if must not in first:
+                first = [*first[:2], must]
+        ranked = first + [p for p in ranked if p not in first]
+    return [names[p] for p in ranked[:3]]
+
+
+def points(req: Request, got: Sequence[str]) -> int:
+    top1 = int(bool(got) and got[0] in req.expected)
+    top3 = int(any(g in req.expected for g in got))
+    if req.kind == "direct":
+        return top1
+    return top1 + top3 if req.expected else 0
+
+
+def cross_validated(grid: dict[Any, list[int]]) -> int:
+    total = 0
+    for fold in range(FOLDS):
+
+        def score(key: Any, fold: int = fold) -> int:
+            return sum(v for i, v in enumerate(grid[key]) if i % FOLDS != fold)
+
+        chosen = max(sorted(grid, key=str), key=score)
+        total += sum(v for i, v in enumerate(grid[chosen]) if i % FOLDS == fold)
+    return total
+
+
+def logistic(x: Any, y: Any, l2: float = 1e-3) -> Any:
+    w = np.zeros(x.shape[1])
+    for _ in range(100):
+        p = 1 / (1 + np.exp(-(x @ w)))
+        hessian = x.T @ (x * (p * (1 - p))[:, None]) + l2 * np.eye(len(w))
+        w -= np.linalg.solve(hessian, x.T @ (p - y) + l2 * w)
+    return w
+
+
+def leave_one_out(x: Any, y: Any) -> Any:
+    out = []
+    for i in range(len(y)):
+        keep = np.arange(len(y)) != i
+        w = logistic(x[keep], y[keep])
+        out.append(1 / (1 + np.exp(-np.clip(x[i] @ w, -50, 50))))
+    return np.array(out)
+
+
+def listwise(train: list[tuple[Any, Any]], iters: int = 300) -> Any:
+    """Weights of a linear score over candidate features, maximising the softmax
+    probability of the right candidates (Adam, a little L2)."""
+    w = np.zeros(train[0][0].shape[1])
+    m, v = np.zeros_like(w), np.zeros_like(w)
+    for t in range(1, iters + 1):
+        g = 1e-2 * w
+        for x, y in train:
+            z = 10 * (x @ w)
+            p = np.exp(z - z.max())
+            p /= p.sum()
+            q = p * y / (p * y).sum()
+            g += 10 * (x.T @ (p - q)) / len(train)
+        m, v = 0.9 * m + 0.1 * g, 0.999 * v + 0.001 * g * g
+        w -= 0.05 * (m / (1 - 0.9**t)) / (np.sqrt(v / (1 - 0.999**t)) + 1e-8)
+    return w
+
+
+def candidates(req: Request) -> tuple[list[int], Any]:
+    """The fusion's candidates and their features: lexical share times confidence,
+    lexical share, cosine share, cosine, reciprocal ranks (k 10) in each ranking,
+    cosine share times (1 - lexical confidence)."""
+    lex, sims = req.lexical[:100], req.sims
+    sure = min(1.0, lex[0][2]) if lex else 0.0
+    best = lex[0][1] if lex else 0.0
+    share = {p: (s / best if best > 0 else 0.0) for p, s, _ in reversed(lex)}
+    lex_rank = {p: r for r, (p, _, _) in reversed(list(enumerate(lex, 1)))}
+    order = np.argsort(-sims, kind="stable")[:100]
+    dense_rank = {int(p): r for r, p in enumerate(order, 1)}
+    top = float(sims[order[0]])
+    cands = list(dict.fromkeys([*lex_rank, *dense_rank]))
+    rows = []
+    for p in cands:
+        c = float(sims[p])
+        cs = max(0.0, c) / top if top > 0 else 0.0
+        rows.append(
+            [
+                sure * share.get(p, 0.0),
+                share.get(p, 0.0),
+                cs,
+                c,
+                1 / (10 + lex_rank[p]) if p in lex_rank else 0.0,
+                1 / (10 + dense_rank[p]) if p in dense_rank else 0.0,
+                (1 - sure) * cs,
+            ]
+        )
+    return cands, np.array(rows)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--corpus", type=Path, default=REPO.parent / "shared" / "corpus")
+    parser.add_argument("--embedder", metavar="MODEL", action="append", required=True)
+    parser.add_argument("--cache", type=Path)
+    args = parser.parse_args()
+    if not args.corpus.is_dir():
+        print(f"no corpus at {args.corpus}: pass --corpus", file=sys.stderr)
+        return 2
+    cases = [c for n in TUNING for c in load_routing_cases(REPO / "bench" / "data" / n)]
+    with tempfile.TemporaryDirectory() as scratch:
+        cache = str(args.cache or scratch)
+        catalog = skilldeck.Catalog.from_roots([args.corpus], recursive=True, cache=cache)
+        index = skilldeck.SkillRuntime(catalog).search_index()
+        names = [d.name for d in index.documents]
+        positions = {d.key or d.name: i for i, d in reversed(list(enumerate(index.documents)))}
+        lexical = [
+            [
+                (positions[h.key or h.name], h.score, h.confidence)
+                for h in index.search(c.query, limit=100)
+            ]
+            for c in cases
+        ]
+        models = []
+        for spec in args.embedder:
+            semantic = skilldeck.SkillRuntime(catalog, embedder=load_embedder(spec)).search_index()
+            matrix = np.asarray(semantic.matrix(), dtype="float64")
+            reqs = [
+                Request(c, lex, semantic.similarities(c.query))
+                for c, lex in zip(cases, lexical, strict=True)
+            ]
+            inverse = np.linalg.pinv(matrix)  # the request's vector from its cosines
+            for r in reqs:
+                r.vector = inverse @ r.sims.astype("float64")
+            models.append((spec, matrix, reqs))
+
+    def summed(route: Callable[[Request, Any], list[str]]) -> list[int]:
+        per = [[points(r, route(r, matrix)) for r in reqs] for _, matrix, reqs in models]
+        return [sum(p) for p in zip(*per, strict=True)]
+
+    most = sum(1 if c.kind == "direct" else 2 if c.expected else 0 for c in cases) * len(models)
+    print(f"{len(cases)} tuning requests, {len(models)} model(s); hits of {most} at most")
+    print("fusion: best (parameters) and five-fold cross-validated")
+    variants: dict[str, dict[str, Any]] = {
+        "shipped score fusion": {},
+        "without the lexical confidence": {"sure": lambda c: 1.0},
+        "square root of the lexical confidence": {"sure": math.sqrt},
+        "cosines min-max scaled over the candidates": {"cosine": "minmax"},
+        "cosine share squared": {"power": 2.0},
+        "cosine share cubed": {"power": 3.0},
+        "each ranking's first hit in the first three": {"hedge": True},
+        "depth 50": {"depth": 50},
+        "depth 200": {"depth": 200},
+    }
+    for label, options in variants.items():
+        grid = {w: summed(lambda r, _m, w=w, o=options: fuse(r, names, w, **o)) for w in WEIGHTS}
+        best = max(grid, key=lambda k: sum(grid[k]))
+        print(f"  {label:<48} {sum(grid[best]):4} (w {best})  cv {cross_validated(grid)}")
+    prf: dict[Any, list[int]] = {}
+    for alpha in (0.25, 0.5, 1.0):
+        for k in (3, 5, 10):
+            for w in (0.5, 0.55, 0.6):
+
+                def route(r: Request, m: Any, a: float = alpha, n: int = k, w: float = w) -> Any:
+                    q = r.vector + a * m[np.argsort(-r.sims)[:n]].mean(axis=0)
+                    return fuse(r, names, w, sims=m @ (q / np.linalg.norm(q)))
+
+                prf[(alpha, k, w)] = summed(route)
+    best_key = max(prf, key=lambda key: sum(prf[key]))
+    print(
+        f"  {'dense pseudo-relevance feedback':<48} {sum(prf[best_key]):4} "
+        f"(alpha, k, w {best_key})  cv {cross_validated(prf)}"
+    )
+    features = [[0, 2], [0, 1, 2, 3, 4, 5], [0, 1, 2, 3, 4, 5, 6]]
+    for cols in features:
+        total = 0
+        for _, _, reqs in models:
+            data = []
+            for r in reqs:
+                cands, x = candidates(r)
+                y = np.array([names[p] in r.expected for p in cands], dtype=float)
+                named = r.lexical[0][0] if r.lexical and r.lexical[0][2] >= 1.0 else None
+                data.append((r, cands, x[:, cols], y, named))
+            for fold in range(FOLDS):
+                train = [(x, y) for i, (_, _, x, y, _) in enumerate(data) if i % FOLDS != fold]
+                w = listwise([(x, y) for x, y in train if y.sum() > 0])
+                for i, (r, cands, x, _, named) in enumerate(data):
+                    if i % FOLDS != fold:
+                        continue
+                    score = x @ w
+                    ranked = [cands[j] for j in np.lexsort((np.array(cands), -score))]
+                    if named is not None:
+                        ranked = [named, *(p for p in ranked if p != named)]
+                    total += points(r, [names[p] for p in ranked[:3]])
+        print(f"  {f'listwise model, features {cols}':<48} {'':4}  cv {total}")
+    print("abstention: leave-one-out log-loss, abstained / precision at 0.5")
+    y = np.array([1.0 if c.expected else 0.0 for c in cases])
+    off = y == 0
+    for spec, _, reqs in models:
+        print(f"  {spec}")
+        rows = []
+        for r in reqs:
+            s = np.sort(r.sims)[::-1]
+            conf = r.lexical[0][2] if r.lexical else 0.0
+            mu, sd = float(r.sims.mean()), float(r.sims.std())
+            rows.append(
+                {
+                    "lexical": lexical_logit(conf),
+                    "best": float(s[0]),
+                    "z of best": (float(s[0]) - mu) / sd,
+                    "mean": mu,
+                    "spread": sd,
+                    "gap to second": float(s[0] - s[1]),
+                    "mean of five": float(s[:5].mean()),
+                }
+            )
+        for cols in (
+            ["lexical", "best"],
+            ["lexical", "best", "z of best"],
+            ["lexical", "best", "mean"],
+            ["lexical", "best", "spread"],
+            ["lexical", "best", "gap to second"],
+            ["lexical", "mean of five"],
+            ["lexical", "best", "mean of five"],
+        ):
+            x = np.array([[1.0, *(row[c] for c in cols)] for row in rows])
+            p = np.clip(leave_one_out(x, y), 1e-9, 1 - 1e-9)
+            loss = float(-np.mean(y * np.log(p) + (1 - y) * np.log(1 - p)))
+            abstain = p < 0.5
+            right = int((abstain & off).sum())
+            print(
+                f"    {' + '.join(cols):<34} {loss:.4f}  {right / off.sum():6.1%} "
+                f"{right / max(int(abstain.sum()), 1):6.1%}"
+            )
+            if cols == ["lexical", "best"]:
+                for t in (0.4, 0.3, 0.2, 0.1):
+                    a = p < t
+                    r_ = int((a & off).sum())
+                    print(f"      at {t}: {r_ / off.sum():6.1%} {r_ / max(int(a.sum()), 1):6.1%}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

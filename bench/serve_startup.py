@@ -7,9 +7,10 @@ Usage::
 Each server is a fresh process spoken to over stdio by this script (plain
 JSON-RPC lines, no SDK in the driver): ``initialize``, ``notifications/initialized``,
 then ``skills/list`` page after page until no ``nextCursor`` is left; then stdin is
-closed and the process's CPU (user + system, from ``wait4``), its wall time and its
-peak RSS are taken. Rounds are interleaved; min and median; CPU ratios against the
-reference in the same run:
+closed and the process's CPU (user + system, from ``wait4``, so its exit counts), its
+wall time and its peak RSS are taken; the CPU it had used when the last page arrived
+(``/proc``) is printed below the table. Rounds are interleaved; min and median; CPU
+ratios against the reference in the same run:
 
 - ``import MCP SDK server + client``: ``python -c "import mcp.server.mcpserver;
   from mcp import Client"`` (what a Python MCP server cannot avoid);
@@ -18,7 +19,9 @@ reference in the same run:
 
 The skills are ``--skills`` renamed corpus skill folders with their resources and
 links (``_trees``). ``--before PYTHON``: the same servers from another
-installation's interpreter, interleaved with these.
+installation's interpreter, interleaved with these. Run it with the interpreter of an
+installation as users have it (``pip install 'skilldeck[all]'``): the dev extras also
+install rich, which the SDK's server imports whenever it can.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ import argparse
 import json
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -83,11 +87,22 @@ def list_all(argv: list[str], env: dict[str, str]) -> dict[str, float]:
         if not cursor:
             break
     wall = time.perf_counter() - start
+    listed = _cpu_so_far(proc.pid)
     proc.stdin.close()
     proc.stdout.read()
     _pid, _status, usage = os.wait4(proc.pid, 0)
     return {"cpu": usage.ru_utime + usage.ru_stime, "wall": wall,
-            "rss": usage.ru_maxrss / 1024, "count": count}  # fmt: skip
+            "rss": usage.ru_maxrss / 1024, "count": count, "listed": listed}  # fmt: skip
+
+
+def _cpu_so_far(pid: int) -> float:
+    """CPU (user + system) a running process used so far (``/proc``; NaN without it)."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            fields = fh.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return float("nan")
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -130,6 +145,7 @@ def main(argv: list[str] | None = None) -> int:
             list_all(cmd, env)  # bytecode and the warm caches
         _measure.run_once(cs[ref])
         runs: dict[str, list[dict[str, float]]] = {name: [] for name in servers}
+        listed: dict[str, list[float]] = {name: [] for name in servers}
         counts: dict[str, float] = {}
         for _ in range(args.rounds):
             cs[ref].results.append(_measure.run_once(cs[ref]))
@@ -138,19 +154,32 @@ def main(argv: list[str] | None = None) -> int:
                     shutil.rmtree(empty, ignore_errors=True)
                 r = list_all(cmd, env)
                 counts[name] = r.pop("count")
+                listed[name].append(r.pop("listed"))
                 runs[name].append(r)
         for name, rs in runs.items():
             cs[name] = _measure.Contender([], results=rs)
     finally:
         os.chdir(Path(__file__).parent)
         shutil.rmtree(work, ignore_errors=True)
-    listed = ", ".join(f"{int(v)}" for v in set(counts.values()))
+    shown = ", ".join(f"{int(v)}" for v in set(counts.values()))
     text, data = _measure.table(
-        f"skilldeck serve, spawn to the full skills/list ({listed} skills listed) of "
+        f"skilldeck serve, spawn to the full skills/list ({shown} skills listed) of "
         f"{args.skills} corpus skills with resources; {args.rounds} rounds", cs, ref,
     )  # fmt: skip
+    # the CPU up to the last page (the table's includes the exit, as a client waits for it)
+    ref_min, ref_med = data[ref]["cpu_min"], data[ref]["cpu_median"]
+    notes = []
+    for name, values in listed.items():
+        low, mid = min(values), statistics.median(values)
+        data[name]["listed_cpu_min"], data[name]["listed_cpu_median"] = low, mid
+        notes.append(
+            f"{name[:40]:<40}{low * 1000:>9.1f}{mid * 1000:>9.1f}"
+            f"{low / ref_min:>12.2f}x{mid / ref_med:>7.2f}x"
+        )
     print(json.dumps(data, indent=2) if args.json else text)
     if not args.json:
+        print("CPU when the last page arrived (before stdin closes), ms min / median, / ref:")
+        print("\n".join(notes))
         print("goals: warm <= 1.2x, cold <= 2x the reference's CPU")
     return 0
 

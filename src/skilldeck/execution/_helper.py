@@ -30,6 +30,7 @@ Only the standard library's C-level modules are imported, so it starts fast.
 
 from __future__ import annotations
 
+import ctypes
 import errno
 import os
 import resource
@@ -37,7 +38,7 @@ import signal
 import sys
 import time
 from collections.abc import Iterable, Sequence
-from typing import Any, NoReturn
+from typing import NoReturn
 
 PR_SET_PDEATHSIG = 1
 PR_CAPBSET_DROP = 24
@@ -48,51 +49,29 @@ PR_CAP_AMBIENT_CLEAR_ALL = 4
 _CAP_VERSION_3 = 0x20080522
 LINUX = sys.platform.startswith("linux")
 
-_LIBC: Any = None
-
-
-def _libc() -> Any:
-    """libc through ``ctypes``, loaded on first use: the runner imports this module
-    for its process-tree functions, which need neither (``ctypes`` costs a run's
-    start-up more than the rest of the module)."""
-    global _LIBC
-    if _LIBC is None:
-        import ctypes
-
-        _LIBC = ctypes.CDLL(None, use_errno=True)
-    return _LIBC
-
-
-def _errno() -> int:
-    import ctypes
-
-    return ctypes.get_errno()
+_libc = ctypes.CDLL(None, use_errno=True)
 
 
 def _prctl(option: int, arg: int, arg2: int = 0) -> int:
     if not LINUX:
         return -1
-    import ctypes
-
-    return int(_libc().prctl(option, ctypes.c_ulong(arg), ctypes.c_ulong(arg2), 0, 0))
+    return int(_libc.prctl(option, ctypes.c_ulong(arg), ctypes.c_ulong(arg2), 0, 0))
 
 
 def _drop_capabilities() -> None:
     """Root staying root: empty the bounding and ambient sets, then every other set."""
     for cap in range(64):
-        if _prctl(PR_CAPBSET_DROP, cap) != 0 and _errno() == errno.EINVAL:
+        if _prctl(PR_CAPBSET_DROP, cap) != 0 and ctypes.get_errno() == errno.EINVAL:
             break
     _prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL)
-    import ctypes
-
     header = (ctypes.c_uint32 * 2)(_CAP_VERSION_3, 0)
     data = (ctypes.c_uint32 * 6)()
-    if _libc().capset(header, data) != 0:
+    if _libc.capset(header, data) != 0:
         _fail("capset")
 
 
 def _fail(what: str, code: int = 126) -> NoReturn:
-    err = _errno() or errno.EPERM
+    err = ctypes.get_errno() or errno.EPERM
     os.write(2, f"skilldeck-helper: {what}: {os.strerror(err)}\n".encode())
     os._exit(code)
 
@@ -129,7 +108,7 @@ def _setup_and_exec(
     if uid >= 0:
         if linux:
             for cap in range(64):
-                if _prctl(PR_CAPBSET_DROP, cap) != 0 and _errno() == errno.EINVAL:
+                if _prctl(PR_CAPBSET_DROP, cap) != 0 and ctypes.get_errno() == errno.EINVAL:
                     break
         try:
             os.setgroups([])
@@ -280,7 +259,6 @@ def main(argv: list[str]) -> int:
     status_fd = nums[9]
     prog = argv[14:]
     portable = mode == "portable" or not LINUX
-    _libc()  # the program loads libc before it drops anything, as it always did
     if mode != "supervise" or portable:
         _setup_and_exec(opts, prog, False, portable)
     _prctl(PR_SET_CHILD_SUBREAPER, 1)

@@ -6,7 +6,7 @@ command needs when it runs (see ``_lazy``), so start-up stays small.
 importing the command line at all.
 
 The cycle collector waits while a command starts (``entry`` pauses it until the
-command group's callback runs, ``start_up_done``, which moves what start-up made
+command group's callback runs, ``_start_up_done``, which moves what start-up made
 to the oldest generation): start-up builds long-lived objects only (modules,
 classes, the command tree) and collections then find nothing. Once the command is
 done, what is left is frozen (``gc.freeze``) so the interpreter's last collection
@@ -23,7 +23,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from skilldeck.cli._app import main
 
-__all__ = ["entry", "main", "start_up_done"]
+__all__ = ["entry", "main"]
 
 _paused = False
 
@@ -43,11 +43,11 @@ def entry() -> None:
 
         main(prog_name="skilldeck")
     finally:
-        start_up_done()
+        _start_up_done()
         gc.freeze()
 
 
-def start_up_done() -> None:
+def _start_up_done() -> None:
     """The command itself starts: the cycle collector that ``entry`` paused runs again."""
     global _paused
     if _paused:

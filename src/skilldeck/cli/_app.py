@@ -152,9 +152,9 @@ def main(ctx: click.Context) -> None:
     (where skilldeck looked, and what it would do). Shell completion:
     `eval "$(skilldeck completion bash)"` (also zsh, fish).
     """
-    from skilldeck.cli import start_up_done
+    from skilldeck.cli import _start_up_done
 
-    start_up_done()
+    _start_up_done()
     if ctx.invoked_subcommand is None:  # bare `skilldeck`: help, as gh and uv do
         click.echo(ctx.get_help(), color=use_colour())
         ctx.exit(EXIT_OK)

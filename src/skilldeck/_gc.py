@@ -1,4 +1,13 @@
-"""The cycle collector paused while a bulk build allocates many small, acyclic objects."""
+"""The cycle collector paused while skilldeck builds many long-lived, acyclic objects.
+
+One policy for every place that does so (a catalog scan, a search index build, the
+MCP server's index, the command line's and the server's start-up): pause the
+collector, and when it runs again hand what was built to the oldest generation at
+once (``gc.freeze()`` then ``gc.unfreeze()``, no traversal) or, for a server's
+start-up, keep it out of every later collection (``gc.freeze()``). An application's
+own ``gc.disable()`` and ``gc.freeze()`` are respected: nothing is re-enabled that
+was off, nothing thawed that someone else froze.
+"""
 
 from __future__ import annotations
 
@@ -6,35 +15,49 @@ import contextlib
 import gc
 from collections.abc import Iterator
 
-__all__ = ["paused"]
+__all__ = ["pause", "paused", "resume"]
 
 _PROMOTE_AFTER = 10_000
-"""Objects a build must have left (net) for them to be promoted at once (see ``paused``):
-the young collection that would otherwise follow walks every one of them (the 30,000 a
-listing of 10,000 cached skills leaves cost it 7 ms)."""
+"""Objects a build must have left (net) for them to be promoted at once (see ``resume``)."""
+
+
+def pause() -> bool:
+    """Pause the collector; the answer (was it running?) goes to ``resume``."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    return was_enabled
+
+
+def resume(was_enabled: bool, *, promote_after: int = _PROMOTE_AFTER) -> None:
+    """Let the collector run again after ``pause`` (unless it was off before).
+
+    When more than ``promote_after`` objects were left by what ran meanwhile (a
+    listing of 10,000 cached skills leaves about 30,000), they go straight to the
+    oldest generation: they are long-lived by construction, and the collections that
+    would otherwise promote them generation by generation cost a sixth of a large
+    listing's CPU, to find nothing.
+    """
+    if not was_enabled:
+        return
+    # (not when the application froze objects itself: unfreeze would thaw them)
+    if gc.get_count()[0] > promote_after and not gc.get_freeze_count():
+        gc.freeze()
+        gc.unfreeze()
+    gc.enable()
 
 
 @contextlib.contextmanager
-def paused() -> Iterator[None]:
-    """Pause the cycle collector while a scan or an index build allocates many small,
-    acyclic objects.
+def paused(*, freeze: bool = False) -> Iterator[None]:
+    """The collector paused while the block builds (``pause``/``resume``).
 
-    Full collections triggered mid-build would otherwise traverse every object of
-    a large catalog again and again; nothing built there forms reference cycles.
-    After a build that left many objects (a first listing of 100,000 skills builds
-    some 750,000), they go straight to the oldest generation (``gc.freeze()`` then
-    ``gc.unfreeze()``, no traversal): they are long-lived by construction, and the
-    collections that would otherwise promote them generation by generation cost a
-    sixth of such a listing's CPU, to find nothing.
+    ``freeze``: when the block succeeds, what exists then stays out of every later
+    collection (``gc.freeze``), for a long-running server's start-up; a block that
+    fails freezes nothing.
     """
-    was_enabled = gc.isenabled()
-    gc.disable()
+    was_enabled = pause()
     try:
         yield
+        if freeze and was_enabled:
+            gc.freeze()
     finally:
-        if was_enabled:
-            # (not when the application froze objects itself: unfreeze would thaw them)
-            if gc.get_count()[0] > _PROMOTE_AFTER and not gc.get_freeze_count():
-                gc.freeze()
-                gc.unfreeze()
-            gc.enable()
+        resume(was_enabled)

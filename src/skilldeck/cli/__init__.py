@@ -19,6 +19,8 @@ from __future__ import annotations
 import gc
 import sys
 
+from skilldeck._gc import pause as pause_collector, resume as resume_collector
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from skilldeck.cli._app import main
@@ -36,8 +38,7 @@ def entry() -> None:
         sys.stdout.write(f"skilldeck, version {__version__}\n")  # what click prints
         return
     global _paused
-    _paused = gc.isenabled()
-    gc.disable()
+    _paused = pause_collector()
     try:
         from skilldeck.cli._app import main
 
@@ -52,12 +53,8 @@ def _start_up_done() -> None:
     global _paused
     if _paused:
         _paused = False
-        if not gc.get_freeze_count():  # (thawing what someone else froze is not ours)
-            # start-up's objects go to the oldest generation untraversed, as a scan's do
-            # (skilldeck._gc): collections of the young ones would only promote them
-            gc.freeze()
-            gc.unfreeze()
-        gc.enable()
+        # start-up's objects go to the oldest generation untraversed, as a scan's do
+        resume_collector(True, promote_after=0)
 
 
 def __getattr__(name: str) -> object:

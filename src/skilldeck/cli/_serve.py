@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import gc
 import os
 from collections.abc import Iterator
 from typing import Any
@@ -12,6 +11,7 @@ from typing import Any
 import click
 
 import skilldeck
+from skilldeck._gc import paused as collector_paused
 from skilldeck.cli._app import embedder_option, main, recursive_option, root_option
 
 
@@ -180,11 +180,5 @@ def _start_up() -> Iterator[None]:
     exit would traverse them again and again to find nothing (a quarter of the CPU of
     a warm ``serve`` to the full list of 2,000 skills). A start-up that fails freezes
     nothing."""
-    gc.disable()
-    try:
+    with collector_paused(freeze=True):
         yield
-    except BaseException:
-        gc.enable()
-        raise
-    gc.freeze()
-    gc.enable()

@@ -13,7 +13,6 @@ no file itself.
 
 from __future__ import annotations
 
-import gc
 import os
 import threading
 from bisect import bisect_right
@@ -23,6 +22,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from skilldeck import Catalog, CatalogEntry
+from skilldeck._gc import paused as collector_paused
 from skilldeck.catalog import CatalogSnapshot, SnapshotEntry
 from skilldeck.disclosure import mime_type
 from skilldeck.mcp import _uris
@@ -217,16 +217,10 @@ class IndexBuilder:
     def build(self) -> SkillIndex:
         """Scan the catalog's snapshot now (blocking; run it in a worker thread from
         async code). ``changed`` then holds the URIs that changed."""
-        with self._lock:
-            # A build makes many small objects and frees none: the cyclic collector
-            # would only rescan them (a third of a warm start for 2,000 skills).
-            enabled = gc.isenabled()
-            gc.disable()
-            try:
-                return self._build()
-            finally:
-                if enabled:
-                    gc.enable()
+        # A build makes many small objects and frees none: the cyclic collector
+        # would only rescan them (a third of a warm start for 2,000 skills).
+        with self._lock, collector_paused():
+            return self._build()
 
     def _frontmatter(self, item: SnapshotEntry) -> dict[str, Any] | None:
         token = item.token

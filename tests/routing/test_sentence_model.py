@@ -102,10 +102,10 @@ def test_the_model_embeds_sentences(minilm: SentenceEmbedder) -> None:
     assert rows.shape == (3, 384) and minilm.dimensions == 384
     same, unrelated = float(rows[0] @ rows[1]), float(rows[0] @ rows[2])
     assert same > 0.7 and unrelated < 0.3
-    # one text alone embeds nearly as in a batch (int8 weights quantise activations
-    # per batch, so padding moves a vector a little)
+    # a text's vector is its own, whatever it is embedded with (int8 weights quantise
+    # activations per run, so each text has a run of its own)
     alone = minilm(["combine pdf files"])[0]
-    assert float(alone @ rows[1]) > 0.99
+    assert float(alone @ rows[1]) > 0.99999
     assert minilm.threads == 1  # one thread per request by default
     # the fitted abstention is found by the model's identity, wherever it lies
     assert minilm.identity in FITTED_ABSTENTION and minilm.abstention is not None
@@ -290,12 +290,13 @@ def test_a_folder_saved_by_sentence_transformers_is_pooled_and_prompted_as_it_sa
     assert cls.identity != minilm.identity  # other vectors: saved apart, not fitted
     assert cls.abstention is None
     texts = ["merge two PDFs into one", "combine pdf files"]
-    encoded = cls.tokenizer.encode_batch(texts)
-    ids = np.array([e.ids for e in encoded], dtype="int64")
-    mask = np.array([e.attention_mask for e in encoded], dtype="int64")
-    feed = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
-    first = cls.session.run(None, feed)[0][:, 0, :]
-    first = first / np.linalg.norm(first, axis=1, keepdims=True)
+    rows = []
+    for text in texts:  # one text a run, as the embedder runs them
+        ids = np.array([cls.tokenizer.encode(text).ids], dtype="int64")
+        feed = {"input_ids": ids, "attention_mask": np.ones_like(ids)}
+        feed["token_type_ids"] = np.zeros_like(ids)
+        rows.append(cls.session.run(None, feed)[0][0, 0, :])
+    first = np.array(rows) / np.linalg.norm(np.array(rows), axis=1, keepdims=True)
     assert np.allclose(cls(texts), first, atol=1e-5)
     assert float(cls(texts)[0] @ minilm(texts)[0]) < 0.99  # not the mean
     # the instruction goes before the request, never before a skill's text

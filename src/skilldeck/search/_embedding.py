@@ -70,7 +70,13 @@ _HUB_ID = re.compile(r"[A-Za-z0-9][\w.-]{0,95}/[A-Za-z0-9][\w.-]{0,95}")
 _PATH_PREFIX = "path:"
 _OFF = "off"
 _MAX_TOKENS = 256  # tokens of a text the sentence model reads (the rest is cut)
-_ONNX_BATCH = 32
+# texts per run of the model: one, as a request is run, so a text's vector depends on
+# that text alone (int8 weights quantise activations per run, so a batch moved each
+# vector with its neighbours and their padding); and onnxruntime keeps its largest
+# buffers, which grow with batch x tokens^2: 800 of the corpus's skills (int8, one
+# thread) peaked at 1,103 MiB and 32.6 s of CPU 32 a run, 346 MiB and 25.7 s 8 a
+# run, 149 MiB and 20.0 s one a run
+_ONNX_BATCH = 1
 _PROBE = "skilldeck"
 _POOLINGS = ("mean", "cls")
 #: sentence-transformers' pooling flags, by the pooling they name
@@ -86,13 +92,13 @@ FITTED_ABSTENTION: dict[str, tuple[float, ...]] = {
     # all-MiniLM-L6-v2 exported to ONNX, fp32 (90 MB)
     "onnx:5b5f2f83140ea699da39a2280736acb8": (-10.506, 0.575, 32.749),
     # the same, quantised to int8 weights (23 MB)
-    "onnx:9dee126fd5cffc78c69d5e0255229eb7": (-10.258, 0.555, 31.014),
+    "onnx:9dee126fd5cffc78c69d5e0255229eb7": (-10.05, 0.53, 30.778),
 }
 #: The dense ranking's own abstention (intercept, best cosine), fitted the same way:
 #: what ``SemanticIndex.dense_search`` and ``eval routing``'s dense column abstain by.
 FITTED_DENSE_ABSTENTION: dict[str, tuple[float, float]] = {
     "onnx:5b5f2f83140ea699da39a2280736acb8": (-11.101, 37.399),
-    "onnx:9dee126fd5cffc78c69d5e0255229eb7": (-11.446, 37.133),
+    "onnx:9dee126fd5cffc78c69d5e0255229eb7": (-11.526, 37.655),
 }
 
 

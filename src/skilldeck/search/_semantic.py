@@ -85,7 +85,7 @@ FUSION_WEIGHT = 0.55  # the semantic score's share (the lexical one has the rest
 FUSION_DEPTH = 100  # candidates of each ranking in the fusion
 _BATCH = 256
 _MAX_TEXT = 2000  # characters of a request or a skill sent to the embedder
-_FORMAT = 3  # of the text embedded per skill (``_doc_text``) and of the saved file
+_FORMAT = 4  # of the text embedded per skill (``_doc_text``), its run, and the saved file
 #: saved embedding files kept per folder (one per catalog state and model)
 MAX_SAVED = 8
 _SUFFIX = ".embeddings.npz"

@@ -41,6 +41,9 @@ from skilldeck.search import load_embedder
 from skilldeck.search._routing import load_routing_cases
 from skilldeck.search._semantic import lexical_logit
 
+sys.path.insert(0, str(Path(__file__).parent))
+from routing import _logistic as logistic  # the fit bench/routing.py ships with
+
 REPO = Path(__file__).resolve().parents[1]
 TUNING = ("routing.jsonl", "routing_tuning2.jsonl")
 WEIGHTS = (0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7)
@@ -119,15 +122,6 @@ def cross_validated(grid: dict[Any, list[int]]) -> int:
         chosen = max(sorted(grid, key=str), key=score)
         total += sum(v for i, v in enumerate(grid[chosen]) if i % FOLDS == fold)
     return total
-
-
-def logistic(x: Any, y: Any, l2: float = 1e-3) -> Any:
-    w = np.zeros(x.shape[1])
-    for _ in range(100):
-        p = 1 / (1 + np.exp(-(x @ w)))
-        hessian = x.T @ (x * (p * (1 - p))[:, None]) + l2 * np.eye(len(w))
-        w -= np.linalg.solve(hessian, x.T @ (p - y) + l2 * w)
-    return w
 
 
 def leave_one_out(x: Any, y: Any) -> Any:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Literal
 
 from skilldeck.mcp._elicit import approve as elicit_approval
@@ -148,6 +148,8 @@ def create_server(
             catalog = skilldeck.Catalog.default()
     fallback: ToolFallback | None = None
     if tools:
+        options: RuntimeOptions | None = None
+        make: Callable[[], SkillRuntime] | None = None
         if runtime is None:
             base = runtime_options or skilldeck.RuntimeOptions()
             options = dataclasses.replace(
@@ -157,29 +159,25 @@ def create_server(
                 allowed_tools_enforcement=allowed_tools or base.allowed_tools_enforcement,
                 embedder=embedder if embedder is not None else base.embedder,
             )
-            served = catalog
+            served, chosen_options = catalog, options
 
-            def make() -> SkillRuntime:  # on first use: a listing of skills needs no tools
+            def make_runtime() -> SkillRuntime:  # on first use: a listing needs no tools
                 chosen = executor
                 if allow_exec and chosen is None:
                     chosen = skilldeck.Executor(approver=elicit_approval)
-                return skilldeck.SkillRuntime(served, options=options, executor=chosen)
+                return skilldeck.SkillRuntime(served, options=chosen_options, executor=chosen)
 
-            fallback = ToolFallback(
-                make_runtime=make,
-                allow_exec=allow_exec,
-                idle_timeout=session_timeout,
-                max_sessions=max_sessions,
-                options=options,
-                catalog=catalog,
-            )
-        else:
-            fallback = ToolFallback(
-                runtime,
-                allow_exec=allow_exec,
-                idle_timeout=session_timeout,
-                max_sessions=max_sessions,
-            )
+            make = make_runtime
+
+        fallback = ToolFallback(
+            runtime,
+            make_runtime=make,
+            options=options,
+            catalog=catalog,
+            allow_exec=allow_exec,
+            idle_timeout=session_timeout,
+            max_sessions=max_sessions,
+        )
     return SkillServer(
         catalog,
         tools=fallback,

@@ -166,6 +166,8 @@ async def test_set_level_reaches_neither_another_server_nor_the_process_log(
         h.write_skill(root, f"skill-{name}", f"Skill of server {name}")
     server_a = create_server(roots=[roots["a"]], snapshot_cache=False)
     server_b = create_server(roots=[roots["b"]], snapshot_cache=False)
+    for server in (server_a, server_b):  # else a slow first snapshot may see the edits
+        server.prepare()
     got: list[LoggingMessageNotificationParams] = []
 
     async def callback(params: LoggingMessageNotificationParams) -> None:

@@ -450,10 +450,10 @@ def test_preflight_never_names_a_hidden_skill(tmp_path: Path) -> None:
 def test_headings_and_body_words_are_linear(body: str) -> None:
     import time
 
-    started = time.perf_counter()
+    started = time.process_time()
     extract_headings(body)
     body_fields(body)
-    assert time.perf_counter() - started < 1.0
+    assert time.process_time() - started < 1.0
     # the runtime indexes the headings and first words of each body on the first search
     store = skilldeck.MemoryStore(source="mem")
     store.add(f"---\nname: big\ndescription: A big body. Use in tests.\n---\n{body}\n")
@@ -461,9 +461,9 @@ def test_headings_and_body_words_are_linear(body: str) -> None:
         skilldeck.Catalog([skilldeck.Source.of("mem", "inline", [], store=store)], cache=False)
     )
     session = runtime.session()
-    started = time.perf_counter()
+    started = time.process_time()
     found = runtime.call(session, "skills_search", {"query": "big body"})
-    assert time.perf_counter() - started < 1.0
+    assert time.process_time() - started < 1.0
     assert found["ok"] and "big" in str(found["data"]), found
 
 

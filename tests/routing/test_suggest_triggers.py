@@ -225,10 +225,10 @@ def test_hostile_descriptions_and_requests_stay_linear(description: str) -> None
     import time
 
     metas = [Meta("odd", description), Meta("spam", 'Use when asked to "split test".')]
-    started = time.perf_counter()
+    started = time.process_time()
     derived_phrases(description)
     picked = skilldeck.suggest("split test " * 2_000, metas)
-    assert time.perf_counter() - started < 2.0
+    assert time.process_time() - started < 2.0
     assert [r for s in picked for r in s.reasons if r.startswith("phrase:")] == [
         "phrase:split test"
     ]  # said 2,000 times, counted once

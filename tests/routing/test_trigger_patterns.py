@@ -130,10 +130,10 @@ def test_refused_patterns_never_match_even_if_given_directly(tmp_path: Path) -> 
                 verbs = ()
                 patterns = (r"(a)\1", r"^(a+)+$")
 
-    started = time.perf_counter()
+    started = time.process_time()
     hits = skilldeck.suggest("a" * 3000 + "!", [Meta()], search=False)
     assert hits == []
-    assert time.perf_counter() - started < 2.0
+    assert time.process_time() - started < 2.0
     assert skilldeck.suggest("aa", [Meta()], search=False)[0].reasons == ("pattern:^(a+)+$",)
 
 

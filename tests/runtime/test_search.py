@@ -139,10 +139,11 @@ def test_ten_thousand_skills_answer_fast() -> None:
     index = SearchIndex(docs)
     worst = 0.0
     for query in ("compress archive backup", "deploy pipeline rollback", "dashboard alert"):
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         assert index.search(query, limit=10)
-        worst = max(worst, time.perf_counter() - t0)
-    # the target is 20 ms (bench/search.py measures it); allow slack for loaded CI machines
+        worst = max(worst, time.process_time() - t0)
+    # the target is 20 ms (bench/search.py measures it); CPU, with slack for a loaded
+    # machine (wall time there measures the neighbours)
     assert worst < 0.2
 
 

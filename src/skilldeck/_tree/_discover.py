@@ -49,12 +49,19 @@ from typing import Any
 
 from skilldeck._diagnostics import Diagnostic, Severity
 from skilldeck._errors import PathNotAllowedError, SkillError
-from skilldeck._tree._reader import ContainedFolder
-from skilldeck._tree._walk import LINK_DANGLING, LINK_LOOP, TOO_DEEP
+from skilldeck._tree._consts import (
+    LINK_DANGLING,
+    LINK_DUPLICATE,
+    LINK_ESCAPES,
+    LINK_LOOP,
+    NOT_A_SKILL_FILE,
+    ROOT_UNREADABLE,
+    SKILL_MD_ESCAPES,
+    TOO_DEEP,
+)
 
 __all__ = [
     "MAX_DEPTH",
-    "PLACEHOLDER",
     "REPOSITORY_CONTAINERS",
     "REPOSITORY_DEPTH",
     "SKIP_FOLDERS",
@@ -66,15 +73,6 @@ __all__ = [
     "skipped_folder",
     "within",
 ]
-
-ROOT_UNREADABLE = "SK502"
-LINK_ESCAPES = "SK503"
-LINK_DUPLICATE = "SK506"
-NOT_A_SKILL_FILE = "SK508"
-SKILL_MD_ESCAPES = "SK214"
-# found when SKILL.md is read (skilldeck.format._placeholder); registered here so the
-# catalog and install leave such skills out without importing the parser
-PLACEHOLDER = "SK219"
 
 MAX_DEPTH = 12
 """How deep a recursive search goes (the root is depth 0)."""
@@ -159,6 +157,8 @@ def linked_skill_md(folder: str, name: str = "SKILL.md") -> tuple[str, os.stat_r
     """A SKILL.md that is a link, resolved by the contained reader (as every read of a
     skill's files is): its real path and stat when it stays inside the skill folder,
     ``None`` when it leaves the folder, dangles or is not a regular file."""
+    from skilldeck._tree._reader import ContainedFolder  # a listing never asks
+
     try:
         with ContainedFolder(folder) as tree:
             fd = tree.open(name)

@@ -12,6 +12,17 @@ from dataclasses import dataclass, field
 
 from skilldeck._diagnostics import Diagnostic
 from skilldeck._errors import PathNotAllowedError
+from skilldeck._tree._consts import (
+    FILE_LINK_ESCAPES,
+    LINK_DANGLING,
+    LINK_LOOP,
+    SECRET_FILE,
+    SPECIAL_FILE,
+    TOO_DEEP,
+    TOO_MANY_FILES,
+    UNDECODABLE_NAME,
+    WALK_DEPTH,
+)
 from skilldeck._tree._reader import (
     _HAVE_DIR_FD,
     ContainedFolder,
@@ -30,16 +41,6 @@ __all__ = [
     "secret_findings",
     "walk_skill",
 ]
-
-# Codes of what a walk leaves out (SK5xx: discovery and catalog; documented there)
-LINK_DANGLING = "SK504"
-LINK_LOOP = "SK505"
-TOO_DEEP = "SK507"
-FILE_LINK_ESCAPES = "SK514"
-SPECIAL_FILE = "SK515"
-TOO_MANY_FILES = "SK516"
-SECRET_FILE = "SK518"  # noqa: S105  (a diagnostic code, not a password)
-UNDECODABLE_NAME = "SK519"
 
 _SECRET_NAMES = frozenset(
     {
@@ -160,7 +161,7 @@ def _printable(rel: str) -> str:
 class WalkLimits:
     """Caps of one walk. ``max_bytes`` (total size of the files) is off by default."""
 
-    max_depth: int = 64
+    max_depth: int = WALK_DEPTH
     max_files: int = 20_000
     max_dirs: int = 20_000
     max_bytes: int | None = None

@@ -29,7 +29,7 @@ from skilldeck._errors import (
 )
 from skilldeck._gc import paused as _gc_paused
 from skilldeck._paths import dirs
-from skilldeck._tree import PLACEHOLDER, Walk
+from skilldeck._tree import PLACEHOLDER
 from skilldeck.catalog._cache import MetadataCache
 from skilldeck.catalog._files import walk_all
 from skilldeck.catalog._fs import FileSystemStore, Mode
@@ -57,6 +57,7 @@ from skilldeck.catalog._store import (
 from skilldeck.config import Budget, Config, load_config
 
 if TYPE_CHECKING:
+    from skilldeck._tree import Walk
     from skilldeck.catalog._snapshot import CatalogSnapshot, SnapshotMaker, TreeStamps
 
 __all__ = ["Catalog", "RootInfo"]
@@ -65,18 +66,20 @@ _ADDRESS_RANK = {SkillStatus.ENABLED: 0, SkillStatus.SHADOWED: 1}
 
 
 #: a folder name that holds translations: ``ja-JP``, ``zh_CN``, ``zh-Hans``, ``pt-BR``,
-#: ``locales``, ``i18n`` (a bare language code such as ``ja`` too, from a short list)
-_LOCALE_DIR = re.compile(
+#: ``locales``, ``i18n`` (a bare language code such as ``ja`` too, from a short list);
+#: compiled on first use (``re``'s cache): only same-name copies in a recursive root ask,
+#: and compiling it costs a listing's start-up more than its whole resolution
+_LOCALE_DIR = (
     r"(?:[a-z]{2,3}[-_](?:[A-Za-z]{2}|[A-Z][a-z]{3}|\d{3})(?:[-_][A-Za-z]{2})?"
     r"|ar|de|es|fr|he|hi|id|it|ja|ko|nl|pl|pt|ru|sv|th|tr|uk|vi|zh"
-    r"|i18n|l10n|locales?|translations?)",
-    re.IGNORECASE,
+    r"|i18n|l10n|locales?|translations?)"
 )
 
 
 def _in_translation(folder: str, root: str) -> bool:
     rel = folder[len(root) :] if folder.startswith(root) else folder
-    return any(_LOCALE_DIR.fullmatch(part) for part in rel.split(os.sep)[:-1] if part)
+    locale_dir = re.compile(_LOCALE_DIR, re.IGNORECASE)
+    return any(locale_dir.fullmatch(part) for part in rel.split(os.sep)[:-1] if part)
 
 
 def preferred_order(skills: Sequence[SkillMetadata], root: str) -> Sequence[SkillMetadata]:

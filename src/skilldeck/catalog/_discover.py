@@ -7,9 +7,12 @@ from __future__ import annotations
 import os
 import stat as _stat
 import struct
+from typing import TYPE_CHECKING
 
-from skilldeck._tree import Found
 from skilldeck.catalog._cache import pack_sig, sig_of
+
+if TYPE_CHECKING:
+    from skilldeck._tree import Found
 
 __all__ = ["replay"]
 

@@ -10,10 +10,10 @@ one rule of ``skilldeck.catalog._fileset``. Size limits always apply.
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from skilldeck._diagnostics import Diagnostic
 from skilldeck._errors import SkillError
-from skilldeck._tree import SkillTree, Walk, WalkLimits, walk_skill
 from skilldeck.catalog._fileset import (
     LINK_SCAN_BYTES,
     MAX_INDEX_FILES,
@@ -24,6 +24,9 @@ from skilldeck.catalog._fileset import (
 )
 from skilldeck.catalog._store import FileData
 
+if TYPE_CHECKING:
+    from skilldeck._tree import SkillTree, Walk
+
 __all__ = ["index_files", "linked_in", "read_contained", "read_in", "through_loop", "walk_all"]
 
 
@@ -31,6 +34,8 @@ def read_contained(
     real_dir: str, rel: str, *, max_bytes: int, truncate: bool, skill: str
 ) -> FileData:
     """Read ``rel`` beneath ``real_dir`` with the contained reader (see module doc)."""
+    from skilldeck._tree import SkillTree  # imported on first read: a listing reads nothing
+
     with SkillTree(real_dir, skill=skill, follow_root=False) as tree:
         return read_in(tree, rel, max_bytes=max_bytes, truncate=truncate)
 
@@ -78,6 +83,8 @@ def through_loop(real_dir: str, rel: str) -> bool:
 def walk_all(real_dir: str) -> Walk:
     """Every file of the skill the walker lists (SKILL.md too), at most ``MAX_INDEX_FILES``:
     the ``"all"`` index and what a catalog snapshot lists."""
+    from skilldeck._tree import WalkLimits, walk_skill  # imported on first walk
+
     return walk_skill(
         real_dir, limits=WalkLimits(max_files=MAX_INDEX_FILES), strict=False, follow_root=False
     )
@@ -87,6 +94,8 @@ def index_files(real_dir: str, mode: IndexMode) -> tuple[tuple[str, ...], tuple[
     """The skill's file index (``skilldeck.catalog._fileset``'s rule over the files the
     walker lists) and the problems met. For ``"bundled"`` only the bundled folders are
     walked, unless the body links to files elsewhere."""
+    from skilldeck._tree import WalkLimits, walk_skill
+
     if mode == "all":
         walk = walk_all(real_dir)
         return (

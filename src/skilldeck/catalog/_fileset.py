@@ -26,7 +26,7 @@ from collections.abc import Callable, Collection, Iterable
 from typing import Literal
 
 from skilldeck._errors import FileNotFoundInSkillError, PathNotAllowedError
-from skilldeck._tree import WalkLimits
+from skilldeck._tree import WALK_DEPTH
 
 __all__ = [
     "BUNDLED_DIRS",
@@ -51,7 +51,7 @@ MAX_INDEX_FILES = 5_000
 LINK_SCAN_BYTES = 256 * 1024
 """How much of SKILL.md is searched for links to files outside the bundled folders."""
 
-_MAX_DEPTH = WalkLimits().max_depth
+_MAX_DEPTH = WALK_DEPTH  # the walker's cap: deeper files are never listed
 
 
 def in_bundled_index(rel: str) -> bool:

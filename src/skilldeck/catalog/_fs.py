@@ -21,7 +21,7 @@ import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import msgspec
 
@@ -33,15 +33,7 @@ from skilldeck._errors import (
     SkillNotFoundError,
     SkillUnavailableError,
 )
-from skilldeck._tree import (
-    MAX_DEPTH,
-    Found,
-    SkillFinder,
-    SkillTree,
-    Walk,
-    skill_md_escapes,
-    within,
-)
+from skilldeck._tree import MAX_DEPTH, SkillFinder, skill_md_escapes, within
 from skilldeck.catalog import _codes as C
 from skilldeck.catalog._cache import (
     NEVER,
@@ -80,6 +72,9 @@ from skilldeck.catalog._store import (
     StoreBase,
     bundled_relpath,
 )
+
+if TYPE_CHECKING:
+    from skilldeck._tree import Found, SkillTree, Walk
 
 __all__ = ["MAX_DEPTH", "FileSystemStore", "Mode"]
 
@@ -680,6 +675,8 @@ class FileSystemStore(StoreBase):
     ) -> list[FileData]:
         """``read_bundled`` of each path (``skill_md_bytes`` for ``SKILL.md``) with the
         same checks, the skill folder resolved and opened once for all of them."""
+        from skilldeck._tree import SkillTree  # reads only: a listing imports no walker
+
         meta = self.get(name)
         real_dir = self._real_folder(meta)
         out: list[FileData] = []

@@ -22,7 +22,6 @@ from skilldeck._errors import (
     SkillNotFoundError,
 )
 from skilldeck._paths import safe_relpath
-from skilldeck._tree import Walk, is_hidden
 from skilldeck.catalog._fileset import (
     BUNDLED_DIRS,
     IndexMode,
@@ -34,6 +33,7 @@ from skilldeck.catalog._fileset import (
 from skilldeck.catalog._model import Skill, SkillMetadata
 
 if TYPE_CHECKING:
+    from skilldeck._tree import Walk
     from skilldeck.format import ParsedSkillMd
 
 __all__ = [
@@ -272,6 +272,8 @@ def _reassembled(skill: Skill) -> bytes:
 def bundled_relpath(relpath: str, *, skill: str) -> str:
     """``relpath`` cleaned for a bundled-file read; ``PathNotAllowedError`` for an
     absolute path, one with ``..``, or a folder."""
+    from skilldeck._tree import is_hidden  # reads only: a listing imports no reader
+
     clean = safe_relpath(relpath) if isinstance(relpath, str) else None
     if clean is None or relpath.endswith("/"):
         raise PathNotAllowedError(
@@ -324,6 +326,7 @@ class MemoryStore(StoreBase):
         ``PathNotAllowedError`` for a bundled-file path that is not a plain
         relative path.
         """
+        from skilldeck._tree import is_hidden
         from skilldeck.format import parse_skill_md
 
         parsed = parse_skill_md(skill_md)

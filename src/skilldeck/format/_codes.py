@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from skilldeck._tree import _discover
+from skilldeck._tree import _consts
 
 # SK1xx: reading and parsing SKILL.md
 MISSING_FRONTMATTER = "SK101"
@@ -34,9 +34,9 @@ METADATA_NOT_STRING = "SK210"
 ALLOWED_TOOLS_TYPE = "SK211"
 ALLOWED_TOOLS_COMMAS = "SK212"
 UNKNOWN_FIELD = "SK213"
-SKILL_MD_ESCAPES = _discover.SKILL_MD_ESCAPES  # SK214: found by discovery, one place
+SKILL_MD_ESCAPES = _consts.SKILL_MD_ESCAPES  # SK214: found by discovery, one place
 LOWERCASE_SKILL_MD = "SK215"
 WRONG_TYPE = "SK216"
 EXTENSION_INVALID = "SK217"
 ALLOWED_TOOLS_ALIAS = "SK218"
-PLACEHOLDER = _discover.PLACEHOLDER  # SK219: the catalog and install leave such skills out
+PLACEHOLDER = _consts.PLACEHOLDER  # SK219: the catalog and install leave such skills out

@@ -167,12 +167,17 @@ _NOT_AT_START = {
     "skilldeck.catalog._pool",  # parsing in worker processes: nothing is parsed
 }
 
+# A warm listing walks no skill folder and reads no file of one: the cache and one
+# ``lstat`` per skill answer, so neither the walker nor the contained reader is loaded.
+_NO_WALK = {"skilldeck._tree._walk", "skilldeck._tree._reader", "mimetypes"}
+
 
 def test_a_warm_list_without_config_imports_only_what_it_uses() -> None:
     _modules_after(["list"])  # fills the metadata cache
     modules, out = _modules_after(["list"])
     assert "skill-authoring" in out  # a bundled skill
     assert modules & _NOT_AT_START == set()
+    assert modules & _NO_WALK == set()
     assert "skilldeck.config._config" in modules  # the test can fail: the config is read
     modules, out = _modules_after(["show", "skill-authoring"])
     assert "skill-authoring" in out

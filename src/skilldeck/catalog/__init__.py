@@ -30,15 +30,15 @@ if TYPE_CHECKING:
         linked_of as linked_of,
     )
     from skilldeck.catalog._fs import FileSystemStore as FileSystemStore
+    from skilldeck.catalog._loaded import FileData as FileData, Skill as Skill
+    from skilldeck.catalog._memory import MemoryStore as MemoryStore
     from skilldeck.catalog._model import (
         CatalogEntry as CatalogEntry,
         Root as Root,
-        Skill as Skill,
         SkillMetadata as SkillMetadata,
         SkillStatus as SkillStatus,
         Source as Source,
         Trust as Trust,
-        WhyLine as WhyLine,
     )
     from skilldeck.catalog._snapshot import (
         CatalogSnapshot as CatalogSnapshot,
@@ -55,14 +55,13 @@ if TYPE_CHECKING:
     from skilldeck.catalog._store import (
         DEFAULT_FILE_LIMIT as DEFAULT_FILE_LIMIT,
         Discovery as Discovery,
-        FileData as FileData,
         FileFacts as FileFacts,
         IndexMode as IndexMode,
-        MemoryStore as MemoryStore,
         Store as Store,
         StoreBase as StoreBase,
         bundled_relpath as bundled_relpath,
     )
+    from skilldeck.catalog._why import WhyLine as WhyLine
     from skilldeck.search import (
         CatalogFinding as CatalogFinding,
         CatalogReport as CatalogReport,
@@ -82,12 +81,12 @@ else:
         "FileSystemStore": "._fs",
         "CatalogEntry": "._model",
         "Root": "._model",
-        "Skill": "._model",
+        "Skill": "._loaded",
         "SkillMetadata": "._model",
         "SkillStatus": "._model",
         "Source": "._model",
         "Trust": "._model",
-        "WhyLine": "._model",
+        "WhyLine": "._why",
         "CatalogSnapshot": "._snapshot",
         "FileDigest": "._snapshot",
         "SnapshotDiff": "._snapshot",
@@ -95,10 +94,10 @@ else:
         "SnapshotFile": "._snapshot",
         "DEFAULT_FILE_LIMIT": "._store",
         "Discovery": "._store",
-        "FileData": "._store",
+        "FileData": "._loaded",
         "FileFacts": "._store",
         "IndexMode": "._store",
-        "MemoryStore": "._store",
+        "MemoryStore": "._memory",
         "Store": "._store",
         "StoreBase": "._store",
         "bundled_relpath": "._store",

@@ -36,29 +36,29 @@ from skilldeck.catalog._fs import FileSystemStore, Mode
 from skilldeck.catalog._model import (
     CatalogEntry,
     Root,
-    Skill,
     SkillMetadata,
     SkillStatus,
     Source,
     Trust,
-    WhyLine,
     with_code,
 )
 from skilldeck.catalog._resolve import Batch, Resolver, State, changed
 from skilldeck.catalog._store import (
     DEFAULT_FILE_LIMIT,
     Discovery,
-    FileData,
     FileFacts,
     IndexMode,
     StoreBase,
     as_store,
 )
-from skilldeck.config import Budget, Config, load_config
+from skilldeck.config import Config, load_config
 
 if TYPE_CHECKING:
     from skilldeck._tree import Walk
+    from skilldeck.catalog._loaded import FileData, Skill
     from skilldeck.catalog._snapshot import CatalogSnapshot, SnapshotMaker, TreeStamps
+    from skilldeck.catalog._why import WhyLine
+    from skilldeck.config import Budget
 
 __all__ = ["Catalog", "RootInfo"]
 
@@ -521,7 +521,8 @@ class Catalog:
 
     def why(self, name: str, *, budget: int | Budget | None = None) -> builtins.list[WhyLine]:
         """Why ``name`` is or is not visible: one ``WhyLine`` per candidate or near miss."""
-        from skilldeck.catalog._why import explain  # imported by why() only
+        from skilldeck.catalog._why import WhyLine, explain  # imported by why() only
+        from skilldeck.config import Budget
 
         state = self._snapshot()
         bare = name.partition(":")[2] if ":" in name else name

@@ -22,10 +22,10 @@ from skilldeck.catalog._fileset import (
     in_index,
     linked_of,
 )
-from skilldeck.catalog._store import FileData
 
 if TYPE_CHECKING:
     from skilldeck._tree import SkillTree, Walk
+    from skilldeck.catalog._loaded import FileData
 
 __all__ = ["index_files", "linked_in", "read_contained", "read_in", "through_loop", "walk_all"]
 
@@ -42,6 +42,8 @@ def read_contained(
 
 def read_in(tree: SkillTree, rel: str, *, max_bytes: int, truncate: bool) -> FileData:
     """``read_contained`` through a folder already opened (several reads of one skill)."""
+    from skilldeck.catalog._loaded import FileData  # imported on first read
+
     got = tree.read(rel, max_bytes=max_bytes, truncate=truncate)
     return FileData(got.path, got.data, got.size, got.truncated)
 

@@ -57,17 +57,10 @@ from skilldeck.catalog._files import (
     walk_all,
 )
 from skilldeck.catalog._fileset import check_read
-from skilldeck.catalog._model import (
-    Skill,
-    SkillMetadata,
-    metadata_of,
-    own_md,
-    raw_diagnostics,
-)
+from skilldeck.catalog._model import SkillMetadata, metadata_of, own_md, raw_diagnostics
 from skilldeck.catalog._store import (
     DEFAULT_FILE_LIMIT,
     Discovery,
-    FileData,
     IndexMode,
     StoreBase,
     bundled_relpath,
@@ -75,6 +68,7 @@ from skilldeck.catalog._store import (
 
 if TYPE_CHECKING:
     from skilldeck._tree import Found, SkillTree, Walk
+    from skilldeck.catalog._loaded import FileData, Skill
 
 __all__ = ["MAX_DEPTH", "FileSystemStore", "Mode"]
 
@@ -599,6 +593,8 @@ class FileSystemStore(StoreBase):
                 hint=f"it changed since the catalog listed it; run: skilldeck validate {meta.path}",
             )
         files, _ = index_files(real, self.index)
+        from skilldeck.catalog._loaded import Skill  # a load's: a listing makes none
+
         return Skill(
             meta,
             parsed.manifest,

@@ -1,4 +1,7 @@
-"""The catalog's values: sources, skill metadata, loaded skills, entries and statuses."""
+"""The catalog's values a listing makes: sources, skill metadata, entries and statuses.
+
+(A loaded skill is ``_loaded``'s, a line of ``why`` is ``_why``'s.)
+"""
 
 from __future__ import annotations
 
@@ -19,13 +22,11 @@ if TYPE_CHECKING:
 __all__ = [
     "CatalogEntry",
     "Root",
-    "Skill",
     "SkillMetadata",
     "SkillStatus",
     "Source",
     "SourceKind",
     "Trust",
-    "WhyLine",
     "own_md",
     "skill_md_text",
 ]
@@ -390,43 +391,6 @@ def _folder_name(path: Path | None) -> str | None:
 
 
 @dataclass(frozen=True, slots=True)
-class Skill:
-    """A loaded skill (tier 2): metadata, manifest, body and bundled-file index."""
-
-    metadata: SkillMetadata
-    manifest: Manifest | None
-    body: str
-    body_truncated: bool = False
-    files: tuple[str, ...] = ()
-    body_line: int = 1
-    diagnostics: tuple[Diagnostic, ...] = ()
-
-    @property
-    def name(self) -> str:
-        return self.metadata.name
-
-    @property
-    def description(self) -> str:
-        return self.metadata.description
-
-    @property
-    def path(self) -> Path | None:
-        return self.metadata.path
-
-    @property
-    def skill_md(self) -> Path | None:
-        return self.metadata.skill_md
-
-    @property
-    def source(self) -> str:
-        return self.metadata.source
-
-    @property
-    def location(self) -> str | None:
-        return self.metadata.location
-
-
-@dataclass(frozen=True, slots=True)
 class CatalogEntry:
     """One candidate skill in the catalog with its status and the reason for it.
 
@@ -514,31 +478,3 @@ def entry_of(
     s[7](entry, diagnostics or ())
     s[8](entry, duplicates)
     return entry
-
-
-@dataclass(frozen=True, slots=True)
-class WhyLine:
-    """One line of ``why``: a candidate (or a near miss) and why it is (not) visible.
-
-    ``kind`` is stable for programs: ``visible``, ``shadowed``, ``disabled``,
-    ``unavailable``, ``invalid``, ``invalid_name``, ``parse_error``,
-    ``escaped_symlink``, ``dangling_symlink``, ``wrong_depth``, ``over_budget``,
-    ``duplicate``, ``placeholder`` (a template, SK219), ``not_found``.
-    """
-
-    kind: str
-    message: str
-    source: str | None = None
-    path: Path | None = None
-    status: SkillStatus | None = None
-    hint: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "kind": self.kind,
-            "message": self.message,
-            "source": self.source,
-            "path": str(self.path) if self.path is not None else None,
-            "status": self.status.value if self.status is not None else None,
-            "hint": self.hint,
-        }

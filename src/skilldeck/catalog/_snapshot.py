@@ -47,8 +47,9 @@ from typing import Any
 
 from skilldeck._digest import bytes_digest
 from skilldeck._tree import Walk, is_text
+from skilldeck.catalog._loaded import FileData
 from skilldeck.catalog._model import CatalogEntry, SkillStatus
-from skilldeck.catalog._store import FileData, FileFacts
+from skilldeck.catalog._store import FileFacts
 
 __all__ = [
     "READABLE_STATUSES",

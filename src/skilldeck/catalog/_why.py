@@ -5,18 +5,19 @@ from __future__ import annotations
 import difflib
 import os
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from skilldeck._diagnostics import Diagnostic
 from skilldeck._tree import PLACEHOLDER, REPOSITORY_DEPTH, SkillFinder
 from skilldeck.catalog import _codes as C
-from skilldeck.catalog._model import CatalogEntry, SkillStatus, WhyLine
+from skilldeck.catalog._model import CatalogEntry, SkillStatus
 
 if TYPE_CHECKING:
     from skilldeck.catalog._catalog import Catalog
 
-__all__ = ["explain"]
+__all__ = ["WhyLine", "explain"]
 
 _PARSE_CODES = ("SK1",)
 _NAME_CODES = frozenset({"SK202", "SK203", "SK204", "SK205"})
@@ -31,6 +32,34 @@ _HIDDEN = {  # status -> (kind, words before the reason, hint template)
         "install what it requires, or set the variables",
     ),
 }
+
+
+@dataclass(frozen=True, slots=True)
+class WhyLine:
+    """One line of ``why``: a candidate (or a near miss) and why it is (not) visible.
+
+    ``kind`` is stable for programs: ``visible``, ``shadowed``, ``disabled``,
+    ``unavailable``, ``invalid``, ``invalid_name``, ``parse_error``,
+    ``escaped_symlink``, ``dangling_symlink``, ``wrong_depth``, ``over_budget``,
+    ``duplicate``, ``placeholder`` (a template, SK219), ``not_found``.
+    """
+
+    kind: str
+    message: str
+    source: str | None = None
+    path: Path | None = None
+    status: SkillStatus | None = None
+    hint: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "message": self.message,
+            "source": self.source,
+            "path": str(self.path) if self.path is not None else None,
+            "status": self.status.value if self.status is not None else None,
+            "hint": self.hint,
+        }
 
 
 def _status_line(entry: CatalogEntry) -> WhyLine:

@@ -5,6 +5,7 @@ Usage::
 
     python bench/search.py [--skills 10000] [--queries 200] [--runtime] [--json]
     python bench/search.py --first 10000 [--rounds 3] [--before PYTHON]
+    python bench/search.py --same PYTHON [--first 10000]
 
 Reports, for each backend, the time to index N synthetic skills, the median and
 95th-percentile query latency, and recall@5 / recall@1 on the labelled query set
@@ -26,6 +27,12 @@ and wall, min and median, and peak RSS (imports included):
   ``SkillRuntime`` with an empty cache folder (listing and index built);
 - ``search, saved index``: the same with the catalog cache and the saved index;
 - ``search, one skill changed``: one SKILL.md edited since the index was saved.
+
+``--same PYTHON`` checks that another installation ranks exactly alike over the
+``--first`` tree (default 10,000 skills): each builds its index with nothing saved,
+then loads it saved, and answers every request of the routing sets
+(``bench/data/routing*.jsonl``) and of ``tests/runtime/searchdata.py``; every hit's
+name, score (to the bit), confidence and matched words must be equal.
 
 The tree and a copy of the corpus with its links are made once under ``--work``.
 ``--before PYTHON`` runs the skilldeck rows again, interleaved, with another
@@ -201,6 +208,69 @@ def run_first(name: str, root: str, cache: str) -> dict[str, float]:
     return {"wall": wall, "cpu": cpu, "count": count, "rss": rss}
 
 
+def _requests() -> list[str]:
+    """The requests ``--same`` asks: the routing sets', the labelled set's, and some
+    that expand a prefix or name a skill."""
+    import searchdata as sd
+
+    out = []
+    for path in sorted((REPO / "bench" / "data").glob("routing*.jsonl")):
+        with open(path, encoding="utf-8") as fh:
+            out.extend(json.loads(line)["query"] for line in fh if line.strip())
+    out += [q for q, _ in sd.QUERIES]
+    return [*out, "spreadsh", "kubernet", "skill-000001", "pdf", "présentation ıstanbul"]
+
+
+def rankings(root: str, cache: str) -> list[list[list[object]]]:
+    """Every request's hits (name, score as hex, confidence, matched words), with the
+    index built when nothing is saved under ``cache`` and loaded when it is."""
+    import skilldeck
+
+    runtime = skilldeck.SkillRuntime(skilldeck.Catalog.from_roots([root], cache=cache))
+    index = runtime.search_index()
+    return [
+        [[h.name, h.score.hex(), h.confidence, list(h.matched)] for h in index.search(q, limit=10)]
+        for q in _requests()
+    ]
+
+
+def same(n: int, work: Path, corpus: Path, other: str) -> int:
+    """Compare this installation's rankings with ``other``'s (see the docstring)."""
+    import subprocess
+
+    import _trees
+
+    root = _trees.tree(work, n, corpus)
+    got: dict[str, list[object]] = {}
+    for label, python in (("this", sys.executable), ("other", other)):
+        cache = work / f"cache-same-{label}"
+        shutil.rmtree(cache, ignore_errors=True)
+        for state in ("built", "saved"):
+            proc = subprocess.run(
+                [python, __file__, "--run", "rankings", "--root", str(root), "--cache", str(cache)],
+                capture_output=True,
+                text=True,
+                check=True,
+                timeout=3600,
+            )
+            got[f"{label} {state}"] = json.loads(proc.stdout.strip().splitlines()[-1])
+    requests = _requests()
+    base = got["other built"]
+    bad = 0
+    for key, results in got.items():
+        for query, mine, theirs in zip(requests, results, base, strict=True):
+            if mine != theirs:
+                bad += 1
+                if bad <= 5:
+                    print(f"{key} differs for {query!r}:\n  {mine}\n  {theirs}")
+    hits = sum(len(r) for r in base)
+    print(
+        f"{len(requests)} requests over {n:,} skills, {hits} hits each: "
+        + ("identical (built and saved, both installations)" if not bad else f"{bad} differ")
+    )
+    return 1 if bad else 0
+
+
 def _touch_one(root: Path) -> None:
     """Append a line to one skill's body (a changed skill, the rest as saved)."""
     md = next(p for p in sorted(root.iterdir()) if p.is_dir()) / "SKILL.md"
@@ -289,6 +359,9 @@ def main() -> None:
         child.add_argument("--root")
         child.add_argument("--cache")
         a = child.parse_args()
+        if a.run == "rankings":
+            print(json.dumps(rankings(a.root, a.cache)))
+            return
         print(json.dumps(run_first(a.run, a.root, a.cache)))
         return
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -303,7 +376,11 @@ def main() -> None:
     )
     ap.add_argument("--corpus", type=Path, help="the corpus (its links are restored in a copy)")
     ap.add_argument("--before", help="with --first: another skilldeck's Python, interleaved")
+    ap.add_argument("--same", metavar="PYTHON", help="check another installation ranks alike")
     args = ap.parse_args()
+    if args.same:
+        corpus = args.corpus or CORPUS
+        raise SystemExit(same(args.first or 10_000, args.work, corpus, args.same))
     if args.first:
         figures = first_search(
             args.first, args.rounds, args.work, args.corpus or CORPUS, args.before

@@ -378,6 +378,28 @@ def test_what_a_description_declines_is_not_searched() -> None:
     )
 
 
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            ["use", "USE", "uſe", "ınstead", "İnstead", "inſtead", "INSTEAD", "instead", "not"]
+            + ["for", "x.py", "é", "—", " ", ". ", "; ", "-", "don't", "never"]
+        ),
+        max_size=12,
+    )
+)
+def test_use_instead_is_only_skipped_where_it_cannot_match(parts: list[str]) -> None:
+    """The 'use X instead' clause is searched for only where it can match: the same
+    text as searching every text, also with the letters a case-blind search matches
+    otherwise than lower() makes them."""
+    from skilldeck.search._bm25 import _NOT_FOR, _USE_INSTEAD
+
+    text = " ".join(parts)
+    low = text.lower()
+    if any(w in low for w in ("not", "don", "never", "instead")):
+        assert affirmative(text) == _USE_INSTEAD.sub(" ", _NOT_FOR.sub(" ", text))
+
+
 def test_body_words_count_a_little() -> None:
     docs = [
         SearchDocument("a", "Generic helper.", body="Parses invoices from suppliers."),

@@ -249,8 +249,10 @@ def affirmative(text: str) -> str:
         return text
     kept = _NOT_FOR.sub(" ", text)
     # the second pattern tries every start of a sentence again at each of its
-    # characters: only run where it can match (an ASCII text without "instead" cannot)
-    if "instead" in low or not text.isascii():
+    # characters: only run where it can match. A case-blind "instead" is in the
+    # lowered text, unless the text has a letter the pattern matches otherwise
+    # than lower() makes it ("ı", "ſ", "İ": ``_FOLD_ODD``)
+    if "instead" in low or (not text.isascii() and any(c in text for c in _FOLD_ODD)):
         kept = _USE_INSTEAD.sub(" ", kept)
     return kept
 

@@ -83,40 +83,45 @@ def doc_terms(
     name = tokenize(doc.name.replace("_", "-"))
     if doc.name.lower() not in name:
         name.append(doc.name.lower())
-    small: list[tuple[int, list[str]]] = [
-        (0, name),
-        (1, _each(doc.tags)),
-        (2, tokenize(affirmative(doc.description))),
-    ]
-    if doc.when_to_use:
-        small.append((3, tokenize(affirmative(doc.when_to_use))))
-    small.append((4, _each(doc.headings)))
     lengths = [0] * len(FIELDS)
     fields: list[tuple[int, tuple[str, ...], array[int]]] = []
-    for f, toks in small:
-        if not toks:
-            continue
-        lengths[f] = len(toks)
-        counted = Counter(toks)
-        fields.append((f, tuple(counted), array("I", counted.values())))
-    if any(lengths[f] for f in _INEXACT):  # added up term by term, as ``weighted`` does
+
+    def add(f: int, counted: Mapping[str, int], total: int) -> None:
+        if total:
+            lengths[f] = total
+            fields.append((f, tuple(counted), array("I", counted.values())))
+
+    if doc.when_to_use:
+        # an evidence weight that is not a multiple of 0.5: the evidence length is
+        # added up term by term, as ``weighted`` does, so the terms' order matters
+        small = [
+            (0, name),
+            (1, _each(doc.tags)),
+            (2, tokenize(affirmative(doc.description))),
+            (3, tokenize(affirmative(doc.when_to_use))),
+            (4, _each(doc.headings)),
+        ]
         own: dict[str, float] = {}
         for f, toks in small:
+            add(f, Counter(toks), len(toks))
             weight = _WEIGHTS[f]
             for t in toks:
                 own[t] = own.get(t, 0.0) + weight
         meta_length = sum(own.values())
-    else:  # weights in halves: the sum is exact in any order
-        meta_length = float(sum(_WEIGHTS[f] * lengths[f] for f, _toks in small))
+    else:  # weights in halves: the sum is exact in any order, counted as the body is
+        add(0, Counter(name), len(name))
+        for f, text in (
+            (1, "\n".join(doc.tags)),
+            (2, affirmative(doc.description)),
+            (4, "\n".join(doc.headings)),
+        ):
+            add(f, *word_counts(text.split(), memory))
+        meta_length = float(sum(_WEIGHTS[f] * lengths[f] for f in _META))
     for f, words, text in ((5, usage, doc.usage), (6, body, doc.body)):
         if words is None:
             words = text.split() if text else ()
-        if not words:
-            continue
-        counted, total = word_counts(words, memory)
-        if total:
-            lengths[f] = total
-            fields.append((f, tuple(counted), array("I", counted.values())))
+        if words:
+            add(f, *word_counts(words, memory))
     return DocTerms(tuple(fields), tuple(lengths), meta_length)
 
 

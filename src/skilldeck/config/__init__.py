@@ -16,8 +16,8 @@ if TYPE_CHECKING:
         install_base as install_base,
         user_setting as user_setting,
     )
+    from skilldeck.config._budget import Budget as Budget
     from skilldeck.config._config import (
-        Budget as Budget,
         Config as Config,
         config_path as config_path,
         load_config as load_config,
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 else:
     # public name -> the module defining it (relative: this package)
     _PUBLIC = {
-        "Budget": "._config",
+        "Budget": "._budget",
         "Config": "._config",
         "config_path": "._config",
         "load_config": "._config",

@@ -52,7 +52,6 @@ from skilldeck.config._import import ImportedSettings, read_agent_config
 from skilldeck.config._schema import (
     DEFAULT_SOURCES,
     SOURCE_KINDS,
-    Budget,
     Checker,
     fold_installed,
     line_of,
@@ -62,6 +61,7 @@ from skilldeck.config._schema import (
 if TYPE_CHECKING:
     from tomlkit.toml_document import TOMLDocument
 
+    from skilldeck.config._budget import Budget
     from skilldeck.config._trust import TrustedConfig, UntrustedSettings
 
 # Start-up: ``tomllib``, ``json`` and ``skilldeck.config._trust`` are imported where
@@ -70,7 +70,6 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_SOURCES",
     "SOURCE_KINDS",
-    "Budget",
     "Config",
     "Scope",
     "config_path",
@@ -368,7 +367,7 @@ def load_config(*, cwd: str | os.PathLike[str] | None = None) -> Config:
         ),
         disabled=(*catalog.get("disabled", ()), *(imported.disabled if imported else ())),
         pinned=tuple(catalog.get("pinned", ())),
-        budget=Budget.parse(budget) if budget is not None else None,
+        budget=_budget(budget),
         mode=catalog.get("mode", "lenient"),
         enabled_bundled=tuple(catalog["enabled_bundled"])
         if "enabled_bundled" in catalog
@@ -382,6 +381,15 @@ def load_config(*, cwd: str | os.PathLike[str] | None = None) -> Config:
         else None,
         imported=imported,
     )
+
+
+def _budget(value: object) -> Budget | None:
+    """``[catalog] budget`` as a ``Budget`` (``None``: not set; most configs set none)."""
+    if value is None:
+        return None
+    from skilldeck.config._budget import Budget
+
+    return Budget.parse(value)
 
 
 def _owned_parts(base: Path) -> tuple[Path, ...]:

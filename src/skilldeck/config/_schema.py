@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from skilldeck._errors import ConfigError
 from skilldeck.config._runtime import check_runtime
@@ -26,7 +25,6 @@ __all__ = [
     "INSTALLED_TABLES",
     "SOURCE_KINDS",
     "TABLE_KEYS",
-    "Budget",
     "Checker",
     "fold_installed",
     "line_of",
@@ -59,35 +57,6 @@ TABLE_KEYS = {
     "store": {"url", "tenant"},
     "search": {"embedder"},  # user file only (skilldeck.search._embedding)
 }
-
-
-@dataclass(frozen=True, slots=True)
-class Budget:
-    """A tier-1 size budget: ``limit`` characters, or approximate tokens (4 chars each)."""
-
-    limit: int
-    unit: Literal["chars", "tokens"] = "chars"
-
-    @property
-    def chars(self) -> int:
-        return self.limit * 4 if self.unit == "tokens" else self.limit
-
-    @classmethod
-    def parse(cls, value: object) -> Budget:
-        """``8000`` (characters), ``"8000"``, ``"8000 chars"`` or ``"2000 tokens"``."""
-        if isinstance(value, Budget):
-            return value
-        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
-            return cls(value)
-        if isinstance(value, str):
-            m = re.fullmatch(r"\s*(\d+)\s*(chars?|characters?|tokens?|t|c)?\s*", value)
-            if m and int(m.group(1)) > 0:
-                unit = (m.group(2) or "c")[0]
-                return cls(int(m.group(1)), "tokens" if unit == "t" else "chars")
-        raise ValueError(
-            f"invalid budget {value!r}: use a positive number of characters "
-            "or a string like '2000 tokens'"
-        )
 
 
 def line_of(text: str, key: str) -> int | None:
@@ -199,6 +168,8 @@ class Checker:
             if key in catalog:
                 catalog[key] = self.strings(catalog[key], f"catalog.{key}")
         if "budget" in catalog:
+            from skilldeck.config._budget import Budget
+
             try:
                 Budget.parse(catalog["budget"])
             except ValueError as exc:

@@ -1,0 +1,42 @@
+"""The tier-1 size budget of a config file's ``[catalog] budget`` (and of ``--budget``).
+
+Apart from the schema: a listing reads the config but needs a ``Budget`` only when
+one is set.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+__all__ = ["Budget"]
+
+
+@dataclass(frozen=True, slots=True)
+class Budget:
+    """A tier-1 size budget: ``limit`` characters, or approximate tokens (4 chars each)."""
+
+    limit: int
+    unit: Literal["chars", "tokens"] = "chars"
+
+    @property
+    def chars(self) -> int:
+        return self.limit * 4 if self.unit == "tokens" else self.limit
+
+    @classmethod
+    def parse(cls, value: object) -> Budget:
+        """``8000`` (characters), ``"8000"``, ``"8000 chars"`` or ``"2000 tokens"``."""
+        if isinstance(value, Budget):
+            return value
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            return cls(value)
+        if isinstance(value, str):
+            m = re.fullmatch(r"\s*(\d+)\s*(chars?|characters?|tokens?|t|c)?\s*", value)
+            if m and int(m.group(1)) > 0:
+                unit = (m.group(2) or "c")[0]
+                return cls(int(m.group(1)), "tokens" if unit == "t" else "chars")
+        raise ValueError(
+            f"invalid budget {value!r}: use a positive number of characters "
+            "or a string like '2000 tokens'"
+        )

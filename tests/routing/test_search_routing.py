@@ -382,8 +382,10 @@ def test_what_a_description_declines_is_not_searched() -> None:
 @given(
     st.lists(
         st.sampled_from(
-            ["use", "USE", "uſe", "ınstead", "İnstead", "inſtead", "INSTEAD", "instead", "not"]
-            + ["for", "x.py", "é", "—", " ", ". ", "; ", "-", "don't", "never"]
+            [
+                *("use", "USE", "uſe", "ınstead", "İnstead", "inſtead", "INSTEAD", "instead"),
+                *("not", "for", "x.py", "é", "—", " ", ". ", "; ", "-", "don't", "never"),
+            ]
         ),
         max_size=12,
     )

@@ -46,12 +46,17 @@ def test_worker_records_equal_in_process_metadata(tmp_path: Path, mode: str) -> 
         assert meta.folder is not None and meta.md_name is not None
         own = own_md(meta.folder, meta.md_name)
         items.append((os.path.join(meta.folder, meta.md_name), meta.folder, own))
-    records = _pool.parse_records(items, mode, 2)
+    records = _pool.parse_records(items, mode, 2, frontmatter=True)
     assert records is not None
     pooled = [
-        store._meta(folder, md, rec) for (md, folder, _own), rec in zip(items, records, strict=True)
+        store._meta(folder, md, *rec)
+        for (md, folder, _own), rec in zip(items, records, strict=True)
     ]
     assert pooled == list(serial)
+    # the kept frontmatter is what the manifest, read again, gives (valid skills only)
+    assert [m._frontmatter for m in pooled] == [m.frontmatter_json for m in serial]
+    assert [m._frontmatter is not None for m in pooled] == [m.valid for m in pooled]
+    assert all(m._frontmatter is None for m in serial)
     assert [m.diagnostics for m in pooled] == [m.diagnostics for m in serial]
     assert any(not m.valid for m in pooled)
     assert mode == "strict" or any(m.valid for m in pooled)
@@ -81,12 +86,12 @@ def test_workers_do_not_repeat_unflushed_output(tmp_path: Path) -> None:
         "sys.stdout.write('HEADER\\n')\n"
         f"items = [({str(tmp_path / 'skills' / 'ok' / 'SKILL.md')!r}, 'ok', None)] * 8\n"
         "records = _pool.parse_records(items, 'lenient', 2)\n"
-        "print(records[0][0], len(records))\n"
+        "print(records[0][0][0], records[0][1], len(records))\n"
     )
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
     )
-    assert out.stdout == "HEADER\nok 8\n"
+    assert out.stdout == "HEADER\nok None 8\n"
 
 
 def test_large_cold_scan_in_workers_matches_in_process(tmp_path: Path) -> None:

@@ -152,7 +152,9 @@ class Catalog:
     ``Store``; the parts ``StoreBase`` adds get their defaults when it lacks them.
     A store that discovers a root folder (``StoreBase.folder_root``, a
     ``FileSystemStore``) is not scanned again through its source's ``roots``:
-    one folder gives one skill, whatever the route.
+    one folder gives one skill, whatever the route. ``keep_frontmatter`` keeps
+    the frontmatter of every SKILL.md a scan parses (``SkillMetadata.frontmatter_json``)
+    for a caller that publishes it, such as an MCP server.
     """
 
     def __init__(
@@ -165,6 +167,7 @@ class Catalog:
         mode: Mode | None = None,
         check_requirements: bool = True,
         environ: Mapping[str, str] | None = None,
+        keep_frontmatter: bool = False,
     ) -> None:
         self.sources: tuple[Source, ...] = tuple(sources)
         names = [s.name for s in self.sources]
@@ -214,6 +217,7 @@ class Catalog:
                     index=index,
                     mode=self.mode,
                     repository=root.repository,
+                    keep_frontmatter=keep_frontmatter,
                 )
                 self._stores.append((src, root, store))
         self._lock = threading.RLock()

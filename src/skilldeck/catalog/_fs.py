@@ -171,7 +171,9 @@ class FileSystemStore(StoreBase):
     root of every source); the store's own root is always allowed. ``cache``
     persists parsed metadata between processes. ``index`` chooses the file
     index: ``bundled`` (``scripts/``, ``references/``, ``assets/`` one level
-    deep, the default) or ``all`` (every file). Thread-safe.
+    deep, the default) or ``all`` (every file). ``keep_frontmatter`` keeps each
+    parsed skill's frontmatter as JSON (``SkillMetadata.frontmatter_json``) for a
+    caller that publishes it (an MCP server), instead of reading it again. Thread-safe.
     """
 
     def __init__(
@@ -186,6 +188,7 @@ class FileSystemStore(StoreBase):
         mode: Mode = "lenient",
         max_depth: int = MAX_DEPTH,
         repository: bool = False,
+        keep_frontmatter: bool = False,
     ) -> None:
         self.root = Path(os.path.abspath(os.fspath(root)))
         self.recursive = recursive
@@ -194,6 +197,7 @@ class FileSystemStore(StoreBase):
         self.index: IndexMode = index
         self.mode: Mode = mode
         self.max_depth = max_depth
+        self.keep_frontmatter = keep_frontmatter
         self._extra_allowed = tuple(os.fspath(p) for p in allowed_roots)
         self._cache = cache
         self._lock = threading.RLock()
@@ -458,7 +462,7 @@ class FileSystemStore(StoreBase):
         workers = pool_workers(len(todo))
         if workers:
             items = [(t[4], t[2], self._own(t[2], t[3])) for t in todo if t[4]]
-            records = parse_records(items, self.mode, workers)
+            records = parse_records(items, self.mode, workers, frontmatter=self.keep_frontmatter)
         self.workers_used = workers if records is not None else 0
         n = 0
         for pos, key, folder, md, real_md, sig in todo:
@@ -468,12 +472,12 @@ class FileSystemStore(StoreBase):
                     self.source, folder, (), (), (), (), (skill_md_escapes(md),), False,
                 )  # fmt: skip
             elif records is not None:
-                meta = self._meta(folder, md, records[n])
+                meta = self._meta(folder, md, *records[n])
                 n += 1
             else:
                 meta = self._parse(real_md, folder, md)
             at = before.find(key) if len(before) else -1
-            if at >= 0 and before.metas[at] == meta:
+            if at >= 0 and before.metas[at] == meta and _same_kept(before.metas[at], meta):
                 meta = before.metas[at]
             metas[pos] = meta
             if ctime_of(sig) >= racy:
@@ -488,8 +492,10 @@ class FileSystemStore(StoreBase):
         """
         from skilldeck.catalog._pool import parse_record  # a warm listing never parses
 
-        record = parse_record(real_md, folder, self.mode, self._own(folder, md))
-        return self._meta(folder, md, record)
+        parsed = parse_record(
+            real_md, folder, self.mode, self._own(folder, md), frontmatter=self.keep_frontmatter
+        )
+        return self._meta(folder, md, *parsed)
 
     @staticmethod
     def _md_name(folder: str, md: str) -> str:
@@ -500,7 +506,9 @@ class FileSystemStore(StoreBase):
         """The SKILL.md path the metadata of ``md`` names (``_model.own_md``)."""
         return own_md(folder, cls._md_name(folder, md))
 
-    def _meta(self, folder: str, md: str, rec: Record) -> SkillMetadata:
+    def _meta(
+        self, folder: str, md: str, rec: Record, frontmatter: str | None = None
+    ) -> SkillMetadata:
         return metadata_of(
             rec[0],
             rec[1],
@@ -516,6 +524,7 @@ class FileSystemStore(StoreBase):
             rec[6],
             rec[8],
             rec[9],
+            frontmatter,
         )
 
     # ------------------------------------------------------------------ access
@@ -719,6 +728,13 @@ class FileSystemStore(StoreBase):
         from skilldeck._digest import skill_digest
 
         return skill_digest(self._real_folder(self.get(name)))
+
+
+def _same_kept(old: SkillMetadata, new: SkillMetadata) -> bool:
+    """Can ``old`` (equal to ``new``) stand for ``new``: it keeps the frontmatter
+    ``new`` keeps, and holds no manifest read before the edit? (An edit outside the
+    metadata's fields, a license say, changes only those.)"""
+    return old._frontmatter == new._frontmatter and old._manifest is None
 
 
 def _size(path: str) -> int | None:

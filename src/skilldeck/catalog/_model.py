@@ -27,6 +27,7 @@ __all__ = [
     "Source",
     "SourceKind",
     "Trust",
+    "frontmatter_as_json",
     "own_md",
     "skill_md_text",
 ]
@@ -144,7 +145,9 @@ class SkillMetadata:
     for skills without one, e.g. from a ``MemoryStore``) and ``path`` the same
     as a ``Path``; ``skill_md`` is the SKILL.md in it. ``key`` is what the
     skill's store accepts in ``load_skill`` / ``read_file``. ``manifest`` is
-    parsed on first use when the metadata came from the cache.
+    parsed on first use when the metadata came from the cache;
+    ``frontmatter_json`` is kept from the parse that listed the skill when its
+    store was asked to keep it (``Catalog(keep_frontmatter=True)``).
 
     Invocation controls, read at discovery: ``model_invocable`` is false for
     ``disable-model-invocation`` skills (never shown to the model),
@@ -173,6 +176,7 @@ class SkillMetadata:
     author: str | None = None
     _manifest: Manifest | None = field(default=None, compare=False, repr=False)
     _path: Path | None = field(default=None, compare=False, repr=False)
+    _frontmatter: str | None = field(default=None, compare=False, repr=False)
 
     @classmethod
     def of_manifest(
@@ -239,6 +243,17 @@ class SkillMetadata:
         return self._manifest
 
     @property
+    def frontmatter_json(self) -> str | None:
+        """The verbatim frontmatter as JSON text (``frontmatter_as_json``), ``None``
+        without a manifest: kept from the parse that listed the skill, else made
+        from ``manifest`` (which may read SKILL.md again)."""
+        kept = self._frontmatter
+        if kept is not None:
+            return kept
+        manifest = self.manifest
+        return frontmatter_as_json(manifest.frontmatter) if manifest is not None else None
+
+    @property
     def errors(self) -> tuple[Diagnostic, ...]:
         return tuple(d for d in self.diagnostics if d.is_error)
 
@@ -287,6 +302,14 @@ def own_md(folder: str | None, md_name: str | None) -> str | None:
     """The SKILL.md path that packed diagnostics name by a mark (``_cache``): the
     folder and the file name joined as a store's walk joins them."""
     return folder + os.sep + md_name if folder is not None and md_name else None
+
+
+def frontmatter_as_json(frontmatter: Mapping[str, Any]) -> str:
+    """A parsed frontmatter as JSON text, the one conversion (a value JSON lacks
+    becomes its text; non-ASCII stays as it is)."""
+    import json
+
+    return json.dumps(dict(frontmatter), default=str, ensure_ascii=False)
 
 
 def skill_md_text(folder: str | None, md_name: str | None) -> str | None:
@@ -349,12 +372,14 @@ def metadata_of(
     valid: bool,
     invocation: tuple[bool, bool, str | None, str | None] | None = None,
     about: tuple[str | None, str | None] | None = None,
+    frontmatter: str | None = None,
 ) -> SkillMetadata:
     """``SkillMetadata(...)`` with every field given, built about twice as fast
     (the slots are set directly instead of through the frozen ``__setattr__``):
     listing 10,000 cached skills builds 10,000 of them. ``invocation`` is
     ``(model_invocable, user_invocable, when_to_use, argument_hint)``, ``None``
-    for the defaults; ``diagnostics`` may be packed (``_Packed``; ``b""``: none)."""
+    for the defaults; ``diagnostics`` may be packed (``_Packed``; ``b""``: none);
+    ``frontmatter`` is the kept ``frontmatter_json``."""
     meta: SkillMetadata = object.__new__(SkillMetadata)
     s = _META_SLOTS
     s[0](meta, name)
@@ -379,6 +404,7 @@ def metadata_of(
     s[17](meta, author)
     s[18](meta, None)
     s[19](meta, None)
+    s[20](meta, frontmatter)
     return meta
 
 

@@ -9,7 +9,8 @@ copies only the calling thread; locks held by others would stay locked in the
 child). Any failure to start or run the workers falls back to parsing here.
 
 Workers return the cache's plain-data records (tuples of strings, numbers and
-lists), which the store turns into metadata exactly as when read from the cache.
+lists), which the store turns into metadata exactly as when read from the cache,
+each with the frontmatter as JSON text when the store keeps it (else ``None``).
 """
 
 from __future__ import annotations
@@ -24,18 +25,33 @@ import msgspec
 
 from skilldeck._diagnostics import Diagnostic, Severity
 from skilldeck.catalog._cache import AboutRow, InvocationRow, Record, pack_diagnostics
+from skilldeck.catalog._model import frontmatter_as_json
 
-__all__ = ["POOL_THRESHOLD", "parse_record", "parse_records", "pool_workers", "skill_md_lowercase"]
+__all__ = [
+    "POOL_THRESHOLD",
+    "Parsed",
+    "parse_record",
+    "parse_records",
+    "pool_workers",
+    "skill_md_lowercase",
+]
 
 POOL_THRESHOLD = 2000
 """Fewer files than this are parsed in-process (starting workers costs ~30 ms)."""
 
 MAX_WORKERS = 4
 
+#: a parsed SKILL.md: the cache's record and, when asked for, the frontmatter as JSON
+#: text (``SkillMetadata.frontmatter_json``; ``None`` for an invalid skill)
+Parsed = tuple[Record, str | None]
 
-def parse_record(real_md: str, folder: str, mode: str, own: str | None = None) -> Record:
+
+def parse_record(
+    real_md: str, folder: str, mode: str, own: str | None = None, *, frontmatter: bool = False
+) -> Parsed:
     """One SKILL.md as the cache's record: name, description, tags, requirements
-    (commands, env, other), valid, diagnostics, invocation controls, version and author.
+    (commands, env, other), valid, diagnostics, invocation controls, version and author;
+    with ``frontmatter``, also its frontmatter as JSON (``_model.frontmatter_as_json``).
     ``own``: the SKILL.md path the metadata will name (``_model.own_md``), which
     the packed diagnostics mark (``_cache.pack_diagnostics``)."""
     from skilldeck.format import read_skill_md  # a warm listing never parses
@@ -54,9 +70,11 @@ def parse_record(real_md: str, folder: str, mode: str, own: str | None = None) -
     with contextlib.suppress(ValueError, msgspec.EncodeError):  # else the tuple: pickled
         rows = pack_diagnostics(diags, own)
     if m is None:
-        return (os.path.basename(folder), "", (), (), (), (), False, rows, None, None)
+        return (os.path.basename(folder), "", (), (), (), (), False, rows, None, None), None
     req = m.requires
-    return (
+    # kept as the metadata's manifest would give it: only for a valid skill
+    kept = frontmatter_as_json(m.frontmatter) if frontmatter and parsed.ok else None
+    record: Record = (
         m.name,
         m.description,
         tuple(m.tags),
@@ -68,6 +86,7 @@ def parse_record(real_md: str, folder: str, mode: str, own: str | None = None) -
         invocation_row(m),
         about_row(m),
     )
+    return record, kept
 
 
 def about_row(m: Any) -> AboutRow | None:
@@ -107,11 +126,14 @@ def skill_md_lowercase(real_md: str, folder: str) -> Diagnostic:
 Item = tuple[str, str, str | None]
 
 
-def _parse_chunk(args: tuple[list[Item], str]) -> bytes | list[Record]:
+def _parse_chunk(args: tuple[list[Item], str, bool]) -> bytes | list[Parsed]:
     """A chunk's records as MessagePack (decoded in C by the parent, several times
     faster than unpickling dataclasses), or as objects when a path cannot be encoded."""
-    items, mode = args
-    records = [parse_record(real_md, folder, mode, own) for real_md, folder, own in items]
+    items, mode, frontmatter = args
+    records = [
+        parse_record(real_md, folder, mode, own, frontmatter=frontmatter)
+        for real_md, folder, own in items
+    ]
     try:
         return msgspec.msgpack.encode(records)
     except (msgspec.EncodeError, UnicodeEncodeError, ValueError, TypeError):
@@ -141,13 +163,15 @@ def pool_workers(count: int) -> int:
     return workers if workers > 1 else 0
 
 
-def parse_records(items: list[Item], mode: str, workers: int) -> list[Record] | None:
-    """Records of ``(real SKILL.md, folder, own SKILL.md)`` items, in order, parsed by ``workers``
-    forked processes; ``None`` when the workers could not do it."""
+def parse_records(
+    items: list[Item], mode: str, workers: int, *, frontmatter: bool = False
+) -> list[Parsed] | None:
+    """``parse_record`` of ``(real SKILL.md, folder, own SKILL.md)`` items, in order,
+    parsed by ``workers`` forked processes; ``None`` when the workers could not do it."""
     import multiprocessing
 
     per = -(-len(items) // (workers * 2))  # two chunks per worker balance the load
-    chunks = [(items[i : i + per], mode) for i in range(0, len(items), per)]
+    chunks = [(items[i : i + per], mode, frontmatter) for i in range(0, len(items), per)]
     for stream in (sys.stdout, sys.stderr):
         # a worker flushes its copy of these buffers when it ends: empty them first,
         # or text the host wrote but had not flushed would be written twice
@@ -164,8 +188,8 @@ def parse_records(items: list[Item], mode: str, workers: int) -> list[Record] | 
             parts = pool.map(_parse_chunk, chunks)
     except Exception:  # any failure of the workers: parse in-process
         return None
-    decoder = msgspec.msgpack.Decoder(list[Record])
-    out: list[Record] = []
+    decoder = msgspec.msgpack.Decoder(list[Parsed])
+    out: list[Parsed] = []
     for part in parts:
         out.extend(decoder.decode(part) if isinstance(part, bytes) else part)
     return out if len(out) == len(items) else None

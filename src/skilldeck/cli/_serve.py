@@ -128,13 +128,16 @@ def serve(
             if transport == "http":
                 skill_mcp.check_bind(host, token)
             # --root folders keep the config's [catalog] disabled, pinned and budget, as
-            # list does
+            # list does; the frontmatter a scan parses is kept for the server to publish
             catalog = (
                 skilldeck.Catalog.from_roots(
-                    [os.fspath(r) for r in roots], recursive=recursive, config=config
+                    [os.fspath(r) for r in roots],
+                    recursive=recursive,
+                    config=config,
+                    keep_frontmatter=True,
                 )
                 if roots
-                else skilldeck.Catalog.default(config=config)
+                else skilldeck.Catalog.default(config=config, keep_frontmatter=True)
             )
             server = skill_mcp.create_server(
                 catalog,

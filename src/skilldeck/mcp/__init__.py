@@ -119,7 +119,9 @@ def create_server(
     """An MCP server for a catalog.
 
     ``catalog`` defaults to ``Catalog.from_roots(roots)`` when ``roots`` are
-    given, else ``Catalog.default()`` (the same sources as ``skilldeck list``).
+    given, else ``Catalog.default()`` (the same sources as ``skilldeck list``),
+    each with ``keep_frontmatter=True`` (a catalog made without it has each
+    SKILL.md read again for the frontmatter the server publishes).
     The tool fallback uses ``runtime`` (default: a ``SkillRuntime`` on the same
     catalog with ``runtime_options``, e.g. ``RuntimeOptions.from_config()`` as
     ``skilldeck serve`` passes; ``allowed_tools``, when given, is its
@@ -141,11 +143,13 @@ def create_server(
     """
     import skilldeck
 
-    if catalog is None:
+    if catalog is None:  # it keeps the frontmatter it parses: the index publishes it
         if roots:
-            catalog = skilldeck.Catalog.from_roots(list(roots), recursive=recursive)
+            catalog = skilldeck.Catalog.from_roots(
+                list(roots), recursive=recursive, keep_frontmatter=True
+            )
         else:
-            catalog = skilldeck.Catalog.default()
+            catalog = skilldeck.Catalog.default(keep_frontmatter=True)
     fallback: ToolFallback | None = None
     if tools:
         options: RuntimeOptions | None = None

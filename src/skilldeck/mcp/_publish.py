@@ -10,7 +10,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from skilldeck import Catalog, CatalogEntry, SkillStatus
@@ -44,12 +44,15 @@ def read_all(catalog: Catalog, ref: str, relpath: str) -> bytes:
 
 
 def frontmatter(entry: CatalogEntry) -> dict[str, Any] | None:
-    """The verbatim frontmatter as JSON, or ``None`` when it lacks a usable name/description."""
-    manifest = entry.metadata.manifest
-    raw = manifest.frontmatter if manifest is not None else None
-    if not isinstance(raw, Mapping):
+    """The verbatim frontmatter as JSON, or ``None`` when it lacks a usable name/description.
+
+    The catalog's ``frontmatter_json``: kept from its scan when the catalog keeps
+    frontmatter (``create_server`` asks for that), else read from SKILL.md.
+    """
+    text = entry.metadata.frontmatter_json
+    if text is None:
         return None
-    data = json.loads(json.dumps(dict(raw), default=str, ensure_ascii=False))
+    data = json.loads(text)
     name, description = data.get("name"), data.get("description")
     if not isinstance(name, str) or not isinstance(description, str) or not description:
         return None

@@ -61,8 +61,8 @@ def test_version_imports_no_command_line_at_all() -> None:
 
 def test_a_command_imports_only_its_own_module() -> None:
     modules, _ = _modules_after(["list", "--help"])
-    assert "skilldeck.cli._catalog" in modules
-    for other in ("_dist", "_run", "_serve", "_scan", "_author"):
+    assert "skilldeck.cli._list" in modules
+    for other in ("_dist", "_run", "_serve", "_scan", "_author", "_catalog", "_trust"):
         assert f"skilldeck.cli.{other}" not in modules, other
 
 

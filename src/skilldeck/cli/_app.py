@@ -159,9 +159,25 @@ def main(ctx: click.Context) -> None:
         click.echo(ctx.get_help(), color=use_colour())
         ctx.exit(EXIT_OK)
     if ctx.invoked_subcommand != "trust":
-        from skilldeck.cli._trust import warn_untrusted_project
-
         warn_untrusted_project()
+
+
+def warn_untrusted_project() -> None:
+    """On stderr: which guarded settings of the project config file are ignored.
+
+    Silent when there is no project config file; problems with the file are
+    left to the command itself to report.
+    """
+    import skilldeck.config
+
+    try:
+        notices = skilldeck.config.project_notices()
+    except (skilldeck.SkillError, OSError):
+        return
+    for note in notices:
+        click.echo(f"warning: {note.message} [{note.code}]", err=True)
+        if note.hint:
+            click.echo(f"hint: {note.hint}", err=True)
 
 
 def complete_skill_names(ctx: click.Context, _param: click.Parameter, incomplete: str) -> list[str]:

@@ -1,11 +1,9 @@
-"""Catalog commands: list, why, prompt, load, read, enable, disable, doctor."""
+"""Catalog commands: why, prompt, load, read, enable, disable, doctor (``list`` is ``_list``'s)."""
 
 from __future__ import annotations
 
-import os
 import sys
-from collections.abc import Callable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING
 
 import click
 
@@ -14,149 +12,22 @@ from skilldeck.cli._app import (
     EXIT_FINDINGS,
     complete_skill_names,
     echo_json,
-    echo_json_rows,
     format_option,
     formats_option,
     main,
     recursive_option,
     root_option,
 )
-from skilldeck.cli._stored import active_catalog, store_options
-from skilldeck.config import root_flags
+from skilldeck.cli._list import open_catalog
+from skilldeck.cli._stored import store_options
 
 if TYPE_CHECKING:
     import skilldeck.dist
-
-F = TypeVar("F", bound=Callable[..., Any])
-
-_SYMBOL = {
-    skilldeck.SkillStatus.ENABLED: "✓",
-    skilldeck.SkillStatus.DISABLED: "○",
-    skilldeck.SkillStatus.UNAVAILABLE: "✗",
-    skilldeck.SkillStatus.INVALID: "✗",
-    skilldeck.SkillStatus.SHADOWED: "·",
-}
-
-
-def _open_catalog(roots: Sequence[str], recursive: bool = False) -> skilldeck.Catalog:
-    stored = active_catalog()  # --store URL --tenant T
-    if stored is not None:
-        return stored
-    config = skilldeck.load_config()
-    if roots:
-        return skilldeck.Catalog.from_roots(roots, recursive=recursive, config=config)
-    return skilldeck.Catalog.default(config=config)
 
 
 def _include_location() -> bool:
     """``[runtime] include_location`` (read without importing the runtime)."""
     return skilldeck.load_config().runtime.get("include_location") is True
-
-
-def _short(text: str, width: int) -> str:
-    """``text`` on one line, cut to ``width`` (0: not cut; at least 40 when cut)."""
-    text = " ".join(text.split())
-    width = max(width, 40) if width else 0
-    return text if not width or len(text) <= width else text[: width - 1] + "…"
-
-
-@main.command("list")
-@root_option
-@store_options
-@recursive_option
-@click.option("--all", "show_all", is_flag=True, help="Also show shadowed skills.")
-@click.option("--installed", is_flag=True, help="Only skills from installed sources.")
-@format_option
-def list_command(
-    roots: tuple[str, ...], recursive: bool, show_all: bool, installed: bool, fmt: str
-) -> None:
-    """List skills: ✓ enabled, ○ disabled, ✗ unavailable or invalid (with the reason)."""
-    catalog = _open_catalog(roots, recursive)
-    kinds = {s.name: s.kind for s in catalog.sources}
-    for diag in catalog.diagnostics:  # roots that are files, unreadable, escaping links
-        if diag.severity is not skilldeck.Severity.INFO:
-            click.echo(f"{diag.severity.value}: {diag.code} {diag.message}", err=True)
-    entries = [
-        e
-        for e in catalog.entries(include_shadowed=show_all)
-        if not installed or kinds.get(e.source) == "installed"
-    ]
-    placed = _installed_by_folder()
-    if fmt == "json":
-
-        def rows() -> Iterator[dict[str, Any]]:
-            for e in entries:
-                row = e.to_dict()
-                info = placed.get(_real(e.metadata.folder)) if placed else None
-                if info is not None:
-                    row["scope"] = info.scope
-                    if info.agents:
-                        row["agents"] = list(info.agents)
-                yield row
-
-        echo_json_rows({}, "skills", rows())  # streamed: 100,000 rows never exist at once
-        return
-    if not entries:
-        again = "skilldeck doctor" + root_flags(roots, recursive=recursive)
-        click.echo(f"no skills found (run `{again}` to see where skilldeck looked)")
-        return
-    width = min(max(len(e.name) for e in entries), 32)
-    infos = [placed.get(_real(e.metadata.folder)) if placed else None for e in entries]
-    sources = [
-        e.source if i is None else f"{e.source} ({i.scope})"
-        for e, i in zip(entries, infos, strict=True)
-    ]
-    swidth = min(max(len(s) for s in sources), 20)
-    # on a terminal a line fits its width; into a pipe or file nothing is cut
-    room = _columns() - width - swidth - 6 if sys.stdout.isatty() else 0
-    lines: list[str] = []  # written 1,000 at a time: an echo per line costs more than listing
-    for e, info, source in zip(entries, infos, sources, strict=True):
-        if e.status is skilldeck.SkillStatus.ENABLED:
-            detail = _short(e.metadata.description, room)
-        elif e.status is skilldeck.SkillStatus.SHADOWED:
-            detail = f"shadowed by {e.shadowed_by}"
-        else:
-            detail = f"{e.status.value}: {_short(e.reason or '', room)}"
-        if info is not None and info.agents:
-            detail += f"  [agents: {', '.join(info.agents)}]"
-        lines.append(f"{_SYMBOL[e.status]} {e.name:<{width}}  {source:<{swidth}}  {detail}")
-        if len(lines) == 1000:
-            click.echo("\n".join(lines))
-            lines.clear()
-    if lines:
-        click.echo("\n".join(lines))
-
-
-def _columns() -> int:
-    """The terminal's width (``COLUMNS`` first)."""
-    import shutil  # a listing into a pipe never asks; shutil costs start-up time
-
-    return shutil.get_terminal_size().columns
-
-
-def _real(folder: str | None) -> str:
-    return os.path.realpath(folder) if folder is not None else ""
-
-
-def _installed_by_folder() -> dict[str, skilldeck.dist.InstalledInfo]:
-    """Installed skills' folders (both scopes) -> what ``list_installed`` says of them."""
-    from skilldeck.config import PROJECT_DIR, install_base, project_base
-
-    # no lockfile in either scope (the layout of skilldeck.dist): nothing is installed,
-    # and the installer need not be imported
-    try:
-        lockfiles = (install_base() / "skills.lock", project_base() / PROJECT_DIR / "skills.lock")
-        if not any(os.path.lexists(p) for p in lockfiles):
-            return {}
-    except OSError:
-        pass  # list_installed reports it
-    from skilldeck.dist import list_installed
-
-    try:
-        infos = list_installed()
-    except skilldeck.SkillError:
-        return {}  # a damaged lockfile is reported by verify and doctor
-    return {os.path.realpath(i.path): i for i in infos}
 
 
 @main.command()
@@ -166,7 +37,7 @@ def _installed_by_folder() -> dict[str, skilldeck.dist.InstalledInfo]:
 @format_option
 def why(name: str, roots: tuple[str, ...], recursive: bool, fmt: str) -> None:
     """Explain why a skill is, or is not, the one the model sees."""
-    catalog = _open_catalog(roots, recursive)
+    catalog = open_catalog(roots, recursive)
     lines = catalog.why(name)
     visible = any(line.kind == "visible" for line in lines)
     if fmt == "json":
@@ -220,7 +91,7 @@ def prompt(
         chosen = skilldeck.Budget.parse(budget) if budget is not None else None
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--budget") from None
-    catalog = _open_catalog(roots, recursive)
+    catalog = open_catalog(roots, recursive)
     if fmt == "compact":
         limit = chosen if chosen is not None else catalog.config.budget
         from skilldeck.adapters import render_compact_catalog
@@ -269,7 +140,7 @@ def load(
     fmt: str,
 ) -> None:
     """Print a skill's instructions and the list of its bundled files."""
-    catalog = _open_catalog(roots, recursive)
+    catalog = open_catalog(roots, recursive)
     skill = catalog.load(name, max_bytes=max_bytes, index="all" if all_files else None)
     files = skill.files
     from skilldeck.disclosure import skill_payload
@@ -314,7 +185,7 @@ def read(
     fmt: str,
 ) -> None:
     """Print one bundled file of a skill (binary files as base64 in JSON)."""
-    catalog = _open_catalog(roots, recursive)
+    catalog = open_catalog(roots, recursive)
     content = skilldeck.read_skill_file(
         catalog,
         name,
@@ -401,7 +272,7 @@ def doctor(roots: tuple[str, ...], recursive: bool, fmt: str) -> None:
     from skilldeck.catalog import diagnose
     from skilldeck.execution import execution_status, packages_report
 
-    catalog = _open_catalog(roots, recursive)
+    catalog = open_catalog(roots, recursive)
     report = diagnose(catalog)
     execution = execution_status()  # what `skilldeck run` would do here
     drift = _installed_drift()

@@ -18,6 +18,7 @@ MODULES = (
     "_author",
     "_catalog",
     "_dist",
+    "_list",
     "_meta",
     "_routing",
     "_run",
@@ -31,9 +32,8 @@ MODULES = (
 
 COMMANDS = {
     **dict.fromkeys(("validate", "lint", "show", "new"), "_author"),
-    **dict.fromkeys(
-        ("list", "why", "prompt", "load", "read", "enable", "disable", "doctor"), "_catalog"
-    ),
+    "list": "_list",
+    **dict.fromkeys(("why", "prompt", "load", "read", "enable", "disable", "doctor"), "_catalog"),
     **dict.fromkeys(
         ("install", "update", "remove", "verify", "export", "manage", "agents", "sync"),
         "_dist",

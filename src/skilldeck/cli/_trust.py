@@ -1,7 +1,6 @@
 """``skilldeck trust``: apply a project's guarded config settings, bound to the file's digest.
 
-Also the one warning every command prints when the project config file of the
-working folder asks for settings it was not trusted with.
+(The warning every other command prints about such settings is ``_app``'s.)
 """
 
 from __future__ import annotations
@@ -15,22 +14,6 @@ import click
 import skilldeck
 import skilldeck.config
 from skilldeck.cli._app import EXIT_FINDINGS, echo_json, json_option, main
-
-
-def warn_untrusted_project() -> None:
-    """On stderr: which guarded settings of the project config file are ignored.
-
-    Silent when there is no project config file; problems with the file are
-    left to the command itself to report.
-    """
-    try:
-        notices = skilldeck.config.project_notices()
-    except (skilldeck.SkillError, OSError):
-        return
-    for note in notices:
-        click.echo(f"warning: {note.message} [{note.code}]", err=True)
-        if note.hint:
-            click.echo(f"hint: {note.hint}", err=True)
 
 
 @main.command("trust")

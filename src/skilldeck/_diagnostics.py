@@ -31,6 +31,8 @@ class Severity(enum.StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class CodeInfo:
+    """One stable code of ``CODES``: its default severity and title."""
+
     code: str
     severity: Severity
     title: str

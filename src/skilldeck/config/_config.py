@@ -48,7 +48,7 @@ from skilldeck._statedir import (
     read_file_at,
     read_state_file,
 )
-from skilldeck.config._import import ImportedSettings, read_agent_config
+from skilldeck.config._import import read_agent_config
 from skilldeck.config._schema import (
     DEFAULT_SOURCES,
     SOURCE_KINDS,
@@ -62,6 +62,7 @@ if TYPE_CHECKING:
     from tomlkit.toml_document import TOMLDocument
 
     from skilldeck.config._budget import Budget
+    from skilldeck.config._imported import ImportedSettings
     from skilldeck.config._trust import TrustedConfig, UntrustedSettings
 
 # Start-up: ``tomllib``, ``json`` and ``skilldeck.config._trust`` are imported where

@@ -15,42 +15,16 @@ from __future__ import annotations
 
 import os
 import stat
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from skilldeck._diagnostics import Diagnostic
+if TYPE_CHECKING:
+    from skilldeck.config._imported import ImportedSettings
 
-__all__ = ["AGENT_CONFIG_READ", "ImportedSettings", "read_agent_config"]
-
-AGENT_CONFIG_READ = "SK532"
+__all__ = ["read_agent_config"]
 
 #: a config file of a few plugins is a few KiB; anything past this is not one
 _MAX_BYTES = 256 * 1024
-
-
-@dataclass(frozen=True, slots=True)
-class ImportedSettings:
-    """What ``~/.agent/config.yaml`` turns off, and a note saying so."""
-
-    file: Path
-    #: ``bundled:NAME`` entries (``disabledBundled``)
-    disabled: tuple[str, ...] = ()
-    #: ``(plugin name, real folder)`` of plugins with ``enabled: false``
-    disabled_paths: tuple[tuple[str, str], ...] = ()
-    #: ``enabledBundled`` when the file sets it
-    enabled_bundled: tuple[str, ...] | None = None
-    notes: tuple[str, ...] = ()
-
-    @property
-    def diagnostic(self) -> Diagnostic:
-        return Diagnostic.make(
-            AGENT_CONFIG_READ,
-            f"read {self.file}: " + "; ".join(self.notes),
-            path=str(self.file),
-            hint="to change these, edit that file, or move them to skilldeck's own config "
-            "(docs/compatibility.md shows the equivalents)",
-        )
 
 
 def read_agent_config(home: Path | None = None) -> ImportedSettings | None:
@@ -84,6 +58,8 @@ def read_agent_config(home: Path | None = None) -> ImportedSettings | None:
         notes.append("enabledBundled: " + (", ".join(only) or "(none)"))
     if not notes:
         return None
+    from skilldeck.config._imported import ImportedSettings  # most users have no such file
+
     return ImportedSettings(path, disabled, tuple(off), only, tuple(notes))
 
 

@@ -19,15 +19,27 @@ corpus and scores, summed over the models given:
 - abstentions: logistic models of the lexical logit and the best cosine with
   other features of the request's cosines, by leave-one-out log-loss, with the
   abstention rate and precision of their leave-one-out predictions at 0.5, and
-  the shipped model's at other decision points.
+  the shipped model's at other decision points, with the same features fitted
+  on one tuning set and scored on the other (cross-set);
+- weighted reciprocal-rank fusion (``k``, the dense ranking's weight, depth);
+- with ``--texts``, what represents a skill on the dense side: the shipped text
+  (name, description and usage sections), the description alone, the first body
+  paragraph, the headings, the tags and each section of the body (heading and its
+  first 80 words, at most 8 a skill), as one more text scored by max-similarity,
+  blended with the shipped text's cosine, or averaged into one vector; scored like
+  the fusions, and the best section's cosine as an abstention feature. This embeds
+  some 23,000 texts per model (the corpus's bodies): minutes of CPU.
 
-``--cache`` keeps the catalog cache and the skill vectors between runs.
+Every score is given five-fold cross-validated (requests dealt to folds in turn)
+and cross-set (the parameter chosen on one tuning set, scored on the other, both
+ways summed). ``--cache`` keeps the catalog cache and the skill vectors between runs.
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+import re
 import sys
 import tempfile
 from collections.abc import Callable, Sequence
@@ -38,6 +50,7 @@ import numpy as np
 
 import skilldeck
 from skilldeck.search import load_embedder
+from skilldeck.search._bm25 import _strip_fences
 from skilldeck.search._routing import load_routing_cases
 from skilldeck.search._semantic import lexical_logit
 
@@ -54,6 +67,7 @@ class Request:
     """One tuning request: its lexical hits (position, score, confidence) and cosines."""
 
     def __init__(self, case: Any, lexical: list[tuple[int, float, float]], sims: Any) -> None:
+        self.case = case
         self.kind = case.kind
         self.expected = set(case.expected)
         self.lexical = lexical
@@ -112,16 +126,31 @@ def points(req: Request, got: Sequence[str]) -> int:
     return top1 + top3 if req.expected else 0
 
 
-def cross_validated(grid: dict[Any, list[int]]) -> int:
+def cross_validated(grid: dict[Any, list[int]], folds: Sequence[int] | None = None) -> int:
+    """Hits of the parameter chosen on the other folds, summed over the folds
+    (``folds``: each request's fold; default: five, dealt in turn)."""
+    fold_of = list(folds) if folds is not None else [i % FOLDS for i in range(len(SET_OF))]
     total = 0
-    for fold in range(FOLDS):
+    for fold in sorted(set(fold_of)):
 
         def score(key: Any, fold: int = fold) -> int:
-            return sum(v for i, v in enumerate(grid[key]) if i % FOLDS != fold)
+            return sum(v for v, f in zip(grid[key], fold_of, strict=True) if f != fold)
 
         chosen = max(sorted(grid, key=str), key=score)
-        total += sum(v for i, v in enumerate(grid[chosen]) if i % FOLDS == fold)
+        total += sum(v for v, f in zip(grid[chosen], fold_of, strict=True) if f == fold)
     return total
+
+
+SET_OF: list[int] = []  # each tuning request's set (0 or 1): the cross-set folds
+
+
+def both(grid: dict[Any, list[int]]) -> str:
+    """The grid's best, five-fold and cross-set cross-validated scores."""
+    best = max(grid, key=lambda k: sum(grid[k]))
+    return (
+        f"{sum(grid[best]):4} ({best})  cv {cross_validated(grid)}  "
+        f"cross-set {cross_validated(grid, SET_OF)}"
+    )
 
 
 def leave_one_out(x: Any, y: Any) -> Any:
@@ -182,16 +211,170 @@ def candidates(req: Request) -> tuple[list[int], Any]:
     return cands, np.array(rows)
 
 
+def rrf(req: Request, names: Sequence[str], k: int, dense: float, depth: int) -> list[str]:
+    """The first three of a reciprocal-rank fusion, the dense ranking weighted ``dense``."""
+    fused: dict[int, float] = {}
+    for rank, (pos, _, _) in enumerate(req.lexical[:depth], 1):
+        fused[pos] = 1 / (k + rank)
+    for rank, pos in enumerate(np.argsort(-req.sims, kind="stable")[:depth].tolist(), 1):
+        if req.sims[pos] > 0:
+            fused[pos] = fused.get(pos, 0.0) + dense / (k + rank)
+    ranked = sorted(fused, key=lambda p: (-fused[p], p))
+    if req.lexical and req.lexical[0][2] >= 1.0:
+        ranked = [req.lexical[0][0], *(p for p in ranked if p != req.lexical[0][0])]
+    return [names[p] for p in ranked[:3]]
+
+
+def cross_set(x: Any, y: Any) -> str:
+    """Log-loss, abstained and precision at 0.5 of the logistic model fitted on one
+    tuning set and applied to the other (both ways)."""
+    sets = np.array(SET_OF)
+    p = np.zeros(len(y))
+    for held in (0, 1):
+        w = logistic(x[sets != held], y[sets != held])
+        p[sets == held] = 1 / (1 + np.exp(-np.clip(x[sets == held] @ w, -50, 50)))
+    p = np.clip(p, 1e-9, 1 - 1e-9)
+    loss = float(-np.mean(y * np.log(p) + (1 - y) * np.log(1 - p)))
+    abstain, off = p < 0.5, y == 0
+    right = int((abstain & off).sum())
+    return f"{loss:.4f} {right / off.sum():6.1%} {right / max(int(abstain.sum()), 1):6.1%}"
+
+
+_HEADING = re.compile(r"^#{1,6}\s+(.*?)\s*#*\s*$")
+
+
+def _sections(body: str) -> list[tuple[str, str]]:
+    """(heading, its prose) of a body, code blocks left out (the text before the
+    first heading has the heading "")."""
+    out, heading, lines = [], "", []
+    for line in _strip_fences(body).splitlines():
+        found = _HEADING.match(line)
+        if found:
+            out.append((heading, " ".join(lines)))
+            heading, lines = found.group(1), []
+        elif line.strip() and not line.lstrip().startswith(("|--", "<")):
+            lines.append(line.strip())
+    out.append((heading, " ".join(lines)))
+    return [(h, t) for h, t in out if len(t.split()) >= 8]
+
+
+def skill_units(catalog: Any, index: Any, semantic: Any) -> dict[str, Any]:
+    """Each skill's texts besides the shipped one, embedded: ``{kind: matrix}`` for
+    one text a skill (zero rows where a skill has none) and ``sections`` as
+    ``(skill of each row, matrix)``."""
+    from skilldeck.tools._searchindex import _skill_md_path
+
+    metas = {m.name: m for m in skilldeck.SkillRuntime(catalog).visible_skills()}
+    texts: dict[str, list[str]] = {k: [] for k in ("desc", "para", "headings", "tags")}
+    owners, sections = [], []
+    for i, doc in enumerate(index.documents):
+        meta, name = metas[doc.name], doc.name.replace("-", " ")
+        text = Path(_skill_md_path(meta) or "").read_text("utf-8", errors="replace")
+        if text.startswith("---") and (end := text.find("\n---", 3)) != -1:
+            text = text[end + 4 :]
+        parts = _sections(text)
+        heads = [h for h, _ in parts if h]
+        tags = getattr(meta, "tags", ()) or ()
+        texts["desc"].append(f"{name}: {doc.listing}")
+        texts["para"].append(f"{name}: {' '.join(parts[0][1].split()[:120])}" if parts else "")
+        texts["headings"].append(f"{name}: {'; '.join(heads)}" if heads else "")
+        texts["tags"].append(f"{name}: {', '.join(tags)}" if tags else "")
+        for heading, prose in parts[:8]:
+            owners.append(i)
+            lead = f"{name} - {heading}" if heading else name
+            sections.append(f"{lead}: {' '.join(prose.split()[:80])}")
+
+    def embed(batch: list[str]) -> Any:
+        rows = [np.asarray(semantic.embedder([t]), "float64")[0] if t else None for t in batch]
+        width = len(next(r for r in rows if r is not None))
+        m = np.array([r if r is not None else np.zeros(width) for r in rows])
+        return m / np.maximum(np.linalg.norm(m, axis=1, keepdims=True), 1e-12)
+
+    out: dict[str, Any] = {k: embed(v) for k, v in texts.items()}
+    out["sections"] = (np.array(owners), embed(sections))
+    return out
+
+
+def representations(models: list[Any], units: dict[str, Any], names: Sequence[str]) -> None:
+    """Score what represents a skill on the dense side (see the module docstring)."""
+    print("skill texts (the shipped fusion, its weight chosen): best, cv, cross-set")
+    per_model = []
+    for spec, matrix, reqs in models:
+        u = units[spec]
+        owners, rows = u["sections"]
+        centroid = matrix.astype("float64").copy()
+        np.add.at(centroid, owners, rows)
+        centroid /= np.linalg.norm(centroid, axis=1, keepdims=True)
+        cosines = []
+        for r in reqs:
+            shipped = np.asarray(r.sims, "float64")
+            q = r.vector / np.linalg.norm(r.vector)
+            best_section = np.full(len(names), -np.inf)
+            np.maximum.at(best_section, owners, rows @ q)
+            best_section = np.where(np.isfinite(best_section), best_section, shipped)
+            one = {k: u[k] @ q for k in ("desc", "para", "headings", "tags")}
+            cosines.append((shipped, best_section, one, centroid @ q))
+        per_model.append((reqs, cosines))
+    variants: dict[str, Callable[[Any, Any, Any, Any], Any]] = {
+        "shipped (name: description + usage sections)": lambda s, b, o, c: s,
+        "name: description": lambda s, b, o, c: o["desc"],
+        "max-sim with the first paragraph": lambda s, b, o, c: np.maximum(s, o["para"]),
+        "max-sim with the headings": lambda s, b, o, c: np.maximum(s, o["headings"]),
+        "max-sim with the tags": lambda s, b, o, c: np.maximum(s, o["tags"]),
+        "max-sim with each section": lambda s, b, o, c: np.maximum(s, b),
+        "+ 0.25 best section": lambda s, b, o, c: (s + 0.25 * b) / 1.25,
+        "+ 0.5 best section": lambda s, b, o, c: (s + 0.5 * b) / 1.5,
+        "+ 1.0 best section": lambda s, b, o, c: (s + b) / 2,
+        "+ 0.5 first paragraph": lambda s, b, o, c: (s + 0.5 * o["para"]) / 1.5,
+        "+ 0.5 headings": lambda s, b, o, c: (s + 0.5 * o["headings"]) / 1.5,
+        "description + 0.5 best section": lambda s, b, o, c: (o["desc"] + 0.5 * b) / 1.5,
+        "mean vector of the shipped text and sections": lambda s, b, o, c: c,
+    }
+    for label, pick in variants.items():
+        grid = {w: [0] * len(SET_OF) for w in WEIGHTS}
+        for reqs, cosines in per_model:
+            for i, (r, cos) in enumerate(zip(reqs, cosines, strict=True)):
+                sims = pick(*cos)
+                for w in WEIGHTS:
+                    grid[w][i] += points(r, fuse(r, names, w, sims=sims))
+        print(f"  {label:<48} {both(grid)}")
+    print("abstention with the best section's cosine: leave-one-out log-loss, cross-set")
+    y = np.array([1.0 if r.expected else 0.0 for r in per_model[0][0]])
+    for (spec, _, _), (reqs, cosines) in zip(models, per_model, strict=True):
+        print(f"  {spec}")
+        for label, feature in (
+            ("lexical + best", lambda s, b: [float(s.max())]),
+            ("lexical + best + best section", lambda s, b: [float(s.max()), float(b.max())]),
+            ("lexical + best section", lambda s, b: [float(b.max())]),
+        ):
+            x = np.array(
+                [
+                    [1.0, lexical_logit(r.lexical[0][2] if r.lexical else 0.0), *feature(s, b)]
+                    for r, (s, b, _, _) in zip(reqs, cosines, strict=True)
+                ]
+            )
+            p = np.clip(leave_one_out(x, y), 1e-9, 1 - 1e-9)
+            loss = float(-np.mean(y * np.log(p) + (1 - y) * np.log(1 - p)))
+            print(f"    {label:<34} {loss:.4f}  cross-set {cross_set(x, y)}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--corpus", type=Path, default=REPO.parent / "shared" / "corpus")
     parser.add_argument("--embedder", metavar="MODEL", action="append", required=True)
     parser.add_argument("--cache", type=Path)
+    parser.add_argument(
+        "--texts", action="store_true", help="also score what text represents a skill"
+    )
     args = parser.parse_args()
     if not args.corpus.is_dir():
         print(f"no corpus at {args.corpus}: pass --corpus", file=sys.stderr)
         return 2
-    cases = [c for n in TUNING for c in load_routing_cases(REPO / "bench" / "data" / n)]
+    cases = []
+    for number, name in enumerate(TUNING):
+        loaded = load_routing_cases(REPO / "bench" / "data" / name)
+        cases += loaded
+        SET_OF.extend([number] * len(loaded))
     with tempfile.TemporaryDirectory() as scratch:
         cache = str(args.cache or scratch)
         catalog = skilldeck.Catalog.from_roots([args.corpus], recursive=True, cache=cache)
@@ -206,6 +389,7 @@ def main() -> int:
             for c in cases
         ]
         models = []
+        units: dict[str, Any] = {}
         for spec in args.embedder:
             semantic = skilldeck.SkillRuntime(catalog, embedder=load_embedder(spec)).search_index()
             matrix = np.asarray(semantic.matrix(), dtype="float64")
@@ -217,6 +401,8 @@ def main() -> int:
             for r in reqs:
                 r.vector = inverse @ r.sims.astype("float64")
             models.append((spec, matrix, reqs))
+            if args.texts:
+                units[spec] = skill_units(catalog, index, semantic)
 
     def summed(route: Callable[[Request, Any], list[str]]) -> list[int]:
         per = [[points(r, route(r, matrix)) for r in reqs] for _, matrix, reqs in models]
@@ -238,8 +424,7 @@ def main() -> int:
     }
     for label, options in variants.items():
         grid = {w: summed(lambda r, _m, w=w, o=options: fuse(r, names, w, **o)) for w in WEIGHTS}
-        best = max(grid, key=lambda k: sum(grid[k]))
-        print(f"  {label:<48} {sum(grid[best]):4} (w {best})  cv {cross_validated(grid)}")
+        print(f"  {label:<48} {both(grid)}")
     prf: dict[Any, list[int]] = {}
     for alpha in (0.25, 0.5, 1.0):
         for k in (3, 5, 10):
@@ -250,11 +435,14 @@ def main() -> int:
                     return fuse(r, names, w, sims=m @ (q / np.linalg.norm(q)))
 
                 prf[(alpha, k, w)] = summed(route)
-    best_key = max(prf, key=lambda key: sum(prf[key]))
-    print(
-        f"  {'dense pseudo-relevance feedback':<48} {sum(prf[best_key]):4} "
-        f"(alpha, k, w {best_key})  cv {cross_validated(prf)}"
-    )
+    print(f"  {'dense pseudo-relevance feedback (alpha, k, w)':<48} {both(prf)}")
+    rrf_grid = {
+        (k, dense, depth): summed(lambda r, _m, k=k, d=dense, n=depth: rrf(r, names, k, d, n))
+        for k in (5, 10, 20, 60)
+        for dense in (0.75, 1.0, 1.25, 1.5, 2.0, 3.0)
+        for depth in (50, 100)
+    }
+    print(f"  {'weighted reciprocal-rank fusion (k, dense, depth)':<48} {both(rrf_grid)}")
     features = [[0, 2], [0, 1, 2, 3, 4, 5], [0, 1, 2, 3, 4, 5, 6]]
     for cols in features:
         total = 0
@@ -277,6 +465,8 @@ def main() -> int:
                         ranked = [named, *(p for p in ranked if p != named)]
                     total += points(r, [names[p] for p in ranked[:3]])
         print(f"  {f'listwise model, features {cols}':<48} {'':4}  cv {total}")
+    if args.texts:
+        representations(models, units, names)
     print("abstention: leave-one-out log-loss, abstained / precision at 0.5")
     y = np.array([1.0 if c.expected else 0.0 for c in cases])
     off = y == 0
@@ -287,8 +477,12 @@ def main() -> int:
             s = np.sort(r.sims)[::-1]
             conf = r.lexical[0][2] if r.lexical else 0.0
             mu, sd = float(r.sims.mean()), float(r.sims.std())
+            dense_first = np.argsort(-r.sims, kind="stable")[:5].tolist()
+            lex_first = r.lexical[0][0] if r.lexical else -1
             rows.append(
                 {
+                    "agree": float(lex_first == dense_first[0]),
+                    "lexical first in dense five": float(lex_first in dense_first),
                     "lexical": lexical_logit(conf),
                     "best": float(s[0]),
                     "z of best": (float(s[0]) - mu) / sd,
@@ -306,6 +500,9 @@ def main() -> int:
             ["lexical", "best", "gap to second"],
             ["lexical", "mean of five"],
             ["lexical", "best", "mean of five"],
+            ["lexical", "best", "agree"],
+            ["lexical", "best", "lexical first in dense five"],
+            ["lexical", "best", "agree", "gap to second"],
         ):
             x = np.array([[1.0, *(row[c] for c in cols)] for row in rows])
             p = np.clip(leave_one_out(x, y), 1e-9, 1 - 1e-9)
@@ -314,7 +511,7 @@ def main() -> int:
             right = int((abstain & off).sum())
             print(
                 f"    {' + '.join(cols):<34} {loss:.4f}  {right / off.sum():6.1%} "
-                f"{right / max(int(abstain.sum()), 1):6.1%}"
+                f"{right / max(int(abstain.sum()), 1):6.1%}  cross-set {cross_set(x, y)}"
             )
             if cols == ["lexical", "best"]:
                 for t in (0.4, 0.3, 0.2, 0.1):

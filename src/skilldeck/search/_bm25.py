@@ -46,8 +46,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from itertools import chain, repeat
-from operator import add, mul
+from itertools import chain
 from typing import Any, Literal
 
 __all__ = [
@@ -740,10 +739,13 @@ class _Builtin:
         first, qw0 = lists[0]
         acc = dict(first) if qw0 == 1.0 else {d: qw0 * w for d, w in first.items()}
         get = acc.get
-        for post, qw in lists[1:]:  # acc[doc] = acc.get(doc, 0.0) + qw * w, in C
-            weights = post.values() if qw == 1.0 else map(mul, repeat(qw), post.values())
-            sums = list(map(add, map(get, post, repeat(0.0)), weights))
-            acc.update(zip(post, sums, strict=True))
+        for post, qw in lists[1:]:
+            if qw == 1.0:
+                for doc, w in post.items():
+                    acc[doc] = get(doc, 0.0) + w
+            else:
+                for doc, w in post.items():
+                    acc[doc] = get(doc, 0.0) + qw * w
         return acc
 
 
@@ -780,10 +782,10 @@ class SearchIndex:
         if backend == "bm25s":
             self._bm25s = _build_bm25s([doc.weighted() for doc in self.documents])
             self.backend = "bm25s"
+        self._exact: dict[str, int] = {}
         names = getattr(self.documents, "names", None) or [d.name for d in self.documents]
-        # each name's first position: written last, so it wins
-        lowered = list(map(str.lower, names))
-        self._exact = dict(zip(reversed(lowered), range(len(lowered) - 1, -1, -1), strict=True))
+        for i, name in enumerate(names):
+            self._exact.setdefault(name.lower(), i)
 
     def __len__(self) -> int:
         return len(self.documents)

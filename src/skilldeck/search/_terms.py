@@ -21,8 +21,7 @@ from collections import Counter, defaultdict, deque
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
-from itertools import chain, islice, repeat
-from operator import add, lt, mul, truediv
+from itertools import chain, repeat
 from typing import Any
 
 from skilldeck.search._bm25 import (
@@ -218,9 +217,11 @@ class FieldIndex:
         if got is None:
             lengths = self.lengths[f]
             average = sum(lengths) / max(self.n, 1)
-            # weight / (1 - b + b * length / average), each operation in C
-            norm = _normalised(lengths, 1.0 - _FIELD_B, _FIELD_B, average or 1.0)
-            got = list(map(truediv, repeat(_WEIGHTS[f]), norm))
+            weight = _WEIGHTS[f]
+            got = [
+                weight / (1.0 - _FIELD_B + _FIELD_B * length / (average or 1.0))
+                for length in lengths
+            ]
             self._scaled[f] = got
         return got
 
@@ -262,7 +263,7 @@ class _Weights(Mapping[str, dict[int, float]]):
             if len(raw) == 1:
                 got = len(raw[0][1])
             else:
-                got = len(set(chain.from_iterable(docs for _f, docs, _c in raw)))
+                got = len({d for _f, docs, _c in raw for d in docs})
             self._df[term] = got
         return got
 
@@ -276,9 +277,9 @@ class _Weights(Mapping[str, dict[int, float]]):
                 lengths = self._index.meta_lengths
                 n = self._index.n
                 avgdl = (sum(lengths) / n) if n else 1.0
-                # k1 * (1 - b + b * length / avgdl), each operation in C
-                norm = _normalised(lengths, 1.0 - _B, _B, avgdl or 1.0)
-                self._norms = list(map(mul, repeat(_K1), norm))
+                self._norms = [
+                    _K1 * (1.0 - _B + _B * length / (avgdl or 1.0)) for length in lengths
+                ]
             else:  # the index: the fields are normalised already (b = 0)
                 self._norms = [_K1 * (1.0 - 0.0 + 0.0)] * self._index.n
         return self._norms
@@ -298,30 +299,16 @@ class _Weights(Mapping[str, dict[int, float]]):
         for f, docs, counts in raw:
             weight = _WEIGHTS[f]
             scaled = None if self._meta else self._index.scaled(f)
-            if len(docs) and docs[-1] < n and all(map(lt, docs, islice(docs, 1, None))):
-                # each document once, in range (as built): tf[d] += c * weight, in C
-                added = (
-                    map(mul, counts, repeat(weight))
-                    if scaled is None
-                    else map(mul, counts, map(scaled.__getitem__, docs))
-                )
-                sums = list(map(add, map(tf.get, docs, repeat(0.0)), added))
-                tf.update(zip(docs, sums, strict=True))
-                continue
-            for d, c in zip(docs, counts, strict=True):  # a damaged file
+            for d, c in zip(docs, counts, strict=True):
                 if d >= n:
-                    continue
-                weighed = c * weight if scaled is None else c * scaled[d]
-                tf[d] = tf.get(d, 0.0) + weighed
+                    continue  # a damaged file
+                add = c * weight if scaled is None else c * scaled[d]
+                tf[d] = tf.get(d, 0.0) + add
         if len(raw) > 1:
             tf = dict(sorted(tf.items()))  # catalog order: ties keep it
         idf = self.idf(term)
         norms = self._norm()
-        # idf * t * (k1 + 1) / (t + norm), each operation in C
-        ts = list(tf.values())
-        top = map(mul, map(mul, repeat(idf), ts), repeat(_K1 + 1.0))
-        bottom = map(add, ts, map(norms.__getitem__, tf))
-        got = dict(zip(tf, map(truediv, top, bottom), strict=True))
+        got = {d: idf * t * (_K1 + 1.0) / (t + norms[d]) for d, t in tf.items()}
         self._made[term] = got
         return got
 
@@ -346,12 +333,6 @@ class _Weights(Mapping[str, dict[int, float]]):
 
     def __len__(self) -> int:
         return sum(1 for _ in self)
-
-
-def _normalised(lengths: Iterable[float], base: float, b: float, average: float) -> Iterator[float]:
-    """``base + b * length / average`` for each length, each operation in C (the
-    same operations, in the same order, as the expression)."""
-    return map(add, repeat(base), map(truediv, map(mul, repeat(b), lengths), repeat(average)))
 
 
 class _Idf(Mapping[str, float]):

@@ -226,9 +226,9 @@ def safe_relpath(relpath: str) -> str | None:
     if relpath.startswith(("/", "~")) or (len(relpath) > 1 and relpath[1] == ":"):
         return None
     parts = [p for p in relpath.split("/") if p not in ("", ".")]
-    if not parts or any(p == ".." for p in parts):
+    if not parts or ".." in parts:
         return None
-    if any(ord(ch) < 32 for ch in relpath):
+    if min(relpath) < " ":  # a control character (U+0000-U+001F), found in C
         return None
     return "/".join(parts)
 

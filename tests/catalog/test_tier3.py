@@ -121,6 +121,18 @@ def test_hostile_paths_refused_with_all_files_index(cat: Catalog, relpath: str) 
     assert SECRET.decode() not in str(info.value)
 
 
+@pytest.mark.parametrize("name", ["tab\there.md", "bell\x07.md", "esc\x1b[31m.md", "us\x1f.md"])
+def test_a_name_with_a_control_character_is_never_read(
+    cat: Catalog, tmp_path: Path, name: str
+) -> None:
+    (tmp_path / "skills" / "target" / "references" / name).write_bytes(SECRET)
+    with pytest.raises(PathNotAllowedError):
+        cat.read_bundled("target", f"references/{name}")
+    with pytest.raises(PathNotAllowedError):
+        cat.read_bundled("target", f"references/{name}", index="all")
+    assert cat.read_bundled("target", "references/guide.md", index="all").data == b"# Guide\n"
+
+
 def test_a_deep_file_is_readable_with_all_files_index(cat: Catalog) -> None:
     assert cat.read_bundled("target", "references/sub/deeper.md", index="all").data
 

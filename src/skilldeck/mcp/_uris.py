@@ -25,6 +25,7 @@ SCHEME: Final = "skill://"
 
 # RFC 3986 pchar minus "/" (kept as the separator) and "%" (escaped).
 _SAFE: Final = "-._~!$&'()*+,;=:@"
+_SAFE_PATH: Final = _SAFE + "/"  # a path's segments quoted at once, "/" between them
 
 
 def _quote(segment: str) -> str:
@@ -32,11 +33,10 @@ def _quote(segment: str) -> str:
 
 
 def join(skill_path: str, relpath: str | None = None) -> str:
-    """The URI of ``relpath`` inside the skill at ``skill_path`` (or of its root folder)."""
-    parts = skill_path.split("/")
-    if relpath:
-        parts.extend(relpath.split("/"))
-    return SCHEME + "/".join(_quote(p) for p in parts)
+    """The URI of ``relpath`` inside the skill at ``skill_path`` (or of its root folder):
+    each segment quoted, ``/`` between them."""
+    root = SCHEME + quote(skill_path, safe=_SAFE_PATH)
+    return root + "/" + quote(relpath, safe=_SAFE_PATH) if relpath else root
 
 
 def normalise(uri: str) -> str | None:

@@ -27,28 +27,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
 from skilldeck.catalog._model import Root
 
-__all__ = ["ENV_VARIABLES", "EnvRoots", "env_roots"]
+__all__ = ["ENV_VARIABLES", "env_roots"]
 
 #: The variables read, lowest precedence first.
 ENV_VARIABLES = ("SKILLS_DIR", "SKILLDECK_PATH", "CUSTOM_SKILLS_DIR")
-
-
-@dataclass(frozen=True, slots=True)
-class EnvRoots:
-    """Roots from the environment: ``below`` goes under the config file's roots,
-    ``above`` over them (each lowest precedence first)."""
-
-    below: tuple[Root, ...] = ()
-    above: tuple[Root, ...] = ()
-
-    @property
-    def roots(self) -> tuple[Root, ...]:
-        return self.below + self.above
 
 
 def _absolute(raw: str, base: Path) -> Path:
@@ -58,8 +44,11 @@ def _absolute(raw: str, base: Path) -> Path:
 
 def env_roots(
     environ: Mapping[str, str] | None = None, *, cwd: str | os.PathLike[str] | None = None
-) -> EnvRoots:
-    """The roots ``SKILLS_DIR``, ``SKILLDECK_PATH`` and ``CUSTOM_SKILLS_DIR`` name."""
+) -> tuple[tuple[Root, ...], tuple[Root, ...]]:
+    """The roots ``SKILLS_DIR``, ``SKILLDECK_PATH`` and ``CUSTOM_SKILLS_DIR`` name, as
+    ``(below, above)``: ``below`` goes under the config file's roots, ``above`` over
+    them (each lowest precedence first). A pair, not a class: every listing asks, and
+    making a class costs start-up time."""
     env = os.environ if environ is None else environ
     here = Path(cwd) if cwd is not None else Path.cwd()
     below: list[Root] = []
@@ -75,4 +64,4 @@ def env_roots(
         workspace = env.get("AGENT_WORKSPACE_ROOT", "").strip()
         base = _absolute(workspace, here) if workspace else here
         above.append(Root(_absolute(custom, base), True))
-    return EnvRoots(tuple(below), tuple(above))
+    return tuple(below), tuple(above)

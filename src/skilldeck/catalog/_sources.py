@@ -84,11 +84,11 @@ def _default_roots(kind: str, config: Config, cwd: str | os.PathLike[str] | None
             Root(dirs().user_skills),
         ]
     if kind == "extra":
-        env = env_roots(cwd=cwd)  # SKILLS_DIR below the config's roots, the rest above
+        below, above = env_roots(cwd=cwd)  # SKILLS_DIR below the config's roots, the rest above
         # folders the user named: repositories of skills are recognised (Root)
         immediate = [Root(p, repository=True) for p in config.roots]
         recursive = [Root(p, True, repository=True) for p in config.recursive_roots]
-        return [*env.below, *immediate, *recursive, *env.above]
+        return [*below, *immediate, *recursive, *above]
     if kind == "project":
         roots: list[Root] = []
         for folder in project_folders(cwd):

@@ -389,8 +389,12 @@ def protected_state_fixed() -> Iterator[None]:
 
     For one run: its plan, report and sandbox arguments ask for the list several
     times within milliseconds, and must all see the same one. Every run resolves it
-    anew (the folders follow the environment, the config file and the links).
+    anew (the folders follow the environment, the config file and the links). A block
+    inside another keeps the outer block's list.
     """
+    if _fixed.get() is not None:
+        yield
+        return
     token = _fixed.set([])
     try:
         yield

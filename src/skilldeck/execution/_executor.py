@@ -443,7 +443,11 @@ class Executor:
         try:
             argv, user_args = build(snap)
             scratch = Path(tempfile.mkdtemp(prefix="skilldeck-run-"))
-            return self._run_planned(skill, skill_dir, snap, argv, user_args, scratch, call, level)
+            # the plan and the sandbox's arguments see one list of the protected state
+            with protected_state_fixed():
+                return self._run_planned(
+                    skill, skill_dir, snap, argv, user_args, scratch, call, level
+                )
         finally:
             _remove_later(snap.path, *((scratch,) if scratch is not None else ()))
 
@@ -512,10 +516,7 @@ class Executor:
         # Under bubblewrap the PID namespace's init turns a signal death into
         # 128+N; the helper reports the exact status through a pipe.
         status_pipe = os.pipe() if plan.sandboxed else None
-        with protected_state_fixed():  # the sandbox's arguments ask for it twice
-            full = self._command(
-                plan, helper, scratch, status_fd=status_pipe[1] if status_pipe else -1
-            )
+        full = self._command(plan, helper, scratch, status_fd=status_pipe[1] if status_pipe else -1)
         try:
             cap = capture(
                 full,

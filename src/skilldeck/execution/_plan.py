@@ -28,7 +28,7 @@ from skilldeck.execution._mounts import (
 )
 from skilldeck.execution._platform import linux_layers, platform_note
 from skilldeck.execution._programs import Program, find_program, python_roots
-from skilldeck.execution._sandbox import SandboxStatus, private_dirs, probe_sandbox
+from skilldeck.execution._sandbox import SandboxStatus, private_dirs, usable_sandbox
 from skilldeck.execution._settings import ExecConfig
 from skilldeck.execution._snapshot import Snapshot
 
@@ -89,7 +89,7 @@ def sandbox_choice(cfg: ExecConfig, skill: str) -> tuple[SandboxStatus | None, s
     """The bubblewrap status to use (``None``: run without it) and why it is not used."""
     if cfg.sandbox == "none":
         return None, 'sandbox = "none"'
-    status = probe_sandbox(cfg.bwrap_path)
+    status = usable_sandbox(cfg.bwrap_path)
     if status.available:
         return status, None
     if cfg.sandbox == "strict":

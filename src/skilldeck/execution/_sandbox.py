@@ -21,7 +21,7 @@ import shutil
 import subprocess
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +34,7 @@ __all__ = [
     "hidden_dirs",
     "private_dirs",
     "probe_sandbox",
+    "usable_sandbox",
 ]
 
 # Paths inside the sandbox: private tmpfs mounts, not the host's shared /tmp.
@@ -42,6 +43,7 @@ _VAR_TMP = "/var/tmp"  # noqa: S108
 _HIDDEN_DEFAULT = ("/home", "/root")
 _lock = threading.Lock()
 _probes: dict[str, SandboxStatus] = {}
+_versions: dict[str, str | None] = {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +89,19 @@ def _base_flags(*, as_root: bool, network: bool) -> list[str]:
 
 
 def probe_sandbox(bwrap: str | None = None, *, refresh: bool = False) -> SandboxStatus:
-    """Try bubblewrap once per process (``refresh`` probes again)."""
+    """Try bubblewrap once per process (``refresh`` probes again), with its version."""
+    status = usable_sandbox(bwrap, refresh=refresh)
+    if status.path is None or not linux_layers():
+        return status
+    with _lock:
+        if refresh or status.path not in _versions:
+            _versions[status.path] = _version(status.path)
+        version = _versions[status.path]
+    return status if version is None else replace(status, version=version)
+
+
+def usable_sandbox(bwrap: str | None = None, *, refresh: bool = False) -> SandboxStatus:
+    """:func:`probe_sandbox` without the version: what a run needs (one process fewer)."""
     path = bwrap or shutil.which("bwrap")
     as_root = os.geteuid() == 0
     key = f"{path or ''}\0{linux_layers()}"
@@ -99,6 +113,17 @@ def probe_sandbox(bwrap: str | None = None, *, refresh: bool = False) -> Sandbox
         return status
 
 
+def _version(path: str) -> str | None:
+    """``bwrap --version``, without the program's name (``None`` when it says nothing)."""
+    try:
+        ver = subprocess.run(
+            [path, "--version"], capture_output=True, text=True, timeout=10, check=False
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return ver.stdout.strip().removeprefix("bubblewrap ").strip() or None
+
+
 def _probe(path: str | None, as_root: bool) -> SandboxStatus:
     if not linux_layers():
         return SandboxStatus(False, path, None, platform_note(), as_root, False)
@@ -107,10 +132,6 @@ def _probe(path: str | None, as_root: bool) -> SandboxStatus:
     if not os.path.isfile(path):
         return SandboxStatus(False, None, None, f"bwrap is not installed at {path}", as_root, False)
     try:
-        ver = subprocess.run(
-            [path, "--version"], capture_output=True, text=True, timeout=10, check=False
-        )
-        version = ver.stdout.strip().removeprefix("bubblewrap ").strip() or None
         argv = [
             path,
             *_base_flags(as_root=as_root, network=False),
@@ -128,8 +149,8 @@ def _probe(path: str | None, as_root: bool) -> SandboxStatus:
     if proc.returncode != 0:
         detail = (proc.stderr or proc.stdout).strip().splitlines()
         reason = "bwrap failed: " + (detail[-1] if detail else f"exit status {proc.returncode}")
-        return SandboxStatus(False, path, version, reason, as_root, False)
-    return SandboxStatus(True, path, version, None, as_root, not as_root)
+        return SandboxStatus(False, path, None, reason, as_root, False)
+    return SandboxStatus(True, path, None, None, as_root, not as_root)
 
 
 def hidden_dirs() -> list[str]:

@@ -35,11 +35,11 @@ def test_helper_protocol(native: bool) -> None:
             pass_fds=helper.pass_fds,
         )
 
-    done = run("2", "exec", "-1", "-1", *limits, "-1", "--", "/bin/sh", "-c", "umask; exit 7")
+    done = run("3", "exec", "-1", "-1", *limits, "-1", "0", "--", "/bin/sh", "-c", "umask; exit 7")
     assert (done.returncode, done.stdout) == (7, "0077\n")
-    bad = run("1", "exec", "--", "/bin/true")
-    assert bad.returncode == 125 and "protocol 2" in bad.stderr
-    missing = run("2", "supervise", "-1", "-1", *limits, "-1", "--", "/no/such/program")
+    bad = run("2", "exec", "-1", "-1", *limits, "-1", "--", "/bin/true")
+    assert bad.returncode == 125 and "protocol 3" in bad.stderr
+    missing = run("3", "supervise", "-1", "-1", *limits, "-1", "0", "--", "/no/such/program")
     assert missing.returncode == 127 and "cannot execute /no/such/program" in missing.stderr
 
 

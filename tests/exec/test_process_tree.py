@@ -18,12 +18,13 @@ import textwrap
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from skilldeck.execution import probe_sandbox
+from skilldeck.execution import Limits, probe_sandbox
 
-from .conftest import MakeSkill
+from .conftest import MODES, MakeSkill, executor
 
 REPO_SRC = Path(__file__).resolve().parents[2] / "src"
 
@@ -204,3 +205,49 @@ def test_the_fork_cap_under_bubblewrap_counts_only_the_run(
     started = int(report["output"].split("started ")[1].split()[0])
     # the helper inside, the script and its children share the 32; 80 outside do not count
     assert 20 <= started < 32, report["output"]
+
+
+SHELL_BOMB = 'n=0; for i in $(seq 60); do sleep 5 & n=$((n+1)); echo "started $n"; done\n'
+THREADS = (
+    "import threading, time\n"
+    "for _ in range(100): threading.Thread(target=time.sleep, args=(60,), daemon=True).start()\n"
+    "print('up', flush=True)\n"
+    "time.sleep(60)\n"
+)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("native", [True, False], ids=["native", "python"])
+def test_the_fork_cap_of_a_run_dropped_from_root_counts_only_the_run(
+    make_skill: MakeSkill, mode: str, native: bool
+) -> None:
+    """Root dropping to a user who already runs processes and threads: the run gets
+    its own 32, and neither the user's tasks nor the host's count is read (a count of
+    the user's processes from /proc left out the threads, the kernel counts them)."""
+    user = _other_user()
+    if not os.access("/usr/bin/python3", os.X_OK):
+        pytest.skip("no /usr/bin/python3 to start the user's threads")
+    ids: dict[str, Any] = {"user": user.pw_uid, "group": user.pw_gid, "extra_groups": []}
+    crowd = [subprocess.Popen(["sleep", "60"], **ids) for _ in range(20)]
+    busy = subprocess.Popen(
+        ["/usr/bin/python3", "-c", THREADS], stdout=subprocess.PIPE, cwd="/", **ids
+    )
+    try:
+        assert busy.stdout is not None and busy.stdout.readline() == b"up\n"
+        skill = make_skill(name="bomb", scripts={"bomb.sh": SHELL_BOMB})
+        result = executor(
+            sandbox=mode,
+            limits=Limits(processes=32),
+            run_as=(user.pw_uid, user.pw_gid),
+            native_helper=native,
+        ).run_script(skill, "bomb.sh", trust="bundled")
+    finally:
+        for proc in [*crowd, busy]:
+            proc.kill()
+            proc.wait()
+        if busy.stdout is not None:
+            busy.stdout.close()
+    assert result.isolation["user"].startswith(str(user.pw_uid)), result.isolation
+    started = int(result.output.split("started ")[-1].split()[0])
+    # the shell and its children share the 32; the user's 120 tasks outside do not count
+    assert 20 <= started < 32, result.output

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import math
 import os
 import shutil
 import tempfile
 import threading
-import time
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -100,43 +98,22 @@ def _manifest_flag(skill: SkillLike, name: str, default: Any) -> Any:
     return default if value is None else value
 
 
-def _process_cap(plan: Plan, allowed: int) -> int:
-    """The run's ``RLIMIT_NPROC``: ``allowed`` processes beyond what its user has.
+def _own_processes(plan: Plan) -> int:
+    """Whether the launch helper makes the run's ``RLIMIT_NPROC`` count only the run
+    (its ``OWN`` argument: ``allowed`` processes beyond what the run-as user has).
 
-    The kernel counts a user's processes per user namespace: in the fresh one
-    bubblewrap makes for an unprivileged caller the run's user has none yet, so
-    the cap is ``allowed`` itself and nothing of the host is read. Elsewhere the
-    run-as user's processes are counted from ``/proc``.
+    The kernel counts a user's processes per user namespace. In the fresh one
+    bubblewrap makes for an unprivileged caller the run's user has none yet, and
+    the kernel never applies the cap to root staying root: the cap is ``allowed``
+    itself. A run that drops from root to another user gets a namespace of its own
+    from the helper; otherwise the helper adds the user's current processes.
+    Nothing of the host is read here.
     """
     if plan.sandbox is not None and not plan.sandbox.as_root:
-        return allowed
-    uid = plan.user.uid
-    return _count_processes(uid if uid is not None else os.getuid()) + allowed
-
-
-_counts: dict[int, tuple[float, int]] = {}
-
-
-def _count_processes(uid: int) -> int:
-    """Processes of ``uid`` now (a scan of /proc, reused for a second: runs come in bursts)."""
-    now = time.monotonic()
-    cached = _counts.get(uid)
-    if cached is not None and now - cached[0] < 1.0:
-        return cached[1]
-    count = _scan_processes(uid)
-    _counts[uid] = (now, count)
-    return count
-
-
-def _scan_processes(uid: int) -> int:
-    count = 0
-    with contextlib.suppress(OSError), os.scandir("/proc") as it:
-        for entry in it:
-            if entry.name.isdigit():
-                with contextlib.suppress(OSError):
-                    if entry.stat().st_uid == uid:
-                        count += 1
-    return count
+        return 0
+    if plan.user.uid is None and hasattr(os, "getuid") and os.getuid() == 0:
+        return 0
+    return 1
 
 
 def _in_snapshot(
@@ -628,9 +605,9 @@ class Executor:
         cpu = lim.cpu_seconds
         if cpu is None:
             cpu = math.ceil(plan.timeout + cfg.kill_grace) + 1
-        nproc = -1
+        nproc, own = -1, 0
         if lim.processes is not None and plan.linux:
-            nproc = _process_cap(plan, lim.processes)
+            nproc, own = lim.processes, _own_processes(plan)
         numbers = [
             uid if uid is not None else -1,
             gid if gid is not None else -1,
@@ -642,6 +619,7 @@ class Executor:
             nproc,
             -1 if lim.core_dumps else 0,
             status_fd,
+            own,
         ]
         mode = "supervise" if plan.linux else "portable"
         prefix: list[str] = []
@@ -659,7 +637,7 @@ class Executor:
                 binds=[(m.path, m.writable) for m in plan.binds],
             )
         prefix += helper.argv
-        return [*prefix, "2", mode, *(str(n) for n in numbers), "--", *plan.argv]
+        return [*prefix, "3", mode, *(str(n) for n in numbers), "--", *plan.argv]
 
 
 def _remove_later(*paths: Path) -> None:

@@ -3,7 +3,7 @@
  * Same protocol and behaviour as _helper.py (the portable fallback); see that
  * file's docstring. argv:
  *
- *   helper 2 MODE UID GID GRACE_MS CPU AS FSIZE NOFILE NPROC CORE STATUS_FD -- PROGRAM ARGS...
+ *   helper 3 MODE UID GID GRACE_MS CPU AS FSIZE NOFILE NPROC CORE STATUS_FD OWN -- PROGRAM ARGS...
  *
  * MODE "exec": apply limits, drop privileges, exec PROGRAM (used inside a PID
  * namespace, which already contains the process tree).
@@ -17,11 +17,17 @@
  * PROGRAM exits, kill whatever it left behind. Exit with PROGRAM's status, and
  * when STATUS_FD is not -1 also write it there ("e CODE" or "s SIGNAL"), because a
  * PID namespace's init reports a signal death as 128+N, like a plain exit status.
+ * OWN 1: NPROC counts only the run's own processes. Dropping from root to UID,
+ * the program gets a user namespace of its own in which every id maps to itself
+ * (the kernel counts RLIMIT_NPROC per user and namespace, so the run starts from
+ * zero whatever else UID runs); where no namespace can be made, and for a caller
+ * that is not root, NPROC is raised by UID's processes now (read from /proc).
  * Numbers are decimal; -1 leaves a value unchanged.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <grp.h>
 #include <signal.h>
 #include <stdio.h>
@@ -36,6 +42,7 @@
 
 #ifdef __linux__
 #include <linux/capability.h>
+#include <sched.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #define LINUX_LAYERS 1
@@ -80,8 +87,115 @@ static void limit(int res, long v, long extra) {
 
 struct opts {
     long uid, gid, cpu, as, fsize, nofile, nproc, core;
-    int pdeath, status_fd, portable;
+    int pdeath, status_fd, portable, own;
 };
+
+/* Processes of uid now, as /proc lists them (the fallback of own_namespace). */
+static long count_processes(uid_t uid) {
+    long count = 0;
+    DIR *d = opendir("/proc");
+    if (!d) return 0;
+    struct dirent *e;
+    struct stat st;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+        if (fstatat(dirfd(d), e->d_name, &st, 0) == 0 && st.st_uid == uid) count++;
+    }
+    closedir(d);
+    return count;
+}
+
+#ifdef __linux__
+/* The lines of /proc/self/{uid,gid}_map again, each range mapped to itself: what
+ * this namespace knows, unchanged, in a new one. 0 when it cannot be read. */
+static int identity_map(const char *file, char *out, size_t size) {
+    FILE *f = fopen(file, "re");
+    if (!f) return 0;
+    unsigned long inside, outside, count;
+    size_t used = 0;
+    int lines = 0;
+    while (fscanf(f, "%lu %lu %lu", &inside, &outside, &count) == 3) {
+        int n = snprintf(out + used, size - used, "%lu %lu %lu\n", inside, inside, count);
+        if (n < 0 || (size_t)n >= size - used) {
+            lines = 0;
+            break;
+        }
+        used += (size_t)n;
+        lines++;
+    }
+    fclose(f);
+    return lines > 0;
+}
+
+static int write_map(pid_t pid, const char *name, const char *map) {
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/%s", (int)pid, name);
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    size_t len = strlen(map);
+    int ok = write(fd, map, len) == (ssize_t)len;
+    close(fd);
+    return ok;
+}
+
+/* Move this process (root, about to drop to another user) into a new user
+ * namespace where every id maps to itself. Only a process of the namespace above
+ * may write such a map, so a short-lived child does it. 1 when done, 0 when no
+ * namespace could be made (nothing changed); a namespace made but left without ids
+ * ends the process (nothing may run there). */
+static int own_namespace(void) {
+    char uids[4096], gids[4096];
+    if (!identity_map("/proc/self/uid_map", uids, sizeof uids) ||
+        !identity_map("/proc/self/gid_map", gids, sizeof gids))
+        return 0;
+    int go[2], done[2];
+    if (pipe2(go, O_CLOEXEC) != 0) return 0;
+    if (pipe2(done, O_CLOEXEC) != 0) {
+        close(go[0]);
+        close(go[1]);
+        return 0;
+    }
+    pid_t self = getpid();
+    pid_t mapper = fork();
+    if (mapper == 0) {
+        char what = 0, ok = '0';
+        close(go[1]);
+        close(done[0]);
+        if (read(go[0], &what, 1) == 1 && what == 'u' && write_map(self, "uid_map", uids) &&
+            write_map(self, "gid_map", gids))
+            ok = '1';
+        if (write(done[1], &ok, 1) < 0) { /* the parent reads no answer: it stops */ }
+        _exit(0);
+    }
+    close(go[0]);
+    close(done[1]);
+    char what = 'n', ok = '0';
+    if (mapper > 0 && unshare(CLONE_NEWUSER) == 0) what = 'u';
+    if (mapper > 0) {
+        if (write(go[1], &what, 1) != 1) { /* the mapper then answers no */ }
+    }
+    close(go[1]);
+    if (mapper > 0 && read(done[0], &ok, 1) != 1) ok = '0';
+    close(done[0]);
+    if (mapper > 0) waitpid(mapper, NULL, 0);
+    if (what != 'u') return 0;
+    if (ok != '1') {
+        errno = EPERM;
+        die("user namespace", NULL);
+    }
+    return 1;
+}
+#endif
+
+/* RLIMIT_NPROC for the program (see OWN above). */
+static long process_cap(const struct opts *o, int linux_layers) {
+    if (o->nproc < 0 || !o->own) return o->nproc;
+#ifdef __linux__
+    if (linux_layers && o->uid >= 0 && geteuid() == 0 && own_namespace()) return o->nproc;
+#endif
+    (void)linux_layers;
+    return o->nproc + count_processes(o->uid >= 0 ? (uid_t)o->uid : getuid());
+}
 
 /* Root staying root: no capability survives exec (bounding and ambient sets
  * emptied, then permitted/effective/inheritable cleared). */
@@ -119,9 +233,9 @@ static void setup_and_exec(const struct opts *o, char **prog) {
     limit(RLIMIT_AS, o->as, 0);
     limit(RLIMIT_FSIZE, o->fsize, 0);
     limit(RLIMIT_NOFILE, o->nofile, 0);
-    limit(RLIMIT_NPROC, o->nproc, 0);
-    limit(RLIMIT_CORE, o->core, 0);
     int linux_layers = LINUX_LAYERS && !o->portable;
+    limit(RLIMIT_NPROC, process_cap(o, linux_layers), 0);
+    limit(RLIMIT_CORE, o->core, 0);
     if (o->uid >= 0) {
         if (linux_layers) {
             for (int cap = 0; cap < 64; cap++) {
@@ -295,17 +409,17 @@ static long now_ms(void) {
 }
 
 int main(int argc, char **argv) {
-    if (argc < 15 || strcmp(argv[1], "2") != 0 || strcmp(argv[13], "--") != 0) {
-        fprintf(stderr, "skilldeck-helper: bad arguments (protocol 2)\n");
+    if (argc < 16 || strcmp(argv[1], "3") != 0 || strcmp(argv[14], "--") != 0) {
+        fprintf(stderr, "skilldeck-helper: bad arguments (protocol 3)\n");
         return 125;
     }
     int portable = strcmp(argv[2], "portable") == 0 || !LINUX_LAYERS;
     int supervise = strcmp(argv[2], "supervise") == 0 && !portable;
     struct opts o = {num(argv[3]),  num(argv[4]),  num(argv[6]),  num(argv[7]),
                      num(argv[8]),  num(argv[9]),  num(argv[10]), num(argv[11]),
-                     supervise,     (int)num(argv[12]), portable};
+                     supervise,     (int)num(argv[12]), portable, num(argv[13]) == 1};
     long grace = num(argv[5]);
-    char **prog = argv + 14;
+    char **prog = argv + 15;
     if (!supervise) setup_and_exec(&o, prog);
 
     prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);

@@ -8,7 +8,7 @@ because it starts in well under a millisecond; this file is the fallback.
 
 argv::
 
-    helper 2 MODE UID GID GRACE_MS CPU AS FSIZE NOFILE NPROC CORE STATUS_FD -- PROGRAM ARGS...
+    helper 3 MODE UID GID GRACE_MS CPU AS FSIZE NOFILE NPROC CORE STATUS_FD OWN -- PROGRAM ARGS...
 
 - ``exec``: apply limits, drop privileges, exec PROGRAM (inside a PID namespace,
   which already contains the tree);
@@ -25,6 +25,11 @@ argv::
 Limits: ``-1`` leaves one unchanged. ``UID``/``GID`` other than ``-1`` drop to
 that user (bounding set emptied, groups cleared); ``no_new_privs`` is always set
 (on Linux). Root staying root (``UID`` ``-1``) loses every capability before exec.
+``OWN`` ``1``: ``NPROC`` counts only the run's own processes. Dropping from root to
+``UID``, the program gets a user namespace of its own in which every id maps to
+itself (the kernel counts ``RLIMIT_NPROC`` per user and namespace, so the run starts
+from zero whatever else ``UID`` runs); where no namespace can be made, and for a
+caller that is not root, ``NPROC`` is raised by ``UID``'s processes now (from ``/proc``).
 Only the standard library's C-level modules are imported, so it starts fast.
 """
 
@@ -47,6 +52,7 @@ PR_SET_NO_NEW_PRIVS = 38
 PR_CAP_AMBIENT = 47
 PR_CAP_AMBIENT_CLEAR_ALL = 4
 _CAP_VERSION_3 = 0x20080522
+CLONE_NEWUSER = 0x10000000
 LINUX = sys.platform.startswith("linux")
 
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -89,10 +95,92 @@ def _limit(res: int, value: int, extra: int = 0) -> None:
             os._exit(126)
 
 
+def _count_processes(uid: int) -> int:
+    """Processes of ``uid`` now, as ``/proc`` lists them (the fallback of ``_own_namespace``)."""
+    count = 0
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                if os.stat(f"/proc/{name}").st_uid == uid:
+                    count += 1
+            except OSError:
+                continue
+    return count
+
+
+def _identity_map(file: str) -> bytes:
+    """The lines of ``file`` (``/proc/self/uid_map``) again, each range mapped to itself."""
+    with open(file, "rb") as fh:
+        rows = [line.split() for line in fh.read().splitlines() if line.strip()]
+    return b"".join(b"%s %s %s\n" % (row[0], row[0], row[2]) for row in rows)
+
+
+def _own_namespace() -> bool:
+    """Move this process (root, about to drop to another user) into a new user
+    namespace where every id maps to itself; only a process of the namespace above
+    may write such a map, so a short-lived child does it. False when no namespace
+    could be made (nothing changed); a namespace made but left without ids ends the
+    process (nothing may run there)."""
+    try:
+        uids, gids = _identity_map("/proc/self/uid_map"), _identity_map("/proc/self/gid_map")
+        go, done = os.pipe(), os.pipe()
+    except (OSError, IndexError):
+        return False
+    me = os.getpid()
+    try:
+        mapper = os.fork()
+    except OSError:
+        mapper = -1
+    if mapper == 0:
+        ok = b"0"
+        try:
+            os.close(go[1])
+            if os.read(go[0], 1) == b"u":
+                for name, data in (("uid_map", uids), ("gid_map", gids)):
+                    fd = os.open(f"/proc/{me}/{name}", os.O_WRONLY)
+                    try:
+                        if os.write(fd, data) != len(data):
+                            raise OSError(errno.EIO, "short write")
+                    finally:
+                        os.close(fd)
+                ok = b"1"
+        except OSError:
+            pass
+        finally:
+            os.write(done[1], ok)
+            os._exit(0)
+    made = mapper > 0 and _libc.unshare(CLONE_NEWUSER) == 0
+    answer = b"0"
+    try:
+        if mapper > 0:
+            os.write(go[1], b"u" if made else b"n")
+            os.close(go[1])
+            os.close(done[1])
+            answer = os.read(done[0], 1)
+            os.waitpid(mapper, 0)
+    except OSError:
+        answer = b"0"
+    if not made:
+        return False
+    if answer != b"1":
+        os.write(2, b"skilldeck-helper: user namespace: the ids could not be mapped\n")
+        os._exit(126)
+    return True
+
+
+def _process_cap(uid: int, nproc: int, own: bool, linux: bool) -> int:
+    """``RLIMIT_NPROC`` for the program (see ``OWN`` above)."""
+    if nproc < 0 or not own:
+        return nproc
+    if linux and uid >= 0 and os.geteuid() == 0 and _own_namespace():
+        return nproc
+    return nproc + _count_processes(uid if uid >= 0 else os.getuid())
+
+
 def _setup_and_exec(
     opts: Sequence[int], prog: list[str], pdeath: bool, portable: bool = False
 ) -> NoReturn:
-    uid, gid, cpu, as_, fsize, nofile, nproc, core, status_fd = opts
+    uid, gid, cpu, as_, fsize, nofile, nproc, core, status_fd, own = opts
     linux = LINUX and not portable
     if status_fd >= 0:
         os.close(status_fd)
@@ -103,7 +191,7 @@ def _setup_and_exec(
     _limit(resource.RLIMIT_AS, as_)
     _limit(resource.RLIMIT_FSIZE, fsize)
     _limit(resource.RLIMIT_NOFILE, nofile)
-    _limit(resource.RLIMIT_NPROC, nproc)
+    _limit(resource.RLIMIT_NPROC, _process_cap(uid, nproc, own == 1, linux))
     _limit(resource.RLIMIT_CORE, core)
     if uid >= 0:
         if linux:
@@ -249,15 +337,15 @@ def _noop(signum: int, frame: object) -> None:
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) < 15 or argv[1] != "2" or argv[13] != "--":
-        os.write(2, b"skilldeck-helper: bad arguments (protocol 2)\n")
+    if len(argv) < 16 or argv[1] != "3" or argv[14] != "--":
+        os.write(2, b"skilldeck-helper: bad arguments (protocol 3)\n")
         return 125
     mode = argv[2]
-    nums = [int(x) for x in argv[3:13]]
+    nums = [int(x) for x in argv[3:14]]
     uid, gid, grace = nums[0], nums[1], nums[2]
     opts = (uid, gid, *nums[3:])
     status_fd = nums[9]
-    prog = argv[14:]
+    prog = argv[15:]
     portable = mode == "portable" or not LINUX
     if mode != "supervise" or portable:
         _setup_and_exec(opts, prog, False, portable)

@@ -157,7 +157,7 @@ def _tag() -> str | None:
 
 def _works(helper: Helper) -> bool:
     """Smoke test: the sealed copy runs here (a kernel may forbid executing memfds)."""
-    probe = [*helper.argv, "2", "exec", *(["-1"] * 10), "--", "/bin/sh", "-c", "exit 0"]
+    probe = [*helper.argv, "3", "exec", *(["-1"] * 10), "0", "--", "/bin/sh", "-c", "exit 0"]
     try:
         done = subprocess.run(
             probe,

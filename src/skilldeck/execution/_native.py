@@ -156,11 +156,13 @@ def _tag() -> str | None:
 
 
 def _works(helper: Helper) -> bool:
-    """Smoke test: the sealed copy runs here (a kernel may forbid executing memfds)."""
-    probe = [*helper.argv, "3", "exec", *(["-1"] * 10), "0", "--", "/bin/sh", "-c", "exit 0"]
+    """Smoke test: the sealed copy runs here (a kernel may forbid executing memfds).
+
+    Without arguments the helper only says so and exits 125: that it ran at all is
+    the answer, and no program has to be started after it."""
     try:
         done = subprocess.run(
-            probe,
+            list(helper.argv),
             stdin=subprocess.DEVNULL,
             capture_output=True,
             timeout=10,
@@ -168,7 +170,7 @@ def _works(helper: Helper) -> bool:
         )
     except (OSError, subprocess.SubprocessError):
         return False
-    return done.returncode == 0
+    return done.returncode == 125 and done.stderr.startswith(b"skilldeck-helper: bad arguments")
 
 
 def _verified_binary(tag: str) -> bytes | None:

@@ -13,7 +13,6 @@ runs a program as root by falling back.
 from __future__ import annotations
 
 import os
-import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -136,6 +135,8 @@ def choose_user(
         if blocked is None:
             continue
         why = f"uid {uid} cannot reach the {need.what}: {_describe(blocked)}"
+        import shlex  # for the hint of a refusal only
+
         if auto and not strict:
             return RunAs(
                 None, None, self_label, why + "; running as the invoking user", str(blocked)

@@ -30,7 +30,6 @@ import hashlib
 import hmac
 import os
 import platform
-import secrets
 import shutil
 import subprocess
 import sys
@@ -124,7 +123,7 @@ def _compile(exec_dir: Path) -> bytes | None:
     cc = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
     if cc is None:
         return None
-    tmp = exec_dir / f".build-{secrets.token_hex(8)}.tmp"
+    tmp = exec_dir / f".build-{os.urandom(8).hex()}.tmp"
     try:
         proc = subprocess.run(
             [cc, "-O2", "-o", str(tmp), str(_C_SOURCE)],

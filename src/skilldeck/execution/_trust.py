@@ -12,7 +12,6 @@ count. A stored approval counts only for the skill's current content digest.
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -80,6 +79,8 @@ class ApprovalRequest:
     @property
     def preview(self) -> str:
         """The command as one line (quoted for reading, never for a shell)."""
+        import shlex  # only when someone is asked: a run without a question needs none
+
         return shlex.join(self.argv)
 
     def to_dict(self) -> dict[str, Any]:

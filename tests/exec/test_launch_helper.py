@@ -41,6 +41,11 @@ def test_helper_protocol(native: bool) -> None:
     assert bad.returncode == 125 and "protocol 3" in bad.stderr
     missing = run("3", "supervise", "-1", "-1", *limits, "-1", "0", "--", "/no/such/program")
     assert missing.returncode == 127 and "cannot execute /no/such/program" in missing.stderr
+    # a program killed by SIGKILL: the helper dies of the same signal, saying nothing
+    killed = run(
+        "3", "supervise", "-1", "-1", *limits, "-1", "0", "--", "/bin/sh", "-c", "kill -9 $$"
+    )
+    assert (killed.returncode, killed.stderr) == (-9, "")
 
 
 def test_descendants_walks_the_tree_it_is_given() -> None:

@@ -25,6 +25,7 @@ LAYERS: list[set[str]] = [
         "_tree",
         "_digest",
         "_statedir",
+        "_ownstate",
         "_extras",
         "_json",
         "_facade",

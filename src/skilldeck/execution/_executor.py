@@ -21,7 +21,7 @@ from skilldeck._errors import (
     ScriptFailedError,
     ScriptTimeoutError,
 )
-from skilldeck._statedir import protected_state_fixed
+from skilldeck._ownstate import protected_state_fixed
 from skilldeck.catalog import Trust
 from skilldeck.execution._approvals import ApprovalStore, FileApprovalStore
 from skilldeck.execution._env import build_env

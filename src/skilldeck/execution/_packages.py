@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from skilldeck._errors import ScriptFailedError
-from skilldeck._statedir import package_envs
+from skilldeck._ownstate import package_envs
 from skilldeck.execution._env import allowed_env
 
 __all__ = [

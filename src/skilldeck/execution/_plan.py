@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from skilldeck._errors import PathNotAllowedError, SandboxUnavailableError
-from skilldeck._statedir import protected_state_fixed, view_problem
+from skilldeck._ownstate import protected_state_fixed, view_problem
 from skilldeck.execution._access import Need, RunAs, choose_user, rx
 from skilldeck.execution._mounts import (
     Mount,

@@ -25,7 +25,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from skilldeck._statedir import hidden_inside, protected_state
+from skilldeck._ownstate import hidden_inside, protected_state
 from skilldeck.execution._platform import linux_layers, platform_note
 
 __all__ = [

@@ -18,7 +18,8 @@ __all__ = ["Split", "decode", "split_frontmatter"]
 
 _NEWLINES = re.compile(r"\r\n|\r")
 _OPEN = re.compile(r"---[ \t]*\n")
-_CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*$", re.MULTILINE)
+# a closing line, found from the line break before it (a literal first: a quick search)
+_CLOSE = re.compile(r"\n(?:---|\.\.\.)[ \t]*(?=\n|\Z)")
 
 BOM = "\ufeff"
 _LINK_TEXT = re.compile(r"[^\s]*/[^\s]*\.md")
@@ -67,12 +68,14 @@ def split_frontmatter(
     strict: bool = False,
     complete: bool = True,
     limit: int | None = None,
+    body: bool = True,
 ) -> Split:
     """Find the frontmatter block.
 
     ``complete=False`` says ``text`` is only a prefix of the file: a missing
     closing delimiter is then reported as a frontmatter too large for the bound
-    (``limit`` bytes) rather than as an unclosed block.
+    (``limit`` bytes) rather than as an unclosed block. ``body=False``: the
+    body is not wanted (a metadata read) and is returned empty.
     """
     if text.startswith(BOM):
         text = text[1:]
@@ -96,10 +99,10 @@ def split_frontmatter(
                     hint="start the file with the '---' line",
                 )
             )
-    first = text[start:].split("\n", 1)[0]
     opener = _OPEN.match(text, start)
     if opener is None:
-        if first.rstrip(" \t") == "---":
+        end = text.find("\n", start)
+        if text[start : end if end >= 0 else len(text)].rstrip(" \t") == "---":
             diags.append(_unclosed(path, skipped + 1, complete, limit))
             return Split(None, skipped + 2, "", skipped + 2, tuple(diags))
         hint = (
@@ -122,20 +125,21 @@ def split_frontmatter(
                 hint=hint,
             )
         )
-        return Split(None, 1, text, 1, tuple(diags))
+        return Split(None, 1, text if body else "", 1, tuple(diags))
     fm_start = opener.end()
-    close = _CLOSE.search(text, fm_start)
+    close = _CLOSE.search(text, fm_start - 1)  # the opener ends with its line break
     open_line = skipped + 1
     if close is None:
         diags.append(_unclosed(path, open_line, complete, limit))
         return Split(None, open_line + 1, "", open_line + 1, tuple(diags))
-    fm = text[fm_start : close.start()]
+    fm = text[fm_start : close.start() + 1]
     fm_lines = fm.count("\n")
     body_start = close.end()
     if body_start < len(text) and text[body_start] == "\n":
         body_start += 1
     body_line = open_line + 1 + fm_lines + 1
-    if not fm.strip():
+    rest = text[body_start:] if body else ""
+    if not fm or fm.isspace():
         diags.append(
             Diagnostic.make(
                 C.EMPTY_FRONTMATTER,
@@ -146,8 +150,8 @@ def split_frontmatter(
                 hint="add at least 'name:' and 'description:' between the '---' lines",
             )
         )
-        return Split(None, open_line + 1, text[body_start:], body_line, tuple(diags))
-    return Split(fm, open_line + 1, text[body_start:], body_line, tuple(diags))
+        return Split(None, open_line + 1, rest, body_line, tuple(diags))
+    return Split(fm, open_line + 1, rest, body_line, tuple(diags))
 
 
 def _unclosed(path: str | None, line: int, complete: bool, limit: int | None) -> Diagnostic:

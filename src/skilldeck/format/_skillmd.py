@@ -65,19 +65,38 @@ def parse_skill_md(
     limit: int | None = None,
 ) -> ParsedSkillMd:
     """Parse SKILL.md content. Never raises for bad content: problems are diagnostics."""
-    strict = mode == "strict"
     spath = os.fspath(path) if path is not None else None
+    return _parse(data, spath, mode == "strict", folder_name, complete, limit)
+
+
+def _parse(
+    data: str | bytes,
+    spath: str | None,
+    strict: bool,
+    folder_name: str | None,
+    complete: bool,
+    limit: int | None,
+    body: bool = True,
+    truncated: bool = False,
+    size: int | None = None,
+) -> ParsedSkillMd:
+    """``parse_skill_md``; ``body=False`` leaves the body out (a metadata read), and
+    ``truncated`` and ``size`` are passed through to the result."""
     diags: list[Diagnostic] = []
     if isinstance(data, bytes):
         text, decode_diags = decode(data, path=spath, strict=strict)
         diags.extend(decode_diags)
     else:
         text = data
-    split = split_frontmatter(text, path=spath, strict=strict, complete=complete, limit=limit)
+    split = split_frontmatter(
+        text, path=spath, strict=strict, complete=complete, limit=limit, body=body
+    )
     diags.extend(split.diagnostics)
-    if split.frontmatter is None:
-        return ParsedSkillMd(None, split.body, split.body_line, tuple(diags))
-    if len(split.frontmatter.encode("utf-8", "replace")) > FRONTMATTER_LIMIT:
+    fm = split.frontmatter
+    if fm is None:
+        return ParsedSkillMd(None, split.body, split.body_line, tuple(diags), truncated, size)
+    # a character is at most 4 bytes of UTF-8: most frontmatters need no encoding to tell
+    if len(fm) > FRONTMATTER_LIMIT // 4 and len(fm.encode("utf-8", "replace")) > FRONTMATTER_LIMIT:
         diags.append(
             Diagnostic.make(
                 C.FRONTMATTER_TOO_LARGE,
@@ -88,19 +107,21 @@ def parse_skill_md(
                 hint="keep the frontmatter short; move long text into the body",
             )
         )
-        return ParsedSkillMd(None, split.body, split.body_line, tuple(diags))
-    loaded = load_yaml(split.frontmatter, line0=split.frontmatter_line, path=spath, strict=strict)
-    diags.extend(
-        d.with_severity(d.severity.ERROR) if strict and d.code == C.DUPLICATE_KEY else d
-        for d in loaded.diagnostics
-    )
+        return ParsedSkillMd(None, split.body, split.body_line, tuple(diags), truncated, size)
+    loaded = load_yaml(fm, line0=split.frontmatter_line, path=spath, strict=strict)
+    if loaded.diagnostics:
+        diags.extend(
+            d.with_severity(d.severity.ERROR) if strict and d.code == C.DUPLICATE_KEY else d
+            for d in loaded.diagnostics
+        )
     if not loaded.ok:
-        return ParsedSkillMd(None, split.body, split.body_line, tuple(diags))
-    if not isinstance(loaded.data, dict):
-        kind = "empty" if loaded.data is None else type(loaded.data).__name__
+        return ParsedSkillMd(None, split.body, split.body_line, tuple(diags), truncated, size)
+    data_ = loaded.data
+    if not isinstance(data_, dict):
+        kind = "empty" if data_ is None else type(data_).__name__
         diags.append(
             Diagnostic.make(
-                C.EMPTY_FRONTMATTER if loaded.data is None else C.NOT_A_MAPPING,
+                C.EMPTY_FRONTMATTER if data_ is None else C.NOT_A_MAPPING,
                 f"the frontmatter must be a mapping of keys to values (it is {kind})",
                 path=spath,
                 line=split.frontmatter_line,
@@ -108,24 +129,26 @@ def parse_skill_md(
                 hint="write 'key: value' lines, e.g. 'name: my-skill'",
             )
         )
-        return ParsedSkillMd(None, split.body, split.body_line, tuple(diags))
+        return ParsedSkillMd(None, split.body, split.body_line, tuple(diags), truncated, size)
     manifest, mdiags = build_manifest(
-        loaded.data,
+        data_,
         positions=loaded.positions,
-        frontmatter_text=split.frontmatter,
+        frontmatter_text=fm,
         path=spath,
         folder_name=folder_name,
         strict=strict,
         origin=(split.frontmatter_line - 1, 1),
     )
     diags.extend(mdiags)
-    raw_name = loaded.data.get("name")
+    raw_name = data_.get("name")
     return ParsedSkillMd(
         manifest,
         split.body,
         split.body_line,
         tuple(diags),
-        raw_name=raw_name if isinstance(raw_name, str) else None,
+        truncated,
+        size,
+        raw_name if isinstance(raw_name, str) else None,
     )
 
 
@@ -163,22 +186,16 @@ def read_skill_md(
     truncated = len(data) > bound
     if truncated:
         data = data[:bound] if metadata_only else _cut_utf8(data[:bound])
-    parsed = parse_skill_md(
+    return _parse(
         data,
-        path=spath,
-        mode=mode,
-        folder_name=folder_name,
-        complete=not truncated,
-        limit=FRONTMATTER_LIMIT if metadata_only else bound,
-    )
-    return ParsedSkillMd(
-        parsed.manifest,
-        "" if metadata_only else parsed.body,
-        parsed.body_line,
-        parsed.diagnostics,
-        False if metadata_only else truncated,
-        st.st_size,
-        parsed.raw_name,
+        spath,
+        mode == "strict",
+        folder_name,
+        not truncated,
+        FRONTMATTER_LIMIT if metadata_only else bound,
+        body=not metadata_only,
+        truncated=False if metadata_only else truncated,
+        size=st.st_size,
     )
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -143,3 +144,13 @@ def test_large_cold_scan_in_workers_matches_in_process(tmp_path: Path) -> None:
     assert out["pooled"]["rows"] == out["serial"]["rows"]
     statuses = {row[1] for row in out["pooled"]["rows"]}
     assert {"enabled", "invalid"} <= statuses
+
+
+def test_a_failing_worker_falls_back_to_none(tmp_path: Path) -> None:
+    """A child that cannot parse its share makes the caller parse everything itself."""
+    _tree(tmp_path / "skills")
+    good = (str(tmp_path / "skills" / "ok" / "SKILL.md"), str(tmp_path / "skills" / "ok"), None)
+    bad: Any = (None, "nowhere", None)  # the child's share: parse_record raises TypeError
+    assert _pool.parse_records([good, good, good, bad], "lenient", 2) is None
+    records = _pool.parse_records([good] * 4, "lenient", 2)
+    assert records is not None and [r[0][0] for r in records] == ["ok"] * 4

@@ -212,7 +212,7 @@ class FileSystemStore(StoreBase):
         self._allowed: tuple[str, ...] | None = None
         self.exists = False
         self.workers_used = 0
-        """Worker processes that parsed the last scan's files (0: parsed here)."""
+        """Processes that parsed the last scan's files, this one included (0: this one alone)."""
 
     def __repr__(self) -> str:
         return f"FileSystemStore({str(self.root)!r}, {self._depth}, source={self.source!r})"

@@ -1,14 +1,18 @@
-"""Parse many SKILL.md files in worker processes (cold scans of large roots).
+"""Parse many SKILL.md files in several processes (cold scans of large roots).
 
 Parsing is CPU-bound Python (YAML fast path, manifest checks), so threads do
-not help; on a cold scan of thousands of files, forked workers do. Used only
-when it is safe and worth it: at least ``POOL_THRESHOLD`` files to parse, the
-``fork`` start method available (workers start without re-importing anything),
-more than one usable core, and no other thread running in this process (a fork
-copies only the calling thread; locks held by others would stay locked in the
-child). Any failure to start or run the workers falls back to parsing here.
+not help; on a cold scan of thousands of files, forked processes do. Used only
+when it is safe and worth it: at least ``POOL_THRESHOLD`` files to parse,
+``fork()`` available (children start without re-importing anything, and their
+share of the files is already in their memory), more than one usable core, and
+no other thread running in this process (a fork copies only the calling thread;
+locks held by others would stay locked in the child). The files are cut into one
+share per process: this process parses the first and ``workers - 1`` forked
+children the others, each writing its records to a pipe and leaving with
+``os._exit`` (no clean-up of the parent's state, no stdio buffers flushed twice).
+Any failure of a child falls back to parsing everything here.
 
-Workers return the cache's plain-data records (tuples of strings, numbers and
+Children return the cache's plain-data records (tuples of strings, numbers and
 lists), which the store turns into metadata exactly as when read from the cache,
 each with the frontmatter as JSON text when the store keeps it (else ``None``).
 """
@@ -126,33 +130,48 @@ def skill_md_lowercase(real_md: str, folder: str) -> Diagnostic:
 Item = tuple[str, str, str | None]
 
 
-def _parse_chunk(args: tuple[list[Item], str, bool]) -> bytes | list[Parsed]:
-    """A chunk's records as MessagePack (decoded in C by the parent, several times
-    faster than unpickling dataclasses), or as objects when a path cannot be encoded."""
-    items, mode, frontmatter = args
-    records = [
+_PACKED, _PICKLED = b"m", b"p"
+
+
+def _parse_share(items: list[Item], mode: str, frontmatter: bool) -> list[Parsed]:
+    return [
         parse_record(real_md, folder, mode, own, frontmatter=frontmatter)
         for real_md, folder, own in items
     ]
+
+
+def _encode_share(records: list[Parsed]) -> tuple[bytes, bytes]:
+    """A share's records as MessagePack (decoded in C by the parent, several times
+    faster than unpickling), or pickled when a path cannot be encoded: a tag and
+    the data."""
     try:
-        return msgspec.msgpack.encode(records)
+        return _PACKED, msgspec.msgpack.encode(records)
     except (msgspec.EncodeError, UnicodeEncodeError, ValueError, TypeError):
+        import pickle
+
+        return _PICKLED, pickle.dumps(records, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def _decode_share(data: bytes) -> list[Parsed]:
+    if data[:1] == _PACKED:
+        return msgspec.msgpack.Decoder(list[Parsed]).decode(memoryview(data)[1:])
+    if data[:1] == _PICKLED:
+        import pickle
+
+        records: list[Parsed] = pickle.loads(memoryview(data)[1:])  # noqa: S301 (our child)
         return records
+    raise ValueError("a worker wrote no records")
 
 
 def pool_workers(count: int) -> int:
-    """How many worker processes to use for ``count`` files (0: parse in-process)."""
+    """How many processes to parse ``count`` files with (0: this one alone)."""
     if count < POOL_THRESHOLD or threading.active_count() != 1 or sys.platform == "darwin":
         return 0  # macOS system libraries are not safe to use after fork()
-    try:
-        import multiprocessing
-
-        if "fork" not in multiprocessing.get_all_start_methods():
-            return 0
-        if multiprocessing.current_process().daemon:
-            return 0  # daemonic processes may not have children
-    except (ImportError, OSError, ValueError):
+    if not hasattr(os, "fork"):
         return 0
+    mp = sys.modules.get("multiprocessing")
+    if mp is not None and mp.current_process().daemon:
+        return 0  # a daemonic worker of the host's own pool: it may be ended at any time
     affinity = getattr(os, "sched_getaffinity", None)
     cores = len(affinity(0)) if affinity is not None else (os.cpu_count() or 1)
     limit = MAX_WORKERS
@@ -163,33 +182,77 @@ def pool_workers(count: int) -> int:
     return workers if workers > 1 else 0
 
 
+def _fork(items: list[Item], mode: str, frontmatter: bool) -> tuple[int, int]:
+    """A child parsing ``items``: its pid and the pipe its records come through."""
+    read_end, write_end = os.pipe()
+    try:
+        pid = os.fork()
+    except BaseException:
+        os.close(read_end)
+        os.close(write_end)
+        raise
+    if pid == 0:  # the child: never returns into the caller's code
+        status = 1
+        try:
+            os.close(read_end)
+            tag, data = _encode_share(_parse_share(items, mode, frontmatter))
+            with open(write_end, "wb") as out:
+                out.write(tag)
+                out.write(data)
+            status = 0
+        finally:
+            os._exit(status)
+    os.close(write_end)
+    return pid, read_end
+
+
 def parse_records(
     items: list[Item], mode: str, workers: int, *, frontmatter: bool = False
 ) -> list[Parsed] | None:
     """``parse_record`` of ``(real SKILL.md, folder, own SKILL.md)`` items, in order,
-    parsed by ``workers`` forked processes; ``None`` when the workers could not do it."""
-    import multiprocessing
-
-    per = -(-len(items) // (workers * 2))  # two chunks per worker balance the load
-    chunks = [(items[i : i + per], mode, frontmatter) for i in range(0, len(items), per)]
-    for stream in (sys.stdout, sys.stderr):
-        # a worker flushes its copy of these buffers when it ends: empty them first,
-        # or text the host wrote but had not flushed would be written twice
-        with contextlib.suppress(Exception):
-            if stream is not None:
-                stream.flush()
-    # the parser is imported here, once, for every worker forked below (each would
+    parsed by ``workers`` processes (this one and forked children); ``None`` when a
+    child could not do its share."""
+    # the parser is imported here, once, for every child forked below (each would
     # otherwise import it for itself)
     from skilldeck.format import read_skill_md  # noqa: F401
 
+    per = -(-len(items) // max(1, workers))
+    shares = [items[i : i + per] for i in range(0, len(items), per)]
+    pending: dict[int, int] = {}  # child pid -> its pipe (-1: read and closed)
+    out: list[Parsed] | None = None
     try:
-        ctx = multiprocessing.get_context("fork")
-        with ctx.Pool(workers) as pool:
-            parts = pool.map(_parse_chunk, chunks)
-    except Exception:  # any failure of the workers: parse in-process
-        return None
-    decoder = msgspec.msgpack.Decoder(list[Parsed])
-    out: list[Parsed] = []
-    for part in parts:
-        out.extend(decoder.decode(part) if isinstance(part, bytes) else part)
-    return out if len(out) == len(items) else None
+        for share in shares[1:]:
+            pid, fd = _fork(share, mode, frontmatter)
+            pending[pid] = fd
+        out = _parse_share(shares[0], mode, frontmatter) if shares else []
+        for pid in list(pending):
+            with open(pending[pid], "rb") as pipe:
+                pending[pid] = -1
+                data = pipe.read()
+            _, status = os.waitpid(pid, 0)
+            del pending[pid]
+            if status != 0:
+                out = None
+                break
+            out.extend(_decode_share(data))
+    except Exception:  # any failure of the children: parse in-process
+        out = None
+    finally:
+        _reap(pending)
+    return out if out is not None and len(out) == len(items) else None
+
+
+def _reap(pending: dict[int, int]) -> None:
+    """End and wait for the children that did not finish (after a failure)."""
+    if not pending:
+        return
+    import signal
+
+    for pid, fd in pending.items():
+        if fd >= 0:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+        with contextlib.suppress(OSError):
+            os.waitpid(pid, 0)

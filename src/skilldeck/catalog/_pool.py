@@ -20,6 +20,7 @@ each with the frontmatter as JSON text when the store keeps it (else ``None``).
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import sys
 import threading
@@ -103,10 +104,9 @@ def about_row(m: Any) -> AboutRow | None:
 def invocation_row(m: Any) -> InvocationRow | None:
     """``(model_invocable, user_invocable, when_to_use, argument_hint)``, or ``None``
     for the defaults."""
-    from skilldeck.format import Invocation
-
     inv = m.invocation
-    if inv == Invocation():
+    default = _no_controls()
+    if inv is default or inv == default:
         return None
     return (
         not inv.disable_model_invocation,
@@ -114,6 +114,14 @@ def invocation_row(m: Any) -> InvocationRow | None:
         inv.when_to_use,
         inv.argument_hint,
     )
+
+
+@functools.cache
+def _no_controls() -> Any:
+    """The invocation controls of a skill that sets none (``Invocation()``)."""
+    from skilldeck.format import Invocation
+
+    return Invocation()
 
 
 def skill_md_lowercase(real_md: str, folder: str) -> Diagnostic:

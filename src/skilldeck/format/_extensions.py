@@ -44,6 +44,8 @@ class Triggers:
     """The plain-list form (``triggers: [ISO 27001 audit]``): example requests."""
 
 
+_WORDS = re.compile(r"[\s,]+")
+
 MAX_TIMEOUT = 300
 """The longest ``timeout`` a skill may declare, in seconds."""
 
@@ -77,7 +79,7 @@ class Extensions:
         if value is None:
             return ()
         if isinstance(value, str):
-            return tuple(w for w in re.split(r"[\s,]+", value) if w)
+            return tuple(w for w in _WORDS.split(value) if w)
         if isinstance(value, list) and all(isinstance(v, str | int | float) for v in value):
             return tuple(scalar_text(v) for v in value)
         self._bad(
@@ -130,7 +132,7 @@ class Extensions:
         if value is None:
             return None
         if isinstance(value, str):
-            return tuple(w for w in re.split(r"[\s,]+", value) if w)
+            return tuple(w for w in _WORDS.split(value) if w)
         if isinstance(value, list) and all(isinstance(v, str) for v in value):
             return tuple(value)
         self._bad(where or "modes", "'modes' must be a list of mode names", "modes: [Dev, Global]")

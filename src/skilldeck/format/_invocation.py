@@ -160,7 +160,7 @@ def _hooks(ext: Extensions) -> Mapping[str, Any] | None:
 
 def read_invocation(ext: Extensions) -> Invocation:
     """The invocation controls of a frontmatter (top level, else under ``metadata``)."""
-    if not any(k in ext.data or k in ext.metadata for k in INVOCATION_FIELDS):
+    if INVOCATION_FIELDS.isdisjoint(ext.data) and INVOCATION_FIELDS.isdisjoint(ext.metadata):
         return _DEFAULT
     user = ext._get("user-invocable")[0]
     user_invocable = True

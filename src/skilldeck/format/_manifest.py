@@ -60,6 +60,9 @@ EXTENSION_FIELDS = (
     | INVOCATION_FIELDS
 )
 
+_LENIENT_FIELDS = SPEC_FIELDS | EXTENSION_FIELDS | {"allowed_tools"}
+"""The top-level fields lenient reading knows (the rest are kept as extras)."""
+
 NAME_RE = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 MAX_NAME = 64
 MAX_DESCRIPTION = 1024
@@ -392,8 +395,10 @@ def _name(data: Mapping[str, Any], ctx: Ctx, folder_name: str | None) -> str | N
         raw, strict=ctx.strict, path=ctx.path, pos=(pos[0], pos[1]) if pos else (None, None)
     )
     ctx.diags.extend(findings)
-    same = folder_name is None or unicodedata.normalize("NFKC", raw) == unicodedata.normalize(
-        "NFKC", folder_name
+    same = (
+        folder_name is None
+        or raw == folder_name
+        or unicodedata.normalize("NFKC", raw) == unicodedata.normalize("NFKC", folder_name)
     )
     if not same:
         target = raw if not findings else _suggest(raw)
@@ -538,7 +543,7 @@ def _allowed_tools(data: Mapping[str, Any], ctx: Ctx) -> tuple[ToolPattern, ...]
 
 
 def _unknown_fields(data: Mapping[str, Any], ctx: Ctx) -> dict[str, Any]:
-    known = SPEC_FIELDS if ctx.strict else SPEC_FIELDS | EXTENSION_FIELDS | {"allowed_tools"}
+    known = SPEC_FIELDS if ctx.strict else _LENIENT_FIELDS
     unknown = [k for k in data if k not in known]
     if not unknown:
         return {}

@@ -49,5 +49,7 @@ def placeholder_text(description: str) -> bool:
 
 def is_placeholder(name: str | None, description: str | None, folder_name: str | None) -> bool:
     """Is a skill of this name, description and folder a template placeholder?"""
-    names = {n.strip().lower() for n in (name, folder_name) if n}
-    return bool(names & PLACEHOLDER_NAMES) and placeholder_text(description or "")
+    for n in (name, folder_name):
+        if n and n.strip().lower() in PLACEHOLDER_NAMES:
+            return placeholder_text(description or "")
+    return False

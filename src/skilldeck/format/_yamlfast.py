@@ -17,8 +17,10 @@ from skilldeck.format._yamlmodel import YamlResult, resolve_plain
 __all__ = ["fast_load"]
 
 
-_KEY_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_.-]*):(?:[ ]+(.*?))?[ ]*$")
-_ITEM_LINE = re.compile(r"-[ ]+(\S.*?)[ ]*$")  # an empty item ("- ") takes the full path
+# Greedy to the line's end, trailing spaces stripped after: a lazy group before
+# "[ ]*$" retries the rest of the line at every character (12 us for a long one).
+_KEY_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_.-]*):(?:[ ]+(.*))?")
+_ITEM_LINE = re.compile(r"-[ ]+(\S.*)")  # an empty item ("- ") takes the full path
 # Plain scalars we can take as-is: no indicator first, no ': ' and no ' #' inside.
 # Plain scalars starting otherwise are text whatever follows (see _plain).
 _RESOLVABLE = frozenset("0123456789+-~nNtTfF")
@@ -216,105 +218,141 @@ def _quick(raw: str, lines: list[str], nxt: int, indent: int) -> Any:
     return _MISS
 
 
+_KEY_FIRST = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
+
+
 def fast_load(text: str, line0: int) -> YamlResult | None:
-    """Scan the common frontmatter shape; ``None`` means "use libyaml"."""
+    """Scan the common frontmatter shape; ``None`` means "use libyaml".
+
+    Lines are told apart by their first character: a top-level key (most lines), a
+    top-level list item, an indented line (a nested key or item), a comment or a
+    blank line; anything else declines. The two common kinds are read inline.
+    """
     if "\t" in text or not text.endswith("\n"):
         return None  # block scalars' final line break depends on the text's end
-    res = YamlResult(data={})
-    top: dict[str, Any] = res.data
+    top: dict[str, Any] = {}
+    positions: dict[str, tuple[int, int]] = {}
     seen: set[str] = set()
     parent: str | None = None  # key whose nested block we are in
     child: Any = None
     indent = 0
-    lines = text.split("\n")
+    lines = text.split("\n")  # the last is "" (the text ends with a line break)
     n = len(lines)
-    positions = res.positions
+    # every line printable: no line needs the check (comment lines need none anyway)
+    checked = "".join(lines).isprintable()
+    key_line, item_line, bad_first = _KEY_LINE.fullmatch, _ITEM_LINE.fullmatch, _PLAIN_FIRST_BAD
     i = 0
     while i < n:
         line = lines[i]
-        stripped = line.lstrip(" ")
-        if not stripped or stripped[0] == "#":
+        if not line:
             i += 1
             continue
-        if not line.isprintable():
-            return None
-        lineno = line0 + i
-        ind = len(line) - len(stripped)
-        if ind == 0 and parent is not None and indent <= 0 and stripped[:2] in ("- ", "-"):
-            if child is not None and not isinstance(child, list):
+        first = line[0]
+        if first in _KEY_FIRST:  # a top-level key
+            m = key_line(line)
+            if m is None or (not checked and not line.isprintable()):
                 return None
-            indent = -1  # a list at the key's own indentation: no deeper block may follow
-            m = _ITEM_LINE.fullmatch(stripped)
+            key, raw = m.groups()
+            if raw:
+                raw = raw.rstrip(" ")
+            lowered = key.lower()
+            if lowered in seen:
+                return None  # duplicates: let the full path report them
+            seen.add(lowered)
+            positions[key] = (line0 + i, 1)
+            i += 1
+            if not raw:
+                top[key] = None
+                parent, child, indent = key, None, 0
+                continue
+            parent = None
+            if (  # _quick, inlined: a one-line plain scalar (the next line exists)
+                raw[0] not in bad_first and ": " not in raw and " #" not in raw and raw[-1] != ":"
+            ):
+                after = lines[i]
+                if (after and not after[0].isspace()) or not _continues(lines, i, 0):
+                    top[key] = resolve_plain(raw) if len(raw) < 6 or raw[0] in _RESOLVABLE else raw
+                    continue
+            ok, value, i = _fast_value(raw, lines, i - 1, 0)
+            if not ok:
+                return None
+            top[key] = value
+            continue
+        if first == "-":  # a list item at its key's own indentation
+            if parent is None or indent > 0 or line[1:2] != " ":
+                return None
+            if not checked and not line.isprintable():
+                return None
+            if child is not None and child.__class__ is not list:
+                return None
+            indent = -1  # no deeper block may follow
+            m = item_line(line)
             if m is None:
                 return None
-            value = _quick(m.group(1), lines, i + 1, 0)
-            if value is not _MISS:
-                i += 1
+            raw = m.group(1).rstrip(" ")
+            i += 1
+            after = lines[i]
+            if (  # _quick, inlined
+                raw[0] not in bad_first
+                and ": " not in raw
+                and " #" not in raw
+                and raw[-1] != ":"
+                and ((after and not after[0].isspace()) or not _continues(lines, i, 0))
+            ):
+                value = resolve_plain(raw) if len(raw) < 6 or raw[0] in _RESOLVABLE else raw
             else:
-                ok, value, i = _fast_value(m.group(1), lines, i, 0)
+                ok, value, i = _fast_value(raw, lines, i - 1, 0)
                 if not ok or isinstance(value, list):
                     return None
             if child is None:
                 child = top[parent] = []
             child.append(value)
             continue
-        if ind == 0:
-            m = _KEY_LINE.fullmatch(line)
-            if m is None:
-                return None
-            key, raw = m.groups()
-            lowered = key.lower()
-            if key in top or lowered in seen:
-                return None  # duplicates: let the full path report them
-            seen.add(lowered)
-            positions[key] = (lineno, 1)
-            if not raw:
-                top[key] = None
-                parent, child, indent = key, None, 0
-                i += 1
-                continue
-            value = _quick(raw, lines, i + 1, 0)
-            if value is not _MISS:
-                top[key] = value
-                parent = None
-                i += 1
-                continue
-            ok, value, i = _fast_value(raw, lines, i, 0)
-            if not ok:
-                return None
-            top[key] = value
-            parent = None
+        if first == "#":
+            i += 1
             continue
+        if first != " ":
+            return None
+        stripped = line.lstrip(" ")
+        if not stripped or stripped[0] == "#":
+            i += 1
+            continue
+        if not checked and not line.isprintable():
+            return None
+        lineno = line0 + i
+        ind = len(line) - len(stripped)
         if parent is None or indent < 0:
             return None
         if indent == 0:
             indent = ind
         elif ind != indent:
             return None
-        if stripped.startswith("-"):
-            m = _ITEM_LINE.fullmatch(stripped)
+        if stripped[0] == "-":
+            m = item_line(stripped)
             if m is None or (child is not None and not isinstance(child, list)):
                 return None
-            value = _quick(m.group(1), lines, i + 1, ind + 1)
+            raw = m.group(1).rstrip(" ")
+            value = _quick(raw, lines, i + 1, ind + 1)
             if value is not _MISS:
                 i += 1
                 if child is None:
                     child = top[parent] = []
                 child.append(value)
                 continue
-            ok, value, i = _fast_value(m.group(1), lines, i, ind + 1)
+            ok, value, i = _fast_value(raw, lines, i, ind + 1)
             if not ok or isinstance(value, list):
                 return None
             if child is None:
                 child = top[parent] = []
             child.append(value)
             continue
-        m = _KEY_LINE.fullmatch(stripped)
+        m = key_line(stripped)
         if m is None or (child is not None and not isinstance(child, dict)):
             return None
         key, raw = m.group(1), m.group(2)
         if not raw:
             return None  # deeper nesting
+        raw = raw.rstrip(" ")
         if child is not None and any(k.lower() == key.lower() for k in child):
             return None
         value = _quick(raw, lines, i + 1, ind)
@@ -327,5 +365,5 @@ def fast_load(text: str, line0: int) -> YamlResult | None:
         if child is None:
             child = top[parent] = {}
         child[key] = value
-        res.positions[f"{parent}.{key}"] = (lineno, ind + 1)
-    return res if top else None
+        positions[f"{parent}.{key}"] = (lineno, ind + 1)
+    return YamlResult(top, positions) if top else None

@@ -192,3 +192,25 @@ def test_allowed_tools_forms() -> None:
     ]
     assert tools("[Read, Write]") == [("Read", None), ("Write", None)]
     assert tools('"Read, Write"') == [("Read", None), ("Write", None)]
+
+
+def test_a_manifest_holds_every_field_as_the_constructor_would() -> None:
+    """build_manifest sets the slots directly (it is on every cold listing's path):
+    the result is the manifest the dataclass's own constructor makes, field by field."""
+    from dataclasses import fields
+
+    from skilldeck.format import Manifest
+
+    text = (
+        "---\nname: demo\ndescription: Demo. Use when testing.\nversion: 1.0\nauthor: me\n"
+        "tags: [a, b]\nrequires: git\nmodes: [Dev]\nread_only: true\ntimeout: 20\n"
+        "triggers: [make a demo]\nallowed-tools: Read Bash(git:*)\ncontext: fork\n"
+        "license: MIT\ncompatibility: any\nmetadata:\n  k: v\ncategory: x\n---\nBody\n"
+    )
+    manifest = parse_skill_md(text, folder_name="demo").manifest
+    assert manifest is not None
+    rebuilt = Manifest(**{f.name: getattr(manifest, f.name) for f in fields(Manifest)})
+    assert manifest == rebuilt
+    assert manifest.positions == rebuilt.positions  # not compared by ==
+    assert (manifest.version, manifest.tags, manifest.timeout) == ("1.0", ("a", "b"), 20)
+    assert manifest.extra == {"category": "x"} and manifest.context == "fork"

@@ -45,6 +45,8 @@ class Triggers:
 
 
 _WORDS = re.compile(r"[\s,]+")
+_STR = frozenset({str})
+_SCALARS = (str, int, float)
 
 MAX_TIMEOUT = 300
 """The longest ``timeout`` a skill may declare, in seconds."""
@@ -80,8 +82,11 @@ class Extensions:
             return ()
         if isinstance(value, str):
             return tuple(w for w in _WORDS.split(value) if w)
-        if isinstance(value, list) and all(isinstance(v, str | int | float) for v in value):
-            return tuple(scalar_text(v) for v in value)
+        if isinstance(value, list):
+            if set(map(type, value)) <= _STR:  # the usual list of words: kept as they are
+                return tuple(value)
+            if all(isinstance(v, _SCALARS) for v in value):
+                return tuple(scalar_text(v) for v in value)
         self._bad(
             where or key,
             f"'{key}' must be a list or a space-separated string",

@@ -69,17 +69,20 @@ def split_frontmatter(
     complete: bool = True,
     limit: int | None = None,
     body: bool = True,
+    has_cr: bool = True,
 ) -> Split:
     """Find the frontmatter block.
 
     ``complete=False`` says ``text`` is only a prefix of the file: a missing
     closing delimiter is then reported as a frontmatter too large for the bound
     (``limit`` bytes) rather than as an unclosed block. ``body=False``: the
-    body is not wanted (a metadata read) and is returned empty.
+    body is not wanted (a metadata read) and is returned empty. ``has_cr=False``:
+    the caller knows the text holds no carriage return (a search of the bytes it
+    was decoded from is several times faster than one of the text).
     """
     if text.startswith(BOM):
         text = text[1:]
-    if "\r" in text:
+    if has_cr and "\r" in text:
         text = _NEWLINES.sub("\n", text)
     diags: list[Diagnostic] = []
     start = 0

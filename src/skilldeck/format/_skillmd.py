@@ -86,10 +86,12 @@ def _parse(
     if isinstance(data, bytes):
         text, decode_diags = decode(data, path=spath, strict=strict)
         diags.extend(decode_diags)
+        # (a byte 13 is a carriage return in UTF-8, and U+FFFD replaces none)
+        has_cr = b"\r" in data
     else:
-        text = data
+        text, has_cr = data, True
     split = split_frontmatter(
-        text, path=spath, strict=strict, complete=complete, limit=limit, body=body
+        text, path=spath, strict=strict, complete=complete, limit=limit, body=body, has_cr=has_cr
     )
     diags.extend(split.diagnostics)
     fm = split.frontmatter

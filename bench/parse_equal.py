@@ -123,7 +123,10 @@ def dump(corpus: Path, out: Path, mutations: bool) -> None:
                 emit(f"full {mode} {rel}", body_digest(got))
                 got = read_skill_md(md, mode=mode, metadata_only=True)  # type: ignore[arg-type]
                 emit(f"meta {mode} {rel}", body_digest(got))
-                emit(f"record {mode} {rel}", canon(parse_record(str(md), folder, mode, str(md))))
+                record: Any = parse_record(str(md), folder, mode, str(md))
+                if len(record) == 2:  # (record, kept frontmatter): the record is compared
+                    record = record[0]
+                emit(f"record {mode} {rel}", canon(record))
             data = md.read_bytes()
             for tag, variant in _byte_variants(data):
                 got = parse_skill_md(variant, path=str(md), folder_name=md.parent.name)

@@ -96,13 +96,14 @@ def list_all(argv: list[str], env: dict[str, str]) -> dict[str, float]:
 
 
 def _cpu_so_far(pid: int) -> float:
-    """CPU (user + system) a running process used so far (``/proc``; NaN without it)."""
+    """CPU (user + system) a running process used so far, with that of the children it
+    has waited for, such as the catalog's parse workers (``/proc``; NaN without it)."""
     try:
         with open(f"/proc/{pid}/stat") as fh:
             fields = fh.read().rsplit(")", 1)[1].split()
     except OSError:
         return float("nan")
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return sum(int(f) for f in fields[11:15]) / os.sysconf("SC_CLK_TCK")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from skilldeck.cli import main
@@ -227,6 +228,30 @@ def test_run_as_mount_and_workdir_path(world: Path, tmp_path: Path) -> None:
     assert code == 0 and json.loads(out)["data"]["output"].endswith("secret-ish\n")
     code, out, _ = invoke(*args, "--workdir", str(tmp_path / "missing"))
     assert code == 1 and json.loads(out)["error"]["code"] == "INVALID_ARGUMENTS"
+
+
+def test_a_relative_path_hint_offers_only_a_working_folder_that_is_allowed(
+    world: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = make_root(world)
+    args = ["run", "tool", "args.sh", "--root", str(root), "--workdir", "temp"]
+    args += ["--sandbox", "none", "--", "in.txt"]
+    script = root / "tool" / "scripts" / "args.sh"
+    script.write_text('cat "$1"\n')
+    invoke("approve", "tool", "--root", str(root))
+    project = tmp_path / "project"
+    project.mkdir()
+    home = Path(os.environ["HOME"])
+    for here in (project, home):
+        (here / "in.txt").write_text("x\n")
+        monkeypatch.chdir(here)
+        code, _, err = invoke(*args)
+        assert code == 1 and "'in.txt' is relative to the working folder" in err, err
+        offered = f"--workdir {here}" in err
+        assert offered == (here == project), err  # the home folder is refused as one
+        if offered:  # the hint works when pasted
+            pasted = [a if a != "temp" else str(here) for a in args]
+            assert invoke(*pasted)[0] == 0
 
 
 @needs_bwrap

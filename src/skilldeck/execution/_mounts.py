@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from skilldeck._errors import ConfigError, InvalidArgumentsError
+from skilldeck._ownstate import view_problem
 from skilldeck._paths import find_project_root
 
 __all__ = [
@@ -187,11 +188,13 @@ def failure_hint(
                 if os.path.isabs(cand) or cand.startswith("-"):
                     continue
                 if (user_cwd / cand).exists() and not (workdir / cand).exists():
-                    return (
+                    hint = (
                         f"{cand!r} is relative to the working folder {workdir}, not to your "
-                        f"current folder {user_cwd}: pass an absolute path, or run with "
-                        f"--workdir {user_cwd}"
+                        f"current folder {user_cwd}: pass an absolute path"
                     )
+                    if view_problem(user_cwd, writable=True) is None:  # else refused there
+                        hint += f", or run with --workdir {user_cwd}"
+                    return hint
     if not sandboxed:
         return None
     for match in _PATH_IN_OUTPUT.finditer(output[-8192:]):

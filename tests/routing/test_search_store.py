@@ -164,3 +164,44 @@ def test_a_change_reads_only_the_changed_skills(root: Path, tmp_path: Path) -> N
     again = runtime(root, cache)
     assert names(again, "weather forecast") == ["weather"]
     assert again._search.documents_made == 33
+
+
+def test_the_key_takes_the_scans_stamps_and_stats_the_rest(
+    root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The index's key uses the stat signature the catalog's scan validated each
+    SKILL.md with; a SKILL.md that is a link is stat'ed (its target may change
+    while the link does not)."""
+    import time
+    from dataclasses import replace
+
+    from skilldeck.catalog import _fs, sig_of
+
+    monkeypatch.setattr(_fs, "_RACY_NS", 20_000_000)  # settled after 20 ms (1 s otherwise)
+
+    kites = root / "kites"
+    kites.mkdir()
+    (kites / "source.md").write_text(
+        "---\nname: kites\ndescription: Building kites from paper.\n---\n# Kites\n"
+    )
+    (kites / "SKILL.md").symlink_to("source.md")
+    time.sleep(0.05)
+    cache = tmp_path / "cache"
+    catalog = skilldeck.Catalog.from_roots([root], cache=cache)
+    metas = catalog.list()
+    stamps = catalog.skill_md_stamps(metas)
+    assert len(metas) == 33
+    for meta, stamp in zip(metas, stamps, strict=True):
+        if meta.name == "kites":
+            assert stamp is None
+        else:
+            assert stamp == sig_of(os.stat(os.path.join(meta.folder, meta.md_name)))
+    assert catalog.skill_md_stamps([replace(metas[0])]) == [None]  # another listing's
+    assert names(runtime(root, cache), "kites") == ["kites"]
+    # the link's target gains a heading: a new index, which finds it
+    (kites / "source.md").write_text(
+        "---\nname: kites\ndescription: Building kites from paper.\n---\n# Kites\n\n"
+        "## Repairing torn sails\n"
+    )
+    assert names(runtime(root, cache), "torn sails") == ["kites"]
+    assert len(saved(cache)) == 2

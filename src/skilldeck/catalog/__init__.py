@@ -21,7 +21,7 @@ if TYPE_CHECKING:
         clean_text as clean_text,
         plan_tier1 as plan_tier1,
     )
-    from skilldeck.catalog._cache import MetadataCache as MetadataCache
+    from skilldeck.catalog._cache import MetadataCache as MetadataCache, sig_of as sig_of
     from skilldeck.catalog._catalog import Catalog as Catalog, RootInfo as RootInfo
     from skilldeck.catalog._doctor import DoctorReport as DoctorReport, diagnose as diagnose
     from skilldeck.catalog._fileset import (
@@ -118,6 +118,7 @@ else:
         "clean_text": "._budget",
         "plan_tier1": "._budget",
         "MetadataCache": "._cache",
+        "sig_of": "._cache",
         "bundled_root": "._sources",
         "default_sources": "._sources",
         "project_folders": "._sources",

@@ -348,6 +348,16 @@ class Catalog:
         """Metadata of the visible (enabled) skills, sorted by name."""
         return [e.metadata for e in self._snapshot().visible.values()]
 
+    def skill_md_stamps(self, metas: Sequence[SkillMetadata]) -> builtins.list[bytes | None]:
+        """The stamp of each of ``metas``' SKILL.md as the last scan validated it
+        (its packed stat signature, ``StoreBase.skill_md_stamps``); ``None`` where
+        the catalog keeps none (a link, a file changed while it was read, a store
+        that keeps no signatures, metadata of another listing): stat that file."""
+        held: dict[int, bytes] = {}
+        for _src, _root, store in self._stores:
+            held.update(store.skill_md_stamps())
+        return [held.get(id(meta)) for meta in metas]
+
     def __len__(self) -> int:
         return len(self._snapshot().visible)
 

@@ -257,6 +257,20 @@ class FileSystemStore(StoreBase):
     def list_skills(self) -> list[SkillMetadata]:
         return [m for m in self.discover().skills if m.valid]
 
+    def skill_md_stamps(self) -> dict[int, bytes]:
+        """The packed stat signature (``_cache.sig_of``) each held SKILL.md was
+        validated with by the last scan, by the metadata's ``id``: only for a file
+        named SKILL.md in its folder that is not a link (``memory_key``) and whose
+        signature is exact (not a racy file's)."""
+        with self._lock:
+            memory = self._memory
+            sigs, odd, size = memory.sigs, memory.odd, SIG_SIZE
+            return {
+                id(meta): sigs[i * size : (i + 1) * size]
+                for i, (key, meta) in enumerate(zip(memory.keys, memory.metas, strict=True))
+                if "\0" not in key and i not in odd
+            }
+
     def _walk_root(self) -> Discovery:
         diags: list[Diagnostic] = []
         root = os.fspath(self.root)

@@ -106,6 +106,12 @@ class StoreBase:
         ``list_skills()``. ``refresh`` asks a caching store to look again."""
         return Discovery(tuple(self.list_skills()))
 
+    def skill_md_stamps(self) -> dict[int, bytes]:
+        """The stamp of each listed skill's SKILL.md by the metadata's ``id``: the
+        stat signature the last scan validated it with, where the store keeps one
+        (default: none; a caller stats the file itself)."""
+        return {}
+
     def files(self, name: str, *, index: IndexMode | None = None) -> tuple[str, ...]:
         """The skill's file index (``"all"``: every file); default: ``load_skill``'s."""
         return self.load_skill(name).files

@@ -76,29 +76,36 @@ def doc_keys(
     paths: Sequence[str | None],
     *,
     salt: str = "",
+    stamps: Sequence[bytes | None] | None = None,
 ) -> list[bytes]:
     """A digest per skill of what its part of the index is built from (see the
     module docstring); ``salt`` names the options the index depends on.
     ``documents`` are ``SearchDocument`` values or anything with the same
-    attributes (catalog metadata)."""
-    head = f"{__version__}\0{FORMAT}\0{sorted(FIELD_WEIGHTS.items())}\0{salt}"
+    attributes (catalog metadata). ``stamps``: each SKILL.md's stat signature as
+    the catalog validated it (``Catalog.skill_md_stamps``); a file without one is
+    stat here."""
+    from skilldeck.catalog import sig_of
+
+    head = f"{__version__}\0{FORMAT}\0{sorted(FIELD_WEIGHTS.items())}\0{salt}".encode()
     stat = os.stat
     sha = hashlib.sha256
     out = []
-    for doc, path in zip(documents, paths, strict=True):
-        sig = ""
-        if path is not None:
-            try:
-                st = stat(path)
-                sig = f"{st.st_mtime_ns}:{st.st_size}:{st.st_ino}:{st.st_ctime_ns}"
-            except (OSError, ValueError):
-                sig = "missing"
+    given = stamps if stamps is not None else [None] * len(paths)
+    for doc, path, stamp in zip(documents, paths, given, strict=True):
+        sig = stamp
+        if sig is None:
+            sig = b""
+            if path is not None:
+                try:
+                    sig = sig_of(stat(path))
+                except (OSError, ValueError):
+                    sig = b"missing"
         tags = "\1".join(doc.tags or ())
         row = (
-            f"{head}\0{doc.name}\0{doc.description}\0{tags}"
-            f"\0{getattr(doc, 'when_to_use', '') or ''}\0{doc.source or ''}\0{path or ''}\0{sig}"
+            f"\0{doc.name}\0{doc.description}\0{tags}"
+            f"\0{getattr(doc, 'when_to_use', '') or ''}\0{doc.source or ''}\0{path or ''}\0"
         )
-        out.append(sha(row.encode("utf-8", "surrogateescape")).digest()[:16])
+        out.append(sha(head + row.encode("utf-8", "surrogateescape") + sig).digest()[:16])
     return out
 
 

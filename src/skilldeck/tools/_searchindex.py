@@ -144,7 +144,13 @@ class RuntimeSearch:
         if folder is None:
             return self._build_shared(metas, progress)
         paths = [_skill_md_path(m) for m in metas]
-        keys = doc_keys(metas, paths, salt=f"headings={self.options.search_headings}")
+        stamped = getattr(self.catalog, "skill_md_stamps", None)  # what the scan validated
+        keys = doc_keys(
+            metas,
+            paths,
+            salt=f"headings={self.options.search_headings}",
+            stamps=stamped(metas) if stamped is not None else None,
+        )
         key = index_key(keys)
         self._store = (folder, key)
         saved = load_index(folder, key)

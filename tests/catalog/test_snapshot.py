@@ -221,6 +221,55 @@ def test_a_changed_skill_rehashes_only_changed_files(
         (alpha / "references/b.md").chmod(0o644)
 
 
+def test_files_hashed_with_the_walk_are_those_read_later(
+    tmp_path: Path, make_skill: MakeSkill
+) -> None:
+    root = tmp_path / "skills"
+    many = make_skill(root, "many", files={"a.md": "A\n", "b.md": "B\n", "c.md": "C\n"})
+    few = make_skill(root, "few", files={"notes.txt": "notes\n", "big.bin": b"\0" * 20_000})
+    _settle()
+    plain = Catalog.from_roots([root], cache=False).snapshot()
+    eager = Catalog.from_roots([root], cache=False).snapshot(digest_within=(3, 10_000))
+    assert eager.token == plain.token  # the same listing, tokens and files
+    for key in (many, few):
+        mine, theirs = eager.by_key[os.fspath(key)], plain.by_key[os.fspath(key)]
+        assert [(f.path, f.size, f.stamp) for f in mine.files] == [
+            (f.path, f.size, f.stamp) for f in theirs.files
+        ]
+        sized, fits = mine.within(3, 10_000)
+        paths = [f.path for f in sized]
+        assert eager.digests(mine, paths, max_bytes=10_000) == plain.digests(
+            theirs, paths, max_bytes=10_000
+        )
+        listed = {f.path: f.digest for f in mine.files}
+        if fits:  # read with the walk: known without a read
+            assert all(listed[p] is not None for p in paths)
+            assert listed["big.bin"] is None  # over max_bytes: never read
+        else:  # four files: more than three, none read
+            assert (key, set(listed.values())) == (many, {None})
+
+
+def test_a_read_refused_with_the_walk_is_refused_later(
+    tmp_path: Path, make_skill: MakeSkill
+) -> None:
+    root = tmp_path / "skills"
+    deep = "/".join(["d"] * 64) + "/deep.md"  # listed by the walker, refused by a read
+    alpha = make_skill(root, "alpha", files={"a.md": "A\n", deep: "deep\n"})
+    _settle()
+    eager = Catalog.from_roots([root], cache=False).snapshot(digest_within=(512, 10_000))
+    entry = eager.by_key[os.fspath(alpha)]
+    assert deep in [f.path for f in entry.files]
+    assert all(f.digest is None for f in entry.files)
+    plain = Catalog.from_roots([root], cache=False).snapshot()
+    with pytest.raises(SkillError) as later:
+        eager.digests(entry, [f.path for f in entry.files], max_bytes=10_000)
+    with pytest.raises(SkillError) as before:
+        plain.digests(
+            plain.by_key[os.fspath(alpha)], [f.path for f in entry.files], max_bytes=10_000
+        )
+    assert (later.value.code, later.value.message) == (before.value.code, before.value.message)
+
+
 def test_memory_store_entries_use_the_store_digest() -> None:
     store = MemoryStore(index="all")
     text = "---\nname: inline\ndescription: An inline skill.\n---\nBody.\n"

@@ -471,7 +471,12 @@ class Catalog:
         entry = self.get(name)
         return self._snapshot().stores.of(entry.metadata).digest(entry.metadata.key)
 
-    def snapshot(self, *, kept: Mapping[str, TreeStamps] | None = None) -> CatalogSnapshot:
+    def snapshot(
+        self,
+        *,
+        kept: Mapping[str, TreeStamps] | None = None,
+        digest_within: tuple[int, int] | None = None,
+    ) -> CatalogSnapshot:
         """An immutable snapshot of every entry with its files, change tokens and
         (computed on first use, cached by stamp) file digests; see ``CatalogSnapshot``.
 
@@ -480,7 +485,11 @@ class Catalog:
         objects, so ``new.diff(old)`` is cheap and digests are not computed again.
         ``kept``: the ``SnapshotEntry.stamps`` an earlier process kept, by entry key;
         a folder entry whose kept stamps all still hold is listed from them with
-        ``stat`` alone instead of walking its folder.
+        ``stat`` alone instead of walking its folder. ``digest_within``
+        ``(max_files, max_bytes)``: a folder entry walked now whose files of at most
+        ``max_bytes`` are no more than ``max_files`` and ``max_bytes`` in all has them
+        read and hashed in the same pass (``SnapshotEntry.within``), through the folder
+        opened once, as ``digests`` would read them.
         """
         # a listing never needs these
         from skilldeck.catalog._snapshot import SnapshotMaker, address_of
@@ -503,19 +512,37 @@ class Catalog:
             facts=_file_facts,
             owns=lambda entry: self.get(address_of(entry)) is entry,
             kept=kept,
+            digest_within=digest_within,
         )
 
-    def _walk_addressed(self, entry: CatalogEntry, store: StoreBase) -> tuple[str, Walk, bool]:
-        """The real folder and files of the skill ``entry``'s address reads, and whether
+    def _walk_addressed(
+        self,
+        entry: CatalogEntry,
+        store: StoreBase,
+        pick: Callable[[Walk], Sequence[str]] | None = None,
+        max_bytes: int = 0,
+    ) -> tuple[str, Walk, bool, Mapping[str, FileData]]:
+        """The real folder and files of the skill ``entry``'s address reads, whether
         it is ``entry``'s own (``SOURCE:NAME`` names the first usable copy of a
-        source, which may be another folder than ``entry``'s)."""
+        source, which may be another folder than ``entry``'s), and the files ``pick``
+        chooses read as ``_read_many`` reads them (none when it would refuse)."""
         from skilldeck.catalog._snapshot import address_of
 
-        target = self.get(address_of(entry))
+        ref = address_of(entry)
+        target = self.get(ref)
         if target is not entry:
             store = self._snapshot().stores.of(target.metadata)
+        if pick is not None:
+            try:
+                self._usable(ref)  # what _read_many refuses is not read here either
+            except SkillUnavailableError:
+                pick = None
+        if pick is not None:
+            both = store.tree_read(target.metadata.key, pick, max_bytes=max_bytes, index="all")
+            if both is not None:
+                return both[0], both[1], target is entry, both[2]
         real, walk = _walk_entry(target, store)
-        return real, walk, target is entry
+        return real, walk, target is entry, {}
 
     def _read_any(self, ref: str, relpath: str, max_bytes: int, truncate: bool) -> FileData:
         if relpath == "SKILL.md":

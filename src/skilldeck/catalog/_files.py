@@ -82,14 +82,16 @@ def through_loop(real_dir: str, rel: str) -> bool:
     return False
 
 
-def walk_all(real_dir: str) -> Walk:
+def walk_all(real_dir: str, tree: SkillTree | None = None) -> Walk:
     """Every file of the skill the walker lists (SKILL.md too), at most ``MAX_INDEX_FILES``:
-    the ``"all"`` index and what a catalog snapshot lists."""
+    the ``"all"`` index and what a catalog snapshot lists. ``tree``: the folder
+    ``real_dir`` already opened (its files are read through it next)."""
     from skilldeck._tree import WalkLimits, walk_skill  # imported on first walk
 
-    return walk_skill(
-        real_dir, limits=WalkLimits(max_files=MAX_INDEX_FILES), strict=False, follow_root=False
-    )
+    limits = WalkLimits(max_files=MAX_INDEX_FILES)
+    if tree is not None:
+        return tree.walk(limits=limits, strict=False)
+    return walk_skill(real_dir, limits=limits, strict=False, follow_root=False)
 
 
 def index_files(real_dir: str, mode: IndexMode) -> tuple[tuple[str, ...], tuple[Diagnostic, ...]]:

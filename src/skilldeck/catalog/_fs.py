@@ -19,7 +19,7 @@ import stat as _stat
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -702,17 +702,51 @@ class FileSystemStore(StoreBase):
         with contextlib.ExitStack() as stack:
             tree: SkillTree | None = None
             for relpath in relpaths:
-                if relpath == "SKILL.md":
-                    clean = meta.md_name or "SKILL.md"
-                else:
-                    clean = bundled_relpath(relpath, skill=meta.name)
-                    self._check_read(meta, real_dir, clean, index)
+                clean = self._readable(meta, real_dir, relpath, index)
                 if tree is None:
                     tree = stack.enter_context(
                         SkillTree(real_dir, skill=meta.name, follow_root=False)
                     )
                 out.append(read_in(tree, clean, max_bytes=max_bytes, truncate=truncate))
         return out
+
+    def tree_read(
+        self,
+        name: str,
+        pick: Callable[[Walk], Sequence[str]],
+        *,
+        max_bytes: int,
+        index: IndexMode | None = None,
+    ) -> tuple[str, Walk, dict[str, FileData]]:
+        """``tree``, then ``read_many`` of the paths ``pick`` chooses from the walk, in one
+        pass through the folder opened once (the same checks and reads). The reads
+        are left out (an empty map) when one of them fails: a ``read_many`` of them
+        raises what it met."""
+        from skilldeck._tree import SkillTree  # reads only: a listing imports no walker
+
+        meta = self.get(name)
+        real_dir = self._real_folder(meta)
+        read: dict[str, FileData] = {}
+        with SkillTree(real_dir, skill=meta.name, follow_root=False) as tree:
+            walked = walk_all(real_dir, tree)
+            try:
+                for relpath in pick(walked):
+                    clean = self._readable(meta, real_dir, relpath, index)
+                    read[relpath] = read_in(tree, clean, max_bytes=max_bytes, truncate=False)
+            except Exception:  # a read_many of them reports it
+                read = {}
+        return real_dir, walked, read
+
+    def _readable(
+        self, meta: SkillMetadata, real_dir: str, relpath: str, index: IndexMode | None
+    ) -> str:
+        """``relpath`` as read in the folder (SKILL.md: its own file), once the checks of
+        a bundled read allow it."""
+        if relpath == "SKILL.md":
+            return meta.md_name or "SKILL.md"
+        clean = bundled_relpath(relpath, skill=meta.name)
+        self._check_read(meta, real_dir, clean, index)
+        return clean
 
     def _check_read(
         self, meta: SkillMetadata, real_dir: str, clean: str, index: IndexMode | None

@@ -15,9 +15,11 @@
   then counts as changed;
 - per-file digests (``CatalogSnapshot.digest``): in a folder computed on first
   use through the catalog's contained reads and cached by stamp, so an unchanged
-  file is never read twice; for a store without folders, taken from the store's
-  ``file_facts`` of that version when it has them (``PostgresStore``: its file
-  rows), else when its files were read to list them.
+  file is never read twice, or, with ``digest_within``, while the folder is
+  walked (the files of a skill within those limits, read through the folder
+  opened for the walk, as a later read would read them); for a store without
+  folders, taken from the store's ``file_facts`` of that version when it has them
+  (``PostgresStore``: its file rows), else when its files were read to list them.
 
 ``CatalogSnapshot.token`` is the catalog-wide token and ``diff`` says which
 entry keys were added, removed or changed between two snapshots. A new
@@ -96,11 +98,20 @@ class SnapshotFile:
     path: str
     size: int
     stamp: Stamp | None = None
-    digest: FileDigest | None = None  # known when listed (a store's file read to list it)
+    digest: FileDigest | None = None  # known when listed (read to list it, or with the walk)
 
 
 def file_digest_of(data: bytes) -> FileDigest:
     return FileDigest(bytes_digest(data), len(data), is_text(data))
+
+
+def within(
+    files: Iterable[SnapshotFile], max_files: int, max_bytes: int
+) -> tuple[list[SnapshotFile], bool]:
+    """The files of at most ``max_bytes`` each, and whether they fit: no more than
+    ``max_files`` of them and ``max_bytes`` in all (``SnapshotEntry.within``)."""
+    sized = [f for f in files if f.size <= max_bytes]
+    return sized, len(sized) <= max_files and sum(f.size for f in sized) <= max_bytes
 
 
 def address_of(entry: CatalogEntry) -> str:
@@ -157,6 +168,12 @@ class SnapshotEntry:
         """Can its files be read (an enabled or shadowed skill)?"""
         return self.entry.status in READABLE_STATUSES
 
+    def within(self, max_files: int, max_bytes: int) -> tuple[list[SnapshotFile], bool]:
+        """Its files of at most ``max_bytes`` each, and whether they fit: no more than
+        ``max_files`` of them and ``max_bytes`` in all (the limits of
+        ``Catalog.snapshot(digest_within=...)``, whose files were hashed with the walk)."""
+        return within(self.files, max_files, max_bytes)
+
 
 @dataclass(frozen=True, slots=True)
 class SnapshotDiff:
@@ -174,8 +191,13 @@ class SnapshotDiff:
 Reader = Callable[[str, str, int, bool], FileData]
 #: reads several files of an entry: (ref, relpaths, max_bytes) -> FileData of each
 ManyReader = Callable[[str, Sequence[str], int], list[FileData]]
-#: lists a folder entry's files: (entry, store) -> (real folder, walk, the entry's own?)
-Walker = Callable[[CatalogEntry, Any], tuple[str, Walk, bool]]
+#: chooses the files of a walk to read with it (as ``ManyReader`` names them)
+Picker = Callable[[Walk], Sequence[str]]
+#: lists a folder entry's files: (entry, store, picker, max_bytes) -> (real folder, walk,
+#: the entry's own?, the files the picker chose, read as ``ManyReader`` reads them)
+Walker = Callable[
+    [CatalogEntry, Any, Picker | None, int], tuple[str, Walk, bool, Mapping[str, FileData]]
+]
 #: a store skill's file facts: (entry, store, content digest) -> facts, or None (read them)
 Facts = Callable[[CatalogEntry, Any, str], Iterable[FileFacts] | None]
 
@@ -285,6 +307,16 @@ class _DigestCache:
         with self._lock:
             self._known[key] = value
 
+    def has(self, key: str, path: str, stamp: Stamp | None) -> bool:
+        return stamp is not None and (key, path, stamp) in self._known
+
+    def put_listed(self, key: str, files: Iterable[SnapshotFile]) -> None:
+        """Keep the digests listed with a folder entry's files (read with its walk)."""
+        with self._lock:
+            for f in files:
+                if f.digest is not None and f.stamp is not None:
+                    self._known[(key, f.path, f.stamp)] = f.digest
+
     def keep(self, entries: Iterable[SnapshotEntry]) -> None:
         """Forget the digests of files no longer listed (or changed)."""
         wanted = {(e.key, f.path, f.stamp) for e in entries for f in e.files if f.stamp}
@@ -332,6 +364,7 @@ class SnapshotMaker:
         owns: Callable[[CatalogEntry], bool] | None = None,
         kept: Mapping[str, TreeStamps] | None = None,
         read_many: ManyReader | None = None,
+        digest_within: tuple[int, int] | None = None,
     ) -> CatalogSnapshot:
         """A snapshot of ``(entry, store)`` pairs. ``walk`` lists a folder skill's files,
         ``listing`` a store skill's files (by address), ``digest`` gives a store skill's
@@ -339,7 +372,8 @@ class SnapshotMaker:
         files, and ``reader`` reads one file. ``kept``: the ``stamps`` of entries
         (by key) an earlier process kept, used for a folder entry this maker has not
         seen when ``owns`` says its address reads its own folder (the walk's third
-        answer). ``read_many`` reads several files of one entry at once."""
+        answer). ``read_many`` reads several files of one entry at once.
+        ``digest_within``: see ``Catalog.snapshot``."""
         with self._lock:
             last = self._last
             old = last.by_key if last is not None else {}
@@ -355,7 +389,9 @@ class SnapshotMaker:
                     hint = hints.get(key) if prev is None else None
                     if hint is not None and owns is not None and not owns(entry):
                         hint = None
-                    got = self._folder(entry, store, key, ref, walk, settled, prev, hint)
+                    got = self._folder(
+                        entry, store, key, ref, walk, settled, prev, hint, digest_within
+                    )
                 else:
                     key = f"store:{entry.source}:{entry.name}"
                     got = self._stored(
@@ -369,6 +405,8 @@ class SnapshotMaker:
                 if prev is not None and got.token is not None and prev.token == got.token:
                     # unchanged: the same object (a hidden file may have moved its folder)
                     got = prev if prev._tree == got._tree else replace(prev, _tree=got._tree)
+                elif got.key == key:
+                    self._cache.put_listed(key, got.files)  # hashed with the walk
                 keys[got.key] = got
                 made.append(got)
             tokens = [(e.key, e.token or os.urandom(8).hex()) for e in made]
@@ -395,6 +433,7 @@ class SnapshotMaker:
         settled: int,
         prev: SnapshotEntry | None,
         kept: TreeStamps | None = None,
+        limits: tuple[int, int] | None = None,
     ) -> SnapshotEntry:
         if (
             prev is not None
@@ -408,8 +447,20 @@ class SnapshotMaker:
             real, dirs, items = kept
             found = [(p, size, (ino, mtime, ctime)) for p, ino, mtime, size, ctime in items[dirs:]]
             return _listed(entry, key, ref, found, True, settled, lambda: kept)
+        pick: Picker | None = None
+        if limits is not None and entry.status in READABLE_STATUSES:
+            max_files, max_bytes = limits
+
+            def pick(walked: Walk) -> list[str]:
+                """The files a listing within the limits serves, but those hashed before."""
+                found = [(f.path, f.size, f.stamp) for f in walked.files]
+                sized, fits = within(_files_of(entry, found, settled)[0], max_files, max_bytes)
+                if not fits:
+                    return []
+                return [f.path for f in sized if not self._cache.has(key, f.path, f.stamp)]
+
         try:
-            real, walked, own = walk(entry, store)
+            real, walked, own, read = walk(entry, store, pick, limits[1] if limits else 0)
         except Exception:  # the folder went away or now leads outside: unknown
             return SnapshotEntry(key, ref, entry, (), None, False)
         files = [(f.path, f.size, f.stamp) for f in walked.files]
@@ -417,7 +468,7 @@ class SnapshotMaker:
         def stamps() -> TreeStamps | None:
             return _tree_stamps(entry, real, walked, settled) if own else None
 
-        return _listed(entry, key, ref, files, walked.complete, settled, stamps)
+        return _listed(entry, key, ref, files, walked.complete, settled, stamps, read)
 
     def _stored(
         self,
@@ -468,6 +519,37 @@ class SnapshotMaker:
 _Found = tuple[str, int, tuple[int, int, int]]
 
 
+def _files_of(
+    entry: CatalogEntry,
+    found: list[_Found],
+    settled: int,
+    read: Mapping[str, FileData] | None = None,
+) -> tuple[list[SnapshotFile], bool]:
+    """The files a folder entry lists (SKILL.md first, by that name; none for an entry
+    that cannot be read), with the digests of those ``read``, and whether one of them
+    changed a moment ago."""
+    md = entry.metadata.md_name
+    files: list[SnapshotFile] = []
+    first: SnapshotFile | None = None
+    racy = False
+    for path, size, (ino, mtime, ctime) in found:
+        fresh = max(mtime, ctime) > settled
+        racy = racy or fresh
+        stamp = None if fresh else (ino, mtime, size, ctime)
+        if path == md:
+            got = read.get("SKILL.md") if read else None
+            known = file_digest_of(got.data) if got is not None else None
+            first = SnapshotFile("SKILL.md", size, stamp, known)
+        if path != "SKILL.md":
+            got = read.get(path) if read else None
+            known = file_digest_of(got.data) if got is not None else None
+            files.append(SnapshotFile(path, size, stamp, known))
+    listed = ([first] if first is not None else []) + files
+    if entry.status not in READABLE_STATUSES:
+        listed = []
+    return listed, racy
+
+
 def _listed(
     entry: CatalogEntry,
     key: str,
@@ -476,24 +558,12 @@ def _listed(
     complete: bool,
     settled: int,
     stamps: Callable[[], TreeStamps | None],
+    read: Mapping[str, FileData] | None = None,
 ) -> SnapshotEntry:
     """A folder entry over the files the walker lists (``stamps`` gives its tree
-    stamps, asked only for a complete, settled listing)."""
-    md = entry.metadata.md_name
-    files: list[SnapshotFile] = []
-    first: SnapshotFile | None = None
-    racy = False
-    for path, size, (ino, mtime, ctime) in found:
-        fresh = max(mtime, ctime) > settled
-        racy = racy or fresh
-        item = SnapshotFile(path, size, None if fresh else (ino, mtime, size, ctime))
-        if path == md:
-            first = SnapshotFile("SKILL.md", size, item.stamp)
-        if path != "SKILL.md":
-            files.append(item)
-    listed = ([first] if first is not None else []) + files
-    if entry.status not in READABLE_STATUSES:
-        listed = []
+    stamps, asked only for a complete, settled listing; ``read``: files read with
+    the walk, by listed path)."""
+    listed, racy = _files_of(entry, found, settled, read)
     token = _token((*_head(entry, ref), complete, *((f[0], f[2]) for f in found), len(found)))
     if racy:
         return SnapshotEntry(key, ref, entry, tuple(listed), None, complete)

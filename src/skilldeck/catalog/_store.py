@@ -8,7 +8,7 @@ database-backed store implements the same three methods.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
@@ -193,6 +193,19 @@ class StoreBase:
     def tree(self, name: str) -> tuple[str, Walk] | None:
         """A folder skill's real folder and every file below it; ``None`` (the
         default) for a store whose skills are not folders on this machine."""
+        return None
+
+    def tree_read(
+        self,
+        name: str,
+        pick: Callable[[Walk], Sequence[str]],
+        *,
+        max_bytes: int,
+        index: IndexMode | None = None,
+    ) -> tuple[str, Walk, dict[str, FileData]] | None:
+        """``tree`` and ``read_many`` of the paths ``pick`` chooses from its walk, done
+        together (``FileSystemStore``: one pass through the folder opened once);
+        ``None`` (the default): ask ``tree`` and ``read_many`` separately."""
         return None
 
     def folder_root(self) -> tuple[str, bool] | None:

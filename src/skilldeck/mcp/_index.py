@@ -246,7 +246,8 @@ class IndexBuilder:
             if self._snap is None
             else None
         )
-        snap = self.catalog.snapshot(kept=kept)
+        # the files of a skill walked now are hashed in the same pass (the same reads)
+        snap = self.catalog.snapshot(kept=kept, digest_within=(MAX_FILES, MAX_TOTAL_BYTES))
         old_index = self._index
         diff = snap.diff(self._snap)
         if old_index is not None and self._snap is not None and not diff:
@@ -386,8 +387,8 @@ class IndexBuilder:
         entry = item.entry
         md = entry.metadata.skill_md
         md_path = os.fspath(md) if md is not None and entry.path is not None else None
-        sized = [f for f in item.files if f.size <= MAX_TOTAL_BYTES]
-        dynamic = len(sized) > MAX_FILES or sum(f.size for f in sized) > MAX_TOTAL_BYTES
+        sized, fits = item.within(MAX_FILES, MAX_TOTAL_BYTES)
+        dynamic = not fits
         refs: list[FileRef] = []
         digests = (
             [None] * len(sized)

@@ -43,8 +43,9 @@ LAYERS: list[set[str]] = [
 FRONT_ENDS = ("cli", "mcp", "postgres", "integrations")
 
 #: foundation modules a front end may import: process plumbing with no library meaning
-#: (the cycle collector's pause during start-up and bulk builds), one policy for all
-FRONT_END_PLUMBING = {"skilldeck._gc"}
+#: (the cycle collector's pause during start-up and bulk builds; where and how a cache
+#: file is written), one policy for all
+FRONT_END_PLUMBING = {"skilldeck._gc", "skilldeck._atomic"}
 
 #: the public packages whose ``__init__`` is a lazy facade (``skilldeck._facade``)
 FACADES = sorted(set().union(*LAYERS[1:]))
@@ -255,6 +256,7 @@ PRIVATE_IMPORTS_ALLOWED: dict[str, str] = {
     "catalog/test_cache.py": "the persisted catalog index (_catalog._cache), its format and caps",
     "catalog/test_pool.py": "the worker pool's parsing and sizing (_catalog._pool)",
     "foundation/test_gc_pause.py": "the collector pause of scans and index builds (_gc)",
+    "foundation/test_cache_folders.py": "one folder rule and writer (_atomic) for every cache",
     "postgres/test_router.py": "the replica's tenant router (postgres._serve) on its own",
     "postgres/test_store.py": "builds a first-schema store from the migrations (postgres._db)",
     "postgres/test_rules.py": "a store at each schema, built from the migrations (postgres._db)",

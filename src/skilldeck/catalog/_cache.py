@@ -36,6 +36,7 @@ from typing import Any
 
 import msgspec
 
+from skilldeck._atomic import cache_folder
 from skilldeck._diagnostics import Diagnostic, Severity
 from skilldeck._version import __version__
 
@@ -337,6 +338,8 @@ class MetadataCache:
     def open(self, root_key: str) -> Stored | None:
         """The index of a root, open for reading (``None`` when absent, stale,
         foreign or damaged); the caller closes it (``Stored.close``)."""
+        if not cache_folder(self.directory):
+            return None
         target = self._file(root_key)
         try:
             fh = open(target, "rb")  # noqa: SIM115 (closed by Stored)
@@ -377,23 +380,14 @@ class MetadataCache:
         index is either the old file, the new one, or unreadable, which only
         costs a re-parse. ``rows`` are stored in the order given (a listing's).
         """
-        import tempfile  # only writers need it
+        from skilldeck._atomic import replacing  # only writers need it
 
-        target = self._file(root_key)
         try:
             parts = _encode(root_key, rows, listing)
-            if parts is None:
+            if parts is None or not cache_folder(self.directory, create=True):
                 return
-            target.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".cache.", suffix=".tmp")
-            try:
-                with os.fdopen(fd, "wb") as fh:
-                    fh.writelines(parts)
-                os.replace(tmp, target)
-            except BaseException:
-                with contextlib.suppress(OSError):
-                    os.unlink(tmp)
-                raise
+            with replacing(self._file(root_key), mode=0o600, durable=False) as fh:
+                fh.writelines(parts)
         except OSError:
             return  # a cache that cannot be written only costs speed
         self._prune()

@@ -23,13 +23,13 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import msgspec
 
 import skilldeck
+from skilldeck._atomic import cache_folder, keep_newest, replacing
 
 __all__ = ["FileRow", "SkillRow", "SnapshotStore", "TreeRow"]
 
@@ -90,6 +90,8 @@ class SnapshotStore:
 
     def load(self) -> dict[str, SkillRow]:
         """The saved skills by folder (empty when absent, stale, foreign or damaged)."""
+        if not cache_folder(self.directory):
+            return {}
         try:
             with open(self.path, "rb") as fh:
                 snapshot = _DECODER.decode(fh.read())
@@ -103,28 +105,13 @@ class SnapshotStore:
         """Replace the snapshot atomically; a cache that cannot be written only costs speed."""
         try:
             blob = _ENCODER.encode(_Snapshot(self._stamp, self.roots, skills))
-            self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
-            fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=".snap.", suffix=".tmp")
-            try:
-                with os.fdopen(fd, "wb") as fh:
-                    fh.write(blob)
-                os.replace(tmp, self.path)
-            except BaseException:
-                with contextlib.suppress(OSError):
-                    os.unlink(tmp)
-                raise
+            if not cache_folder(self.directory, create=True):
+                return
+            with replacing(self.path, mode=0o600, durable=False) as fh:
+                fh.write(blob)
         except (OSError, TypeError, msgspec.EncodeError):
             return
         self._prune()
 
     def _prune(self) -> None:
-        try:
-            files = [e for e in os.scandir(self.directory) if e.name.endswith(".snap")]
-            if len(files) <= _MAX_FILES:
-                return
-            files.sort(key=lambda e: e.stat().st_mtime_ns)
-            for entry in files[: len(files) - _MAX_FILES]:
-                with contextlib.suppress(OSError):
-                    os.unlink(entry.path)
-        except OSError:
-            return
+        keep_newest(self.directory, ".snap", _MAX_FILES)

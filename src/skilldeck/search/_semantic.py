@@ -61,14 +61,13 @@ import logging
 import math
 import os
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from skilldeck._atomic import keep_newest
+from skilldeck._atomic import cache_folder, keep_newest, replacing
 from skilldeck.search._bm25 import SearchDocument, SearchHit, SearchIndex
 
 __all__ = ["Embedder", "SemanticIndex"]
@@ -536,6 +535,8 @@ def _same_model(a: Any, b: Any) -> bool:
 def _read(path: Path) -> tuple[Any, Any] | None:
     """The digests and vectors saved at ``path``, or ``None`` when it does not load
     as them."""
+    if not cache_folder(path.parent):
+        return None
     np = _numpy()
     try:
         with open(path, "rb") as fh, np.load(fh, allow_pickle=False) as data:
@@ -596,21 +597,15 @@ def _saved_rows(path: Path, wanted: set[bytes]) -> dict[bytes, Any]:
 def _save_matrix(path: Path, digests: Iterable[bytes], matrix: Any) -> None:
     """Write ``matrix`` atomically; a failure only costs embedding again next time."""
     np = _numpy()
+    if not cache_folder(path.parent, create=True):
+        return
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".embeddings.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                np.savez(
-                    fh,
-                    digests=np.frombuffer(b"".join(digests), dtype=np.uint8).reshape(-1, _DIGEST),
-                    vectors=np.ascontiguousarray(matrix, dtype="float32"),
-                )
-            os.replace(tmp, path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
+        with replacing(path, mode=0o600, durable=False) as fh:
+            np.savez(
+                fh,
+                digests=np.frombuffer(b"".join(digests), dtype=np.uint8).reshape(-1, _DIGEST),
+                vectors=np.ascontiguousarray(matrix, dtype="float32"),
+            )
     except (OSError, ValueError):
         return
     _prune(path.parent)

@@ -25,7 +25,6 @@ import hashlib
 import itertools
 import mmap
 import os
-import tempfile
 from array import array
 from collections import defaultdict
 from collections.abc import Sequence
@@ -34,7 +33,7 @@ from typing import Any
 
 import msgspec
 
-from skilldeck._atomic import keep_newest
+from skilldeck._atomic import cache_folder, keep_newest, replacing
 from skilldeck._version import __version__
 from skilldeck.search._bm25 import FIELD_WEIGHTS, SearchDocument
 from skilldeck.search._terms import FIELDS, DocTerms, FieldIndex
@@ -129,19 +128,13 @@ def save_index(directory: str | os.PathLike[str], key: str, index: FieldIndex) -
     parts: list[Any] = [index.meta_lengths, *index.lengths]  # 8-byte items first
     for _terms, offsets, docs, counts in index.fields:
         parts.extend((offsets, docs, counts))
+    if not cache_folder(folder, create=True):
+        return
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".search.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(_MAGIC + len(header).to_bytes(4, "little") + header + b"\0" * pad)
-                for part in parts:
-                    fh.write(part)  # an array or a mapped view: written as it is
-            os.replace(tmp, _file(folder, key))
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
+        with replacing(_file(folder, key), mode=0o600, durable=False) as fh:
+            fh.write(_MAGIC + len(header).to_bytes(4, "little") + header + b"\0" * pad)
+            for part in parts:
+                fh.write(part)  # an array or a mapped view: written as it is
     except (OSError, ValueError):
         return
     _prune(folder)
@@ -150,6 +143,8 @@ def save_index(directory: str | os.PathLike[str], key: str, index: FieldIndex) -
 def load_index(directory: str | os.PathLike[str], key: str) -> FieldIndex | None:
     """The index saved under ``key``, or ``None`` (absent, stale, damaged)."""
     path = _file(Path(directory), key)
+    if not cache_folder(path.parent):
+        return None
     try:
         with open(path, "rb") as fh:
             mapped = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
@@ -230,28 +225,22 @@ def save_terms(
         blob = _ENCODER.encode(value)
         fh.write(len(blob).to_bytes(4, "little") + blob)
 
+    if not cache_folder(folder, create=True):
+        return
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".terms.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                frame(fh, FORMAT)
-                for start in range(0, len(rows), _CHUNK):
-                    table: list[_Row] = []
-                    for key, terms, headings in rows[start : start + _CHUNK]:
-                        fields = [
-                            (f, array("I", map(number, names)).tobytes(), c.tobytes())
-                            for f, names, c in terms.fields
-                        ]
-                        lengths = list(terms.lengths)
-                        table.append((key, lengths, terms.meta_length, list(headings), fields))
-                    frame(fh, table)
-                frame(fh, list(vocabulary))
-            os.replace(tmp, folder / TERMS_FILE)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
+        with replacing(folder / TERMS_FILE, mode=0o600, durable=False) as fh:
+            frame(fh, FORMAT)
+            for start in range(0, len(rows), _CHUNK):
+                table: list[_Row] = []
+                for key, terms, headings in rows[start : start + _CHUNK]:
+                    fields = [
+                        (f, array("I", map(number, names)).tobytes(), c.tobytes())
+                        for f, names, c in terms.fields
+                    ]
+                    lengths = list(terms.lengths)
+                    table.append((key, lengths, terms.meta_length, list(headings), fields))
+                frame(fh, table)
+            frame(fh, list(vocabulary))
     except (OSError, ValueError, msgspec.EncodeError):
         return
 
@@ -269,6 +258,8 @@ def _frames(data: bytes) -> list[memoryview] | None:
 
 def load_terms(directory: str | os.PathLike[str]) -> dict[bytes, tuple[DocTerms, tuple[str, ...]]]:
     """The terms saved by ``save_terms`` by key (empty: absent, stale or damaged)."""
+    if not cache_folder(Path(directory)):
+        return {}
     try:
         with open(Path(directory) / TERMS_FILE, "rb") as fh:
             frames = _frames(fh.read())

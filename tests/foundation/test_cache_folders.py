@@ -1,0 +1,149 @@
+"""Every cache skilldeck keeps (catalog index, search index and terms, saved vectors,
+serve's snapshot) follows one rule: it is read and written only in a real folder the
+user owns, through one atomic writer. A cache through a link or in another user's
+folder is skipped (which only costs speed), never read, never written."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from tests._skills import write_files
+
+from skilldeck import Catalog
+from skilldeck._atomic import replacing
+from skilldeck.mcp._store import SkillRow, SnapshotStore
+from skilldeck.search._store import load_index, save_index
+from skilldeck.search._terms import FieldIndex
+
+OTHER_UID = 4242  # no such user: a folder of "someone else"
+
+
+def _catalog(tmp_path: Path) -> tuple[Callable[[Path], None], Callable[[Path], bool]]:
+    root = tmp_path / "skills"
+    write_files(root, {"demo/SKILL.md": "---\nname: demo\ndescription: Say hello.\n---\nHi.\n"})
+    os.utime(root / "demo" / "SKILL.md", (1e9, 1e9))  # settled: a file just written is not kept
+
+    def write(folder: Path) -> None:
+        Catalog.from_roots([root], cache=folder).list()
+
+    def read(folder: Path) -> bool:
+        # a used index is touched (kept by the pruning): an old mtime moves
+        files = list(folder.glob("*.idx"))
+        for f in files:
+            os.utime(f, (1, 1), follow_symlinks=False)
+        Catalog.from_roots([root], cache=folder).list()
+        return any(f.stat().st_mtime > 1 for f in files)
+
+    return write, read
+
+
+def _search(tmp_path: Path) -> tuple[Callable[[Path], None], Callable[[Path], bool]]:
+    def write(folder: Path) -> None:
+        save_index(folder, "k", FieldIndex.build([]))
+
+    def read(folder: Path) -> bool:
+        return load_index(folder, "k") is not None
+
+    return write, read
+
+
+def _snapshot(tmp_path: Path) -> tuple[Callable[[Path], None], Callable[[Path], bool]]:
+    row = SkillRow("k", "sig", "/s/SKILL.md", "r", "user", "ok", {}, [])
+
+    def write(folder: Path) -> None:
+        SnapshotStore(folder, "roots").save([row])
+
+    def read(folder: Path) -> bool:
+        return bool(SnapshotStore(folder, "roots").load())
+
+    return write, read
+
+
+def _vectors(tmp_path: Path) -> tuple[Callable[[Path], None], Callable[[Path], bool]]:
+    np = pytest.importorskip("numpy", reason="saved vectors need the semantic extra (numpy)")
+    from skilldeck.search import _semantic
+
+    def write(folder: Path) -> None:
+        _semantic._save_matrix(folder / "k.m.npz", [b"\1" * _semantic._DIGEST], np.ones((1, 4)))
+
+    def read(folder: Path) -> bool:
+        return _semantic._read(folder / "k.m.npz") is not None
+
+    return write, read
+
+
+CACHES = {"catalog": _catalog, "search": _search, "snapshot": _snapshot, "vectors": _vectors}
+
+
+@pytest.fixture(params=sorted(CACHES))
+def cache(
+    request: pytest.FixtureRequest, tmp_path: Path
+) -> tuple[Callable[[Path], None], Callable[[Path], bool]]:
+    return CACHES[request.param](tmp_path)
+
+
+def _files(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir())
+
+
+def test_a_missing_cache_folder_is_made_private_and_used(
+    cache: tuple[Callable[[Path], None], Callable[[Path], bool]], tmp_path: Path
+) -> None:
+    write, read = cache
+    folder = tmp_path / "cache" / "here"
+    write(folder)
+    assert folder.stat().st_mode & 0o777 == 0o700
+    written = _files(folder)
+    assert written and not [n for n in written if n.endswith(".tmp")]
+    assert all(os.stat(folder / n).st_mode & 0o077 == 0 for n in written)
+    assert read(folder)
+
+
+def test_a_cache_folder_reached_through_a_link_is_neither_read_nor_written(
+    cache: tuple[Callable[[Path], None], Callable[[Path], bool]], tmp_path: Path
+) -> None:
+    write, read = cache
+    real = tmp_path / "real"
+    write(real)
+    before = _files(real)
+    link = tmp_path / "link"
+    link.symlink_to(real)
+    assert not read(link)
+    for f in real.iterdir():  # a fresh folder behind the link: nothing is written there
+        f.unlink()
+    write(link)
+    assert _files(real) == []
+    assert before  # the real folder did hold a cache
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="giving a folder to another user needs root")
+def test_a_cache_folder_of_another_user_is_neither_read_nor_written(
+    cache: tuple[Callable[[Path], None], Callable[[Path], bool]], tmp_path: Path
+) -> None:
+    write, read = cache
+    folder = tmp_path / "theirs"
+    write(folder)
+    assert read(folder)
+    os.chown(folder, OTHER_UID, OTHER_UID)
+    assert not read(folder)
+    for f in folder.iterdir():
+        f.unlink()
+    write(folder)
+    assert _files(folder) == []
+
+
+def test_a_failed_write_keeps_the_old_file_and_leaves_no_temp_file(tmp_path: Path) -> None:
+    target = tmp_path / "f.bin"
+    target.write_bytes(b"old")
+    with pytest.raises(RuntimeError), replacing(target, durable=False) as fh:
+        fh.write(b"half")
+        raise RuntimeError("interrupted")
+    assert target.read_bytes() == b"old"
+    assert _files(tmp_path) == ["f.bin"]
+    with replacing(target, mode=0o600) as fh:
+        fh.write(b"new")
+    assert target.read_bytes() == b"new"
+    assert target.stat().st_mode & 0o777 == 0o600

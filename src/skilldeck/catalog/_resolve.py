@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -44,15 +43,20 @@ __all__ = [
 _ENABLED = SkillStatus.ENABLED
 
 
-@dataclass(slots=True)
 class Candidate:
-    """One skill found by one store, at one precedence rank (higher wins)."""
+    """One skill found by one store, at one precedence rank (higher wins).
 
-    meta: SkillMetadata
-    store: StoreBase
-    source: Source
-    rank: int
-    duplicates: list[Path] = field(default_factory=list)
+    A plain class, not a dataclass: nothing compares or prints one, and making a
+    dataclass costs start-up about 4 M instructions (so does ``State``'s)."""
+
+    __slots__ = ("duplicates", "meta", "rank", "source", "store")
+
+    def __init__(self, meta: SkillMetadata, store: StoreBase, source: Source, rank: int) -> None:
+        self.meta = meta
+        self.store = store
+        self.source = source
+        self.rank = rank
+        self.duplicates: list[Path] = []
 
 
 #: a candidate with its store and source
@@ -114,16 +118,26 @@ class ByName(Mapping[str, tuple[CatalogEntry, ...]]):
 _EMPTY = ByName({}, {})
 
 
-@dataclass(frozen=True, slots=True)
 class State:
-    """One consistent snapshot of a catalog."""
+    """One consistent snapshot of a catalog (never changed once made)."""
 
-    entries: tuple[CatalogEntry, ...]
-    visible: Mapping[str, CatalogEntry]
-    by_name: Mapping[str, tuple[CatalogEntry, ...]]  # highest precedence first
-    stores: Stores
-    diagnostics: tuple[Diagnostic, ...]
-    roots: tuple[Any, ...]  # RootInfo
+    __slots__ = ("by_name", "diagnostics", "entries", "roots", "stores", "visible")
+
+    def __init__(
+        self,
+        entries: tuple[CatalogEntry, ...],
+        visible: Mapping[str, CatalogEntry],
+        by_name: Mapping[str, tuple[CatalogEntry, ...]],  # highest precedence first
+        stores: Stores,
+        diagnostics: tuple[Diagnostic, ...],
+        roots: tuple[Any, ...],  # RootInfo
+    ) -> None:
+        self.entries = entries
+        self.visible = visible
+        self.by_name = by_name
+        self.stores = stores
+        self.diagnostics = diagnostics
+        self.roots = roots
 
 
 class _Groups:

@@ -7,6 +7,7 @@ from skilldeck._facade import lazy
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from skilldeck.format._frontmatter import split_frontmatter as split_frontmatter
     from skilldeck.format._invocation import (
         Invocation as Invocation,
         listing_description as listing_description,
@@ -92,6 +93,7 @@ else:
     }
     # names skilldeck's other packages use, outside the public surface
     _INTERNAL = {
+        "split_frontmatter": "._frontmatter",
         "listing_description": "._invocation",
         "model_invocable": "._invocation",
         "compile_linear": "._linear",

@@ -12,7 +12,6 @@ from __future__ import annotations
 import functools
 import operator
 import os
-import re
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -283,10 +282,13 @@ class RuntimeSearch:
         if path is not None:
             try:
                 with open(path, "rb") as fh:
-                    head = fh.read(_HEADINGS_BYTES).decode("utf-8", errors="replace")
+                    head = fh.read(_HEADINGS_BYTES)
             except OSError:
                 return ""
-            return _strip_frontmatter(head)
+            from skilldeck.format import split_frontmatter  # the catalog's own rule
+
+            text = head.decode("utf-8", errors="replace")
+            return split_frontmatter(text, complete=len(head) < _HEADINGS_BYTES).body
         try:
             skill = self.catalog.load(_address(meta), max_bytes=_HEADINGS_BYTES)
         except SkillError:
@@ -332,29 +334,6 @@ def _skill_md_path(meta: Any) -> str | None:
         return os.path.join(folder, md)  # no Path objects: 10,000 of them cost
     path = getattr(meta, "skill_md", None)
     return str(path) if path is not None else None
-
-
-# the line that closes a frontmatter block (searched after its first line)
-_CLOSING = re.compile(r"^(?:---|\.\.\.)[^\S\n]*$", re.MULTILINE)
-_ODD_BREAKS = re.compile(r"[\x0b\x0c\x1c-\x1e\x85\u2028\u2029]|\r(?!\n)")
-
-
-def _strip_frontmatter(text: str) -> str:
-    """The text after a leading ``---`` frontmatter block (YAML comments are not headings)."""
-    text = text.removeprefix("\ufeff")
-    if not text.startswith("---"):
-        return text
-    first = text.find("\n")
-    if first >= 0 and not _ODD_BREAKS.search(text, 0, first + 1):
-        closing = _CLOSING.search(text, first + 1)
-        end = len(text) if closing is None else closing.end()
-        if not _ODD_BREAKS.search(text, 0, end):
-            return "" if closing is None else text[closing.end() + 1 :]
-    lines = text.splitlines(keepends=True)  # other line breaks: line by line
-    for i, line in enumerate(lines[1:], start=1):
-        if line.rstrip() in ("---", "..."):
-            return "".join(lines[i + 1 :])
-    return ""
 
 
 def _address(meta: Any) -> str:

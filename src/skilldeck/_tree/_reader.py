@@ -23,7 +23,6 @@ import stat
 import sys
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Literal, Self
 
 from skilldeck._errors import FileNotFoundInSkillError, FileTooLargeError, PathNotAllowedError
@@ -71,14 +70,19 @@ def is_hidden(name: str) -> bool:
     return name == "__pycache__" or name.endswith(_COMPILED)
 
 
-@dataclass(frozen=True, slots=True)
 class FileBytes:
-    """A bounded read: ``data`` (a prefix of ``size`` bytes when ``truncated``)."""
+    """A bounded read: ``data`` (a prefix of ``size`` bytes when ``truncated``).
 
-    path: str
-    data: bytes
-    size: int
-    truncated: bool = False
+    A plain class, not a dataclass: nothing compares or prints one, and making a
+    dataclass costs start-up about 4 M instructions."""
+
+    __slots__ = ("data", "path", "size", "truncated")
+
+    def __init__(self, path: str, data: bytes, size: int, truncated: bool = False) -> None:
+        self.path = path
+        self.data = data
+        self.size = size
+        self.truncated = truncated
 
 
 # --- openat2 (Linux 5.6+) ---------------------------------------------------

@@ -9,7 +9,6 @@ accepted; the returned texts use ``\\n``.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from skilldeck._diagnostics import Diagnostic, Severity
 from skilldeck.format import _codes as C
@@ -25,15 +24,27 @@ BOM = "\ufeff"
 _LINK_TEXT = re.compile(r"[^\s]*/[^\s]*\.md")
 
 
-@dataclass(frozen=True, slots=True)
 class Split:
-    """The parts of a SKILL.md. Lines are 1-based and count from the file's start."""
+    """The parts of a SKILL.md. Lines are 1-based and count from the file's start.
 
-    frontmatter: str | None
-    frontmatter_line: int  # line of the first frontmatter key
-    body: str
-    body_line: int
-    diagnostics: tuple[Diagnostic, ...]
+    A plain class, not a dataclass: nothing compares or prints one, and making a
+    dataclass costs ``skilldeck show`` about 4 M instructions at start-up."""
+
+    __slots__ = ("body", "body_line", "diagnostics", "frontmatter", "frontmatter_line")
+
+    def __init__(
+        self,
+        frontmatter: str | None,
+        frontmatter_line: int,  # line of the first frontmatter key
+        body: str,
+        body_line: int,
+        diagnostics: tuple[Diagnostic, ...],
+    ) -> None:
+        self.frontmatter = frontmatter
+        self.frontmatter_line = frontmatter_line
+        self.body = body
+        self.body_line = body_line
+        self.diagnostics = diagnostics
 
 
 def decode(

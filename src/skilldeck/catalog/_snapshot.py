@@ -448,13 +448,16 @@ class SnapshotMaker:
             found = [(p, size, (ino, mtime, ctime)) for p, ino, mtime, size, ctime in items[dirs:]]
             return _listed(entry, key, ref, found, True, settled, lambda: kept)
         pick: Picker | None = None
+        picked: list[tuple[list[_Found], list[SnapshotFile], bool]] = []  # what pick listed
         if limits is not None and entry.status in READABLE_STATUSES:
             max_files, max_bytes = limits
 
             def pick(walked: Walk) -> list[str]:
                 """The files a listing within the limits serves, but those hashed before."""
                 found = [(f.path, f.size, f.stamp) for f in walked.files]
-                sized, fits = within(_files_of(entry, found, settled)[0], max_files, max_bytes)
+                listed, racy = _files_of(entry, found, settled)
+                picked.append((found, listed, racy))
+                sized, fits = within(listed, max_files, max_bytes)
                 if not fits:
                     return []
                 return [f.path for f in sized if not self._cache.has(key, f.path, f.stamp)]
@@ -463,12 +466,17 @@ class SnapshotMaker:
             real, walked, own, read = walk(entry, store, pick, limits[1] if limits else 0)
         except Exception:  # the folder went away or now leads outside: unknown
             return SnapshotEntry(key, ref, entry, (), None, False)
-        files = [(f.path, f.size, f.stamp) for f in walked.files]
 
         def stamps() -> TreeStamps | None:
             return _tree_stamps(entry, real, walked, settled) if own else None
 
-        return _listed(entry, key, ref, files, walked.complete, settled, stamps, read)
+        if picked:
+            found, listed, racy = picked[0]
+            if read:
+                listed = [_hashed(f, read.get(f.path)) for f in listed]
+            return _listed(entry, key, ref, found, walked.complete, settled, stamps, listed, racy)
+        files = [(f.path, f.size, f.stamp) for f in walked.files]
+        return _listed(entry, key, ref, files, walked.complete, settled, stamps)
 
     def _stored(
         self,
@@ -520,14 +528,10 @@ _Found = tuple[str, int, tuple[int, int, int]]
 
 
 def _files_of(
-    entry: CatalogEntry,
-    found: list[_Found],
-    settled: int,
-    read: Mapping[str, FileData] | None = None,
+    entry: CatalogEntry, found: list[_Found], settled: int
 ) -> tuple[list[SnapshotFile], bool]:
     """The files a folder entry lists (SKILL.md first, by that name; none for an entry
-    that cannot be read), with the digests of those ``read``, and whether one of them
-    changed a moment ago."""
+    that cannot be read), and whether one of them changed a moment ago."""
     md = entry.metadata.md_name
     files: list[SnapshotFile] = []
     first: SnapshotFile | None = None
@@ -537,17 +541,20 @@ def _files_of(
         racy = racy or fresh
         stamp = None if fresh else (ino, mtime, size, ctime)
         if path == md:
-            got = read.get("SKILL.md") if read else None
-            known = file_digest_of(got.data) if got is not None else None
-            first = SnapshotFile("SKILL.md", size, stamp, known)
+            first = SnapshotFile("SKILL.md", size, stamp)
         if path != "SKILL.md":
-            got = read.get(path) if read else None
-            known = file_digest_of(got.data) if got is not None else None
-            files.append(SnapshotFile(path, size, stamp, known))
+            files.append(SnapshotFile(path, size, stamp))
     listed = ([first] if first is not None else []) + files
     if entry.status not in READABLE_STATUSES:
         listed = []
     return listed, racy
+
+
+def _hashed(listed: SnapshotFile, read: FileData | None) -> SnapshotFile:
+    """A listed file with the digest of its bytes read with the walk (if they were)."""
+    if read is None:
+        return listed
+    return SnapshotFile(listed.path, listed.size, listed.stamp, file_digest_of(read.data))
 
 
 def _listed(
@@ -558,12 +565,14 @@ def _listed(
     complete: bool,
     settled: int,
     stamps: Callable[[], TreeStamps | None],
-    read: Mapping[str, FileData] | None = None,
+    listed: list[SnapshotFile] | None = None,
+    racy: bool = False,
 ) -> SnapshotEntry:
     """A folder entry over the files the walker lists (``stamps`` gives its tree
-    stamps, asked only for a complete, settled listing; ``read``: files read with
-    the walk, by listed path)."""
-    listed, racy = _files_of(entry, found, settled, read)
+    stamps, asked only for a complete, settled listing; ``listed``, ``racy``: what
+    ``_files_of`` gives for ``found``, when known)."""
+    if listed is None:
+        listed, racy = _files_of(entry, found, settled)
     token = _token((*_head(entry, ref), complete, *((f[0], f[2]) for f in found), len(found)))
     if racy:
         return SnapshotEntry(key, ref, entry, tuple(listed), None, complete)

@@ -12,6 +12,7 @@ Segments are percent-encoded where a character is not allowed in a URI path
 
 from __future__ import annotations
 
+import re
 from typing import Final
 from urllib.parse import quote, unquote
 
@@ -28,15 +29,23 @@ _SAFE: Final = "-._~!$&'()*+,;=:@"
 _SAFE_PATH: Final = _SAFE + "/"  # a path's segments quoted at once, "/" between them
 
 
+# a path with nothing to quote (most are): kept as it is, without quote()'s work
+_PLAIN_PATH: Final = re.compile(r"[A-Za-z0-9\-._~!$&'()*+,;=:@/]*").fullmatch
+
+
 def _quote(segment: str) -> str:
     return quote(segment, safe=_SAFE)
+
+
+def _quote_path(path: str) -> str:
+    return path if _PLAIN_PATH(path) else quote(path, safe=_SAFE_PATH)
 
 
 def join(skill_path: str, relpath: str | None = None) -> str:
     """The URI of ``relpath`` inside the skill at ``skill_path`` (or of its root folder):
     each segment quoted, ``/`` between them."""
-    root = SCHEME + quote(skill_path, safe=_SAFE_PATH)
-    return root + "/" + quote(relpath, safe=_SAFE_PATH) if relpath else root
+    root = SCHEME + _quote_path(skill_path)
+    return root + "/" + _quote_path(relpath) if relpath else root
 
 
 def normalise(uri: str) -> str | None:

@@ -45,3 +45,36 @@ def test_a_failed_start_up_freezes_nothing(tmp_path: Path) -> None:
     code, frozen, enabled = _serve("--transport", "http", "--host", "0.0.0.0")
     assert code != 0
     assert frozen == 0 and enabled
+
+
+INDEX_PROBE = """
+import gc, sys
+from skilldeck import Catalog
+from skilldeck.mcp import create_server
+if sys.argv[2] == "frozen":
+    gc.freeze()  # as skilldeck serve's start-up does
+catalog = Catalog.from_roots([sys.argv[1]], keep_frontmatter=True)
+server = create_server(catalog, snapshot_cache=False)
+before = gc.get_freeze_count()
+assert len(server.prepare().skills) == 40
+print(gc.get_freeze_count() - before, gc.get_freeze_count(), gc.isenabled())
+"""
+
+
+def test_the_first_index_joins_a_frozen_start_up(tmp_path: Path, h: Any) -> None:
+    root = tmp_path / "skills"
+    for n in range(40):
+        h.write_skill(root, f"skill-{n}", "A skill to serve", files={"notes.md": "notes\n"})
+    seen = {}
+    for mode in ("frozen", "free"):
+        done = subprocess.run(
+            [sys.executable, "-c", INDEX_PROBE, str(root), mode],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=True,
+        )
+        grew, frozen, enabled = done.stdout.split()
+        seen[mode] = (int(grew), int(frozen), enabled == "True")
+    assert seen["frozen"][0] > 1_000 and seen["frozen"][2]  # the index is left out too
+    assert seen["free"] == (0, 0, True)  # a host that froze nothing: nothing is frozen

@@ -9,6 +9,7 @@ replaces it whole on ``refresh()``.
 
 from __future__ import annotations
 
+import gc
 import logging
 import os
 import threading
@@ -38,6 +39,7 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSI
 from pydantic.networks import AnyUrl
 
 from skilldeck import Catalog, __version__
+from skilldeck._gc import paused as collector_paused
 from skilldeck.mcp import _complete, _logs, _prompt, _resources, _skill_prompts, _uris
 from skilldeck.mcp._extension import CachePolicy, SkillsExtension
 from skilldeck.mcp._fallback import ToolFallback
@@ -152,10 +154,17 @@ class SkillServer(MCPServer[Any]):
         return index if index is not None else self.prepare()
 
     def prepare(self) -> SkillIndex:
-        """Make the first snapshot, once (thread-safe)."""
+        """Make the first snapshot, once (thread-safe).
+
+        When the process froze what its start-up made (``skilldeck serve`` does:
+        see ``skilldeck._gc``), the first index joins it: it lives as long as the
+        server, and left to the collector, every object of it (about 100,000 for
+        2,000 skills) would be traversed again by the next collections and at exit.
+        """
         with _own_logs(self), self._prepare_lock:
             if self._index is None:
-                index = self._builder.build()
+                with collector_paused(freeze=gc.get_freeze_count() > 0):
+                    index = self._builder.build()
                 for address, reason in index.skipped:
                     logger.warning("not published: %s (%s)", address, reason)
                 self._index = index

@@ -205,3 +205,47 @@ def test_the_key_takes_the_scans_stamps_and_stats_the_rest(
     )
     assert names(runtime(root, cache), "torn sails") == ["kites"]
     assert len(saved(cache)) == 2
+
+
+def test_a_built_index_is_written_as_it_answers(tmp_path: Path) -> None:
+    """A built index keeps each term's postings where the build put them; the file
+    holds them flat. Loaded, it has the same terms, documents and counts, and
+    ranks to the last bit alike (postings written a piece at a time included)."""
+    from skilldeck.search import SearchDocument, SearchIndex, _terms
+    from skilldeck.search._store import save_index
+
+    docs = [
+        SearchDocument(
+            f"skill-{i}",
+            f"Tool {i} for {'pdf tables' if i % 3 else 'slides'} and report {i % 7}.",
+            tags=(f"tag-{i % 5}",),
+            headings=(f"Step {i % 4}",),
+            body=" ".join(f"word{j % (i + 2)} body-{j % 3}" for j in range(40)),
+            usage="Use when exporting tables" if i % 2 else "",
+        )
+        for i in range(300)
+    ]
+    built = SearchIndex(docs)
+    old = _terms._PIECE
+    _terms._PIECE = 7  # many pieces per field
+    try:
+        save_index(tmp_path, "k", built.fielded)
+    finally:
+        _terms._PIECE = old
+    loaded = load_index(tmp_path, "k")
+    assert loaded is not None
+    for f in range(len(_terms.FIELDS)):
+        terms = built.fielded.field_terms(f)
+        assert list(loaded.field_terms(f)) == list(terms)
+        assert terms or _terms.FIELDS[f] == "when_to_use"
+        for term in terms:
+            want = built.fielded.get(f, term)
+            got = loaded.get(f, term)
+            assert want is not None and got is not None
+            assert (list(got[0]), list(got[1])) == (list(want[0]), list(want[1]))
+        assert list(loaded.lengths[f]) == list(built.fielded.lengths[f])
+    assert list(loaded.meta_lengths) == list(built.fielded.meta_lengths)
+    again = SearchIndex(docs, _fielded=loaded)
+    for q in ("pdf tables", "slides report 3", "word5 body", "exporting", "tag-2 step"):
+        want = [(h.name, h.score, h.confidence, h.matched) for h in built.search(q)]
+        assert [(h.name, h.score, h.confidence, h.matched) for h in again.search(q)] == want

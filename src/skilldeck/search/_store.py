@@ -41,10 +41,12 @@ from skilldeck.search._terms import FIELDS, DocTerms, FieldIndex
 __all__ = [
     "MAX_FILES",
     "TERMS_FILE",
+    "SkillRow",
     "decode_terms",
     "doc_keys",
     "encode_terms",
     "index_key",
+    "index_rows",
     "load_index",
     "load_terms",
     "save_index",
@@ -70,47 +72,71 @@ _DECODER = msgspec.msgpack.Decoder(_Header)
 _MAGIC = b"SDSI"  # then the header's length (4 bytes, little-endian), then the header
 
 
-def doc_keys(
+#: what a skill's part of the index is built from: name, description, tags,
+#: ``when_to_use``, source, SKILL.md path and its stat signature
+SkillRow = tuple[str, str, tuple[str, ...], str, str, str, bytes]
+
+
+def index_rows(
     documents: Sequence[SearchDocument] | Sequence[Any],
     paths: Sequence[str | None],
     *,
-    salt: str = "",
     stamps: Sequence[bytes | None] | None = None,
-) -> list[bytes]:
-    """A digest per skill of what its part of the index is built from (see the
-    module docstring); ``salt`` names the options the index depends on.
+) -> list[SkillRow]:
+    """Each skill's ``SkillRow`` (what its part of the index is built from).
     ``documents`` are ``SearchDocument`` values or anything with the same
     attributes (catalog metadata). ``stamps``: each SKILL.md's stat signature as
-    the catalog validated it (``Catalog.skill_md_stamps``); a file without one is
-    stat here."""
+    the catalog's scan validated it (``Catalog.skill_md_stamps``); a file without
+    one is stat here."""
     from skilldeck.catalog import sig_of
 
-    head = f"{__version__}\0{FORMAT}\0{sorted(FIELD_WEIGHTS.items())}\0{salt}".encode()
-    stat = os.stat
-    sha = hashlib.sha256
-    out = []
+    sigs: list[bytes] = []
     given = stamps if stamps is not None else [None] * len(paths)
-    for doc, path, stamp in zip(documents, paths, given, strict=True):
-        sig = stamp
+    for sig, path in zip(given, paths, strict=True):
         if sig is None:
-            sig = b""
-            if path is not None:
-                try:
-                    sig = sig_of(stat(path))
-                except (OSError, ValueError):
-                    sig = b"missing"
-        tags = "\1".join(doc.tags or ())
-        row = (
-            f"\0{doc.name}\0{doc.description}\0{tags}"
-            f"\0{getattr(doc, 'when_to_use', '') or ''}\0{doc.source or ''}\0{path or ''}\0"
+            try:
+                sig = b"" if path is None else sig_of(os.stat(path))
+            except (OSError, ValueError):
+                sig = b"missing"
+        sigs.append(sig)
+    return [
+        (
+            doc.name,
+            doc.description,
+            tuple(doc.tags or ()),
+            getattr(doc, "when_to_use", None) or "",
+            doc.source or "",
+            path or "",
+            sig,
         )
-        out.append(sha(head + row.encode("utf-8", "surrogateescape") + sig).digest()[:16])
-    return out
+        for doc, path, sig in zip(documents, paths, sigs, strict=True)
+    ]
 
 
-def index_key(keys: Sequence[bytes]) -> str:
-    """The key of the index over skills whose ``doc_keys`` are ``keys``, in that order."""
-    return hashlib.sha256(b"".join(keys)).hexdigest()[:40]
+def _head(salt: str) -> str:
+    return f"{__version__}\0{FORMAT}\0{sorted(FIELD_WEIGHTS.items())}\0{salt}"
+
+
+def _packed(value: Any) -> bytes:
+    try:
+        return _ENCODER.encode(value)
+    except (msgspec.EncodeError, UnicodeEncodeError):  # a path that is not UTF-8
+        return repr(value).encode("utf-8", "surrogateescape")
+
+
+def doc_keys(rows: Sequence[SkillRow], *, salt: str = "") -> list[bytes]:
+    """A digest per skill of its ``index_rows`` row; ``salt`` names the options
+    the index depends on."""
+    head = _packed(_head(salt))
+    sha = hashlib.sha256
+    return [sha(head + _packed(row)).digest()[:16] for row in rows]
+
+
+def index_key(rows: Sequence[SkillRow], *, salt: str = "") -> str:
+    """The key of the index over the skills of ``rows`` (``index_rows``), in this
+    order: one digest of every row, so a saved index is found without a digest
+    per skill."""
+    return hashlib.sha256(_packed([_head(salt), rows])).hexdigest()[:40]
 
 
 def _file(directory: Path, key: str) -> Path:
@@ -120,14 +146,15 @@ def _file(directory: Path, key: str) -> Path:
 def save_index(directory: str | os.PathLike[str], key: str, index: FieldIndex) -> None:
     """Write ``index`` under ``key`` (atomically; failures only cost the next build)."""
     folder = Path(directory)
-    terms = [list(f[0]) for f in index.fields]
+    fields = [index.arrays(f) for f in range(len(FIELDS))]
     header = _ENCODER.encode(
-        _Header(FORMAT, key, index.n, terms, [len(f[2]) for f in index.fields])
+        _Header(FORMAT, key, index.n, [list(f[0]) for f in fields], [f[1] for f in fields])
     )
     pad = -(8 + len(header)) % 8  # the arrays start 8-byte aligned
-    parts: list[Any] = [index.meta_lengths, *index.lengths]  # 8-byte items first
-    for _terms, offsets, docs, counts in index.fields:
-        parts.extend((offsets, docs, counts))
+    parts: Any = itertools.chain(
+        [index.meta_lengths, *index.lengths],  # 8-byte items first
+        itertools.chain.from_iterable(f[2] for f in fields),
+    )
     if not cache_folder(folder, create=True):
         return
     try:

@@ -173,18 +173,14 @@ class FieldIndex:
                 if length:
                     lengths[f][d] = length
             meta_lengths[d] = doc.meta_length
-        fields = []
-        for f in range(len(FIELDS)):
-            sorted_terms = sorted(posted[f])
-            offsets, docs_of, counts_of = array("I", [0]), array("I"), array("I")
-            take, add_docs, add_counts = posted[f].pop, docs_of.extend, counts_of.extend
-            for t in sorted_terms:  # each term's array let go as it is copied
-                pairs = take(t)
-                add_docs(pairs[0::2])
-                add_counts(pairs[1::2])
-                offsets.append(len(docs_of))
-            fields.append((sorted_terms, offsets, docs_of, counts_of))
-        return cls(n, lengths, meta_lengths, fields)
+        return _Built(n, lengths, meta_lengths, [dict(p) for p in posted])
+
+    def arrays(self, f: int) -> tuple[Sequence[str], int, Iterator[Any]]:
+        """Field ``f`` as ``save_index`` writes it: its sorted terms, how many
+        postings it has, and its offsets, documents and counts as buffers, in
+        this order."""
+        terms, offsets, docs, counts = self.fields[f]
+        return terms, len(docs), iter((offsets, docs, counts))
 
     def get(self, f: int, term: str) -> tuple[Sequence[int], Sequence[int]] | None:
         """The documents and counts of ``term`` in field ``f``."""
@@ -233,6 +229,62 @@ class FieldIndex:
             _Builtin(full, _Vocabulary(self), _Idf(full), self.n),
             _Builtin(meta, (), _Idf(meta), self.n),
         )
+
+
+class _Built(FieldIndex):
+    """A ``FieldIndex`` just built: each term's documents and counts stay in the
+    array the build appended them to, interleaved, instead of being copied into
+    flat arrays (which held every posting twice at the build's peak);
+    ``save_index`` writes them flat a piece at a time, as a loaded index has them."""
+
+    def __init__(
+        self,
+        n: int,
+        lengths: Sequence[Sequence[int]],
+        meta_lengths: Sequence[float],
+        posted: list[dict[str, array[int]]],
+    ) -> None:
+        super().__init__(n, lengths, meta_lengths, ())
+        self._posted = posted
+        self._sorted: dict[int, list[str]] = {}
+
+    def get(self, f: int, term: str) -> tuple[Sequence[int], Sequence[int]] | None:
+        pairs = self._posted[f].get(term)
+        if pairs is None:
+            return None
+        return pairs[0::2], pairs[1::2]
+
+    def field_terms(self, f: int) -> Sequence[str]:
+        got = self._sorted.get(f)
+        if got is None:
+            got = self._sorted[f] = sorted(self._posted[f])
+        return got
+
+    def arrays(self, f: int) -> tuple[Sequence[str], int, Iterator[Any]]:
+        terms = self.field_terms(f)
+        posted = self._posted[f]
+        size = sum(map(len, posted.values())) // 2
+        return terms, size, self._flat(terms, posted)
+
+    @staticmethod
+    def _flat(terms: Sequence[str], posted: dict[str, array[int]]) -> Iterator[array[int]]:
+        """The offsets, then the documents, then the counts, a piece at a time."""
+        offsets, at = array("I", [0]), 0
+        for pairs in map(posted.__getitem__, terms):
+            at += len(pairs) // 2
+            offsets.append(at)
+        yield offsets
+        for start in (0, 1):  # documents, then counts
+            piece = array("I")
+            for pairs in map(posted.__getitem__, terms):
+                piece.extend(pairs[start::2])
+                if len(piece) >= _PIECE:
+                    yield piece
+                    piece = array("I")
+            yield piece
+
+
+_PIECE = 1 << 16  # postings written at a time
 
 
 class _Weights(Mapping[str, dict[int, float]]):

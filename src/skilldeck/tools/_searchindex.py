@@ -132,6 +132,7 @@ class RuntimeSearch:
         from skilldeck.search import (
             doc_keys,
             index_key,
+            index_rows,
             load_index,
             load_terms,
             save_index,
@@ -144,19 +145,16 @@ class RuntimeSearch:
             return self._build_shared(metas, progress)
         paths = [_skill_md_path(m) for m in metas]
         stamped = getattr(self.catalog, "skill_md_stamps", None)  # what the scan validated
-        keys = doc_keys(
-            metas,
-            paths,
-            salt=f"headings={self.options.search_headings}",
-            stamps=stamped(metas) if stamped is not None else None,
-        )
-        key = index_key(keys)
+        rows = index_rows(metas, paths, stamps=stamped(metas) if stamped is not None else None)
+        salt = f"headings={self.options.search_headings}"
+        key = index_key(rows, salt=salt)
         self._store = (folder, key)
         saved = load_index(folder, key)
         if saved is not None and saved.n == len(metas):
             # documents are made when a hit needs one, not 10,000 up front
             return SearchIndex(_Documents(metas, self._search_doc), _fielded=saved)
         # the skills that did not change since the last build keep their saved terms
+        keys = doc_keys(rows, salt=salt)
         reuse = load_terms(folder) if not self._docs else {}
         stored = [reuse.get(k) for k in keys] if reuse else None
         docs, terms = self._documents(metas, progress, stored=stored)

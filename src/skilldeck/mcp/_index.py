@@ -18,7 +18,7 @@ import threading
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 from urllib.parse import unquote
 
 from skilldeck import Catalog, CatalogEntry
@@ -33,9 +33,12 @@ from skilldeck.mcp._wire import DIRECTORY_MIME, MAX_FILES, MAX_TOTAL_BYTES
 __all__ = ["FileRef", "FolderMap", "IndexBuilder", "SkillIndex", "SkillRecord"]
 
 
-@dataclass(frozen=True, slots=True)
-class FileRef:
-    """One served file: where the catalog finds it and what a client will receive."""
+class FileRef(NamedTuple):
+    """One served file: where the catalog finds it and what a client will receive.
+
+    (A named tuple, not a frozen dataclass: a cold start of 2,000 skills makes
+    6,600 of them, and a warm one as many from the kept rows; a tuple is made in
+    a sixth of the time.)"""
 
     uri: str
     ref: str  # catalog address: NAME (visible) or SOURCE:NAME
@@ -46,9 +49,8 @@ class FileRef:
     skill_md: str | None = None  # the path of SKILL.md (only on that file)
 
 
-@dataclass(frozen=True, slots=True)
-class SkillRecord:
-    """One published skill and its prebuilt wire entry."""
+class SkillRecord(NamedTuple):
+    """One published skill and its prebuilt wire entry (a named tuple, as ``FileRef``)."""
 
     uri: str
     root: str
@@ -463,7 +465,7 @@ def _record(
 
 
 def _file_row(ref: FileRef) -> FileRow:
-    return (ref.uri, ref.ref, ref.relpath, ref.size, ref.digest, ref.mime, ref.skill_md)
+    return ref  # a FileRow: the same fields in the same order
 
 
 def _dir_item(uri: str) -> dict[str, Any]:

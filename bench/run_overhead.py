@@ -19,8 +19,9 @@ time:
   bubblewrap (approval, the run's copy of the skill, plan, launch helper, capture);
 - the three warm ways again while ``--host-processes`` extra sleeping processes
   (started by this script) exist, to show what a run costs on a busy host;
-- ``--before PYTHON``: the library ways again from another installation's
-  interpreter (``before: library none``, ...), interleaved with these.
+- ``--before PYTHON``: ``skilldeck run`` and the library ways again from another
+  installation (``before: skilldeck run``, ``before: library none``, ...; its own
+  config, data and cache folders), interleaved with these.
 
 Every sample is a fresh process started by this script: the command-line ways are
 one run each; a warm way is a worker process that warms up, then times ``--runs``
@@ -95,20 +96,22 @@ print(json.dumps({"cpu_ms": used * 1000 / runs, "wall_ms": wall * 1000 / runs}))
 """
 
 
-def _child_env(base: Path) -> dict[str, str]:
+def _child_env(base: Path, state: str = "") -> dict[str, str]:
+    """The environment of a timed process; ``state`` names its own state folders (an
+    installation that keeps another cache format must not rewrite this one's)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("SKILLDECK_")}
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     env.update(
-        SKILLDECK_CONFIG_DIR=str(base / "config"),
-        SKILLDECK_DATA_DIR=str(base / "data"),
-        SKILLDECK_CACHE_DIR=str(base / "cache"),
+        SKILLDECK_CONFIG_DIR=str(base / state / "config"),
+        SKILLDECK_DATA_DIR=str(base / state / "data"),
+        SKILLDECK_CACHE_DIR=str(base / state / "cache"),
     )
     return env
 
 
-def _skilldeck() -> list[str]:
-    script = Path(sys.executable).with_name("skilldeck")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "skilldeck"]
+def _skilldeck(python: str = sys.executable) -> list[str]:
+    script = Path(python).with_name("skilldeck")
+    return [str(script)] if script.exists() else [python, "-m", "skilldeck"]
 
 
 def _timed(argv: list[str], env: dict[str, str], cwd: Path) -> tuple[float, bytes]:
@@ -207,10 +210,16 @@ def main() -> int:
         for path in (base / "skills", skill, skill / "scripts"):
             path.chmod(0o755)
         env = _child_env(base)
-        cli = [*_skilldeck(), "run", "--root", str(base / "skills"), "hello", "scripts/hello.py"]
-        _fresh([*cli, "--yes"], env, base)  # approves once, fills the catalog cache
-        if b"hello" not in _timed(cli, env, base)[1]:
-            raise SystemExit("skilldeck run did not print hello")
+        run_args = ["run", "--root", str(base / "skills"), "hello", "scripts/hello.py"]
+        cli = [*_skilldeck(), *run_args]
+        clis = [(cli, env)]
+        if opts.before:
+            before_cli, before_env = [*_skilldeck(opts.before), *run_args], _child_env(base, "b")
+            clis.append((before_cli, before_env))
+        for argv, argv_env in clis:
+            _fresh([*argv, "--yes"], argv_env, base)  # approves once, fills the catalog cache
+            if b"hello" not in _timed(argv, argv_env, base)[1]:
+                raise SystemExit(f"{argv} did not print hello")
         python = [sys.executable, str(base / "hello.py")]
 
         def warm(way: str, python: str = sys.executable) -> Any:
@@ -220,6 +229,8 @@ def main() -> int:
             "python hello.py": lambda: _fresh(python, env, base),
             "skilldeck run": lambda: _fresh(cli, env, base),
         }
+        if opts.before:
+            fresh_ways["before: skilldeck run"] = lambda: _fresh(before_cli, before_env, base)
         warm_ways = {"bare": warm("bare"), "library none": warm("none")}
         if bwrap:
             warm_ways["library bubblewrap"] = warm("bubblewrap")
@@ -259,7 +270,7 @@ def main() -> int:
     )
     header = f"{'way':34s} {'CPU':>15s} {'wall':>15s} {'CPU over floor':>16s} {'target':>7s}"
     groups = [
-        ("python hello.py", ["python hello.py", "skilldeck run"], samples, ""),
+        ("python hello.py", list(fresh_ways), samples, ""),
         ("bare", list(warm_ways), samples, ""),
         ("bare", list(warm_ways), busy, f" +{opts.host_processes} procs"),
     ]

@@ -39,6 +39,7 @@ from skilldeck.execution._runner import (
 from skilldeck.execution._sandbox import (
     SandboxStatus,
     bwrap_argv,
+    forget_usable,
     private_dirs,
     probe_sandbox,
 )
@@ -522,6 +523,10 @@ class Executor:
                 skill=skill.name,
                 hint="check that Python and /proc are usable; see skilldeck sandbox status",
             ) from exc
+        if plan.sandboxed and cap.returncode == 1 and cap.head.startswith(b"bwrap: "):
+            # bubblewrap itself failed (the probe may be remembered from an earlier
+            # process): the next run probes again instead of trusting that memo
+            forget_usable()
         return self._result(skill.name, call.target, plan, cap, isolation)
 
     def _result(

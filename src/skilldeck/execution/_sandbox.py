@@ -31,6 +31,7 @@ from skilldeck.execution._platform import linux_layers, platform_note
 __all__ = [
     "SandboxStatus",
     "bwrap_argv",
+    "forget_usable",
     "hidden_dirs",
     "private_dirs",
     "probe_sandbox",
@@ -90,7 +91,7 @@ def _base_flags(*, as_root: bool, network: bool) -> list[str]:
 
 def probe_sandbox(bwrap: str | None = None, *, refresh: bool = False) -> SandboxStatus:
     """Try bubblewrap once per process (``refresh`` probes again), with its version."""
-    status = usable_sandbox(bwrap, refresh=refresh)
+    status = usable_sandbox(bwrap, refresh=refresh, remembered=False)
     if status.path is None or not linux_layers():
         return status
     with _lock:
@@ -100,17 +101,32 @@ def probe_sandbox(bwrap: str | None = None, *, refresh: bool = False) -> Sandbox
     return status if version is None else replace(status, version=version)
 
 
-def usable_sandbox(bwrap: str | None = None, *, refresh: bool = False) -> SandboxStatus:
-    """:func:`probe_sandbox` without the version: what a run needs (one process fewer)."""
+def usable_sandbox(
+    bwrap: str | None = None, *, refresh: bool = False, remembered: bool = True
+) -> SandboxStatus:
+    """:func:`probe_sandbox` without the version: what a run needs (one process fewer).
+
+    Once per process; ``remembered``: a probe that worked in an earlier process
+    stands in while nothing it depends on changed (``_bwrap_memo``: only "works" is
+    kept, and a run that finds bubblewrap broken forgets it)."""
     path = bwrap or shutil.which("bwrap")
     as_root = os.geteuid() == 0
     key = f"{path or ''}\0{linux_layers()}"
     with _lock:
         if not refresh and key in _probes:
             return _probes[key]
-        status = _probe(path, as_root)
+        status = _probe(path, as_root, remembered=remembered and not refresh)
         _probes[key] = status
         return status
+
+
+def forget_usable() -> None:
+    """bubblewrap failed to start a run: probe it again (this process and the next)."""
+    from skilldeck.execution import _bwrap_memo
+
+    with _lock:
+        _probes.clear()
+    _bwrap_memo.forget()
 
 
 def _version(path: str) -> str | None:
@@ -124,33 +140,47 @@ def _version(path: str) -> str | None:
     return ver.stdout.strip().removeprefix("bubblewrap ").strip() or None
 
 
-def _probe(path: str | None, as_root: bool) -> SandboxStatus:
+def _probe_argv(path: str, as_root: bool) -> list[str]:
+    return [
+        path,
+        *_base_flags(as_root=as_root, network=False),
+        "--ro-bind", "/", "/",
+        "--dev", "/dev",
+        "--proc", "/proc",
+        "--perms", "01777", "--tmpfs", _TMP,
+        "--", "/bin/sh", "-c", "exit 0",
+    ]  # fmt: skip
+
+
+def _probe(path: str | None, as_root: bool, *, remembered: bool = False) -> SandboxStatus:
     if not linux_layers():
         return SandboxStatus(False, path, None, platform_note(), as_root, False)
     if path is None:
         return SandboxStatus(False, None, None, "bwrap is not installed", as_root, False)
     if not os.path.isfile(path):
         return SandboxStatus(False, None, None, f"bwrap is not installed at {path}", as_root, False)
+    from skilldeck.execution import _bwrap_memo
+
+    argv = _probe_argv(path, as_root)
+    stamp = _bwrap_memo.stamp(path, argv)
+    works = SandboxStatus(True, path, None, None, as_root, not as_root)
+    if remembered and stamp is not None and _bwrap_memo.remembered(stamp):
+        return works
     try:
-        argv = [
-            path,
-            *_base_flags(as_root=as_root, network=False),
-            "--ro-bind", "/", "/",
-            "--dev", "/dev",
-            "--proc", "/proc",
-            "--perms", "01777", "--tmpfs", _TMP,
-            "--", "/bin/sh", "-c", "exit 0",
-        ]  # fmt: skip
         proc = subprocess.run(
             argv, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=20, check=False
         )
     except (OSError, subprocess.SubprocessError) as exc:
+        _bwrap_memo.forget()
         return SandboxStatus(False, path, None, f"bwrap cannot start: {exc}", as_root, False)
     if proc.returncode != 0:
+        _bwrap_memo.forget()
         detail = (proc.stderr or proc.stdout).strip().splitlines()
         reason = "bwrap failed: " + (detail[-1] if detail else f"exit status {proc.returncode}")
         return SandboxStatus(False, path, None, reason, as_root, False)
-    return SandboxStatus(True, path, None, None, as_root, not as_root)
+    if stamp is not None:
+        _bwrap_memo.remember(stamp)
+    return works
 
 
 def hidden_dirs() -> list[str]:

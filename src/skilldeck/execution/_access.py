@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from skilldeck._errors import SandboxUnavailableError
@@ -24,30 +23,44 @@ __all__ = ["Need", "RunAs", "blocked_for", "choose_user", "nobody", "user_label"
 _RX = os.R_OK | os.X_OK
 
 
-@dataclass(frozen=True, slots=True)
 class Need:
     """A path the run needs, the access it needs, and what it is (for messages).
 
     ``start``: under bubblewrap, the mount point at or above ``path`` below which
     host permissions apply (folders above a mount inside a hidden folder are
     created traversable by the sandbox); ``None`` checks every folder from ``/``.
+    Never changed once made; not a dataclass (nothing compares or copies one, and
+    making a dataclass costs start-up about 4 M instructions), like the classes of
+    a run's plan.
     """
 
-    path: Path
-    want: int
-    what: str
-    start: Path | None = None
+    __slots__ = ("path", "start", "want", "what")
+
+    def __init__(self, path: Path, want: int, what: str, start: Path | None = None) -> None:
+        self.path = path
+        self.want = want
+        self.what = what
+        self.start = start
 
 
-@dataclass(frozen=True, slots=True)
 class RunAs:
     """The user the program runs as (``None``: unchanged) and why."""
 
-    uid: int | None
-    gid: int | None
-    label: str
-    reason: str | None = None
-    blocked: str | None = None
+    __slots__ = ("blocked", "gid", "label", "reason", "uid")
+
+    def __init__(
+        self,
+        uid: int | None,
+        gid: int | None,
+        label: str,
+        reason: str | None = None,
+        blocked: str | None = None,
+    ) -> None:
+        self.uid = uid
+        self.gid = gid
+        self.label = label
+        self.reason = reason
+        self.blocked = blocked
 
 
 def nobody() -> tuple[int, int]:

@@ -9,7 +9,6 @@ import shutil
 import tempfile
 import threading
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -74,13 +73,25 @@ class SkillLike(Protocol):
     def manifest(self) -> Any: ...
 
 
-@dataclass(frozen=True, slots=True)
 class _Call:
-    kind: str
-    target: str
-    trust: Trust | str | None
-    approver: Approver | None
-    cancel: threading.Event | None
+    """What was asked for: a script or a tool, by whom and how it may be stopped (a
+    plain slotted class, like a run's plan)."""
+
+    __slots__ = ("approver", "cancel", "kind", "target", "trust")
+
+    def __init__(
+        self,
+        kind: str,
+        target: str,
+        trust: Trust | str | None,
+        approver: Approver | None,
+        cancel: threading.Event | None,
+    ) -> None:
+        self.kind = kind
+        self.target = target
+        self.trust = trust
+        self.approver = approver
+        self.cancel = cancel
 
 
 def _skill_dir(skill: SkillLike) -> Path | None:

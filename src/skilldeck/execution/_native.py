@@ -34,7 +34,6 @@ import shutil
 import subprocess
 import sys
 import threading
-from dataclasses import dataclass
 from pathlib import Path
 
 from skilldeck._digest import bytes_digest
@@ -60,16 +59,18 @@ _MISSING = object()
 _cache: dict[str, Helper | None] = {}
 
 
-@dataclass(frozen=True, slots=True)
 class Helper:
     """How to start the helper: ``argv`` prefix, its kind (``native`` or ``python``),
     where it came from (``path``) and the descriptor a child must inherit (``fd``,
-    ``-1`` when the helper is a file on disk)."""
+    ``-1`` when the helper is a file on disk). Not a dataclass, like a run's plan."""
 
-    argv: tuple[str, ...]
-    kind: str
-    path: str
-    fd: int = -1
+    __slots__ = ("argv", "fd", "kind", "path")
+
+    def __init__(self, argv: tuple[str, ...], kind: str, path: str, fd: int = -1) -> None:
+        self.argv = argv
+        self.kind = kind
+        self.path = path
+        self.fd = fd
 
     @property
     def pass_fds(self) -> tuple[int, ...]:

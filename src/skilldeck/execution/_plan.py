@@ -11,7 +11,6 @@ import shutil
 import sys
 import tempfile
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -57,28 +56,57 @@ def bwrap_install() -> str:
 BWRAP_HINT = "install bubblewrap: " + bwrap_install()
 
 
-@dataclass(slots=True)
 class Plan:
-    """Everything decided about one run before it is approved."""
+    """Everything decided about one run before it is approved.
 
-    skill: str
-    snapshot: Snapshot
-    argv: list[str]
-    user_args: list[str]
-    timeout: float
-    network_requested: bool
-    network: bool
-    sandbox: SandboxStatus | None
-    fallback: str | None
-    workdir: Path
-    workdir_mode: str
-    user_cwd: Path | None
-    program: Program | None
-    binds: list[Mount] = field(default_factory=list)
-    roots: list[str] = field(default_factory=list)
-    helper_roots: list[str] = field(default_factory=list)
-    user: RunAs = field(default_factory=lambda: RunAs(None, None, ""))
-    linux: bool = True
+    Not a dataclass, nor are the values in it (``Snapshot``, ``Program``, ``RunAs``),
+    nor ``Need``, ``Helper``, ``Captured`` and the executor's ``_Call``: nothing
+    compares, copies or prints them, and making a dataclass costs every run's
+    start-up about 4 M instructions of generated-code compilation.
+    """
+
+    __slots__ = (
+        "argv", "binds", "fallback", "helper_roots", "linux", "network", "network_requested",
+        "program", "roots", "sandbox", "skill", "snapshot", "timeout", "user", "user_args",
+        "user_cwd", "workdir", "workdir_mode",
+    )  # fmt: skip
+
+    def __init__(
+        self,
+        skill: str,
+        snapshot: Snapshot,
+        argv: list[str],
+        user_args: list[str],
+        timeout: float,
+        network_requested: bool,
+        network: bool,
+        sandbox: SandboxStatus | None,
+        fallback: str | None,
+        workdir: Path,
+        workdir_mode: str,
+        user_cwd: Path | None,
+        program: Program | None,
+        *,
+        linux: bool = True,
+    ) -> None:
+        self.skill = skill
+        self.snapshot = snapshot
+        self.argv = argv
+        self.user_args = user_args
+        self.timeout = timeout
+        self.network_requested = network_requested
+        self.network = network
+        self.sandbox = sandbox
+        self.fallback = fallback
+        self.workdir = workdir
+        self.workdir_mode = workdir_mode
+        self.user_cwd = user_cwd
+        self.program = program
+        self.binds: list[Mount] = []
+        self.roots: list[str] = []
+        self.helper_roots: list[str] = []
+        self.user = RunAs(None, None, "")
+        self.linux = linux
 
     @property
     def sandboxed(self) -> bool:

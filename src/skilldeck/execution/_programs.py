@@ -19,7 +19,6 @@ import subprocess
 import sys
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 __all__ = ["Program", "find_program", "program_roots"]
@@ -29,13 +28,16 @@ _SHIM_ROOT = re.compile(rb'export\s+([A-Z]+_ROOT|ASDF_DIR|ASDF_DATA_DIR)="([^"]+
 _MANAGERS = ("pyenv", "rbenv", "nodenv", "asdf", "goenv", "jenv", "plenv")
 
 
-@dataclass(frozen=True, slots=True)
 class Program:
-    """What runs: ``path`` (absolute), the ``shim`` it replaced, and folders it needs."""
+    """What runs: ``path`` (absolute), the ``shim`` it replaced, and folders it needs
+    (never changed once made; not a dataclass, like a run's plan)."""
 
-    path: str
-    shim: str | None
-    roots: tuple[str, ...]
+    __slots__ = ("path", "roots", "shim")
+
+    def __init__(self, path: str, shim: str | None, roots: tuple[str, ...]) -> None:
+        self.path = path
+        self.shim = shim
+        self.roots = roots
 
 
 def _search(name: str, env_path: str | None) -> str | None:

@@ -71,17 +71,28 @@ class RunResult:
         }
 
 
-@dataclass(frozen=True, slots=True)
 class Captured:
-    """Raw outcome of :func:`capture`."""
+    """Raw outcome of :func:`capture` (not a dataclass, like a run's plan)."""
 
-    returncode: int | None
-    head: bytes
-    tail: bytes
-    total: int
-    duration_ms: int
-    timed_out: bool
-    cancelled: bool = False
+    __slots__ = ("cancelled", "duration_ms", "head", "returncode", "tail", "timed_out", "total")
+
+    def __init__(
+        self,
+        returncode: int | None,
+        head: bytes,
+        tail: bytes,
+        total: int,
+        duration_ms: int,
+        timed_out: bool,
+        cancelled: bool = False,
+    ) -> None:
+        self.returncode = returncode
+        self.head = head
+        self.tail = tail
+        self.total = total
+        self.duration_ms = duration_ms
+        self.timed_out = timed_out
+        self.cancelled = cancelled
 
 
 class _Sink:

@@ -14,7 +14,6 @@ import hashlib
 import os
 import shutil
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 
 from skilldeck._digest import digest_of_files, file_digest, require_skill_md
@@ -26,13 +25,16 @@ __all__ = ["Snapshot", "take_snapshot"]
 _CHUNK = 1 << 20
 
 
-@dataclass(frozen=True, slots=True)
 class Snapshot:
-    """A private copy of a skill's file set: ``path``, its ``digest`` and relative ``files``."""
+    """A private copy of a skill's file set: ``path``, its ``digest`` and relative
+    ``files`` (never changed once made; not a dataclass, like a run's plan)."""
 
-    path: Path
-    digest: str
-    files: frozenset[str]
+    __slots__ = ("digest", "files", "path")
+
+    def __init__(self, path: Path, digest: str, files: frozenset[str]) -> None:
+        self.path = path
+        self.digest = digest
+        self.files = files
 
     def verify(self) -> bool:
         """True when the copy still has exactly the digest it was made with."""

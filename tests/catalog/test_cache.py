@@ -328,6 +328,13 @@ def test_fast_metadata_constructor_equals_the_dataclass() -> None:
     fast, slow = metadata_of(*args), SkillMetadata(*args)
     assert fast == slow and repr(fast) == repr(slow)
     assert fast.path == slow.path and fast.location == slow.location
+    assert type(fast) is SkillMetadata and hash(fast) == hash(slow)
+    with pytest.raises(AttributeError):  # frozen, as the dataclass is
+        fast.name = "other"  # type: ignore[misc]
+    invocation, about = (False, True, "when", "hint"), ("1.0", "me")
+    full = metadata_of(*args, invocation, about, '{"name": "n"}')
+    assert full == SkillMetadata(*args, False, True, "when", "hint", "1.0", "me")
+    assert full.frontmatter_json == '{"name": "n"}' and full.manifest is None
 
 
 def test_fast_entry_constructor_equals_the_dataclass() -> None:
@@ -339,6 +346,9 @@ def test_fast_entry_constructor_equals_the_dataclass() -> None:
     )  # fmt: skip
     fast, slow = entry_of(*args), CatalogEntry(*args)
     assert fast == slow and repr(fast) == repr(slow) and fast.to_dict() == slow.to_dict()
+    assert type(fast) is CatalogEntry and hash(fast) == hash(slow)
+    with pytest.raises(AttributeError):
+        fast.reason = None  # type: ignore[misc]
 
 
 def test_cache_api_round_trip(tmp_path: Path) -> None:

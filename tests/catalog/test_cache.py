@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import marshal
 import os
 import struct
 import time
@@ -53,12 +54,18 @@ def make_skill() -> MakeSkill:
 
 def _parts(data: bytes) -> list[Any]:
     """The header and chunks of an index file (each part after its 4-byte length;
-    the header gives the chunks' lengths)."""
+    the header gives the chunks' lengths), each chunk's columns turned into rows of
+    [signature, record], tags and versions-and-authors taken from the header's tables."""
     (size,) = struct.unpack("<I", data[:4])
-    header = msgspec.msgpack.decode(data[4 : 4 + size])
+    header = marshal.loads(data[4 : 4 + size])
+    tag_sets, abouts = header[5:]
     parts, at = [header], 4 + size
     for length in header[3]:
-        parts.append(msgspec.msgpack.decode(data[at : at + length]))
+        sigs, *fields = marshal.loads(data[at : at + length])
+        fields[2] = [tag_sets[i] for i in fields[2]]
+        fields[9] = [abouts[i] for i in fields[9]]
+        records = zip(*fields, strict=True)
+        parts.append([[sig, list(rec)] for sig, rec in zip(sigs, records, strict=True)])
         at += length
     assert at == len(data)
     return parts
@@ -67,18 +74,43 @@ def _parts(data: bytes) -> list[Any]:
 def _rows(path: Path) -> list[Any]:
     """stamp, root, rows as [key, signature, record] (the file: a header with the
     keys, then the [signature, record] rows in chunks)."""
-    (stamp, root, keys, _sizes, _listing), *chunks = _parts(path.read_bytes())
+    (stamp, root, keys, *_rest), *chunks = _parts(path.read_bytes())
     values = [value for chunk in chunks for value in chunk]
     return [stamp, root, [[key, *value] for key, value in zip(keys, values, strict=True)]]
 
 
+def _tuples(value: Any) -> Any:
+    """Lists as the tuples the index holds (a damaged row's other values as they are)."""
+    return tuple(map(_tuples, value)) if isinstance(value, list | tuple) else value
+
+
+def _place(table: dict[Any, int], value: Any) -> Any:
+    """The place of ``value`` in a header's table (added; a damaged one: itself)."""
+    try:
+        return table.setdefault(value, len(table))
+    except TypeError:
+        return value
+
+
 def _write(path: Path, data: Any) -> None:
+    """Write rows [key, signature, record] as an index; a damaged row (a short one, a
+    record that is not a list of ten values) puts what it has in every column."""
     stamp, root, rows, listing = data
-    chunk = msgspec.msgpack.encode([None if row[1:] == [None] else row[1:] for row in rows])
-    header = msgspec.msgpack.encode(
-        [stamp, root, [row[0] for row in rows], [len(chunk)] if rows else [], listing]
-    )
-    path.write_bytes(struct.pack("<I", len(header)) + header + (chunk if rows else b""))
+    cols: list[list[Any]] = [[] for _ in range(11)]
+    tables: tuple[dict[Any, int], dict[Any, int]] = ({}, {})
+    for row in rows:
+        sig = row[1] if len(row) > 1 else None
+        rec = row[2] if len(row) > 2 else None
+        fields = list(rec) if isinstance(rec, list | tuple) and len(rec) == 10 else [rec] * 10
+        values = [_tuples(value) for value in [sig, *fields]]
+        values[3], values[10] = _place(tables[0], values[3]), _place(tables[1], values[10])
+        for col, value in zip(cols, values, strict=True):
+            col.append(value)
+    chunk = marshal.dumps(tuple(map(tuple, cols)))
+    keys = [row[0] for row in rows]
+    header = (stamp, root, keys, [len(chunk)] if rows else [], listing, *map(list, tables))
+    head = marshal.dumps(header)
+    path.write_bytes(struct.pack("<I", len(head)) + head + (chunk if rows else b""))
 
 
 def test_persisted_cache_serves_a_new_catalog(tmp_path: Path, make_skill: MakeSkill) -> None:
@@ -573,7 +605,7 @@ def test_an_index_in_many_chunks_serves_every_row(
     (size,) = struct.unpack("<I", data[:4])
     sizes = _parts(bytes(data))[0][3]
     second = 4 + size + sizes[0]
-    data[second : second + sizes[1]] = b"\xc1" * sizes[1]  # never valid MessagePack
+    data[second : second + sizes[1]] = b"\xff" * sizes[1]  # never valid marshal data
     _index_file().write_bytes(bytes(data))
     damaged = Catalog.from_roots([root]).list()
     assert [(m.name, m.description) for m in damaged] == [(m.name, m.description) for m in added]

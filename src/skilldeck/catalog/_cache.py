@@ -10,13 +10,17 @@ ctime cannot be set back by ``os.utime``, so a file rewritten with the same size
 and a restored mtime still misses the cache.
 
 The index is a header (the keys, in the order a listing walks them, and the root's
-listing) and then the rows in chunks of ``CHUNK``, each MessagePack decoded by
-msgspec against a fixed schema (straight into tuples, in C) when the listing
-reaches it and dropped after: the file's bytes and rows are never all in memory.
-A damaged or foreign file (a truncated write, an edited row with a wrong type)
-fails validation: a bad header serves nothing, a bad chunk nothing from there on,
-and those files are parsed again: a broken cache is never trusted and never
-crashes a listing. A row's diagnostics stay packed (one bytes
+listing) and then the rows in chunks of ``CHUNK``, each one tuple of columns (the
+signatures, the names, the descriptions, ...), written and read with ``marshal``
+(Python's own format for its bytecode caches, read in C without importing
+anything) when the listing reaches it and dropped after: the file's bytes and
+rows are never all in memory. The index is skilldeck's own file, read only in a
+real cache folder the user owns (``_atomic.cache_folder``), as Python reads its
+``__pycache__``; still every value's type is checked, a column at a time, before
+a row is served. A damaged or foreign file (a truncated write, an edited row with
+a wrong type) fails that check: a bad header serves nothing, a bad chunk nothing
+from there on, and those files are parsed again: a broken cache is never trusted
+and never crashes a listing. A row's diagnostics stay packed (one bytes
 object, ``pack_diagnostics``) until something reads them (``_model._Packed``):
 a listing expands none. Packed diagnostics that do not unpack (bytes edited
 into another valid index) read as none, like any other edited value that still
@@ -28,13 +32,14 @@ parser never serves old results.
 from __future__ import annotations
 
 import contextlib
+import marshal
 import os
 import struct
+import sys
 import zlib
+from itertools import chain
 from pathlib import Path
 from typing import Any
-
-import msgspec
 
 from skilldeck._atomic import cache_folder
 from skilldeck._diagnostics import Diagnostic, Severity
@@ -55,6 +60,7 @@ __all__ = [
     "Row",
     "Sig",
     "Stored",
+    "StoredRow",
     "ctime_of",
     "pack_diagnostics",
     "pack_sig",
@@ -62,10 +68,11 @@ __all__ = [
     "unpack_diagnostics",
 ]  # fmt: skip
 
-CACHE_FORMAT = 8
+CACHE_FORMAT = 9
 """Bumped whenever the index's layout changes (5: packed signatures; 6: packed
 diagnostics; 7: a header of keys, then the rows in chunks; 8: a plain SKILL.md's
-key is its folder, and a diagnostic's own SKILL.md is a mark)."""
+key is its folder, and a diagnostic's own SKILL.md is a mark; 9: ``marshal``, a
+chunk's rows as columns)."""
 
 MAX_FILES = 64
 """At most this many roots are cached; the least recently used are dropped."""
@@ -108,27 +115,32 @@ def pack_diagnostics(diags: tuple[Diagnostic, ...] | bytes, own: str | None = No
 
     A path equal to ``own`` (the skill's SKILL.md, ``_model.own_md``) is packed
     as a mark that ``unpack_diagnostics`` turns back into the ``own`` it is given.
-    Raises ``ValueError`` (``UnicodeEncodeError``) or ``msgspec.EncodeError`` for
-    text that cannot be UTF-8 (a path with undecodable bytes): such a row is not cached.
+    Raises ``ValueError`` (``UnicodeEncodeError`` among them) for text that cannot
+    be UTF-8 (a path with undecodable bytes): such a row is not cached.
     """
     if isinstance(diags, bytes):
         return diags
     if not diags:
         return b""
-    return _ENCODER.encode(
-        [
-            (
-                d.code,
-                d.severity,
-                d.message,
-                _OWN if own is not None and d.path == own else d.path,
-                d.line,
-                d.column,
-                d.hint,
-            )
-            for d in diags
-        ]
-    )
+    msgspec, encoder, _decoder = _msgpack()
+    try:
+        packed: bytes = encoder.encode(
+            [
+                (
+                    d.code,
+                    d.severity,
+                    d.message,
+                    _OWN if own is not None and d.path == own else d.path,
+                    d.line,
+                    d.column,
+                    d.hint,
+                )
+                for d in diags
+            ]
+        )
+    except msgspec.EncodeError as exc:
+        raise ValueError(str(exc)) from exc
+    return packed
 
 
 def unpack_diagnostics(packed: bytes, own: str | None = None) -> tuple[Diagnostic, ...]:
@@ -136,14 +148,31 @@ def unpack_diagnostics(packed: bytes, own: str | None = None) -> tuple[Diagnosti
     ``own`` (none when the bytes were damaged)."""
     if not packed:
         return ()
+    msgspec, _encoder, decoder = _msgpack()
     try:
-        rows = _DIAG_DECODER.decode(packed)
+        rows = decoder.decode(packed)
     except (msgspec.DecodeError, ValueError, TypeError, RecursionError):
         return ()
     return tuple(
         Diagnostic(code, severity, message, own if path == _OWN else path, line, column, hint)
         for code, severity, message, path, line, column, hint in rows
     )
+
+
+_MSGPACK: tuple[Any, Any, Any] | None = None
+
+
+def _msgpack() -> tuple[Any, Any, Any]:
+    """msgspec, its MessagePack encoder and the packed diagnostics' decoder, made on
+    first use: only a parse or a read of a skill's diagnostics needs them, and
+    importing msgspec costs a listing about 12 ms."""
+    global _MSGPACK
+    if _MSGPACK is None:
+        import msgspec
+
+        decoder = msgspec.msgpack.Decoder(list[_DiagRow])
+        _MSGPACK = (msgspec, msgspec.msgpack.Encoder(), decoder)
+    return _MSGPACK
 
 
 #: the stat signature of a SKILL.md: mtime_ns, size, inode, ctime_ns, device, packed
@@ -193,27 +222,118 @@ RootSig = tuple[int, int, int]
 Listing = tuple[RootSig, list[str]]
 
 
-class _Header(msgspec.Struct, array_like=True, forbid_unknown_fields=True):
-    stamp: str
-    root: str
-    keys: list[str]  # the rows' keys, in the order their chunks hold the rows
-    chunks: list[int]  # the byte length of each chunk after the header
-    listing: Listing | None = None
-
-
-#: one chunk: the signatures and records of up to ``CHUNK`` consecutive keys
-_Chunk = list[tuple[Sig, Record]]
+#: a stored row as ``Stored.take`` gives it: the signature, then the record's fields
+StoredRow = tuple[Sig, str, str, _Strs, _Strs, _Strs, _Strs, bool, bytes, Any, Any]
 
 CHUNK = 2048
 """Rows per chunk: a reader holds one chunk's bytes and rows at a time."""
 
 _LENGTH = struct.Struct("<I")
+_MARSHAL = 4  # marshal's format version (shares repeated objects)
+_ERRORS = (OSError, EOFError, ValueError, TypeError, RecursionError)
 
-_ENCODER = msgspec.msgpack.Encoder()
-_HEADER = msgspec.msgpack.Decoder(_Header)
-_CHUNK = msgspec.msgpack.Decoder(_Chunk)
-_DIAG_DECODER = msgspec.msgpack.Decoder(list[_DiagRow])
-_ERRORS = (OSError, msgspec.DecodeError, ValueError, TypeError, RecursionError)
+_Types = frozenset[type]
+_STR: _Types = frozenset({str})
+_BYTES: _Types = frozenset({bytes})
+_BOOL: _Types = frozenset({bool})
+_INT: _Types = frozenset({int})
+_TUPLE: _Types = frozenset({tuple})
+_OPT_STR: _Types = frozenset({str, type(None)})
+_OPT_TUPLE: _Types = frozenset({tuple, type(None)})
+
+
+def _only(values: Any, types: _Types) -> bool:
+    """Is every one of ``values`` of exactly one of ``types`` (checked in C)?"""
+    return {*map(type, values)} <= types
+
+
+#: stamp, root, keys, chunk lengths, listing, and the tables the chunks' tags and
+#: versions-and-authors columns index (each distinct value once in the whole index)
+_Header = tuple[str, str, list[str], list[int], "Listing | None", list[_Strs], list[Any]]
+
+
+def _header_of(data: bytes) -> _Header | None:
+    """The header's parts (``None``: damaged), every value's type checked."""
+    try:
+        head = marshal.loads(data)  # noqa: S302 (our own file, in a folder we own; checked)
+    except _ERRORS:
+        return None
+    if type(head) is not tuple or len(head) != 7:
+        return None
+    stamp, root, keys, chunks, listing, tag_sets, abouts = head
+    if not (
+        type(stamp) is type(root) is str
+        and type(keys) is type(chunks) is type(tag_sets) is type(abouts) is list
+        and _only(keys, _STR)
+        and _only(chunks, _INT)
+        and _only(tag_sets, _TUPLE)
+        and _only(chain.from_iterable(tag_sets), _STR)
+        and _only(abouts, _OPT_TUPLE)
+    ):
+        return None
+    pairs = [pair for pair in abouts if pair is not None]
+    if not ({*map(len, pairs)} <= {2} and _only(chain.from_iterable(pairs), _OPT_STR)):
+        return None
+    if listing is not None:
+        if type(listing) is not tuple or len(listing) != 2:
+            return None
+        sig, others = listing
+        if not (type(sig) is tuple and len(sig) == 3 and _only(sig, _INT)):
+            return None
+        if not (type(others) is list and _only(others, _STR)):
+            return None
+    return stamp, root, keys, chunks, listing, tag_sets, abouts
+
+
+def _rows_of(data: bytes, tag_sets: list[_Strs], abouts: list[Any]) -> list[StoredRow] | None:
+    """A chunk's rows (``None``: damaged): its columns are decoded, every value's
+    type is checked a column at a time, and the columns are zipped into rows, the
+    tags and the versions and authors taken from the header's tables."""
+    try:
+        cols = marshal.loads(data)  # noqa: S302 (as in _header_of)
+    except _ERRORS:
+        return None
+    if type(cols) is not tuple or len(cols) != 11 or not _only(cols, _TUPLE):
+        return None
+    sigs, names, descriptions, tags, commands, env, other, valid, diags, calls, about = cols
+    if not 0 < len(sigs) <= CHUNK or {*map(len, cols)} != {len(sigs)}:
+        return None
+    if not (
+        _only(sigs, _BYTES)
+        and {*map(len, sigs)} == {SIG_SIZE}
+        and _only(names, _STR)
+        and _only(descriptions, _STR)
+        and _only(tags, _INT)
+        and _only(chain(commands, env, other), _TUPLE)
+        and _only(chain.from_iterable(chain(commands, env, other)), _STR)
+        and _only(valid, _BOOL)
+        and _only(diags, _BYTES)
+        and _only(calls, _OPT_TUPLE)
+        and _only(about, _INT)
+    ):
+        return None
+    for row in [row for row in calls if row is not None]:  # None: the defaults (most)
+        if not (len(row) == 4 and _only(row[:2], _BOOL) and _only(row[2:], _OPT_STR)):
+            return None
+    try:
+        return list(
+            zip(
+                sigs,
+                names,
+                descriptions,
+                map(tag_sets.__getitem__, tags),
+                commands,
+                env,
+                other,
+                valid,
+                diags,
+                calls,
+                map(abouts.__getitem__, about),
+                strict=True,
+            )
+        )
+    except IndexError:
+        return None
 
 
 class Stored:
@@ -227,15 +347,13 @@ class Stored:
     """
 
     def __init__(self, fh: Any, header: _Header) -> None:
-        self.keys = header.keys
-        self.listing = header.listing
+        _stamp, _root, self.keys, self._sizes, self.listing, self._tag_sets, self._abouts = header
         self._fh: Any = fh
-        self._sizes = header.chunks
         self._next_chunk = 0
         self._start = 0  # the index in ``keys`` of ``_rows[0]``
-        self._rows: _Chunk = []
+        self._rows: list[StoredRow] = []
         self._pos = 0
-        self._rest: dict[str, tuple[Sig, Record]] | None = None
+        self._rest: dict[str, StoredRow] | None = None
 
     def _read_chunk(self) -> bool:
         if self._fh is None or self._next_chunk >= len(self._sizes):
@@ -244,11 +362,10 @@ class Stored:
         self._start += len(self._rows)
         try:
             data = self._fh.read(self._sizes[self._next_chunk])
-            rows = _CHUNK.decode(data)
-        except _ERRORS:
-            rows = []
-        end = self._start + len(rows)
-        if not rows or end > len(self.keys) or len(rows) > CHUNK:
+            rows = _rows_of(data, self._tag_sets, self._abouts)
+        except (OSError, ValueError):
+            rows = None
+        if rows is None or self._start + len(rows) > len(self.keys):
             self.close()
             self._rows = []
             return False
@@ -256,8 +373,9 @@ class Stored:
         self._rows, self._pos = rows, 0
         return True
 
-    def take(self, key: str) -> tuple[Sig, Record] | None:
-        """The row of ``key`` (``None``: not stored or not readable)."""
+    def take(self, key: str) -> StoredRow | None:
+        """The row of ``key``: its signature, then its record's fields (``None``: not
+        stored or not readable)."""
         rest = self._rest
         if rest is None:
             pos = self._pos
@@ -271,8 +389,8 @@ class Stored:
             rest = self._rest = self._remaining()
         return rest.pop(key, None)
 
-    def _remaining(self) -> dict[str, tuple[Sig, Record]]:
-        out: dict[str, tuple[Sig, Record]] = {}
+    def _remaining(self) -> dict[str, StoredRow]:
+        out: dict[str, StoredRow] = {}
         while True:
             base = self._start
             for i in range(self._pos, len(self._rows)):
@@ -281,7 +399,7 @@ class Stored:
             if not self._read_chunk():
                 return out
 
-    def rows(self) -> dict[str, tuple[Sig, Record]]:
+    def rows(self) -> dict[str, StoredRow]:
         """Every readable row not taken yet, by key (reads the rest of the index)."""
         if self._rest is None:
             self._rest = self._remaining()
@@ -347,15 +465,14 @@ class MetadataCache:
             return None
         try:
             (size,) = _LENGTH.unpack(fh.read(_LENGTH.size))
-            header = _HEADER.decode(fh.read(size))
-        except (*_ERRORS, struct.error):
+            header = _header_of(fh.read(size))
+        except (OSError, ValueError, struct.error):
+            header = None
+        if header is None:
             fh.close()
             return None
-        if (
-            header.stamp != parser_stamp()
-            or header.root != root_key
-            or len(header.chunks) != -(-len(header.keys) // CHUNK)
-        ):
+        stamp, root, keys, sizes = header[:4]
+        if stamp != parser_stamp() or root != root_key or len(sizes) != -(-len(keys) // CHUNK):
             fh.close()
             return None
         with contextlib.suppress(OSError):
@@ -369,7 +486,7 @@ class MetadataCache:
         if stored is None:
             return {}, None
         try:
-            return stored.rows(), stored.listing
+            return {k: (row[0], row[1:]) for k, row in stored.rows().items()}, stored.listing
         finally:
             stored.close()
 
@@ -404,31 +521,75 @@ def _encode(root_key: str, rows: list[Row], listing: Listing | None) -> list[byt
     whose text cannot be UTF-8 encoded (file names with undecodable bytes) are left
     out: they are parsed on every scan (and the listing, which the rows no longer
     cover, too)."""
-    bad = (msgspec.EncodeError, UnicodeEncodeError, ValueError, TypeError)
     keys: list[str] = []
     chunks: list[bytes] = []
+    tables: tuple[dict[Any, int], dict[Any, int]] = ({}, {})
     for i in range(0, len(rows), CHUNK):
         part = rows[i : i + CHUNK]
-        try:
-            chunks.append(_ENCODER.encode([(sig, rec) for _key, sig, rec in part]))
-            _ENCODER.encode([key for key, _sig, _rec in part])
-            keys.extend(key for key, _sig, _rec in part)
-            continue
-        except bad:
+        chunk = _chunk(part, tables)
+        if chunk is None:
             listing = None
-        kept = []
-        for key, sig, rec in part:
-            try:
-                _ENCODER.encode((key, sig, rec))
-            except bad:
+            part = [row for row in part if _chunk([row], None) is not None]
+            chunk = _chunk(part, tables) if part else None
+            if chunk is None:
                 continue
-            kept.append((key, sig, rec))
-        if kept:
-            chunks.append(_ENCODER.encode([(sig, rec) for _key, sig, rec in kept]))
-            keys.extend(key for key, _sig, _rec in kept)
-    header = _Header(parser_stamp(), root_key, keys, [len(c) for c in chunks], listing)
-    try:
-        head = _ENCODER.encode(header)
-    except bad:
+        chunks.append(chunk)
+        keys.extend(key for key, _sig, _rec in part)
+    if listing is not None:
+        listing = (tuple(listing[0]), list(listing[1]))  # type: ignore[assignment]
+        if not _utf8(listing[1]):
+            listing = None
+    if not _utf8([root_key]):
         return None
+    # one string per tag, version and author in the whole index (marshal writes an
+    # object met again as a reference to the first): shared by every skill read
+    tag_sets = [tuple(map(sys.intern, tags)) for tags in tables[0]]
+    abouts = [None if a is None else tuple(t and sys.intern(t) for t in a) for a in tables[1]]
+    sizes = [len(c) for c in chunks]
+    header = (parser_stamp(), root_key, keys, sizes, listing, tag_sets, abouts)
+    head = marshal.dumps(header, _MARSHAL)
     return [_LENGTH.pack(len(head)), head, *chunks]
+
+
+def _chunk(part: list[Row], tables: tuple[dict[Any, int], dict[Any, int]] | None) -> bytes | None:
+    """Rows as one chunk of columns, the tags and the versions and authors as their
+    places in ``tables`` (added there); ``None``: some text cannot be UTF-8 or some
+    value cannot be stored (``tables`` ``None``: only check)."""
+    records = (rec for _key, _sig, rec in part)
+    try:
+        cols = [tuple(sig for _key, sig, _rec in part), *zip(*records, strict=True)]
+    except ValueError:
+        return None
+    if len(cols) != 11:
+        return None
+    texts = chain(
+        (key for key, _sig, _rec in part),
+        cols[1],
+        cols[2],
+        chain.from_iterable(chain(*cols[3:7])),
+        (t for row in chain(cols[9], cols[10]) if row is not None for t in row if t is not None),
+    )
+    if not _utf8(texts, bools=True):
+        return None
+    if tables is None:
+        return b""
+    for col, table in ((3, tables[0]), (10, tables[1])):
+        try:
+            cols[col] = tuple([table.setdefault(value, len(table)) for value in cols[col]])
+        except TypeError:  # not hashable: not a record's value
+            return None
+    try:
+        return marshal.dumps(tuple(cols), _MARSHAL)
+    except ValueError:
+        return None
+
+
+def _utf8(texts: Any, *, bools: bool = False) -> bool:
+    """Is every one of ``texts`` a string that can be UTF-8 (``bools``: or a bool)?"""
+    if bools:
+        texts = (t for t in texts if t.__class__ is not bool)
+    try:
+        "".join(texts).encode("utf-8")
+    except (UnicodeEncodeError, TypeError):
+        return False
+    return True

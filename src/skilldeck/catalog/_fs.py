@@ -16,14 +16,11 @@ import contextlib
 import errno
 import os
 import stat as _stat
-import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
-
-import msgspec
 
 from skilldeck._diagnostics import Diagnostic
 from skilldeck._errors import (
@@ -87,7 +84,7 @@ def _record(m: SkillMetadata) -> Record | None:
         diags = pack_diagnostics(
             raw, own_md(m.folder, m.md_name) if raw.__class__ is tuple else None
         )
-    except (ValueError, msgspec.EncodeError):
+    except ValueError:
         return None
     return (
         m.name,
@@ -384,8 +381,7 @@ class FileSystemStore(StoreBase):
         metas: list[Any] = []  # SkillMetadata, None where a file is still to parse
         append, add_key, add_sig = metas.append, keys.append, sigs.append
         todo: list[tuple[int, str, str, str, str, Sig]] = []
-        make, source, intern = metadata_of, self.source, sys.intern
-        tag_sets: dict[tuple[str, ...], tuple[str, ...]] = {}
+        make, source = metadata_of, self.source
         shared: dict[bytes, bytes] = {}  # equal packed findings (their paths are marks)
         for folder, md, real_md, sig in found:
             key = memory_key(folder, md, real_md)
@@ -403,34 +399,27 @@ class FileSystemStore(StoreBase):
                 todo.append((len(metas), key, folder, md, real_md, sig))
                 append(None)  # parsed below
                 continue
-            rec = row[1]  # self._meta(folder, md, rec), inlined: the warm hot loop
-            tags, diags, about = rec[2], rec[7], rec[9]
-            if tags:  # shared across skills: one string per tag, one tuple per tag set
-                got = tag_sets.get(tags)
-                if got is None:
-                    got = tuple(map(intern, tags))
-                    tag_sets[got] = got
-                tags = got
+            # self._meta(folder, md, row[1:]), inlined: the warm hot loop; tag sets,
+            # versions and authors come shared from the index's tables
+            diags = row[8]
             if diags:
                 diags = shared.setdefault(diags, diags)
-            if about is not None:
-                about = (about[0] and intern(about[0]), about[1] and intern(about[1]))
             append(
                 make(
-                    rec[0],
-                    rec[1],
+                    row[1],
+                    row[2],
                     folder,
                     "SKILL.md" if key is folder else self._md_name(folder, md),
                     source,
                     folder,
-                    tags,
-                    rec[3],
-                    rec[4],
-                    rec[5],
+                    row[3],
+                    row[4],
+                    row[5],
+                    row[6],
                     diags,
-                    rec[6],
-                    rec[8],
-                    about,
+                    row[7],
+                    row[9],
+                    row[10],
                 )
             )
         if todo:

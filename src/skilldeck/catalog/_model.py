@@ -286,16 +286,43 @@ class _Packed:
         if obj is None:
             return self
         value = self.slot.__get__(obj, owner)
-        if value.__class__ is bytes:
+        held = value.__class__
+        if held is bytes or held is _Joined:
             from skilldeck.catalog._cache import unpack_diagnostics
 
             meta = obj if obj.__class__ is SkillMetadata else obj.metadata
-            value = unpack_diagnostics(value, own_md(meta.folder, meta.md_name))
+            own = own_md(meta.folder, meta.md_name)
+            if held is bytes:
+                value = unpack_diagnostics(value, own)
+            else:
+                value = unpack_diagnostics(value.packed, own) + value.extra
             self.slot.__set__(obj, value)
         return value
 
     def __set__(self, obj: Any, value: Any) -> None:
         self.slot.__set__(obj, value)
+
+
+class _Joined:
+    """An entry's diagnostics still packed: its skill's (``_Packed``) and then the
+    notes its status added (a requirement not met or not checked), joined on first
+    read, so an entry with notes does not unpack its skill's findings to be listed."""
+
+    __slots__ = ("extra", "packed")
+
+    def __init__(self, packed: bytes, extra: tuple[Diagnostic, ...]) -> None:
+        self.packed = packed
+        self.extra = extra
+
+
+def with_notes(held: tuple[Diagnostic, ...] | bytes, extra: tuple[Diagnostic, ...]) -> Any:
+    """A skill's diagnostics as held (``raw_diagnostics``, maybe packed) followed by
+    ``extra``, for ``entry_of``: still packed when they were."""
+    if not extra:
+        return held
+    if isinstance(held, bytes):
+        return _Joined(held, extra) if held else extra
+    return held + extra
 
 
 def own_md(folder: str | None, md_name: str | None) -> str | None:

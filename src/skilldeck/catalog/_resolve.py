@@ -31,6 +31,7 @@ from skilldeck.catalog._model import (
     entry_of,
     raw_diagnostics,
     skill_md_text,
+    with_notes,
 )
 from skilldeck.catalog._store import StoreBase
 from skilldeck.config import Config
@@ -259,7 +260,7 @@ class Resolver:
                     status, reason, extra = self.own_status(
                         Candidate(meta, stores.of(meta), src, 0), disabled, plugin_paths, checker
                     )
-                    notes = meta.diagnostics + extra if extra else meta.diagnostics
+                    notes = with_notes(held_notes(meta), extra)
                     if meta.requires_commands or meta.requires_env:
                         needs.append(name)
                 entry = entry_of(

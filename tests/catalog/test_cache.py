@@ -58,11 +58,12 @@ def _parts(data: bytes) -> list[Any]:
     [signature, record], tags and versions-and-authors taken from the header's tables."""
     (size,) = struct.unpack("<I", data[:4])
     header = marshal.loads(data[4 : 4 + size])
-    tag_sets, abouts = header[5:]
+    tag_sets, findings, abouts = header[5:]
     parts, at = [header], 4 + size
     for length in header[3]:
         sigs, *fields = marshal.loads(data[at : at + length])
         fields[2] = [tag_sets[i] for i in fields[2]]
+        fields[7] = [findings[i] for i in fields[7]]
         fields[9] = [abouts[i] for i in fields[9]]
         records = zip(*fields, strict=True)
         parts.append([[sig, list(rec)] for sig, rec in zip(sigs, records, strict=True)])
@@ -97,13 +98,14 @@ def _write(path: Path, data: Any) -> None:
     record that is not a list of ten values) puts what it has in every column."""
     stamp, root, rows, listing = data
     cols: list[list[Any]] = [[] for _ in range(11)]
-    tables: tuple[dict[Any, int], dict[Any, int]] = ({}, {})
+    tables: tuple[dict[Any, int], ...] = ({}, {}, {})
     for row in rows:
         sig = row[1] if len(row) > 1 else None
         rec = row[2] if len(row) > 2 else None
         fields = list(rec) if isinstance(rec, list | tuple) and len(rec) == 10 else [rec] * 10
         values = [_tuples(value) for value in [sig, *fields]]
-        values[3], values[10] = _place(tables[0], values[3]), _place(tables[1], values[10])
+        for at, table in zip((3, 8, 10), tables, strict=True):
+            values[at] = _place(table, values[at])
         for col, value in zip(cols, values, strict=True):
             col.append(value)
     chunk = marshal.dumps(tuple(map(tuple, cols)))

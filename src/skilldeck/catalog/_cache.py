@@ -247,9 +247,13 @@ def _only(values: Any, types: _Types) -> bool:
     return {*map(type, values)} <= types
 
 
-#: stamp, root, keys, chunk lengths, listing, and the tables the chunks' tags and
-#: versions-and-authors columns index (each distinct value once in the whole index)
-_Header = tuple[str, str, list[str], list[int], "Listing | None", list[_Strs], list[Any]]
+#: stamp, root, keys, chunk lengths, listing, and the tables the chunks' tags,
+#: packed findings and versions-and-authors columns index (each distinct value once
+#: in the whole index: one object shared by every skill that has it)
+_Header = tuple[
+    str, str, list[str], list[int], "Listing | None", list[_Strs], list[bytes], list[Any]
+]
+_Tables = tuple[dict[Any, int], dict[Any, int], dict[Any, int]]
 
 
 def _header_of(data: bytes) -> _Header | None:
@@ -258,16 +262,18 @@ def _header_of(data: bytes) -> _Header | None:
         head = marshal.loads(data)  # noqa: S302 (our own file, in a folder we own; checked)
     except _ERRORS:
         return None
-    if type(head) is not tuple or len(head) != 7:
+    if type(head) is not tuple or len(head) != 8:
         return None
-    stamp, root, keys, chunks, listing, tag_sets, abouts = head
+    stamp, root, keys, chunks, listing, tag_sets, findings, abouts = head
     if not (
         type(stamp) is type(root) is str
-        and type(keys) is type(chunks) is type(tag_sets) is type(abouts) is list
+        and type(keys) is type(chunks) is list
+        and type(tag_sets) is type(findings) is type(abouts) is list
         and _only(keys, _STR)
         and _only(chunks, _INT)
         and _only(tag_sets, _TUPLE)
         and _only(chain.from_iterable(tag_sets), _STR)
+        and _only(findings, _BYTES)
         and _only(abouts, _OPT_TUPLE)
     ):
         return None
@@ -282,13 +288,14 @@ def _header_of(data: bytes) -> _Header | None:
             return None
         if not (type(others) is list and _only(others, _STR)):
             return None
-    return stamp, root, keys, chunks, listing, tag_sets, abouts
+    return stamp, root, keys, chunks, listing, tag_sets, findings, abouts
 
 
-def _rows_of(data: bytes, tag_sets: list[_Strs], abouts: list[Any]) -> list[StoredRow] | None:
+def _rows_of(data: bytes, header: _Header) -> list[StoredRow] | None:
     """A chunk's rows (``None``: damaged): its columns are decoded, every value's
     type is checked a column at a time, and the columns are zipped into rows, the
-    tags and the versions and authors taken from the header's tables."""
+    tags, findings and versions and authors taken from the header's tables."""
+    tag_sets, findings, abouts = header[5:]
     try:
         cols = marshal.loads(data)  # noqa: S302 (as in _header_of)
     except _ERRORS:
@@ -307,7 +314,7 @@ def _rows_of(data: bytes, tag_sets: list[_Strs], abouts: list[Any]) -> list[Stor
         and _only(chain(commands, env, other), _TUPLE)
         and _only(chain.from_iterable(chain(commands, env, other)), _STR)
         and _only(valid, _BOOL)
-        and _only(diags, _BYTES)
+        and _only(diags, _INT)
         and _only(calls, _OPT_TUPLE)
         and _only(about, _INT)
     ):
@@ -326,7 +333,7 @@ def _rows_of(data: bytes, tag_sets: list[_Strs], abouts: list[Any]) -> list[Stor
                 env,
                 other,
                 valid,
-                diags,
+                map(findings.__getitem__, diags),
                 calls,
                 map(abouts.__getitem__, about),
                 strict=True,
@@ -347,7 +354,8 @@ class Stored:
     """
 
     def __init__(self, fh: Any, header: _Header) -> None:
-        _stamp, _root, self.keys, self._sizes, self.listing, self._tag_sets, self._abouts = header
+        self.keys, self._sizes, self.listing = header[2:5]
+        self._header = header
         self._fh: Any = fh
         self._next_chunk = 0
         self._start = 0  # the index in ``keys`` of ``_rows[0]``
@@ -362,7 +370,7 @@ class Stored:
         self._start += len(self._rows)
         try:
             data = self._fh.read(self._sizes[self._next_chunk])
-            rows = _rows_of(data, self._tag_sets, self._abouts)
+            rows = _rows_of(data, self._header)
         except (OSError, ValueError):
             rows = None
         if rows is None or self._start + len(rows) > len(self.keys):
@@ -523,7 +531,7 @@ def _encode(root_key: str, rows: list[Row], listing: Listing | None) -> list[byt
     cover, too)."""
     keys: list[str] = []
     chunks: list[bytes] = []
-    tables: tuple[dict[Any, int], dict[Any, int]] = ({}, {})
+    tables: _Tables = ({}, {}, {})
     for i in range(0, len(rows), CHUNK):
         part = rows[i : i + CHUNK]
         chunk = _chunk(part, tables)
@@ -544,17 +552,17 @@ def _encode(root_key: str, rows: list[Row], listing: Listing | None) -> list[byt
     # one string per tag, version and author in the whole index (marshal writes an
     # object met again as a reference to the first): shared by every skill read
     tag_sets = [tuple(map(sys.intern, tags)) for tags in tables[0]]
-    abouts = [None if a is None else tuple(t and sys.intern(t) for t in a) for a in tables[1]]
+    abouts = [None if a is None else tuple(t and sys.intern(t) for t in a) for a in tables[2]]
     sizes = [len(c) for c in chunks]
-    header = (parser_stamp(), root_key, keys, sizes, listing, tag_sets, abouts)
+    header = (parser_stamp(), root_key, keys, sizes, listing, tag_sets, [*tables[1]], abouts)
     head = marshal.dumps(header, _MARSHAL)
     return [_LENGTH.pack(len(head)), head, *chunks]
 
 
-def _chunk(part: list[Row], tables: tuple[dict[Any, int], dict[Any, int]] | None) -> bytes | None:
-    """Rows as one chunk of columns, the tags and the versions and authors as their
-    places in ``tables`` (added there); ``None``: some text cannot be UTF-8 or some
-    value cannot be stored (``tables`` ``None``: only check)."""
+def _chunk(part: list[Row], tables: _Tables | None) -> bytes | None:
+    """Rows as one chunk of columns, the tags, findings and versions and authors as
+    their places in ``tables`` (added there); ``None``: some text cannot be UTF-8 or
+    some value cannot be stored (``tables`` ``None``: only check)."""
     records = (rec for _key, _sig, rec in part)
     try:
         cols = [tuple(sig for _key, sig, _rec in part), *zip(*records, strict=True)]
@@ -573,7 +581,7 @@ def _chunk(part: list[Row], tables: tuple[dict[Any, int], dict[Any, int]] | None
         return None
     if tables is None:
         return b""
-    for col, table in ((3, tables[0]), (10, tables[1])):
+    for col, table in zip((3, 8, 10), tables, strict=True):
         try:
             cols[col] = tuple([table.setdefault(value, len(table)) for value in cols[col]])
         except TypeError:  # not hashable: not a record's value

@@ -382,7 +382,6 @@ class FileSystemStore(StoreBase):
         append, add_key, add_sig = metas.append, keys.append, sigs.append
         todo: list[tuple[int, str, str, str, str, Sig]] = []
         make, source = metadata_of, self.source
-        shared: dict[bytes, bytes] = {}  # equal packed findings (their paths are marks)
         for folder, md, real_md, sig in found:
             key = memory_key(folder, md, real_md)
             add_key(key)
@@ -400,10 +399,7 @@ class FileSystemStore(StoreBase):
                 append(None)  # parsed below
                 continue
             # self._meta(folder, md, row[1:]), inlined: the warm hot loop; tag sets,
-            # versions and authors come shared from the index's tables
-            diags = row[8]
-            if diags:
-                diags = shared.setdefault(diags, diags)
+            # findings, versions and authors come shared from the index's tables
             append(
                 make(
                     row[1],
@@ -416,7 +412,7 @@ class FileSystemStore(StoreBase):
                     row[4],
                     row[5],
                     row[6],
-                    diags,
+                    row[8],
                     row[7],
                     row[9],
                     row[10],

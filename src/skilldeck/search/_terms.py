@@ -6,10 +6,11 @@ weights word by word; for 10,000 skills that was most of the first search. Here 
 skill becomes a ``DocTerms`` (per field, each term once with its count), counted in
 C where it can be: a body is split on whitespace, each distinct piece is mapped
 through a cache to the terms ``tokenize`` makes of it, and ``Counter`` counts them.
-``FieldIndex`` keeps, per field, the documents and counts of each term in flat
-arrays; the BM25F weights (``_bm25``'s formulas, unchanged) are computed for a
-term when a query first uses it, so building costs an append per posting and a
-saved index (``search._store``) is the same arrays, mapped.
+``FieldIndex`` keeps, per field, the documents and counts of each term (one
+array per term when just built, flat arrays when loaded); the BM25F weights
+(``_bm25``'s formulas, unchanged) are computed for a term when a query first uses
+it, so building costs an append per posting and a saved index (``search._store``)
+is the same postings written flat and mapped.
 """
 
 from __future__ import annotations
@@ -151,7 +152,7 @@ class FieldIndex:
         self.meta_lengths = meta_lengths
         #: per field: sorted terms, offsets (one more than terms), documents, counts
         self.fields = fields
-        self._scaled: dict[int, list[float]] = {}
+        self._scaled: dict[int, float] = {}  # per field: its average length (``scaled``)
         self._vocabulary: list[str] | None = None
 
     @classmethod
@@ -206,20 +207,19 @@ class FieldIndex:
             self._vocabulary = sorted(seen)
         return self._vocabulary
 
-    def scaled(self, f: int) -> list[float]:
-        """Each document's weight of one term of field ``f``: the field's weight over
-        its length normalisation (``1 - b + b * length / average length``)."""
-        got = self._scaled.get(f)
-        if got is None:
-            lengths = self.lengths[f]
-            average = sum(lengths) / max(self.n, 1)
-            weight = _WEIGHTS[f]
-            got = [
-                weight / (1.0 - _FIELD_B + _FIELD_B * length / (average or 1.0))
-                for length in lengths
-            ]
-            self._scaled[f] = got
-        return got
+    def scaled(self, f: int, docs: Iterable[int]) -> dict[int, float]:
+        """The weight of one term of field ``f`` in each of ``docs`` (those below
+        ``n``): the field's weight over its length normalisation (``1 - b + b *
+        length / average length``), for these documents only (a query weighs a few
+        terms: not every document's)."""
+        average = self._scaled.get(f)
+        lengths = self.lengths[f]
+        if average is None:
+            average = self._scaled[f] = (sum(lengths) / max(self.n, 1)) or 1.0
+        weight, n = _WEIGHTS[f], self.n
+        return {
+            d: weight / (1.0 - _FIELD_B + _FIELD_B * lengths[d] / average) for d in docs if d < n
+        }
 
     def views(self) -> tuple[_Builtin, _Builtin]:
         """The index (every field, BM25F) and the evidence index (``META_FIELDS``)."""
@@ -350,7 +350,7 @@ class _Weights(Mapping[str, dict[int, float]]):
         tf: dict[int, float] = {}
         for f, docs, counts in raw:
             weight = _WEIGHTS[f]
-            scaled = None if self._meta else self._index.scaled(f)
+            scaled = None if self._meta else self._index.scaled(f, docs)
             for d, c in zip(docs, counts, strict=True):
                 if d >= n:
                     continue  # a damaged file

@@ -22,13 +22,18 @@ corpus and scores, summed over the models given:
   the shipped model's at other decision points, with the same features fitted
   on one tuning set and scored on the other (cross-set);
 - weighted reciprocal-rank fusion (``k``, the dense ranking's weight, depth);
+- the request as the model reads it: with its lead-in (``I need to``, ``help me``,
+  ``can you``, ``how do I`` ...) taken off before it is embedded (lexical search
+  drops those words already), in the fusion and in the abstention;
 - with ``--texts``, what represents a skill on the dense side: the shipped text
   (name, description and usage sections), the description alone, the first body
   paragraph, the headings, the tags and each section of the body (heading and its
   first 80 words, at most 8 a skill), as one more text scored by max-similarity,
   blended with the shipped text's cosine, or averaged into one vector; scored like
-  the fusions, and the best section's cosine as an abstention feature. This embeds
-  some 23,000 texts per model (the corpus's bodies): minutes of CPU.
+  the fusions, and the best section's cosine as an abstention feature, over all
+  sections and over each skill's first one to four (what a cheaper variant would
+  embed). This embeds some 15,000 texts per model (the corpus's bodies): minutes
+  of CPU.
 
 Every score is given five-fold cross-validated (requests dealt to folds in turn)
 and cross-set (the parameter chosen on one tuning set, scored on the other, both
@@ -61,6 +66,7 @@ REPO = Path(__file__).resolve().parents[1]
 TUNING = ("routing.jsonl", "routing_tuning2.jsonl")
 WEIGHTS = (0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7)
 FOLDS = 5
+FIRST_SECTIONS = (1, 2, 3, 4)  # cheaper variants: each skill's first sections only
 
 
 class Request:
@@ -73,6 +79,7 @@ class Request:
         self.lexical = lexical
         self.sims = sims
         self.vector: Any = None  # the request's vector (for pseudo-relevance feedback)
+        self.bare: Any = sims  # cosines of the request without its lead-in
 
 
 def fuse(
@@ -242,6 +249,35 @@ def cross_set(x: Any, y: Any) -> str:
 
 _HEADING = re.compile(r"^#{1,6}\s+(.*?)\s*#*\s*$")
 
+# what a request says before its task: politeness, "I need to", "how do I" (repeatable)
+_LEAD_IN = re.compile(
+    r"^(?:\s*(?:please|pls|hey|hi|ok(?:ay)?|so|and|now|also|just|quickly)\b[\s,]*"
+    r"|\s*(?:can|could|would|will) you(?: please)?(?: help me)?(?: to)?\b\s*"
+    r"|\s*(?:help me|help us)(?: to)?\b\s*"
+    r"|\s*(?:i|we) (?:need|want|would like|'d like|have|got|am trying|'m trying|are trying"
+    r"|'re trying) to\b\s*"
+    r"|\s*(?:i'd|i would|we'd|we would) like (?:you )?to\b\s*"
+    r"|\s*(?:how (?:do|can|should|would) (?:i|we)|how to|is there a way to"
+    r"|what(?:'s| is) the best way to)\b\s*"
+    r"|\s*(?:let's|let me|let us)\b\s*"
+    r"|\s*(?:i need|we need|i want|we want)\b\s*"
+    r")+",
+    re.I,
+)
+_LEAD_OUT = re.compile(
+    r"[\s,]*(?:,\s*)?(?:can|could|would) you (?:please )?(?:help|do (?:that|this|it))?[\s?.!]*$"
+    r"|[\s,]+please[\s?.!]*$",
+    re.I,
+)
+_ASIDE = re.compile(r",\s*(?:can|could|would) you\b\s*", re.I)
+
+
+def bare_request(query: str) -> str:
+    """``query`` without its lead-in and polite tail ("I need to", "help me", ", can
+    you ..."), unless fewer than two words would be left."""
+    bare = _LEAD_OUT.sub("", _ASIDE.sub(", ", _LEAD_IN.sub("", query, count=1))).strip(" ,")
+    return bare if len(bare.split()) >= 2 else query
+
 
 def _sections(body: str) -> list[tuple[str, str]]:
     """(heading, its prose) of a body, code blocks left out (the text before the
@@ -261,12 +297,12 @@ def _sections(body: str) -> list[tuple[str, str]]:
 def skill_units(catalog: Any, index: Any, semantic: Any) -> dict[str, Any]:
     """Each skill's texts besides the shipped one, embedded: ``{kind: matrix}`` for
     one text a skill (zero rows where a skill has none) and ``sections`` as
-    ``(skill of each row, matrix)``."""
+    ``(skill of each row, matrix, place of the section in its skill from 0)``."""
     from skilldeck.tools._searchindex import _skill_md_path
 
     metas = {m.name: m for m in skilldeck.SkillRuntime(catalog).visible_skills()}
     texts: dict[str, list[str]] = {k: [] for k in ("desc", "para", "headings", "tags")}
-    owners, sections = [], []
+    owners, order, sections = [], [], []
     for i, doc in enumerate(index.documents):
         meta, name = metas[doc.name], doc.name.replace("-", " ")
         text = Path(_skill_md_path(meta) or "").read_text("utf-8", errors="replace")
@@ -279,8 +315,9 @@ def skill_units(catalog: Any, index: Any, semantic: Any) -> dict[str, Any]:
         texts["para"].append(f"{name}: {' '.join(parts[0][1].split()[:120])}" if parts else "")
         texts["headings"].append(f"{name}: {'; '.join(heads)}" if heads else "")
         texts["tags"].append(f"{name}: {', '.join(tags)}" if tags else "")
-        for heading, prose in parts[:8]:
+        for k, (heading, prose) in enumerate(parts[:8]):
             owners.append(i)
+            order.append(k)
             lead = f"{name} - {heading}" if heading else name
             sections.append(f"{lead}: {' '.join(prose.split()[:80])}")
 
@@ -291,7 +328,7 @@ def skill_units(catalog: Any, index: Any, semantic: Any) -> dict[str, Any]:
         return m / np.maximum(np.linalg.norm(m, axis=1, keepdims=True), 1e-12)
 
     out: dict[str, Any] = {k: embed(v) for k, v in texts.items()}
-    out["sections"] = (np.array(owners), embed(sections))
+    out["sections"] = (np.array(owners), embed(sections), np.array(order))
     return out
 
 
@@ -301,7 +338,7 @@ def representations(models: list[Any], units: dict[str, Any], names: Sequence[st
     per_model = []
     for spec, matrix, reqs in models:
         u = units[spec]
-        owners, rows = u["sections"]
+        owners, rows, order = u["sections"]
         centroid = matrix.astype("float64").copy()
         np.add.at(centroid, owners, rows)
         centroid /= np.linalg.norm(centroid, axis=1, keepdims=True)
@@ -313,6 +350,11 @@ def representations(models: list[Any], units: dict[str, Any], names: Sequence[st
             np.maximum.at(best_section, owners, rows @ q)
             best_section = np.where(np.isfinite(best_section), best_section, shipped)
             one = {k: u[k] @ q for k in ("desc", "para", "headings", "tags")}
+            for first in FIRST_SECTIONS:  # the best of each skill's first sections only
+                keep = order < first
+                best_first = np.full(len(names), -np.inf)
+                np.maximum.at(best_first, owners[keep], rows[keep] @ q)
+                one[f"first {first}"] = np.where(np.isfinite(best_first), best_first, shipped)
             cosines.append((shipped, best_section, one, centroid @ q))
         per_model.append((reqs, cosines))
     variants: dict[str, Callable[[Any, Any, Any, Any], Any]] = {
@@ -330,6 +372,11 @@ def representations(models: list[Any], units: dict[str, Any], names: Sequence[st
         "description + 0.5 best section": lambda s, b, o, c: (o["desc"] + 0.5 * b) / 1.5,
         "mean vector of the shipped text and sections": lambda s, b, o, c: c,
     }
+    for first in FIRST_SECTIONS:
+        for blend in (0.25, 0.5):
+            variants[f"+ {blend} best of the first {first} sections"] = (
+                lambda s, b, o, c, f=first, x=blend: (s + x * o[f"first {f}"]) / (1 + x)
+            )
     for label, pick in variants.items():
         grid = {w: [0] * len(SET_OF) for w in WEIGHTS}
         for reqs, cosines in per_model:
@@ -342,20 +389,39 @@ def representations(models: list[Any], units: dict[str, Any], names: Sequence[st
     y = np.array([1.0 if r.expected else 0.0 for r in per_model[0][0]])
     for (spec, _, _), (reqs, cosines) in zip(models, per_model, strict=True):
         print(f"  {spec}")
-        for label, feature in (
-            ("lexical + best", lambda s, b: [float(s.max())]),
-            ("lexical + best + best section", lambda s, b: [float(s.max()), float(b.max())]),
-            ("lexical + best section", lambda s, b: [float(b.max())]),
-        ):
+        features: list[tuple[str, Callable[[Any, Any, Any], list[float]]]] = [
+            ("lexical + best", lambda s, b, o: [float(s.max())]),
+            ("lexical + best + best section", lambda s, b, o: [float(s.max()), float(b.max())]),
+            ("lexical + best section", lambda s, b, o: [float(b.max())]),
+            ("lexical + best of any text", lambda s, b, o: [max(float(s.max()), float(b.max()))]),
+        ]
+        for first in FIRST_SECTIONS:
+            features += [
+                (
+                    f"lexical + best + best of first {first}",
+                    lambda s, b, o, f=first: [float(s.max()), float(o[f"first {f}"].max())],
+                ),
+                (
+                    f"lexical + best of any text, first {first}",
+                    lambda s, b, o, f=first: [max(float(s.max()), float(o[f"first {f}"].max()))],
+                ),
+            ]
+        off = y == 0
+        for label, feature in features:
             x = np.array(
                 [
-                    [1.0, lexical_logit(r.lexical[0][2] if r.lexical else 0.0), *feature(s, b)]
-                    for r, (s, b, _, _) in zip(reqs, cosines, strict=True)
+                    [1.0, lexical_logit(r.lexical[0][2] if r.lexical else 0.0), *feature(s, b, o)]
+                    for r, (s, b, o, _) in zip(reqs, cosines, strict=True)
                 ]
             )
             p = np.clip(leave_one_out(x, y), 1e-9, 1 - 1e-9)
             loss = float(-np.mean(y * np.log(p) + (1 - y) * np.log(1 - p)))
-            print(f"    {label:<34} {loss:.4f}  cross-set {cross_set(x, y)}")
+            abstain = p < 0.5
+            right = int((abstain & off).sum())
+            print(
+                f"    {label:<42} {loss:.4f}  {right / off.sum():6.1%} "
+                f"{right / max(int(abstain.sum()), 1):6.1%}  cross-set {cross_set(x, y)}"
+            )
 
 
 def main() -> int:
@@ -400,6 +466,8 @@ def main() -> int:
             inverse = np.linalg.pinv(matrix)  # the request's vector from its cosines
             for r in reqs:
                 r.vector = inverse @ r.sims.astype("float64")
+                if (bare := bare_request(r.case.query)) != r.case.query:
+                    r.bare = semantic.similarities(bare)
             models.append((spec, matrix, reqs))
             if args.texts:
                 units[spec] = skill_units(catalog, index, semantic)
@@ -425,6 +493,9 @@ def main() -> int:
     for label, options in variants.items():
         grid = {w: summed(lambda r, _m, w=w, o=options: fuse(r, names, w, **o)) for w in WEIGHTS}
         print(f"  {label:<48} {both(grid)}")
+    bare = sum(bare_request(c.query) != c.query for c in cases)
+    grid = {w: summed(lambda r, _m, w=w: fuse(r, names, w, sims=r.bare)) for w in WEIGHTS}
+    print(f"  {f'request without its lead-in ({bare} changed)':<48} {both(grid)}")
     prf: dict[Any, list[int]] = {}
     for alpha in (0.25, 0.5, 1.0):
         for k in (3, 5, 10):
@@ -481,6 +552,7 @@ def main() -> int:
             lex_first = r.lexical[0][0] if r.lexical else -1
             rows.append(
                 {
+                    "best, request without its lead-in": float(r.bare.max()),
                     "agree": float(lex_first == dense_first[0]),
                     "lexical first in dense five": float(lex_first in dense_first),
                     "lexical": lexical_logit(conf),
@@ -503,6 +575,7 @@ def main() -> int:
             ["lexical", "best", "agree"],
             ["lexical", "best", "lexical first in dense five"],
             ["lexical", "best", "agree", "gap to second"],
+            ["lexical", "best, request without its lead-in"],
         ):
             x = np.array([[1.0, *(row[c] for c in cols)] for row in rows])
             p = np.clip(leave_one_out(x, y), 1e-9, 1 - 1e-9)

@@ -111,13 +111,21 @@ class Entry:
     stamp: tuple[int, int, int] = field(default=(0, 0, 0), compare=False)
 
 
-@dataclass(frozen=True, slots=True)
 class Problem:
-    """Something the walk left out: ``kind`` says why, ``path`` where (relative)."""
+    """Something the walk left out: ``kind`` says why, ``path`` where (relative).
 
-    kind: ProblemKind
-    path: str
-    message: str
+    ``Problem`` and ``Walk`` are plain classes, not dataclasses: nothing compares them,
+    and making a dataclass costs start-up about 4 M instructions each."""
+
+    __slots__ = ("kind", "message", "path")
+
+    def __init__(self, kind: ProblemKind, path: str, message: str) -> None:
+        self.kind = kind
+        self.path = path
+        self.message = message
+
+    def __repr__(self) -> str:
+        return f"Problem(kind={self.kind!r}, path={self.path!r}, message={self.message!r})"
 
     def diagnostic(self, root: str | os.PathLike[str]) -> Diagnostic:
         """This problem as a coded diagnostic located under ``root``."""
@@ -167,17 +175,32 @@ class WalkLimits:
     max_bytes: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
 class Walk:
     """What a walk found: ``files`` sorted by path, the folders entered, the hidden
     names met (not entered) and the problems met. ``complete`` is False when a
     limit stopped the walk (only with ``strict=False``)."""
 
-    files: tuple[Entry, ...]
-    dirs: tuple[str, ...] = ()
-    hidden: tuple[str, ...] = ()
-    problems: tuple[Problem, ...] = ()
-    complete: bool = True
+    __slots__ = ("complete", "dirs", "files", "hidden", "problems")
+
+    def __init__(
+        self,
+        files: tuple[Entry, ...],
+        dirs: tuple[str, ...] = (),
+        hidden: tuple[str, ...] = (),
+        problems: tuple[Problem, ...] = (),
+        complete: bool = True,
+    ) -> None:
+        self.files = files
+        self.dirs = dirs
+        self.hidden = hidden
+        self.problems = problems
+        self.complete = complete
+
+    def __repr__(self) -> str:
+        return (
+            f"Walk(files={self.files!r}, dirs={self.dirs!r}, hidden={self.hidden!r}, "
+            f"problems={self.problems!r}, complete={self.complete!r})"
+        )
 
     @property
     def paths(self) -> tuple[str, ...]:

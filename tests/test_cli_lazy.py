@@ -21,7 +21,7 @@ def test_the_command_map_names_every_command_and_its_module() -> None:
     import skilldeck.cli
 
     found = {m.name for m in pkgutil.iter_modules(skilldeck.cli.__path__)}
-    helpers = {"_app", "_lazy", "_stored"}  # no commands of their own
+    helpers = {"_app", "_lazy", "_listing", "_plain", "_stored"}  # no commands of their own
     assert set(_lazy.MODULES) == found - helpers, "add the new module to MODULES"
     _lazy.load_all()
     registered = {
@@ -266,23 +266,23 @@ def test_a_run_of_a_plain_script_imports_no_toml_parser(tmp_path: Path) -> None:
 
 _GC_PROBE = """
 import atexit, gc, sys
-import click
+import skilldeck.cli._listing as listing
 atexit.register(lambda: print("EXIT", gc.get_freeze_count(), gc.isenabled(), file=sys.stderr))
-invoke = click.Command.invoke
-def probe(self, ctx):
-    if not isinstance(self, click.Group):
-        print("COMMAND", gc.get_freeze_count(), gc.isenabled(), file=sys.stderr)
-    return invoke(self, ctx)
-click.Command.invoke = probe
+list_skills = listing.list_skills
+def probe(*args, **kwargs):
+    print("COMMAND", gc.get_freeze_count(), gc.isenabled(), file=sys.stderr)
+    return list_skills(*args, **kwargs)
+listing.list_skills = probe
 from skilldeck.cli import entry
 sys.argv = ["skilldeck", *sys.argv[1:]]
 entry()
 """
 
 
-def test_the_collector_waits_for_start_up_and_exit_skips_what_is_left() -> None:
+@pytest.mark.parametrize("args", [["list"], ["list", "--all"]])  # without click, and with it
+def test_the_collector_waits_for_start_up_and_exit_skips_what_is_left(args: list[str]) -> None:
     done = subprocess.run(
-        [sys.executable, "-c", _GC_PROBE, "list"],
+        [sys.executable, "-c", _GC_PROBE, *args],
         capture_output=True,
         text=True,
         timeout=60,
@@ -295,3 +295,57 @@ def test_the_collector_waits_for_start_up_and_exit_skips_what_is_left() -> None:
     assert lines["COMMAND"] == ["0", "True"]
     frozen, enabled = lines["EXIT"]
     assert int(frozen) > 10_000 and enabled == "True"  # what is left is frozen at exit
+
+
+def test_a_bare_list_runs_without_click_and_prints_what_click_prints(tmp_path: Path) -> None:
+    root = _catalog_with_a_config(tmp_path)
+    _modules_after(["list"])  # fills the cache
+    for args in (["list"], ["list", "--json"]):
+        modules, out = _modules_after(args)
+        assert "click" not in modules, args
+        assert "alpha-skill" in out
+        assert out == CliRunner().invoke(main, args).stdout, args  # through click's parser
+    modules, _ = _modules_after(["list", "--all"])  # any other word: click parses it
+    assert "click" in modules
+    (root / "gamma-skill").mkdir()
+    (root / "gamma-skill" / "SKILL.md").write_text(  # click strips escapes off a pipe
+        '---\nname: gamma-skill\ndescription: "Does \\e[31mred\\e[0m things. Use when testing."'
+        "\n---\n# Hi\n",  # YAML's \e is an escape character
+        encoding="utf-8",
+    )
+    for args in (["list"], ["list", "--json"]):
+        _, out = _modules_after(args)
+        assert "gamma-skill" in out and "\x1b" not in out
+        assert out == CliRunner().invoke(main, args).stdout, args
+    assert "Does red things" in out.replace("\\u001b[31m", "").replace("\\u001b[0m", "")
+
+
+def test_a_bare_list_fails_as_the_command_group_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = tmp_path / "project"
+    (project / ".git").mkdir(parents=True)
+    (project / ".skilldeck").mkdir()
+    (project / ".skilldeck" / "config.toml").write_text("[catalog\n", encoding="utf-8")
+    monkeypatch.chdir(project)
+    for args in (["list"], ["list", "--json"]):
+        plain = subprocess.run(
+            [sys.executable, "-m", "skilldeck", *args], capture_output=True, text=True, timeout=60
+        )
+        clicked = CliRunner().invoke(main, args)
+        assert plain.returncode == clicked.exit_code == 1, args
+        assert "CONFIG_INVALID" in plain.stdout + plain.stderr  # the test can fail
+        assert (plain.stdout, plain.stderr) == (clicked.stdout, clicked.stderr), args
+
+
+def test_a_store_named_by_the_environment_takes_the_command_line_path() -> None:
+    env = {**os.environ, "SKILLDECK_STORE": "postgresql://nowhere.invalid/x"}
+    code = (
+        "import sys\n"
+        "from skilldeck.cli import _plain\n"
+        "print(_plain.run(['list']), 'click' in sys.modules)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env
+    )
+    assert out.stdout.split() == ["False", "False"]  # nothing done: click parses --store

@@ -3,7 +3,8 @@
 Command modules register on ``main`` when imported; ``main`` imports the one a
 command needs when it runs (see ``_lazy``), so start-up stays small.
 ``entry`` is the console script: ``skilldeck --version`` answers without
-importing the command line at all.
+importing the command line at all, and a bare ``skilldeck list`` (or ``list --json``)
+runs without click (``_plain``).
 
 The cycle collector waits while a command starts (``entry`` pauses it until the
 command group's callback runs, ``_start_up_done``, which moves what start-up made
@@ -40,6 +41,10 @@ def entry() -> None:
     global _paused
     _paused = pause_collector()
     try:
+        from skilldeck.cli._plain import run
+
+        if run(sys.argv[1:]):  # a bare `skilldeck list` needs no parser (see _plain)
+            return
         from skilldeck.cli._app import main
 
         main(prog_name="skilldeck")

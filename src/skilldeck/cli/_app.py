@@ -18,13 +18,14 @@ import contextlib
 import functools
 import os
 import sys
-from collections.abc import Callable, Iterable
-from typing import Any, TypeVar
+from collections.abc import Callable
+from typing import Any, NoReturn, TypeVar
 
 import click
 
 import skilldeck
 from skilldeck.cli._lazy import LazyGroup
+from skilldeck.cli._plain import warn_untrusted_project
 
 _JSON_MODE = "skilldeck.json"
 
@@ -44,17 +45,6 @@ class SkilldeckGroup(LazyGroup):
             ctx.meta[_JSON_MODE] = True  # known before parsing, for a usage error's envelope
         try:
             return super().invoke(ctx)
-        except skilldeck.SkillError as exc:
-            if isinstance(exc, skilldeck.Cancelled) and not ctx.meta.get(_JSON_MODE):
-                click.echo("cancelled", err=True)  # a person's "no" is not a failure
-                sys.exit(EXIT_OK)
-            if ctx.meta.get(_JSON_MODE):
-                echo_json(error=exc)
-            else:
-                click.echo(f"error: {exc.message} [{exc.code}]", err=True)
-                if exc.hint:
-                    click.echo(f"hint: {exc.hint}", err=True)
-            sys.exit(EXIT_FINDINGS)
         except click.UsageError as exc:
             if not ctx.meta.get(_JSON_MODE):
                 raise
@@ -62,26 +52,45 @@ class SkilldeckGroup(LazyGroup):
             with contextlib.suppress(SystemExit):
                 echo_json(error=skilldeck.InvalidArgumentsError(exc.format_message()))
             sys.exit(EXIT_USAGE)
-        except BrokenPipeError:
-            # The reader went away (`skilldeck list | head`): stop quietly, as cat does.
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-            sys.exit(EXIT_FINDINGS)
-        except KeyboardInterrupt:
-            click.echo("interrupted", err=True)
-            sys.exit(130)
-        except OSError as exc:
-            where = f"{exc.filename}: " if exc.filename else ""
-            click.echo(f"error: {where}{exc.strerror or exc}", err=True)
-            if _about_state(exc):
-                # most often a home folder that is missing or read-only (a service user)
-                click.echo(
-                    "hint: skilldeck keeps its state under your home folder; make it "
-                    "writable, or point SKILLDECK_HOME (or XDG_DATA_HOME, XDG_CACHE_HOME, "
-                    "XDG_CONFIG_HOME) at a folder you own",
-                    err=True,
-                )
-            sys.exit(EXIT_USAGE)
+        except (skilldeck.SkillError, OSError, KeyboardInterrupt) as exc:
+            fail(exc, json_mode=bool(ctx.meta.get(_JSON_MODE)))
+
+
+def fail(exc: BaseException, *, json_mode: bool) -> NoReturn:
+    """The error boundary's answer to ``exc`` (see ``SkilldeckGroup``), for the group
+    and for the commands ``_plain`` runs without click."""
+    if isinstance(exc, skilldeck.SkillError):
+        if isinstance(exc, skilldeck.Cancelled) and not json_mode:
+            click.echo("cancelled", err=True)  # a person's "no" is not a failure
+            sys.exit(EXIT_OK)
+        if json_mode:
+            echo_json(error=exc)
+        else:
+            click.echo(f"error: {exc.message} [{exc.code}]", err=True)
+            if exc.hint:
+                click.echo(f"hint: {exc.hint}", err=True)
+        sys.exit(EXIT_FINDINGS)
+    if isinstance(exc, BrokenPipeError):
+        # The reader went away (`skilldeck list | head`): stop quietly, as cat does.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        sys.exit(EXIT_FINDINGS)
+    if isinstance(exc, KeyboardInterrupt):
+        click.echo("interrupted", err=True)
+        sys.exit(130)
+    if isinstance(exc, OSError):
+        where = f"{exc.filename}: " if exc.filename else ""
+        click.echo(f"error: {where}{exc.strerror or exc}", err=True)
+        if _about_state(exc):
+            # most often a home folder that is missing or read-only (a service user)
+            click.echo(
+                "hint: skilldeck keeps its state under your home folder; make it "
+                "writable, or point SKILLDECK_HOME (or XDG_DATA_HOME, XDG_CACHE_HOME, "
+                "XDG_CONFIG_HOME) at a folder you own",
+                err=True,
+            )
+        sys.exit(EXIT_USAGE)
+    raise exc
 
 
 def _about_state(exc: OSError) -> bool:
@@ -160,24 +169,6 @@ def main(ctx: click.Context) -> None:
         ctx.exit(EXIT_OK)
     if ctx.invoked_subcommand != "trust":
         warn_untrusted_project()
-
-
-def warn_untrusted_project() -> None:
-    """On stderr: which guarded settings of the project config file are ignored.
-
-    Silent when there is no project config file; problems with the file are
-    left to the command itself to report.
-    """
-    import skilldeck.config
-
-    try:
-        notices = skilldeck.config.project_notices()
-    except (skilldeck.SkillError, OSError):
-        return
-    for note in notices:
-        click.echo(f"warning: {note.message} [{note.code}]", err=True)
-        if note.hint:
-            click.echo(f"hint: {note.hint}", err=True)
 
 
 def complete_skill_names(ctx: click.Context, _param: click.Parameter, incomplete: str) -> list[str]:
@@ -312,42 +303,3 @@ def echo_json(data: Any = None, *, error: skilldeck.SkillError | None = None) ->
     click.echo(json.dumps(envelope, ensure_ascii=False, indent=2))
     if error is not None:
         sys.exit(EXIT_FINDINGS)
-
-
-_ROWS = "\x00rows\x00"  # stands for the streamed list in the encoded envelope
-_CHUNK = 1000  # rows per write: a write per row costs more than encoding it
-
-
-def echo_json_rows(data: dict[str, Any], key: str, rows: Iterable[Any]) -> None:
-    """``echo_json({**data, key: list(rows)})``, the same bytes, with the rows
-    encoded and written as they come: 100,000 of them never exist at once. Rows hold
-    no non-finite floats (msgspec writes NaN as null where json writes NaN)."""
-    import json
-
-    head = json.dumps(
-        {"ok": True, "data": {**skilldeck.json_safe(data), key: _ROWS}},
-        ensure_ascii=False,
-        indent=2,
-    )
-    before, after = head.split(json.dumps(_ROWS), 1)
-    line = before[before.rfind("\n") + 1 :]
-    pad = "\n" + " " * (len(line) - len(line.lstrip(" ")) + 2)  # the key's indent + 2
-    import msgspec  # its encoder and formatter write json.dumps's text 5x faster
-
-    encode, layout = msgspec.json.encode, msgspec.json.format
-    out: list[str] = []
-    first = True
-    for row in rows:
-        safe = skilldeck.json_safe(row)
-        try:
-            text = layout(encode(safe), indent=2).decode()
-        except (msgspec.EncodeError, UnicodeEncodeError, TypeError, ValueError):
-            text = json.dumps(safe, ensure_ascii=False, indent=2)  # lone surrogates
-        out.append(("[" if first else ",") + pad + text.replace("\n", pad))
-        first = False
-        if len(out) == _CHUNK:
-            click.echo(before + "".join(out), nl=False)
-            before = ""
-            out.clear()
-    close = "[]" if first else pad[:-2] + "]"
-    click.echo(before + "".join(out) + close + after)

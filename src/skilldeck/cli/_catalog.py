@@ -18,7 +18,7 @@ from skilldeck.cli._app import (
     recursive_option,
     root_option,
 )
-from skilldeck.cli._list import open_catalog
+from skilldeck.cli._listing import open_catalog
 from skilldeck.cli._stored import store_options
 
 if TYPE_CHECKING:

@@ -16,10 +16,7 @@ from collections.abc import Callable
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, TypeVar
 
-import click
-
 import skilldeck
-from skilldeck.cli._app import echo_json
 
 if TYPE_CHECKING:
     import skilldeck.execution
@@ -33,6 +30,7 @@ __all__ = [
     "active_executor",
     "postgres_api",
     "required_store",
+    "resolve_store",
     "store_errors",
     "store_options",
     "store_verify",
@@ -48,6 +46,8 @@ _ACTIVE: ContextVar[tuple[str, str] | None] = ContextVar("skilldeck_cli_store", 
 
 
 def postgres_api() -> Any:
+    import click
+
     try:
         import skilldeck.postgres as pg
     except ImportError as exc:  # pragma: no cover - the package ships with skilldeck
@@ -94,10 +94,10 @@ def _from_config(key: str) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def _resolve(store: str | None, tenant: str | None, roots: Any) -> tuple[str, str] | None:
+def resolve_store(store: str | None, tenant: str | None, roots: Any) -> tuple[str, str] | None:
     """(url, tenant) when the command should read the store, else ``None``."""
     if store and roots:
-        raise click.UsageError("give --store or --root, not both")
+        raise _usage("give --store or --root, not both")
     if roots:
         return None
     url = store or _from_config("url")
@@ -105,8 +105,14 @@ def _resolve(store: str | None, tenant: str | None, roots: Any) -> tuple[str, st
         return None
     chosen = tenant or _from_config("tenant")
     if not chosen:
-        raise click.UsageError(f"--tenant (or {TENANT_ENV}) is needed with a store")
+        raise _usage(f"--tenant (or {TENANT_ENV}) is needed with a store")
     return url, chosen
+
+
+def _usage(message: str) -> Exception:
+    import click  # this module is imported without click for a bare ``skilldeck list``
+
+    return click.UsageError(message)
 
 
 def store_options(func: F) -> F:
@@ -115,12 +121,14 @@ def store_options(func: F) -> F:
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         store, tenant = kwargs.pop("store_url", None), kwargs.pop("tenant", None)
-        chosen = _resolve(store, tenant, kwargs.get("roots"))
+        chosen = resolve_store(store, tenant, kwargs.get("roots"))
         token = _ACTIVE.set(chosen)
         try:
             return store_errors(func)(*args, **kwargs)
         finally:
             _ACTIVE.reset(token)
+
+    import click
 
     wrapped = click.option(
         "--tenant",
@@ -158,6 +166,8 @@ def stored_copy(name: str) -> str | None:
         return None
     import shutil
     import tempfile
+
+    import click
 
     tmp = tempfile.mkdtemp(prefix="skilldeck-store-show-")
     click.get_current_context().call_on_close(lambda: shutil.rmtree(tmp, ignore_errors=True))
@@ -202,6 +212,10 @@ def store_verify(names: tuple[str, ...], as_json: bool) -> bool:
     store = _store()
     if store is None:
         return False
+    import click
+
+    from skilldeck.cli._app import echo_json
+
     results = store.verify(names or None)
     ok = all(problem is None for _n, _v, problem in results)
     if as_json:
@@ -225,6 +239,8 @@ def store_verify(names: tuple[str, ...], as_json: bool) -> bool:
 
 
 def required_store(func: F) -> F:
+    import click
+
     return click.option(
         "--store",
         "store_url",

@@ -15,7 +15,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 
-from skilldeck._paths import dirs, install_base
+from skilldeck._paths import dirs, install_base, real_path
 
 __all__ = [
     "StatePlace",
@@ -90,7 +90,7 @@ def _resolve_state() -> list[StatePlace]:
     out: list[StatePlace] = []
     for path, what in places:
         shown = os.path.abspath(path)
-        place = StatePlace(shown, os.path.realpath(shown), what)
+        place = StatePlace(shown, real_path(shown), what)
         if all(place.real != p.real for p in out):
             out.append(place)
     return out
@@ -113,7 +113,7 @@ def _inside(path: str, root: str) -> bool:
 
 def _home() -> str | None:
     home = os.path.expanduser("~")
-    return os.path.realpath(home) if home and home != "~" else None
+    return real_path(home) if home and home != "~" else None
 
 
 def view_problem(path: str | os.PathLike[str], *, writable: bool) -> str | None:
@@ -126,7 +126,7 @@ def view_problem(path: str | os.PathLike[str], *, writable: bool) -> str | None:
     the state is allowed: bubblewrap hides the state inside it (:func:`hidden_inside`).
     """
     shown = os.path.abspath(path)
-    names = {shown, os.path.realpath(shown)}
+    names = {shown, real_path(shown)}
     for place in protected_state():
         for name in names:
             if any(_inside(name, s) for s in place.spellings()):
@@ -134,7 +134,7 @@ def view_problem(path: str | os.PathLike[str], *, writable: bool) -> str | None:
             if writable and any(_inside(s, name) for s in place.spellings()):
                 return f"{shown} contains skilldeck's own {place.what} ({place.real})"
     if writable:
-        envs = os.path.realpath(package_envs())
+        envs = real_path(package_envs())
         if any(_inside(name, envs) or _inside(envs, name) for name in names):
             return (
                 f"{shown} holds the Python environments every run shares ({envs}); "

@@ -21,6 +21,7 @@ from skilldeck._errors import (
     ScriptTimeoutError,
 )
 from skilldeck._ownstate import protected_state_fixed
+from skilldeck._paths import real
 from skilldeck.catalog import Trust
 from skilldeck.execution._approvals import ApprovalStore, FileApprovalStore
 from skilldeck.execution._env import build_env
@@ -101,7 +102,7 @@ def _skill_dir(skill: SkillLike) -> Path | None:
     path = Path(skill.path)
     if path.name == "SKILL.md" or path.is_file():
         path = path.parent
-    return path.resolve()
+    return real(path)
 
 
 def _manifest_flag(skill: SkillLike, name: str, default: Any) -> Any:

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from skilldeck._errors import ConfigError, InvalidArgumentsError
 from skilldeck._ownstate import view_problem
-from skilldeck._paths import find_project_root
+from skilldeck._paths import find_project_root, real
 
 __all__ = [
     "Mount",
@@ -77,8 +77,8 @@ def project_workdir(cwd: Path) -> tuple[Path, bool]:
     """The repository root above ``cwd`` (``True``), else ``cwd`` itself (``False``)."""
     root = find_project_root(cwd)
     if root is not None:
-        return root.resolve(), True
-    return cwd.resolve(), False
+        return real(root), True
+    return real(cwd), False
 
 
 def check_workdir(path: str) -> Path:

@@ -16,6 +16,7 @@ from typing import Any
 
 from skilldeck._errors import PathNotAllowedError, SandboxUnavailableError
 from skilldeck._ownstate import protected_state_fixed, view_problem
+from skilldeck._paths import real, real_path
 from skilldeck.execution._access import Need, RunAs, choose_user, rx
 from skilldeck.execution._mounts import (
     Mount,
@@ -136,7 +137,7 @@ def sandbox_choice(cfg: ExecConfig, skill: str) -> tuple[SandboxStatus | None, s
 
 def _current_folder(cwd: Path | None) -> Path | None:
     try:
-        return (cwd if cwd is not None else Path.cwd()).resolve()
+        return real(cwd if cwd is not None else Path.cwd())
     except OSError:
         return None
 
@@ -147,7 +148,7 @@ def too_broad(folder: Path) -> bool:
     folder, or a folder holding skilldeck's own state (a home that is a git
     repository, a project holding ``XDG_*`` folders). Such a run works in a fresh
     empty folder instead."""
-    shared = ("/", os.path.realpath("/tmp"), os.path.realpath("/var/tmp"))  # noqa: S108
+    shared = ("/", real_path("/tmp"), real_path("/var/tmp"))  # noqa: S108
     return str(folder) in shared or view_problem(folder, writable=True) is not None
 
 

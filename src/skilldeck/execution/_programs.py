@@ -21,6 +21,8 @@ import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from skilldeck._paths import real_path
+
 __all__ = ["Program", "find_program", "program_roots"]
 
 _SHIM_EXEC = re.compile(rb'exec\s+"?([^"\s]+?)"?\s+exec\s+"?(?:\$program|\$\{0##\*/\}|[\w.+-]+)"?')
@@ -120,7 +122,7 @@ def _prefix_of(path: str) -> str | None:
 def program_roots(path: str) -> tuple[str, ...]:
     """Folders ``path`` needs: its install prefix, the resolved one, a venv's base."""
     roots: list[str] = []
-    for cand in (path, os.path.realpath(path)):
+    for cand in (path, real_path(path)):
         prefix = _prefix_of(cand)
         folder = prefix or str(Path(cand).parent)
         if folder not in roots:
@@ -141,7 +143,7 @@ def _venv_base(prefix: str) -> str | None:
     for line in text.splitlines():
         key, sep, value = line.partition("=")
         if sep and key.strip() == "home":
-            home = os.path.realpath(value.strip())
+            home = real_path(value.strip())
             return _prefix_of(home + "/python") or home
     return None
 

@@ -21,7 +21,7 @@ from skilldeck._errors import (
     PathNotAllowedError,
     ScriptFailedError,
 )
-from skilldeck._paths import script_relpath
+from skilldeck._paths import real, script_relpath
 from skilldeck._tree import walk_skill
 from skilldeck.execution._packages import python_for
 
@@ -110,8 +110,8 @@ def _resolve_script(skill: str, skill_dir: Path, script: str) -> Path:
             path=rel,
             hint="move the program into scripts/",
         )
-    scripts = (skill_dir / "scripts").resolve()
-    full = (skill_dir / rel).resolve()
+    scripts = real(skill_dir / "scripts")
+    full = real(skill_dir / rel)
     if not scripts.is_relative_to(skill_dir) or not full.is_relative_to(scripts):
         raise PathNotAllowedError(
             f"{rel} leaves the skill's scripts/ folder",

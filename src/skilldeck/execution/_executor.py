@@ -25,7 +25,7 @@ from skilldeck._paths import real
 from skilldeck.catalog import Trust
 from skilldeck.execution._approvals import ApprovalStore, FileApprovalStore
 from skilldeck.execution._env import build_env
-from skilldeck.execution._native import Helper, find_helper
+from skilldeck.execution._native import Helper, find_helper, forget_helper_runs
 from skilldeck.execution._packages import missing_module_hint
 from skilldeck.execution._plan import Plan, hand_over, make_plan, report
 from skilldeck.execution._programs import python_roots
@@ -523,6 +523,8 @@ class Executor:
                 pass_fds=helper.pass_fds,
             )
         except OSError as exc:
+            if helper.kind == "native":
+                forget_helper_runs()  # checked in an earlier process, maybe no longer true
             if exc.errno == errno.E2BIG:
                 raise InvalidArgumentsError(
                     "the arguments are too long for one command line",
@@ -536,9 +538,10 @@ class Executor:
                 hint="check that Python and /proc are usable; see skilldeck sandbox status",
             ) from exc
         if plan.sandboxed and cap.returncode == 1 and cap.head.startswith(b"bwrap: "):
-            # bubblewrap itself failed (the probe may be remembered from an earlier
-            # process): the next run probes again instead of trusting that memo
+            # bubblewrap itself failed, or could not start the helper (both may be
+            # remembered from an earlier process): the next run probes them again
             forget_usable()
+            forget_helper_runs()
         return self._result(skill.name, call.target, plan, cap, isolation)
 
     def _result(

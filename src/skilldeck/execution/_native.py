@@ -47,7 +47,7 @@ from skilldeck._statedir import (
     write_file_at,
 )
 
-__all__ = ["Helper", "find_helper"]
+__all__ = ["Helper", "find_helper", "forget_helper_runs"]
 
 _HERE = Path(__file__).resolve().parent
 _C_SOURCE = _HERE / "_helper.c"
@@ -173,6 +173,29 @@ def _works(helper: Helper) -> bool:
     return done.returncode == 125 and done.stderr.startswith(b"skilldeck-helper: bad arguments")
 
 
+def _runs_here(helper: Helper, digest: str) -> bool:
+    """:func:`_works`, remembered across processes while nothing it depends on changed
+    (``_probe_memo``: a stale memo fails a run, never weakens one, and is dropped)."""
+    from skilldeck.execution import _probe_memo as memo
+
+    stamp = memo.stamp(f"sealed launch helper {digest}")
+    if stamp is not None and memo.remembered(memo.HELPER, stamp):
+        return True
+    if not _works(helper):
+        memo.forget(memo.HELPER)
+        return False
+    if stamp is not None:
+        memo.remember(memo.HELPER, stamp)
+    return True
+
+
+def forget_helper_runs() -> None:
+    """The compiled helper failed to start a run: the next process tries it again."""
+    from skilldeck.execution import _probe_memo
+
+    _probe_memo.forget(_probe_memo.HELPER)
+
+
 def _verified_binary(tag: str) -> bytes | None:
     """The cached binary when its MAC verifies, else a fresh build (stored with its MAC).
 
@@ -223,9 +246,9 @@ def _native_helper() -> Helper | None:
             data = None
         fd = _sealed(data, f"skilldeck-helper-{tag}") if data is not None else None
         helper = None
-        if fd is not None:
+        if fd is not None and data is not None:
             helper = Helper((f"/proc/self/fd/{fd}",), "native", f"helper-{tag} (sealed copy)", fd)
-            if not _works(helper):
+            if not _runs_here(helper, bytes_digest(data)):
                 os.close(fd)
                 helper = None
         _cache[tag] = helper

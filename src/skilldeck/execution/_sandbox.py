@@ -107,7 +107,7 @@ def usable_sandbox(
     """:func:`probe_sandbox` without the version: what a run needs (one process fewer).
 
     Once per process; ``remembered``: a probe that worked in an earlier process
-    stands in while nothing it depends on changed (``_bwrap_memo``: only "works" is
+    stands in while nothing it depends on changed (``_probe_memo``: only "works" is
     kept, and a run that finds bubblewrap broken forgets it)."""
     path = bwrap or shutil.which("bwrap")
     as_root = os.geteuid() == 0
@@ -122,11 +122,11 @@ def usable_sandbox(
 
 def forget_usable() -> None:
     """bubblewrap failed to start a run: probe it again (this process and the next)."""
-    from skilldeck.execution import _bwrap_memo
+    from skilldeck.execution import _probe_memo
 
     with _lock:
         _probes.clear()
-    _bwrap_memo.forget()
+    _probe_memo.forget(_probe_memo.BWRAP)
 
 
 def _version(path: str) -> str | None:
@@ -159,27 +159,30 @@ def _probe(path: str | None, as_root: bool, *, remembered: bool = False) -> Sand
         return SandboxStatus(False, None, None, "bwrap is not installed", as_root, False)
     if not os.path.isfile(path):
         return SandboxStatus(False, None, None, f"bwrap is not installed at {path}", as_root, False)
-    from skilldeck.execution import _bwrap_memo
+    from skilldeck.execution import _probe_memo as memo
 
     argv = _probe_argv(path, as_root)
-    stamp = _bwrap_memo.stamp(path, argv)
+    try:
+        stamp = memo.stamp("\0".join(argv), memo.file_stamp(path))
+    except OSError:
+        stamp = None
     works = SandboxStatus(True, path, None, None, as_root, not as_root)
-    if remembered and stamp is not None and _bwrap_memo.remembered(stamp):
+    if remembered and stamp is not None and memo.remembered(memo.BWRAP, stamp):
         return works
     try:
         proc = subprocess.run(
             argv, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=20, check=False
         )
     except (OSError, subprocess.SubprocessError) as exc:
-        _bwrap_memo.forget()
+        memo.forget(memo.BWRAP)
         return SandboxStatus(False, path, None, f"bwrap cannot start: {exc}", as_root, False)
     if proc.returncode != 0:
-        _bwrap_memo.forget()
+        memo.forget(memo.BWRAP)
         detail = (proc.stderr or proc.stdout).strip().splitlines()
         reason = "bwrap failed: " + (detail[-1] if detail else f"exit status {proc.returncode}")
         return SandboxStatus(False, path, None, reason, as_root, False)
     if stamp is not None:
-        _bwrap_memo.remember(stamp)
+        memo.remember(memo.BWRAP, stamp)
     return works
 
 

@@ -1,5 +1,5 @@
-"""The bubblewrap probe remembered across processes: only "works", and never trusted
-beyond what it was checked for."""
+"""Probes remembered across processes (bubblewrap works, the sealed launch helper
+runs): only "works", and never trusted beyond what it was checked for."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from skilldeck.execution import _sandbox
+from skilldeck.execution import _native, _probe_memo, _sandbox
 
 from .conftest import MakeSkill, executor, needs_bwrap
 
@@ -103,6 +103,32 @@ def test_a_stale_memo_fails_the_run_and_is_forgotten(make_skill: MakeSkill, worl
     assert result.success and result.output == "hi\n"
     assert result.isolation["sandbox"] == "none"
     assert "No permissions" in result.isolation["fallback"]
+
+
+def test_the_helper_check_is_remembered_for_the_same_binary_only() -> None:
+    """A remembered check stands in for running the helper (a helper that cannot
+    run passes for the checked binary), a different binary is checked again, and a
+    failed check drops the memo."""
+    _native._cache.clear()  # a new process: the helper is checked, and that remembered
+    helper = _native.find_helper()
+    if helper.kind != "native":
+        pytest.skip("no compiled launch helper here (no C compiler)")
+    assert _probe_memo.remembered(
+        _probe_memo.HELPER, _probe_memo.stamp(f"sealed launch helper {_digest(helper)}") or b""
+    )
+    broken = _native.Helper(("/bin/false",), "native", "not a helper")
+    assert _native._runs_here(broken, _digest(helper))  # remembered: not started
+    assert not _native._runs_here(broken, "sha256:another-binary")  # started: it fails
+    assert not _native._runs_here(broken, _digest(helper))  # the memo went with it
+    assert _native._runs_here(helper, _digest(helper))  # checked again, remembered again
+    assert _native._runs_here(broken, _digest(helper))
+
+
+def _digest(helper: _native.Helper) -> str:
+    from skilldeck._digest import bytes_digest
+
+    with open(helper.argv[0], "rb") as fh:
+        return bytes_digest(fh.read())
 
 
 @pytest.fixture(autouse=True)

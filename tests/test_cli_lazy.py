@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -349,3 +350,20 @@ def test_a_store_named_by_the_environment_takes_the_command_line_path() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env
     )
     assert out.stdout.split() == ["False", "False"]  # nothing done: click parses --store
+
+
+@pytest.mark.parametrize("fast_after", [0, 2, 1000])
+def test_json_rows_are_the_one_envelope_whichever_encoder_writes_them(
+    fast_after: int, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from skilldeck.cli import _plain
+
+    monkeypatch.setattr(_plain, "_FAST_AFTER", fast_after)  # json first, msgspec after
+    rows = [
+        {"name": "a", "description": 'tab\there \u2028 “q” \\ / "x" \x1b[0m é', "n": 1.5},
+        {"name": "b", "tags": ["x", "y"], "none": None, "ok": True, "nested": {"k": [1, {}]}},
+        {"name": "c", "empty": [], "big": 10**20, "neg": -0.25},
+    ]
+    _plain.echo_json_rows({"root": "/r"}, "skills", iter(rows))
+    expected = {"ok": True, "data": {"root": "/r", "skills": rows}}
+    assert capsys.readouterr().out == json.dumps(expected, ensure_ascii=False, indent=2) + "\n"

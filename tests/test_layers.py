@@ -245,7 +245,7 @@ TESTS = Path(__file__).resolve().parent
 #: facades (skilldeck.events, .tools, .config, ...), the CLI or the MCP server.
 PRIVATE_IMPORTS_ALLOWED: dict[str, str] = {
     "test_public_api.py": "pins the top level's own table (_EXPORTS)",
-    "test_cli_lazy.py": "checks the CLI's lazy command map (cli._lazy) against its modules",
+    "test_cli_lazy.py": "the CLI's lazy command map (cli._lazy), and its click-free path (_plain)",
     "exec/test_launch_helper.py": "the launch helper's argv protocol, native and Python twin",
     "exec/test_policy_rules.py": "the env allowlist and approval decision table, row by row",
     "format/test_yaml_fastpath.py": "the YAML fast path agrees with the full loader",

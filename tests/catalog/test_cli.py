@@ -210,8 +210,9 @@ def test_run_from_the_home_folder_its_skills_are_the_users_once(
 def test_list_json_is_streamed_as_the_one_envelope(
     runner: CliRunner, tmp_path: Path, make_skill: MakeSkill
 ) -> None:
-    """The rows are written as they are encoded (1,000 a write), and the bytes are
-    exactly those of the one indented envelope every command prints."""
+    """The rows are written as they are encoded (1,000 a write; json encodes the first
+    1,000, msgspec the rest), and the bytes are exactly those of the one indented
+    envelope every command prints."""
     root = tmp_path / "many"
     for i in range(1203):
         make_skill(

@@ -31,8 +31,9 @@ corpus and scores, summed over the models given:
   first 80 words, at most 8 a skill), as one more text scored by max-similarity,
   blended with the shipped text's cosine, or averaged into one vector; scored like
   the fusions, and the best section's cosine as an abstention feature, over all
-  sections and over each skill's first one to four (what a cheaper variant would
-  embed). This embeds some 15,000 texts per model (the corpus's bodies): minutes
+  sections, over each skill's first one to four and over those whose heading says
+  what the skill is for ("When to use", "Overview", "Examples": what a cheaper
+  variant would embed). This embeds some 15,000 texts per model (the corpus's bodies): minutes
   of CPU.
 
 Every score is given five-fold cross-validated (requests dealt to folds in turn)
@@ -67,6 +68,8 @@ TUNING = ("routing.jsonl", "routing_tuning2.jsonl")
 WEIGHTS = (0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7)
 FOLDS = 5
 FIRST_SECTIONS = (1, 2, 3, 4)  # cheaper variants: each skill's first sections only
+# a heading that says what a skill is for ("When to use", "Overview", "Examples")
+_WHAT_FOR = re.compile(r"when|use|trigger|example|purpose|overview|about|what", re.I)
 
 
 class Request:
@@ -297,12 +300,13 @@ def _sections(body: str) -> list[tuple[str, str]]:
 def skill_units(catalog: Any, index: Any, semantic: Any) -> dict[str, Any]:
     """Each skill's texts besides the shipped one, embedded: ``{kind: matrix}`` for
     one text a skill (zero rows where a skill has none) and ``sections`` as
-    ``(skill of each row, matrix, place of the section in its skill from 0)``."""
+    ``(skill of each row, matrix, place of the section in its skill from 0, whether
+    its heading says what the skill is for)``."""
     from skilldeck.tools._searchindex import _skill_md_path
 
     metas = {m.name: m for m in skilldeck.SkillRuntime(catalog).visible_skills()}
     texts: dict[str, list[str]] = {k: [] for k in ("desc", "para", "headings", "tags")}
-    owners, order, sections = [], [], []
+    owners, order, what_for, sections = [], [], [], []
     for i, doc in enumerate(index.documents):
         meta, name = metas[doc.name], doc.name.replace("-", " ")
         text = Path(_skill_md_path(meta) or "").read_text("utf-8", errors="replace")
@@ -318,6 +322,7 @@ def skill_units(catalog: Any, index: Any, semantic: Any) -> dict[str, Any]:
         for k, (heading, prose) in enumerate(parts[:8]):
             owners.append(i)
             order.append(k)
+            what_for.append(bool(_WHAT_FOR.search(heading)))
             lead = f"{name} - {heading}" if heading else name
             sections.append(f"{lead}: {' '.join(prose.split()[:80])}")
 
@@ -328,7 +333,7 @@ def skill_units(catalog: Any, index: Any, semantic: Any) -> dict[str, Any]:
         return m / np.maximum(np.linalg.norm(m, axis=1, keepdims=True), 1e-12)
 
     out: dict[str, Any] = {k: embed(v) for k, v in texts.items()}
-    out["sections"] = (np.array(owners), embed(sections), np.array(order))
+    out["sections"] = (np.array(owners), embed(sections), np.array(order), np.array(what_for))
     return out
 
 
@@ -338,7 +343,7 @@ def representations(models: list[Any], units: dict[str, Any], names: Sequence[st
     per_model = []
     for spec, matrix, reqs in models:
         u = units[spec]
-        owners, rows, order = u["sections"]
+        owners, rows, order, what_for = u["sections"]
         centroid = matrix.astype("float64").copy()
         np.add.at(centroid, owners, rows)
         centroid /= np.linalg.norm(centroid, axis=1, keepdims=True)
@@ -350,11 +355,14 @@ def representations(models: list[Any], units: dict[str, Any], names: Sequence[st
             np.maximum.at(best_section, owners, rows @ q)
             best_section = np.where(np.isfinite(best_section), best_section, shipped)
             one = {k: u[k] @ q for k in ("desc", "para", "headings", "tags")}
-            for first in FIRST_SECTIONS:  # the best of each skill's first sections only
-                keep = order < first
-                best_first = np.full(len(names), -np.inf)
-                np.maximum.at(best_first, owners[keep], rows[keep] @ q)
-                one[f"first {first}"] = np.where(np.isfinite(best_first), best_first, shipped)
+            # the best of each skill's first sections only, and of those that say
+            # what the skill is for
+            for label, keep in [(f"first {f}", order < f) for f in FIRST_SECTIONS] + [
+                ("what for", what_for)
+            ]:
+                best_of = np.full(len(names), -np.inf)
+                np.maximum.at(best_of, owners[keep], rows[keep] @ q)
+                one[label] = np.where(np.isfinite(best_of), best_of, shipped)
             cosines.append((shipped, best_section, one, centroid @ q))
         per_model.append((reqs, cosines))
     variants: dict[str, Callable[[Any, Any, Any, Any], Any]] = {
@@ -372,10 +380,12 @@ def representations(models: list[Any], units: dict[str, Any], names: Sequence[st
         "description + 0.5 best section": lambda s, b, o, c: (o["desc"] + 0.5 * b) / 1.5,
         "mean vector of the shipped text and sections": lambda s, b, o, c: c,
     }
-    for first in FIRST_SECTIONS:
+    for first in [*FIRST_SECTIONS, 0]:
         for blend in (0.25, 0.5):
-            variants[f"+ {blend} best of the first {first} sections"] = (
-                lambda s, b, o, c, f=first, x=blend: (s + x * o[f"first {f}"]) / (1 + x)
+            key = f"first {first}" if first else "what for"
+            what = f"the first {first} sections" if first else "what-for sections"
+            variants[f"+ {blend} best of {what}"] = lambda s, b, o, c, k=key, x=blend: (
+                (s + x * o[k]) / (1 + x)
             )
     for label, pick in variants.items():
         grid = {w: [0] * len(SET_OF) for w in WEIGHTS}
@@ -394,6 +404,10 @@ def representations(models: list[Any], units: dict[str, Any], names: Sequence[st
             ("lexical + best + best section", lambda s, b, o: [float(s.max()), float(b.max())]),
             ("lexical + best section", lambda s, b, o: [float(b.max())]),
             ("lexical + best of any text", lambda s, b, o: [max(float(s.max()), float(b.max()))]),
+            (
+                "lexical + best + best what-for",
+                lambda s, b, o: [float(s.max()), float(o["what for"].max())],
+            ),
         ]
         for first in FIRST_SECTIONS:
             features += [

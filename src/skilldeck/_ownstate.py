@@ -12,7 +12,6 @@ import contextlib
 import os
 from collections.abc import Iterable, Iterator
 from contextvars import ContextVar
-from dataclasses import dataclass
 from pathlib import Path
 
 from skilldeck._paths import dirs, install_base, real_path
@@ -27,14 +26,18 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
 class StatePlace:
     """One folder of skilldeck's own state, as configured (``path``) and resolved
-    (``real``); ``what`` names it in messages."""
+    (``real``); ``what`` names it in messages. Never changed once made; not a
+    dataclass (nothing compares or copies one, and making a dataclass costs a run's
+    start-up about 4 M instructions)."""
 
-    path: str
-    real: str
-    what: str
+    __slots__ = ("path", "real", "what")
+
+    def __init__(self, path: str, real: str, what: str) -> None:
+        self.path = path
+        self.real = real
+        self.what = what
 
     def spellings(self) -> tuple[str, ...]:
         return (self.path,) if self.path == self.real else (self.path, self.real)

@@ -107,19 +107,25 @@ class ApprovalRequest:
 Approver = Callable[[ApprovalRequest], bool | None]
 
 
-@dataclass(frozen=True, slots=True)
 class ApprovalDecision:
     """Whether a run may start, must ask, and whether a yes is remembered.
 
     ``action`` is ``run`` or ``ask``; ``reason`` is one of ``auto_read_only``,
     ``approved``, ``first_run``, ``changed``, ``always_ask``, ``untrusted``;
     ``stored_fallback`` means a stored approval may stand in when no one can be asked.
+    Never changed once made; not a dataclass (nothing compares or copies one, and
+    making a dataclass costs every run's start-up about 4 M instructions).
     """
 
-    action: str
-    reason: str
-    persist: bool
-    stored_fallback: bool = False
+    __slots__ = ("action", "persist", "reason", "stored_fallback")
+
+    def __init__(
+        self, action: str, reason: str, persist: bool, stored_fallback: bool = False
+    ) -> None:
+        self.action = action
+        self.reason = reason
+        self.persist = persist
+        self.stored_fallback = stored_fallback
 
     def to_dict(self) -> dict[str, Any]:
         return {"action": self.action, "reason": self.reason, "persist": self.persist}

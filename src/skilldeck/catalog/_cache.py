@@ -37,7 +37,7 @@ import os
 import struct
 import sys
 import zlib
-from itertools import chain
+from itertools import chain, filterfalse
 from pathlib import Path
 from typing import Any
 
@@ -571,13 +571,13 @@ def _chunk(part: list[Row], tables: _Tables | None) -> bytes | None:
     if len(cols) != 11:
         return None
     texts = chain(
-        (key for key, _sig, _rec in part),
+        [key for key, _sig, _rec in part],
         cols[1],
         cols[2],
         chain.from_iterable(chain(*cols[3:7])),
-        (t for row in chain(cols[9], cols[10]) if row is not None for t in row if t is not None),
+        (t for row in filter(None, chain(cols[9], cols[10])) for t in row if t.__class__ is str),
     )
-    if not _utf8(texts, bools=True):
+    if not _utf8(texts):
         return None
     if tables is None:
         return b""
@@ -592,12 +592,11 @@ def _chunk(part: list[Row], tables: _Tables | None) -> bytes | None:
         return None
 
 
-def _utf8(texts: Any, *, bools: bool = False) -> bool:
-    """Is every one of ``texts`` a string that can be UTF-8 (``bools``: or a bool)?"""
-    if bools:
-        texts = (t for t in texts if t.__class__ is not bool)
+def _utf8(texts: Any) -> bool:
+    """Is every one of ``texts`` a string that can be UTF-8 (only the ones that are
+    not ASCII, told in constant time, are encoded to see)?"""
     try:
-        "".join(texts).encode("utf-8")
+        "".join(filterfalse(str.isascii, texts)).encode("utf-8")
     except (UnicodeEncodeError, TypeError):
         return False
     return True

@@ -381,13 +381,16 @@ def raw_diagnostics(obj: SkillMetadata | CatalogEntry) -> tuple[Diagnostic, ...]
 def with_code(metas: Sequence[SkillMetadata], code: str) -> list[tuple[int, Diagnostic]]:
     """The position of each of ``metas`` with a diagnostic ``code`` and the first such
     diagnostic, without expanding packed diagnostics that cannot hold it."""
-    get, needle = _META_DIAGNOSTICS.__get__, code.encode()
+    needle = code.encode()
+    held = map(_META_DIAGNOSTICS.__get__, metas)  # as held: packed or not, no expanding
+    maybe = [
+        i
+        for i, raw in enumerate(held)
+        if raw and (raw.__class__ is not bytes or needle in raw)  # the few that may hold it
+    ]
     out: list[tuple[int, Diagnostic]] = []
-    for i, meta in enumerate(metas):
-        raw = get(meta)
-        if not raw or (raw.__class__ is bytes and needle not in raw):
-            continue
-        found = next((d for d in meta.diagnostics if d.code == code), None)
+    for i in maybe:
+        found = next((d for d in metas[i].diagnostics if d.code == code), None)
         if found is not None:
             out.append((i, found))
     return out

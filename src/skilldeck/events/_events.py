@@ -30,7 +30,6 @@ import contextlib
 import dataclasses
 import datetime as _dt
 import json
-import logging
 import os
 import re
 import threading
@@ -75,7 +74,6 @@ __all__ = [
     "redact_text",
 ]
 
-_log = logging.getLogger("skilldeck.events")
 
 REDACTED = "[REDACTED]"
 MAX_ERRORS = 100
@@ -349,6 +347,9 @@ class EventBus:
                     raise
                 self.errors.append(exc)
                 self.failures += 1
+                import logging  # only a failing sink logs: not imported for every bus
+
+                _log = logging.getLogger("skilldeck.events")
                 _log.warning("event sink %r failed on %s: %s", sink, event.kind, exc)
 
 

@@ -15,7 +15,6 @@ many sessions. The two calls a front end needs are stable:
 from __future__ import annotations
 
 import json
-import logging
 import operator
 import os
 import time
@@ -77,8 +76,6 @@ __all__ = [
     "RuntimeOptions",
     "SkillRuntime",
 ]
-
-_log = logging.getLogger("skilldeck.runtime")
 
 
 class SkillRuntime:
@@ -300,7 +297,9 @@ class SkillRuntime:
         except SkillError as exc:
             envelope = error_envelope(exc)
         except Exception as exc:
-            _log.exception("tool %s failed", name)
+            import logging  # only a failing tool logs: not imported for every runtime
+
+            logging.getLogger("skilldeck.runtime").exception("tool %s failed", name)
             envelope = error_envelope(exc)
         self._finish(session, name, args, envelope, started)
         if raised is not None:

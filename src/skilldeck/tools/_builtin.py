@@ -21,12 +21,7 @@ from typing import TYPE_CHECKING, Any
 from skilldeck._errors import SkillUnavailableError, ToolNotAllowedError
 from skilldeck._tree import is_text
 from skilldeck.config import TOOL_KEYS
-from skilldeck.events import (
-    AllowedToolsPolicyChanged,
-    FileRead,
-    SearchPerformed,
-    SkillLoaded,
-)
+from skilldeck.events import SearchPerformed
 from skilldeck.format import listing_description
 from skilldeck.tools._envelope import ToolResult, ToolWarning
 from skilldeck.tools._policy import decide_policy
@@ -212,6 +207,11 @@ class BuiltinTools:
         return self.load_skill(call, by_host=False)
 
     def load_skill(self, call: ToolCall, *, by_host: bool) -> ToolResult:
+        from skilldeck.events import (
+            AllowedToolsPolicyChanged,
+            SkillLoaded,
+        )  # (a search never builds them)
+
         name = str(call.arguments["name"])
         self.rt.resolve_skill(name, call.session, by_host=by_host)
         limit = self.rt.options.max_body_bytes
@@ -296,6 +296,8 @@ class BuiltinTools:
         return ToolResult(data, tuple(warnings))
 
     def read_file(self, call: ToolCall) -> ToolResult:
+        from skilldeck.events import FileRead
+
         name = str(call.arguments["name"])
         relpath = str(call.arguments["path"])
         meta = self.rt.resolve_skill(name, call.session)

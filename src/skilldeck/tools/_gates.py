@@ -13,7 +13,7 @@ from skilldeck._errors import (
     ToolNotAllowedError,
     ToolPolicyDeniedError,
 )
-from skilldeck.events import ApprovalAsked, ApprovalDenied, ApprovalGranted, Event, ToolCallBlocked
+from skilldeck.events import Event
 from skilldeck.tools._envelope import ToolResult
 from skilldeck.tools._governance import (
     ConfirmCallback,
@@ -48,6 +48,8 @@ class AllowedToolsGate(WrappingSurface):
             policy = call.session.policy
             reason = call.session.refusal(call.spec)
             if reason is not None:
+                from skilldeck.events import ToolCallBlocked  # only a refusal builds its class
+
                 self.emit(
                     ToolCallBlocked(
                         session_id=call.session.id,
@@ -150,6 +152,8 @@ class GovernedSurface(WrappingSurface):
         self, call: ToolCall, inner: Handler, request: GovernanceRequest, verdict: Verdict
     ) -> ToolResult:
         cid = confirmation_id(call.spec.name, call.arguments)
+        from skilldeck.events import ApprovalAsked, ApprovalDenied, ApprovalGranted
+
         if call.session.is_approved(call.spec.name, cid):
             return inner(call)
         sid, skill, target = call.session.id, request.skill, call.spec.name
@@ -181,6 +185,8 @@ class GovernedSurface(WrappingSurface):
         )
 
     def _blocked(self, call: ToolCall, code: str, reason: str) -> None:
+        from skilldeck.events import ToolCallBlocked
+
         policy = call.session.policy
         self.emit(
             ToolCallBlocked(

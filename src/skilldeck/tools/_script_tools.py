@@ -13,7 +13,6 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from skilldeck._errors import Cancelled, SkillError
-from skilldeck.events import ApprovalAsked, ApprovalDenied, ApprovalGranted, ScriptRun
 from skilldeck.tools._builtin import truncated_warning
 from skilldeck.tools._envelope import ToolResult, ToolWarning
 from skilldeck.tools._session import DeclaredBinding, Session
@@ -112,6 +111,8 @@ class ScriptTools:
         run: Callable[..., RunResult],
     ) -> ToolResult:
         catalog, emit = self.runtime.catalog, self.runtime.emit
+        from skilldeck.events import ScriptRun  # (a run builds its class: a search never does)
+
         kwargs: dict[str, Any] = {"trust": catalog.trust(address)}
         if self.approver is not None:
             kwargs["approver"] = self._observed(call.session, self.approver)
@@ -156,6 +157,8 @@ class ScriptTools:
         emit = self.runtime.emit
 
         def ask(request: ApprovalRequest) -> bool | None:
+            from skilldeck.events import ApprovalAsked, ApprovalDenied, ApprovalGranted
+
             common: dict[str, Any] = {
                 "session_id": session.id,
                 "skill": request.skill,

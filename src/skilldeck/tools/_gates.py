@@ -7,6 +7,7 @@ its own code; see :mod:`skilldeck.tools._tools` for how they stack.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from skilldeck._errors import (
     ToolConfirmationRequiredError,
@@ -15,18 +16,17 @@ from skilldeck._errors import (
 )
 from skilldeck.events import Event
 from skilldeck.tools._envelope import ToolResult
-from skilldeck.tools._governance import (
-    ConfirmCallback,
-    Decision,
-    GovernanceHook,
-    GovernanceRequest,
-    Verdict,
-    confirmation_id,
-    normalise_decision,
-)
 from skilldeck.tools._schema import validate_arguments
 from skilldeck.tools._session import Session
 from skilldeck.tools._tools import Handler, Tool, ToolCall, ToolSurface, WrappingSurface
+
+if TYPE_CHECKING:  # a runtime without a governance hook never imports its classes
+    from skilldeck.tools._governance import (
+        ConfirmCallback,
+        GovernanceHook,
+        GovernanceRequest,
+        Verdict,
+    )
 
 __all__ = ["AllowedToolsGate", "GovernedSurface", "ValidatedSurface"]
 
@@ -101,6 +101,8 @@ class GovernedSurface(WrappingSurface):
         self.emit = emit
 
     def _ask(self, request: GovernanceRequest) -> Verdict:
+        from skilldeck.tools._governance import Decision, Verdict, normalise_decision
+
         try:
             return normalise_decision(self.hook(request))
         except Exception as exc:  # a broken hook must not open the gate
@@ -109,6 +111,8 @@ class GovernedSurface(WrappingSurface):
     def _request(
         self, session: Session, tool: Tool, phase: str, arguments: dict[str, object] | None
     ) -> GovernanceRequest:
+        from skilldeck.tools._governance import GovernanceRequest
+
         policy = session.policy
         return GovernanceRequest(
             tool=tool.spec.name,
@@ -124,6 +128,8 @@ class GovernedSurface(WrappingSurface):
         )
 
     def expose(self, session: Session, tool: Tool) -> Tool | None:
+        from skilldeck.tools._governance import Decision
+
         if not session.permits(tool.spec):
             # contracted by allowed-tools first: the hook is not asked about it
             return None
@@ -131,6 +137,8 @@ class GovernedSurface(WrappingSurface):
         return None if verdict.decision is Decision.DENY else tool
 
     def guard(self, session: Session, tool: Tool) -> Tool:
+        from skilldeck.tools._governance import Decision
+
         def check(call: ToolCall, inner: Handler) -> ToolResult:
             request = self._request(call.session, tool, "call", dict(call.arguments))
             verdict = self._ask(request)
@@ -151,6 +159,8 @@ class GovernedSurface(WrappingSurface):
     def _confirm(
         self, call: ToolCall, inner: Handler, request: GovernanceRequest, verdict: Verdict
     ) -> ToolResult:
+        from skilldeck.tools._governance import confirmation_id
+
         cid = confirmation_id(call.spec.name, call.arguments)
         from skilldeck.events import ApprovalAsked, ApprovalDenied, ApprovalGranted
 

@@ -30,11 +30,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from skilldeck.format import ToolPattern
 from skilldeck.tools._envelope import ToolWarning
 from skilldeck.tools._tools import ToolSpec
+
+if TYPE_CHECKING:  # annotations only: a search never imports the manifest's classes
+    from skilldeck.format import ToolPattern
 
 __all__ = [
     "BASELINE_TOOLS",

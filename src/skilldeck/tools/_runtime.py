@@ -40,8 +40,6 @@ from skilldeck.search import SearchIndex
 from skilldeck.tools._builtin import BuiltinTools, builtin_tools
 from skilldeck.tools._envelope import error_envelope
 from skilldeck.tools._gates import AllowedToolsGate, GovernedSurface, ValidatedSurface
-from skilldeck.tools._governance import ConfirmCallback, GovernanceHook
-from skilldeck.tools._invoke import Invoked, split_arguments, substitute_arguments
 from skilldeck.tools._options import (
     VERB_FIRST_PARAMETER_NAMES,
     VERB_FIRST_TOOL_NAMES,
@@ -69,6 +67,8 @@ if TYPE_CHECKING:
     from skilldeck.config import Config
     from skilldeck.disclosure import Tier1Format
     from skilldeck.execution import Approver, Executor
+    from skilldeck.tools._governance import ConfirmCallback, GovernanceHook
+    from skilldeck.tools._invoke import Invoked
 
 __all__ = [
     "VERB_FIRST_PARAMETER_NAMES",
@@ -501,6 +501,8 @@ class SkillRuntime:
         limited to the skill's ``allowed-tools`` when it has them), returned as
         ``Invoked.session``. Emits the same events as ``skills_load``.
         """
+        from skilldeck.tools._invoke import Invoked, split_arguments, substitute_arguments
+
         entry = self.resolve_skill(name, session, by_host=True)
         meta = entry.metadata
         if not getattr(meta, "user_invocable", True):

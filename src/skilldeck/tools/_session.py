@@ -20,7 +20,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from skilldeck._errors import SkillNotFoundError
-from skilldeck.format import ToolPattern
 from skilldeck.tools._policy import AllowedToolsPolicy
 
 if TYPE_CHECKING:
@@ -215,6 +214,8 @@ class Session:
         if policy.enforced:
             ceilings = (*ceilings, policy)
         if tools is not None:
+            from skilldeck.format import ToolPattern  # (the manifest's classes: not for a search)
+
             patterns = tuple(ToolPattern.parse(t) for t in tools if t.strip())
             ceilings = (
                 *ceilings,

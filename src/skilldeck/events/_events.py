@@ -29,6 +29,7 @@ import collections
 import contextlib
 import dataclasses
 import datetime as _dt
+import functools
 import json
 import os
 import re
@@ -237,15 +238,16 @@ class ListSink:
 # ---------------------------------------------------------------------------
 # redaction
 
-_SECRET_KEY = re.compile(
+# The patterns are compiled on the first redaction (``_patterns``): a process whose
+# events reach no sink (a search, a listing) never compiles them.
+_KEY_NAME = (
     r"(pass(word|wd|phrase)?|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key"
-    r"|credential|authorization|(^|[_\-.])auth($|[_\-.])|cookie|session[_-]?key|signature)",
-    re.IGNORECASE,
+    r"|credential|authorization|(^|[_\-.])auth($|[_\-.])|cookie|session[_-]?key|signature)"
 )
-_KEY_SUFFIX = re.compile(r"(^|[_\-.])(key|pat|pwd)$", re.IGNORECASE)
+_KEY_SUFFIX = r"(^|[_\-.])(key|pat|pwd)$"
 
 # Credentials recognised by their shape wherever they appear in a string.
-_SECRET_VALUE = re.compile(
+_VALUE_SHAPES = (
     r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(-----END [A-Z ]*PRIVATE KEY-----|\Z)"
     r"|\b(sk|rk|pk)-(ant-|proj-|live-|test-|svcacct-)?[A-Za-z0-9_\-]{16,}"
     r"|\bgh[pousr]_[A-Za-z0-9]{20,}"
@@ -259,8 +261,7 @@ _SECRET_VALUE = re.compile(
     r"|\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"
     r"|(?<=[Bb]earer )[A-Za-z0-9._~+/\-]{8,}=*"
     r"|(?<=[Bb]asic )(?=[A-Za-z0-9+/]{0,200}(?:[0-9+/=]|[a-z][A-Z]))[A-Za-z0-9+/]{12,}=*"
-    r"|(?<=://)[^/\s:@]+:[^/\s@]+(?=@)",
-    re.DOTALL,
+    r"|(?<=://)[^/\s:@]+:[^/\s@]+(?=@)"
 )
 
 # The last word of a name that holds a secret: ``OPENAI_API_KEY``, ``password``,
@@ -275,16 +276,26 @@ _CREDENTIAL_NAME_END = (
 # ``"name": "value"`` (JSON or YAML text inside a string) and ``--name value`` flags.
 # A name starts at a boundary and is at most 64 characters long, so the work per
 # character is bounded: linear on any input.
-_SECRET_ASSIGNMENT = re.compile(
+_ASSIGNMENT = (
     r"(?P<lead>(?<![A-Za-z0-9_.\-])[A-Za-z0-9_.\-]{0,64}?" + _CREDENTIAL_NAME_END + r"[\"']?"
     r"(?:\s*=\s*|\s*:\s*(?=[\"'])|(?<=[\"']):\s*)[\"']?)"
     r"(?P<value>[^\s\"'&;,()\[\]{}]{1,1024})"
     r"|(?P<flag>(?<![A-Za-z0-9_\-])--[A-Za-z0-9\-]{0,64}?"
     + _CREDENTIAL_NAME_END
     + r"(?:=|\s+)[\"']?)"
-    r"(?P<flagvalue>[^\s\"'&;]{1,1024})",
-    re.IGNORECASE,
+    r"(?P<flagvalue>[^\s\"'&;]{1,1024})"
 )
+
+
+@functools.cache
+def _patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    """The secret key name, key suffix, secret value and secret assignment patterns."""
+    return (
+        re.compile(_KEY_NAME, re.IGNORECASE),
+        re.compile(_KEY_SUFFIX, re.IGNORECASE),
+        re.compile(_VALUE_SHAPES, re.DOTALL),
+        re.compile(_ASSIGNMENT, re.IGNORECASE),
+    )
 
 
 def _redact_assignment(match: re.Match[str]) -> str:
@@ -306,14 +317,16 @@ def redact_text(text: str) -> str:
     """``text`` with credentials replaced by ``[REDACTED]``: known token shapes,
     private keys, URL passwords, and the values of secret-named assignments
     (``OPENAI_API_KEY=…``, ``password=…``, ``--token …``, ``"api_key": "…"``)."""
-    return _SECRET_ASSIGNMENT.sub(_redact_assignment, _SECRET_VALUE.sub(REDACTED, text))
+    _, _, value, assignment = _patterns()
+    return assignment.sub(_redact_assignment, value.sub(REDACTED, text))
 
 
 _MAX_DEPTH = 20
 
 
 def _is_secret_key(key: str) -> bool:
-    return bool(_SECRET_KEY.search(key) or _KEY_SUFFIX.search(key))
+    name, suffix, _, _ = _patterns()
+    return bool(name.search(key) or suffix.search(key))
 
 
 def _is_number(value: Any) -> bool:

@@ -52,9 +52,7 @@ __all__ = [
     "NEVER",
     "SIG_SIZE",
     "AboutRow",
-    "CommandStamp",
     "InvocationRow",
-    "KeptCommands",
     "Listing",
     "MetadataCache",
     "Record",
@@ -450,44 +448,6 @@ def _hash(data: bytes) -> str:
     return f"{zlib.crc32(data):08x}{zlib.adler32(data):08x}"
 
 
-#: what ``shutil.which`` read to answer for one command: for the command and each
-#: PATH entry's file of that name, its ``os.stat`` as (mode, uid, gid, inode, device,
-#: size, mtime_ns, ctime_ns), ``None`` where there is none (``_resolve.command_stamp``)
-CommandStamp = tuple[tuple[int, ...] | None, ...]
-
-#: a command's answer (found on PATH) and the stamp it was given under, by command
-KeptCommands = dict[str, tuple[bool, CommandStamp]]
-
-_COMMANDS = "commands.found"
-"""The file of kept PATH answers in the cache folder (one for every root: the answers
-depend on PATH, not on a root; not an ``.idx``, so not among the pruned roots)."""
-
-
-def _commands_of(data: bytes, path: str, who: tuple[int, ...]) -> KeptCommands:
-    """The kept answers in ``data`` if they were kept for ``path`` and the same user
-    and groups, every value's type checked (empty: other, damaged or foreign)."""
-    try:
-        kept = marshal.loads(data)  # noqa: S302 (as in _header_of)
-    except _ERRORS:
-        return {}
-    if not (type(kept) is tuple and len(kept) == 4 and type(kept[3]) is dict):
-        return {}
-    stamp, was_path, was_who, answers = kept
-    if stamp != parser_stamp() or was_path != path or was_who != who:
-        return {}
-    for cmd, pair in answers.items():
-        if not (type(cmd) is str and type(pair) is tuple and len(pair) == 2):
-            return {}
-        found, files = pair
-        if not (type(found) is bool and type(files) is tuple):
-            return {}
-        for st in files:
-            if st is not None and not (type(st) is tuple and _only(st, _INT)):
-                return {}
-    checked: KeptCommands = answers
-    return checked
-
-
 class MetadataCache:
     """Reads and writes the index of one root under ``directory``."""
 
@@ -556,36 +516,6 @@ class MetadataCache:
         except OSError:
             return  # a cache that cannot be written only costs speed
         self._prune()
-
-    def commands(self, path: str, who: tuple[int, ...]) -> KeptCommands:
-        """The answers kept by ``save_commands`` for this PATH string and user ``who``
-        (uid, gid and groups: ``os.access`` depends on them), by command; empty when
-        none, other or damaged. The caller serves one only while its stamp holds."""
-        if not cache_folder(self.directory):
-            return {}
-        try:
-            with open(self.directory / _COMMANDS, "rb") as fh:
-                data = fh.read()
-        except (OSError, ValueError):
-            return {}
-        return _commands_of(data, path, who)
-
-    def save_commands(self, path: str, who: tuple[int, ...], answers: KeptCommands) -> None:
-        """Keep ``answers`` for this PATH string and user (atomically; replaces the
-        answers of any other PATH; failures are ignored: they only cost speed)."""
-        from skilldeck._atomic import replacing  # only writers need it
-
-        try:
-            data = marshal.dumps((parser_stamp(), path, who, answers), _MARSHAL)
-        except ValueError:  # a PATH or command that marshal cannot write
-            return
-        try:
-            if not cache_folder(self.directory, create=True):
-                return
-            with replacing(self.directory / _COMMANDS, mode=0o600, durable=False) as fh:
-                fh.write(data)
-        except (OSError, ValueError):
-            return
 
     def _prune(self) -> None:
         """Keep the ``MAX_FILES`` most recently used root files (roots come and go)."""

@@ -223,11 +223,7 @@ class Catalog:
         self._lock = threading.RLock()
         self._state: State | None = None
         self._resolver = Resolver(
-            self.config,
-            self.sources,
-            check_requirements=check_requirements,
-            environ=environ,
-            cache=self._cache,
+            self.config, self.sources, check_requirements=check_requirements, environ=environ
         )
         self._last_found: builtins.list[Discovery] = []
         self._snapshots: SnapshotMaker | None = None  # made by the first snapshot()

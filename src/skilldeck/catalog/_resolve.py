@@ -23,7 +23,6 @@ from typing import Any
 from skilldeck._diagnostics import Diagnostic
 from skilldeck._errors import SkillError
 from skilldeck.catalog import _codes as C
-from skilldeck.catalog._cache import CommandStamp, KeptCommands, MetadataCache
 from skilldeck.catalog._model import (
     CatalogEntry,
     SkillMetadata,
@@ -39,7 +38,7 @@ from skilldeck.config import Config
 
 __all__ = [
     "Batch", "ByName", "Candidate", "Listed", "Requirements", "Resolver", "State", "Stores",
-    "changed", "collapse", "command_stamp",
+    "changed", "collapse",
 ]  # fmt: skip
 
 _ENABLED = SkillStatus.ENABLED
@@ -189,13 +188,11 @@ class Resolver:
         *,
         check_requirements: bool,
         environ: Mapping[str, str] | None,
-        cache: MetadataCache | None = None,
     ) -> None:
         self.config = config
         self.sources = tuple(sources)
         self.check_requirements = check_requirements
         self._environ = environ
-        self._cache = cache  # keeps the PATH answers (``Requirements``)
         # the last resolve, for reuse: name -> entries (its State's by_name), and the
         # candidates of the names that had more than one (one candidate: its entry's
         # metadata; no tuple per name kept for 100,000 names that have one)
@@ -223,7 +220,7 @@ class Resolver:
                 tuple(diags),
                 tuple(roots),
             )
-        checker = Requirements(self._environ, self._cache) if self.check_requirements else None
+        checker = Requirements(self._environ) if self.check_requirements else None
         disabled = set(self.config.disabled)
         plugin_paths = self.disabled_plugin_paths()
         simple = not disabled and not plugin_paths and self.config.enabled_bundled is None
@@ -367,7 +364,7 @@ class Resolver:
         """Would every skill with requirements keep its status now (PATH, env)?"""
         if not self.check_requirements:
             return True
-        checker = Requirements(self._environ, self._cache)
+        checker = Requirements(self._environ)
         disabled = set(self.config.disabled)
         plugins = self.disabled_plugin_paths()
         sources = {s.name: s for s in self.sources}
@@ -391,7 +388,7 @@ class Resolver:
         first, more = groups.first, groups.more
         if len(previous) != len(first):
             return False
-        checker = Requirements(self._environ, self._cache) if self.check_requirements else None
+        checker = Requirements(self._environ) if self.check_requirements else None
         disabled = set(self.config.disabled)
         plugins = self.disabled_plugin_paths()
         for name, meta in first.items():
@@ -517,44 +514,19 @@ def _size(meta: SkillMetadata) -> int:
 
 
 class Requirements:
-    """Checks ``requires`` (commands on PATH, environment variables), memoised.
+    """Checks ``requires`` (commands on PATH, environment variables), memoised."""
 
-    A command is looked up with ``shutil.which``, the one rule. With a ``cache``,
-    its answer is kept (``MetadataCache.save_commands``) under the stamp of the
-    files that rule reads (``command_stamp``) and served again, without importing
-    shutil, while the PATH string, the user and every stamp are unchanged."""
-
-    def __init__(
-        self, environ: Mapping[str, str] | None, cache: MetadataCache | None = None
-    ) -> None:
+    def __init__(self, environ: Mapping[str, str] | None) -> None:
         self.env = environ if environ is not None else os.environ
         self.path = self.env.get("PATH", os.defpath)
         self._which: dict[str, bool] = {}
-        # elsewhere ``which`` also tries each PATHEXT ending, which the stamp misses
-        self._cache = cache if os.name == "posix" else None
-        self._kept: KeptCommands | None = None
 
     def has_command(self, cmd: str) -> bool:
-        found = self._which.get(cmd)
-        if found is None:
-            found = self._which[cmd] = self._look_up(cmd)
-        return found
+        if cmd not in self._which:
+            import shutil  # only skills that require commands need it
 
-    def _look_up(self, cmd: str) -> bool:
-        cache = self._cache
-        if cache is None:
-            return _which(cmd, self.path)
-        who = (os.getuid(), os.getgid(), *sorted(os.getgroups()))
-        if self._kept is None:
-            self._kept = cache.commands(self.path, who)
-        stamp = command_stamp(self.path, cmd)  # taken first: a change after it shows
-        kept = self._kept.get(cmd)
-        if kept is not None and kept[1] == stamp:
-            return kept[0]
-        found = _which(cmd, self.path)
-        self._kept[cmd] = (found, stamp)
-        cache.save_commands(self.path, who, self._kept)
-        return found
+            self._which[cmd] = shutil.which(cmd, path=self.path) is not None
+        return self._which[cmd]
 
     def check(self, meta: SkillMetadata) -> tuple[list[str], tuple[Diagnostic, ...]]:
         if not (meta.requires_commands or meta.requires_env or meta.requires_other):
@@ -595,42 +567,3 @@ class Requirements:
                 )
             )
         return missing, tuple(notes)
-
-
-def _which(cmd: str, path: str) -> bool:
-    """Is ``cmd`` a command on ``path`` (``shutil.which``: the one rule)?"""
-    import shutil  # only a command not kept, or kept under an old stamp, needs it
-
-    return shutil.which(cmd, path=path) is not None
-
-
-def command_stamp(path: str, cmd: str) -> CommandStamp:
-    """The stamp of every file ``shutil.which(cmd, path=path)`` may read on POSIX:
-    ``cmd`` itself (what it reads for a name with a slash) and each PATH entry's
-    file named ``cmd``, resolved as ``which`` would resolve them now (a relative one
-    from the working folder, links followed): each one's ``os.stat`` as mode,
-    owner, group, inode, device, size and times, or ``None`` where none is. Whether
-    a command is found depends only on these (exists, executable for the user, not
-    a folder): a command added, removed, ``chmod``-ed or ``chown``-ed, a link
-    retargeted or a PATH folder swapped changes the stamp. It decides nothing:
-    ``_which`` answers."""
-    out: list[tuple[int, ...] | None] = []
-    for name in (cmd, *(os.path.join(folder, cmd) for folder in path.split(os.pathsep))):
-        try:
-            st = os.stat(name)
-        except (OSError, ValueError):
-            out.append(None)
-            continue
-        out.append(
-            (
-                st.st_mode,
-                st.st_uid,
-                st.st_gid,
-                st.st_ino,
-                st.st_dev,
-                st.st_size,
-                st.st_mtime_ns,
-                st.st_ctime_ns,
-            )
-        )
-    return tuple(out)

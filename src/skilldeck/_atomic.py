@@ -1,4 +1,4 @@
-"""Atomic file writes (config, lock and approval files, and every cache) and
+"""Atomic file writes (config, lock, approval and state files, and every cache) and
 inter-process locks."""
 
 from __future__ import annotations
@@ -8,6 +8,17 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
+
+# a temp file is always a new name: never a link or a file someone planted
+_NEW_FILE = (
+    os.O_WRONLY
+    | os.O_CREAT
+    | os.O_EXCL
+    | getattr(os, "O_NOFOLLOW", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+    | getattr(os, "O_BINARY", 0)
+)
+_fchmod = getattr(os, "fchmod", None)
 
 __all__ = [
     "atomic_write_bytes",
@@ -41,45 +52,61 @@ def replacing(
     mode: int = 0o644,
     durable: bool = True,
     folder_mode: int = 0o777,
+    dir_fd: int | None = None,
 ) -> Iterator[BinaryIO]:
     """A file to write ``path``'s new content into: readers see the old or the new
     file, never half of one.
 
-    The block writes a temp file beside ``path``, which is renamed over it when the
-    block ends without an error and removed otherwise. ``durable``: the file and
-    its folder are fsync'd (config, lock and approval files); a cache leaves that
-    out, since after a crash it is old, new or unreadable, which only costs a
-    rebuild. A missing folder is made with ``folder_mode`` (less the umask).
+    The block writes a temp file beside ``path`` (a new name, never a link
+    followed), which gets ``mode`` and is renamed over ``path`` when the block ends
+    without an error, and is removed otherwise. ``durable``: the file and its folder
+    are fsync'd (config, lock, approval and state files); a cache leaves that out,
+    since after a crash it is old, new or unreadable, which only costs a rebuild.
+    A missing folder is made with ``folder_mode`` (less the umask). ``dir_fd``:
+    ``path`` is a name in that open folder (state folders, opened without
+    following links: ``_statedir``), and no folder is made.
     """
-    import tempfile  # imported by writers only, like filelock below
-
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True, mode=folder_mode)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    name = os.fspath(path)
+    nonce = os.urandom(6).hex()
+    if dir_fd is None:
+        target = Path(name)
+        target.parent.mkdir(parents=True, exist_ok=True, mode=folder_mode)
+        tmp = str(target.parent / f".{target.name}.{nonce}.tmp")
+    else:
+        tmp = f".{name}.{nonce}.tmp"
+    fd = os.open(tmp, _NEW_FILE, 0o600, dir_fd=dir_fd)
     try:
         with os.fdopen(fd, "wb") as fh:
             yield fh
             if durable:
                 fh.flush()
                 os.fsync(fh.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, target)
+            if _fchmod is not None:
+                _fchmod(fh.fileno(), mode)
+        if _fchmod is None:  # Windows before 3.13 (and never with dir_fd there)
+            os.chmod(tmp, mode)
+        os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
     except BaseException:
         with contextlib.suppress(OSError):
-            os.unlink(tmp)
+            os.unlink(tmp, dir_fd=dir_fd)
         raise
     if durable:
         with contextlib.suppress(OSError):
-            dfd = os.open(target.parent, os.O_RDONLY)
+            if dir_fd is not None:
+                os.fsync(dir_fd)
+                return
+            dfd = os.open(Path(name).parent, os.O_RDONLY)
             try:
                 os.fsync(dfd)
             finally:
                 os.close(dfd)
 
 
-def atomic_write_bytes(path: str | os.PathLike[str], data: bytes, *, mode: int = 0o644) -> None:
+def atomic_write_bytes(
+    path: str | os.PathLike[str], data: bytes, *, mode: int = 0o644, dir_fd: int | None = None
+) -> None:
     """Write ``data`` to ``path`` durably and atomically (``replacing``)."""
-    with replacing(path, mode=mode) as fh:
+    with replacing(path, mode=mode, dir_fd=dir_fd) as fh:
         fh.write(data)
 
 

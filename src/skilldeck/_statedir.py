@@ -233,21 +233,11 @@ def read_file_at(
 
 
 def write_file_at(dir_fd: int, name: str, data: bytes, *, mode: int = 0o600) -> None:
-    """Write ``name`` in ``dir_fd`` atomically (new temp file, fsync, rename over)."""
-    tmp = f".{name}.{os.urandom(6).hex()}.tmp"
-    fd = os.open(
-        tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC, mode, dir_fd=dir_fd
-    )
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp, dir_fd=dir_fd)
-        raise
+    """Write ``name`` in ``dir_fd`` durably and atomically (``_atomic.replacing``:
+    a new temp file, fsync'd, renamed over)."""
+    from skilldeck._atomic import atomic_write_bytes
+
+    atomic_write_bytes(name, data, mode=mode, dir_fd=dir_fd)
 
 
 def remove_tree_at(dir_fd: int, name: str) -> None:

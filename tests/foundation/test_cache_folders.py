@@ -147,3 +147,27 @@ def test_a_failed_write_keeps_the_old_file_and_leaves_no_temp_file(tmp_path: Pat
         fh.write(b"new")
     assert target.read_bytes() == b"new"
     assert target.stat().st_mode & 0o777 == 0o600
+
+
+def test_state_files_written_in_an_open_folder_follow_the_same_rule(tmp_path: Path) -> None:
+    """State files (lockfile, intents, remembered probes) are written relative to a
+    folder opened without following links, by the same writer: old or new, never
+    half, no temp file left, the mode asked for whatever the umask."""
+    from skilldeck._statedir import O_DIR, write_file_at
+
+    (tmp_path / "skills.lock").write_bytes(b"old")
+    fd = os.open(tmp_path, O_DIR)
+    old_umask = os.umask(0o077)
+    try:
+        with pytest.raises(RuntimeError), replacing("skills.lock", dir_fd=fd) as fh:
+            fh.write(b"half")
+            raise RuntimeError("interrupted")
+        assert (tmp_path / "skills.lock").read_bytes() == b"old"
+        assert _files(tmp_path) == ["skills.lock"]
+        write_file_at(fd, "skills.lock", b"new", mode=0o644)
+    finally:
+        os.umask(old_umask)
+        os.close(fd)
+    assert (tmp_path / "skills.lock").read_bytes() == b"new"
+    assert (tmp_path / "skills.lock").stat().st_mode & 0o777 == 0o644
+    assert _files(tmp_path) == ["skills.lock"]

@@ -22,7 +22,14 @@ def test_the_command_map_names_every_command_and_its_module() -> None:
     import skilldeck.cli
 
     found = {m.name for m in pkgutil.iter_modules(skilldeck.cli.__path__)}
-    helpers = {"_app", "_lazy", "_listing", "_plain", "_stored"}  # no commands of their own
+    helpers = {
+        "_app",
+        "_lazy",
+        "_listing",
+        "_plain",
+        "_showing",
+        "_stored",
+    }  # no commands of their own
     assert set(_lazy.MODULES) == found - helpers, "add the new module to MODULES"
     _lazy.load_all()
     registered = {
@@ -367,3 +374,126 @@ def test_json_rows_are_the_one_envelope_whichever_encoder_writes_them(
     _plain.echo_json_rows({"root": "/r"}, "skills", iter(rows))
     expected = {"ok": True, "data": {"root": "/r", "skills": rows}}
     assert capsys.readouterr().out == json.dumps(expected, ensure_ascii=False, indent=2) + "\n"
+
+
+# The command line as click runs it (the reference ``_plain`` must match byte for byte).
+_THROUGH_CLICK = (
+    "import sys\n"
+    "from skilldeck.cli._app import main\n"
+    "sys.argv = ['skilldeck', *sys.argv[1:]]\n"
+    "main(prog_name='skilldeck')\n"
+)
+
+
+def _both_ways(args: list[str]) -> tuple[subprocess.CompletedProcess[str], ...]:
+    """``args`` run by the console script's entry (``_plain`` where it may) and by click."""
+    return tuple(
+        subprocess.run(
+            [sys.executable, *how, *args], capture_output=True, text=True, timeout=60, check=False
+        )
+        for how in (["-m", "skilldeck"], ["-c", _THROUGH_CLICK])
+    )
+
+
+def test_show_name_runs_without_click_and_answers_as_click_does(tmp_path: Path) -> None:
+    root = _catalog_with_a_config(tmp_path)
+    (root / "broken-skill").mkdir()  # invalid: exit status 1 and its diagnostics
+    (root / "broken-skill" / "SKILL.md").write_text(
+        "---\nname: Broken_Skill\ndescription: \x1b[31mred\x1b[0m\n---\n", encoding="utf-8"
+    )
+    (root / "gamma-skill" / "scripts").mkdir(parents=True)
+    (root / "gamma-skill" / "scripts" / "go.py").write_text("print(1)\n", encoding="utf-8")
+    (root / "gamma-skill" / "SKILL.md").write_text(  # click strips escapes off a pipe
+        '---\nname: gamma-skill\ndescription: "Does \\e[31mred\\e[0m things. Use when testing."'
+        "\nlicense: MIT\nmetadata:\n  team: x\n---\n# Hi\n",
+        encoding="utf-8",
+    )
+    _modules_after(["list"])  # fills the cache
+    for args in (["show", "beta-skill"], ["show", "gamma-skill", "--json"]):
+        modules, out = _modules_after(args)
+        assert "click" not in modules, args
+        assert "skill" in out  # the test can fail: it printed the skill
+    cases = {
+        ("show", "beta-skill"): 0,
+        ("show", "beta-skill", "--json"): 0,
+        ("show", "gamma-skill"): 0,
+        ("show", "gamma-skill", "--json"): 0,
+        ("show", str(root / "alpha-skill" / "SKILL.md")): 0,  # a path
+        ("show", "broken-skill"): 1,  # invalid
+        ("show", "broken-skill", "--json"): 1,
+        ("show", "no-such-skill"): 1,  # not in the catalog
+        ("show", "no-such-skill", "--json"): 1,
+        ("show", "no/such/path"): 2,  # a usage problem: click's usage line and hint
+        ("show", "no/such/path", "--json"): 2,
+        ("show", str(root)): 2,  # a folder of several skills
+        ("show", str(root), "--json"): 2,
+        ("show", "--json", "beta-skill"): 0,  # another order: click parses it
+    }
+    for args, status in cases.items():
+        plain, clicked = _both_ways(list(args))
+        assert plain.returncode == status, (args, plain.stderr)
+        assert (plain.stdout, plain.stderr, plain.returncode) == (
+            clicked.stdout,
+            clicked.stderr,
+            clicked.returncode,
+        ), args
+    plain, _ = _both_ways(["show", "gamma-skill"])
+    assert "scripts/go.py" in plain.stdout and "\x1b" not in plain.stdout
+    assert "metadata.team: x" in plain.stdout.replace("  ", " ").replace("  ", " ")
+    plain, _ = _both_ways(["show", "no/such/path"])
+    assert plain.stderr.startswith("Usage: skilldeck show [OPTIONS] NAME|PATH\n")
+
+
+def test_show_name_warns_and_fails_as_the_command_group_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = tmp_path / "project"
+    (project / ".git").mkdir(parents=True)
+    (project / ".skilldeck").mkdir()
+    config = project / ".skilldeck" / "config.toml"
+    config.write_text('[execution]\nsandbox = "none"\n', encoding="utf-8")  # ignored: untrusted
+    monkeypatch.chdir(project)
+    plain, clicked = _both_ways(["show", "skill-authoring"])
+    assert plain.returncode == 0 and "warning:" in plain.stderr  # the test can fail
+    assert (plain.stdout, plain.stderr) == (clicked.stdout, clicked.stderr)
+    config.write_text("[catalog\n", encoding="utf-8")  # a broken project config file
+    for args in (["show", "skill-authoring"], ["show", "skill-authoring", "--json"]):
+        plain, clicked = _both_ways(args)
+        assert plain.returncode == clicked.returncode == 1, args
+        assert "CONFIG_INVALID" in plain.stdout + plain.stderr  # the test can fail
+        assert (plain.stdout, plain.stderr) == (clicked.stdout, clicked.stderr), args
+
+
+def test_show_name_on_a_terminal_is_coloured_as_click_colours_it(tmp_path: Path) -> None:
+    import pty
+
+    folder = tmp_path / "lint-me"
+    folder.mkdir()
+    (folder / "SKILL.md").write_text(  # a warning: its diagnostic line is styled too
+        "---\nname: lint-me\ndescription: short\nfoo: bar\n---\n# Hi\n", encoding="utf-8"
+    )
+    env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "TERM")}
+    outputs = []
+    for how in (["-m", "skilldeck"], ["-c", _THROUGH_CLICK]):
+        leader, follower = pty.openpty()
+        with subprocess.Popen(
+            [sys.executable, *how, "show", str(folder)],
+            stdout=follower,
+            stderr=subprocess.PIPE,
+            env=env,
+        ) as proc:
+            os.close(follower)
+            chunks = []
+            while True:
+                try:
+                    chunk = os.read(leader, 65536)
+                except OSError:  # the terminal closed: the command is done
+                    break
+                if not chunk:
+                    break
+                chunks.append(chunk)
+            proc.wait(timeout=60)
+        os.close(leader)
+        outputs.append(b"".join(chunks))
+    assert b"\x1b[1m" in outputs[0] and b"lint-me" in outputs[0]  # the test can fail
+    assert outputs[0] == outputs[1]

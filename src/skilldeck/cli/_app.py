@@ -25,7 +25,14 @@ import click
 
 import skilldeck
 from skilldeck.cli._lazy import LazyGroup
-from skilldeck.cli._plain import warn_untrusted_project
+from skilldeck.cli._plain import (  # the command modules import these from here
+    EXIT_FINDINGS as EXIT_FINDINGS,
+    EXIT_OK as EXIT_OK,
+    EXIT_USAGE as EXIT_USAGE,
+    colour_for,
+    echo_json as echo_json,
+    warn_untrusted_project,
+)
 
 _JSON_MODE = "skilldeck.json"
 
@@ -48,12 +55,31 @@ class SkilldeckGroup(LazyGroup):
         except click.UsageError as exc:
             if not ctx.meta.get(_JSON_MODE):
                 raise
-            # a JSON caller gets the envelope for a bad argument too (exit status 2)
-            with contextlib.suppress(SystemExit):
-                echo_json(error=skilldeck.InvalidArgumentsError(exc.format_message()))
-            sys.exit(EXIT_USAGE)
+            _usage_json(exc)
         except (skilldeck.SkillError, OSError, KeyboardInterrupt) as exc:
             fail(exc, json_mode=bool(ctx.meta.get(_JSON_MODE)))
+
+
+def _usage_json(exc: click.UsageError) -> NoReturn:
+    """A JSON caller gets the envelope for a bad argument too (exit status 2)."""
+    with contextlib.suppress(SystemExit):
+        echo_json(error=skilldeck.InvalidArgumentsError(exc.format_message()))
+    sys.exit(EXIT_USAGE)
+
+
+def fail_usage(exc: click.UsageError, argv: list[str], *, json_mode: bool) -> NoReturn:
+    """A usage problem of a command ``_plain`` ran without click, answered as click
+    answers it: the envelope for a JSON caller, else the command's usage line, the
+    help hint and the message on stderr (exit status 2)."""
+    if json_mode:
+        _usage_json(exc)
+    parent = main.make_context("skilldeck", list(argv))
+    command = main.get_command(parent, argv[0])
+    if command is None:  # pragma: no cover - _plain runs only commands of the tree
+        raise exc
+    exc.ctx = command.make_context(argv[0], list(argv[1:]), parent=parent)
+    exc.show()
+    sys.exit(exc.exit_code)
 
 
 def fail(exc: BaseException, *, json_mode: bool) -> NoReturn:
@@ -111,10 +137,6 @@ def _about_state(exc: OSError) -> bool:
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-EXIT_OK = 0
-EXIT_FINDINGS = 1
-EXIT_USAGE = 2
-
 
 _COLOUR = "skilldeck.color"
 
@@ -124,12 +146,7 @@ def use_colour() -> bool | None:
     (the default) none when ``NO_COLOR`` is set or ``TERM=dumb``, else click's
     choice (colour only on a terminal)."""
     ctx = click.get_current_context(silent=True)
-    chosen = ctx.meta.get(_COLOUR, "auto") if ctx is not None else "auto"
-    if chosen == "always":
-        return True
-    if chosen == "never" or os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb":
-        return False
-    return None
+    return colour_for(ctx.meta.get(_COLOUR, "auto") if ctx is not None else "auto")
 
 
 def _set_colour(ctx: click.Context, _param: click.Parameter, value: str) -> str:
@@ -286,20 +303,3 @@ def json_option(func: F) -> F:
 def formats_option(*choices: str) -> Callable[[F], F]:
     """``--format`` with other formats (the first is the default), plus ``--json``."""
     return _output_options("fmt", choices)
-
-
-def echo_json(data: Any = None, *, error: skilldeck.SkillError | None = None) -> None:
-    """The one JSON output of every command, the tool envelope's shape:
-    ``{"ok": true, "data": ...}``, or ``{"ok": false, "error": {code, message,
-    hint}}`` (with the report in ``data`` when there is one, as for a check that
-    found problems) and exit status 1."""
-    import json
-
-    envelope: dict[str, Any] = {"ok": error is None}
-    if error is not None:
-        envelope["error"] = error.to_dict()
-    if data is not None or error is None:
-        envelope["data"] = skilldeck.json_safe(data)
-    click.echo(json.dumps(envelope, ensure_ascii=False, indent=2))
-    if error is not None:
-        sys.exit(EXIT_FINDINGS)

@@ -14,53 +14,22 @@ Exit status: 0 no errors (warnings allowed), 1 errors found, 2 usage or I/O prob
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
 
 import click
 
 import skilldeck
 import skilldeck.format
 from skilldeck.cli._app import EXIT_FINDINGS, EXIT_OK, echo_json, format_option, main, use_colour
-from skilldeck.cli._stored import store_options, stored_copy
+from skilldeck.cli._showing import format_diagnostic, plural, show_skill, skill_dirs, skill_files
+from skilldeck.cli._stored import store_options
 
 Checker = Callable[[Path], "skilldeck.ValidationReport"]
 
-_SEVERITY_COLOUR = {"error": "red", "warning": "yellow", "info": "cyan"}
-
 
 # --- shared plumbing -----------------------------------------------------------
-
-
-def _skill_dirs(paths: Sequence[str]) -> list[Path]:
-    """Every skill folder named by ``paths``, in order, without repeats.
-
-    A path that does not exist is a usage problem (exit 2). A folder with no skill
-    anywhere below is kept as is, so validation reports its missing SKILL.md.
-    """
-    out: list[Path] = []
-    seen: set[Path] = set()
-    for raw in paths:
-        path = Path(raw)
-        if not os.path.lexists(path):
-            raise click.UsageError(f"{raw}: no such file or folder")
-        try:
-            found = skilldeck.find_skill_dirs(path)
-        except OSError as exc:
-            raise click.UsageError(f"{raw}: {exc.strerror or exc}") from exc
-        if not found:
-            if not path.is_dir():
-                raise click.UsageError(f"{raw}: not a skill folder, SKILL.md file or folder")
-            found = [path]
-        for folder in found:
-            key = folder.resolve()
-            if key not in seen:
-                seen.add(key)
-                out.append(folder)
-    return out
 
 
 def _summary(reports: Sequence[skilldeck.ValidationReport]) -> dict[str, int]:
@@ -72,39 +41,18 @@ def _summary(reports: Sequence[skilldeck.ValidationReport]) -> dict[str, int]:
     }
 
 
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}{'' if count == 1 else 's'}"
-
-
-def _format_diagnostic(diag: skilldeck.Diagnostic, fallback_path: str) -> str:
-    loc = diag.path or fallback_path
-    if diag.line is not None:
-        loc += f":{diag.line}"
-        if diag.column is not None:
-            loc += f":{diag.column}"
-    severity = diag.severity.value
-    head = (
-        f"{click.style(loc, bold=True)}: {click.style(diag.code, bold=True)} "
-        f"{click.style(severity, fg=_SEVERITY_COLOUR[severity])}: {diag.message}"
-    )
-    if diag.hint:
-        hint = diag.hint.replace("\n", "\n          ")
-        head += f"\n    {click.style('hint:', fg='green')} {hint}"
-    return head
-
-
 def _render_text(reports: Sequence[skilldeck.ValidationReport], verb: str) -> None:
     colour = use_colour()
     for report in reports:
         fallback = str(report.skill_md or report.path)
         for diag in report.diagnostics:
-            click.echo(_format_diagnostic(diag, fallback), color=colour)
+            click.echo(format_diagnostic(diag, fallback, click.style), color=colour)
     counts = _summary(reports)
     infos = sum(d.severity is skilldeck.Severity.INFO for r in reports for d in r.diagnostics)
     invalid = sum(not r.valid for r in reports)
     line = (
-        f"{verb} {_plural(counts['skills'], 'skill')}: "
-        f"{_plural(counts['errors'], 'error')}, {_plural(counts['warnings'], 'warning')}"
+        f"{verb} {plural(counts['skills'], 'skill')}: "
+        f"{plural(counts['errors'], 'error')}, {plural(counts['warnings'], 'warning')}"
     )
     if infos:
         line += f", {infos} info"
@@ -115,7 +63,7 @@ def _render_text(reports: Sequence[skilldeck.ValidationReport], verb: str) -> No
 
 
 def _run_checks(paths: Sequence[str], check: Checker, fmt: str, verb: str) -> None:
-    folders = _skill_dirs(paths)
+    folders = skill_dirs(paths)
     reports = [check(folder) for folder in folders]
     errors = any(d.is_error for r in reports for d in r.diagnostics)
     failed = errors or not all(r.valid for r in reports)
@@ -186,57 +134,6 @@ def lint(catalog_roots: tuple[str, ...], fmt: str, paths: tuple[str, ...]) -> No
 # --- show ----------------------------------------------------------------------
 
 
-def _manifest_json(manifest: skilldeck.Manifest) -> dict[str, Any]:
-    requires = manifest.requires
-    return {
-        "name": manifest.name,
-        "description": manifest.description,
-        "license": manifest.license,
-        "compatibility": manifest.compatibility,
-        "allowed_tools": (
-            None if manifest.allowed_tools is None else [t.raw for t in manifest.allowed_tools]
-        ),
-        "metadata": skilldeck.json_safe(manifest.metadata),
-        "version": manifest.version,
-        "author": manifest.author,
-        "tags": list(manifest.tags),
-        "requires": {
-            "commands": list(requires.commands),
-            "env": list(requires.env),
-            "other": skilldeck.json_safe(requires.other),
-        },
-        "modes": None if manifest.modes is None else list(manifest.modes),
-        "read_only": manifest.read_only,
-        "always_ask": manifest.always_ask,
-        "timeout": manifest.timeout,
-        "network": manifest.network,
-        "triggers": None
-        if manifest.triggers is None
-        else {
-            "keywords": list(manifest.triggers.keywords),
-            "verbs": list(manifest.triggers.verbs),
-            "patterns": list(manifest.triggers.patterns),
-        },
-        "extra": skilldeck.json_safe(manifest.extra),
-        "frontmatter": skilldeck.json_safe(manifest.frontmatter),
-    }
-
-
-def _files(folder: Path) -> list[str]:
-    """The skill's files other than SKILL.md, relative, sorted: the walker's set, so
-    exactly what is served (no hidden files, compiled caches, links leaving the
-    folder, special files or names that are not UTF-8)."""
-    from skilldeck import walk_skill
-
-    if not folder.is_dir():
-        return []
-    try:
-        walk = walk_skill(folder, strict=False)
-    except skilldeck.SkillError:
-        return []
-    return [p for p in walk.paths if p not in ("SKILL.md", "skill.md")]
-
-
 @main.command()
 @click.argument("skill", metavar="NAME|PATH", type=click.Path(path_type=str))
 @format_option
@@ -247,94 +144,7 @@ def show(skill: str, fmt: str) -> None:
     NAME is a skill the catalog lists (as `skilldeck list` shows it); PATH a
     skill folder or its SKILL.md. Exit status 1 when the skill is invalid.
     """
-    stored = stored_copy(skill)  # --store URL --tenant T: the stored version's files
-    path = stored or (skill if os.path.lexists(skill) else _path_of(skill))
-    given = Path(path)
-    if given.is_dir() and any(os.path.lexists(given / n) for n in ("SKILL.md", "skill.md")):
-        folders = [given]  # a skill folder, even if other skills are nested inside it
-    else:
-        folders = _skill_dirs([path])
-    if len(folders) != 1:
-        raise click.UsageError(
-            f"{path} holds {len(folders)} skills; name one of them: "
-            + ", ".join(str(f) for f in folders[:5])
-            + (" ..." if len(folders) > 5 else "")
-        )
-    report = skilldeck.validate_skill(folders[0])
-    files = _files(report.path)
-    body = report.body or ""
-    body_lines = len(body.splitlines())
-    if fmt == "json":
-        data = report.to_dict()
-        data["skill_md"] = None if report.skill_md is None else str(report.skill_md)
-        data["manifest"] = None if report.manifest is None else _manifest_json(report.manifest)
-        data["body_lines"] = body_lines
-        data["files"] = files
-        invalid = skilldeck.FindingsError(
-            f"{report.path} is not a valid skill", hint="its diagnostics say what to fix"
-        )
-        echo_json(data, error=None if report.valid else invalid)
-    else:
-        _show_text(report, files, body_lines)
-    sys.exit(EXIT_OK if report.valid else EXIT_FINDINGS)
-
-
-def _path_of(name: str) -> str:
-    """The folder of the skill the catalog lists as ``name`` (any status)."""
-    if "/" in name or os.sep in name:
-        raise click.UsageError(f"{name}: no such file or folder")
-    matches = [e for e in skilldeck.Catalog.default().entries() if e.name == name]
-    if not matches:
-        raise skilldeck.SkillNotFoundError(
-            f"no skill named {name!r} and no such path",
-            skill=name,
-            hint="see `skilldeck list --all` for the names, or give a skill folder's path",
-        )
-    visible = [e for e in matches if e.visible] or matches
-    folder = visible[0].path
-    if folder is None:
-        raise click.UsageError(f"{name}: the catalog has no folder for it")
-    return str(folder)
-
-
-def _show_text(report: skilldeck.ValidationReport, files: list[str], body_lines: int) -> None:
-    colour = use_colour()
-    rows: list[tuple[str, str]] = [("path", str(report.path))]
-    manifest = report.manifest
-    if manifest is not None:
-        rows += [("name", manifest.name), ("description", manifest.description)]
-        optional: list[tuple[str, Any]] = [
-            ("license", manifest.license),
-            ("compatibility", manifest.compatibility),
-            (
-                "allowed-tools",
-                None
-                if manifest.allowed_tools is None
-                else " ".join(t.raw for t in manifest.allowed_tools),
-            ),
-            ("version", manifest.version),
-            ("author", manifest.author),
-            ("tags", ", ".join(manifest.tags)),
-            ("requires", " ".join((*manifest.requires.commands, *manifest.requires.env))),
-        ]
-        rows += [(k, str(v)) for k, v in optional if v]
-        for key, value in manifest.metadata.items():
-            rows.append((f"metadata.{key}", str(value)))
-        for key, value in manifest.extra.items():
-            rows.append((f"{key} (extra)", str(value)))
-    elif report.name:
-        rows.append(("name", report.name))
-    tokens = skilldeck.format.estimate_tokens(report.body or "")
-    rows.append(("body", f"{_plural(body_lines, 'line')}, about {tokens:,} tokens"))
-    rows.append(("files", ", ".join(files) if files else "(none)"))
-    rows.append(("valid", "yes" if report.valid else "no"))
-    width = max(len(k) for k, _ in rows) + 1
-    for key, value in rows:
-        label = click.style(f"{key + ':':<{width}}", bold=True)
-        click.echo(f"{label} {value}", color=colour)
-    fallback = str(report.skill_md or report.path)
-    for diag in report.diagnostics:
-        click.echo(_format_diagnostic(diag, fallback), color=colour)
+    show_skill(skill, fmt, use_colour())
 
 
 # --- new -----------------------------------------------------------------------
@@ -402,13 +212,13 @@ def new(name: str, directory: str | None, resources: str | None, fmt: str) -> No
     if fmt == "json":
         payload = {
             "path": str(target),
-            "files": ["SKILL.md", *_files(target)],
+            "files": ["SKILL.md", *skill_files(target)],
             "visible": visible,
         }
         echo_json(payload)
         return
     click.echo(f"created {shown}")
-    for rel in ["SKILL.md", *_files(target)]:
+    for rel in ["SKILL.md", *skill_files(target)]:
         click.echo(f"  {rel}")
     click.echo(f"next: edit {shown}/SKILL.md, then run: skilldeck lint {shown}")
     if not visible:

@@ -1,17 +1,20 @@
 """The commonest command lines run without importing click.
 
-``skilldeck list`` and ``skilldeck list --json``, word for word, have nothing for a
-parser to do: no option is given, so the command runs with its options' defaults.
-``run`` answers them with the same command body, the same group start-up (the
-collector's, the project config's warnings) and the same error boundary as the
-click command does; anything else (another word, ``--store`` or a store from the
-environment or config, shell completion) returns ``False`` and click parses it.
-Importing click and building the command tree is a tenth of such a listing's
-instructions.
+``skilldeck list``, ``skilldeck list --json``, ``skilldeck show NAME`` and ``skilldeck
+show NAME --json``, word for word, have nothing for a parser to do: no option is
+given, so the command runs with its options' defaults. ``run`` answers them with the
+same command body, the same group start-up (the collector's, the project config's
+warnings) and the same error boundary as the click command does; anything else
+(another word, ``--store`` or a store from the environment or config, shell
+completion) returns ``False`` and click parses it. Importing click and building the
+command tree is a tenth of such a listing's instructions.
 
 ``echo`` is ``click.echo`` for text: it writes directly where click would write the
 text unchanged (no escape sequence to strip, a UTF-8 stream) and hands everything
-else to click. The command bodies that run here print through it.
+else to click. ``styler`` is ``click.style`` where the colour will be shown, and
+leaves the text as it is where ``click.echo`` would strip the colour again. The
+command bodies that run here print through them; ``echo_json`` is every command's
+JSON output.
 """
 
 from __future__ import annotations
@@ -19,23 +22,55 @@ from __future__ import annotations
 import codecs
 import os
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, TextIO
 
 import skilldeck
 
-__all__ = ["echo", "echo_json_rows", "run", "warn_untrusted_project"]
+__all__ = [
+    "EXIT_FINDINGS",
+    "EXIT_OK",
+    "EXIT_USAGE",
+    "colour_for",
+    "echo",
+    "echo_json",
+    "echo_json_rows",
+    "run",
+    "styler",
+    "usage_error",
+    "warn_untrusted_project",
+]
+
+EXIT_OK = 0
+EXIT_FINDINGS = 1
+EXIT_USAGE = 2
 
 PLAIN = {("list",): "text", ("list", "--json"): "json"}
-"""The command lines ``run`` answers, and the output format each asks for."""
+"""The listings ``run`` answers, and the output format each asks for."""
+
+
+def _plain_command(argv: list[str]) -> tuple[str, str, str] | None:
+    """(command, output format, NAME) of a command line ``run`` answers, else ``None``.
+    ``show NAME`` qualifies when NAME is no option and nothing click would expand on
+    Windows (a wildcard, ``~``)."""
+    fmt = PLAIN.get(tuple(argv))
+    if fmt is not None:
+        return "list", fmt, ""
+    if len(argv) in (2, 3) and argv[0] == "show" and argv[2:] in ([], ["--json"]):
+        name = argv[1]
+        if not name.startswith("-") and not any(c in name for c in "*?[~"):
+            return "show", "json" if argv[2:] else "text", name
+    return None
 
 
 def run(argv: list[str]) -> bool:
-    """Run ``argv`` (the words after ``skilldeck``) if it is one of ``PLAIN``; ``False``:
-    it is not (nothing was done: click parses it)."""
-    fmt = PLAIN.get(tuple(argv))
-    if fmt is None or "_SKILLDECK_COMPLETE" in os.environ:
+    """Run ``argv`` (the words after ``skilldeck``) if it is a bare listing or ``show
+    NAME`` (see ``_plain_command``); ``False``: it is not (nothing was done: click
+    parses it)."""
+    command = _plain_command(argv)
+    if command is None or "_SKILLDECK_COMPLETE" in os.environ:
         return False
+    word, fmt, name = command
     from skilldeck.cli._stored import STORE_ENV, TENANT_ENV, resolve_store
 
     if os.environ.get(STORE_ENV) or os.environ.get(TENANT_ENV):
@@ -46,17 +81,72 @@ def run(argv: list[str]) -> bool:
     except Exception:  # click's path reports it (a bad config file, a missing tenant)
         return False
     from skilldeck.cli import _start_up_done
-    from skilldeck.cli._listing import list_skills
 
     _start_up_done()  # what the command group does before any command
     try:
         warn_untrusted_project()
-        list_skills((), recursive=False, show_all=False, installed=False, fmt=fmt)
+        if word == "list":
+            from skilldeck.cli._listing import list_skills
+
+            list_skills((), recursive=False, show_all=False, installed=False, fmt=fmt)
+        else:
+            from skilldeck.cli._showing import show_skill
+
+            show_skill(name, fmt, colour_for("auto"))
     except (skilldeck.SkillError, OSError, KeyboardInterrupt) as exc:
         from skilldeck.cli._app import fail
 
         fail(exc, json_mode=fmt == "json")
+    except Exception as exc:
+        click = sys.modules.get("click")
+        if click is None or not isinstance(exc, click.UsageError):
+            raise
+        from skilldeck.cli._app import fail_usage
+
+        fail_usage(exc, argv, json_mode=fmt == "json")
     return True
+
+
+def usage_error(message: str) -> Exception:
+    """``click.UsageError(message)`` (exit status 2, with the command's usage), made
+    only when raised: a command body that runs without click imports it then."""
+    import click
+
+    return click.UsageError(message)
+
+
+def colour_for(choice: str) -> bool | None:
+    """``click.echo``'s ``color`` for ``--color CHOICE``: with ``auto`` none when
+    ``NO_COLOR`` is set or ``TERM=dumb``, else click's choice (colour only on a
+    terminal)."""
+    if choice == "always":
+        return True
+    if choice == "never" or os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb":
+        return False
+    return None
+
+
+def _plain_style(text: str, **_styles: Any) -> str:
+    return text
+
+
+def styler(colour: bool | None, *, err: bool = False) -> Callable[..., str]:
+    """``click.style`` for text that ``click.echo(..., color=colour, err=err)`` shows
+    in colour; elsewhere a style that leaves the text as it is, as click would leave it
+    once it strips the escapes again (no colour wanted, or no terminal to show it)."""
+    stream = sys.stderr if err else sys.stdout
+    if colour is False or (colour is None and not _isatty(stream)):
+        return _plain_style
+    import click
+
+    return click.style
+
+
+def _isatty(stream: TextIO | None) -> bool:
+    try:
+        return stream is not None and stream.isatty()
+    except Exception:  # a closed or odd stream, as click treats it
+        return False
 
 
 def _utf8(stream: TextIO | None) -> bool:
@@ -67,16 +157,33 @@ def _utf8(stream: TextIO | None) -> bool:
         return False
 
 
-def echo(text: str, *, nl: bool = True, err: bool = False) -> None:
-    """``click.echo(text, nl=nl, err=err)``."""
+def echo(text: str, *, nl: bool = True, err: bool = False, color: bool | None = None) -> None:
+    """``click.echo(text, nl=nl, err=err, color=color)``."""
     stream = sys.stderr if err else sys.stdout
     if "\x1b" in text or not _utf8(stream):
         import click  # it strips escape sequences off a pipe and mends a stream's encoding
 
-        click.echo(text, nl=nl, err=err)
+        click.echo(text, nl=nl, err=err, color=color)
         return
     stream.write(text + "\n" if nl else text)
     stream.flush()
+
+
+def echo_json(data: Any = None, *, error: skilldeck.SkillError | None = None) -> None:
+    """The one JSON output of every command, the tool envelope's shape:
+    ``{"ok": true, "data": ...}``, or ``{"ok": false, "error": {code, message,
+    hint}}`` (with the report in ``data`` when there is one, as for a check that
+    found problems) and exit status 1."""
+    import json
+
+    envelope: dict[str, Any] = {"ok": error is None}
+    if error is not None:
+        envelope["error"] = error.to_dict()
+    if data is not None or error is None:
+        envelope["data"] = skilldeck.json_safe(data)
+    echo(json.dumps(envelope, ensure_ascii=False, indent=2))
+    if error is not None:
+        sys.exit(EXIT_FINDINGS)
 
 
 def warn_untrusted_project() -> None:

@@ -17,6 +17,7 @@ from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import skilldeck
+from skilldeck.cli._plain import usage_error
 
 if TYPE_CHECKING:
     import skilldeck.execution
@@ -97,7 +98,7 @@ def _from_config(key: str) -> str | None:
 def resolve_store(store: str | None, tenant: str | None, roots: Any) -> tuple[str, str] | None:
     """(url, tenant) when the command should read the store, else ``None``."""
     if store and roots:
-        raise _usage("give --store or --root, not both")
+        raise usage_error("give --store or --root, not both")
     if roots:
         return None
     url = store or _from_config("url")
@@ -105,14 +106,8 @@ def resolve_store(store: str | None, tenant: str | None, roots: Any) -> tuple[st
         return None
     chosen = tenant or _from_config("tenant")
     if not chosen:
-        raise _usage(f"--tenant (or {TENANT_ENV}) is needed with a store")
+        raise usage_error(f"--tenant (or {TENANT_ENV}) is needed with a store")
     return url, chosen
-
-
-def _usage(message: str) -> Exception:
-    import click  # this module is imported without click for a bare ``skilldeck list``
-
-    return click.UsageError(message)
 
 
 def store_options(func: F) -> F:

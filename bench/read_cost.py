@@ -1,4 +1,4 @@
-"""What one tier-3 read costs in a small and in a large skill.
+"""What one file read costs in a small and in a large skill.
 
 Usage: ``python bench/read_cost.py [--reads N] [--files N] [--json]``
 

@@ -1,4 +1,4 @@
-"""Tier 1 rendering (XML, Markdown, JSON, budget, pinned) and tier 2 payloads."""
+"""Skill-list rendering (XML, Markdown, JSON, budget, pinned) and loaded-skill payloads."""
 
 from __future__ import annotations
 
@@ -100,7 +100,7 @@ def test_pinned_first_and_always_listed() -> None:
     assert names[2] == "s00"
 
 
-def test_tier1_of_a_catalog_and_tier2_payload(tmp_path: Path, make_skill: MakeSkill) -> None:
+def test_skill_list_of_a_catalog_and_load_payload(tmp_path: Path, make_skill: MakeSkill) -> None:
     make_skill(tmp_path / "r", "alpha", files={"references/a.md": "A"})
     cat = Catalog.from_roots([tmp_path / "r"])
     text = render_xml(cat.list(), include_location=True)
@@ -117,7 +117,7 @@ def test_tier1_of_a_catalog_and_tier2_payload(tmp_path: Path, make_skill: MakeSk
     }
 
 
-def test_tier2_max_bytes_truncates(tmp_path: Path, make_skill: MakeSkill) -> None:
+def test_load_max_bytes_truncates(tmp_path: Path, make_skill: MakeSkill) -> None:
     make_skill(tmp_path / "r", "long", body="line\n" * 10_000)
     cat = Catalog.from_roots([tmp_path / "r"])
     skill = cat.load("long", max_bytes=1000)

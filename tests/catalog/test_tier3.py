@@ -1,4 +1,4 @@
-"""Tier 3: reading bundled files. A hostile path suite; limits; binary files."""
+"""Reading bundled files. A hostile path suite; limits; binary files."""
 
 from __future__ import annotations
 
@@ -108,7 +108,7 @@ def test_hostile_paths_are_refused(cat: Catalog, relpath: str) -> None:
         data = cat.read_file("target", relpath)
         assert SECRET not in data  # pragma: no cover - reached only on a bug
     assert info.value.code in {"PATH_NOT_ALLOWED", "FILE_NOT_FOUND"}
-    # the tier-3 helper refuses the same way
+    # the file-read helper refuses the same way
     with pytest.raises(FileAccessError):
         read_skill_file(cat, "target", relpath)
 

@@ -1,4 +1,4 @@
-"""Inline skills in the catalog and the runtime: precedence, tiers, tool calls and failures."""
+"""Inline skills in the catalog and the runtime: precedence, listing, tool calls and failures."""
 
 from __future__ import annotations
 
@@ -91,7 +91,7 @@ def test_inline_source_wins_over_disk_and_shadowed_copy_unlocks_nothing() -> Non
     assert "boom" in {s.name for s in runtime.tool_specs(session)}
 
 
-def test_inline_skills_reach_every_tier_and_search() -> None:
+def test_inline_skills_reach_every_listing_and_search() -> None:
     plain = InlineSkill(
         name="release-notes",
         description="Write release notes from merged pull requests.",
@@ -100,9 +100,9 @@ def test_inline_skills_reach_every_tier_and_search() -> None:
     )
     section = SkillsSection(skills=[TOOLS, plain])
     catalog = section.catalog()
-    tier1 = skilldeck.render_skills(catalog.list())
-    assert "release-notes" in tier1
-    assert "Load this skill to use its tools: boom, refuse, echo, answer, ro." in tier1
+    skill_list = skilldeck.render_skills(catalog.list())
+    assert "release-notes" in skill_list
+    assert "Load this skill to use its tools: boom, refuse, echo, answer, ro." in skill_list
     assert catalog.load("release-notes").body.lstrip().startswith("# Release notes")
     runtime = section.runtime(catalog=catalog)
     found = runtime.call(runtime.session(), "skills_search", {"query": "release notes"})

@@ -1,5 +1,5 @@
 """Trigger-based suggestions combined with search: ``suggest``, ``order_by_relevance``,
-``runtime.suggest`` and relevance-ordered tier 1."""
+``runtime.suggest`` and a relevance-ordered skill list."""
 
 from __future__ import annotations
 
@@ -77,9 +77,9 @@ def test_limit_and_order_by_relevance(tmp_path: Path) -> None:
     assert ordered[0].name == "pdf-tools"
     assert sorted(m.name for m in ordered) == sorted(m.name for m in metas)
     # with a budget that fits one skill, the relevant one survives
-    tier1 = skilldeck.render_skills(ordered, budget=350)
-    assert "pdf-tools" in tier1
-    assert "weather" not in tier1
+    skill_list = skilldeck.render_skills(ordered, budget=350)
+    assert "pdf-tools" in skill_list
+    assert "weather" not in skill_list
 
 
 def test_runtime_suggest(tmp_path: Path) -> None:

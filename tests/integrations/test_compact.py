@@ -71,17 +71,17 @@ def test_empty_and_declared_names_not_repeated() -> None:
     assert text == "[Native Tools]\n- skills_load\n\n[Skills]\n- git_log: Show the log"
 
 
-def test_compact_tier1_through_the_adapters(make_runtime: Callable[..., Any]) -> None:
+def test_compact_skill_list_through_the_adapters(make_runtime: Callable[..., Any]) -> None:
     from skilldeck.integrations.langchain import SkillsToolkit
 
     runtime, _ = make_runtime()
-    toolkit = SkillsToolkit.for_runtime(runtime, tier1_format="compact")
-    before = toolkit.tier1()
+    toolkit = SkillsToolkit.for_runtime(runtime, list_format="compact")
+    before = toolkit.skill_list()
     assert before.startswith(COMPACT_HEADER)
     assert "- echoer: Echo text back." in before
     assert "- skills_load: " in before and "- save_note: Save a note." in before
     toolkit.tool("skills_load").invoke({"name": "echoer"})
-    after = toolkit.tier1()
+    after = toolkit.skill_list()
     skills_part = after.split("[Skills]\n", 1)[1]
     assert "- shout: Print the given text." in skills_part
     assert "- echoer:" not in skills_part

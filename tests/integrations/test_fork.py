@@ -137,7 +137,7 @@ def test_child_state_stays_in_the_child(make_runtime: Callable[..., Any]) -> Non
     assert [t["tool"] for t in child.trace()] == ["skills_load"]
 
 
-def test_a_subagent_toolset_gets_the_childs_tier1(make_runtime: Callable[..., Any]) -> None:
+def test_a_subagent_toolset_gets_the_childs_skill_list(make_runtime: Callable[..., Any]) -> None:
     pytest.importorskip("pydantic_ai")
     from pydantic_ai import Agent
     from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart

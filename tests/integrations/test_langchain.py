@@ -150,7 +150,7 @@ def test_an_agent_loop_lists_loads_reads_and_is_contracted(
     ]
 
 
-def test_tier1_is_injected_into_the_system_message(make_runtime: Callable[..., Any]) -> None:
+def test_skill_list_is_injected_into_the_system_message(make_runtime: Callable[..., Any]) -> None:
     runtime, _ = make_runtime()
     toolkit = SkillsToolkit.for_runtime(runtime)
     model = scripted("hi")
@@ -166,7 +166,7 @@ def test_tier1_is_injected_into_the_system_message(make_runtime: Callable[..., A
     assert isinstance(plain[0], SystemMessage) and "<available_skills>" in str(plain[0].content)
     quiet = SkillsToolkit.for_runtime(runtime, instructions=False)
     assert quiet.inject([HumanMessage("x")]) == [HumanMessage("x")]
-    markdown = SkillsToolkit.for_runtime(runtime, tier1_format="markdown").tier1()
+    markdown = SkillsToolkit.for_runtime(runtime, list_format="markdown").skill_list()
     assert "<available_skills>" not in markdown and "**notes**" in markdown
 
 
@@ -269,7 +269,9 @@ def test_a_declared_tool_runs_for_real(make_runtime: Callable[..., Any]) -> None
     assert envelope["data"]["output"].strip() == "$HOME `id`"
 
 
-def test_tier1_follows_the_runtime(make_runtime: Callable[..., Any], skills_root: Path) -> None:
+def test_skill_list_follows_the_runtime(
+    make_runtime: Callable[..., Any], skills_root: Path
+) -> None:
     write_skill(
         skills_root,
         "standup",
@@ -277,13 +279,13 @@ def test_tier1_follows_the_runtime(make_runtime: Callable[..., Any], skills_root
         "# Standup\n",
     )
     runtime, _ = make_runtime(tool_prefix="sd_", mode="Dev")
-    toolkit = SkillsToolkit.for_runtime(runtime, tier1_budget=120)
-    text = toolkit.tier1()
+    toolkit = SkillsToolkit.for_runtime(runtime, list_budget=120)
+    text = toolkit.skill_list()
     # the budget leaves skills out, and the last line names the tool as exposed
     assert "Call the sd_skills_search tool" in text
-    everything = SkillsToolkit.for_runtime(runtime).tier1()
+    everything = SkillsToolkit.for_runtime(runtime).skill_list()
     assert "<name>notes</name>" in everything
-    # a skill outside the runtime's mode is neither listed nor in tier 1
+    # a skill outside the runtime's mode is neither listed nor in the skill list
     assert "standup" not in everything
     listed = json.loads(
         str(

@@ -117,7 +117,7 @@ def test_list_load_read_through_a_real_agent(make_runtime: Callable[..., Any]) -
     assert "SkillLoaded" in kinds(events) and "FileRead" in kinds(events)
 
 
-def test_tier1_is_the_toolsets_instructions(make_runtime: Callable[..., Any]) -> None:
+def test_skill_list_is_the_toolsets_instructions(make_runtime: Callable[..., Any]) -> None:
     runtime, _ = make_runtime()
     script = Script(["hello"])
     agent = Agent(FunctionModel(script), toolsets=[SkillsToolset(runtime)])
@@ -151,7 +151,7 @@ def test_preflight_names_the_fitting_skill_per_prompt(make_runtime: Callable[...
     run_agent(agent2, "repeat this text back to me", message_history=first.all_messages())
     assert "- echoer: Echo text back." in (script2.instructions[0] or "")
     assert "- notes:" not in (script2.instructions[0] or "")
-    # nothing fits: no hint; preflight without tier 1 is the hint alone
+    # nothing fits: no hint; preflight without the skill list is the hint alone
     script3 = Script(["sunny"])
     run_agent(Agent(FunctionModel(script3), toolsets=[toolset]), "What's the weather in Paris?")
     assert "<skill_hint>" not in (script3.instructions[0] or "")

@@ -53,7 +53,7 @@ async def test_inline_and_referenced_skills_are_listed_and_verifiable(
 ) -> None:
     catalog = _section(tmp_path, h).catalog(cache=False)
     stored = catalog.skill_md_bytes("linting").data
-    assert b"lint_code" in stored  # the tier-1 text names the tool loading unlocks
+    assert b"lint_code" in stored  # the skill-list text names the tool loading unlocks
     server = create_server(catalog=catalog)
     async with Client(server) as client:
         entries, _ = await h.list_all(client)

@@ -1,4 +1,4 @@
-"""The tool fallback and the tier-1 prompt, through the SDK's in-memory client."""
+"""The tool fallback and the skill-list prompt, through the SDK's in-memory client."""
 
 from __future__ import annotations
 
@@ -60,7 +60,7 @@ async def test_envelopes_are_structured_content(tree: dict[str, Path], mode: str
         assert missing.structured_content["error"]["code"] == "SKILL_NOT_FOUND"
 
 
-async def test_prompt_is_tier_one(tree: dict[str, Path]) -> None:
+async def test_prompt_is_skill_list(tree: dict[str, Path]) -> None:
     server = create_server(roots=[tree["low"], tree["high"]])
     async with Client(server) as client:
         prompts = {p.name for p in (await client.list_prompts()).prompts}
@@ -69,7 +69,7 @@ async def test_prompt_is_tier_one(tree: dict[str, Path]) -> None:
         text = got.messages[0].content.text
         assert "<available_skills>" in text
         assert "Alpha wins" in text and "Beta does beta things" in text
-        assert "Alpha from the low root" not in text  # shadowed skills are not tier 1
+        assert "Alpha from the low root" not in text  # shadowed skills are not in the skill list
         small = await client.get_prompt("skills_catalog", {"budget": "120"})
         assert len(small.messages[0].content.text) < len(text)
 

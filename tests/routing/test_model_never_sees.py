@@ -96,10 +96,10 @@ def test_integration_instructions_hide_it(root: Path) -> None:
     pytest.importorskip("langchain_core", reason="the langchain extra is not installed")
     from skilldeck.integrations.langchain import SkillsToolkit
 
-    for tier1_format in ("xml", "markdown", "json", "compact"):
-        toolkit = SkillsToolkit.for_runtime(runtime(root), tier1_format=tier1_format)
-        text = toolkit.tier1()
-        assert "release-notes" in text and SECRET not in text, tier1_format
+    for list_format in ("xml", "markdown", "json", "compact"):
+        toolkit = SkillsToolkit.for_runtime(runtime(root), list_format=list_format)
+        text = toolkit.skill_list()
+        assert "release-notes" in text and SECRET not in text, list_format
 
 
 def test_cli_prompt_hides_it_and_load_still_works(root: Path) -> None:

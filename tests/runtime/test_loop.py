@@ -100,7 +100,7 @@ def test_example_in_process_with_audit(tmp_path: Path) -> None:
         "tool_called",
     ):
         assert kind in kinds
-    # the system prompt carried tier 1 from the disclosure renderer
+    # the system prompt carried the skill list from the disclosure renderer
     assert "<available_skills>" in result.messages[0]["content"]
 
 

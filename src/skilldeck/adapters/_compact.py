@@ -1,4 +1,4 @@
-"""The compact tool manifest: tier 1 for small local models.
+"""The compact tool manifest: the skill list for small local models.
 
 Small function-calling models (FunctionGemma and the like) are prompted with a
 plain list of functions rather than XML or JSON Schema::
@@ -153,8 +153,8 @@ def render_compact_catalog(
 ) -> str:
     """The compact manifest of a catalog's visible skills, their declared tools included.
 
-    Each skill's body is read (tier 2) to find the tools it declares, so this
-    costs more than the other tier-1 formats. A skill that cannot be loaded now
+    Each skill's body is loaded to find the tools it declares, so this
+    costs more than the other skill-list formats. A skill that cannot be loaded now
     is listed as itself.
     """
     skills = [m for m in catalog.list() if model_invocable(m)]

@@ -16,10 +16,10 @@ if TYPE_CHECKING:
     )
     from skilldeck._tree import SkillTree as SkillTree, WalkLimits as WalkLimits
     from skilldeck.catalog._budget import (
-        Tier1Item as Tier1Item,
-        Tier1Plan as Tier1Plan,
+        SkillListItem as SkillListItem,
+        SkillListPlan as SkillListPlan,
         clean_text as clean_text,
-        plan_tier1 as plan_tier1,
+        plan_skill_list as plan_skill_list,
     )
     from skilldeck.catalog._cache import MetadataCache as MetadataCache, sig_of as sig_of
     from skilldeck.catalog._catalog import Catalog as Catalog, RootInfo as RootInfo
@@ -70,7 +70,7 @@ if TYPE_CHECKING:
 else:
     # public name -> the module defining it (relative: this package)
     _PUBLIC = {
-        "Tier1Plan": "._budget",
+        "SkillListPlan": "._budget",
         "Catalog": "._catalog",
         "RootInfo": "._catalog",
         "DoctorReport": "._doctor",
@@ -114,9 +114,9 @@ else:
     }
     # names skilldeck's other packages use, outside the public surface
     _INTERNAL = {
-        "Tier1Item": "._budget",
+        "SkillListItem": "._budget",
         "clean_text": "._budget",
-        "plan_tier1": "._budget",
+        "plan_skill_list": "._budget",
         "MetadataCache": "._cache",
         "sig_of": "._cache",
         "bundled_root": "._sources",

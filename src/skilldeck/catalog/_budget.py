@@ -1,4 +1,4 @@
-"""Fitting tier 1 into a budget: which skills are listed, how much of each description.
+"""Fitting the skill list into a budget: which skills are listed, how much of each description.
 
 Pure functions of a list of metadata-like objects (anything with ``name`` and
 ``description``), shared by the renderers and by ``Catalog.why``.
@@ -10,7 +10,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-__all__ = ["MIN_DESCRIPTION", "SkillLike", "Tier1Item", "Tier1Plan", "clean_text", "plan_tier1"]
+__all__ = [
+    "MIN_DESCRIPTION",
+    "SkillLike",
+    "SkillListItem",
+    "SkillListPlan",
+    "clean_text",
+    "plan_skill_list",
+]
 
 MIN_DESCRIPTION = 80
 """Descriptions are never cut shorter than this many characters to fit a budget."""
@@ -27,7 +34,7 @@ class SkillLike(Protocol):
 
 
 @dataclass(frozen=True, slots=True)
-class Tier1Item:
+class SkillListItem:
     """One listed skill: its (possibly cut) description and whether it was cut."""
 
     skill: Any
@@ -36,10 +43,10 @@ class Tier1Item:
 
 
 @dataclass(frozen=True, slots=True)
-class Tier1Plan:
-    """What tier 1 shows: ``items`` in order, and the skills ``omitted`` for the budget."""
+class SkillListPlan:
+    """What the skill list shows: ``items`` in order, and the skills ``omitted`` for the budget."""
 
-    items: tuple[Tier1Item, ...]
+    items: tuple[SkillListItem, ...]
     omitted: tuple[Any, ...] = ()
 
     @property
@@ -48,7 +55,7 @@ class Tier1Plan:
 
 
 def clean_text(text: str) -> str:
-    """Whitespace runs collapsed to one space (descriptions are one paragraph in tier 1)."""
+    """Whitespace runs collapsed to one space (descriptions are one paragraph in the skill list)."""
     if "  " in text or "\n" in text or "\t" in text or "\r" in text:
         return " ".join(text.split())
     return text.strip()
@@ -70,7 +77,7 @@ def order_pinned(skills: Sequence[Any], pinned: Sequence[str]) -> tuple[list[Any
     return first + rest, len(first)
 
 
-def plan_tier1(
+def plan_skill_list(
     skills: Sequence[Any],
     *,
     budget: int | None = None,
@@ -79,8 +86,8 @@ def plan_tier1(
     overhead: int = 0,
     omitted_line: int = 0,
     max_description: int | None = None,
-) -> Tier1Plan:
-    """Choose what tier 1 lists within ``budget`` characters.
+) -> SkillListPlan:
+    """Choose which skills the skill list shows within ``budget`` characters.
 
     ``cost(skill, description)`` is the rendered size of one entry,
     ``overhead`` the size of the wrapper and ``omitted_line`` the size reserved
@@ -95,11 +102,11 @@ def plan_tier1(
     measure = cost or (lambda s, d: len(s.name) + len(d) + 2)
     texts = [clean_text(listing_description(s)) for s in ordered]
     if budget is None:
-        plain: list[Tier1Item] = []
+        plain: list[SkillListItem] = []
         for s, text in zip(ordered, texts, strict=True):
             desc, was_cut = cut(text, max_description) if max_description else (text, False)
-            plain.append(Tier1Item(s, desc, was_cut))
-        return Tier1Plan(tuple(plain))
+            plain.append(SkillListItem(s, desc, was_cut))
+        return SkillListPlan(tuple(plain))
     room = budget - overhead
     n = max(len(ordered), 1)
     fixed = [measure(s, "") for s in ordered]
@@ -114,7 +121,7 @@ def plan_tier1(
         limit += spare // (n - short)
         if max_description is not None:
             limit = min(limit, max_description)
-    items: list[Tier1Item] = []
+    items: list[SkillListItem] = []
     used = 0
     for i, (s, text) in enumerate(zip(ordered, texts, strict=True)):
         desc, was_cut = cut(text, limit)
@@ -130,7 +137,7 @@ def plan_tier1(
                 )
                 size = measure(s, desc)
             else:
-                return Tier1Plan(tuple(items), tuple(ordered[i:]))
-        items.append(Tier1Item(s, desc, was_cut))
+                return SkillListPlan(tuple(items), tuple(ordered[i:]))
+        items.append(SkillListItem(s, desc, was_cut))
         used += size
-    return Tier1Plan(tuple(items))
+    return SkillListPlan(tuple(items))

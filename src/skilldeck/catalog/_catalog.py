@@ -7,7 +7,7 @@ a copy outside translation folders (``ja-JP/``, ``zh-CN/``, ``locales/``) wins
 over one inside, and then the shallowest copy (``skills/x`` over
 ``docs/ja-JP/skills/x``); see ``preferred_order``. Statuses and collapsing of
 identical copies are decided by ``_resolve.Resolver``; this module scans,
-keeps one consistent snapshot, and answers queries (tiers 2 and 3 included).
+keeps one consistent snapshot, and answers queries (loads and file reads included).
 """
 
 from __future__ import annotations
@@ -419,7 +419,7 @@ class Catalog:
     def load(
         self, name: str, *, max_bytes: int | None = None, index: IndexMode | None = None
     ) -> Skill:
-        """Tier 2: the skill's body (at most ``max_bytes`` of SKILL.md) and file index.
+        """Load: the skill's body (at most ``max_bytes`` of SKILL.md) and file index.
 
         ``index="all"`` lists every file of the skill instead of the default
         ``scripts/``, ``references/``, ``assets/`` files one level deep.
@@ -446,14 +446,14 @@ class Catalog:
         truncate: bool = False,
         index: IndexMode | None = None,
     ) -> FileData:
-        """Tier 3 with details: the bytes, the full size, and whether they were cut."""
+        """A file read with details: the bytes, the full size, and whether they were cut."""
         entry, store = self._usable(name)
         return store.read_bundled(
             entry.metadata.key, relpath, max_bytes=max_bytes, truncate=truncate, index=index
         )
 
     def read_file(self, name: str, relpath: str, *, max_bytes: int = DEFAULT_FILE_LIMIT) -> bytes:
-        """Tier 3: one bundled file's bytes (``FileTooLargeError`` over ``max_bytes``)."""
+        """One bundled file's bytes (``FileTooLargeError`` over ``max_bytes``)."""
         return self.read_bundled(name, relpath, max_bytes=max_bytes).data
 
     def skill_md_bytes(
@@ -572,14 +572,14 @@ class Catalog:
         visible = state.visible.get(bare)
         if chosen is not None and visible is not None:
             limit = Budget.parse(chosen).chars
-            from skilldeck.catalog._budget import plan_tier1
+            from skilldeck.catalog._budget import plan_skill_list
 
-            plan = plan_tier1(self.list(), budget=limit, pinned=self.config.pinned)
+            plan = plan_skill_list(self.list(), budget=limit, pinned=self.config.pinned)
             if bare in plan.omitted_names:
                 lines.append(
                     WhyLine(
                         "over_budget",
-                        f"{bare} is left out of the tier-1 list: it does not fit the "
+                        f"{bare} is left out of the skill list: it does not fit the "
                         f"{limit}-character budget ({len(plan.omitted)} skills left out)",
                         visible.source,
                         visible.path,

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from skilldeck._diagnostics import Diagnostic
 from skilldeck.catalog import _codes as C
-from skilldeck.catalog._budget import plan_tier1
+from skilldeck.catalog._budget import plan_skill_list
 from skilldeck.catalog._catalog import RootInfo
 from skilldeck.catalog._model import CatalogEntry, SkillStatus
 from skilldeck.config import Budget
@@ -92,7 +92,7 @@ class DoctorReport:
 
 def diagnose(catalog: Catalog, *, budget: int | Budget | None = None) -> DoctorReport:
     """Check a catalog: roots found and missing, invalid and unavailable skills,
-    shadowing, config names that match no skill, and tier-1 budget overflow."""
+    shadowing, config names that match no skill, and skill-list budget overflow."""
     entries = tuple(catalog.entries())
     diags = list(catalog.diagnostics)
     known = {e.name for e in entries} | {e.address for e in entries}
@@ -117,6 +117,6 @@ def diagnose(catalog: Catalog, *, budget: int | Budget | None = None) -> DoctorR
     visible = catalog.list()
     listed, omitted = len(visible), tuple[str, ...]()
     if limit is not None:
-        plan = plan_tier1(visible, budget=limit, pinned=cfg.pinned)
+        plan = plan_skill_list(visible, budget=limit, pinned=cfg.pinned)
         listed, omitted = len(plan.items), plan.omitted_names
     return DoctorReport(cfg.files, catalog.roots, tuple(diags), entries, limit, listed, omitted)

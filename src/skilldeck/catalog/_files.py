@@ -1,4 +1,4 @@
-"""A skill's file index and contained reads of bundled files (tier 3).
+"""A skill's file index and contained reads of bundled files.
 
 Both go through the one walker and reader of ``skilldeck._tree``: hidden files
 are never listed or read, links are followed only while they stay inside the

@@ -5,7 +5,7 @@ the one skip list, links followed only inside the allowed roots, a SKILL.md link
 leaving its folder an SK214 error); this store parses what it finds, caches it
 by stat signature and serves it.
 
-Reads of bundled files (tier 3) resolve real paths and refuse anything outside
+Reads of bundled files resolve real paths and refuse anything outside
 the skill's real folder, anything that is not a regular file, and anything not
 in the skill's file index.
 """

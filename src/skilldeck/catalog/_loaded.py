@@ -1,5 +1,4 @@
-"""What a load or a read gives: a loaded skill (tier 2) and one bundled file's bytes
-(tier 3).
+"""What a load or a read gives: a loaded skill and one bundled file's bytes.
 
 Kept apart from the values a listing makes (``_model``): a listing loads and reads
 nothing, so it does not build these classes either.
@@ -23,7 +22,7 @@ __all__ = ["FileData", "Skill"]
 
 @dataclass(frozen=True, slots=True)
 class Skill:
-    """A loaded skill (tier 2): metadata, manifest, body and bundled-file index."""
+    """A loaded skill: metadata, manifest, body and bundled-file index."""
 
     metadata: SkillMetadata
     manifest: Manifest | None

@@ -226,7 +226,7 @@ class SkillMetadata:
 
     @property
     def location(self) -> str | None:
-        """Absolute path of SKILL.md (tier 1's ``location``), if the skill has one."""
+        """Absolute path of SKILL.md (the skill list's ``location``), if the skill has one."""
         if self.folder is None or not self.md_name:
             return None
         return os.path.abspath(os.path.join(self.folder, self.md_name))

@@ -36,7 +36,7 @@ __all__ = [
 ]
 
 DEFAULT_FILE_LIMIT = 200_000
-"""Default size limit of a tier-3 file read, in bytes."""
+"""Default size limit of a file read, in bytes."""
 
 
 @dataclass(frozen=True, slots=True)

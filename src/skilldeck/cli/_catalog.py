@@ -165,7 +165,7 @@ def load(
 @click.option(
     "--max-bytes",
     type=click.IntRange(min=1),
-    default=200_000,  # the tier-3 default limit (DESIGN.md)
+    default=200_000,  # the default limit of a file read
     show_default=True,
     help="Size limit.",
 )

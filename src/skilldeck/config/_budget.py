@@ -1,4 +1,4 @@
-"""The tier-1 size budget of a config file's ``[catalog] budget`` (and of ``--budget``).
+"""The skill-list size budget of a config file's ``[catalog] budget`` (and of ``--budget``).
 
 Apart from the schema: a listing reads the config but needs a ``Budget`` only when
 one is set.
@@ -15,7 +15,7 @@ __all__ = ["Budget"]
 
 @dataclass(frozen=True, slots=True)
 class Budget:
-    """A tier-1 size budget: ``limit`` characters, or approximate tokens (4 chars each)."""
+    """A skill-list size budget: ``limit`` characters, or approximate tokens (4 chars each)."""
 
     limit: int
     unit: Literal["chars", "tokens"] = "chars"

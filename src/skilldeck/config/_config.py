@@ -129,7 +129,7 @@ class Config:
     source_roots: Mapping[str, tuple[Path, ...]] = field(default_factory=dict)
     #: skill names (``NAME`` or ``SOURCE:NAME``) disabled by config
     disabled: tuple[str, ...] = ()
-    #: skill names listed first in tier 1, whatever the budget
+    #: skill names listed first in the skill list, whatever the budget
     pinned: tuple[str, ...] = ()
     budget: Budget | None = None
     #: how SKILL.md files are loaded: ``lenient`` or ``strict`` (``[catalog] mode``)

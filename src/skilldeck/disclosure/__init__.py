@@ -10,7 +10,7 @@ if TYPE_CHECKING:
     from skilldeck._tree import is_text as is_text, mime_type as mime_type
     from skilldeck.disclosure._disclosure import (
         FileContent as FileContent,
-        Tier1Format as Tier1Format,
+        SkillListFormat as SkillListFormat,
         plan_skills as plan_skills,
         read_skill_file as read_skill_file,
         render_json as render_json,
@@ -24,7 +24,7 @@ else:
     # public name -> the module defining it (relative: this package)
     _PUBLIC = {
         "FileContent": "._disclosure",
-        "Tier1Format": "._disclosure",
+        "SkillListFormat": "._disclosure",
         "plan_skills": "._disclosure",
         "read_skill_file": "._disclosure",
         "render_json": "._disclosure",

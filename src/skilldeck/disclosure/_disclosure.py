@@ -1,16 +1,16 @@
-"""Progressive disclosure: tier 1 (what the model sees up front), tier 2 and tier 3 payloads.
+"""Progressive disclosure: the skill list (what the model sees first), loaded skills, bundled files.
 
 The renderers are pure functions of a list of metadata-like objects (anything
 with ``name``, ``description`` and optionally ``location``), so the runtime,
 the MCP server and the CLI produce the same text.
 
-- Tier 1: ``render_skills`` as the specification's ``<available_skills>`` XML,
+- The skill list: ``render_skills`` as the specification's ``<available_skills>`` XML,
   Markdown or JSON, within an optional budget (characters, or approximate
   tokens): descriptions are cut with an ellipsis, skills that do not fit are
   counted in a final line pointing at the ``skills_search`` tool, pinned
   skills come first. An empty list renders ``""`` (or the empty element).
-- Tier 2: ``skill_payload`` (the loaded skill as JSON-able data).
-- Tier 3: ``read_skill_file`` (one bundled file: text, or base64 with a MIME
+- Loaded skills: ``skill_payload`` (the loaded skill as JSON-able data).
+- Bundled files: ``read_skill_file`` (one bundled file: text, or base64 with a MIME
   type; over the size limit refused or truncated with a warning).
 """
 
@@ -30,9 +30,9 @@ from skilldeck.catalog import (
     FileData,
     IndexMode,
     Skill,
-    Tier1Plan,
+    SkillListPlan,
     clean_text,
-    plan_tier1,
+    plan_skill_list,
 )
 from skilldeck.config import Budget
 from skilldeck.format import model_invocable
@@ -40,7 +40,7 @@ from skilldeck.format import model_invocable
 __all__ = [
     "DEFAULT_FILE_LIMIT",
     "FileContent",
-    "Tier1Format",
+    "SkillListFormat",
     "model_facing",
     "omitted_message",
     "plan_skills",
@@ -52,7 +52,7 @@ __all__ = [
     "skill_payload",
 ]
 
-Tier1Format = Literal["xml", "markdown", "json"]
+SkillListFormat = Literal["xml", "markdown", "json"]
 
 # XML 1.0 forbids most C0 controls even when escaped; they are dropped.
 _XML_BAD = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
@@ -70,7 +70,7 @@ def md_escape(text: str) -> str:
 
 
 def omitted_message(count: int, search_tool: str = "skills_search") -> str:
-    """The final line for skills left out of tier 1."""
+    """The final line for skills left out of the skill list."""
     noun = "skill is" if count == 1 else "skills are"
     return (
         f"{count} more {noun} not listed here. "
@@ -156,7 +156,7 @@ def _renderer(fmt: str, location: bool) -> _Renderer:
         return _Markdown(location)
     if fmt == "json":
         return _Json(location)
-    raise ValueError(f"unknown tier-1 format {fmt!r}: use xml, markdown or json")
+    raise ValueError(f"unknown skill-list format {fmt!r}: use xml, markdown or json")
 
 
 def _budget_chars(budget: int | str | Budget | None) -> int | None:
@@ -168,14 +168,14 @@ def _budget_chars(budget: int | str | Budget | None) -> int | None:
 def plan_skills(
     skills: Sequence[Any],
     *,
-    format: Tier1Format = "xml",
+    format: SkillListFormat = "xml",
     budget: int | str | Budget | None = None,
     pinned: Sequence[str] = (),
     include_location: bool = False,
     search_tool: str = "skills_search",
     max_description: int | None = None,
-) -> Tier1Plan:
-    """Which skills tier 1 lists, and how much of each description, for this format.
+) -> SkillListPlan:
+    """Which skills the skill list shows, and how much of each description, for this format.
 
     Skills with ``disable-model-invocation`` are never listed; ``when_to_use`` is
     appended to each description (the two cut to 1,536 characters together).
@@ -184,7 +184,7 @@ def plan_skills(
     r = _renderer(format, include_location)
     limit = _budget_chars(budget)
     overhead = len(r.wrap([])) if format != "json" else len('{"skills": []}')
-    return plan_tier1(
+    return plan_skill_list(
         skills,
         budget=limit,
         pinned=pinned,
@@ -198,7 +198,7 @@ def plan_skills(
 def render_skills(
     skills: Sequence[Any],
     *,
-    format: Tier1Format = "xml",
+    format: SkillListFormat = "xml",
     budget: int | str | Budget | None = None,
     pinned: Sequence[str] = (),
     include_location: bool = False,
@@ -206,12 +206,12 @@ def render_skills(
     search_tool: str = "skills_search",
     max_description: int | None = None,
 ) -> str:
-    """Tier 1: the skills as ``format`` text, within ``budget``.
+    """The skill list: the skills as ``format`` text, within ``budget``.
 
     ``budget`` is characters (int) or a ``Budget`` / ``"2000 tokens"``.
     ``include_location`` adds each SKILL.md's absolute path. With nothing to
     show the result is ``""`` unless ``empty="element"``. Skills with
-    ``disable-model-invocation`` are left out: tier 1 is what the model sees.
+    ``disable-model-invocation`` are left out: the skill list is what the model sees.
     """
     skills = model_facing(skills)
     if not skills and empty == "nothing":
@@ -254,11 +254,11 @@ def render_json(skills: Sequence[Any], **options: Any) -> str:
     return render_skills(skills, format="json", **options)
 
 
-# ---------------------------------------------------------------------- tier 2
+# ------------------------------------------------------------------------ loads
 
 
 def skill_payload(skill: Skill, *, include_location: bool = True) -> dict[str, Any]:
-    """Tier 2 as JSON-able data: name, description, body, truncation flag, files."""
+    """A loaded skill as JSON-able data: name, description, body, truncation flag, files."""
     out: dict[str, Any] = {
         "name": skill.name,
         "description": clean_text(skill.description),
@@ -272,7 +272,7 @@ def skill_payload(skill: Skill, *, include_location: bool = True) -> dict[str, A
     return out
 
 
-# ---------------------------------------------------------------------- tier 3
+# ----------------------------------------------------------------------- file reads
 
 
 @dataclass(frozen=True, slots=True)
@@ -322,7 +322,7 @@ def read_skill_file(
     binary: Literal["base64", "refuse"] = "base64",
     index: IndexMode | None = None,
 ) -> FileContent:
-    """Tier 3: read one bundled file of skill ``name`` (a ``Catalog`` or a store).
+    """Read one bundled file of skill ``name`` (a ``Catalog`` or a store).
 
     Every path rule of the store applies (no ``..``, absolute paths, NUL,
     backslashes, encoded traversal, links out, devices, folders, files outside

@@ -1,7 +1,7 @@
 """``skilldeck sync --agents-md``: the skill catalog in a marked block of AGENTS.md.
 
 Agents without native skill support read ``AGENTS.md``. This writes the
-catalog's tier 1 (names, descriptions, locations) there between skilldeck's
+catalog's skill list (names, descriptions, locations) there between skilldeck's
 own markers, with how to load a skill, replacing only that block: the rest of
 the file is kept byte for byte. The file is written atomically; a file with a
 broken block (a start marker and no end, or several blocks) is refused rather
@@ -33,7 +33,7 @@ skill only when the task needs it, and only skills listed here.
 
 
 def agents_md_block(catalog_text: str) -> str:
-    """The marked block for ``catalog_text`` (tier 1 as ``skilldeck prompt`` renders it)."""
+    """The marked block for ``catalog_text`` (the skill list as ``skilldeck prompt`` renders it)."""
     body = catalog_text.strip() or "<available_skills>\n</available_skills>"
     return f"{BEGIN}\n{_USAGE}\n{body}\n{END}"
 

@@ -32,7 +32,7 @@ __all__ = [
 @_register
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SkillLoaded(Event):
-    """A skill's body was disclosed (tier 2); other frameworks call it ``SkillExpanded``."""
+    """A skill's body was disclosed (loaded); other frameworks call it ``SkillExpanded``."""
 
     kind: ClassVar[str] = "skill_loaded"
 
@@ -46,7 +46,7 @@ class SkillLoaded(Event):
 @_register
 @dataclass(frozen=True, slots=True, kw_only=True)
 class FileRead(Event):
-    """A bundled file was read (tier 3)."""
+    """A bundled file was read."""
 
     kind: ClassVar[str] = "file_read"
 

@@ -18,9 +18,9 @@
     one rename, and a ``SkillsInstalled`` event names what was written;
   * serves them to skilldeck's own runtime (``source``, ``catalog``,
     ``runtime``): inline skills are an in-memory catalog source of their own
-    (kind ``inline``, above every on-disk source), so they are in tier 1, in
+    (kind ``inline``, above every on-disk source), so they are in the skill list, in
     search and in ``skills_load``; an inline skill's Python tools are offered
-    only after the model loaded it, and its tier-1 description says which tools
+    only after the model loaded it, and its skill-list description says which tools
     loading unlocks.
 
 The package's facade (``skilldeck._facade``): names load on first use.

@@ -244,7 +244,7 @@ class SkillsSection:
     ) -> Source:
         """A catalog source (kind ``inline``) serving the active skills.
 
-        Inline skills come from memory (their tier-1 description names the tools
+        Inline skills come from memory (their skill-list description names the tools
         loading unlocks); referenced folders are roots of the same source.
         """
         from skilldeck.catalog import MemoryStore, Source

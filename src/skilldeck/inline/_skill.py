@@ -194,7 +194,7 @@ class InlineSkill:
         return f"{self._frontmatter(self.description)}\n{self.render_body(params)}"
 
     def catalog_description(self) -> str:
-        """The tier-1 description: the description, plus the tools loading unlocks."""
+        """The skill-list description: the description, plus the tools loading unlocks."""
         if not self.has_tools:
             return self.description
         suffix = f" Load this skill to use its tools: {', '.join(self.tool_names)}."

@@ -1,8 +1,8 @@
-"""What both framework adapters share: the tier-1 text of a session and the
+"""What both framework adapters share: the skill-list text of a session and the
 pre-flight hint.
 
 The adapters translate shapes only; the skills a session may see and the tool
-surface come from the runtime. This module renders tier 1 for the skills the
+surface come from the runtime. This module renders the skill list for the skills the
 session can list, so a forked (scoped) session's prompt shows only its subset,
 and the pre-flight hint (``runtime.preflight``) for the user's latest message.
 """
@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from skilldeck import Session, SkillRuntime, render_skills
 from skilldeck.adapters import render_compact_manifest
-from skilldeck.disclosure import Tier1Format
+from skilldeck.disclosure import SkillListFormat
 
 __all__ = [
     "AdapterFormat",
@@ -22,30 +22,30 @@ __all__ = [
     "join_blocks",
     "preflight_text",
     "resolve_instructions",
+    "skill_list_text",
     "text_of",
-    "tier1_text",
 ]
 
 #: The user's message is cut to this many characters before it is searched.
 MAX_PREFLIGHT_MESSAGE = 4000
 
-AdapterFormat = Tier1Format | Literal["compact"]
-"""The tier-1 formats of ``skilldeck.disclosure``, plus ``compact`` (the compact
+AdapterFormat = SkillListFormat | Literal["compact"]
+"""The skill-list formats of ``skilldeck.disclosure``, plus ``compact`` (the compact
 manifest, which lists the tools a session is offered now)."""
 
-#: What an adapter puts in the system prompt: ``True`` (tier 1, the default),
+#: What an adapter puts in the system prompt: ``True`` (the skill list, the default),
 #: ``False``/``None`` (nothing), a fixed string, or ``fn(session) -> str``.
 Instructions = bool | str | Callable[[Session], str] | None
 
 
-def tier1_text(
+def skill_list_text(
     runtime: SkillRuntime,
     session: Session,
     *,
     format: AdapterFormat = "xml",
     budget: int | None = None,
 ) -> str:
-    """Tier 1 of the skills ``session`` can see, in ``format`` (``""`` when there are none)."""
+    """The skill list of what ``session`` can see, in ``format`` (``""`` when there are none)."""
     metas = runtime.visible_skills(session)
     if format == "compact":
         return _compact(runtime, session, metas, budget)
@@ -53,7 +53,7 @@ def tier1_text(
 
 
 def _finder(runtime: SkillRuntime, session: Session) -> str:
-    """The exposed name of the tool tier 1's "N more" line should point at."""
+    """The exposed name of the tool the skill list's "N more" line should point at."""
     specs = {s.key: s.name for s in runtime.tool_specs(session)}
     return specs.get("skills_search") or specs.get("skills_list") or "skills_search"
 
@@ -86,7 +86,7 @@ def resolve_instructions(
     if instructions is None or instructions is False:
         return None
     if instructions is True:
-        text = tier1_text(runtime, session, format=format, budget=budget)
+        text = skill_list_text(runtime, session, format=format, budget=budget)
     elif isinstance(instructions, str):
         text = instructions
     else:

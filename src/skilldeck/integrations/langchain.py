@@ -6,7 +6,7 @@
     from skilldeck.integrations.langchain import SkillsToolkit
 
     toolkit = SkillsToolkit.for_runtime(SkillRuntime.from_roots(["./skills"]))
-    agent_model = toolkit.wrap_model(chat_model)    # tier 1 + this turn's tools
+    agent_model = toolkit.wrap_model(chat_model)    # the skill list + this turn's tools
     messages = [HumanMessage("...")]
     while True:
         reply = agent_model.invoke(messages)
@@ -25,12 +25,12 @@
   others. ``run_tool_calls(ai_message)`` runs every call of a reply through the
   runtime, including names no longer offered (the runtime answers those with
   ``TOOL_NOT_ALLOWED`` and an event).
-- Tier 1: ``system_message()``, ``inject(messages)`` (adds it to the first system
+- The skill list: ``system_message()``, ``inject(messages)`` (adds it to the first system
   message, or prepends one), and ``wrap_model(model)``, a runnable that injects
-  tier 1 and binds the current tools on every call.
+  the skill list and binds the current tools on every call.
 - Pre-flight (``preflight=True``): ``inject`` also adds ``runtime.preflight`` for
   the latest ``HumanMessage`` (the few skills that confidently fit it, or
-  nothing) after tier 1, so the model considers them before answering.
+  nothing) after the skill list, so the model considers them before answering.
 
 Policies, governance, approvals, events and the trace are the runtime's; nothing
 here decides anything. Requires the ``langchain`` extra
@@ -88,11 +88,11 @@ class SkillTool(BaseTool):
 
 
 class SkillsToolkit(BaseToolkit):
-    """The runtime's tools for one session, plus tier 1 for the prompt.
+    """The runtime's tools for one session, plus the skill list for the prompt.
 
     ``session`` defaults to a new ``runtime.session()``. ``instructions``,
-    ``tier1_format`` and ``tier1_budget`` shape the tier-1 text as in the
-    PydanticAI toolset (``True`` = tier 1 of the skills this session sees).
+    ``list_format`` and ``list_budget`` shape the skill-list text as in the
+    PydanticAI toolset (``True`` = the skill list of the skills this session sees).
     ``preflight=True`` adds the pre-flight hint for the latest user message.
     """
 
@@ -101,8 +101,8 @@ class SkillsToolkit(BaseToolkit):
     runtime: SkillRuntime
     session: Session
     instructions: Instructions = True
-    tier1_format: AdapterFormat = "xml"
-    tier1_budget: int | None = None
+    list_format: AdapterFormat = "xml"
+    list_budget: int | None = None
     preflight: bool = False
 
     @model_validator(mode="before")
@@ -119,8 +119,8 @@ class SkillsToolkit(BaseToolkit):
         *,
         session: Session | None = None,
         instructions: Instructions = True,
-        tier1_format: AdapterFormat = "xml",
-        tier1_budget: int | None = None,
+        list_format: AdapterFormat = "xml",
+        list_budget: int | None = None,
         preflight: bool = False,
     ) -> SkillsToolkit:
         """A toolkit over ``runtime`` (keyword arguments as the fields)."""
@@ -128,8 +128,8 @@ class SkillsToolkit(BaseToolkit):
             runtime=runtime,
             session=session if session is not None else runtime.session(),
             instructions=instructions,
-            tier1_format=tier1_format,
-            tier1_budget=tier1_budget,
+            list_format=list_format,
+            list_budget=list_budget,
             preflight=preflight,
         )
 
@@ -169,16 +169,16 @@ class SkillsToolkit(BaseToolkit):
             session=self.session,
         )
 
-    # --- tier 1 ----------------------------------------------------------------
+    # --- the skill list ------------------------------------------------------
 
-    def tier1(self) -> str:
-        """The instructions text (tier 1 by default; ``""`` when there is none)."""
+    def skill_list(self) -> str:
+        """The instructions text (the skill list by default; ``""`` when there is none)."""
         text = resolve_instructions(
             self.instructions,
             self.runtime,
             self.session,
-            format=self.tier1_format,
-            budget=self.tier1_budget,
+            format=self.list_format,
+            budget=self.list_budget,
         )
         return text or ""
 
@@ -191,15 +191,15 @@ class SkillsToolkit(BaseToolkit):
         return ""
 
     def system_message(self) -> SystemMessage:
-        """Tier 1 as a ``SystemMessage``."""
-        return SystemMessage(self.tier1())
+        """The skill list as a ``SystemMessage``."""
+        return SystemMessage(self.skill_list())
 
     def inject(self, messages: Sequence[BaseMessage]) -> list[BaseMessage]:
-        """``messages`` with tier 1 (and, with ``preflight``, the hint for the latest
+        """``messages`` with the skill list (and, with ``preflight``, the hint for the latest
         user message) added: appended to a leading system message, else prepended as
         one. Messages are not modified in place."""
         hint = self.preflight_hint(messages) if self.preflight else ""
-        text = join_blocks(self.tier1(), hint) or ""
+        text = join_blocks(self.skill_list(), hint) or ""
         out = list(messages)
         if not text:
             return out
@@ -212,7 +212,7 @@ class SkillsToolkit(BaseToolkit):
         return out
 
     def wrap_model(self, model: BaseChatModel, **bind_kwargs: Any) -> Runnable[Any, Any]:
-        """A runnable ``messages -> AIMessage`` that injects tier 1 and binds the tools
+        """A runnable ``messages -> AIMessage`` that injects the skill list and binds the tools
         offered at that moment, so each turn sees the session's current surface."""
 
         def invoke(messages: Sequence[BaseMessage]) -> Any:

@@ -14,10 +14,10 @@ runtime for the tools of its session (``runtime.tool_specs``), so the tools a
 skill declares appear after ``skills_load`` and allowed-tools contractions hide
 tools at once; every call goes through ``runtime.call`` and returns the
 runtime's envelope as the tool result. Policies, governance, approvals, events
-and the trace are the runtime's; this module only translates shapes. Tier 1
+and the trace are the runtime's; this module only translates shapes. The skill list
 (``<available_skills>``) is the toolset's instructions; with ``preflight=True``
 the pre-flight hint for the user's latest message (``runtime.preflight``: the
-few skills that confidently fit it, or nothing) is added after tier 1.
+few skills that confidently fit it, or nothing) is added after the skill list.
 
 Approvals: by default a call that needs the user's confirmation returns the
 runtime's ``TOOL_CONFIRMATION_REQUIRED`` envelope (or the runtime's ``confirm``
@@ -70,9 +70,9 @@ class SkillsToolset(AbstractToolset[Any]):
       approvals, trace). A ``Session``, a callable ``fn(ctx) -> Session`` (for
       example one kept in ``ctx.deps``), or ``None`` for a session made now and
       kept for every run of this toolset (one conversation).
-    - ``instructions``: ``True`` (tier 1 of the session's skills, the default),
-      ``False`` (none), a string, or ``fn(session) -> str``; ``tier1_format`` and
-      ``tier1_budget`` shape tier 1.
+    - ``instructions``: ``True`` (the skill list of the session's skills, the default),
+      ``False`` (none), a string, or ``fn(session) -> str``; ``list_format`` and
+      ``list_budget`` shape the skill list.
     - ``preflight``: add ``runtime.preflight(latest user prompt)`` to the
       instructions when a skill confidently fits it (nothing otherwise), so the
       model considers that skill before answering.
@@ -90,8 +90,8 @@ class SkillsToolset(AbstractToolset[Any]):
         *,
         session: SessionSource = None,
         instructions: Instructions = True,
-        tier1_format: AdapterFormat = "xml",
-        tier1_budget: int | None = None,
+        list_format: AdapterFormat = "xml",
+        list_budget: int | None = None,
         preflight: bool = False,
         sequential: bool = True,
         deferred_approvals: bool = False,
@@ -108,8 +108,8 @@ class SkillsToolset(AbstractToolset[Any]):
         else:
             self._session_source = session
         self.instructions = instructions
-        self.tier1_format: AdapterFormat = tier1_format
-        self.tier1_budget = tier1_budget
+        self.list_format: AdapterFormat = list_format
+        self.list_budget = list_budget
         self.preflight = preflight
         self._hint: tuple[Session, str, str] | None = None  # (session, prompt, hint)
         self.sequential = sequential
@@ -135,16 +135,16 @@ class SkillsToolset(AbstractToolset[Any]):
 
     async def get_instructions(self, ctx: RunContext[Any]) -> str | None:
         session = self.session_for(ctx)
-        tier1 = resolve_instructions(
+        skill_list = resolve_instructions(
             self.instructions,
             self.runtime,
             session,
-            format=self.tier1_format,
-            budget=self.tier1_budget,
+            format=self.list_format,
+            budget=self.list_budget,
         )
         if not self.preflight:
-            return tier1
-        return join_blocks(tier1, await self._preflight(session, _latest_prompt(ctx)))
+            return skill_list
+        return join_blocks(skill_list, await self._preflight(session, _latest_prompt(ctx)))
 
     async def _preflight(self, session: Session, prompt: str) -> str:
         """The hint for ``prompt``, computed once per prompt (instructions are asked

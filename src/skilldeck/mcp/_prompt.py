@@ -1,6 +1,6 @@
-"""Tier 1 as an MCP prompt: ``skills_catalog`` injects the ``<available_skills>`` block.
+"""The skill list as an MCP prompt: ``skills_catalog`` injects the ``<available_skills>`` block.
 
-The block is the runtime's own tier-1 rendering (``skilldeck.render_skills``) of
+The block is the runtime's own skill-list rendering (``skilldeck.render_skills``) of
 the catalog's visible skills, pinned skills first, within an optional budget
 (``"4000"`` characters or ``"1000 tokens"``; default: the configured one).
 """
@@ -51,7 +51,7 @@ def register(server: SkillServer) -> None:
 
 
 def render(server: SkillServer, budget: str | None = None) -> str:
-    """The intro line and the tier-1 block of the catalog's visible skills."""
+    """The intro line and the skill-list block of the catalog's visible skills."""
     import skilldeck
 
     catalog = server.catalog

@@ -4,7 +4,7 @@
   frontmatter has a spec-conformant name and a description), each with its skill
   path: the winner of a name at ``<name>``, a shadowed one at ``<source>/<name>``.
 - ``read_all``: one file's bytes through the catalog (any file of the skill, not
-  only tier-3 ones).
+  only file reads).
 """
 
 from __future__ import annotations

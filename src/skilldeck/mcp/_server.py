@@ -1,7 +1,7 @@
 """``SkillServer``: an ``MCPServer`` serving one skilldeck catalog.
 
 Assembly only: the skills extension (``_extension``), ``skill://`` resources
-(``_resources``), the tool fallback (``_fallback``), the tier-1 prompt
+(``_resources``), the tool fallback (``_fallback``), the skill-list prompt
 (``_prompt``) and change notifications (``_notify``) each live in their own
 module. The server keeps one piece of state, the current ``SkillIndex``, and
 replaces it whole on ``refresh()``.

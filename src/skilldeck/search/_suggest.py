@@ -33,7 +33,7 @@ left out. The triggers of a list of skills are prepared once and kept with the
 search index passed (``runtime.suggest`` passes the runtime's), so a request
 costs a search and a dictionary lookup per request word. ``order_by_relevance``
 puts the suggested skills first (best first) and the rest after in their given
-order, so a tier-1 list cut by a budget keeps the skills that matter for the
+order, so a skill list cut by a budget keeps the skills that matter for the
 current request.
 """
 
@@ -400,7 +400,7 @@ def _boost(
 
 def order_by_relevance(text: str, skills: Sequence[Any], **options: Any) -> list[Any]:
     """``skills`` with those that fit ``text`` first (best first), the rest after in
-    their given order. Feed the result to a tier-1 renderer with a budget so the
+    their given order. Feed the result to a skill-list renderer with a budget so the
     relevant skills are the ones that survive it. Skills the model must not see
     (``disable-model-invocation``) are left out."""
     skills = [m for m in skills if model_invocable(m)]

@@ -42,7 +42,7 @@ Severity follows consequence and context. Fetch-and-run, decode-and-run,
 reverse shells and destruction are errors in documentation too, unless the
 download is the skill's own or a well-known vendor's (a note) or a named
 project's install script on a code host (a warning). Injection phrasing
-is an error in the frontmatter (tier 1 shows it on every turn) and in plain
+is an error in the frontmatter (the skill list shows it on every turn) and in plain
 prose, and a warning when it is quoted or inside code, where it is usually an
 example. There is no in-file way to silence a finding (a hostile skill would
 use it); hosts pass ``ignore=`` codes instead. ``docs/security-scan.md`` says

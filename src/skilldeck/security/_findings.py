@@ -218,7 +218,7 @@ def _command_shift(doc: Text, rule: LineRule, kind: str, offset: int, end: int, 
 
 def _prose_shift(doc: Text, offset: int, end: int, code: str = "") -> tuple[int, str]:
     if doc.in_frontmatter(offset):
-        note = " in the frontmatter (tier 1 shows it to the model on every turn)"
+        note = " in the frontmatter (the skill list shows it to the model on every turn)"
         return (
             (-1, note + ", in a passage about attacks") if doc.teaching(offset, end) else (0, note)
         )

@@ -3,9 +3,9 @@
 Parameters (a skill may always be addressed as ``SOURCE:NAME``):
 
 - ``skills_list {offset?, limit?}`` — metadata of the visible skills;
-- ``skills_load {name}`` — tier 2: the body, digest and bundled-file index; marks
+- ``skills_load {name}`` — the instructions: the body, digest and bundled-file index; marks
   the skill as loaded in the session and updates the allowed-tools policy;
-- ``skills_read_file {name, path}`` — tier 3: one bundled file;
+- ``skills_read_file {name, path}`` — one bundled file;
 - ``skills_search {query, limit?}`` — ranked search (for catalogs too large to list);
 - ``skills_run_script {name, script, args?}`` — a bundled script, through the executor;
 - ``skills_validate {name}`` / ``skills_lint {name}`` — behind an option.

@@ -54,7 +54,7 @@ class RuntimeOptions:
       parameters, ``{tool key: {parameter: new name}}`` (``VERB_FIRST_PARAMETER_NAMES``).
     - ``search``, ``scripts``, ``declared_tools``, ``validate_tools``: which tools exist.
     - ``max_body_bytes``: cut SKILL.md bodies (``CONTENT_TRUNCATED``); ``max_file_bytes``:
-      the tier-3 size limit (``FILE_TOO_LARGE`` above it); ``list_limit``: default page
+      the file-read size limit (``FILE_TOO_LARGE`` above it); ``list_limit``: default page
       size of ``skills_list``; ``search_headings``: index body headings and the
       first words of each body too (at low weight); ``embedder``: ``fn(texts) ->
       vectors`` of a model the host has, to rank with embeddings too

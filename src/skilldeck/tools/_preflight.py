@@ -9,7 +9,7 @@
 
 Nothing is rendered when no suggestion is confident, so ordinary requests are not
 steered. Descriptions are cut to ``MAX_DESCRIPTION`` characters and escaped like
-tier 1's XML.
+the skill list's XML.
 """
 
 from __future__ import annotations

@@ -65,7 +65,7 @@ from skilldeck.tools._tools import (
 if TYPE_CHECKING:
     from skilldeck.catalog import Catalog
     from skilldeck.config import Config
-    from skilldeck.disclosure import Tier1Format
+    from skilldeck.disclosure import SkillListFormat
     from skilldeck.execution import Approver, Executor
     from skilldeck.tools._governance import ConfirmCallback, GovernanceHook
     from skilldeck.tools._invoke import Invoked
@@ -234,10 +234,10 @@ class SkillRuntime:
         self,
         *,
         budget: int | str | None = None,
-        format: Tier1Format = "xml",
+        format: SkillListFormat = "xml",
         pinned: Sequence[str] = (),
     ) -> str:
-        """Tier 1 for the system prompt: ``<available_skills>`` of the visible skills.
+        """The skill list for the system prompt: ``<available_skills>`` of the visible skills.
 
         Uses the disclosure renderer with this runtime's ``include_location`` and mode;
         when ``budget`` cuts the list, its last line points at the search tool under
@@ -268,7 +268,7 @@ class SkillRuntime:
 
     def visible_skills(self, session: Session | None = None) -> list[Any]:
         """Metadata of the skills ``skills_list`` shows (the mode's, and a forked
-        session's subset; never a ``disable-model-invocation`` skill); what tier 1
+        session's subset; never a ``disable-model-invocation`` skill); what the skill list
         for that session should render."""
         metas = [m for m in self.catalog.list() if self._visible(m) and model_invocable(m)]
         if session is None or session.scope is None:
@@ -424,7 +424,7 @@ class SkillRuntime:
         and why, for the host to add before the model answers; ``""`` when none does.
 
         Forcing the model to consider the skills that fit (rather than hoping it
-        notices them in tier 1) is what raises activation; abstaining when nothing
+        notices them in the skill list) is what raises activation; abstaining when nothing
         fits keeps the hint from steering ordinary requests.
         """
         from skilldeck.tools._preflight import render_preflight

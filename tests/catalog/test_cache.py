@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from skilldeck import Catalog, Source
 from skilldeck._diagnostics import Diagnostic, Severity
 from skilldeck._paths import dirs
-from skilldeck.catalog import _fs
+from skilldeck.catalog import _cache, _fs
 from skilldeck.catalog._cache import MetadataCache, pack_diagnostics, unpack_diagnostics
 from skilldeck.catalog._model import SkillMetadata, metadata_of, raw_diagnostics
 from skilldeck.cli import main
@@ -612,6 +612,47 @@ def test_an_index_in_many_chunks_serves_every_row(
     damaged = Catalog.from_roots([root]).list()
     assert [(m.name, m.description) for m in damaged] == [(m.name, m.description) for m in added]
     assert len(_rows(_index_file())[2]) == 11  # written again whole
+
+
+def test_a_replayed_listing_takes_its_rows_by_chunk_and_parses_only_edits(
+    tmp_path: Path, make_skill: MakeSkill, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A new process whose root's folder list is unchanged takes the index's rows a
+    chunk at a time in the saved order (no look-up by key); a SKILL.md edited in a
+    middle chunk is parsed again, every other row is served as cached."""
+    _chunked(monkeypatch, 3)
+    root = tmp_path / "r"
+    for i in range(8):
+        make_skill(root, f"s{i:02d}", f"Skill number {i}.")
+    Catalog.from_roots([root]).list()
+    md = root / "s04" / "SKILL.md"
+    md.write_text(md.read_text().replace("Skill number 4.", "Edited four."))
+    settle()
+    parsed: list[str] = []
+    taken: list[str] = []
+    parse, take = _fs.FileSystemStore._parse, _cache.Stored.take
+
+    def counted(self: Any, real_md: str, folder: str, md: str) -> Any:
+        parsed.append(os.path.basename(folder))
+        return parse(self, real_md, folder, md)
+
+    def by_key(self: Any, key: str) -> Any:
+        taken.append(key)
+        return take(self, key)
+
+    monkeypatch.setattr(_fs.FileSystemStore, "_parse", counted)
+    monkeypatch.setattr(_cache.Stored, "take", by_key)
+    listed = Catalog.from_roots([root]).list()
+    assert parsed == ["s04"] and taken == []
+    assert [m.description for m in listed] == [
+        "Edited four." if i == 4 else f"Skill number {i}." for i in range(8)
+    ]
+    parsed.clear()
+    again = Catalog.from_roots([root]).list()
+    assert parsed == [] and taken == []
+    assert [(m.name, m.description, m.diagnostics) for m in again] == [
+        (m.name, m.description, m.diagnostics) for m in listed
+    ]
 
 
 def test_streamed_rows_stay_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -52,6 +52,7 @@ __all__ = [
     "NEVER",
     "SIG_SIZE",
     "AboutRow",
+    "Columns",
     "InvocationRow",
     "Listing",
     "MetadataCache",
@@ -291,10 +292,27 @@ def _header_of(data: bytes) -> _Header | None:
     return stamp, root, keys, chunks, listing, tag_sets, findings, abouts
 
 
-def _rows_of(data: bytes, header: _Header) -> list[StoredRow] | None:
-    """A chunk's rows (``None``: damaged): its columns are decoded, every value's
-    type is checked a column at a time, and the columns are zipped into rows, the
-    tags, findings and versions and authors taken from the header's tables."""
+#: a chunk's rows as columns, in a ``StoredRow``'s order: the signatures, names,
+#: descriptions, tags, commands, env, other, valid flags, findings, invocation
+#: controls and versions-and-authors (the header's tables' values in place)
+Columns = tuple[
+    tuple[Sig, ...],
+    tuple[str, ...],
+    tuple[str, ...],
+    list[_Strs],
+    tuple[_Strs, ...],
+    tuple[_Strs, ...],
+    tuple[_Strs, ...],
+    tuple[bool, ...],
+    list[bytes],
+    tuple[Any, ...],
+    list[Any],
+]
+
+
+def _columns_of(data: bytes, header: _Header) -> Columns | None:
+    """A chunk's columns (``None``: damaged), every value's type checked a column at
+    a time, the tags, findings and versions and authors taken from the header's tables."""
     tag_sets, findings, abouts = header[5:]
     try:
         cols = marshal.loads(data)  # noqa: S302 (as in _header_of)
@@ -323,21 +341,18 @@ def _rows_of(data: bytes, header: _Header) -> list[StoredRow] | None:
         if not (len(row) == 4 and _only(row[:2], _BOOL) and _only(row[2:], _OPT_STR)):
             return None
     try:
-        return list(
-            zip(
-                sigs,
-                names,
-                descriptions,
-                map(tag_sets.__getitem__, tags),
-                commands,
-                env,
-                other,
-                valid,
-                map(findings.__getitem__, diags),
-                calls,
-                map(abouts.__getitem__, about),
-                strict=True,
-            )
+        return (
+            sigs,
+            names,
+            descriptions,
+            [*map(tag_sets.__getitem__, tags)],
+            commands,
+            env,
+            other,
+            valid,
+            [*map(findings.__getitem__, diags)],
+            calls,
+            [*map(abouts.__getitem__, about)],
         )
     except IndexError:
         return None
@@ -363,23 +378,46 @@ class Stored:
         self._pos = 0
         self._rest: dict[str, StoredRow] | None = None
 
-    def _read_chunk(self) -> bool:
+    def _next_columns(self) -> Columns | None:
+        """The next chunk's columns (``None``: no more, or damaged: the rows end there)."""
         if self._fh is None or self._next_chunk >= len(self._sizes):
             self.close()
-            return False
-        self._start += len(self._rows)
+            return None
         try:
             data = self._fh.read(self._sizes[self._next_chunk])
-            rows = _rows_of(data, self._header)
+            cols = _columns_of(data, self._header)
         except (OSError, ValueError):
-            rows = None
-        if rows is None or self._start + len(rows) > len(self.keys):
+            cols = None
+        if cols is None or self._start + len(cols[0]) > len(self.keys):
             self.close()
-            self._rows = []
-            return False
+            return None
         self._next_chunk += 1
-        self._rows, self._pos = rows, 0
+        return cols
+
+    def _read_chunk(self) -> bool:
+        self._start += len(self._rows)
+        self._rows, self._pos = [], 0
+        cols = self._next_columns()
+        if cols is None:
+            return False
+        self._rows = list(zip(*cols, strict=True))  # every column's length was checked
         return True
+
+    def columns(self) -> tuple[int, Columns] | None:
+        """The next chunk whole, as columns, and the place in ``keys`` of its first row,
+        for a reader that takes every row in the saved order (``take`` goes on after
+        it); ``None`` at the end, at a damaged chunk, or when rows were taken by key
+        from the current chunk or out of order."""
+        if self._rest is not None or self._pos < len(self._rows):
+            return None
+        self._start += len(self._rows)
+        self._rows, self._pos = [], 0
+        cols = self._next_columns()
+        if cols is None:
+            return None
+        start = self._start
+        self._start += len(cols[0])
+        return start, cols
 
     def take(self, key: str) -> StoredRow | None:
         """The row of ``key``: its signature, then its record's fields (``None``: not

@@ -204,6 +204,7 @@ class FileSystemStore(StoreBase):
         # the last walk of an immediate root: its signature, skill folders, others
         self._listing: tuple[RootSig, list[str], list[str]] | None = None
         self._disk: Stored | None = None  # opened by _replay for _parse_all
+        self._disk_listed = False  # _replay listed the folders _disk holds, in its order
         self._found: Discovery | None = None
         self._by_key: dict[str, SkillMetadata] | None = None
         self._allowed: tuple[str, ...] | None = None
@@ -338,6 +339,7 @@ class FileSystemStore(StoreBase):
         found = replay(listing[1], listing[2])
         if found is not None:
             walker.others = listing[2]
+            self._disk_listed = listing[1] is getattr(self._disk, "keys", None)
         return found
 
     def _root_not_dir(self, root: str) -> Diagnostic:
@@ -363,15 +365,17 @@ class FileSystemStore(StoreBase):
         in the same clock tick as this read would keep their signature.
         """
         loaded, self._disk = self._disk, None
+        listed, self._disk_listed = self._disk_listed, False
         try:
-            return self._parse_rows(found, racy, loaded)
+            return self._parse_rows(found, racy, loaded, listed)
         finally:
             if loaded is not None:
                 loaded.close()
 
     def _parse_rows(
-        self, found: list[Found], racy: int, loaded: Stored | None
+        self, found: list[Found], racy: int, loaded: Stored | None, listed: bool = False
     ) -> list[SkillMetadata]:
+        """``listed``: ``found`` is ``loaded``'s folders, in its order (``_replay``)."""
         disk, opened = loaded, loaded is not None
         memory = self._memory
         memory.rewind()
@@ -382,7 +386,10 @@ class FileSystemStore(StoreBase):
         append, add_key, add_sig = metas.append, keys.append, sigs.append
         todo: list[tuple[int, str, str, str, str, Sig]] = []
         make, source = metadata_of, self.source
-        for folder, md, real_md, sig in found:
+        done = 0
+        if listed and loaded is not None and not held:
+            done = self._take_listed(found, loaded, keys, sigs, metas, todo)
+        for folder, md, real_md, sig in found[done:] if done else found:
             key = memory_key(folder, md, real_md)
             add_key(key)
             add_sig(sig)
@@ -440,6 +447,43 @@ class FileSystemStore(StoreBase):
         if disk is not None and disk is not loaded:
             disk.close()
         return metas
+
+    def _take_listed(
+        self,
+        found: list[Found],
+        disk: Stored,
+        keys: list[str],
+        sigs: list[Sig],
+        metas: list[Any],
+        todo: list[tuple[int, str, str, str, str, Sig]],
+    ) -> int:
+        """``_parse_rows``'s loop for a listing replayed from ``disk`` (the warm hot
+        path): ``found[i]`` is the plain SKILL.md of the folder ``disk.keys[i]`` (its
+        key), so the stored rows are taken a chunk of columns at a time, without a
+        look-up per key. Returns how many of ``found`` were taken (the rest: by key)."""
+        append, add_key, add_sig, add_todo = metas.append, keys.append, sigs.append, todo.append
+        make, source = metadata_of, self.source
+        done = 0
+        while (chunk := disk.columns()) is not None:
+            at, (stored, names, descriptions, *fields) = chunk
+            part = found[at : at + len(stored)]
+            if at != done or len(part) != len(stored):
+                break  # not found's order after all: the rest by key
+            tags, commands, env, other, valid, diags, calls, about = fields
+            # (every column's length was checked: strict never raises)
+            for (folder, md, real_md, sig), held, name, text, t, c, e, o, d, v, k, a in zip(
+                part, stored, names, descriptions, tags, commands, env, other, diags, valid,
+                calls, about, strict=True,
+            ):  # fmt: skip
+                add_key(folder)
+                add_sig(sig)
+                if held != sig:
+                    add_todo((len(metas), folder, folder, md, real_md, sig))
+                    append(None)  # parsed by the caller
+                    continue
+                append(make(name, text, folder, "SKILL.md", source, folder, t, c, e, o, d, v, k, a))
+            done += len(part)
+        return done
 
     def _parse_missing(
         self,

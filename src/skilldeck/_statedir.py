@@ -126,12 +126,14 @@ def open_dir(
     create: bool = False,
     mode: int = 0o700,
     any_owner: bool = False,
+    private: bool = False,
 ) -> int | None:
     """Open folder ``name`` (relative to ``dir_fd``) without following a link at it.
 
     Returns a descriptor, or ``None`` when it does not exist and ``create`` is
     false. A created folder gets ``mode``. Raises ``UnsafeStateError`` for a
-    link, a file, or a folder owned by another user.
+    link, a file, or a folder owned by another user (``private``: or writable by
+    others).
     """
     shown = path if path is not None else name
     try:
@@ -141,13 +143,13 @@ def open_dir(
             return None
         with contextlib.suppress(FileExistsError):
             os.mkdir(name, mode, dir_fd=dir_fd)
-        return open_dir(name, dir_fd=dir_fd, path=path, create=False)
+        return open_dir(name, dir_fd=dir_fd, path=path, any_owner=any_owner, private=private)
     except OSError as exc:
         if exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):
             raise refuse(shown, "is a symbolic link or not a folder") from None
         raise
     try:
-        check_stat(os.fstat(fd), shown, want_dir=True, any_owner=any_owner)
+        check_stat(os.fstat(fd), shown, want_dir=True, any_owner=any_owner, private=private)
     except BaseException:
         os.close(fd)
         raise
@@ -365,19 +367,9 @@ def open_state_dir(path: Path, *, create: bool = True) -> int:
 def open_state_subdir(dir_fd: int, name: str, *, path: Path) -> int:
     """Open (and create, ``0o700``) folder ``name`` in a state folder: not a link,
     owned by the user, not writable by others."""
-    with contextlib.suppress(FileExistsError):
-        os.mkdir(name, 0o700, dir_fd=dir_fd)
-    try:
-        fd = os.open(name, O_DIR, dir_fd=dir_fd)
-    except OSError as exc:
-        if exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):
-            raise refuse(path, "is a symbolic link or not a folder") from None
-        raise
-    try:
-        check_stat(os.fstat(fd), path, want_dir=True, private=True)
-    except BaseException:
-        os.close(fd)
-        raise
+    fd = open_dir(name, dir_fd=dir_fd, path=path, create=True, private=True)
+    if fd is None:  # removed between making and opening it
+        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), str(path))
     return fd
 
 

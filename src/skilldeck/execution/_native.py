@@ -29,7 +29,6 @@ import functools
 import hashlib
 import hmac
 import os
-import platform
 import shutil
 import subprocess
 import sys
@@ -152,7 +151,18 @@ def _tag() -> str | None:
         source = _C_SOURCE.read_bytes()
     except OSError:
         return None
-    return bytes_digest(source + platform.machine().encode())[7:23]
+    return bytes_digest(source + _machine().encode())[7:23]
+
+
+def _machine() -> str:
+    """``platform.machine()``: on POSIX it is ``os.uname().machine``, and the
+    ``platform`` module (about 2 ms to import, a dozen regular expressions) is not
+    needed for it."""
+    if hasattr(os, "uname"):
+        return os.uname().machine
+    import platform
+
+    return platform.machine()
 
 
 def _works(helper: Helper) -> bool:

@@ -116,20 +116,25 @@ def _load_openat2() -> Callable[[int, str, int], int] | None:
             ("resolve", ctypes.c_uint64),
         ]
 
+    # the call prepared once: argument types, and one open_how per set of flags
     syscall.restype = ctypes.c_long
+    syscall.argtypes = (
+        ctypes.c_long,
+        ctypes.c_int,
+        ctypes.c_char_p,
+        ctypes.c_void_p,
+        ctypes.c_size_t,
+    )
     resolve = _RESOLVE_BENEATH | _RESOLVE_NO_SYMLINKS | _RESOLVE_NO_MAGICLINKS
+    size = ctypes.sizeof(_OpenHow)
+    hows: dict[int, tuple[_OpenHow, int]] = {}  # flags -> (open_how, its address)
 
     def openat2(dirfd: int, path: str, flags: int) -> int:
-        how = _OpenHow(flags, 0, resolve)
-        fd = int(
-            syscall(
-                ctypes.c_long(nr),
-                ctypes.c_int(dirfd),
-                ctypes.c_char_p(os.fsencode(path)),
-                ctypes.byref(how),
-                ctypes.c_size_t(ctypes.sizeof(how)),
-            )
-        )
+        how = hows.get(flags)
+        if how is None:
+            made = _OpenHow(flags, 0, resolve)  # read by the kernel, never written
+            how = hows[flags] = (made, ctypes.addressof(made))
+        fd: int = syscall(nr, dirfd, os.fsencode(path), how[1], size)
         if fd < 0:
             err = ctypes.get_errno()
             raise OSError(err, os.strerror(err), path)
@@ -213,6 +218,25 @@ def read_file(path: str, bound: int) -> tuple[bytes | None, os.stat_result]:
         os.close(fd)
 
 
+_PROC_FD = "/proc/self/fd/" if sys.platform.startswith("linux") else None
+
+
+def _real_of(fd: int) -> str | None:
+    """The real path of the folder open as ``fd``, as the kernel names what was opened
+    (``/proc/self/fd``): one call where ``realpath`` takes one per component, and no
+    window between the open and the check. ``None`` where the kernel does not say
+    (no ``/proc``, another platform, a folder removed since)."""
+    if _PROC_FD is None:
+        return None
+    try:
+        real = os.readlink(_PROC_FD + str(fd))
+    except OSError:
+        return None
+    if not real.startswith("/") or real.endswith(" (deleted)"):
+        return None
+    return real
+
+
 class _Refused(Exception):
     """Internal: why a path was refused (``kind`` as in ``Problem``)."""
 
@@ -252,15 +276,19 @@ class ContainedFolder:
         self.skill = skill
         self._fd = -1
         try:
+            real = None
             if _HAVE_DIR_FD:
                 # follow_root=False: a folder checked by its real path must not be a link now
                 nofollow = 0 if follow_root else _NOFOLLOW
                 self._fd = os.open(self.root, _DIR_FLAGS | nofollow)
-            self.real = os.path.realpath(self.root)
-            if not follow_root and self.real != self.root:
+                real = _real_of(self._fd)  # a folder (O_DIRECTORY) and its real path
+            if real is None:
+                real = os.path.realpath(self.root)
+                if not os.path.isdir(real):
+                    raise NotADirectoryError(errno.ENOTDIR, "not a folder", self.root)
+            self.real = real
+            if not follow_root and real != self.root:
                 raise NotADirectoryError(errno.ENOTDIR, "it is a link now", self.root)
-            if not os.path.isdir(self.real):
-                raise NotADirectoryError(errno.ENOTDIR, "not a folder", self.root)
         except (OSError, ValueError) as exc:
             raise FileNotFoundInSkillError(
                 f"cannot open the skill folder {self.root}: {getattr(exc, 'strerror', exc)}",
@@ -290,6 +318,10 @@ class ContainedFolder:
         leave the folder, folders and special files, and
         ``FileNotFoundInSkillError`` when nothing is there.
         """
+        return self._open_file(rel)[0]
+
+    def _open_file(self, rel: str) -> tuple[int, int]:
+        """``open`` of ``rel`` and the size its ``fstat`` gave (the one ``fstat`` of a read)."""
         try:
             fd = self._open(_split(rel), want_dir=False)
         except _Refused as why:
@@ -303,13 +335,12 @@ class ContainedFolder:
             os.close(fd)
             what = "a folder" if stat.S_ISDIR(st.st_mode) else "not a regular file"
             raise self._error(rel, _Refused("special", f"it is {what}"))
-        return fd
+        return fd, st.st_size
 
     def read(self, rel: str, *, max_bytes: int, truncate: bool = False) -> FileBytes:
         """At most ``max_bytes`` of ``rel``: ``FileTooLargeError`` past it unless ``truncate``."""
-        fd = self.open(rel)
+        fd, size = self._open_file(rel)
         try:
-            size = os.fstat(fd).st_size
             if size > max_bytes and not truncate:
                 raise self._too_large(rel, size, max_bytes)
             try:
@@ -380,13 +411,18 @@ class ContainedFolder:
         flags = _DIR_FLAGS if want_dir else _FILE_FLAGS
         fn = _openat2()
         if fn is not None:
+            # one name: no '/' or '..' to leave by, and O_NOFOLLOW refuses a link, as
+            # openat2's RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS would (without its setup)
+            one = len(parts) == 1 and parts[0] not in ("", ".", "..")
             try:
+                if one:
+                    return os.open(parts[0], flags | _NOFOLLOW, dir_fd=self._fd)
                 return fn(self._fd, "/".join(parts), flags | _NOFOLLOW)
             except OSError as exc:
-                if exc.errno in _UNSUPPORTED:
-                    _disable_openat2()  # old kernel or a seccomp filter: walk by hand
-                elif exc.errno == errno.ENOENT:
+                if exc.errno == errno.ENOENT:
                     raise _Refused("missing", "no such file") from None
+                if not one and exc.errno in _UNSUPPORTED:
+                    _disable_openat2()  # old kernel or a seccomp filter: walk by hand
                 # ELOOP (a link on the way), EXDEV/EAGAIN (a race): resolve by hand
         return self._walk_open(parts, flags)
 

@@ -40,6 +40,7 @@ from skilldeck.catalog._model import (
     SkillStatus,
     Source,
     Trust,
+    of_source,
     with_code,
 )
 from skilldeck.catalog._resolve import Batch, Resolver, State, changed
@@ -328,7 +329,7 @@ class Catalog:
             name = src.name
             if root is not None and root.recursive:
                 skills = preferred_order(skills, str(root.path))
-            if any(meta.source != name for meta in skills):
+            if not of_source(skills, name):
                 skills = [m if m.source == name else replace(m, source=name) for m in skills]
             batches.append((skills, store, src))
         return self._resolver.resolve(batches, diags, roots, self._state)

@@ -19,6 +19,7 @@ import stat as _stat
 import threading
 import time
 from collections.abc import Callable, Sequence
+from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -74,6 +75,7 @@ Mode = Literal["lenient", "strict"]
 _SKILL_MD = os.sep + "SKILL.md"
 _MD_LEN = len(_SKILL_MD)
 _RACY_NS = 1_000_000_000
+_FOLDER = itemgetter(0)  # of a ``Found``
 
 
 def _record(m: SkillMetadata) -> Record | None:
@@ -124,7 +126,11 @@ class _Memory:
         self.keys = keys
         self.metas = metas
         # a signature of another length (NEVER, an out-of-range one) is kept aside
-        self.odd = {i: sig for i, sig in enumerate(sigs) if len(sig) != SIG_SIZE}
+        self.odd = (
+            {i: sig for i, sig in enumerate(sigs) if len(sig) != SIG_SIZE}
+            if not {*map(len, sigs)} <= {SIG_SIZE}  # told in C: most often none
+            else {}
+        )
         blank = b"\0" * SIG_SIZE
         self.sigs = b"".join(
             sigs if not self.odd else (sig if len(sig) == SIG_SIZE else blank for sig in sigs)
@@ -311,7 +317,7 @@ class FileSystemStore(StoreBase):
         # would leave the signature as it was (git's "racy" entries).
         fresh = max(st.st_mtime_ns, st.st_ctime_ns) > start - _RACY_NS
         if walker.plain and not diags and not fresh:
-            self._listing = (root_sig, [f[0] for f in found], walker.others)
+            self._listing = (root_sig, [*map(_FOLDER, found)], walker.others)
         else:
             self._listing = None
         metas = self._parse_all(found, start - _RACY_NS)

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import enum
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from operator import attrgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -382,7 +383,10 @@ def with_code(metas: Sequence[SkillMetadata], code: str) -> list[tuple[int, Diag
     """The position of each of ``metas`` with a diagnostic ``code`` and the first such
     diagnostic, without expanding packed diagnostics that cannot hold it."""
     needle = code.encode()
-    held = map(_META_DIAGNOSTICS.__get__, metas)  # as held: packed or not, no expanding
+    held = [*map(_META_DIAGNOSTICS.__get__, metas)]  # as held: packed or not, no expanding
+    some = [*filter(None, held)]
+    if {*map(type, some)} <= {bytes} and needle not in b"".join({*some}):
+        return []  # all packed (a warm listing): one search in C through the distinct ones
     maybe = [
         i
         for i, raw in enumerate(held)
@@ -394,6 +398,14 @@ def with_code(metas: Sequence[SkillMetadata], code: str) -> list[tuple[int, Diag
         if found is not None:
             out.append((i, found))
     return out
+
+
+_SOURCE = attrgetter("source")
+
+
+def of_source(metas: Iterable[SkillMetadata], source: str) -> bool:
+    """Is every one of ``metas`` of the source named ``source`` (told in C)?"""
+    return {*map(_SOURCE, metas)} <= {source}
 
 
 def metadata_of(

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator, Mapping, Sequence
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,7 @@ from skilldeck.catalog._model import (
     SkillStatus,
     Source,
     entry_of,
+    of_source,
     raw_diagnostics,
     skill_md_text,
     with_notes,
@@ -42,6 +44,7 @@ __all__ = [
 ]  # fmt: skip
 
 _ENABLED = SkillStatus.ENABLED
+_NAME = attrgetter("name")
 
 
 class Candidate:
@@ -160,14 +163,18 @@ class _Groups:
         more: dict[str, list[SkillMetadata]] = {}
         put = first.setdefault
         for metas, store, src in reversed(batches):
-            if src.name not in sole or any(m.source != src.name for m in metas):
+            if src.name not in sole or not of_source(metas, src.name):
                 by_id.update((id(m), store) for m in metas)
-            for meta in metas:
-                had = put(meta.name, meta)
+            names = [*map(_NAME, metas)]
+            if not first and len({*names}) == len(names):
+                first.update(zip(names, metas, strict=True))  # no name twice, as usual: in C
+                continue
+            for name, meta in zip(names, metas, strict=True):
+                had = put(name, meta)
                 if had is not meta:
-                    bucket = more.get(meta.name)
+                    bucket = more.get(name)
                     if bucket is None:
-                        more[meta.name] = [had, meta]
+                        more[name] = [had, meta]
                     else:
                         bucket.append(meta)
         self.first, self.more = first, more

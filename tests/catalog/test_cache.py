@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import marshal
 import os
+import shutil
 import struct
 import time
 from pathlib import Path
@@ -653,6 +654,33 @@ def test_a_replayed_listing_takes_its_rows_by_chunk_and_parses_only_edits(
     assert [(m.name, m.description, m.diagnostics) for m in again] == [
         (m.name, m.description, m.diagnostics) for m in listed
     ]
+
+
+def test_a_placeholder_is_left_out_of_a_warm_listing_as_of_a_cold_one(
+    tmp_path: Path, make_skill: MakeSkill
+) -> None:
+    """Found in packed findings without expanding the others: left out and reported
+    (SK219, as info) from the cache as when parsed; a listing without one reports none."""
+    root = tmp_path / "r"
+    make_skill(root, "template", "Replace with a description of the skill.")
+    make_skill(root, "noted", "Has a note.", frontmatter="domain: x\n")
+    make_skill(root, "plain", "Nothing to say.")
+
+    def seen(catalog: Catalog) -> tuple[list[str], list[tuple[str, Severity, str | None]]]:
+        names = [m.name for m in catalog.list()]
+        return names, [(d.code, d.severity, d.path) for d in catalog.diagnostics]
+
+    cold = seen(Catalog.from_roots([root]))
+    assert cold[0] == ["noted", "plain"]
+    assert [c for c, _s, _p in cold[1]] == ["SK219"] and cold[1][0][1] is Severity.INFO
+    warm = Catalog.from_roots([root])
+    assert seen(warm) == cold
+    (store,) = [s for _src, _root, s in warm._stores]
+    held = {m.name: type(raw_diagnostics(m)) for m in store.discover().skills}
+    assert held == {"noted": bytes, "plain": tuple, "template": tuple}  # only SK219's expanded
+    shutil.rmtree(root / "template")
+    settle()
+    assert seen(Catalog.from_roots([root])) == (["noted", "plain"], [])
 
 
 def test_streamed_rows_stay_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

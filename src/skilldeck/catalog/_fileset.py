@@ -96,16 +96,19 @@ def check_read(
     *,
     skill: str,
     exists: Callable[[str], bool],
+    must_exist: bool = False,
 ) -> None:
     """Refuse a read of ``clean`` (a cleaned relative path) outside SKILL.md and the
     index ``mode`` lists: ``PathNotAllowedError`` when such a file ``exists``,
     ``FileNotFoundInSkillError`` when it does not. ``linked`` is asked only when the
-    path alone does not decide."""
-    if clean == "SKILL.md" or (mode == "all" and clean.count("/") < _MAX_DEPTH):
-        return
-    if in_bundled_index(clean) or in_index(clean, mode, linked()):
-        return
-    if exists(clean):
+    path alone does not decide. ``must_exist``: a path the index allows is refused
+    too when it does not ``exist`` (a store that holds its files in memory or a
+    database; a folder store learns it from the read itself)."""
+    allowed = clean == "SKILL.md" or (mode == "all" and clean.count("/") < _MAX_DEPTH)
+    if allowed or in_bundled_index(clean) or in_index(clean, mode, linked()):
+        if not must_exist or exists(clean):
+            return
+    elif exists(clean):
         raise PathNotAllowedError(
             f"{clean} is not in the file index of {skill}",
             skill=skill,

@@ -9,7 +9,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from skilldeck._errors import (
-    FileNotFoundInSkillError,
     ManifestError,
     PathNotAllowedError,
     SkillNotFoundError,
@@ -148,6 +147,7 @@ class MemoryStore(StoreBase):
             lambda: entry.linked,
             skill=name,
             exists=entry.files.__contains__,
+            must_exist=clean != "SKILL.md",
         )
         if clean == "SKILL.md":
             return FileData.of(
@@ -156,13 +156,6 @@ class MemoryStore(StoreBase):
                 max_bytes=max_bytes,
                 truncate=truncate,
                 skill=name,
-            )
-        if clean not in entry.files:
-            raise FileNotFoundInSkillError(
-                f"no file {clean} in skill {name}",
-                skill=name,
-                path=clean,
-                hint="list the skill's files with skills_load",
             )
         return FileData.of(
             entry.files[clean], clean, max_bytes=max_bytes, truncate=truncate, skill=name

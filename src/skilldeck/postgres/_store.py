@@ -325,14 +325,8 @@ class PostgresStore(StoreBase):
             lambda: self._linked(version),
             skill=name,
             exists=version.files.__contains__,
+            must_exist=True,
         )
-        if clean not in version.files:
-            raise FileNotFoundInSkillError(
-                f"no file {clean} in skill {name}",
-                skill=name,
-                path=clean,
-                hint="list the skill's files with skills_load",
-            )
         return FileData.of(
             self._blob(version, clean), clean, max_bytes=max_bytes, truncate=truncate, skill=name
         )

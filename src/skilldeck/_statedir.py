@@ -381,22 +381,9 @@ def read_state_file(path: Path, *, max_bytes: int) -> bytes | None:
     except FileNotFoundError:
         return None
     try:
-        try:
-            raw = os.open(path.name, os.O_RDONLY | _NOFOLLOW | _NONBLOCK | _CLOEXEC, dir_fd=fd)
-        except FileNotFoundError:
-            return None
-        except OSError as exc:
-            if exc.errno in (errno.ELOOP, errno.EMLINK):
-                raise refuse(path, "is a symbolic link") from None
-            raise
-        with os.fdopen(raw, "rb") as fh:
-            check_stat(os.fstat(fh.fileno()), path, want_dir=False, private=True)
-            data = fh.read(max_bytes + 1)
+        return read_file_at(fd, path.name, path=path, max_bytes=max_bytes, private=True)
     finally:
         os.close(fd)
-    if len(data) > max_bytes:
-        raise refuse(path, f"is larger than {max_bytes} bytes")
-    return data
 
 
 def state_key() -> bytes:

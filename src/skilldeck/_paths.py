@@ -23,6 +23,7 @@ from typing import Any
 __all__ = [
     "Dirs",
     "dirs",
+    "fd_real_path",
     "find_project_root",
     "foreign_project_root",
     "install_base",
@@ -277,11 +278,22 @@ def _kernel_real(path: str | os.PathLike[str]) -> str | None:
     except (OSError, ValueError):
         return None
     try:
+        return fd_real_path(fd)
+    finally:
+        os.close(fd)
+
+
+def fd_real_path(fd: int) -> str | None:
+    """The real path of what the descriptor ``fd`` has open, as the kernel names it
+    (``/proc/self/fd/N``: one call, and no window between an open and a check of
+    what was opened), or ``None`` where it cannot (no ``/proc``, not Linux, a file
+    or folder removed since)."""
+    if not _O_PATH:
+        return None
+    try:
         real = os.readlink(f"/proc/self/fd/{fd}")
     except OSError:
         return None
-    finally:
-        os.close(fd)
     # a folder removed meanwhile is named "... (deleted)"
     return real if real.startswith("/") and not real.endswith(" (deleted)") else None
 

@@ -17,6 +17,7 @@ from tests.foundation._trees import (
 
 from skilldeck import FileNotFoundInSkillError, FileTooLargeError, PathNotAllowedError
 from skilldeck._tree import (
+    ContainedFolder,
     SkillTree,
     WalkLimits,
     looks_like_secret,
@@ -122,6 +123,24 @@ def test_a_skill_folder_swapped_for_a_link_is_not_followed(tmp_path: Path, resol
     os.symlink(tmp_path / "outside", skill)
     with pytest.raises(FileNotFoundInSkillError):
         read_beneath(real, "secret.md", max_bytes=100, follow_root=False)
+
+
+def test_a_skill_folder_reached_through_a_linked_folder_above_is_not_its_real_path(
+    tmp_path: Path, resolver: str
+) -> None:
+    """``follow_root=False`` refuses a folder whose path now passes through a link
+    anywhere above it (its real path is another), not only one that is a link."""
+    (tmp_path / "home" / "skills").mkdir(parents=True)
+    skill = build_tree(tmp_path / "home" / "skills")
+    real = os.path.realpath(skill)
+    os.rename(tmp_path / "home", tmp_path / "elsewhere")
+    os.symlink(tmp_path / "elsewhere", tmp_path / "home")  # same files, through a link
+    with pytest.raises(FileNotFoundInSkillError, match="a link now"):
+        read_beneath(real, "SKILL.md", max_bytes=100, follow_root=False)
+    with ContainedFolder(real) as tree:  # followed: named by where it really is
+        moved = os.path.realpath(tmp_path / "elsewhere" / "skills" / "tricky")
+        assert tree.real == os.path.realpath(real) == moved
+        assert tree.read("SKILL.md", max_bytes=1000).data == VISIBLE["SKILL.md"]
 
 
 def test_limits_raise_coded_errors_or_stop_when_not_strict(tmp_path: Path) -> None:

@@ -26,6 +26,7 @@ from collections.abc import Callable
 from typing import Literal, Self
 
 from skilldeck._errors import FileNotFoundInSkillError, FileTooLargeError, PathNotAllowedError
+from skilldeck._paths import fd_real_path
 
 __all__ = [
     "MAX_LINKS",
@@ -218,25 +219,6 @@ def read_file(path: str, bound: int) -> tuple[bytes | None, os.stat_result]:
         os.close(fd)
 
 
-_PROC_FD = "/proc/self/fd/" if sys.platform.startswith("linux") else None
-
-
-def _real_of(fd: int) -> str | None:
-    """The real path of the folder open as ``fd``, as the kernel names what was opened
-    (``/proc/self/fd``): one call where ``realpath`` takes one per component, and no
-    window between the open and the check. ``None`` where the kernel does not say
-    (no ``/proc``, another platform, a folder removed since)."""
-    if _PROC_FD is None:
-        return None
-    try:
-        real = os.readlink(_PROC_FD + str(fd))
-    except OSError:
-        return None
-    if not real.startswith("/") or real.endswith(" (deleted)"):
-        return None
-    return real
-
-
 class _Refused(Exception):
     """Internal: why a path was refused (``kind`` as in ``Problem``)."""
 
@@ -281,7 +263,8 @@ class ContainedFolder:
                 # follow_root=False: a folder checked by its real path must not be a link now
                 nofollow = 0 if follow_root else _NOFOLLOW
                 self._fd = os.open(self.root, _DIR_FLAGS | nofollow)
-                real = _real_of(self._fd)  # a folder (O_DIRECTORY) and its real path
+                # a folder (O_DIRECTORY); its real path as the kernel names it
+                real = fd_real_path(self._fd)
             if real is None:
                 real = os.path.realpath(self.root)
                 if not os.path.isdir(real):

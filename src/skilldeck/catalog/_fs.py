@@ -31,6 +31,7 @@ from skilldeck._errors import (
     SkillNotFoundError,
     SkillUnavailableError,
 )
+from skilldeck._paths import real_path
 from skilldeck._tree import MAX_DEPTH, SkillFinder, skill_md_escapes, within
 from skilldeck.catalog import _codes as C
 from skilldeck.catalog._cache import (
@@ -596,7 +597,7 @@ class FileSystemStore(StoreBase):
 
     def _real_folder(self, meta: SkillMetadata) -> str:
         assert meta.path is not None
-        real = os.path.realpath(meta.path)
+        real = real_path(meta.path)
         allowed = self._allowed_real()
         if not within(real, allowed):
             raise PathNotAllowedError(

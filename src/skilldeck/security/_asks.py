@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from skilldeck.security._engine import Hit, Pattern
 from skilldeck.security._linechecks import KEEP, LOWER, planted_check
-from skilldeck.security._patterns import LineRule
+from skilldeck.security._patterns import MEMORY_FILE, MEMORY_WORDS, LineRule
 from skilldeck.security._rules import CONCEAL, HIJACK, SOCIAL
 
 __all__ = ["ASKS"]
@@ -328,18 +328,8 @@ ASKS: list[LineRule] = [
         HIJACK,
         r"\b(?:append|add|write|insert|put|save|copy|paste)\b[^.!?\n]{0,100}?\b(?:to|into|in)\s+"
         r"(?:the\s+|your\s+|a\s+|each\s+|every\s+)?(?:project'?s?\s+|user'?s?\s+|global\s+)?[`'\"]?"
-        r"(?:~/\.claude/)?(?:CLAUDE\.md|AGENTS\.md|GEMINI\.md|\.cursorrules|\.windsurfrules"
-        r"|copilot-instructions\.md|\.clinerules|memory\s+file|agent\s+memory|long-term\s+memory)",
-        (
-            "claude.md",
-            "agents.md",
-            "gemini.md",
-            ".cursorrules",
-            ".windsurfrules",
-            "copilot-instructions",
-            ".clinerules",
-            "memory",
-        ),
+        r"(?:~/\.claude/)?(?:" + MEMORY_FILE + r"|memory\s+file|agent\s+memory|long-term\s+memory)",
+        (*MEMORY_WORDS, "memory"),
         "text plants instructions in an agent's memory file",
         check=planted_check,
     ),

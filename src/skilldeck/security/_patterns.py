@@ -4,6 +4,8 @@ optional check that reads the matched line and may drop or re-grade the match.""
 
 from __future__ import annotations
 
+import re
+
 from skilldeck.security._linechecks import (
     KEEP,
     LOWER,
@@ -63,6 +65,22 @@ class LineRule(Rule):
 
 # ---------------------------------------------------------------------------
 # the rules
+
+#: the files an agent reads as standing instructions (its memory): a skill that
+#: writes into one plants instructions for every later session
+MEMORY_FILES = (
+    "CLAUDE.md",
+    "AGENTS.md",
+    "GEMINI.md",
+    ".cursorrules",
+    ".windsurfrules",
+    "copilot-instructions.md",
+    ".clinerules",
+)
+MEMORY_FILE = "(?:" + "|".join(re.escape(name) for name in MEMORY_FILES) + ")"
+"""A pattern that matches any of ``MEMORY_FILES``."""
+MEMORY_WORDS = tuple(name.lower() for name in MEMORY_FILES)
+"""``MEMORY_FILES`` as the keywords that let a line reach a rule about them."""
 
 _SHELLS = (
     r"(?:sudo\s+(?:-\S+\s+)*)?(?:env\s+(?:\w+=\S*\s+)*)?(?:/usr(?:/local)?/bin/|/bin/)?"
@@ -395,20 +413,12 @@ LINE_RULES: list[LineRule] = [
     LineRule(
         HIJACK,
         r"(?:>>?\s*[\"']?[\w./~$-]*|(?:\btee\b|\bopen\s*\(|\bwrite_text|\bwriteFile|appendFile"
-        r"|\bSet-Content|\bAdd-Content|\bOut-File)[^\n]*)(?:CLAUDE\.md|AGENTS\.md|GEMINI\.md"
-        r"|\.cursorrules|\.windsurfrules"
-        r"|copilot-instructions\.md|\.clinerules)"
-        r"|(?:CLAUDE\.md|AGENTS\.md|GEMINI\.md|\.cursorrules|\.windsurfrules|copilot-instructions\.md"
-        r"|\.clinerules)[^\n]*(?:\.open\s*\(\s*[\"'][aw]|\.write(?:_text)?\s*\(|appendFile)",
-        (
-            "claude.md",
-            "agents.md",
-            "gemini.md",
-            ".cursorrules",
-            ".windsurfrules",
-            "copilot-instructions",
-            ".clinerules",
-        ),
+        r"|\bSet-Content|\bAdd-Content|\bOut-File)[^\n]*)"
+        + MEMORY_FILE
+        + "|"
+        + MEMORY_FILE
+        + r"[^\n]*(?:\.open\s*\(\s*[\"'][aw]|\.write(?:_text)?\s*\(|appendFile)",
+        MEMORY_WORDS,
         "writes instructions into an agent's memory file",
         check=planted_check,
     ),

@@ -683,6 +683,24 @@ def test_a_placeholder_is_left_out_of_a_warm_listing_as_of_a_cold_one(
     assert seen(Catalog.from_roots([root])) == (["noted", "plain"], [])
 
 
+@pytest.mark.parametrize("sizes", [[10**12], [-1], [0], [1]])
+def test_damaged_chunk_sizes_are_parsed_again(
+    tmp_path: Path, make_skill: MakeSkill, sizes: list[int]
+) -> None:
+    """A chunk size in the header that no chunk has (larger than the file, negative,
+    empty, short) serves no row and allocates nothing of that size."""
+    make_skill(tmp_path / "r", "x", "Real text.")
+    Catalog.from_roots([tmp_path / "r"]).list()
+    data = _index_file().read_bytes()
+    (size,) = struct.unpack("<I", data[:4])
+    header = list(marshal.loads(data[4 : 4 + size]))
+    header[3] = sizes
+    head = marshal.dumps(tuple(header))
+    _index_file().write_bytes(struct.pack("<I", len(head)) + head + data[4 + size :])
+    listed = Catalog.from_roots([tmp_path / "r"]).list()
+    assert [(m.name, m.description) for m in listed] == [("x", "Real text.")]
+
+
 def test_streamed_rows_stay_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Reading a large index row by row holds one chunk, not the whole index: the peak
     of a pass that takes every row and drops it is a small part of all rows' size."""

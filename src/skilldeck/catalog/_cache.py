@@ -65,6 +65,7 @@ __all__ = [
     "ctime_of",
     "pack_diagnostics",
     "pack_sig",
+    "pack_sig_into",
     "sig_of",
     "unpack_diagnostics",
 ]  # fmt: skip
@@ -189,6 +190,8 @@ NEVER: Sig = b""
 
 pack_sig = _SIG.pack
 """``pack_sig(mtime_ns, size, inode, ctime_ns, device)``: ``sig_of`` for hot loops."""
+pack_sig_into = _SIG.pack_into
+"""``pack_sig_into(buffer, offset, mtime_ns, ...)``: ``pack_sig`` into a buffer of many."""
 
 
 def sig_of(st: os.stat_result) -> Sig:
@@ -292,7 +295,7 @@ def _header_of(data: bytes) -> _Header | None:
         type(stamp) is type(root) is str
         and type(keys) is type(chunks) is list
         and type(tag_sets) is type(findings) is type(abouts) is list
-        and _texts(keys)
+        and _only(keys, _STR)  # (joined, they would be new memory the size of the header)
         and _only(chunks, _INT)
         and _only(tag_sets, _TUPLE)
         and _texts(chain.from_iterable(tag_sets))
@@ -332,7 +335,7 @@ Columns = tuple[
 ]
 
 
-def _columns_of(data: bytes, header: _Header) -> Columns | None:
+def _columns_of(data: bytes | memoryview, header: _Header) -> Columns | None:
     """A chunk's columns (``None``: damaged), every value's type checked a column at
     a time, the tags, findings and versions and authors taken from the header's tables."""
     tag_sets, findings, abouts = header[5:]
@@ -398,17 +401,33 @@ class Stored:
         self._rows: list[StoredRow] = []
         self._pos = 0
         self._rest: dict[str, StoredRow] | None = None
+        self._buffer: bytearray | None = None  # every chunk is read into it
 
     def _next_columns(self) -> Columns | None:
-        """The next chunk's columns (``None``: no more, or damaged: the rows end there)."""
+        """The next chunk's columns (``None``: no more, or damaged: the rows end there).
+
+        Chunks are read into one buffer, made once for the largest: a new bytes object
+        for each is new memory for each (most of a chunk's size), which the process
+        pays for in page faults when it first writes it."""
         if self._fh is None or self._next_chunk >= len(self._sizes):
             self.close()
             return None
-        try:
-            data = self._fh.read(self._sizes[self._next_chunk])
-            cols = _columns_of(data, self._header)
-        except (OSError, ValueError):
-            cols = None
+        size = self._sizes[self._next_chunk]
+        if self._buffer is None:  # (no larger than the file: the sizes may be damaged)
+            try:
+                most = min(max(self._sizes), os.fstat(self._fh.fileno()).st_size)
+            except (OSError, ValueError):
+                most = 0
+            self._buffer = bytearray(max(most, 0))
+        if not 0 < size <= len(self._buffer):
+            self.close()
+            return None
+        with memoryview(self._buffer)[:size] as data:
+            try:
+                got = self._fh.readinto(data)
+                cols = _columns_of(data, self._header) if got == size else None
+            except (OSError, ValueError):
+                cols = None
         if cols is None or self._start + len(cols[0]) > len(self.keys):
             self.close()
             return None
@@ -473,6 +492,7 @@ class Stored:
         return self._rest
 
     def close(self) -> None:
+        self._buffer = None
         fh, self._fh = self._fh, None
         if fh is not None:
             fh.close()

@@ -19,6 +19,7 @@ import stat as _stat
 import threading
 import time
 from collections.abc import Callable, Sequence
+from itertools import repeat
 from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -46,7 +47,7 @@ from skilldeck.catalog._cache import (
     pack_diagnostics,
     sig_of,
 )
-from skilldeck.catalog._discover import replay
+from skilldeck.catalog._discover import found_of, replay, split_sigs
 from skilldeck.catalog._files import (
     index_files,
     linked_in,
@@ -77,6 +78,7 @@ _SKILL_MD = os.sep + "SKILL.md"
 _MD_LEN = len(_SKILL_MD)
 _RACY_NS = 1_000_000_000
 _FOLDER = itemgetter(0)  # of a ``Found``
+_SIG = itemgetter(3)
 
 
 def _record(m: SkillMetadata) -> Record | None:
@@ -117,15 +119,24 @@ def memory_key(folder: str, md: str, real_md: str) -> str:
 
 class _Memory:
     """What a store read last, in walk order: each SKILL.md's key, stat signature and
-    metadata, as two lists and one bytes object of the packed signatures (no tuple,
+    metadata, as two lists and one buffer of the packed signatures (no tuple,
     signature object or map entry per skill: 16 MiB at 100,000 skills). Found in walk
     order; a key asked out of order is found through a map made then."""
 
     __slots__ = ("_index", "_next", "keys", "metas", "odd", "sigs")
 
-    def __init__(self, keys: list[str], metas: list[SkillMetadata], sigs: list[Sig]) -> None:
+    def __init__(
+        self, keys: list[str], metas: list[SkillMetadata], sigs: list[Sig] | bytearray
+    ) -> None:
         self.keys = keys
         self.metas = metas
+        self._index: dict[str, int] | None = None
+        self._next = 0
+        self.sigs: bytes | bytearray
+        if isinstance(sigs, bytearray):  # already packed one after the other (``replay``)
+            self.odd: dict[int, Sig] = {}
+            self.sigs = sigs
+            return
         # a signature of another length (NEVER, an out-of-range one) is kept aside
         self.odd = (
             {i: sig for i, sig in enumerate(sigs) if len(sig) != SIG_SIZE}
@@ -136,8 +147,6 @@ class _Memory:
         self.sigs = b"".join(
             sigs if not self.odd else (sig if len(sig) == SIG_SIZE else blank for sig in sigs)
         )
-        self._index: dict[str, int] | None = None
-        self._next = 0
 
     def __len__(self) -> int:
         return len(self.keys)
@@ -165,7 +174,7 @@ class _Memory:
             odd = self.odd.get(at)
             if odd is not None:
                 return odd
-        return self.sigs[at * SIG_SIZE : (at + 1) * SIG_SIZE]
+        return bytes(self.sigs[at * SIG_SIZE : (at + 1) * SIG_SIZE])
 
 
 class FileSystemStore(StoreBase):
@@ -211,7 +220,6 @@ class FileSystemStore(StoreBase):
         # the last walk of an immediate root: its signature, skill folders, others
         self._listing: tuple[RootSig, list[str], list[str]] | None = None
         self._disk: Stored | None = None  # opened by _replay for _parse_all
-        self._disk_listed = False  # _replay listed the folders _disk holds, in its order
         self._found: Discovery | None = None
         self._by_key: dict[str, SkillMetadata] | None = None
         self._allowed: tuple[str, ...] | None = None
@@ -271,7 +279,7 @@ class FileSystemStore(StoreBase):
             memory = self._memory
             sigs, odd, size = memory.sigs, memory.odd, SIG_SIZE
             return {
-                id(meta): sigs[i * size : (i + 1) * size]
+                id(meta): bytes(sigs[i * size : (i + 1) * size])
                 for i, (key, meta) in enumerate(zip(memory.keys, memory.metas, strict=True))
                 if "\0" not in key and i not in odd
             }
@@ -307,8 +315,9 @@ class FileSystemStore(StoreBase):
         )
         start = time.time_ns()
         root_sig = (st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
-        found = self._replay(walker, root_sig) if not self.recursive else None
-        if found is None:
+        replayed = self._replay(walker, root_sig) if not self.recursive else None
+        found: list[Found] | None = None
+        if replayed is None:
             try:
                 found = walker.find()
             except OSError as exc:
@@ -318,10 +327,11 @@ class FileSystemStore(StoreBase):
         # would leave the signature as it was (git's "racy" entries).
         fresh = max(st.st_mtime_ns, st.st_ctime_ns) > start - _RACY_NS
         if walker.plain and not diags and not fresh:
-            self._listing = (root_sig, [*map(_FOLDER, found)], walker.others)
+            folders = replayed[0] if replayed is not None else [*map(_FOLDER, found or ())]
+            self._listing = (root_sig, folders, walker.others)
         else:
             self._listing = None
-        metas = self._parse_all(found, start - _RACY_NS)
+        metas = self._parse_all(found, start - _RACY_NS, replayed)
         prev = self._found
         if (
             prev is not None
@@ -332,8 +342,9 @@ class FileSystemStore(StoreBase):
             return prev  # nothing changed: the same object tells the catalog so cheaply
         return Discovery(tuple(metas), tuple(diags))
 
-    def _replay(self, walker: SkillFinder, root_sig: RootSig) -> list[Found] | None:
-        """The last walk's skills again when the root's folder list cannot have changed."""
+    def _replay(self, walker: SkillFinder, root_sig: RootSig) -> tuple[list[str], bytearray] | None:
+        """The last walk's skill folders again, with their SKILL.md's signatures now
+        (``replay``), when the root's folder list cannot have changed."""
         listing = self._listing
         if listing is None and not self._memory and self._cache is not None:
             disk = self._disk = self._cache.open(self.cache_key)  # kept for _parse_all
@@ -343,11 +354,11 @@ class FileSystemStore(StoreBase):
                 listing = (stored[0], disk.keys, stored[1])
         if listing is None or listing[0] != root_sig:
             return None
-        found = replay(listing[1], listing[2])
-        if found is not None:
-            walker.others = listing[2]
-            self._disk_listed = listing[1] is getattr(self._disk, "keys", None)
-        return found
+        sigs = replay(listing[1], listing[2])
+        if sigs is None:
+            return None
+        walker.others = listing[2]
+        return listing[1], sigs
 
     def _root_not_dir(self, root: str) -> Diagnostic:
         return Diagnostic.make(
@@ -365,24 +376,33 @@ class FileSystemStore(StoreBase):
             hint="check the folder's permissions",
         )
 
-    def _parse_all(self, found: list[Found], racy: int) -> list[SkillMetadata]:
+    def _parse_all(
+        self,
+        found: list[Found] | None,
+        racy: int,
+        replayed: tuple[list[str], bytearray] | None = None,
+    ) -> list[SkillMetadata]:
         """Turn (folder, SKILL.md, real SKILL.md, signature) into metadata, cached.
 
         Files changed at or after ``racy`` (ns) are parsed again next time: an edit
         in the same clock tick as this read would keep their signature.
         """
         loaded, self._disk = self._disk, None
-        listed, self._disk_listed = self._disk_listed, False
         try:
-            return self._parse_rows(found, racy, loaded, listed)
+            return self._parse_rows(found, racy, loaded, replayed)
         finally:
             if loaded is not None:
                 loaded.close()
 
     def _parse_rows(
-        self, found: list[Found], racy: int, loaded: Stored | None, listed: bool = False
+        self,
+        found: list[Found] | None,
+        racy: int,
+        loaded: Stored | None,
+        replayed: tuple[list[str], bytearray] | None,
     ) -> list[SkillMetadata]:
-        """``listed``: ``found`` is ``loaded``'s folders, in its order (``_replay``)."""
+        """``found``: the walk's; ``None`` for a root ``replayed`` (its folders and
+        their signatures, ``_replay``)."""
         disk, opened = loaded, loaded is not None
         memory = self._memory
         memory.rewind()
@@ -393,10 +413,19 @@ class FileSystemStore(StoreBase):
         append, add_key, add_sig = metas.append, keys.append, sigs.append
         todo: list[tuple[int, str, str, str, str, Sig]] = []
         make, source = metadata_of, self.source
-        done = 0
-        if listed and loaded is not None and not held:
-            done = self._take_listed(found, loaded, keys, sigs, metas, todo)
-        for folder, md, real_md, sig in found[done:] if done else found:
+        packed: bytearray | None = None  # every signature, when every row was served
+        if found is None:
+            assert replayed is not None
+            folders, every = replayed
+            done = 0
+            if loaded is not None and not held and folders is loaded.keys:
+                done = self._take_listed(loaded, every, keys, metas, todo)  # the warm path
+            if done == len(folders) and not todo:
+                packed = every
+            else:  # some to parse or to take by key: their signatures one by one
+                sigs += split_sigs(every[: done * SIG_SIZE])
+            found = found_of(folders, every, done)
+        for folder, md, real_md, sig in found:
             key = memory_key(folder, md, real_md)
             add_key(key)
             add_sig(sig)
@@ -441,55 +470,67 @@ class FileSystemStore(StoreBase):
             or (disk is None and len(keys) != len(memory))
             or (listing is not None and loaded is not None and loaded.listing is None)
         ):
+            if packed is not None:
+                sigs = split_sigs(packed)
             rows = [
-                (k, sig, packed)
+                (k, sig, record)
                 for k, sig, meta in zip(keys, sigs, metas, strict=True)
-                if 0 <= ctime_of(sig) < racy and (packed := _record(meta)) is not None
+                if 0 <= ctime_of(sig) < racy and (record := _record(meta)) is not None
             ]
             whole = len(rows) == len(keys)
             self._cache.save(
                 self.cache_key, rows, (listing[0], listing[2]) if listing and whole else None
             )
-        self._memory = _Memory(keys, metas, sigs)
+        self._memory = _Memory(keys, metas, packed if packed is not None else sigs)
         if disk is not None and disk is not loaded:
             disk.close()
         return metas
 
     def _take_listed(
         self,
-        found: list[Found],
         disk: Stored,
+        packed: bytearray,
         keys: list[str],
-        sigs: list[Sig],
         metas: list[Any],
         todo: list[tuple[int, str, str, str, str, Sig]],
     ) -> int:
-        """``_parse_rows``'s loop for a listing replayed from ``disk`` (the warm hot
-        path): ``found[i]`` is the plain SKILL.md of the folder ``disk.keys[i]`` (its
-        key), so the stored rows are taken a chunk of columns at a time, without a
-        look-up per key. Returns how many of ``found`` were taken (the rest: by key)."""
-        append, add_key, add_sig, add_todo = metas.append, keys.append, sigs.append, todo.append
+        """``_parse_rows``'s loop for a root replayed from ``disk``'s listing (the warm
+        hot path): the folders are ``disk.keys`` (each one the key of its plain
+        SKILL.md), ``packed`` their signatures now (``replay``), so the stored rows are
+        taken a chunk of columns at a time, without a look-up per key, and a chunk
+        whose signatures all hold without a loop in Python. Returns how many folders
+        were taken (the rest: by key)."""
+        append, add_todo, size = metas.append, todo.append, SIG_SIZE
         make, source = metadata_of, self.source
         done = 0
         while (chunk := disk.columns()) is not None:
             at, (stored, names, descriptions, *fields) = chunk
-            part = found[at : at + len(stored)]
-            if at != done or len(part) != len(stored):
-                break  # not found's order after all: the rest by key
+            end = at + len(stored)
+            if at != done or end * size > len(packed):
+                break  # not the replayed order after all: the rest by key
+            folders = disk.keys[at:end]
+            keys += folders
             tags, commands, env, other, valid, diags, calls, about = fields
+            if packed[at * size : end * size] == b"".join(stored):  # no file changed
+                metas += map(
+                    make, names, descriptions, folders, repeat("SKILL.md"), repeat(source),
+                    folders, tags, commands, env, other, diags, valid, calls, about,
+                )  # fmt: skip
+                done = end
+                continue
             # (every column's length was checked: strict never raises)
-            for (folder, md, real_md, sig), held, name, text, t, c, e, o, d, v, k, a in zip(
-                part, stored, names, descriptions, tags, commands, env, other, diags, valid,
-                calls, about, strict=True,
+            for i, folder, held, name, text, t, c, e, o, d, v, k, a in zip(
+                range(at, end), folders, stored, names, descriptions, tags, commands, env,
+                other, diags, valid, calls, about, strict=True,
             ):  # fmt: skip
-                add_key(folder)
-                add_sig(sig)
+                sig = packed[i * size : (i + 1) * size]
                 if held != sig:
-                    add_todo((len(metas), folder, folder, md, real_md, sig))
+                    md = folder + _SKILL_MD
+                    add_todo((len(metas), folder, folder, md, md, bytes(sig)))
                     append(None)  # parsed by the caller
                     continue
                 append(make(name, text, folder, "SKILL.md", source, folder, t, c, e, o, d, v, k, a))
-            done += len(part)
+            done = end
         return done
 
     def _parse_missing(

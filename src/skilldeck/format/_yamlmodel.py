@@ -9,7 +9,6 @@ spellings ``None``; everything else stays text.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import Any
 
 from skilldeck._diagnostics import Diagnostic
@@ -24,14 +23,31 @@ TRUE = frozenset({"true", "True", "TRUE"})
 FALSE = frozenset({"false", "False", "FALSE"})
 
 
-@dataclass(slots=True)
 class YamlResult:
-    """What the loader produced. ``positions`` maps dotted key paths to (line, column)."""
+    """What the loader produced. ``positions`` maps dotted key paths to (line, column).
 
-    data: Any = None
-    positions: dict[str, tuple[int, int]] = field(default_factory=dict)
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-    ok: bool = True
+    A plain slotted class, not a dataclass: nothing compares or copies it, and making
+    a dataclass costs start-up about 3 M instructions (``skilldeck show`` parses one)."""
+
+    __slots__ = ("data", "diagnostics", "ok", "positions")
+
+    def __init__(
+        self,
+        data: Any = None,
+        positions: dict[str, tuple[int, int]] | None = None,
+        diagnostics: list[Diagnostic] | None = None,
+        ok: bool = True,
+    ) -> None:
+        self.data = data
+        self.positions = {} if positions is None else positions
+        self.diagnostics = [] if diagnostics is None else diagnostics
+        self.ok = ok
+
+    def __repr__(self) -> str:
+        return (
+            f"YamlResult(data={self.data!r}, positions={self.positions!r}, "
+            f"diagnostics={self.diagnostics!r}, ok={self.ok!r})"
+        )
 
 
 def resolve_plain(value: str) -> Any:

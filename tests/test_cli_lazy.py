@@ -27,6 +27,7 @@ def test_the_command_map_names_every_command_and_its_module() -> None:
         "_lazy",
         "_listing",
         "_plain",
+        "_running",
         "_showing",
         "_stored",
     }  # no commands of their own

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import pty
+import re
 import shutil
 import subprocess
 import sys
@@ -293,3 +294,92 @@ def test_sandbox_status_and_doctor_say_what_run_would_do(world: Path) -> None:
     cfg.write_text('[execution]\nsandbox = "strict"\nbwrap = "/nonexistent/bwrap"\n')
     code, out, _ = invoke("doctor", "--format", "json")
     assert code == 1 and json.loads(out)["data"]["execution"]["effective"] == "refuses to run"
+
+
+# ``skilldeck run`` as click runs it: the reference a run without click must match.
+_THROUGH_CLICK = (
+    "import sys\n"
+    "from skilldeck.cli import main\n"
+    "sys.argv = ['skilldeck', *sys.argv[1:]]\n"
+    "main(prog_name='skilldeck')\n"
+)
+_MODULES_AT_EXIT = (
+    "import atexit, sys\n"
+    "atexit.register(lambda: print(*sorted(sys.modules), file=sys.stderr))\n"
+    "from skilldeck.cli import entry\n"
+    "sys.argv = ['skilldeck', *sys.argv[1:]]\n"
+    "entry()\n"
+)
+
+
+def _run_both_ways(args: list[str], cwd: Path) -> tuple[subprocess.CompletedProcess[str], ...]:
+    """``args`` run by the console script's entry (without click where it may) and by
+    click, with no terminal on stdin."""
+    return tuple(
+        subprocess.run(
+            [sys.executable, *how, *args],
+            capture_output=True,
+            stdin=subprocess.DEVNULL,
+            text=True,
+            timeout=120,
+            check=False,
+            cwd=cwd,
+        )
+        for how in (["-m", "skilldeck"], ["-c", _THROUGH_CLICK])
+    )
+
+
+def _same(out: str) -> str:
+    """``out`` without what differs between two runs: the time taken, the run's folders."""
+    out = re.sub(r'"duration_ms": \d+', '"duration_ms": 0', out)
+    return re.sub(r"skilldeck-(run|skill)-\w+", r"skilldeck-\1-", out)
+
+
+def test_run_without_click_answers_as_click_does(world: Path) -> None:
+    root = make_root(world)
+    (root / "tool" / "scripts" / "fail.sh").write_text("echo oops; exit 4\n")
+    (root / "tool" / "scripts" / "fail.sh").chmod(0o755)
+    r = str(root)
+    cases = {  # in order: the first ones run before anything is approved
+        ("run", "--root", r, "tool", "args.sh", "--", "a"): 1,  # APPROVAL_REQUIRED
+        ("run", "--root", r, "tool", "args.sh", "--json"): 1,
+        ("run", "--root", r, "tool", "args.sh", "--yes", "--", "a", "--json", "-b"): 0,
+        ("run", "tool", "scripts/args.sh", "x", "y", "--root", r, "-y", "--", "z"): 0,
+        ("run", f"--root={r}", "tool", "args.sh", "--json"): 0,
+        ("run", "--root", r, "tool", "fail.sh"): 1,  # the program failed: exit code 4
+        ("run", "--root", r, "tool", "fail.sh", "--json"): 1,
+        ("run", "--root", r, "tool", "echo_words", "--", "x"): 1,  # a tool takes --arg
+        ("run", "--root", r, "tool", "scripts/none.sh"): 1,  # no such script
+        ("run", "--root", r, "tool", "../SKILL.md", "--json"): 1,  # PATH_NOT_ALLOWED
+        ("run", "--root", r, "nope", "x"): 1,  # SKILL_NOT_FOUND, the hint names the root
+        ("run", "--root", r, "nope", "x", "--recursive", "--json"): 1,
+        ("run", "--root", r, "tool"): 2,  # usage problems: click parses them
+        ("run", "--root", r, "tool", "args.sh", "--bogus"): 2,
+        ("run", "--root", "--yes", "tool", "args.sh"): 1,  # a root named --yes
+        ("run", "--root", r, "tool", "echo_words", "--arg", "words=a b", "--yes"): 0,
+    }
+    for args, status in cases.items():
+        plain, clicked = _run_both_ways(list(args), world)
+        assert plain.returncode == status, (args, plain.stdout, plain.stderr)
+        assert (_same(plain.stdout), plain.stderr, plain.returncode) == (
+            _same(clicked.stdout),
+            clicked.stderr,
+            clicked.returncode,
+        ), args
+    for args, plain_run in (
+        (["run", "--root", r, "tool", "args.sh", "--", "a"], True),
+        (["run", "tool", "fail.sh", "--root", r, "--json"], True),
+        (["run", "--root", r, "tool", "echo_words", "--arg", "words=a"], False),  # --arg
+        (["run", "--root", r, "tool", "args.sh", "--sandbox", "none"], False),
+    ):
+        done = subprocess.run(
+            [sys.executable, "-c", _MODULES_AT_EXIT, *args],
+            capture_output=True,
+            stdin=subprocess.DEVNULL,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        modules = set(done.stderr.splitlines()[-1].split())
+        assert "skilldeck.execution._executor" in modules, args  # the test can fail: it ran
+        assert ("click" not in modules) is plain_run, args

@@ -29,6 +29,7 @@ from skilldeck.cli._plain import (  # the command modules import these from here
     EXIT_FINDINGS as EXIT_FINDINGS,
     EXIT_OK as EXIT_OK,
     EXIT_USAGE as EXIT_USAGE,
+    asks_json,
     colour_for,
     echo_json as echo_json,
     warn_untrusted_project,
@@ -48,7 +49,7 @@ class SkilldeckGroup(LazyGroup):
 
     def invoke(self, ctx: click.Context) -> Any:
         words = [*getattr(ctx, "_protected_args", ()), *ctx.args]
-        if "--json" in words or "--format=json" in words or "--format json" in " ".join(words):
+        if asks_json(words):
             ctx.meta[_JSON_MODE] = True  # known before parsing, for a usage error's envelope
         try:
             return super().invoke(ctx)

@@ -31,6 +31,7 @@ __all__ = [
     "EXIT_FINDINGS",
     "EXIT_OK",
     "EXIT_USAGE",
+    "asks_json",
     "colour_for",
     "echo",
     "echo_json",
@@ -56,6 +57,12 @@ def _plain_command(argv: list[str]) -> tuple[str, str, str] | None:
     fmt = PLAIN.get(tuple(argv))
     if fmt is not None:
         return "list", fmt, ""
+    if argv[:1] == ["run"]:
+        from skilldeck.cli._running import plain_words
+
+        if plain_words(argv[1:]) is not None:
+            return "run", "json" if asks_json(argv) else "text", ""
+        return None
     if len(argv) in (2, 3) and argv[0] == "show" and argv[2:] in ([], ["--json"]):
         name = argv[1]
         if not name.startswith("-") and not any(c in name for c in "*?[~"):
@@ -89,6 +96,10 @@ def run(argv: list[str]) -> bool:
             from skilldeck.cli._listing import list_skills
 
             list_skills((), recursive=False, show_all=False, installed=False, fmt=fmt)
+        elif word == "run":
+            from skilldeck.cli._running import plain_words, run_skill
+
+            run_skill(**plain_words(argv[1:]) or {})
         else:
             from skilldeck.cli._showing import show_skill
 
@@ -105,6 +116,12 @@ def run(argv: list[str]) -> bool:
 
         fail_usage(exc, argv, json_mode=fmt == "json")
     return True
+
+
+def asks_json(words: list[str]) -> bool:
+    """Whether the words after ``skilldeck`` ask for JSON, as far as can be told before
+    they are parsed: how the error boundary answers a problem."""
+    return "--json" in words or "--format=json" in words or "--format json" in " ".join(words)
 
 
 def usage_error(message: str) -> Exception:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -22,111 +21,12 @@ from skilldeck.cli._app import (
     root_option,
     use_colour,
 )
-from skilldeck.cli._stored import (
-    active_approval_store,
-    active_catalog,
-    active_executor,
-    store_options,
-)
-from skilldeck.config import with_roots
+from skilldeck.cli._running import catalog_and_config, exec_config, run_skill
+from skilldeck.cli._stored import active_approval_store, store_options
 
 
 def _catalog(roots: Sequence[str], recursive: bool = False) -> skilldeck.Catalog:
-    return _catalog_and_config(roots, recursive)[0]
-
-
-def _catalog_and_config(
-    roots: Sequence[str], recursive: bool = False
-) -> tuple[skilldeck.Catalog, skilldeck.Config | None]:
-    """The catalog, and the config files it was made from (read once; ``None`` for a
-    store's catalog)."""
-    stored = active_catalog()  # --store URL --tenant T
-    if stored is not None:
-        return stored, None
-    config = skilldeck.load_config()
-    if roots:
-        return skilldeck.Catalog.from_roots(roots, recursive=recursive, config=config), config
-    return skilldeck.Catalog.default(config=config), config
-
-
-def _interactive() -> bool:
-    """Whether a human can answer a prompt (stdin is a terminal)."""
-    return sys.stdin.isatty()
-
-
-def _prompt(request: skilldeck.execution.ApprovalRequest) -> bool:
-    """The interactive approval prompt (stderr, so stdout stays the program's output)."""
-    err = True
-    if request.warning:
-        click.secho(f"WARNING: {request.warning}", fg="red", bold=True, err=err, color=use_colour())
-    why = {
-        "first_run": "first run of this skill",
-        "changed": "the skill changed since it was approved",
-        "always_ask": "this skill asks before every run",
-        "untrusted": "the skill is untrusted",
-    }.get(request.reason, request.reason)
-    iso = request.isolation
-    fs = iso.get("filesystem", {})
-    click.echo(f"Skill:     {request.skill} ({request.trust.value}, {why})", err=err)
-    if request.description:
-        click.echo(f"About:     {request.description}", err=err)
-    click.echo(f"Runs:      {request.preview}", err=err)
-    click.echo(f"In:        {request.workdir}", err=err)
-    click.echo(
-        f"Isolation: sandbox={iso.get('sandbox')} user={iso.get('user')} "
-        f"network={iso.get('network')} workdir={fs.get('workdir')} "
-        f"timeout={iso.get('timeout_s')}s",
-        err=err,
-    )
-    click.echo(f"As:        {iso.get('user')}", err=err)
-    for key in ("fallback", "user_reason"):
-        if iso.get(key):
-            click.echo(f"           ({iso[key]})", err=err)
-    if iso.get("mounts"):
-        click.echo(f"Visible:   {', '.join(iso['mounts'])}", err=err)
-    if request.persist:
-        click.echo("A yes is remembered until the skill's files change.", err=err)
-    if not click.confirm("Run it?", default=False, err=err):
-        raise skilldeck.Cancelled()
-    return True
-
-
-def _approve(_request: skilldeck.execution.ApprovalRequest) -> bool:
-    """``--yes``: the person running the command approves the run."""
-    return True
-
-
-def _exec_config(
-    sandbox: str | None,
-    workdir: str | None,
-    run_as: str | None = None,
-    mounts: Sequence[str] = (),
-    *,
-    settings: skilldeck.Config | None = None,
-) -> skilldeck.ExecConfig:
-    """The ``[execution]`` config with the command line's choices on top.
-
-    On the command line, paths given as arguments are made visible under the
-    sandbox (the person typed them), unless the config says otherwise.
-    """
-    from skilldeck.execution import parse_mount, parse_run_as
-
-    config = skilldeck.ExecConfig.load(config=settings)
-    changes: dict[str, Any] = {}
-    if sandbox:
-        changes["sandbox"] = sandbox
-    if workdir:
-        known = ("skill", "project", "temp")
-        changes["workdir"] = workdir if workdir in known else os.path.abspath(workdir)
-    if run_as:
-        changes["run_as"] = parse_run_as(run_as)
-    if mounts:
-        cwd = os.getcwd()
-        extra = tuple(parse_mount(m, base=cwd) for m in mounts)
-        changes["mounts"] = (*config.mounts, *extra)
-    if config.mount_arguments is None:
-        changes["mount_arguments"] = True
-    return config.replace(**changes)
+    return catalog_and_config(roots, recursive)[0]
 
 
 def _plan_options(func: Callable[..., None]) -> Callable[..., None]:
@@ -210,56 +110,20 @@ def run_command(
     with `skilldeck approve NAME`).
     Paths given as arguments are made visible under the sandbox.
     """
-    try:
-        _run(
-            name,
-            target,
-            args,
-            pairs,
-            sandbox,
-            workdir,
-            run_as,
-            mounts,
-            yes,
-            as_json,
-            *_catalog_and_config(roots, recursive),
-        )
-    except skilldeck.SkillError as exc:
-        exc.hint = with_roots(exc.hint, roots, recursive=recursive)
-        raise
-
-
-def _run(
-    name: str,
-    target: str,
-    args: tuple[str, ...],
-    pairs: tuple[str, ...],
-    sandbox: str | None,
-    workdir: str | None,
-    run_as: str | None,
-    mounts: tuple[str, ...],
-    yes: bool,
-    as_json: bool,
-    catalog: skilldeck.Catalog,
-    settings: skilldeck.Config | None,
-) -> None:
-    config = _exec_config(sandbox, workdir, run_as, mounts, settings=settings)
-    approver = _approve if yes else (_prompt if _interactive() else None)
-    executor = active_executor(config, approver) or skilldeck.Executor(config, approver=approver)
-    result = executor.run(
-        catalog.load(name), target, args, arguments=pairs or None, trust=catalog.trust(name)
+    run_skill(
+        name,
+        target,
+        args,
+        pairs=pairs,
+        sandbox=sandbox,
+        workdir=workdir,
+        run_as=run_as,
+        mounts=mounts,
+        yes=yes,
+        as_json=as_json,
+        roots=roots,
+        recursive=recursive,
     )
-    if as_json:
-        failed = skilldeck.ScriptFailedError(result.error or "the run failed", hint=result.hint)
-        echo_json(result.to_dict(), error=None if result.success else failed)
-    else:
-        click.echo(result.output, nl=not result.output.endswith("\n"))
-        if not result.success:
-            click.echo(f"error: {result.error}", err=True)
-            if result.hint:
-                click.echo(f"hint: {result.hint}", err=True)
-    if not result.success:
-        sys.exit(EXIT_FINDINGS)
 
 
 @main.command("approve")
@@ -402,7 +266,7 @@ def sandbox_status_command(
     from skilldeck.execution import execution_status
 
     project = skilldeck.load_config()
-    config = _exec_config(sandbox, workdir, run_as, mounts, settings=project)
+    config = exec_config(sandbox, workdir, run_as, mounts, settings=project)
     untrusted = project.untrusted
     status = execution_status(config)
     data = {

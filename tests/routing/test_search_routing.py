@@ -551,6 +551,36 @@ def test_body_counts_are_the_counted_tokens(text: str) -> None:
     assert all(n > 0 for n in counts.values())
 
 
+_PIECE = st.lists(
+    st.sampled_from(
+        [
+            *("(", ")", ",", ".", ":", "-", "--", "*", "`", "/", "'", "’", "_", "s", "t"),
+            *("ΟΔΟΣ", "ς", "İ", "ſ", "\u212a", "é", "1", "don't", "pdf-tools", "x_y", "The"),
+        ]
+    ),
+    min_size=1,
+    max_size=8,
+).map("".join)
+
+
+@settings(max_examples=500, deadline=None)
+@given(_PIECE, st.booleans())
+def test_a_piece_with_punctuation_at_its_ends_has_the_terms_of_the_rule(
+    piece: str, inner_first: bool
+) -> None:
+    """A piece stripped of punctuation at its ends takes the terms of what is left
+    (met before or not): the same terms and compounds the rule gives the whole piece."""
+    from skilldeck.search import _bm25
+
+    whole = _bm25._Pieces()
+    expected = _bm25._piece_terms(piece, whole)
+    memory = _bm25._Pieces()
+    if inner_first:
+        memory[piece.strip(_bm25._ENDS) or piece]
+    assert memory[piece] == expected
+    assert memory.compounds.get(piece) == whole.compounds.get(piece)
+
+
 def test_pieces_are_remembered_within_a_bound(monkeypatch: pytest.MonkeyPatch) -> None:
     """Requests are tokenized too: the memory of pieces stays bounded however many
     different ones clients send, and tokens stay right after it forgets."""

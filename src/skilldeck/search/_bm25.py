@@ -209,13 +209,34 @@ def pieces_memory() -> _Pieces:
     return _Pieces()
 
 
+# punctuation that cannot be part of a word, a compound or a contraction, nor change
+# a word boundary (not "_", a word character, nor an apostrophe): a piece has the terms
+# of what is left when it is stripped of it at both ends ("(PDF)," as "PDF")
+_ENDS = '!"#$%&()*+,-./:;<=>?@[\\]^`{|}~'
+
+
 def _analyse(piece: str, memory: _Pieces) -> tuple[str, ...]:
-    """The terms of one piece (no whitespace), remembered in ``memory``."""
+    """The terms of one piece (no whitespace), remembered in ``memory``; a piece
+    with punctuation at its ends takes those of the word inside, met before or
+    analysed now (``_piece_terms``)."""
+    core = piece.strip(_ENDS)
+    if core and len(core) < len(piece):
+        got = memory[core]
+        split = memory.compounds.get(core)
+        if split is not None:
+            memory.compounds[piece] = split
+    else:
+        got = _piece_terms(piece, memory)
+    memory[piece] = got
+    return got
+
+
+def _piece_terms(piece: str, memory: _Pieces) -> tuple[str, ...]:
+    """The terms of one piece, as the rule makes them (``compounds`` noted in
+    ``memory``)."""
     lowered = piece.lower()
     if lowered.isalnum():  # one word (most pieces)
-        got: tuple[str, ...] = () if lowered in _STOP else (_stem(lowered),)
-        memory[piece] = got
-        return got
+        return () if lowered in _STOP else (_stem(lowered),)
     if "'" in lowered or "’" in lowered:
         lowered = _CONTRACTION.sub(r"\1", lowered)
     stop, stem = _STOP, _stem
@@ -225,9 +246,7 @@ def _analyse(piece: str, memory: _Pieces) -> tuple[str, ...]:
         if compounds:
             memory.compounds[piece] = len(terms)
             terms.extend(compounds)
-    got = tuple(terms)
-    memory[piece] = got
-    return got
+    return tuple(terms)
 
 
 # a clause that sends requests elsewhere: "NOT for X", "Do not use for Y (use Z)"
@@ -418,16 +437,23 @@ def _split_usage(text: str, limit: int = -1) -> tuple[list[str], list[str]]:
         return split.usage, split.prose
     if "\r" in text:
         text = text.replace("\r\n", "\n")
-    lined = "\n" + text  # a match at ``i`` in it: the line that starts at ``i`` in text
     size = len(text)
     prose, usage = split.prose, split.usage
-    trigger, lead, folded = _TRIGGER.search, _LEAD_START.search, lined
-    if not any(c in lined for c in _FOLD_ODD):
-        # the case-blind searches, as case-sensitive ones on the lowered text (the
-        # same characters match, at the same positions), are several times faster
-        folded = lined.lower()
-        trigger, lead = _TRIGGER_LOW.search, _LEAD_START_LOW.search
-    events = _Events(text, folded, lead)
+    # the searches run in "\n" + text: a match at ``i`` is the line at ``i`` in text
+    folded: Any
+    trigger: Callable[..., Any]
+    lead: Callable[..., Any]
+    heading: re.Pattern[Any]
+    if text.isascii() or not any(c in text for c in _FOLD_ODD_ASCII):
+        # the case-blind searches, as case-sensitive ones on the text's ASCII lowered
+        # (one byte per character, "?" for any other: the same characters match, at
+        # the same positions), are several times faster; lowering bytes is ASCII only
+        folded = b"\n" + text.encode("ascii", "replace").lower()
+        trigger, lead, heading = _TRIGGER_LOW.search, _LEAD_START_LOW.search, _HEADING_LOW
+    else:
+        folded = "\n" + text
+        trigger, lead, heading = _TRIGGER.search, _LEAD_START.search, _HEADING_START
+    events = _Events(text, folded, lead, heading)
     pos = 0
     find = text.find
     while pos < size:
@@ -477,13 +503,18 @@ _TRIGGER = re.compile(
     + ")",
     re.IGNORECASE,
 )
-# the same, case-sensitive, for a lowered text (their letters are lower-case ASCII)
-_TRIGGER_LOW = re.compile(_TRIGGER.pattern)
-_LEAD_START_LOW = re.compile(_LEAD_START.pattern)
+# the same, case-sensitive, for a text's ASCII lowered (the patterns are ASCII, their
+# letters lower-case)
+_TRIGGER_LOW = re.compile(_TRIGGER.pattern.encode("ascii"))
+_LEAD_START_LOW = re.compile(_LEAD_START.pattern.encode("ascii"))
+_HEADING_LOW = re.compile(_HEADING_START.pattern.encode("ascii"))
 # the characters whose lower case is not what a case-blind search matches them with
 # ("İ" lowers to two characters; "ı" and "ſ" match "i" and "s"): a text with one is
 # searched case-blind as it is
 _FOLD_ODD = ("\u0130", "\u0131", "\u017f")
+# the only other character a case-blind search matches with an ASCII letter: the
+# Kelvin sign, "k" (its lower case, but not ASCII)
+_FOLD_ODD_ASCII = (*_FOLD_ODD, "\u212a")
 
 
 class _Events:
@@ -491,10 +522,17 @@ class _Events:
     usage lead; each kind is searched forward from where it was last found, so a
     pass over a text searches it once per kind."""
 
-    __slots__ = ("heading", "label", "lead", "lined", "search_lead", "text")
+    __slots__ = ("heading", "heading_start", "label", "lead", "lined", "search_lead", "text")
 
-    def __init__(self, text: str, lined: str, search_lead: Callable[..., Any]) -> None:
+    def __init__(
+        self,
+        text: str,
+        lined: str | bytes,
+        search_lead: Callable[..., Any],
+        heading_start: re.Pattern[Any],
+    ) -> None:
         self.text, self.lined, self.search_lead = text, lined, search_lead
+        self.heading_start = heading_start.search
         self.heading = self.label = self.lead = -1  # the next of each kind (-1: not yet)
 
     def after(self, pos: int) -> int:
@@ -502,7 +540,7 @@ class _Events:
         ``len(text)``: none)."""
         text, size = self.text, len(self.text)
         if self.heading < pos:
-            found = _HEADING_START.search(self.lined, pos)
+            found = self.heading_start(self.lined, pos)
             self.heading = size if found is None else found.start()
         if self.lead < pos:
             found = self.search_lead(self.lined, pos)

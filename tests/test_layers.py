@@ -31,6 +31,7 @@ LAYERS: list[set[str]] = [
         "_facade",
         "_names",
         "_gc",
+        "_frozen",
     },
     {"events", "config"},
     {"format"},

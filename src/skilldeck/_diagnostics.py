@@ -20,6 +20,8 @@ import enum
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
+from skilldeck._frozen import new, slots_twin
+
 __all__ = ["CODES", "CodeInfo", "Diagnostic", "Severity"]
 
 
@@ -205,8 +207,22 @@ class Diagnostic:
         severity: Severity | str | None = None,
     ) -> Diagnostic:
         """A diagnostic with the code's severity in ``CODES`` unless one is given."""
-        sev = Severity(severity) if severity is not None else CODES[code].severity
-        return cls(code, sev, message, path, line, column, hint)
+        if severity is None:
+            sev = CODES[code].severity
+        else:
+            sev = severity if isinstance(severity, Severity) else Severity(severity)
+        # built on its twin (``_frozen``): a cold listing makes one for most skills
+        d = new(_DIAGNOSTIC_TWIN)
+        d.code = code
+        d.severity = sev
+        d.message = message
+        d.path = path
+        d.line = line
+        d.column = column
+        d.hint = hint
+        d.__class__ = cls
+        made: Diagnostic = d
+        return made
 
     @property
     def is_error(self) -> bool:
@@ -231,3 +247,6 @@ class Diagnostic:
         if self.hint:
             text += f"\n    hint: {self.hint}"
         return text
+
+
+_DIAGNOSTIC_TWIN = slots_twin(Diagnostic)

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from skilldeck._diagnostics import Diagnostic
 from skilldeck._errors import InvalidArgumentsError
+from skilldeck._frozen import new as _new, slots_twin
 
 if TYPE_CHECKING:
     from skilldeck.catalog._store import Store
@@ -359,16 +360,7 @@ def _pack_field(cls: type) -> Any:
     return slot
 
 
-def _slots_twin(cls: type) -> Any:
-    """A class with the slots of ``cls`` (a slotted dataclass) in the same order and
-    nothing else. An object made as one, its slots set by plain assignment (no frozen
-    ``__setattr__``, no descriptor call per field), becomes a ``cls`` when it is
-    given ``cls`` as its ``__class__`` (allowed between classes of one layout)."""
-    return type(f"_{cls.__name__}Slots", (), {"__slots__": cls.__dict__["__slots__"]})
-
-
-_new = object.__new__
-_META_TWIN = _slots_twin(SkillMetadata)
+_META_TWIN = slots_twin(SkillMetadata)
 _META_DIAGNOSTICS = _pack_field(SkillMetadata)
 
 
@@ -426,7 +418,7 @@ def metadata_of(
     frontmatter: str | None = None,
 ) -> SkillMetadata:
     """``SkillMetadata(...)`` with every field given, built three times as fast
-    (as a ``_slots_twin`` whose slots are set by plain assignment, instead of through
+    (as a ``slots_twin`` whose slots are set by plain assignment, instead of through
     the frozen ``__setattr__``): listing 10,000 cached skills builds 10,000 of them.
     ``invocation`` is ``(model_invocable, user_invocable, when_to_use, argument_hint)``,
     ``None`` for the defaults; ``diagnostics`` may be packed (``_Packed``; ``b""``:
@@ -524,7 +516,7 @@ def _about(meta: SkillMetadata) -> dict[str, Any]:
     return out
 
 
-_ENTRY_TWIN = _slots_twin(CatalogEntry)
+_ENTRY_TWIN = slots_twin(CatalogEntry)
 _ENTRY_DIAGNOSTICS = _pack_field(CatalogEntry)
 
 

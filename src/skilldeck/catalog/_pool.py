@@ -220,9 +220,12 @@ def parse_records(
     """``parse_record`` of ``(real SKILL.md, folder, own SKILL.md)`` items, in order,
     parsed by ``workers`` processes (this one and forked children); ``None`` when a
     child could not do its share."""
-    # the parser is imported here, once, for every child forked below (each would
-    # otherwise import it for itself)
-    from skilldeck.format import read_skill_md  # noqa: F401
+    # the parser and libyaml (for the frontmatters the fast path declines: a few in
+    # a hundred) are imported here, once, for every child forked below (each would
+    # otherwise import them for itself)
+    from skilldeck.format import prepare_yaml, read_skill_md  # noqa: F401
+
+    prepare_yaml()
 
     per = -(-len(items) // max(1, workers))
     shares = [items[i : i + per] for i in range(0, len(items), per)]

@@ -62,6 +62,7 @@ if TYPE_CHECKING:
         locate_skill_md as locate_skill_md,
         validate_skill as validate_skill,
     )
+    from skilldeck.format._yaml import prepare_yaml as prepare_yaml
 else:
     # public name -> the module defining it (relative: this package)
     _PUBLIC = {
@@ -107,5 +108,6 @@ else:
         "Placeholder": "._mdtools",
         "DEFAULT_MAX_BYTES": "._skillmd",
         "locate_skill_md": "._validate",
+        "prepare_yaml": "._yaml",
     }
     lazy(__name__, globals(), _PUBLIC, _INTERNAL)

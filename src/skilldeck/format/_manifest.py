@@ -14,10 +14,11 @@ import fnmatch
 import re
 import unicodedata
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import Any
 
 from skilldeck._diagnostics import Diagnostic, Severity
+from skilldeck._frozen import new, slots_twin
 from skilldeck.format import _codes as C
 from skilldeck.format._checks import Ctx, scalar_text, typename
 from skilldeck.format._extensions import Extensions, Requirements, Triggers
@@ -177,17 +178,7 @@ class Manifest:
         return (pos[0], pos[1]) if pos else (None, None)
 
 
-_SLOTS = tuple(getattr(Manifest, f.name).__set__ for f in fields(Manifest))
-
-
-def _manifest_of(*values: Any) -> Manifest:
-    """``Manifest(*values)``, every field given in order, with the slots set directly
-    instead of through the frozen ``__setattr__`` (three times faster; a cold listing
-    builds one manifest per skill)."""
-    manifest: Manifest = object.__new__(Manifest)
-    for set_slot, value in zip(_SLOTS, values, strict=True):
-        set_slot(manifest, value)
-    return manifest
+_MANIFEST_TWIN = slots_twin(Manifest)
 
 
 def parse_allowed_tools(value: str) -> tuple[list[str], bool]:
@@ -350,29 +341,32 @@ def build_manifest(
     ext = Extensions(data, metadata, ctx)
     if name is None or description is None:
         return None, ctx.diags
-    manifest = _manifest_of(  # the fields in order; the checks add findings in this order
-        name,
-        description,
-        license_,
-        compatibility,
-        allowed,
-        metadata,
-        ext.text("version"),
-        ext.text("author"),
-        ext.words("tags"),
-        ext.requires(),
-        ext.modes(),
-        ext.flag("read_only"),
-        ext.flag("always_ask"),
-        ext.timeout(),
-        ext.flag("network"),
-        ext.triggers(),
-        read_invocation(ext),
-        extra,
-        dict(data),
-        frontmatter_text,
-        dict(positions),
-    )
+    # the fields in order (the checks add findings in this order), set on the twin
+    # (``_frozen``): three times as fast as the frozen ``__init__``, one per skill listed
+    m = new(_MANIFEST_TWIN)
+    m.name = name
+    m.description = description
+    m.license = license_
+    m.compatibility = compatibility
+    m.allowed_tools = allowed
+    m.metadata = metadata
+    m.version = ext.text("version")
+    m.author = ext.text("author")
+    m.tags = ext.words("tags")
+    m.requires = ext.requires()
+    m.modes = ext.modes()
+    m.read_only = ext.flag("read_only")
+    m.always_ask = ext.flag("always_ask")
+    m.timeout = ext.timeout()
+    m.network = ext.flag("network")
+    m.triggers = ext.triggers()
+    m.invocation = read_invocation(ext)
+    m.extra = extra
+    m.frontmatter = dict(data)
+    m.frontmatter_text = frontmatter_text
+    m.positions = dict(positions)
+    m.__class__ = Manifest
+    manifest: Manifest = m
     return manifest, ctx.diags
 
 

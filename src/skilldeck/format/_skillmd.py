@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Literal
 
 from skilldeck._diagnostics import Diagnostic
+from skilldeck._frozen import new, slots_twin
 from skilldeck._tree import read_file
 from skilldeck.format import _codes as C
 from skilldeck.format._frontmatter import decode, split_frontmatter
@@ -55,6 +56,33 @@ class ParsedSkillMd:
         return tuple(d for d in self.diagnostics if d.is_error)
 
 
+_PARSED_TWIN = slots_twin(ParsedSkillMd)
+
+
+def _parsed(
+    manifest: Manifest | None,
+    body: str,
+    body_line: int,
+    diagnostics: tuple[Diagnostic, ...],
+    truncated: bool,
+    size: int | None,
+    raw_name: str | None = None,
+) -> ParsedSkillMd:
+    """``ParsedSkillMd(...)`` built on its twin (``_frozen``): one per SKILL.md read,
+    three times as fast as the frozen ``__init__``."""
+    p = new(_PARSED_TWIN)
+    p.manifest = manifest
+    p.body = body
+    p.body_line = body_line
+    p.diagnostics = diagnostics
+    p.body_truncated = truncated
+    p.size = size
+    p.raw_name = raw_name
+    p.__class__ = ParsedSkillMd
+    parsed: ParsedSkillMd = p
+    return parsed
+
+
 def parse_skill_md(
     data: str | bytes,
     *,
@@ -96,7 +124,7 @@ def _parse(
     diags.extend(split.diagnostics)
     fm = split.frontmatter
     if fm is None:
-        return ParsedSkillMd(None, split.body, split.body_line, tuple(diags), truncated, size)
+        return _parsed(None, split.body, split.body_line, tuple(diags), truncated, size)
     # a character is at most 4 bytes of UTF-8: most frontmatters need no encoding to tell
     if len(fm) > FRONTMATTER_LIMIT // 4 and len(fm.encode("utf-8", "replace")) > FRONTMATTER_LIMIT:
         diags.append(
@@ -109,7 +137,7 @@ def _parse(
                 hint="keep the frontmatter short; move long text into the body",
             )
         )
-        return ParsedSkillMd(None, split.body, split.body_line, tuple(diags), truncated, size)
+        return _parsed(None, split.body, split.body_line, tuple(diags), truncated, size)
     loaded = load_yaml(fm, line0=split.frontmatter_line, path=spath, strict=strict)
     if loaded.diagnostics:
         diags.extend(
@@ -117,7 +145,7 @@ def _parse(
             for d in loaded.diagnostics
         )
     if not loaded.ok:
-        return ParsedSkillMd(None, split.body, split.body_line, tuple(diags), truncated, size)
+        return _parsed(None, split.body, split.body_line, tuple(diags), truncated, size)
     data_ = loaded.data
     if not isinstance(data_, dict):
         kind = "empty" if data_ is None else type(data_).__name__
@@ -131,7 +159,7 @@ def _parse(
                 hint="write 'key: value' lines, e.g. 'name: my-skill'",
             )
         )
-        return ParsedSkillMd(None, split.body, split.body_line, tuple(diags), truncated, size)
+        return _parsed(None, split.body, split.body_line, tuple(diags), truncated, size)
     manifest, mdiags = build_manifest(
         data_,
         positions=loaded.positions,
@@ -143,7 +171,7 @@ def _parse(
     )
     diags.extend(mdiags)
     raw_name = data_.get("name")
-    return ParsedSkillMd(
+    return _parsed(
         manifest,
         split.body,
         split.body_line,

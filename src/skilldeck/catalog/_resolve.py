@@ -166,9 +166,11 @@ class _Groups:
             if src.name not in sole or not of_source(metas, src.name):
                 by_id.update((id(m), store) for m in metas)
             names = [*map(_NAME, metas)]
-            if not first and len({*names}) == len(names):
-                first.update(zip(names, metas, strict=True))  # no name twice, as usual: in C
-                continue
+            if not first:
+                first.update(zip(names, metas, strict=True))
+                if len(first) == len(names):
+                    continue  # no name twice (the usual case): grouped in C
+                first.clear()
             for name, meta in zip(names, metas, strict=True):
                 had = put(name, meta)
                 if had is not meta:

@@ -18,7 +18,12 @@ from skilldeck import Catalog, Source
 from skilldeck._diagnostics import Diagnostic, Severity
 from skilldeck._paths import dirs
 from skilldeck.catalog import _cache, _fs
-from skilldeck.catalog._cache import MetadataCache, pack_diagnostics, unpack_diagnostics
+from skilldeck.catalog._cache import (
+    SIG_SIZE,
+    MetadataCache,
+    pack_diagnostics,
+    unpack_diagnostics,
+)
 from skilldeck.catalog._model import SkillMetadata, metadata_of, raw_diagnostics
 from skilldeck.cli import main
 
@@ -62,10 +67,12 @@ def _parts(data: bytes) -> list[Any]:
     tag_sets, findings, abouts = header[5:]
     parts, at = [header], 4 + size
     for length in header[3]:
-        sigs, *fields = marshal.loads(data[at : at + length])
-        fields[2] = [tag_sets[i] for i in fields[2]]
-        fields[7] = [findings[i] for i in fields[7]]
-        fields[9] = [abouts[i] for i in fields[9]]
+        packed, *fields = marshal.loads(data[at : at + length])
+        sigs = [packed[i : i + SIG_SIZE] for i in range(0, len(packed), SIG_SIZE)]
+        fields[6] = [bool(flag) for flag in fields[6]]
+        for i, table in ((2, tag_sets), (7, findings), (9, abouts)):
+            places = struct.unpack(f"<{len(fields[i]) // 4}I", fields[i])
+            fields[i] = [table[place] for place in places]
         records = zip(*fields, strict=True)
         parts.append([[sig, list(rec)] for sig, rec in zip(sigs, records, strict=True)])
         at += length
@@ -94,6 +101,22 @@ def _place(table: dict[Any, int], value: Any) -> Any:
         return value
 
 
+def _packed(at: int, col: list[Any]) -> Any:
+    """A column as the index holds it: the signatures, the valid flags and the places
+    in the tables packed into one bytes object (a damaged value: the column as a tuple,
+    which no index holds)."""
+    try:
+        if at == 0 and all(len(sig) == SIG_SIZE for sig in col):
+            return b"".join(col)
+        if at == 7 and all(type(flag) is bool for flag in col):
+            return bytes(col)
+        if at in (3, 8, 10) and all(type(place) is int for place in col):
+            return struct.pack(f"<{len(col)}I", *col)
+    except TypeError:
+        pass
+    return tuple(col)
+
+
 def _write(path: Path, data: Any) -> None:
     """Write rows [key, signature, record] as an index; a damaged row (a short one, a
     record that is not a list of ten values) puts what it has in every column."""
@@ -109,7 +132,7 @@ def _write(path: Path, data: Any) -> None:
             values[at] = _place(table, values[at])
         for col, value in zip(cols, values, strict=True):
             col.append(value)
-    chunk = marshal.dumps(tuple(map(tuple, cols)))
+    chunk = marshal.dumps(tuple(_packed(at, col) for at, col in enumerate(cols)))
     keys = [row[0] for row in rows]
     header = (stamp, root, keys, [len(chunk)] if rows else [], listing, *map(list, tables))
     head = marshal.dumps(header)

@@ -67,14 +67,16 @@ __all__ = [
     "pack_sig",
     "pack_sig_into",
     "sig_of",
+    "split_sigs",
     "unpack_diagnostics",
 ]  # fmt: skip
 
-CACHE_FORMAT = 9
+CACHE_FORMAT = 10
 """Bumped whenever the index's layout changes (5: packed signatures; 6: packed
 diagnostics; 7: a header of keys, then the rows in chunks; 8: a plain SKILL.md's
 key is its folder, and a diagnostic's own SKILL.md is a mark; 9: ``marshal``, a
-chunk's rows as columns)."""
+chunk's rows as columns; 10: a chunk's signatures, valid flags and places in the
+header's tables each one bytes object)."""
 
 MAX_FILES = 64
 """At most this many roots are cached; the least recently used are dropped."""
@@ -317,48 +319,74 @@ def _header_of(data: bytes) -> _Header | None:
     return stamp, root, keys, chunks, listing, tag_sets, findings, abouts
 
 
-#: a chunk's rows as columns, in a ``StoredRow``'s order: the signatures, names,
+#: a chunk's rows as columns, in a ``StoredRow``'s order: the signatures (packed one
+#: after the other, ``split_sigs``), names,
 #: descriptions, tags, commands, env, other, valid flags, findings, invocation
 #: controls and versions-and-authors (the header's tables' values in place)
 Columns = tuple[
-    tuple[Sig, ...],
+    bytes,
     tuple[str, ...],
     tuple[str, ...],
     list[_Strs],
     tuple[_Strs, ...],
     tuple[_Strs, ...],
     tuple[_Strs, ...],
-    tuple[bool, ...],
+    list[bool],
     list[bytes],
     tuple[Any, ...],
     list[Any],
 ]
 
 
+_BOOLS = (False, True)
+
+
+def _places(data: Any, count: int) -> tuple[int, ...] | None:
+    """``count`` places in a header's table, packed as little-endian 32-bit numbers
+    (``None``: not such a column)."""
+    if type(data) is not bytes or len(data) != 4 * count:
+        return None
+    places: tuple[int, ...] = struct.unpack(f"<{count}I", data)
+    return places
+
+
 def _columns_of(data: bytes | memoryview, header: _Header) -> Columns | None:
     """A chunk's columns (``None``: damaged), every value's type checked a column at
-    a time, the tags, findings and versions and authors taken from the header's tables."""
+    a time, the tags, findings and versions and authors taken from the header's tables.
+
+    The signatures, the valid flags and the places in the tables are each one bytes
+    object (of ``SIG_SIZE``, 1 and 4 bytes a row): their values need no type checked,
+    only their lengths."""
     tag_sets, findings, abouts = header[5:]
     try:
         cols = marshal.loads(data)  # noqa: S302 (as in _header_of)
     except _ERRORS:
         return None
-    if type(cols) is not tuple or len(cols) != 11 or not _only(cols, _TUPLE):
+    if type(cols) is not tuple or len(cols) != 11:
         return None
     sigs, names, descriptions, tags, commands, env, other, valid, diags, calls, about = cols
-    if not 0 < len(sigs) <= CHUNK or {*map(len, cols)} != {len(sigs)}:
+    many = (names, descriptions, commands, env, other, calls)
+    if not _only(many, _TUPLE):
+        return None
+    count = len(names)
+    if not 0 < count <= CHUNK or {*map(len, many)} != {count}:
         return None
     if not (
-        _only(sigs, _BYTES)
-        and {*map(len, sigs)} == {SIG_SIZE}
-        and _texts(names)
+        type(sigs) is bytes
+        and len(sigs) == count * SIG_SIZE
+        and type(valid) is bytes
+        and len(valid) == count
+        and not valid.translate(None, b"\0\1")  # each 0 or 1
+    ):
+        return None
+    tag_at, diag_at, about_at = (_places(col, count) for col in (tags, diags, about))
+    if tag_at is None or diag_at is None or about_at is None:
+        return None
+    if not (
+        _texts(names)
         and _only(descriptions, _STR)  # long texts: joining them would cost more
-        and _only(tags, _INT)
         and _string_tuples(commands, env, other)
-        and _only(valid, _BOOL)
-        and _only(diags, _INT)
         and _only(calls, _OPT_TUPLE)
-        and _only(about, _INT)
     ):
         return None
     for row in [row for row in calls if row is not None]:  # None: the defaults (most)
@@ -369,17 +397,22 @@ def _columns_of(data: bytes | memoryview, header: _Header) -> Columns | None:
             sigs,
             names,
             descriptions,
-            [*map(tag_sets.__getitem__, tags)],
+            [*map(tag_sets.__getitem__, tag_at)],
             commands,
             env,
             other,
-            valid,
-            [*map(findings.__getitem__, diags)],
+            [*map(_BOOLS.__getitem__, valid)],
+            [*map(findings.__getitem__, diag_at)],
             calls,
-            [*map(abouts.__getitem__, about)],
+            [*map(abouts.__getitem__, about_at)],
         )
     except IndexError:
         return None
+
+
+def split_sigs(sigs: bytes | bytearray) -> list[Sig]:
+    """Packed signatures (a chunk's, ``replay``'s) one by one."""
+    return [bytes(sigs[i : i + SIG_SIZE]) for i in range(0, len(sigs), SIG_SIZE)]
 
 
 class Stored:
@@ -428,7 +461,7 @@ class Stored:
                 cols = _columns_of(data, self._header) if got == size else None
             except (OSError, ValueError):
                 cols = None
-        if cols is None or self._start + len(cols[0]) > len(self.keys):
+        if cols is None or self._start + len(cols[1]) > len(self.keys):  # [1]: a name a row
             self.close()
             return None
         self._next_chunk += 1
@@ -440,7 +473,8 @@ class Stored:
         cols = self._next_columns()
         if cols is None:
             return False
-        self._rows = list(zip(*cols, strict=True))  # every column's length was checked
+        # every column's length was checked
+        self._rows = list(zip(split_sigs(cols[0]), *cols[1:], strict=True))
         return True
 
     def columns(self) -> tuple[int, Columns] | None:
@@ -456,7 +490,7 @@ class Stored:
         if cols is None:
             return None
         start = self._start
-        self._start += len(cols[0])
+        self._start += len(cols[1])
         return start, cols
 
     def take(self, key: str) -> StoredRow | None:
@@ -640,11 +674,12 @@ def _encode(root_key: str, rows: list[Row], listing: Listing | None) -> list[byt
 
 def _chunk(part: list[Row], tables: _Tables | None) -> bytes | None:
     """Rows as one chunk of columns, the tags, findings and versions and authors as
-    their places in ``tables`` (added there); ``None``: some text cannot be UTF-8 or
-    some value cannot be stored (``tables`` ``None``: only check)."""
+    their places in ``tables`` (added there), packed, and the signatures and valid
+    flags packed (``_columns_of``); ``None``: some text cannot be UTF-8 or some value
+    cannot be stored (``tables`` ``None``: only check)."""
     records = (rec for _key, _sig, rec in part)
     try:
-        cols = [tuple(sig for _key, sig, _rec in part), *zip(*records, strict=True)]
+        cols: list[Any] = [tuple(sig for _key, sig, _rec in part), *zip(*records, strict=True)]
     except ValueError:
         return None
     if len(cols) != 11:
@@ -658,13 +693,20 @@ def _chunk(part: list[Row], tables: _Tables | None) -> bytes | None:
     )
     if not _utf8(texts):
         return None
+    if not (_only(cols[0], _BYTES) and {*map(len, cols[0])} == {SIG_SIZE}):
+        return None  # (a racy file's or an out-of-range signature is never stored)
+    if not _only(cols[7], _BOOL):
+        return None
     if tables is None:
         return b""
     for col, table in zip((3, 8, 10), tables, strict=True):
         try:
-            cols[col] = tuple([table.setdefault(value, len(table)) for value in cols[col]])
+            places = [table.setdefault(value, len(table)) for value in cols[col]]
         except TypeError:  # not hashable: not a record's value
             return None
+        cols[col] = struct.pack(f"<{len(places)}I", *places)
+    cols[0] = b"".join(cols[0])
+    cols[7] = bytes(cols[7])
     try:
         return marshal.dumps(tuple(cols), _MARSHAL)
     except ValueError:

@@ -13,9 +13,8 @@ from skilldeck.catalog._cache import SIG_SIZE, pack_sig_into
 
 if TYPE_CHECKING:
     from skilldeck._tree import Found
-    from skilldeck.catalog._cache import Sig
 
-__all__ = ["found_of", "replay", "split_sigs"]
+__all__ = ["found_of", "replay"]
 
 _SEP = os.sep
 _SKILL_MD = _SEP + "SKILL.md"
@@ -50,11 +49,6 @@ def replay(folders: list[str], others: list[str]) -> bytearray | None:
         ):
             return None
     return sigs
-
-
-def split_sigs(sigs: bytes | bytearray) -> list[Sig]:
-    """``replay``'s signatures one by one."""
-    return [bytes(sigs[i : i + SIG_SIZE]) for i in range(0, len(sigs), SIG_SIZE)]
 
 
 def found_of(folders: list[str], sigs: bytes | bytearray, start: int = 0) -> list[Found]:

@@ -46,8 +46,9 @@ from skilldeck.catalog._cache import (
     ctime_of,
     pack_diagnostics,
     sig_of,
+    split_sigs,
 )
-from skilldeck.catalog._discover import found_of, replay, split_sigs
+from skilldeck.catalog._discover import found_of, replay
 from skilldeck.catalog._files import (
     index_files,
     linked_in,
@@ -505,13 +506,13 @@ class FileSystemStore(StoreBase):
         done = 0
         while (chunk := disk.columns()) is not None:
             at, (stored, names, descriptions, *fields) = chunk
-            end = at + len(stored)
+            end = at + len(names)
             if at != done or end * size > len(packed):
                 break  # not the replayed order after all: the rest by key
             folders = disk.keys[at:end]
             keys += folders
             tags, commands, env, other, valid, diags, calls, about = fields
-            if packed[at * size : end * size] == b"".join(stored):  # no file changed
+            if packed[at * size : end * size] == stored:  # no file changed
                 metas += map(
                     make, names, descriptions, folders, repeat("SKILL.md"), repeat(source),
                     folders, tags, commands, env, other, diags, valid, calls, about,
@@ -519,12 +520,12 @@ class FileSystemStore(StoreBase):
                 done = end
                 continue
             # (every column's length was checked: strict never raises)
-            for i, folder, held, name, text, t, c, e, o, d, v, k, a in zip(
-                range(at, end), folders, stored, names, descriptions, tags, commands, env,
-                other, diags, valid, calls, about, strict=True,
+            for i, folder, name, text, t, c, e, o, d, v, k, a in zip(
+                range(at, end), folders, names, descriptions, tags, commands, env, other,
+                diags, valid, calls, about, strict=True,
             ):  # fmt: skip
                 sig = packed[i * size : (i + 1) * size]
-                if held != sig:
+                if stored[(i - at) * size : (i - at + 1) * size] != sig:
                     md = folder + _SKILL_MD
                     add_todo((len(metas), folder, folder, md, md, bytes(sig)))
                     append(None)  # parsed by the caller

@@ -320,9 +320,9 @@ def _header_of(data: bytes) -> _Header | None:
 
 
 #: a chunk's rows as columns, in a ``StoredRow``'s order: the signatures (packed one
-#: after the other, ``split_sigs``), names,
-#: descriptions, tags, commands, env, other, valid flags, findings, invocation
-#: controls and versions-and-authors (the header's tables' values in place)
+#: after the other, ``split_sigs``), names, descriptions, tags, commands, env, other,
+#: valid flags, findings, invocation controls and versions-and-authors (the header's
+#: tables' values in place)
 Columns = tuple[
     bytes,
     tuple[str, ...],

@@ -7,7 +7,9 @@ same command body, the same group start-up (the collector's, the project config'
 warnings) and the same error boundary as the click command does; anything else
 (another word, ``--store`` or a store from the environment or config, shell
 completion) returns ``False`` and click parses it. Importing click and building the
-command tree is a tenth of such a listing's instructions.
+command tree is a tenth of such a listing's instructions. ``run NAME TARGET`` joins
+them when its other words need no parser (``_running.plain_words``: ``--root``,
+``--yes``, ``--json``, ``--recursive`` and script arguments only).
 
 ``echo`` is ``click.echo`` for text: it writes directly where click would write the
 text unchanged (no escape sequence to strip, a UTF-8 stream) and hands everything

@@ -73,9 +73,9 @@ def _plain_command(argv: list[str]) -> tuple[str, str, str] | None:
 
 
 def run(argv: list[str]) -> bool:
-    """Run ``argv`` (the words after ``skilldeck``) if it is a bare listing or ``show
-    NAME`` (see ``_plain_command``); ``False``: it is not (nothing was done: click
-    parses it)."""
+    """Run ``argv`` (the words after ``skilldeck``) if it is a bare listing, ``show
+    NAME`` or a ``run`` that needs no parser (see ``_plain_command``); ``False``: it
+    is not (nothing was done: click parses it)."""
     command = _plain_command(argv)
     if command is None or "_SKILLDECK_COMPLETE" in os.environ:
         return False

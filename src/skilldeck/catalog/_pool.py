@@ -59,9 +59,7 @@ def parse_record(
     with ``frontmatter``, also its frontmatter as JSON (``_model.frontmatter_as_json``).
     ``own``: the SKILL.md path the metadata will name (``_model.own_md``), which
     the packed diagnostics mark (``_cache.pack_diagnostics``)."""
-    from skilldeck.format import read_skill_md  # a warm listing never parses
-
-    parsed = read_skill_md(
+    parsed = _reader()(
         real_md,
         metadata_only=True,
         mode="strict" if mode == "strict" else "lenient",
@@ -69,7 +67,7 @@ def parse_record(
     )
     m = parsed.manifest
     diags = parsed.diagnostics
-    if os.path.basename(real_md) == "skill.md":
+    if real_md.endswith("skill.md") and os.path.basename(real_md) == "skill.md":
         diags = (skill_md_lowercase(real_md, folder), *diags)
     rows: Any = diags
     with contextlib.suppress(ValueError, msgspec.EncodeError):  # else the tuple: pickled
@@ -92,6 +90,15 @@ def parse_record(
         about_row(m),
     )
     return record, kept
+
+
+@functools.cache
+def _reader() -> Any:
+    """``read_skill_md``, imported once (a warm listing never parses; an import
+    statement run per parsed file costs about 1 us)."""
+    from skilldeck.format import read_skill_md
+
+    return read_skill_md
 
 
 def about_row(m: Any) -> AboutRow | None:
@@ -118,10 +125,11 @@ def invocation_row(m: Any) -> InvocationRow | None:
 
 @functools.cache
 def _no_controls() -> Any:
-    """The invocation controls of a skill that sets none (``Invocation()``)."""
-    from skilldeck.format import Invocation
+    """The invocation controls of a skill that sets none (the object ``read_invocation``
+    returns for it: most skills are told by identity, without comparing fields)."""
+    from skilldeck.format import NO_CONTROLS
 
-    return Invocation()
+    return NO_CONTROLS
 
 
 def skill_md_lowercase(real_md: str, folder: str) -> Diagnostic:

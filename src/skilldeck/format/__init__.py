@@ -9,6 +9,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from skilldeck.format._frontmatter import split_frontmatter as split_frontmatter
     from skilldeck.format._invocation import (
+        NO_CONTROLS as NO_CONTROLS,
         Invocation as Invocation,
         listing_description as listing_description,
         model_invocable as model_invocable,
@@ -95,6 +96,7 @@ else:
     # names skilldeck's other packages use, outside the public surface
     _INTERNAL = {
         "split_frontmatter": "._frontmatter",
+        "NO_CONTROLS": "._invocation",
         "listing_description": "._invocation",
         "model_invocable": "._invocation",
         "compile_linear": "._linear",

@@ -161,7 +161,7 @@ def _hooks(ext: Extensions) -> Mapping[str, Any] | None:
 def read_invocation(ext: Extensions) -> Invocation:
     """The invocation controls of a frontmatter (top level, else under ``metadata``)."""
     if INVOCATION_FIELDS.isdisjoint(ext.data) and INVOCATION_FIELDS.isdisjoint(ext.metadata):
-        return _DEFAULT
+        return NO_CONTROLS
     user = ext._get("user-invocable")[0]
     user_invocable = True
     if user is not None:  # a bad value is reported and leaves the default
@@ -181,7 +181,8 @@ def read_invocation(ext: Extensions) -> Invocation:
     )
 
 
-_DEFAULT = Invocation()
+NO_CONTROLS = Invocation()
+"""The controls of a skill that sets none: ``read_invocation`` returns this object."""
 
 
 def model_invocable(skill: Any) -> bool:

@@ -35,6 +35,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import hashlib
+import inspect
 import json
 import os
 import subprocess
@@ -56,6 +57,9 @@ def canon(value: Any) -> Any:
             type(value).__name__,
             [[f.name, canon(getattr(value, f.name))] for f in dataclasses.fields(value)],
         ]
+    if _plain_slotted(value):  # a value class without dataclass (YamlResult): as one
+        names = list(inspect.signature(type(value)).parameters)
+        return [type(value).__name__, [[n, canon(getattr(value, n))] for n in names]]
     if isinstance(value, dict):
         return ["dict", [[canon(k), canon(v)] for k, v in value.items()]]
     if isinstance(value, list | tuple):
@@ -65,6 +69,18 @@ def canon(value: Any) -> Any:
     if value is None or isinstance(value, bool | int | float | str):
         return [type(value).__name__, value]
     return [type(value).__name__, repr(value)]
+
+
+def _plain_slotted(value: Any) -> bool:
+    """A skilldeck value class with ``__slots__`` and an ``__init__`` taking each of
+    them (compared field by field, as the dataclass it may have been elsewhere)."""
+    cls = type(value)
+    slots = cls.__dict__.get("__slots__")
+    return (
+        slots is not None
+        and cls.__module__.startswith("skilldeck.")
+        and set(inspect.signature(cls).parameters) == set(slots)
+    )
 
 
 def _variants(fm: str) -> Iterator[tuple[str, str]]:

@@ -131,7 +131,9 @@ _LOGIT_UNKNOWN_SKILLS = 1000  # in a smaller catalog an unknown word says less (
 def _stemmer() -> Any:
     import Stemmer
 
-    return Stemmer.Stemmer("english")
+    # no cache of its own: ``_stem`` remembers every word, and the stemmer's cache
+    # (10,000 words, purged by sorting them all) tripled the cost of a new word
+    return Stemmer.Stemmer("english", 0)
 
 
 @lru_cache(maxsize=200_000)

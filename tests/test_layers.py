@@ -266,6 +266,7 @@ PRIVATE_IMPORTS_ALLOWED: dict[str, str] = {
     "postgres/test_file_facts.py": "builds a schema-2 store from the migrations (postgres._db)",
     "routing/test_search_routing.py": "the evidence index's arithmetic on tokenized words",
     "routing/test_search_store.py": "the saved search index's file format (search._store)",
+    "runtime/test_tool_names.py": "each front end in step with the one tool-name rule (_names)",
 }
 
 # an import of a private module inside code a test runs in a subprocess

@@ -28,10 +28,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from skilldeck._names import is_tool_name, model_tool_name
 from skilldeck.adapters._loop import Model, ModelReply, ToolCallRequest
 from skilldeck.tools import ToolSpec, strict_schema
 
@@ -42,16 +42,14 @@ __all__ = [
     "provider_name",
 ]
 
-_VALID = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
-
 SpecLike = ToolSpec | Mapping[str, Any]
 
 
 def provider_name(name: str) -> str:
     """``name`` made acceptable to OpenAI and Anthropic (``[a-zA-Z0-9_-]{1,64}``)."""
-    if _VALID.fullmatch(name):
+    if is_tool_name(name):
         return name
-    clean = re.sub(r"[^a-zA-Z0-9_-]", "_", name) or "tool"
+    clean = model_tool_name(name) or "tool"
     if len(clean) > 64:
         clean = f"{clean[:55]}_{_short_hash(name)}"
     return clean

@@ -23,12 +23,11 @@ project file must be trusted to rename tools. Anything else is guarded
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from skilldeck._errors import ConfigError
-from skilldeck._names import is_parameter_name
+from skilldeck._names import is_parameter_name, is_tool_name
 
 __all__ = ["RUNTIME_DEFAULTS", "TOOL_KEYS", "check_runtime", "loosening"]
 
@@ -78,7 +77,6 @@ _ORDERED: Mapping[str, tuple[object, ...]] = {
 #: the limits, each with an example for hints (a lower value is stricter)
 _LIMITS: Mapping[str, int] = {"max_body_bytes": 20_000, "max_file_bytes": 100_000, "list_limit": 50}
 _FREE = frozenset({"search_headings"})
-_TOOL_NAME = r"[A-Za-z0-9_-]{1,64}"  # patterns compiled on first use (re caches them)
 _LONGEST_KEY = max(len(k) for k in TOOL_KEYS)
 
 Fail = Callable[[str, str, str], ConfigError]
@@ -110,7 +108,7 @@ def check_runtime(table: dict[str, Any], fail: Fail) -> None:
             ):
                 raise fail(name, "must be a list of skill names", 'e.g. preload = ["pdf-tools"]')
         elif key == "tool_prefix":
-            if not isinstance(value, str) or (value and not re.fullmatch(_TOOL_NAME, value)):
+            if not isinstance(value, str) or (value and not is_tool_name(value)):
                 raise fail(name, "must be letters, digits, _ or -", 'e.g. tool_prefix = "deck_"')
             if len(value) + _LONGEST_KEY > 64:
                 raise fail(name, "is too long: tool names have at most 64 characters", "shorten it")
@@ -151,7 +149,7 @@ def _check_names(table: Mapping[str, Any], fail: Fail) -> None:
         name = f"runtime.tool_names.{key}"
         if key not in TOOL_KEYS:
             raise fail(name, "not a tool of skilldeck", "rename one of " + ", ".join(TOOL_KEYS))
-        if not isinstance(value, str) or not re.fullmatch(_TOOL_NAME, value):
+        if not is_tool_name(value):
             raise fail(name, "must be 1-64 letters, digits, _ or -", f'e.g. {key} = "my_{key}"')
     prefix = table.get("tool_prefix", "")
     exposed = [names.get(k, f"{prefix}{k}") for k in TOOL_KEYS]

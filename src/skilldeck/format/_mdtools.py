@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from skilldeck._diagnostics import Diagnostic
-from skilldeck._names import is_parameter_name
+from skilldeck._names import is_parameter_name, is_tool_name
 from skilldeck._paths import script_relpath
 from skilldeck.format._mdcommand import (
     ShellOperatorError,
@@ -88,7 +88,6 @@ PARAM_DEFAULT_INVALID = "SK418"
 DANGLING_OPTION = "SK419"
 PROGRAM_NOT_RUNNABLE = "SK420"
 
-_TOOL_NAME = re.compile(r"^[a-z0-9_]{1,32}$")
 _HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*#*[ \t]*$")
 _FENCE = re.compile(r"^( {0,3})(`{3,}|~{3,})(.*)$")
 _MAX_DESCRIPTION_HINT = 256
@@ -345,7 +344,7 @@ class _Parser:
         cmd_sec = by_title.get("command")
         name = _strip_code(sec.title)
         if cmd_sec is None:
-            if "parameters" in by_title and _TOOL_NAME.match(name):
+            if "parameters" in by_title and is_tool_name(name, "declared"):
                 self.diag(
                     COMMAND_NOT_FOUND_SECTION,
                     f"section '{name}' has '#### Parameters' but no '#### Command': not a tool",
@@ -353,7 +352,7 @@ class _Parser:
                     "add a '#### Command' section with one fenced code block",
                 )
             return None
-        if not _TOOL_NAME.match(name):
+        if not is_tool_name(name, "declared"):
             self.diag(
                 TOOL_NAME_INVALID,
                 f"tool name {name!r} breaks the rule [a-z0-9_]{{1,32}}",

@@ -7,7 +7,6 @@ import contextlib
 import dataclasses
 import enum
 import inspect
-import re
 import types
 import typing
 from collections.abc import Callable, Collection, Mapping, Sequence
@@ -17,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Generic, Literal
 from typing_extensions import TypeVar
 
 from skilldeck._errors import InvalidArgumentsError, ScriptFailedError, SkillError
+from skilldeck._names import is_tool_name
 from skilldeck.events import Event
 from skilldeck.inline._errors import SkillValidationError
 from skilldeck.tools import ToolResult, value_data
@@ -29,8 +29,6 @@ __all__ = ["INLINE_SOURCE", "InlineToolProvider", "SkillTool", "ToolContext", "m
 
 #: The catalog source name (and ``SOURCE:`` prefix) of inline skills.
 INLINE_SOURCE = "inline"
-
-_TOOL_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]{0,63}$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,7 +75,7 @@ class SkillTool(Generic[P, R]):
     read_only: bool = False
 
     def __post_init__(self) -> None:
-        if not _TOOL_NAME.match(self.name):
+        if not is_tool_name(self.name, "python"):
             raise SkillValidationError(
                 f"invalid tool name {self.name!r}",
                 hint="use letters, digits, '_' or '-' (at most 64 characters)",

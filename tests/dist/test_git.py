@@ -180,6 +180,15 @@ def test_a_ref_that_looks_like_an_option_is_refused(git_repo: GitRepo) -> None:
         skilldeck.dist.install(git_repo.url, ref="--upload-pack=touch /tmp/x")
 
 
+@pytest.mark.parametrize("ref", ["main\n", "v1.0\n", "abc1234\n"])
+def test_a_ref_with_a_line_break_after_it_is_refused(git_repo: GitRepo, ref: str) -> None:
+    # '$' in a pattern matches before a final line break: the whole ref must match
+    make_skill(git_repo.path, "nl")
+    git_repo.commit()
+    with pytest.raises(skilldeck.InstallError, match="invalid git ref"):
+        skilldeck.dist.install(git_repo.url, ref=ref)
+
+
 def test_parse_source_reads_the_shorthands(tmp_path: Path) -> None:
     gh = skilldeck.dist.parse_source("acme/skills")
     assert gh.kind == "git" and gh.url == "https://github.com/acme/skills.git"

@@ -125,7 +125,7 @@ def test_unreachable_store_is_a_coded_error(tmp_path: Path) -> None:
 
 
 def test_bad_tenant_ids(store_url: str) -> None:
-    for bad in ("", "A", "../x", "a" * 64, "x'; drop table"):
+    for bad in ("", "A", "../x", "a" * 64, "x'; drop table", "acme\n"):
         with pytest.raises(skilldeck.InvalidArgumentsError):
             PostgresStore(store_url, bad)
 

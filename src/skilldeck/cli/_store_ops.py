@@ -23,7 +23,7 @@ def parse_since(value: str, now: datetime | None = None) -> datetime:
     such as ``30m``, ``12h``, ``7d``."""
     now = now or datetime.now(UTC)
     text = value.strip()
-    ago = _AGO.match(text)
+    ago = _AGO.fullmatch(text)
     if ago:
         return now - timedelta(**{_UNITS[ago.group(2)]: int(ago.group(1))})
     try:

@@ -151,7 +151,7 @@ def fetch_commit(
         )
         rev = "FETCH_HEAD"
     except InstallError:
-        if ref is None or not _HEX.match(ref.lower()):
+        if ref is None or not _HEX.fullmatch(ref.lower()):
             raise
         # An abbreviated commit id cannot be fetched by name: fetch everything.
         _git(

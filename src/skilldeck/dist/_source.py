@@ -48,7 +48,7 @@ def archive_kind(path: str | Path) -> str | None:
 
 def validate_ref(ref: str) -> str:
     """A branch, tag or commit name safe to hand to git as one argument."""
-    if not ref or ref.startswith("-") or not _REF.match(ref) or ".." in ref:
+    if not ref or ref.startswith("-") or not _REF.fullmatch(ref) or ".." in ref:
         raise InstallError(
             f"invalid git ref {ref!r}",
             hint="give a branch, tag or commit (letters, digits, '.', '_', '-', '/')",
@@ -143,7 +143,7 @@ def _parse_source(
             "lockfile and config",
             hint="use a git credential helper or an ssh key, and give the URL without it",
         )
-    if lowered.startswith(("https://", "ssh://", "file://")) or _SCP_LIKE.match(text):
+    if lowered.startswith(("https://", "ssh://", "file://")) or _SCP_LIKE.fullmatch(text):
         if lowered.startswith("https://") and archive_kind(lowered):
             raise InstallError(
                 "installing an archive from a URL is not supported",
@@ -160,7 +160,7 @@ def _parse_source(
         local = base_dir / local
     if local.exists():
         return _local(local, ref=ref, sub=sub, display=source)
-    if _SHORTHAND.match(text) and not text.startswith("."):
+    if _SHORTHAND.fullmatch(text) and not text.startswith("."):
         url = f"https://github.com/{text.removesuffix('.git')}.git"
         return SourceSpec(kind="git", url=url, ref=ref, subpath=sub, display=source)
     raise InstallError(

@@ -275,7 +275,7 @@ def token_hash(token: str) -> bytes:
 
 def check_tenant(tenant: str) -> str:
     """``tenant`` when it is a valid tenant id, else ``InvalidArgumentsError``."""
-    if not isinstance(tenant, str) or not _TENANT.match(tenant):
+    if not isinstance(tenant, str) or not _TENANT.fullmatch(tenant):
         raise InvalidArgumentsError(
             f"{tenant!r} is not a valid tenant id",
             field="tenant",

@@ -414,3 +414,27 @@ def test_a_file_where_a_skill_goes_is_not_replaced_without_force(tmp_path: Path,
     assert (there / "SKILL.md").is_file() and not there.is_symlink()
     assert precious.read_text() == "mine\n"
     assert sorted(p.name for p in target.iterdir()) == ["aaa-first", "code-review"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Tabs\tand a carriage\rreturn: still one description.",
+        "Two lines,\nkept as two.",
+        "A vertical tab \x0b, a next-line \x85 and a line separator \u2028 in it.",
+        "Quotes \"double\" and 'single', a backslash \\ and a # hash.",
+        "Emoji \U0001f600 and accents: \u00e9t\u00e9.",
+        "yes",
+        "Plain words only, nothing odd",
+    ],
+)
+def test_to_skill_md_reads_back_every_text_exactly(text: str, tmp_path: Path) -> None:
+    s = skill(description=text, license=text, metadata={text: text})
+    folder = tmp_path / "code-review"
+    folder.mkdir()
+    (folder / "SKILL.md").write_text(s.to_skill_md(), encoding="utf-8", newline="")
+    parsed = skilldeck.read_skill_md(folder / "SKILL.md")
+    assert not [d for d in parsed.diagnostics if d.severity == "error"], parsed.diagnostics
+    assert parsed.manifest.description == text
+    assert parsed.manifest.license == text
+    assert dict(parsed.manifest.metadata) == {text: text}

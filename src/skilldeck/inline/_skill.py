@@ -39,13 +39,22 @@ _PLAIN = re.compile(r"^[A-Za-z(][^:#\n\"'\\`{}\[\]|>*&!%@]*$")
 
 
 def _yaml_string_quoted(text: str) -> str:
-    escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ")
-    return f'"{escaped}"'
+    """The text as a double-quoted YAML scalar that reads back as exactly ``text``
+    (line breaks, tabs and control characters escaped by PyYAML's emitter)."""
+    import yaml
+
+    dumped: str = yaml.safe_dump(text, default_style='"', width=1 << 30, allow_unicode=True)
+    return dumped.rstrip("\n")
 
 
 def _yaml_string(text: str) -> str:
     """The text as a YAML scalar: plain when that is unambiguous, else double-quoted."""
-    if _PLAIN.match(text) and text == text.strip() and text.lower() not in _YAML_WORDS:
+    if (
+        _PLAIN.fullmatch(text)
+        and text.isprintable()  # no tab, control or line-separator character
+        and text == text.strip()
+        and text.lower() not in _YAML_WORDS
+    ):
         return text
     return _yaml_string_quoted(text)
 

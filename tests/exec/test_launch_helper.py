@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import os
 import shutil
+import struct
 import subprocess
 import time
+from pathlib import Path
 
 import pytest
 
@@ -67,3 +69,45 @@ def test_descendants_walks_the_tree_it_is_given() -> None:
     finally:
         os.killpg(tree.pid, 9)
         tree.wait()
+
+
+_PT_INTERP = 3
+
+
+def _program_headers(data: bytes) -> list[int]:
+    """The types of an ELF file's program headers."""
+    assert data[:4] == b"\x7fELF", "not an ELF file"
+    wide = data[4] == 2
+    order = "<" if data[5] == 1 else ">"
+    if wide:
+        (phoff,) = struct.unpack_from(order + "Q", data, 0x20)
+        size, count = struct.unpack_from(order + "HH", data, 0x36)
+    else:
+        (phoff,) = struct.unpack_from(order + "I", data, 0x1C)
+        size, count = struct.unpack_from(order + "HH", data, 0x2A)
+    return [struct.unpack_from(order + "I", data, phoff + i * size)[0] for i in range(count)]
+
+
+def _links_statically(cc: str, folder: Path) -> bool:
+    source = folder / "probe.c"
+    source.write_text("int main(void) { return 0; }\n")
+    done = subprocess.run(
+        [cc, "-static", "-o", str(folder / "probe"), str(source)],
+        capture_output=True,
+        check=False,
+    )
+    return done.returncode == 0
+
+
+def test_the_compiled_helper_starts_without_the_dynamic_loader(tmp_path: Path) -> None:
+    cc = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
+    if cc is None:
+        pytest.skip("no C compiler: the native helper cannot be built (the Python twin is used)")
+    helper = find_helper(native=True)
+    assert helper.kind == "native"
+    with open(helper.argv[0], "rb") as fh:
+        headers = _program_headers(fh.read())
+    if not _links_statically(cc, tmp_path):
+        assert _PT_INTERP in headers  # linked dynamically, and still used
+        pytest.skip("this C library has no static archive: the helper is linked dynamically")
+    assert _PT_INTERP not in headers

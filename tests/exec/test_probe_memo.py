@@ -125,10 +125,11 @@ def test_the_helper_check_is_remembered_for_the_same_binary_only() -> None:
 
 
 def _digest(helper: _native.Helper) -> str:
-    from skilldeck._digest import bytes_digest
+    """The name the memo knows the binary by (its MAC, as the check computed it)."""
+    from skilldeck._statedir import state_key
 
     with open(helper.argv[0], "rb") as fh:
-        return bytes_digest(fh.read())
+        return _native._memo_name(_native._mac(state_key(), fh.read()))
 
 
 @pytest.fixture(autouse=True)

@@ -211,15 +211,18 @@ def _hidden_dirs() -> list[str]:
 
 
 def _find_hidden(candidates: list[str]) -> list[str]:
+    """The folders to hide: ``/home``, ``/root`` and each candidate not inside one of
+    them nor inside the private ``/tmp`` and ``/var/tmp`` (whose host content no run
+    sees: an empty mount there would only cost the run a mount)."""
     hidden = list(_HIDDEN_DEFAULT)
     for cand in candidates:
         try:
             real = str(Path(cand).resolve())
         except (OSError, RuntimeError):
             continue
-        if real in ("/", _TMP) or not Path(real).is_dir():
+        if real == "/" or _covered(real, (_TMP, _VAR_TMP)) or not Path(real).is_dir():
             continue
-        if not any(real == h or real.startswith(h + "/") for h in hidden):
+        if not _covered(real, hidden):
             hidden.append(real)
     return hidden
 
@@ -281,7 +284,11 @@ def bwrap_argv(
             argv += [*parents(path), "--ro-bind", path, path]
             views.append(path)
     if work_dir != skill_dir:
-        argv += [*parents(work_dir), "--bind" if work_writable else "--ro-bind", work_dir, work_dir]
+        # a fresh working folder inside the run's scratch folder is shown by that
+        # folder's mount below (writable, last): a mount of its own would be covered
+        if not _covered(work_dir, (scratch_dir,)):
+            argv += [*parents(work_dir), "--bind" if work_writable else "--ro-bind"]
+            argv += [work_dir, work_dir]
         views.append(work_dir)
     # Extra mounts and argument paths, after the work folder: a read-only file
     # inside a writable work folder stays read-only.

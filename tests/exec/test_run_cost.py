@@ -1,0 +1,74 @@
+"""What a sandboxed run costs: bubblewrap makes no mount that another one covers.
+
+Every mount costs a run CPU (bubblewrap reads the whole mount table for each bind);
+these pin, from inside real sandboxes, that no empty folder is mounted over state the
+private ``/tmp`` already hides and no fresh working folder gets a mount of its own,
+while the program still sees what it saw (its working folder writable, skilldeck's
+state out of reach, hidden again where a mount of ``/tmp`` shows the host's).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from skilldeck.execution import parse_mount
+
+from .conftest import MakeSkill, executor, needs_bwrap
+
+
+@pytest.fixture
+def state_in_tmp(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """skilldeck's state folders inside the host's /tmp (as ``SKILLDECK_HOME=/tmp/x``)."""
+    base = Path(tempfile.mkdtemp(prefix="skilldeck-state-", dir="/tmp"))
+    base.chmod(0o755)
+    for sub in ("config", "data", "cache"):
+        (base / sub).mkdir()
+    monkeypatch.setenv("SKILLDECK_HOME", str(base))
+    for var in ("SKILLDECK_CONFIG_DIR", "SKILLDECK_DATA_DIR", "SKILLDECK_CACHE_DIR"):
+        monkeypatch.delenv(var, raising=False)
+    yield base
+    shutil.rmtree(base, ignore_errors=True)
+
+
+@needs_bwrap
+def test_a_sandboxed_run_makes_no_covered_mount(state_in_tmp: Path, make_skill: MakeSkill) -> None:
+    secret = state_in_tmp / "data" / "secret.txt"
+    secret.write_text("secret")
+    secret.chmod(0o644)
+    script = """
+        import json, os, sys
+        try:
+            found = open(sys.argv[1]).read()
+        except OSError as exc:
+            found = type(exc).__name__
+        with open("out.txt", "w") as fh:
+            fh.write("written")
+        with open("/proc/self/mountinfo") as fh:
+            points = [line.split()[4] for line in fh]
+        print(json.dumps({"secret": found, "cwd": os.getcwd(), "points": points,
+                          "read": open("out.txt").read()}))
+    """
+    skill = make_skill(scripts={"look.py": script})
+    for mounts in ((), (parse_mount("/tmp"),)):
+        run = executor(sandbox="strict", workdir="temp", mounts=mounts).run_script(
+            skill, "scripts/look.py", [str(secret)], approver=lambda request: True
+        )
+        assert run.success, run.to_dict()
+        got = json.loads(run.output)
+        assert got["secret"] in ("FileNotFoundError", "PermissionError"), (mounts, got)
+        assert got["read"] == "written"
+        work = got["cwd"]
+        assert work == run.isolation["workdir"]
+        assert work not in got["points"]  # shown by the scratch folder's mount
+        assert str(Path(work).parent) in got["points"]
+        state = [p for p in got["points"] if p.startswith(str(state_in_tmp))]
+        if mounts:  # the host's /tmp is shown again: the state is hidden again
+            assert str(state_in_tmp / "data") in state, got["points"]
+        else:  # the private /tmp hides it: no mount of its own
+            assert state == [], got["points"]

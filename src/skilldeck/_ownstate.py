@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator
 from contextvars import ContextVar
 from pathlib import Path
 
-from skilldeck._paths import dirs, install_base, real_path
+from skilldeck._paths import dirs, install_base, real_path, within
 
 __all__ = [
     "StatePlace",
@@ -110,10 +110,6 @@ def package_envs() -> Path:
     return cache.with_name(cache.name + "-envs")
 
 
-def _inside(path: str, root: str) -> bool:
-    return path == root or path.startswith(root.rstrip("/") + "/")
-
-
 def _home() -> str | None:
     home = os.path.expanduser("~")
     return real_path(home) if home and home != "~" else None
@@ -132,19 +128,19 @@ def view_problem(path: str | os.PathLike[str], *, writable: bool) -> str | None:
     names = {shown, real_path(shown)}
     for place in protected_state():
         for name in names:
-            if any(_inside(name, s) for s in place.spellings()):
+            if any(within(name, (s,)) for s in place.spellings()):
                 return f"{shown} is inside skilldeck's own {place.what} ({place.real})"
-            if writable and any(_inside(s, name) for s in place.spellings()):
+            if writable and any(within(s, (name,)) for s in place.spellings()):
                 return f"{shown} contains skilldeck's own {place.what} ({place.real})"
     if writable:
         envs = real_path(package_envs())
-        if any(_inside(name, envs) or _inside(envs, name) for name in names):
+        if any(within(name, (envs,)) or within(envs, (name,)) for name in names):
             return (
                 f"{shown} holds the Python environments every run shares ({envs}); "
                 "mount it read-only"
             )
     home = _home()
-    if writable and home is not None and any(_inside(home, name) for name in names):
+    if writable and home is not None and any(within(home, (name,)) for name in names):
         return f"{shown} is your home folder or holds it (shell start-up files, agents' folders)"
     return None
 
@@ -155,6 +151,6 @@ def hidden_inside(views: Iterable[str]) -> list[str]:
     found: list[str] = []
     for place in protected_state():
         for name in place.spellings():
-            if name not in found and any(_inside(name, v) and name != v for v in views):
+            if name not in found and any(within(name, (v,)) and name != v for v in views):
                 found.append(name)
     return found

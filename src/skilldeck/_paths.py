@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import stat
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -34,6 +34,7 @@ __all__ = [
     "real_path",
     "safe_relpath",
     "user_setting",
+    "within",
 ]
 
 APP = "skilldeck"
@@ -314,3 +315,12 @@ def real(path: Path) -> Path:
     """``path.resolve()`` through :func:`real_path` (the same answers and errors)."""
     found = _kernel_real(path)
     return Path(found) if found is not None else path.resolve()
+
+
+def within(path: str, bases: Iterable[str], *, sep: str = os.sep) -> bool:
+    """Whether ``path`` is one of ``bases`` or below one: the one containment rule,
+    a check of the strings alone (no I/O), so both sides must already be in the
+    same form (real paths, or skill-relative paths with ``sep="/"``). A base that
+    ends with ``sep`` (the root ``/``) holds every path below it; ``/a/b`` is not
+    below ``/a/bc``."""
+    return any(path == b or path.startswith(b.rstrip(sep) + sep) for b in bases)

@@ -61,7 +61,6 @@ if TYPE_CHECKING:
         linked_skill_md as linked_skill_md,
         skill_md_escapes as skill_md_escapes,
         skipped_folder as skipped_folder,
-        within as within,
     )
     from skilldeck._tree._reader import (
         MAX_LINKS as MAX_LINKS,
@@ -115,7 +114,6 @@ else:
         "linked_skill_md": "._discover",
         "skill_md_escapes": "._discover",
         "skipped_folder": "._discover",
-        "within": "._discover",
         "MAX_LINKS": "._reader",
         "ContainedFolder": "._reader",
         "FileBytes": "._reader",

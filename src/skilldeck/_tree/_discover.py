@@ -49,6 +49,7 @@ from typing import Any
 
 from skilldeck._diagnostics import Diagnostic, Severity
 from skilldeck._errors import PathNotAllowedError, SkillError
+from skilldeck._paths import within
 from skilldeck._tree._consts import (
     LINK_DANGLING,
     LINK_DUPLICATE,
@@ -71,7 +72,6 @@ __all__ = [
     "linked_skill_md",
     "skill_md_escapes",
     "skipped_folder",
-    "within",
 ]
 
 MAX_DEPTH = 12
@@ -123,18 +123,13 @@ def skipped_folder(name: str, under: str | None = None) -> bool:
     path = f"{under}/{name}" if under else name
     inside = False
     for container in REPOSITORY_CONTAINERS:
-        if container == path or container.startswith(path + "/"):
+        if within(container, (path,), sep="/"):
             return False  # the container, or the way to it
-        if under == container or under.startswith(container + "/"):
+        if within(under, (container,), sep="/"):
             inside = True
     if name[:1] == ".":
         return True
     return not inside and any(part[:1] == "." for part in under.split("/"))
-
-
-def within(real: str, bases: Iterable[str]) -> bool:
-    """Is the real path ``real`` one of ``bases`` or inside one (string check, no I/O)?"""
-    return any(real == b or real.startswith(b.rstrip(_SEP) + _SEP) for b in bases)
 
 
 def skill_md_escapes(md: str) -> Diagnostic:

@@ -26,7 +26,7 @@ from collections.abc import Callable
 from typing import Literal, Self
 
 from skilldeck._errors import FileNotFoundInSkillError, FileTooLargeError, PathNotAllowedError
-from skilldeck._paths import fd_real_path
+from skilldeck._paths import fd_real_path, within
 
 __all__ = [
     "MAX_LINKS",
@@ -465,7 +465,7 @@ class ContainedFolder:
     def _inside(self, target: str) -> list[str]:
         """Components of an absolute link target below the skill folder, or ``_Refused``."""
         for base in self._bases:
-            if target == base or target.startswith(base.rstrip("/") + "/"):
+            if within(target, (base,), sep="/"):
                 return target[len(base) :].split("/")
         raise _Refused("escapes", "a link leads outside the skill folder")
 
@@ -473,7 +473,7 @@ class ContainedFolder:
         """Platforms without descriptor-relative calls: check the real path, then open."""
         full = os.path.join(self.root, *parts)
         real = os.path.realpath(full)
-        if not (real == self.real or real.startswith(self.real.rstrip(os.sep) + os.sep)):
+        if not within(real, (self.real,)):
             raise _Refused("escapes", "a link leads outside the skill folder")
         inner = os.path.relpath(real, self.real).split(os.sep)
         if any(is_hidden(p) for p in inner):

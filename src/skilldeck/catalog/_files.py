@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from skilldeck._diagnostics import Diagnostic
 from skilldeck._errors import SkillError
+from skilldeck._paths import within
 from skilldeck.catalog._fileset import (
     LINK_SCAN_BYTES,
     MAX_INDEX_FILES,
@@ -76,7 +77,7 @@ def through_loop(real_dir: str, rel: str) -> bool:
                 above = os.path.realpath(here)
             except OSError:  # the folder changed under us (a link swapped mid-read): refuse
                 return True
-            if above == target or above.startswith(target.rstrip(os.sep) + os.sep):
+            if within(above, (target,)):
                 return True
         here = nxt
     return False

@@ -32,8 +32,8 @@ from skilldeck._errors import (
     SkillNotFoundError,
     SkillUnavailableError,
 )
-from skilldeck._paths import real_path
-from skilldeck._tree import MAX_DEPTH, SkillFinder, skill_md_escapes, within
+from skilldeck._paths import real_path, within
+from skilldeck._tree import MAX_DEPTH, SkillFinder, skill_md_escapes
 from skilldeck.catalog import _codes as C
 from skilldeck.catalog._cache import (
     NEVER,

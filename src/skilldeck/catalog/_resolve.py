@@ -23,6 +23,7 @@ from typing import Any
 
 from skilldeck._diagnostics import Diagnostic
 from skilldeck._errors import SkillError
+from skilldeck._paths import within
 from skilldeck.catalog import _codes as C
 from skilldeck.catalog._model import (
     CatalogEntry,
@@ -452,7 +453,7 @@ class Resolver:
         if plugins and meta.path is not None:
             real = os.path.realpath(meta.path)
             for pname, ppath in plugins:
-                if real == ppath or real.startswith(ppath + os.sep):
+                if within(real, (ppath,)):
                     why = f"disabled by {pname}"
                     return SkillStatus.DISABLED, why, ()
         if checker is not None:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from skilldeck._errors import InternalError
+from skilldeck._paths import within
 
 if TYPE_CHECKING:
     from skilldeck.catalog._catalog import Catalog
@@ -52,13 +53,10 @@ def on_the_way(roots: Sequence[Path], watched: Sequence[Path]) -> Callable[[Any,
         w.rstrip(sep) or sep for w in map(os.fspath, watched) if w.rstrip(sep) not in given
     ]
 
-    def under(path: str, top: str) -> bool:
-        return path == top or path.startswith(top if top == sep else top + sep)
-
     def keep(_change: Any, path: str) -> bool:
-        if not any(under(path, s) for s in stand_ins):
+        if not within(path, stand_ins):
             return True
-        return any(under(path, r) or under(r, path) for r in wanted)
+        return any(within(path, (r,)) or within(r, (path,)) for r in wanted)
 
     return keep
 
@@ -77,7 +75,7 @@ def _followable(path: Path) -> bool:
                 if not os.path.islink(full):
                     continue
                 target = os.path.realpath(full)
-                if target == base or target.startswith(base.rstrip(os.sep) + os.sep):
+                if within(target, (base,)):
                     continue  # stays inside: nothing new to watch
                 if not os.path.isfile(os.path.join(target, "SKILL.md")):
                     return False

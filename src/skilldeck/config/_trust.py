@@ -43,7 +43,7 @@ from typing import Any
 
 from skilldeck._atomic import atomic_write_text, file_lock
 from skilldeck._errors import ConfigError
-from skilldeck._paths import PROJECT_DIR, dirs
+from skilldeck._paths import PROJECT_DIR, dirs, within
 from skilldeck._statedir import read_state_file
 from skilldeck.config._runtime import loosening
 
@@ -155,7 +155,7 @@ def _inside(raw: object, folder: Path, *, itself: bool = False) -> bool:
         return True  # not a path: the checker reports wrong types
     path = os.path.realpath(raw)
     top = os.path.realpath(folder)
-    return path.startswith(top + os.sep) or (itself and path == top)
+    return (itself or path != top) and within(path, (top,))
 
 
 #: ``[catalog]`` keys holding folders: without trust they must stay inside the repository.

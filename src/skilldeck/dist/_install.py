@@ -14,7 +14,7 @@ from typing import Any, Literal
 from skilldeck._diagnostics import Diagnostic, Severity
 from skilldeck._digest import digest_of_files, skill_file_digests
 from skilldeck._errors import InstallError, ManifestError, PathNotAllowedError, SkillError
-from skilldeck._paths import is_regular_file
+from skilldeck._paths import is_regular_file, within
 from skilldeck._tree import PLACEHOLDER, find_skill_folders
 from skilldeck.config import load_config
 from skilldeck.events import SinkLike, SkillsInstalled, deliver
@@ -116,7 +116,7 @@ def fetch_source(
         sub = tree / spec.subpath
         real_tree = os.path.realpath(tree)
         real_sub = os.path.realpath(sub)
-        if not (real_sub == real_tree or real_sub.startswith(real_tree + os.sep)):
+        if not within(real_sub, (real_tree,)):
             raise InstallError(
                 f"sub-folder {spec.subpath} leaves the source", hint="give a folder inside it"
             )
@@ -239,7 +239,7 @@ def stage_skill(
     ``block`` an error-level finding stops the install.
     """
     real_src, real_tree = os.path.realpath(src), os.path.realpath(tree)
-    if not (real_src == real_tree or real_src.startswith(real_tree + os.sep)):
+    if not within(real_src, (real_tree,)):
         raise InstallError(
             f"{_rel(src, tree) or src.name} is a link leading out of the source",
             path=str(src),

@@ -19,18 +19,17 @@ from __future__ import annotations
 import os
 import re
 import stat
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from skilldeck._errors import ConfigError, InvalidArgumentsError
 from skilldeck._ownstate import view_problem
-from skilldeck._paths import find_project_root, real
+from skilldeck._paths import find_project_root, real, within
 
 __all__ = [
     "Mount",
     "argument_paths",
-    "covered",
     "failure_hint",
     "parse_mount",
     "project_workdir",
@@ -66,11 +65,6 @@ def parse_mount(text: str, *, base: str | None = None, source: str = "--mount") 
             raise ConfigError(f"{source}: {path!r} must be an absolute path", hint="e.g. /data:ro")
         path = os.path.join(base, path)
     return Mount(os.path.normpath(path), writable)
-
-
-def covered(path: str, roots: Iterable[str]) -> bool:
-    """True when ``path`` is one of ``roots`` or inside one."""
-    return any(path == r or path.startswith(r.rstrip("/") + "/") for r in roots)
 
 
 def project_workdir(cwd: Path) -> tuple[Path, bool]:
@@ -199,7 +193,7 @@ def failure_hint(
         return None
     for match in _PATH_IN_OUTPUT.finditer(output[-8192:]):
         path = match.group(1).rstrip(".,:")
-        if covered(path, visible) or not covered(path, hidden):
+        if within(path, visible) or not within(path, hidden):
             continue
         if os.path.lexists(path):
             return (

@@ -16,13 +16,12 @@ from typing import Any
 
 from skilldeck._errors import PathNotAllowedError, SandboxUnavailableError
 from skilldeck._ownstate import protected_state_fixed, view_problem
-from skilldeck._paths import real, real_path
+from skilldeck._paths import real, real_path, within
 from skilldeck.execution._access import Need, RunAs, choose_user, rx
 from skilldeck.execution._mounts import (
     Mount,
     argument_paths,
     check_workdir,
-    covered,
     project_workdir,
     resolve_own_links,
 )
@@ -269,7 +268,7 @@ def make_plan(
     visible = [str(workdir), str(snapshot.path), str(scratch)]
 
     def hidden(path: str) -> bool:
-        return sandbox is not None and covered(path, private) and not covered(path, visible)
+        return sandbox is not None and within(path, private) and not within(path, visible)
 
     mounts = list(cfg.mounts)
     if cfg.mount_arguments:
@@ -298,7 +297,7 @@ def _needs(plan: Plan, private: Sequence[str], scratch: Path, *, arguments: bool
     """
 
     def start(path: Path) -> Path | None:
-        return path if plan.sandboxed and covered(str(path), private) else None
+        return path if plan.sandboxed and within(str(path), private) else None
 
     needs: list[Need] = []
     if plan.program is not None:
@@ -310,14 +309,14 @@ def _needs(plan: Plan, private: Sequence[str], scratch: Path, *, arguments: bool
         for root in plan.roots:
             needs.append(Need(Path(root), rx(root), "interpreter's folder", start(Path(root))))
         if executable:  # a program no one may execute fails with 126 whoever runs it
-            owner = next((Path(r) for r in plan.roots if covered(str(prog), [r])), None)
+            owner = next((Path(r) for r in plan.roots if within(str(prog), [r])), None)
             needs.append(Need(prog, os.X_OK, "program", start(owner) if owner else None))
     needs.append(
         Need(plan.snapshot.path, rx(plan.snapshot.path), "skill", start(plan.snapshot.path))
     )
     # the run's own folders are handed to the user it runs as: only the way to them counts
     needs.append(Need(scratch.parent, os.X_OK, "temporary folder", start(scratch.parent)))
-    if not covered(str(plan.workdir), [str(scratch)]):
+    if not within(str(plan.workdir), [str(scratch)]):
         needs.append(Need(plan.workdir, rx(plan.workdir), "working folder", start(plan.workdir)))
     for mount in plan.binds:
         path = Path(mount.path)

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from skilldeck._ownstate import hidden_inside, protected_state
+from skilldeck._paths import within
 from skilldeck.execution._platform import linux_layers, platform_note
 
 __all__ = [
@@ -220,15 +221,11 @@ def _find_hidden(candidates: list[str]) -> list[str]:
             real = str(Path(cand).resolve())
         except (OSError, RuntimeError):
             continue
-        if real == "/" or _covered(real, (_TMP, _VAR_TMP)) or not Path(real).is_dir():
+        if real == "/" or within(real, (_TMP, _VAR_TMP)) or not Path(real).is_dir():
             continue
-        if not _covered(real, hidden):
+        if not within(real, hidden):
             hidden.append(real)
     return hidden
-
-
-def _covered(path: str, hidden: Sequence[str]) -> bool:
-    return any(path == h or path.startswith(h.rstrip("/") + "/") for h in hidden)
 
 
 def bwrap_argv(
@@ -272,7 +269,7 @@ def bwrap_argv(
         out: list[str] = []
         for parent in reversed(Path(path).parents):
             p = str(parent)
-            if p in made or not _covered(p, private) or p in private:
+            if p in made or not within(p, private) or p in private:
                 continue
             made.add(p)
             out += ["--perms", "0755", "--dir", p]
@@ -280,13 +277,13 @@ def bwrap_argv(
 
     views: list[str] = []
     for path in extra_ro:
-        if _covered(path, private) and Path(path).exists():
+        if within(path, private) and Path(path).exists():
             argv += [*parents(path), "--ro-bind", path, path]
             views.append(path)
     if work_dir != skill_dir:
         # a fresh working folder inside the run's scratch folder is shown by that
         # folder's mount below (writable, last): a mount of its own would be covered
-        if not _covered(work_dir, (scratch_dir,)):
+        if not within(work_dir, (scratch_dir,)):
             argv += [*parents(work_dir), "--bind" if work_writable else "--ro-bind"]
             argv += [work_dir, work_dir]
         views.append(work_dir)

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from skilldeck._diagnostics import Diagnostic, Severity
 from skilldeck._errors import ConfigError, FileAccessError, InstallError, PathNotAllowedError
+from skilldeck._paths import within
 from skilldeck._tree import (
     SkillTree,
     Walk,
@@ -197,7 +198,7 @@ def _hidden_to_scan(root: Path, hidden: tuple[str, ...]) -> list[str]:
     for rel in hidden:
         name = rel.rsplit("/", 1)[-1]
         full = os.path.join(root, rel)
-        if not os.path.realpath(os.path.dirname(full)).startswith(base):
+        if not within(os.path.realpath(os.path.dirname(full)), (base,)):
             continue
         if name.lower().endswith((".pyc", ".pyo")):
             out.append(rel)

@@ -65,6 +65,35 @@ def test_a_judge_may_add_and_raise_but_never_clear_an_error(skill: Path) -> None
         install_scan(skill, mode="block", judge=judge, ignore=[d.code for d in plain])
 
 
+def test_a_judge_reads_nothing_outside_the_skill_and_no_hidden_file(tmp_path: Path) -> None:
+    # a judge may be a remote model: what it is sent must be the skill's own files
+    secret = tmp_path / "id_rsa"
+    secret.write_text("-----BEGIN OPENSSH PRIVATE KEY-----\nsecret-key-material\n")
+    folder = tmp_path / "linked"
+    folder.mkdir()
+    (folder / "SKILL.md").symlink_to(secret)
+    (folder / ".env").write_text("TOKEN=hidden-token\n")
+    (folder / "key.txt").symlink_to(secret)
+    (folder / "notes.md").write_text("plain\n")
+    inner = tmp_path / "inner"
+    inner.mkdir()
+    (inner / "SKILL.md").write_text(SKILL)
+    (inner / "same.md").symlink_to("SKILL.md")  # a link that stays inside is listed
+    seen: list[JudgeRequest] = []
+
+    def judge(request: JudgeRequest) -> JudgeVerdict:
+        seen.append(request)
+        return JudgeVerdict()
+
+    scan_skill(folder, judge=judge)
+    scan_skill(inner, judge=judge)
+    outside, kept = seen
+    assert "secret-key-material" not in outside.skill_md
+    assert outside.files == ("notes.md",)
+    assert "Do not mention this step" in kept.skill_md
+    assert kept.files == ("SKILL.md", "same.md")
+
+
 def test_a_failing_judge_changes_nothing(skill: Path) -> None:
     def broken(request: JudgeRequest) -> JudgeVerdict:
         raise TimeoutError("no answer")

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from skilldeck._diagnostics import Diagnostic, Severity
+from skilldeck._errors import SkillError
 
 __all__ = [
     "JUDGE_FLAGGED",
@@ -42,6 +43,7 @@ JUDGE_FLAGGED = "SK624"
 
 #: what a judge is shown of SKILL.md (the rest is cut, and it says so)
 _MAX_SKILL_MD = 60_000
+_MAX_FILES = 500
 _MAX_CONCERNS = 20
 
 
@@ -89,24 +91,28 @@ Judge = Callable[[JudgeRequest], JudgeVerdict]
 
 
 def _request(root: Path, findings: Sequence[Diagnostic]) -> JudgeRequest:
+    """What the judge reads: SKILL.md and the file names as the one walker and the
+    contained reader give them, so nothing outside the skill (a SKILL.md that is a
+    link to ``~/.ssh/id_rsa``) and no hidden file reaches a judge that may be a
+    remote model."""
     skill_md = ""
     files: list[str] = []
     if root.is_dir():
+        from skilldeck._tree import WalkLimits, read_beneath, walk_skill
+
         try:
-            with open(root / "SKILL.md", "rb") as fh:
-                raw = fh.read(_MAX_SKILL_MD + 1)
-            skill_md = raw[:_MAX_SKILL_MD].decode("utf-8", "replace")
-            if len(raw) > _MAX_SKILL_MD:
+            got = read_beneath(root, "SKILL.md", max_bytes=_MAX_SKILL_MD, truncate=True)
+            skill_md = got.data.decode("utf-8", "replace")
+            if got.truncated:
                 skill_md += "\n[cut: the rest of SKILL.md is not shown]"
-        except OSError:
+        except SkillError:
             pass
-        for dirpath, dirnames, filenames in os.walk(root):
-            dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-            rel = os.path.relpath(dirpath, root)
-            files += [f if rel == "." else f"{rel}/{f}" for f in sorted(filenames)]
-            if len(files) > 500:
-                break
-    return JudgeRequest(root.name, skill_md, tuple(files[:500]), tuple(findings))
+        try:
+            walk = walk_skill(root, limits=WalkLimits(max_files=_MAX_FILES), strict=False)
+            files = [entry.path for entry in walk.files]
+        except SkillError:
+            pass
+    return JudgeRequest(root.name, skill_md, tuple(files[:_MAX_FILES]), tuple(findings))
 
 
 def _note(root: Path, message: str, severity: Severity) -> Diagnostic:

@@ -254,3 +254,22 @@ def test_install_with_packages_builds_them(pdf_root: Path) -> None:
     invoke("approve", "pdf")
     code, out, err = invoke("run", "pdf", "inline.py")
     assert code == 0 and json.loads(out) == {"inline": "pypdf"}, out + err
+
+
+def test_package_lists_are_read_as_every_file_of_a_skill_is(tmp_path: Path) -> None:
+    from skilldeck.execution import skill_package_sets
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "requirements.txt").write_text("evil-package==6.6.6\n")
+    skill = tmp_path / "linked"
+    (skill / "scripts").mkdir(parents=True)
+    (skill / "deps").mkdir()
+    (skill / "SKILL.md").write_text("---\nname: linked\ndescription: d\n---\n")
+    (skill / "scripts" / "tool.py").write_text("print('hi')\n")
+    (skill / "deps" / "list.txt").write_text("pypdf==5.1.0\n")
+    (skill / "requirements.txt").symlink_to(outside / "requirements.txt")  # leaves the skill
+    assert skill_package_sets("linked", skill) == []
+    (skill / "requirements.txt").unlink()
+    (skill / "requirements.txt").symlink_to("deps/list.txt")  # stays inside: followed
+    assert [s.requirements for s in skill_package_sets("linked", skill)] == [("pypdf==5.1.0",)]

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from skilldeck._errors import ScriptFailedError
+from skilldeck._errors import ScriptFailedError, SkillError
 from skilldeck._ownstate import package_envs
 from skilldeck.execution._env import allowed_env
 
@@ -135,12 +135,22 @@ def _script_blocks(text: str) -> list[str]:
     return found
 
 
-def _inline(skill: str, script: Path, origin: str) -> PackageSet | None:
+def _read(root: Path, rel: str, limit: int) -> bytes | None:
+    """At most ``limit`` bytes of the skill's file ``rel``, read beneath ``root`` as
+    every read of a skill's files is (``None``: missing, refused or unreadable)."""
+    from skilldeck._tree import read_beneath
+
     try:
-        with script.open("rb") as fh:
-            text = fh.read(_MAX_LIST_BYTES * 4).decode("utf-8", "replace")
-    except OSError:
+        return read_beneath(root, rel, max_bytes=limit, truncate=True).data
+    except (SkillError, OSError):
         return None
+
+
+def _inline(skill: str, root: Path, origin: str) -> PackageSet | None:
+    raw = _read(root, origin, _MAX_LIST_BYTES * 4)
+    if raw is None:
+        return None
+    text = raw.decode("utf-8", "replace")
     blocks = _script_blocks(text)
     if not blocks:
         return None
@@ -162,12 +172,8 @@ def _inline(skill: str, script: Path, origin: str) -> PackageSet | None:
 
 def _skill_list(skill: str, root: Path) -> PackageSet | None:
     for rel in _SKILL_LISTS:
-        path = root / rel
-        if path.is_symlink() or not path.is_file():
-            continue
-        try:
-            raw = path.read_bytes()[: _MAX_LIST_BYTES + 1]
-        except OSError:
+        raw = _read(root, rel, _MAX_LIST_BYTES + 1)
+        if raw is None:
             continue
         if len(raw) > _MAX_LIST_BYTES:
             raise _bad(skill, rel, "the file is larger than 64 KiB")
@@ -181,8 +187,8 @@ def declared_packages(skill: str, root: Path, script: Path) -> PackageSet | None
     try:
         origin = script.relative_to(root).as_posix()
     except ValueError:
-        origin = script.name
-    found = _inline(skill, script, origin)
+        return None  # not a file of the skill: nothing it declares is read
+    found = _inline(skill, root, origin)
     if found is None:
         found = _skill_list(skill, root)
     if found is None or (not found.requirements and found.requires_python is None):

@@ -469,7 +469,6 @@ class Executor:
         )
         hand_over(plan, scratch)
         uid = plan.user.uid
-        private_home = plan.sandboxed or uid is not None
         home_dir = scratch / "home"
         env = build_env(
             os.environ,
@@ -479,7 +478,7 @@ class Executor:
             scratch_dir=str(scratch),
             mode=self.mode,
             extra_allow=cfg.env_allow,
-            home=str(home_dir) if private_home else None,
+            home=str(home_dir) if plan.private_home else None,
         )
         if plan.program is not None and plan.program.shim is not None:
             # what the shim chose comes first, for the program's own children too

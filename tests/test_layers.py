@@ -259,6 +259,7 @@ PRIVATE_IMPORTS_ALLOWED: dict[str, str] = {
     "catalog/test_cache.py": "the persisted catalog index (_catalog._cache), its format and caps",
     "catalog/test_pool.py": "the worker pool's parsing and sizing (_catalog._pool)",
     "foundation/test_gc_pause.py": "the collector pause of scans and index builds (_gc)",
+    "foundation/test_frozen.py": "value classes made dataclasses on first use (_frozen)",
     "foundation/test_cache_folders.py": "one folder rule and writer (_atomic) for every cache",
     "postgres/test_router.py": "the replica's tenant router (postgres._serve) on its own",
     "postgres/test_store.py": "builds a first-schema store from the migrations (postgres._db)",

@@ -17,10 +17,9 @@ test keeps the two in step.
 from __future__ import annotations
 
 import enum
-from dataclasses import asdict, dataclass, replace
 from typing import Any
 
-from skilldeck._frozen import new, slots_twin
+from skilldeck._frozen import new, slots_twin, value
 
 __all__ = ["CODES", "CodeInfo", "Diagnostic", "Severity"]
 
@@ -182,7 +181,7 @@ CODES: dict[str, CodeInfo] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Diagnostic:
     """One finding. ``line`` and ``column`` are 1-based and refer to the file at ``path``."""
 
@@ -229,9 +228,13 @@ class Diagnostic:
         return self.severity is Severity.ERROR
 
     def with_severity(self, severity: Severity) -> Diagnostic:
+        from dataclasses import replace
+
         return replace(self, severity=severity)
 
     def to_dict(self) -> dict[str, Any]:
+        from dataclasses import asdict
+
         out = asdict(self)
         out["severity"] = self.severity.value
         return out

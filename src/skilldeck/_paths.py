@@ -16,9 +16,10 @@ import os
 import stat
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from skilldeck._frozen import value
 
 __all__ = [
     "Dirs",
@@ -41,7 +42,7 @@ APP = "skilldeck"
 PROJECT_DIR = ".skilldeck"
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Dirs:
     """The user-level folders skilldeck uses."""
 

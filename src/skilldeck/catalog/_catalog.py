@@ -17,7 +17,6 @@ import os
 import re
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +26,7 @@ from skilldeck._errors import (
     SkillNotFoundError,
     SkillUnavailableError,
 )
+from skilldeck._frozen import value
 from skilldeck._gc import paused as _gc_paused
 from skilldeck._paths import dirs
 from skilldeck._tree import PLACEHOLDER
@@ -117,7 +117,7 @@ def _without_placeholders(
     return [meta for i, meta in enumerate(skills) if i not in left_out]
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class RootInfo:
     """One root of one source, as ``doctor`` reports it."""
 
@@ -330,6 +330,8 @@ class Catalog:
             if root is not None and root.recursive:
                 skills = preferred_order(skills, str(root.path))
             if not of_source(skills, name):
+                from dataclasses import replace  # (not imported by a listing that needs none)
+
                 skills = [m if m.source == name else replace(m, source=name) for m in skills]
             batches.append((skills, store, src))
         return self._resolver.resolve(batches, diags, roots, self._state)
@@ -425,6 +427,8 @@ class Catalog:
         ``index="all"`` lists every file of the skill instead of the default
         ``scripts/``, ``references/``, ``assets/`` files one level deep.
         """
+        from dataclasses import replace
+
         entry, store = self._usable(name)
         skill = store.load_skill(entry.metadata.key, max_bytes=max_bytes)
         if skill.metadata is not entry.metadata:

@@ -8,14 +8,13 @@ from __future__ import annotations
 import enum
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from operator import attrgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from skilldeck._diagnostics import Diagnostic
 from skilldeck._errors import InvalidArgumentsError
-from skilldeck._frozen import new as _new, slots_twin
+from skilldeck._frozen import field, new as _new, slots_twin, value
 
 if TYPE_CHECKING:
     from skilldeck.catalog._store import Store
@@ -72,7 +71,7 @@ TRUST_OF_KIND: Mapping[str, Trust] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Root:
     """One folder a source scans: ``immediate`` (children are skills) or ``recursive``.
 
@@ -104,7 +103,7 @@ class Root:
         return "recursive" if self.recursive else "immediate"
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Source:
     """A named group of roots (or a custom store) at one precedence level.
 
@@ -139,7 +138,7 @@ class Source:
         return cls(name, kind, rs, level, store)
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class SkillMetadata:
     """What discovery knows about one skill: its frontmatter, not its body.
 
@@ -457,7 +456,7 @@ def _folder_name(path: Path | None) -> str | None:
     return path.name if path is not None else None
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class CatalogEntry:
     """One candidate skill in the catalog with its status and the reason for it.
 

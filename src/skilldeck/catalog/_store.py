@@ -9,11 +9,11 @@ database-backed store implements the same three methods.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from skilldeck._diagnostics import Diagnostic
 from skilldeck._errors import FileNotFoundInSkillError, FileTooLargeError, PathNotAllowedError
+from skilldeck._frozen import value
 from skilldeck._paths import safe_relpath
 from skilldeck.catalog._fileset import BUNDLED_DIRS, IndexMode, in_bundled_index
 from skilldeck.catalog._model import SkillMetadata
@@ -39,7 +39,7 @@ DEFAULT_FILE_LIMIT = 200_000
 """Default size limit of a file read, in bytes."""
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Discovery:
     """Everything one discovery pass over a store found: every candidate (valid or
     not) and the problems met on the way (roots, links)."""

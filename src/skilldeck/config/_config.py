@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
@@ -33,6 +32,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from skilldeck._atomic import atomic_write_text, file_lock
 from skilldeck._diagnostics import Diagnostic
 from skilldeck._errors import ConfigError, UnsafeStateError
+from skilldeck._frozen import field, value as value_class
 from skilldeck._paths import (
     PROJECT_DIR,
     dirs,
@@ -108,7 +108,7 @@ def config_path(scope: Scope, *, cwd: str | os.PathLike[str] | None = None) -> P
     raise ConfigError(f"unknown config scope {scope!r}", hint="use 'user' or 'project'")
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class Config:
     """The merged view of the user and project config files (project wins key by key).
 

@@ -119,14 +119,14 @@ def _packed(at: int, col: list[Any]) -> Any:
 
 def _write(path: Path, data: Any) -> None:
     """Write rows [key, signature, record] as an index; a damaged row (a short one, a
-    record that is not a list of ten values) puts what it has in every column."""
+    record that is not a list of eleven values) puts what it has in every column."""
     stamp, root, rows, listing = data
-    cols: list[list[Any]] = [[] for _ in range(11)]
+    cols: list[list[Any]] = [[] for _ in range(12)]
     tables: tuple[dict[Any, int], ...] = ({}, {}, {})
     for row in rows:
         sig = row[1] if len(row) > 1 else None
         rec = row[2] if len(row) > 2 else None
-        fields = list(rec) if isinstance(rec, list | tuple) and len(rec) == 10 else [rec] * 10
+        fields = list(rec) if isinstance(rec, list | tuple) and len(rec) == 11 else [rec] * 11
         values = [_tuples(value) for value in [sig, *fields]]
         for at, table in zip((3, 8, 10), tables, strict=True):
             values[at] = _place(table, values[at])
@@ -275,7 +275,15 @@ def _damage(kind: str, row: list[Any]) -> Any:
     if kind == "diag-a-list":
         return [key, sig, [*rec[:7], [["SK201", "error", "m"]], *rec[8:]]]
     if kind == "invocation-not-bool":
-        return [key, sig, [*rec[:8], ["no", True, None, None]]]
+        return [key, sig, [*rec[:8], ["no", True, None, None], *rec[9:]]]
+    if kind == "run-timeout-a-text":
+        return [key, sig, [*rec[:10], ["60", False, False, False, None]]]
+    if kind == "run-flag-not-bool":
+        return [key, sig, [*rec[:10], [None, 1, False, False, None]]]
+    if kind == "run-modes-not-text":
+        return [key, sig, [*rec[:10], [None, False, False, False, [1]]]]
+    if kind == "run-too-short":
+        return [key, sig, [*rec[:10], [None, True]]]
     if kind == "record-a-map":
         return [key, sig, {"name": "x"}]
     if kind == "row-is-null":
@@ -294,6 +302,10 @@ DAMAGE = [
     "diag-too-short",
     "diag-a-list",
     "invocation-not-bool",
+    "run-timeout-a-text",
+    "run-flag-not-bool",
+    "run-modes-not-text",
+    "run-too-short",
     "record-a-map",
     "row-is-null",
 ]
@@ -390,9 +402,11 @@ def test_fast_metadata_constructor_equals_the_dataclass() -> None:
     with pytest.raises(AttributeError):  # frozen, as the dataclass is
         fast.name = "other"  # type: ignore[misc]
     invocation, about = (False, True, "when", "hint"), ("1.0", "me")
-    full = metadata_of(*args, invocation, about, '{"name": "n"}')
+    run = (60, True, False, True, ("Dev",))
+    full = metadata_of(*args, invocation, about, run, '{"name": "n"}')
     assert full == SkillMetadata(*args, False, True, "when", "hint", "1.0", "me")
     assert full.frontmatter_json == '{"name": "n"}' and full.manifest is None
+    assert full._run == run
 
 
 def test_fast_entry_constructor_equals_the_dataclass() -> None:
@@ -412,10 +426,11 @@ def test_fast_entry_constructor_equals_the_dataclass() -> None:
 def test_cache_api_round_trip(tmp_path: Path) -> None:
     cache = MetadataCache(tmp_path / "c")
     sig = struct.pack("<qqQqQ", 1, 2, 3, 4, 5)
-    rows: Any = [("k", sig, ("n", "d", (), (), (), (), True, b"", None, ("1.0", None)))]
+    run = (60, True, False, False, ("Dev", "Global"))
+    rows: Any = [("k", sig, ("n", "d", (), (), (), (), True, b"", None, ("1.0", None), run))]
     cache.save("root", rows, ((1, 2, 3), ["/r/other"]))
     assert cache.load("root") == (
-        {"k": (sig, ("n", "d", (), (), (), (), True, b"", None, ("1.0", None)))},
+        {"k": (sig, ("n", "d", (), (), (), (), True, b"", None, ("1.0", None), run))},
         ((1, 2, 3), ["/r/other"]),
     )
     assert cache.load("another root") == ({}, None)
@@ -737,7 +752,7 @@ def test_streamed_rows_stay_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     sig = struct.pack("<qqQqQ", 1, 2, 3, 4, 5)
     keys = [f"/r/skill-{i:05d}/SKILL.md" for i in range(5000)]
     record = ("x", "A description of some length. " * 8, ("a", "b"), (), (), (), True, diags)
-    cache.save("root", [(k, sig, (*record, None, None)) for k in keys], ((1, 2, 3), []))
+    cache.save("root", [(k, sig, (*record, None, None, None)) for k in keys], ((1, 2, 3), []))
 
     tracemalloc.start()
     try:

@@ -9,6 +9,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -383,3 +384,34 @@ def test_run_without_click_answers_as_click_does(world: Path) -> None:
         modules = set(done.stderr.splitlines()[-1].split())
         assert "skilldeck.execution._executor" in modules, args  # the test can fail: it ran
         assert ("click" not in modules) is plain_run, args
+
+
+def test_a_run_of_an_unchanged_skill_takes_its_settings_from_the_index(world: Path) -> None:
+    """The run settings of a skill listed before come from the catalog's index (no
+    SKILL.md parser is imported) and apply as when parsed: its timeout stops it."""
+    root = world / "skills"
+    (root / "slow" / "scripts").mkdir(parents=True)
+    (root / "slow" / "SKILL.md").write_text(
+        "---\nname: slow\ndescription: Sleeps. Use for tests.\ntimeout: 1\n---\nRun it.\n"
+    )
+    (root / "slow" / "scripts" / "sleep.sh").write_text("sleep 30\n")
+    for dirpath, _, files in os.walk(world):
+        os.chmod(dirpath, 0o755)
+        for f in files:
+            os.chmod(os.path.join(dirpath, f), 0o755)
+    time.sleep(1.1)  # past the racy window: the scan keeps the file's signature
+    args = ["run", "--root", str(root), "slow", "sleep.sh", "--yes", "--json"]
+    for parsed in (True, False):  # parsed by the listing, then served by the index
+        started = time.monotonic()
+        done = subprocess.run(
+            [sys.executable, "-c", _MODULES_AT_EXIT, *args],
+            capture_output=True,
+            stdin=subprocess.DEVNULL,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        assert time.monotonic() - started < 20, done.stdout
+        assert json.loads(done.stdout)["error"]["code"] == "SCRIPT_TIMEOUT", done.stdout
+        modules = set(done.stderr.splitlines()[-1].split())
+        assert ("skilldeck.format" in modules) is parsed

@@ -59,6 +59,7 @@ __all__ = [
     "Record",
     "RootSig",
     "Row",
+    "RunRow",
     "Sig",
     "Stored",
     "StoredRow",
@@ -71,12 +72,12 @@ __all__ = [
     "unpack_diagnostics",
 ]  # fmt: skip
 
-CACHE_FORMAT = 10
+CACHE_FORMAT = 11
 """Bumped whenever the index's layout changes (5: packed signatures; 6: packed
 diagnostics; 7: a header of keys, then the rows in chunks; 8: a plain SKILL.md's
 key is its folder, and a diagnostic's own SKILL.md is a mark; 9: ``marshal``, a
 chunk's rows as columns; 10: a chunk's signatures, valid flags and places in the
-header's tables each one bytes object)."""
+header's tables each one bytes object; 11: the run settings)."""
 
 MAX_FILES = 64
 """At most this many roots are cached; the least recently used are dropped."""
@@ -89,9 +90,12 @@ InvocationRow = tuple[bool, bool, str | None, str | None]
 #: version, author (the listing's extension fields; ``None`` when neither is set)
 AboutRow = tuple[str | None, str | None]
 
+#: timeout, network, read_only, always_ask, modes (what a run reads of the manifest)
+RunRow = tuple[int | None, bool, bool, bool, _Strs | None]
+
 #: name, description, tags, requires (commands, env, other), valid, diagnostics
-#: (packed: ``pack_diagnostics``), invocation controls (``None``: the defaults),
-#: version and author
+#: (packed: ``pack_diagnostics``), invocation controls, version and author, and run
+#: settings (each ``None``: the defaults)
 Record = tuple[
     str,
     str,
@@ -103,6 +107,7 @@ Record = tuple[
     bytes,
     InvocationRow | None,
     AboutRow | None,
+    RunRow | None,
 ]
 
 #: one diagnostic, packed: code, severity, message, path, line, column, hint
@@ -229,7 +234,7 @@ Listing = tuple[RootSig, list[str]]
 
 
 #: a stored row as ``Stored.take`` gives it: the signature, then the record's fields
-StoredRow = tuple[Sig, str, str, _Strs, _Strs, _Strs, _Strs, bool, bytes, Any, Any]
+StoredRow = tuple[Sig, str, str, _Strs, _Strs, _Strs, _Strs, bool, bytes, Any, Any, Any]
 
 CHUNK = 2048
 """Rows per chunk: a reader holds one chunk's bytes and rows at a time."""
@@ -246,6 +251,7 @@ _INT: _Types = frozenset({int})
 _TUPLE: _Types = frozenset({tuple})
 _OPT_STR: _Types = frozenset({str, type(None)})
 _OPT_TUPLE: _Types = frozenset({tuple, type(None)})
+_OPT_INT: _Types = frozenset({int, type(None)})
 
 
 def _only(values: Any, types: _Types) -> bool:
@@ -321,8 +327,8 @@ def _header_of(data: bytes) -> _Header | None:
 
 #: a chunk's rows as columns, in a ``StoredRow``'s order: the signatures (packed one
 #: after the other, ``split_sigs``), names, descriptions, tags, commands, env, other,
-#: valid flags, findings, invocation controls and versions-and-authors (the header's
-#: tables' values in place)
+#: valid flags, findings, invocation controls, versions-and-authors (the header's
+#: tables' values in place) and run settings
 Columns = tuple[
     bytes,
     tuple[str, ...],
@@ -335,6 +341,7 @@ Columns = tuple[
     list[bytes],
     tuple[Any, ...],
     list[Any],
+    tuple[Any, ...],
 ]
 
 
@@ -362,10 +369,10 @@ def _columns_of(data: bytes | memoryview, header: _Header) -> Columns | None:
         cols = marshal.loads(data)  # noqa: S302 (as in _header_of)
     except _ERRORS:
         return None
-    if type(cols) is not tuple or len(cols) != 11:
+    if type(cols) is not tuple or len(cols) != 12:
         return None
-    sigs, names, descriptions, tags, commands, env, other, valid, diags, calls, about = cols
-    many = (names, descriptions, commands, env, other, calls)
+    sigs, names, descriptions, tags, commands, env, other, valid, diags, calls, about, run = cols
+    many = (names, descriptions, commands, env, other, calls, run)
     if not _only(many, _TUPLE):
         return None
     count = len(names)
@@ -387,10 +394,19 @@ def _columns_of(data: bytes | memoryview, header: _Header) -> Columns | None:
         and _only(descriptions, _STR)  # long texts: joining them would cost more
         and _string_tuples(commands, env, other)
         and _only(calls, _OPT_TUPLE)
+        and _only(run, _OPT_TUPLE)
     ):
         return None
     for row in [row for row in calls if row is not None]:  # None: the defaults (most)
         if not (len(row) == 4 and _only(row[:2], _BOOL) and _only(row[2:], _OPT_STR)):
+            return None
+    for row in [row for row in run if row is not None]:
+        if not (
+            len(row) == 5
+            and type(row[0]) in _OPT_INT
+            and _only(row[1:4], _BOOL)
+            and (row[4] is None or (type(row[4]) is tuple and _texts(row[4])))
+        ):
             return None
     try:
         return (
@@ -405,6 +421,7 @@ def _columns_of(data: bytes | memoryview, header: _Header) -> Columns | None:
             [*map(findings.__getitem__, diag_at)],
             calls,
             [*map(abouts.__getitem__, about_at)],
+            run,
         )
     except IndexError:
         return None
@@ -682,7 +699,7 @@ def _chunk(part: list[Row], tables: _Tables | None) -> bytes | None:
         cols: list[Any] = [tuple(sig for _key, sig, _rec in part), *zip(*records, strict=True)]
     except ValueError:
         return None
-    if len(cols) != 11:
+    if len(cols) != 12:
         return None
     texts = chain(
         [key for key, _sig, _rec in part],
@@ -690,6 +707,7 @@ def _chunk(part: list[Row], tables: _Tables | None) -> bytes | None:
         cols[2],
         chain.from_iterable(chain(*cols[3:7])),
         (t for row in filter(None, chain(cols[9], cols[10])) for t in row if t.__class__ is str),
+        (t for row in filter(None, cols[11]) for t in row[4] or ()),
     )
     if not _utf8(texts):
         return None

@@ -57,6 +57,7 @@ from skilldeck.config import Config, load_config
 if TYPE_CHECKING:
     from skilldeck._tree import Walk
     from skilldeck.catalog._loaded import FileData, Skill
+    from skilldeck.catalog._runnable import Runnable
     from skilldeck.catalog._snapshot import CatalogSnapshot, SnapshotMaker, TreeStamps
     from skilldeck.catalog._why import WhyLine
     from skilldeck.config import Budget
@@ -436,6 +437,19 @@ class Catalog:
         if index is not None and index != self.index:
             skill = replace(skill, files=store.files(entry.metadata.key, index=index))
         return skill
+
+    def runnable(self, name: str) -> Skill | Runnable:
+        """The skill as a run reads it (``execution.SkillLike``): ``load(name)``, or,
+        while its SKILL.md is unchanged since the scan (``StoreBase.run_settings``),
+        a ``Runnable`` with the run settings the scan parsed, which loads the body
+        only if it is read. The same errors as ``load`` for a skill it cannot load."""
+        entry, store = self._usable(name)
+        settings = store.run_settings(entry.metadata.key)
+        if settings is None:
+            return self.load(name)
+        from skilldeck.catalog._runnable import Runnable
+
+        return Runnable(entry.metadata, settings, lambda: self.load(name))
 
     def files(self, name: str, *, index: IndexMode | None = None) -> tuple[str, ...]:
         """The skill's file index (``bundled`` dirs one level deep, or ``all``)."""

@@ -70,6 +70,7 @@ from skilldeck.catalog._store import (
 if TYPE_CHECKING:
     from skilldeck._tree import Found, SkillTree, Walk
     from skilldeck.catalog._loaded import FileData, Skill
+    from skilldeck.catalog._runnable import RunSettings
 
 __all__ = ["MAX_DEPTH", "FileSystemStore", "Mode"]
 
@@ -105,6 +106,7 @@ def _record(m: SkillMetadata) -> Record | None:
         if m.model_invocable and m.user_invocable and not (m.when_to_use or m.argument_hint)
         else (m.model_invocable, m.user_invocable, m.when_to_use, m.argument_hint),
         None if m.version is None and m.author is None else (m.version, m.author),
+        m._run,
     )
 
 
@@ -175,6 +177,14 @@ class _Memory:
             odd = self.odd.get(at)
             if odd is not None:
                 return odd
+        return bytes(self.sigs[at * SIG_SIZE : (at + 1) * SIG_SIZE])
+
+    def stamp(self, at: int) -> Sig | None:
+        """The stamp of the SKILL.md at position ``at``: the signature the scan
+        validated it with, kept only for a file named SKILL.md in its folder that is
+        not a link (``memory_key``) and whose signature is exact (not a racy file's)."""
+        if "\0" in self.keys[at] or at in self.odd:
+            return None
         return bytes(self.sigs[at * SIG_SIZE : (at + 1) * SIG_SIZE])
 
 
@@ -273,17 +283,37 @@ class FileSystemStore(StoreBase):
 
     def skill_md_stamps(self) -> dict[int, bytes]:
         """The packed stat signature (``_cache.sig_of``) each held SKILL.md was
-        validated with by the last scan, by the metadata's ``id``: only for a file
-        named SKILL.md in its folder that is not a link (``memory_key``) and whose
-        signature is exact (not a racy file's)."""
+        validated with by the last scan, by the metadata's ``id`` (``_Memory.stamp``)."""
         with self._lock:
             memory = self._memory
-            sigs, odd, size = memory.sigs, memory.odd, SIG_SIZE
+            stamp = memory.stamp
             return {
-                id(meta): bytes(sigs[i * size : (i + 1) * size])
-                for i, (key, meta) in enumerate(zip(memory.keys, memory.metas, strict=True))
-                if "\0" not in key and i not in odd
+                id(meta): held
+                for i, meta in enumerate(memory.metas)
+                if (held := stamp(i)) is not None
             }
+
+    def run_settings(self, name: str) -> RunSettings | None:
+        """What a run reads of the skill's manifest, from the last scan's record while
+        its SKILL.md keeps the stamp that scan validated it with (``_Memory.stamp``,
+        compared as a walk compares it); ``None``: load the skill to know them. The
+        checks of ``load_skill`` apply first (the same errors)."""
+        meta, _real, _md = self._checked(name)
+        with self._lock:
+            memory = self._memory
+            at = memory.find(meta.key)
+            held = memory.stamp(at) if at >= 0 and memory.metas[at] is meta else None
+        if held is None or meta.skill_md is None:
+            return None
+        try:
+            st = os.lstat(meta.skill_md)
+        except OSError:
+            return None
+        if not _stat.S_ISREG(st.st_mode) or sig_of(st) != held:
+            return None
+        from skilldeck.catalog._runnable import RunSettings
+
+        return RunSettings(meta.description, meta._run)
 
     def _walk_root(self) -> Discovery:
         diags: list[Diagnostic] = []
@@ -460,6 +490,7 @@ class FileSystemStore(StoreBase):
                     row[7],
                     row[9],
                     row[10],
+                    row[11],
                 )
             )
         if todo:
@@ -511,18 +542,18 @@ class FileSystemStore(StoreBase):
                 break  # not the replayed order after all: the rest by key
             folders = disk.keys[at:end]
             keys += folders
-            tags, commands, env, other, valid, diags, calls, about = fields
+            tags, commands, env, other, valid, diags, calls, about, run = fields
             if packed[at * size : end * size] == stored:  # no file changed
                 metas += map(
                     make, names, descriptions, folders, repeat("SKILL.md"), repeat(source),
-                    folders, tags, commands, env, other, diags, valid, calls, about,
+                    folders, tags, commands, env, other, diags, valid, calls, about, run,
                 )  # fmt: skip
                 done = end
                 continue
             # (every column's length was checked: strict never raises)
-            for i, folder, name, text, t, c, e, o, d, v, k, a in zip(
+            for i, folder, name, text, t, c, e, o, d, v, k, a, r in zip(
                 range(at, end), folders, names, descriptions, tags, commands, env, other,
-                diags, valid, calls, about, strict=True,
+                diags, valid, calls, about, run, strict=True,
             ):  # fmt: skip
                 sig = packed[i * size : (i + 1) * size]
                 if stored[(i - at) * size : (i - at + 1) * size] != sig:
@@ -530,7 +561,9 @@ class FileSystemStore(StoreBase):
                     add_todo((len(metas), folder, folder, md, md, bytes(sig)))
                     append(None)  # parsed by the caller
                     continue
-                append(make(name, text, folder, "SKILL.md", source, folder, t, c, e, o, d, v, k, a))
+                append(
+                    make(name, text, folder, "SKILL.md", source, folder, t, c, e, o, d, v, k, a, r)
+                )
             done = end
         return done
 
@@ -616,6 +649,7 @@ class FileSystemStore(StoreBase):
             rec[6],
             rec[8],
             rec[9],
+            rec[10],
             frontmatter,
         )
 
@@ -649,7 +683,10 @@ class FileSystemStore(StoreBase):
             )
         return real
 
-    def load_skill(self, name: str, *, max_bytes: int | None = None) -> Skill:
+    def _checked(self, name: str) -> tuple[SkillMetadata, str, str]:
+        """A skill a load may read: its metadata, real folder and real SKILL.md,
+        refusing an invalid skill, a folder that now leads outside the allowed roots
+        and a SKILL.md that leads outside the folder."""
         meta = self.get(name)
         if not meta.valid:
             raise SkillUnavailableError(
@@ -666,6 +703,10 @@ class FileSystemStore(StoreBase):
                 skill=meta.name,
                 hint=f"replace the link with the file itself; run: skilldeck validate {meta.path}",
             )
+        return meta, real, md_real
+
+    def load_skill(self, name: str, *, max_bytes: int | None = None) -> Skill:
+        meta, real, md_real = self._checked(name)
         from skilldeck.format import read_skill_md
 
         parsed = read_skill_md(
@@ -857,10 +898,10 @@ class FileSystemStore(StoreBase):
 
 
 def _same_kept(old: SkillMetadata, new: SkillMetadata) -> bool:
-    """Can ``old`` (equal to ``new``) stand for ``new``: it keeps the frontmatter
-    ``new`` keeps, and holds no manifest read before the edit? (An edit outside the
-    metadata's fields, a license say, changes only those.)"""
-    return old._frontmatter == new._frontmatter and old._manifest is None
+    """Can ``old`` (equal to ``new``) stand for ``new``: it keeps the frontmatter and
+    the run settings ``new`` keeps, and holds no manifest read before the edit? (An
+    edit outside the metadata's fields, a license or a timeout say, changes only those.)"""
+    return old._frontmatter == new._frontmatter and old._manifest is None and old._run == new._run
 
 
 def _size(path: str) -> int | None:

@@ -178,6 +178,9 @@ class SkillMetadata:
     _manifest: Manifest | None = field(default=None, compare=False, repr=False)
     _path: Path | None = field(default=None, compare=False, repr=False)
     _frontmatter: str | None = field(default=None, compare=False, repr=False)
+    #: what a run reads of the manifest, as the cache keeps it (``_cache.RunRow``;
+    #: ``None``: the defaults, or not known when ``_manifest`` was given)
+    _run: tuple[Any, ...] | None = field(default=None, compare=False, repr=False)
 
     @classmethod
     def of_manifest(
@@ -414,6 +417,7 @@ def metadata_of(
     valid: bool,
     invocation: tuple[bool, bool, str | None, str | None] | None = None,
     about: tuple[str | None, str | None] | None = None,
+    run: tuple[Any, ...] | None = None,
     frontmatter: str | None = None,
 ) -> SkillMetadata:
     """``SkillMetadata(...)`` with every field given, built three times as fast
@@ -421,7 +425,8 @@ def metadata_of(
     the frozen ``__setattr__``): listing 10,000 cached skills builds 10,000 of them.
     ``invocation`` is ``(model_invocable, user_invocable, when_to_use, argument_hint)``,
     ``None`` for the defaults; ``diagnostics`` may be packed (``_Packed``; ``b""``:
-    none); ``frontmatter`` is the kept ``frontmatter_json``."""
+    none); ``run`` is the run settings (``_cache.RunRow``); ``frontmatter`` is the
+    kept ``frontmatter_json``."""
     meta = _new(_META_TWIN)
     meta.name = name
     meta.description = description
@@ -447,6 +452,7 @@ def metadata_of(
         meta.version, meta.author = about
     meta._manifest = meta._path = None
     meta._frontmatter = frontmatter
+    meta._run = run
     meta.__class__ = SkillMetadata
     made: SkillMetadata = meta
     return made

@@ -29,7 +29,7 @@ from typing import Any
 import msgspec
 
 from skilldeck._diagnostics import Diagnostic, Severity
-from skilldeck.catalog._cache import AboutRow, InvocationRow, Record, pack_diagnostics
+from skilldeck.catalog._cache import AboutRow, InvocationRow, Record, RunRow, pack_diagnostics
 from skilldeck.catalog._model import frontmatter_as_json
 
 __all__ = [
@@ -38,6 +38,7 @@ __all__ = [
     "parse_record",
     "parse_records",
     "pool_workers",
+    "run_row",
     "skill_md_lowercase",
 ]
 
@@ -55,7 +56,8 @@ def parse_record(
     real_md: str, folder: str, mode: str, own: str | None = None, *, frontmatter: bool = False
 ) -> Parsed:
     """One SKILL.md as the cache's record: name, description, tags, requirements
-    (commands, env, other), valid, diagnostics, invocation controls, version and author;
+    (commands, env, other), valid, diagnostics, invocation controls, version and author,
+    run settings;
     with ``frontmatter``, also its frontmatter as JSON (``_model.frontmatter_as_json``).
     ``own``: the SKILL.md path the metadata will name (``_model.own_md``), which
     the packed diagnostics mark (``_cache.pack_diagnostics``)."""
@@ -73,7 +75,7 @@ def parse_record(
     with contextlib.suppress(ValueError, msgspec.EncodeError):  # else the tuple: pickled
         rows = pack_diagnostics(diags, own)
     if m is None:
-        return (os.path.basename(folder), "", (), (), (), (), False, rows, None, None), None
+        return (os.path.basename(folder), "", (), (), (), (), False, rows, None, None, None), None
     req = m.requires
     # kept as the metadata's manifest would give it: only for a valid skill
     kept = frontmatter_as_json(m.frontmatter) if frontmatter and parsed.ok else None
@@ -88,6 +90,7 @@ def parse_record(
         rows,
         invocation_row(m),
         about_row(m),
+        run_row(m),
     )
     return record, kept
 
@@ -106,6 +109,15 @@ def about_row(m: Any) -> AboutRow | None:
     if m.version is None and m.author is None:
         return None
     return (m.version, m.author)
+
+
+def run_row(m: Any) -> RunRow | None:
+    """What a run reads of a manifest (``execution.ManifestLike``): ``(timeout,
+    network, read_only, always_ask, modes)``, or ``None`` for the defaults (most)."""
+    if m.timeout is None and not (m.network or m.read_only or m.always_ask) and m.modes is None:
+        return None
+    modes = None if m.modes is None else tuple(m.modes)
+    return (m.timeout, bool(m.network), bool(m.read_only), bool(m.always_ask), modes)
 
 
 def invocation_row(m: Any) -> InvocationRow | None:

@@ -21,6 +21,7 @@ from skilldeck.catalog._model import SkillMetadata
 if TYPE_CHECKING:
     from skilldeck._tree import Walk
     from skilldeck.catalog._loaded import FileData, Skill
+    from skilldeck.catalog._runnable import RunSettings
 
 __all__ = [
     "BUNDLED_DIRS",
@@ -111,6 +112,11 @@ class StoreBase:
         stat signature the last scan validated it with, where the store keeps one
         (default: none; a caller stats the file itself)."""
         return {}
+
+    def run_settings(self, name: str) -> RunSettings | None:
+        """What a run reads of the skill's manifest (``_runnable.RunSettings``) where
+        the store can tell it without loading the skill (default: ``None``, load it)."""
+        return None
 
     def files(self, name: str, *, index: IndexMode | None = None) -> tuple[str, ...]:
         """The skill's file index (``"all"``: every file); default: ``load_skill``'s."""

@@ -228,7 +228,7 @@ def _run(
     approver = _approve if yes else (_prompt if _interactive() else None)
     executor = active_executor(config, approver) or skilldeck.Executor(config, approver=approver)
     result = executor.run(
-        catalog.load(name), target, args, arguments=pairs or None, trust=catalog.trust(name)
+        catalog.runnable(name), target, args, arguments=pairs or None, trust=catalog.trust(name)
     )
     if as_json:
         failed = skilldeck.ScriptFailedError(result.error or "the run failed", hint=result.hint)

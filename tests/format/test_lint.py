@@ -397,3 +397,32 @@ def test_unknown_modes_are_flagged_with_the_known_ones(tmp_path: Path) -> None:
     custom = skilldeck.lint_skill(folder, modes=["Kitchen", "Dev"])
     assert [d.message.split("'")[1] for d in custom.diagnostics if d.code == "SK330"] == ["dev"]
     assert "Kitchen, Dev" in next(d.message for d in custom.diagnostics if d.code == "SK330")
+
+
+def test_sk313_a_reference_to_a_compiled_cache_is_flagged_as_a_hidden_one_is(
+    tmp_path: Path,
+) -> None:
+    # the one rule of what a skill leaves out: hidden names and compiled Python caches
+    body = (
+        "Run `scripts/helper.pyc`, see `scripts/__pycache__/tool.cpython-311.pyc`,\n"
+        "read [the plan](.notes/plan.md), and use `scripts/tool.py`.\n"
+    )
+    folder = make_skill(
+        tmp_path,
+        body,
+        files={
+            "scripts/helper.pyc": "x",
+            "scripts/__pycache__/tool.cpython-311.pyc": "x",
+            ".notes/plan.md": "x",
+            "scripts/tool.py": "print('hi')\n",
+        },
+    )
+    found = {d.message.split("'")[1]: d for d in only(skilldeck.lint_skill(folder), "SK313")}
+    assert set(found) == {
+        "scripts/helper.pyc",
+        "scripts/__pycache__/tool.cpython-311.pyc",
+        ".notes/plan.md",
+    }
+    assert "compiled Python cache" in found["scripts/helper.pyc"].message
+    assert found["scripts/helper.pyc"].hint == "refer to the Python source (.py) instead"
+    assert "hidden path" in found[".notes/plan.md"].message

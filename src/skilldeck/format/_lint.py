@@ -31,7 +31,7 @@ from urllib.parse import unquote
 
 from skilldeck._diagnostics import Diagnostic, Severity
 from skilldeck._errors import FileAccessError
-from skilldeck._tree import secret_findings, walk_skill
+from skilldeck._tree import is_hidden, secret_findings, walk_skill
 from skilldeck.format._links import (
     PROSE,
     SCHEME,
@@ -323,11 +323,16 @@ def _references(
                 column=column + 1,
             )
             continue
-        if any(p.startswith(".") and p != ".." for p in parts):
+        hidden = next((p for p in parts if is_hidden(p)), None)
+        if hidden is not None:
+            dotted = hidden.startswith(".")
             yield Diagnostic.make(
                 HIDDEN_REFERENCE,
-                f"'{raw}' is a hidden path: skilldeck never lists or reads hidden files",
-                hint="rename it without the leading dot (e.g. references/config.md)",
+                f"'{raw}' is {'a hidden path' if dotted else 'a compiled Python cache'}: "
+                "skilldeck never lists or reads hidden files or compiled caches",
+                hint="rename it without the leading dot (e.g. references/config.md)"
+                if dotted
+                else "refer to the Python source (.py) instead",
                 path=path,
                 line=line,
                 column=column + 1,

@@ -2,7 +2,8 @@
 
 Usage::
 
-    python bench/serve_startup.py [--skills 2000] [--rounds 7] [--before PYTHON] [--json]
+    python bench/serve_startup.py [--skills 2000] [--rounds 7] [--before PYTHON]
+                                  [--instructions] [--json]
 
 Each server is a fresh process spoken to over stdio by this script (plain
 JSON-RPC lines, no SDK in the driver): ``initialize``, ``notifications/initialized``,
@@ -19,7 +20,10 @@ ratios against the reference in the same run:
 
 The skills are ``--skills`` renamed corpus skill folders with their resources and
 links (``_trees``). ``--before PYTHON``: the same servers from another
-installation's interpreter, interleaved with these. Run it with the interpreter of an
+installation's interpreter, interleaved with these. ``--instructions``: after the timed
+rounds, each contender once more under callgrind (valgrind), the instructions of the
+process and of every process it forked (the cold scan's parse workers) added up; unlike
+CPU time they barely move with the machine's load. Run it with the interpreter of an
 installation as users have it (``pip install 'skilldeck[all]'``): the dev extras also
 install rich, which the SDK's server imports whenever it can.
 """
@@ -35,6 +39,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -54,11 +60,12 @@ INIT = {
 }
 
 
-def list_all(argv: list[str], env: dict[str, str]) -> dict[str, float]:
-    """Spawn a server, page through skills/list, stop it; CPU, wall, RSS, count."""
+def list_all(argv: list[str], env: dict[str, str], wrap: Sequence[str] = ()) -> dict[str, float]:
+    """Spawn a server (under ``wrap``), page through skills/list, stop it; CPU, wall,
+    RSS, count."""
     start = time.perf_counter()
     proc = subprocess.Popen(
-        argv, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        [*wrap, *argv], env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL, text=True,
     )  # fmt: skip
     assert proc.stdin is not None and proc.stdout is not None
@@ -95,6 +102,29 @@ def list_all(argv: list[str], env: dict[str, str]) -> dict[str, float]:
             "rss": usage.ru_maxrss / 1024, "count": count, "listed": listed}  # fmt: skip
 
 
+def instructions(run: Callable[[list[str]], object]) -> float | None:
+    """Millions of instructions ``run(wrap)`` executes under callgrind, with those of
+    every process it forks (``None``: no valgrind)."""
+    valgrind = shutil.which("valgrind")
+    if valgrind is None:
+        return None
+    with tempfile.TemporaryDirectory() as tmp:
+        # a forked child inherits the counts made before the fork: dumping them there
+        # (and starting again from zero) counts each instruction once
+        run(
+            [valgrind, "--tool=callgrind", "--dump-before=*fork",
+             f"--callgrind-out-file={tmp}/out.%p"]
+        )  # fmt: skip
+        total = 0
+        for name in os.listdir(tmp):
+            with open(os.path.join(tmp, name), encoding="utf-8") as fh:
+                for line in fh:
+                    if line.startswith(("totals:", "summary:")):
+                        total += int(line.split()[1])
+                        break
+    return total / 1e6
+
+
 def _cpu_so_far(pid: int) -> float:
     """CPU (user + system) a running process used so far, with that of the children it
     has waited for, such as the catalog's parse workers (``/proc``; NaN without it)."""
@@ -113,6 +143,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--before", help="another skilldeck's Python, run beside this one")
     parser.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "sd-bench")
     parser.add_argument("--corpus", type=Path, default=_trees.CORPUS)
+    parser.add_argument("--instructions", action="store_true", help="also count them (valgrind)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     root = _trees.tree(args.work, args.skills, args.corpus)
@@ -159,6 +190,18 @@ def main(argv: list[str] | None = None) -> int:
                 runs[name].append(r)
         for name, rs in runs.items():
             cs[name] = _measure.Contender([], results=rs)
+        counted: dict[str, float | None] = {}
+        if args.instructions:
+            sdk = [sys.executable, "-c", SDK]
+            counted[ref] = instructions(
+                lambda wrap: subprocess.run(
+                    [*wrap, *sdk], env=base, stderr=subprocess.DEVNULL, check=True
+                )
+            )
+            for name, (cmd, env, empty) in servers.items():
+                if empty is not None:
+                    shutil.rmtree(empty, ignore_errors=True)
+                counted[name] = instructions(partial(list_all, cmd, env))
     finally:
         os.chdir(Path(__file__).parent)
         shutil.rmtree(work, ignore_errors=True)
@@ -177,10 +220,20 @@ def main(argv: list[str] | None = None) -> int:
             f"{name[:40]:<40}{low * 1000:>9.1f}{mid * 1000:>9.1f}"
             f"{low / ref_min:>12.2f}x{mid / ref_med:>7.2f}x"
         )
-    print(json.dumps(data, indent=2) if args.json else text)
-    if not args.json:
+    if args.json:
+        print(json.dumps(data | {"instructions_m": counted}, indent=2))
+    else:
+        print(text)
         print("CPU when the last page arrived (before stdin closes), ms min / median, / ref:")
         print("\n".join(notes))
+        if counted:
+            print("instructions (callgrind, one run each, forked processes included), M, / ref:")
+            for name, m in counted.items():
+                if m is None:
+                    print(f"{name[:40]:<40}  (no valgrind)")
+                    continue
+                ratio = m / counted[ref] if counted[ref] else float("nan")
+                print(f"{name[:40]:<40}{m:>10,.0f}{ratio:>9.2f}x")
         print("goals: warm <= 1.2x, cold <= 2x the reference's CPU")
     return 0
 

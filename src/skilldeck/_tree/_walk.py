@@ -175,12 +175,20 @@ class WalkLimits:
     max_bytes: int | None = None
 
 
+#: (inode, mtime_ns, size, ctime_ns) of a folder
+FolderStamp = tuple[int, int, int, int]
+
+
 class Walk:
     """What a walk found: ``files`` sorted by path, the folders entered, the hidden
     names met (not entered) and the problems met. ``complete`` is False when a
-    limit stopped the walk (only with ``strict=False``)."""
+    limit stopped the walk (only with ``strict=False``). ``stamps``: the
+    ``FolderStamp`` of the folder walked and of each of ``dirs``, in that order, as
+    the walk found them before listing each (empty when the folder could not be
+    read): a later ``stat`` that still finds them tells that a folder's entries
+    did not change since."""
 
-    __slots__ = ("complete", "dirs", "files", "hidden", "problems")
+    __slots__ = ("complete", "dirs", "files", "hidden", "problems", "stamps")
 
     def __init__(
         self,
@@ -189,12 +197,14 @@ class Walk:
         hidden: tuple[str, ...] = (),
         problems: tuple[Problem, ...] = (),
         complete: bool = True,
+        stamps: tuple[FolderStamp, ...] = (),
     ) -> None:
         self.files = files
         self.dirs = dirs
         self.hidden = hidden
         self.problems = problems
         self.complete = complete
+        self.stamps = stamps
 
     def __repr__(self) -> str:
         return (
@@ -230,6 +240,7 @@ class SkillTree(ContainedFolder):
         """
         files: list[Entry] = []
         dirs: list[str] = []
+        stamps: dict[str, FolderStamp] = {}  # "" and each of dirs
         hidden: list[str] = []
         problems: list[Problem] = []
         complete = True
@@ -241,6 +252,7 @@ class SkillTree(ContainedFolder):
         except OSError:
             return Walk((), problems=(Problem("unreadable", "", "the folder cannot be read"),))
         stack.append(("", ((st.st_dev, st.st_ino),), False))
+        stamps[""] = (st.st_ino, st.st_mtime_ns, st.st_size, st.st_ctime_ns)
 
         def over(kind: ProblemKind, rel: str, message: str) -> None:
             nonlocal complete
@@ -280,10 +292,10 @@ class SkillTree(ContainedFolder):
                     total += info.st_size
                     if len(files) > limits.max_files:
                         over("too_many", rel, f"more than {limits.max_files} files")
-                        return self._done(files[:-1], dirs, hidden, problems, complete=False)
+                        return self._done(files[:-1], dirs, hidden, problems, stamps, False)
                     if limits.max_bytes is not None and total > limits.max_bytes:
                         over("too_many", rel, f"more than {limits.max_bytes} bytes of files")
-                        return self._done(files[:-1], dirs, hidden, problems, complete=False)
+                        return self._done(files[:-1], dirs, hidden, problems, stamps, False)
                 elif kind == "dir":
                     assert info is not None
                     key = (info.st_dev, info.st_ino)
@@ -298,15 +310,16 @@ class SkillTree(ContainedFolder):
                         over("too_deep", rel, f"folders nest deeper than {limits.max_depth}")
                         continue
                     dirs.append(rel)
+                    stamps[rel] = (info.st_ino, info.st_mtime_ns, info.st_size, info.st_ctime_ns)
                     if len(dirs) > limits.max_dirs:
                         over("too_many", rel, f"more than {limits.max_dirs} folders")
-                        return self._done(files, dirs[:-1], hidden, problems, complete=False)
+                        return self._done(files, dirs[:-1], hidden, problems, stamps, False)
                     stack.append((rel, (*seen, key), via_link))
                 elif kind == "special":
                     problems.append(
                         Problem("special", rel, f"{rel} is not a regular file (device, pipe)")
                     )
-        return self._done(files, dirs, hidden, problems, complete=complete)
+        return self._done(files, dirs, hidden, problems, stamps, complete)
 
     @staticmethod
     def _done(
@@ -314,12 +327,18 @@ class SkillTree(ContainedFolder):
         dirs: list[str],
         hidden: list[str],
         problems: list[Problem],
-        *,
+        stamps: dict[str, FolderStamp],
         complete: bool,
     ) -> Walk:
         files.sort(key=lambda e: e.path)
+        dirs.sort()
         return Walk(
-            tuple(files), tuple(sorted(dirs)), tuple(sorted(hidden)), tuple(problems), complete
+            tuple(files),
+            tuple(dirs),
+            tuple(sorted(hidden)),
+            tuple(problems),
+            complete,
+            (stamps[""], *(stamps[d] for d in dirs)),
         )
 
     def _list(

@@ -614,20 +614,17 @@ def _known(
 def _tree_stamps(entry: CatalogEntry, real: str, found: Walk, settled: int) -> TreeStamps | None:
     """What tells, with ``stat`` only, that a walk would list the same files with the
     same stamps: any file added, removed or renamed changes a folder's mtime, any
-    edit a file's stamp, a swapped link its folder's. ``None`` when a folder
-    changed too recently to trust its mtime."""
+    edit a file's stamp, a swapped link its folder's. The folders' stamps are the
+    walk's own (``Walk.stamps``, each taken before the folder was listed, so a
+    change made while it was listed shows at the next check). ``None`` when a
+    folder changed too recently to trust its mtime."""
+    if entry.metadata.folder is None or len(found.stamps) != len(found.dirs) + 1:
+        return None
     items: list[tuple[str, int, int, int, int]] = []
-    folder = entry.metadata.folder
-    if folder is None:
-        return None
-    try:
-        for rel in ("", *found.dirs):
-            st = os.stat(os.path.join(real, rel) if rel else folder)
-            if max(st.st_mtime_ns, st.st_ctime_ns) > settled:
-                return None
-            items.append((rel, st.st_ino, st.st_mtime_ns, st.st_size, st.st_ctime_ns))
-    except OSError:
-        return None
+    for rel, (ino, mtime, size, ctime) in zip(("", *found.dirs), found.stamps, strict=True):
+        if max(mtime, ctime) > settled:
+            return None
+        items.append((rel, ino, mtime, size, ctime))
     dirs = len(items)
     for f in found.files:
         ino, mtime, ctime = f.stamp

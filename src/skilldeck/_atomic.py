@@ -24,6 +24,7 @@ __all__ = [
     "atomic_write_bytes",
     "atomic_write_text",
     "cache_folder",
+    "code_stamp_text",
     "file_lock",
     "keep_newest",
     "replacing",
@@ -139,3 +140,19 @@ def keep_newest(folder: str | os.PathLike[str], suffix: str, keep: int) -> None:
     for old in files[keep:]:
         with contextlib.suppress(OSError):
             os.unlink(old.path)
+
+
+def code_stamp_text(*parts: str, packages: tuple[str, ...]) -> str:
+    """What a cache's stamp is made of: ``parts`` (the version, the cache's format),
+    then each Python module of skilldeck's ``packages`` (``"catalog"``, ``"_tree"``)
+    by name, size and modification time, so that a cache written by other code is
+    never read as this code's. Each cache hashes the text as it needs."""
+    out = list(parts)
+    here = os.path.dirname(__file__)
+    for package in packages:
+        with contextlib.suppress(OSError), os.scandir(os.path.join(here, package)) as found:
+            for entry in sorted(found, key=lambda e: e.name):
+                if entry.name.endswith(".py"):
+                    st = entry.stat()
+                    out.append(f"{package}/{entry.name}:{st.st_size}:{st.st_mtime_ns}")
+    return "\n".join(out)

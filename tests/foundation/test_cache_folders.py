@@ -171,3 +171,21 @@ def test_state_files_written_in_an_open_folder_follow_the_same_rule(tmp_path: Pa
     assert (tmp_path / "skills.lock").read_bytes() == b"new"
     assert (tmp_path / "skills.lock").stat().st_mode & 0o777 == 0o644
     assert _files(tmp_path) == ["skills.lock"]
+
+
+def test_a_cache_stamp_follows_each_module_of_the_code_that_fills_it() -> None:
+    """The one stamp rule every code-dependent cache (the catalog's metadata, serve's
+    snapshot) is made from: a module edited, added or removed changes it."""
+    import skilldeck
+    from skilldeck._atomic import code_stamp_text
+
+    text = code_stamp_text("1.0", "7", packages=("catalog", "_tree", "no-such-package"))
+    lines = text.split("\n")
+    assert lines[:2] == ["1.0", "7"]
+    root = Path(skilldeck.__file__).parent
+    want = []
+    for package in ("catalog", "_tree"):
+        for path in sorted((root / package).glob("*.py"), key=lambda p: p.name):
+            st = path.stat()
+            want.append(f"{package}/{path.name}:{st.st_size}:{st.st_mtime_ns}")
+    assert lines[2:] == want and want

@@ -41,7 +41,7 @@ from itertools import chain, filterfalse
 from pathlib import Path
 from typing import Any
 
-from skilldeck._atomic import cache_folder
+from skilldeck._atomic import cache_folder, code_stamp_text
 from skilldeck._diagnostics import Diagnostic, Severity
 from skilldeck._version import __version__
 
@@ -556,17 +556,9 @@ def parser_stamp() -> str:
     """Identifies the code that produced cached records (changes when it changes)."""
     global _STAMP
     if _STAMP is None:
-        catalog_pkg = Path(__file__).parent
-        format_pkg = catalog_pkg.parent / "format"  # not imported: a warm listing never parses
-
-        parts = [__version__, str(CACHE_FORMAT)]
-        for folder in (format_pkg, catalog_pkg):
-            with contextlib.suppress(OSError):
-                for entry in sorted(os.scandir(folder), key=lambda e: e.name):
-                    if entry.name.endswith(".py"):
-                        st = entry.stat()
-                        parts.append(f"{entry.name}:{st.st_size}:{st.st_mtime_ns}")
-        _STAMP = _hash("\n".join(parts).encode("utf-8", "surrogateescape"))
+        # format/ is not imported: a warm listing never parses
+        text = code_stamp_text(__version__, str(CACHE_FORMAT), packages=("format", "catalog"))
+        _STAMP = _hash(text.encode("utf-8", "surrogateescape"))
     return _STAMP
 
 

@@ -20,7 +20,6 @@ hashed again.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import os
 from pathlib import Path
@@ -29,7 +28,7 @@ from typing import Any
 import msgspec
 
 import skilldeck
-from skilldeck._atomic import cache_folder, keep_newest, replacing
+from skilldeck._atomic import cache_folder, code_stamp_text, keep_newest, replacing
 
 __all__ = ["FileRow", "SkillRow", "SnapshotStore", "TreeRow"]
 
@@ -67,15 +66,10 @@ _ENCODER = msgspec.msgpack.Encoder()
 def _stamp() -> str:
     """The version, the format and the code that decides what a row holds: the
     server's, the catalog's and the walker's (which files a skill has)."""
-    parts = [skilldeck.__version__, str(_FORMAT)]
-    package = Path(__file__).parent.parent
-    for folder in (package / "mcp", package / "catalog", package / "_tree"):
-        with contextlib.suppress(OSError):
-            for entry in sorted(os.scandir(folder), key=lambda e: e.name):
-                if entry.name.endswith(".py"):
-                    st = entry.stat()
-                    parts.append(f"{folder.name}/{entry.name}:{st.st_size}:{st.st_mtime_ns}")
-    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
+    text = code_stamp_text(
+        skilldeck.__version__, str(_FORMAT), packages=("mcp", "catalog", "_tree")
+    )
+    return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:16]
 
 
 class SnapshotStore:

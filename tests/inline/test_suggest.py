@@ -107,3 +107,15 @@ def test_inline_skill_triggers_reach_suggest(tmp_path: Path) -> None:
         skilldeck.InlineSkill(
             name="x", description="d", title="t", template="b", triggers={"patterns": ["("]}
         )
+
+
+def test_a_suggestion_is_shown_as_a_search_hit_is() -> None:
+    from skilldeck.search import SearchHit, Suggestion
+
+    fields = {"name": "greeter", "score": 3.14159, "description": "Greets.", "confidence": 0.6666}
+    for key, source in (("greeter", None), ("team:greeter", "team")):
+        hit = SearchHit(key=key, source=source, **fields)
+        suggestion = Suggestion(key=key, source=source, reasons=("verb:greet",), **fields)
+        shown = suggestion.to_dict()
+        assert shown.pop("reasons") == ["verb:greet"]
+        assert shown == hit.to_dict()  # two skills of one name are told apart by key

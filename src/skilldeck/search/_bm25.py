@@ -704,17 +704,25 @@ class SearchHit:
         return self.confidence >= CONFIDENT
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "name": self.name,
-            "description": self.description,
-            "score": round(self.score, 4),
-            "confidence": round(self.confidence, 3),
-        }
-        if self.key and self.key != self.name:
-            out["key"] = self.key
-        if self.source:
-            out["source"] = self.source
-        return out
+        return ranked_dict(self)
+
+
+def ranked_dict(hit: SearchHit | Any, **extra: Any) -> dict[str, Any]:
+    """How a ranked skill is shown (a search hit, a suggestion): its name and
+    description, score and confidence rounded, then ``extra``, then its catalog key
+    when it is not the name (two sources' skills of one name) and its source."""
+    out: dict[str, Any] = {
+        "name": hit.name,
+        "description": hit.description,
+        "score": round(hit.score, 4),
+        "confidence": round(hit.confidence, 3),
+        **extra,
+    }
+    if hit.key and hit.key != hit.name:
+        out["key"] = hit.key
+    if hit.source:
+        out["source"] = hit.source
+    return out
 
 
 @dataclass(slots=True)

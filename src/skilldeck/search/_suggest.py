@@ -54,6 +54,7 @@ from skilldeck.search._bm25 import (
     SearchDocument,
     SearchIndex,
     affirmative,
+    ranked_dict,
     tokenize,
 )
 
@@ -111,16 +112,7 @@ class Suggestion:
         return self.confidence >= CONFIDENT
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "name": self.name,
-            "description": self.description,
-            "score": round(self.score, 4),
-            "confidence": round(self.confidence, 3),
-            "reasons": list(self.reasons),
-        }
-        if self.source:
-            out["source"] = self.source
-        return out
+        return ranked_dict(self, reasons=list(self.reasons))
 
 
 @lru_cache(maxsize=4096)

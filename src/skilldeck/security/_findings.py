@@ -12,7 +12,7 @@ from skilldeck.security._behaviour import behaviour_findings
 from skilldeck.security._engine import KEYWORDS, Hit, Pattern
 from skilldeck.security._linechecks import download_origin, known_installer
 from skilldeck.security._normal import normalise
-from skilldeck.security._patterns import LINE_RULES, LineRule
+from skilldeck.security._patterns import LINE_RULES, METADATA_HOST, METADATA_HOSTS, LineRule
 from skilldeck.security._prose import INJECTION, MODEL_ADDRESS, SCRIPT_COMMENTS
 from skilldeck.security._pyflow import python_findings
 from skilldeck.security._rules import (
@@ -329,7 +329,7 @@ _SOURCES = (
     r"|(?P<at>(?:~|\$HOME|\$\{HOME\}|expanduser\s*\(\s*[\"']~)[^\s\"']*?/\.(?:ssh|aws/credentials"
     r"|netrc|git-credentials|docker/config\.json|kube/config|npmrc|pypirc|gnupg"
     r"|config/gcloud|config/gh/hosts\.yml))"
-    r"|\b(?:169\.254\.169\.254|169\.254\.170\.2|metadata\.google\.internal|100\.100\.100\.200)\b"
+    rf"|{METADATA_HOST}"
     r"|\bid_(?:rsa|ed25519|ecdsa|dsa)\b(?:[^.]|$)|\bsecurity\s+(?:find|dump)-|\bLogin Data\b"
     r"|\bcookies\.sqlite\b|\blogins\.json\b"
 )
@@ -355,9 +355,7 @@ _SOURCE_WORDS = (
     ".gnupg",
     "gcloud",
     "hosts.yml",
-    "169.254.",
-    "metadata.google",
-    "100.100.100.200",
+    *METADATA_HOSTS,
     "id_",
     "security ",
     "login data",

@@ -82,6 +82,12 @@ MEMORY_FILE = "(?:" + "|".join(re.escape(name) for name in MEMORY_FILES) + ")"
 MEMORY_WORDS = tuple(name.lower() for name in MEMORY_FILES)
 """``MEMORY_FILES`` as the keywords that let a line reach a rule about them."""
 
+#: the cloud instance metadata services (AWS and OpenStack, ECS task roles, Google
+#: Cloud, Alibaba Cloud): asking one yields the machine's temporary cloud credentials
+METADATA_HOSTS = ("169.254.169.254", "169.254.170.2", "metadata.google.internal", "100.100.100.200")
+METADATA_HOST = r"\b(?:" + "|".join(re.escape(host) for host in METADATA_HOSTS) + r")\b"
+"""A pattern that matches any of ``METADATA_HOSTS`` (each is also a keyword)."""
+
 _SHELLS = (
     r"(?:sudo\s+(?:-\S+\s+)*)?(?:env\s+(?:\w+=\S*\s+)*)?(?:/usr(?:/local)?/bin/|/bin/)?"
     r"(?:(?:ba|z|k|da|fi|tc|c)?sh|python[0-9.]*|perl|ruby|node|php|pwsh|powershell|iex"
@@ -243,9 +249,8 @@ LINE_RULES: list[LineRule] = [
     ),
     LineRule(
         CREDENTIALS,
-        r"\b(?:169\.254\.169\.254|169\.254\.170\.2|metadata\.google\.internal"
-        r"|100\.100\.100\.200)\b",
-        ("169.254.", "metadata.google", "100.100.100.200"),
+        METADATA_HOST,
+        METADATA_HOSTS,
         "reads the cloud instance metadata service (temporary cloud credentials)",
         check=lambda line, hit: LOWER,
     ),

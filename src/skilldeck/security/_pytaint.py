@@ -12,6 +12,8 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
+from skilldeck.security._patterns import METADATA_HOSTS
+
 __all__ = ["DECODED", "FETCH_ROOTS", "NET", "SECRET", "TaintModel", "dotted_name", "strings_in"]
 
 NET, DECODED, SECRET = "net", "decoded", "secret"
@@ -77,15 +79,11 @@ _CRED_HINTS = (
     "cookies.sqlite",
     "logins.json",
     "keychain",
-    "169.254.169.254",
-    "metadata.google.internal",
     "/etc/shadow",
     "gcloud",
     "hosts.yml",
+    *METADATA_HOSTS,
 )
-
-
-_METADATA = ("169.254.169.254", "169.254.170.2", "metadata.google.internal", "100.100.100.200")
 
 
 def dotted_name(node: ast.AST) -> str:
@@ -197,7 +195,7 @@ class TaintModel:
         fetch = last in _FETCH_CALLS and (root in FETCH_ROOTS or last == "urlopen")
         if fetch and (last not in ("get", "read", "request") or root in FETCH_ROOTS - {"r", "s"}):
             out.add(NET)
-            if any(h in s for s in strings_in(call) for h in _METADATA):
+            if any(h in s for s in strings_in(call) for h in METADATA_HOSTS):
                 out.add(SECRET)  # the instance's cloud credentials
         if last in _DECODERS or (
             last in ("decode", "encode")

@@ -323,5 +323,9 @@ def within(path: str, bases: Iterable[str], *, sep: str = os.sep) -> bool:
     a check of the strings alone (no I/O), so both sides must already be in the
     same form (real paths, or skill-relative paths with ``sep="/"``). A base that
     ends with ``sep`` (the root ``/``) holds every path below it; ``/a/b`` is not
-    below ``/a/bc``."""
-    return any(path == b or path.startswith(b.rstrip(sep) + sep) for b in bases)
+    below ``/a/bc``. (A loop: a walk asks this of every folder, and ``any`` over a
+    generator costs about twice as much a call.)"""
+    for b in bases:  # noqa: SIM110 (see above)
+        if path == b or path.startswith(b.rstrip(sep) + sep):
+            return True
+    return False

@@ -97,6 +97,17 @@ folders the ``npx skills`` CLI also searches). Other agents' hidden folders
 (``.codex/skills``, ``.gemini/skills``) are usually links to the same skills and
 stay skipped."""
 
+_ON_THE_WAY = frozenset(
+    way
+    for container in REPOSITORY_CONTAINERS
+    for end in range(1, len(container) + 1)
+    if within(container, (way := container[:end],), sep="/")
+)
+"""The relative paths with a container at or below them (``within``, asked once here
+of every prefix of each container): the containers and the folders on the way to
+them. A path a walk makes (no ``/`` at its end) is one of them exactly when
+``within`` says so of one container, without a call per container and folder."""
+
 SKILL_MD_NAMES = ("SKILL.md", "skill.md")
 
 #: (folder as found, SKILL.md as found, real SKILL.md or "" when it leaves the
@@ -121,12 +132,9 @@ def skipped_folder(name: str, under: str | None = None) -> bool:
     if under is None:
         return name[:1] == "."
     path = f"{under}/{name}" if under else name
-    inside = False
-    for container in REPOSITORY_CONTAINERS:
-        if within(container, (path,), sep="/"):
-            return False  # the container, or the way to it
-        if within(under, (container,), sep="/"):
-            inside = True
+    if path in _ON_THE_WAY:
+        return False  # a container, or the way to one
+    inside = within(under, REPOSITORY_CONTAINERS, sep="/")
     if name[:1] == ".":
         return True
     return not inside and any(part[:1] == "." for part in under.split("/"))

@@ -275,3 +275,20 @@ def test_post_init_runs_as_the_dataclass_runs_it() -> None:
     with pytest.raises(ValueError, match="negative"):
         lazy(-1, 3)
     assert calls == [(1, 2), (-1, 3)] and lazy in _frozen._pending
+
+
+def test_a_class_built_often_is_made_a_dataclass() -> None:
+    lazy, real = _pair()
+    for i in range(_frozen._BUILT_OFTEN):
+        lazy(i)
+    assert lazy in _frozen._pending
+    p = lazy(7, 8)
+    assert lazy not in _frozen._pending
+    assert (p.x, p.y) == (7, 8) and p == lazy(7, 8)
+    assert _outline(lazy) == _outline(real)
+
+
+def test_made_makes_the_dataclass_now() -> None:
+    lazy, real = _pair()
+    assert _frozen.made(lazy) is lazy and lazy not in _frozen._pending
+    assert _outline(lazy) == _outline(real)

@@ -29,6 +29,7 @@ from typing import Any
 import msgspec
 
 from skilldeck._diagnostics import Diagnostic, Severity
+from skilldeck._frozen import made
 from skilldeck.catalog._cache import AboutRow, InvocationRow, Record, RunRow, pack_diagnostics
 from skilldeck.catalog._model import frontmatter_as_json
 
@@ -246,6 +247,9 @@ def parse_records(
     from skilldeck.format import prepare_yaml, read_skill_md  # noqa: F401
 
     prepare_yaml()
+    # the invocation controls' dataclass, made here once rather than in each child at
+    # its first skill that sets one (``invocation_row`` compares them)
+    made(type(_no_controls()))
 
     per = -(-len(items) // max(1, workers))
     shares = [items[i : i + per] for i in range(0, len(items), per)]

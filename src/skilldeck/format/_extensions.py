@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
+from skilldeck._frozen import field, value
 from skilldeck.format import _codes as C
 from skilldeck.format._checks import Ctx, scalar_text
 from skilldeck.format._linear import pattern_problem
@@ -20,7 +20,7 @@ from skilldeck.format._linear import pattern_problem
 __all__ = ["Extensions", "Requirements", "Triggers"]
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Requirements:
     """What a skill needs from the machine (``requires``)."""
 
@@ -33,7 +33,7 @@ class Requirements:
         return not (self.commands or self.env or self.other)
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Triggers:
     """The ``triggers`` extension: words and patterns that suggest the skill."""
 

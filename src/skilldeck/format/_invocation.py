@@ -21,9 +21,9 @@ SK217 warning and is ignored.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from skilldeck._frozen import field, value
 from skilldeck._names import is_parameter_name
 from skilldeck.format._checks import scalar_text, typename
 
@@ -63,7 +63,7 @@ LISTING_CAP = 1536
 MAX_ARGUMENTS = 32
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Invocation:
     """The invocation controls of one skill (defaults: anyone may invoke it)."""
 

@@ -14,11 +14,10 @@ import fnmatch
 import re
 import unicodedata
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from skilldeck._diagnostics import Diagnostic, Severity
-from skilldeck._frozen import new, slots_twin
+from skilldeck._frozen import field, new, slots_twin, value
 from skilldeck.format import _codes as C
 from skilldeck.format._checks import Ctx, scalar_text, typename
 from skilldeck.format._extensions import Extensions, Requirements, Triggers
@@ -70,7 +69,7 @@ MAX_DESCRIPTION = 1024
 MAX_COMPATIBILITY = 500
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class ToolPattern:
     """One ``allowed-tools`` entry: ``Read``, ``Bash(git:*)``, ``mcp__srv__*``.
 
@@ -101,7 +100,7 @@ class ToolPattern:
         return fnmatch.fnmatchcase(candidate, self.canonical_name)
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Manifest:
     """The checked frontmatter of one SKILL.md."""
 

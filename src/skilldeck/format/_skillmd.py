@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import os
 import stat as _stat
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from skilldeck._diagnostics import Diagnostic
-from skilldeck._frozen import new, slots_twin
+from skilldeck._frozen import new, slots_twin, value
 from skilldeck._tree import read_file
 from skilldeck.format import _codes as C
 from skilldeck.format._frontmatter import decode, split_frontmatter
@@ -34,7 +33,7 @@ DEFAULT_MAX_BYTES = 4 * 1024 * 1024
 """Default bound of a full read of SKILL.md."""
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class ParsedSkillMd:
     """A parsed SKILL.md. ``manifest`` is ``None`` when errors prevent one."""
 

@@ -25,9 +25,11 @@ time:
 
 Every sample is a fresh process started by this script: the command-line ways are
 one run each; a warm way is a worker process that warms up, then times ``--runs``
-runs and reports the mean per run. Rounds are interleaved (A B C ... A B C ...),
-so load from other processes hits every way alike; min and median over the rounds
-are printed, and differences against the floor of each group side by side.
+runs and reports the mean per run, its own CPU (skilldeck's part) and its children's
+(the launch helper, ``bwrap`` and the program) apart as well. Rounds are interleaved
+(A B C ... A B C ...), so load from other processes hits every way alike; min and
+median over the rounds are printed, and differences against the floor of each group
+side by side.
 Bytecode caches are written first and used (a user's installation has them).
 """
 
@@ -66,7 +68,7 @@ hello = os.path.join(folder, "hello.py")
 def cpu():
     me = resource.getrusage(resource.RUSAGE_SELF)
     kids = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+    return me.ru_utime + me.ru_stime, kids.ru_utime + kids.ru_stime
 
 if way == "bare":
     def once():
@@ -88,11 +90,14 @@ else:
 for _ in range(3):
     once()
 time.sleep(0.2)  # folders of the warm-up runs are removed off the run's path
-c0, t0 = cpu(), time.perf_counter()
+(h0, k0), t0 = cpu(), time.perf_counter()
 for _ in range(runs):
     once()
-wall, used = time.perf_counter() - t0, cpu() - c0
-print(json.dumps({"cpu_ms": used * 1000 / runs, "wall_ms": wall * 1000 / runs}))
+wall = time.perf_counter() - t0
+time.sleep(0.2)  # the removal of the last run's folders is the host's CPU too
+h1, k1 = cpu()
+print(json.dumps({"cpu_ms": (h1 - h0 + k1 - k0) * 1000 / runs, "wall_ms": wall * 1000 / runs,
+                  "host_ms": (h1 - h0) * 1000 / runs}))
 """
 
 
@@ -138,10 +143,11 @@ def _fresh(argv: list[str], env: dict[str, str], cwd: Path) -> tuple[float, floa
 
 def _worker(
     way: str, folder: Path, runs: int, env: dict[str, str], python: str = sys.executable
-) -> tuple[float, float]:
+) -> tuple[float, float, float]:
+    """CPU, wall and the worker's own CPU (without its children's) per run, in ms."""
     _, out = _timed([python, "-c", WORKER, way, str(folder), str(runs)], env, folder)
     data = json.loads(out.decode().strip().splitlines()[-1])
-    return float(data["cpu_ms"]), float(data["wall_ms"])
+    return float(data["cpu_ms"]), float(data["wall_ms"]), float(data["host_ms"])
 
 
 def _sleepers(count: int) -> list[subprocess.Popen[bytes]]:
@@ -162,9 +168,12 @@ def _rounds(ways: dict[str, Any], rounds: int) -> dict[str, dict[str, list[float
     samples: dict[str, dict[str, list[float]]] = {w: {"cpu": [], "wall": []} for w in ways}
     for _ in range(rounds):
         for name, fn in ways.items():
-            cpu, wall = fn()
+            cpu, wall, *host = fn()
             samples[name]["cpu"].append(cpu)
             samples[name]["wall"].append(wall)
+            if host:  # a warm worker: its own CPU and its children's apart
+                samples[name].setdefault("host", []).append(host[0])
+                samples[name].setdefault("children", []).append(cpu - host[0])
     return samples
 
 
@@ -289,6 +298,13 @@ def main() -> int:
                 f"{min(wall):6.2f} / {statistics.median(wall):6.2f} {shown:>16s} "
                 f"{'' if target is None else f'{target:g}':>7s}"
             )
+    print("per run, the warm process itself / its children (launch helper, bwrap, program):")
+    for name in warm_ways:
+        host, kids = samples[name]["host"], samples[name]["children"]
+        print(
+            f"  {name:32s} {min(host):6.2f} / {statistics.median(host):6.2f} "
+            f"+ {min(kids):6.2f} / {statistics.median(kids):6.2f}"
+        )
     if busy:
         for name in warm_ways:
             if name == "bare":

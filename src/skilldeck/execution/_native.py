@@ -3,7 +3,7 @@
 The C helper is compiled from ``_helper.c`` with the system's C compiler the first
 time it is needed (linked statically where the C library allows it: every run
 executes the helper, and a static binary starts without the dynamic loader, about
-0.4 ms of CPU less per run; else dynamically) and kept in ``dirs().cache / "exec"``
+0.2 ms of CPU less per run; else dynamically) and kept in ``dirs().cache / "exec"``
 under a name carrying the source's digest, so an upgrade rebuilds it. The cache is
 skilldeck's own state and is trusted as far as it is checked, no further:
 

@@ -12,6 +12,7 @@ RSS, and the ratios of the CPU min and median against a reference contender.
 from __future__ import annotations
 
 import os
+import shutil
 import statistics
 import subprocess
 import tempfile
@@ -79,6 +80,29 @@ def run_once(c: Contender) -> dict[str, float]:
         "wall": wall,
         "rss": rss,
     }
+
+
+def instructions(c: Contender) -> float | None:
+    """Millions of instructions one run of ``c`` executes in its own process (callgrind;
+    ``None``: no valgrind). Unlike CPU time, load barely moves them."""
+    valgrind = shutil.which("valgrind")
+    if valgrind is None:
+        return None
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "callgrind.out")
+        subprocess.run(
+            [valgrind, "--tool=callgrind", f"--callgrind-out-file={out}", *c.argv],
+            env=dict(c.env) if c.env is not None else None,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            check=False,
+        )
+        with open(out, encoding="utf-8") as fh:
+            for line in fh:
+                if line.startswith(("totals:", "summary:")):
+                    return int(line.split()[1]) / 1e6
+    return None
 
 
 def rounds(contenders: Mapping[str, Contender], count: int, *, warm: bool = True) -> None:

@@ -3,7 +3,7 @@
 Usage::
 
     python bench/run_overhead.py [--rounds 9] [--runs 20] [--host-processes 2000]
-        [--before PYTHON] [--json]
+        [--before PYTHON] [--instructions] [--json]
 
 One trivial Python script (``print("hello")``) in one skill, run each way, CPU
 (user + system of every process involved, from ``getrusage``/``wait4``) beside wall
@@ -21,7 +21,11 @@ time:
   (started by this script) exist, to show what a run costs on a busy host;
 - ``--before PYTHON``: ``skilldeck run`` and the library ways again from another
   installation (``before: skilldeck run``, ``before: library none``, ...; its own
-  config, data and cache folders), interleaved with these.
+  config, data and cache folders), interleaved with these;
+- ``--instructions``: ``python hello.py`` and each ``skilldeck run`` once more under
+  callgrind (valgrind), the instructions of the command's own process (its children,
+  the launch helper and the script, are not counted): unlike CPU time, load barely
+  moves them.
 
 Every sample is a fresh process started by this script: the command-line ways are
 one run each; a warm way is a worker process that warms up, then times ``--runs``
@@ -187,6 +191,7 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=20, help="runs per warm worker")
     parser.add_argument("--host-processes", type=int, default=2000)
     parser.add_argument("--before", help="another skilldeck's Python, run beside this one")
+    parser.add_argument("--instructions", action="store_true", help="also count them (valgrind)")
     parser.add_argument("--json", action="store_true")
     opts = parser.parse_args()
 
@@ -248,6 +253,19 @@ def main() -> int:
             if bwrap:
                 warm_ways["before: library bubblewrap"] = warm("bubblewrap", opts.before)
         samples = _rounds({**fresh_ways, **warm_ways}, opts.rounds)
+        counted: dict[str, float | None] = {}
+        if opts.instructions:
+            here = os.getcwd()
+            os.chdir(base)
+            try:
+                counted["python hello.py"] = _measure.instructions(_measure.Contender(python, env))
+                counted["skilldeck run"] = _measure.instructions(_measure.Contender(cli, env))
+                if opts.before:
+                    counted["before: skilldeck run"] = _measure.instructions(
+                        _measure.Contender(before_cli, before_env)
+                    )
+            finally:
+                os.chdir(here)
         busy: dict[str, dict[str, list[float]]] = {}
         if opts.host_processes:
             procs = _sleepers(opts.host_processes)
@@ -268,6 +286,7 @@ def main() -> int:
         "idle_host": {w: {k: _summary(v) for k, v in s.items()} for w, s in samples.items()},
         "busy_host": {w: {k: _summary(v) for k, v in s.items()} for w, s in busy.items()},
         "targets_ms_cpu_over_floor": TARGETS,
+        "instructions_m": counted,
     }
     if opts.json:
         print(json.dumps(report, indent=2))
@@ -305,6 +324,10 @@ def main() -> int:
             f"  {name:32s} {min(host):6.2f} / {statistics.median(host):6.2f} "
             f"+ {min(kids):6.2f} / {statistics.median(kids):6.2f}"
         )
+    if counted:
+        print("instructions (callgrind, the command's own process, one run each)")
+        for name, count in counted.items():
+            print(f"  {name:32s} " + ("no valgrind" if count is None else f"{count:8.1f} M"))
     if busy:
         for name in warm_ways:
             if name == "bare":

@@ -31,7 +31,6 @@ import argparse
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -47,28 +46,6 @@ def skilldeck_command(python: str) -> list[str]:
     """The console script beside ``python``, else ``python -m skilldeck``."""
     script = Path(python).with_name("skilldeck")
     return [str(script)] if script.exists() else [python, "-m", "skilldeck"]
-
-
-def instructions(c: _measure.Contender) -> float | None:
-    """Millions of instructions one run of ``c`` executes (callgrind; ``None``: no valgrind)."""
-    valgrind = shutil.which("valgrind")
-    if valgrind is None:
-        return None
-    with tempfile.TemporaryDirectory() as tmp:
-        out = os.path.join(tmp, "callgrind.out")
-        subprocess.run(
-            [valgrind, "--tool=callgrind", f"--callgrind-out-file={out}", *c.argv],
-            env=dict(c.env) if c.env is not None else None,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            check=False,
-        )
-        with open(out, encoding="utf-8") as fh:
-            for line in fh:
-                if line.startswith(("totals:", "summary:")):
-                    return int(line.split()[1]) / 1e6
-    return None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -121,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.instructions:
             for name, c in contenders.items():
                 if name == "python -c pass" or "skilldeck" in name:
-                    counted[name] = instructions(c)
+                    counted[name] = _measure.instructions(c)
     finally:
         os.chdir(Path(__file__).parent)
         shutil.rmtree(work, ignore_errors=True)

@@ -400,7 +400,7 @@ def _columns_of(data: bytes | memoryview, header: _Header) -> Columns | None:
     for row in [row for row in calls if row is not None]:  # None: the defaults (most)
         if not (len(row) == 4 and _only(row[:2], _BOOL) and _only(row[2:], _OPT_STR)):
             return None
-    for row in [row for row in run if row is not None]:
+    for row in [*filter(None, run)]:  # None: the defaults (most)
         if not (
             len(row) == 5
             and type(row[0]) in _OPT_INT

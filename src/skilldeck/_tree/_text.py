@@ -33,6 +33,8 @@ def is_text(data: bytes) -> bool:
     string, so text served from them digests the same as the bytes."""
     if b"\x00" in data:
         return False
+    if data.isascii():  # ASCII is UTF-8: no need to build the text to know it
+        return True
     try:
         data.decode("utf-8")
     except UnicodeDecodeError:

@@ -153,6 +153,8 @@ _PROBLEM_CODES: dict[str, tuple[str, str]] = {
 def _undecodable(name: str) -> bool:
     """Is a name (as ``os`` decodes it) not valid UTF-8 on disk? Such names are
     served in JSON, URIs and digests, which only carry text, so they are left out."""
+    if name.isascii():  # most names: no undecodable byte (a surrogate is not ASCII)
+        return False
     try:
         name.encode("utf-8")
     except UnicodeEncodeError:

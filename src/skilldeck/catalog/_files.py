@@ -64,10 +64,22 @@ def linked_in(real_dir: str, skill: str) -> frozenset[str]:
     return linked_of(data)
 
 
-def through_loop(real_dir: str, rel: str) -> bool:
+def through_loop(real_dir: str, rel: str, known: dict[str, bool] | None = None) -> bool:
     """Does ``rel`` pass through a link to a folder above it (the walker's loop rule:
-    such a path is never listed, so never read)? One ``lstat`` per folder of the path."""
-    parts = rel.split("/")[:-1]
+    such a path is never listed, so never read)? One ``lstat`` per folder of the path.
+    ``known``: the answers for folders already asked about in this pass (several
+    files of one folder read together), kept there by folder."""
+    folder = rel.rpartition("/")[0]
+    if known is None or not folder:
+        return _through_loop(real_dir, folder)
+    found = known.get(folder)
+    if found is None:
+        found = known[folder] = _through_loop(real_dir, folder)
+    return found
+
+
+def _through_loop(real_dir: str, folder: str) -> bool:
+    parts = folder.split("/") if folder else []
     here = real_dir
     for part in parts:
         nxt = os.path.join(here, part)

@@ -818,10 +818,11 @@ class FileSystemStore(StoreBase):
         meta = self.get(name)
         real_dir = self._real_folder(meta)
         out: list[FileData] = []
+        loops: dict[str, bool] = {}  # through_loop's answer by folder, for this pass
         with contextlib.ExitStack() as stack:
             tree: SkillTree | None = None
             for relpath in relpaths:
-                clean = self._readable(meta, real_dir, relpath, index)
+                clean = self._readable(meta, real_dir, relpath, index, loops)
                 if tree is None:
                     tree = stack.enter_context(
                         SkillTree(real_dir, skill=meta.name, follow_root=False)
@@ -846,29 +847,40 @@ class FileSystemStore(StoreBase):
         meta = self.get(name)
         real_dir = self._real_folder(meta)
         read: dict[str, FileData] = {}
+        loops: dict[str, bool] = {}  # through_loop's answer by folder, for this pass
         with SkillTree(real_dir, skill=meta.name, follow_root=False) as tree:
             walked = walk_all(real_dir, tree)
             try:
                 for relpath in pick(walked):
-                    clean = self._readable(meta, real_dir, relpath, index)
+                    clean = self._readable(meta, real_dir, relpath, index, loops)
                     read[relpath] = read_in(tree, clean, max_bytes=max_bytes, truncate=False)
             except Exception:  # a read_many of them reports it
                 read = {}
         return real_dir, walked, read
 
     def _readable(
-        self, meta: SkillMetadata, real_dir: str, relpath: str, index: IndexMode | None
+        self,
+        meta: SkillMetadata,
+        real_dir: str,
+        relpath: str,
+        index: IndexMode | None,
+        loops: dict[str, bool] | None = None,
     ) -> str:
         """``relpath`` as read in the folder (SKILL.md: its own file), once the checks of
-        a bundled read allow it."""
+        a bundled read allow it (``loops``: see ``through_loop``)."""
         if relpath == "SKILL.md":
             return meta.md_name or "SKILL.md"
         clean = bundled_relpath(relpath, skill=meta.name)
-        self._check_read(meta, real_dir, clean, index)
+        self._check_read(meta, real_dir, clean, index, loops)
         return clean
 
     def _check_read(
-        self, meta: SkillMetadata, real_dir: str, clean: str, index: IndexMode | None
+        self,
+        meta: SkillMetadata,
+        real_dir: str,
+        clean: str,
+        index: IndexMode | None,
+        loops: dict[str, bool] | None = None,
     ) -> None:
         """Refuse a bundled read the file index or the walker's loop rule does not allow."""
         check_read(
@@ -878,7 +890,7 @@ class FileSystemStore(StoreBase):
             skill=meta.name,
             exists=lambda rel: os.path.lexists(os.path.join(real_dir, rel)),
         )
-        if through_loop(real_dir, clean):
+        if through_loop(real_dir, clean, loops):
             raise PathNotAllowedError(
                 f"{clean} cannot be read in skill {meta.name}: a link on the way leads back "
                 "to a folder above it",

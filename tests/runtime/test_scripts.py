@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -193,3 +194,38 @@ def test_an_approver_cancels_with_the_cancel_exception(skills_root: Path) -> Non
     )
     assert error_code(env) == "CANCELLED"
     assert ex.approvals.get("tools") is None
+
+
+RUN_FROM_INDEX = """
+import sys
+from skilldeck import Catalog, ExecConfig, Executor, SkillRuntime
+from skilldeck.execution import MemoryApprovalStore
+
+catalog = Catalog.from_roots([sys.argv[1]])
+executor = Executor(ExecConfig(sandbox="none"), approvals=MemoryApprovalStore())
+rt = SkillRuntime(catalog, executor=executor, approver=lambda request: True)
+s = rt.session()
+slow = rt.call(s, "skills_run_script", {"name": "tools", "script": "scripts/slow.py"})
+print(slow["error"]["code"], "skilldeck.format._skillmd" in sys.modules)
+"""
+
+
+@pytest.mark.usefixtures("scripted")
+def test_a_run_through_the_runtime_takes_its_settings_from_the_index(skills_root: Path) -> None:
+    # the skill's timeout (1 s) holds, and SKILL.md's parser is never imported
+    time.sleep(1.5)  # settled: a SKILL.md changed within a second of a scan is read again
+    listed = [
+        sys.executable,
+        "-c",
+        "import sys, skilldeck; skilldeck.Catalog.from_roots(sys.argv[1:]).list()",
+    ]
+    subprocess.run([*listed, str(skills_root)], check=True, timeout=120)  # the index is made
+    done = subprocess.run(
+        [sys.executable, "-c", RUN_FROM_INDEX, str(skills_root)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["SCRIPT_TIMEOUT", "False"]

@@ -50,7 +50,12 @@ class ScriptTools:
         script = str(call.arguments["script"])
         args = [str(a) for a in call.arguments.get("args", [])]
         self.runtime.resolve_skill(name, call.session)
-        skill = self.runtime.catalog.load(name)
+        # skilldeck's catalog serves the run settings from its index while SKILL.md
+        # is unchanged (the body is read only if the run needs it), as ``skilldeck
+        # run`` does; a host's own catalog loads the skill
+        catalog = self.runtime.catalog
+        runnable = getattr(catalog, "runnable", None)
+        skill = runnable(name) if runnable is not None else catalog.load(name)
         return self._execute(
             call,
             name,

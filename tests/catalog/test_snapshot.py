@@ -253,7 +253,7 @@ def test_a_read_refused_with_the_walk_is_refused_later(
     tmp_path: Path, make_skill: MakeSkill
 ) -> None:
     root = tmp_path / "skills"
-    deep = "/".join(["d"] * 64) + "/deep.md"  # listed by the walker, refused by a read
+    deep = "~deep.md"  # listed by the walker, refused by a read (a path that starts with ~)
     alpha = make_skill(root, "alpha", files={"a.md": "A\n", deep: "deep\n"})
     _settle()
     eager = Catalog.from_roots([root], cache=False).snapshot(digest_within=(512, 10_000))

@@ -49,6 +49,7 @@ if TYPE_CHECKING:
         TOO_DEEP as TOO_DEEP,
         TOO_MANY_FILES as TOO_MANY_FILES,
         WALK_DEPTH as WALK_DEPTH,
+        below_walk_depth as below_walk_depth,
     )
     from skilldeck._tree._discover import (
         MAX_DEPTH as MAX_DEPTH,
@@ -104,6 +105,7 @@ else:
         "TOO_DEEP": "._consts",
         "TOO_MANY_FILES": "._consts",
         "WALK_DEPTH": "._consts",
+        "below_walk_depth": "._consts",
         "MAX_DEPTH": "._discover",
         "REPOSITORY_CONTAINERS": "._discover",
         "REPOSITORY_DEPTH": "._discover",

@@ -23,6 +23,7 @@ __all__ = [
     "TOO_MANY_FILES",
     "UNDECODABLE_NAME",
     "WALK_DEPTH",
+    "below_walk_depth",
 ]
 
 # Codes of what a discovery leaves out
@@ -47,3 +48,11 @@ UNDECODABLE_NAME = "SK519"
 
 WALK_DEPTH = 64
 """How deep a walk of one skill folder goes by default (``WalkLimits.max_depth``)."""
+
+
+def below_walk_depth(rel: str, max_depth: int = WALK_DEPTH) -> bool:
+    """Whether the file at the skill-relative ``rel`` lies in more folders than a walk
+    of ``max_depth`` enters: the one depth rule of what a skill holds (the walker
+    never lists such a file, and no file index or read reaches it). A file of the
+    deepest folder a walk enters (``max_depth`` folders above it) is not."""
+    return rel.count("/") > max_depth

@@ -22,6 +22,7 @@ from skilldeck._tree._consts import (
     TOO_MANY_FILES,
     UNDECODABLE_NAME,
     WALK_DEPTH,
+    below_walk_depth,
 )
 from skilldeck._tree._reader import (
     _HAVE_DIR_FD,
@@ -308,7 +309,8 @@ class SkillTree(ContainedFolder):
                         continue
                     if enter is not None and not enter(rel):
                         continue
-                    if rel.count("/") + 1 > limits.max_depth:
+                    # a folder whose files would lie too deep is not entered
+                    if below_walk_depth(f"{rel}/", limits.max_depth):
                         over("too_deep", rel, f"folders nest deeper than {limits.max_depth}")
                         continue
                     dirs.append(rel)

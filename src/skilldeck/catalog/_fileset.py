@@ -26,7 +26,7 @@ from collections.abc import Callable, Collection, Iterable
 from typing import Literal
 
 from skilldeck._errors import FileNotFoundInSkillError, PathNotAllowedError
-from skilldeck._tree import WALK_DEPTH
+from skilldeck._tree import below_walk_depth
 
 __all__ = [
     "BUNDLED_DIRS",
@@ -51,8 +51,6 @@ MAX_INDEX_FILES = 5_000
 LINK_SCAN_BYTES = 256 * 1024
 """How much of SKILL.md is searched for links to files outside the bundled folders."""
 
-_MAX_DEPTH = WALK_DEPTH  # the walker's cap: deeper files are never listed
-
 
 def in_bundled_index(rel: str) -> bool:
     """Is ``rel`` a file at the skill's root (not SKILL.md) or one level deep in
@@ -66,7 +64,7 @@ def in_bundled_index(rel: str) -> bool:
 def in_index(rel: str, mode: IndexMode, linked: Collection[str]) -> bool:
     """Is ``rel``, a file of the skill's set, in its file index? ``linked``: the
     paths SKILL.md's body refers to (``linked_of``)."""
-    if rel == "SKILL.md" or rel.count("/") >= _MAX_DEPTH:
+    if rel == "SKILL.md" or below_walk_depth(rel):
         return False
     if mode == "all" or in_bundled_index(rel):
         return True
@@ -104,7 +102,7 @@ def check_read(
     path alone does not decide. ``must_exist``: a path the index allows is refused
     too when it does not ``exist`` (a store that holds its files in memory or a
     database; a folder store learns it from the read itself)."""
-    allowed = clean == "SKILL.md" or (mode == "all" and clean.count("/") < _MAX_DEPTH)
+    allowed = clean == "SKILL.md" or (mode == "all" and not below_walk_depth(clean))
     if allowed or in_bundled_index(clean) or in_index(clean, mode, linked()):
         if not must_exist or exists(clean):
             return

@@ -166,6 +166,33 @@ def test_a_change_reads_only_the_changed_skills(root: Path, tmp_path: Path) -> N
     assert again._search.documents_made == 33
 
 
+def test_saved_terms_come_back_as_they_were(tmp_path: Path) -> None:
+    """Each skill's terms are written as strings and read back equal, whatever the
+    text (accents, dotless i, compounds, digits, a name kept whole); a file of the
+    earlier numbered format, or one cut short, is not reused."""
+    from skilldeck.search import SearchDocument, doc_terms
+    from skilldeck.search._store import TERMS_FILE, load_terms, save_terms
+
+    docs = [
+        SearchDocument("pdf-tools", "Extract tables from PDFs, don't guess.", ("pdf", "ocr")),
+        SearchDocument("ıstanbul", "Présentation naïve 2024 K8s ünïcode"),
+        SearchDocument("x", "", when_to_use="When the user's pdf_tools break."),
+    ]
+    rows = [
+        (bytes([i]), doc_terms(d, body=["Some", "body", "words,", "re-used"]), ("A", "B"))
+        for i, d in enumerate(docs)
+    ]
+    folder = tmp_path / "search"
+    save_terms(folder, rows)
+    got = load_terms(folder)
+    assert got == {key: (terms, headings) for key, terms, headings in rows}
+    data = (folder / TERMS_FILE).read_bytes()
+    (folder / TERMS_FILE).write_bytes(data[:-3])
+    assert load_terms(folder) == {}
+    (folder / TERMS_FILE).write_bytes(b"\x01\x00\x00\x00\x07" + data[5:])
+    assert load_terms(folder) == {}
+
+
 def test_the_key_takes_the_scans_stamps_and_stats_the_rest(
     root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -14,9 +14,10 @@ time:
   --yes`` in a fresh process (config, catalog, approval, copy of the skill, launch);
 - ``bare``: ``subprocess.run([python, "-E", "-s", hello.py])`` from a warm process (the
   interpreter and flags the library uses), the floor of a library run;
-- ``library none`` / ``library bubblewrap``: ``Executor.run`` of the skill as a catalog
-  loads it, from a warm process (one ``Executor``), without a sandbox and under
-  bubblewrap (approval, the run's copy of the skill, plan, launch helper, capture);
+- ``library none`` / ``library bubblewrap``: ``Executor.run`` of the skill as
+  ``Catalog.runnable`` gives it (as ``skilldeck run`` and the MCP runtime do), from a warm
+  process (one ``Executor``), without a sandbox and under bubblewrap (approval, the run's
+  copy of the skill, plan, launch helper, capture);
 - the three warm ways again while ``--host-processes`` extra sleeping processes
   (started by this script) exist, to show what a run costs on a busy host;
 - ``--before PYTHON``: ``skilldeck run`` and the library ways again from another
@@ -87,7 +88,7 @@ else:
         approvals=execution.MemoryApprovalStore(),
     )
     def once():
-        result = executor.run(catalog.load("hello"), "scripts/hello.py",
+        result = executor.run(catalog.runnable("hello"), "scripts/hello.py",
                               trust=catalog.trust("hello"), approver=lambda request: True)
         assert result.output == "hello\n", result.to_dict()
 

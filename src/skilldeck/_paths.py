@@ -66,8 +66,35 @@ class Dirs:
         return self.config / "skills"
 
 
+#: what the folders follow: skilldeck's variables, and those the platform's user
+#: folders are found from (``platformdirs``, ``~``)
+_DIRS_VARS = (
+    "SKILLDECK_CONFIG_DIR", "SKILLDECK_DATA_DIR", "SKILLDECK_CACHE_DIR", "SKILLDECK_HOME",
+    "HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME",
+    "USERPROFILE", "HOMEDRIVE", "HOMEPATH", "APPDATA", "LOCALAPPDATA",
+)  # fmt: skip
+_dirs_last: tuple[tuple[str | None, ...], Dirs] | None = None  # one per process
+
+
 def dirs() -> Dirs:
-    """The current user-level folders (read from the environment each call)."""
+    """The current user-level folders (read from the environment each call; the
+    answer for the same values of the variables it follows is kept)."""
+    global _dirs_last
+    get = os.environ.get
+    key: tuple[str | None, ...] = (
+        get("SKILLDECK_CONFIG_DIR"), get("SKILLDECK_DATA_DIR"), get("SKILLDECK_CACHE_DIR")
+    )  # fmt: skip
+    if not all(v and v[0] != "~" for v in key):  # a folder that follows more variables
+        key = tuple(get(var) for var in _DIRS_VARS)
+    last = _dirs_last
+    if last is not None and last[0] == key:
+        return last[1]
+    found = _find_dirs()
+    _dirs_last = (key, found)
+    return found
+
+
+def _find_dirs() -> Dirs:
     home = os.environ.get("SKILLDECK_HOME")
     base = Path(home).expanduser() if home else None
 

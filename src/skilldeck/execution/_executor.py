@@ -215,7 +215,7 @@ class Executor:
 
         def build(snap: Snapshot) -> tuple[list[str], list[str]]:
             path = _in_snapshot(skill.name, skill_dir, snap, script, found)
-            prefix = interpreter_for(skill.name, path, overrides, root=snap.path)
+            prefix = interpreter_for(skill.name, path, overrides, root=snap.path, files=snap.files)
             return [*prefix, str(path), *checked], checked
 
         return self._run(skill, skill_dir, build, _Call("script", script, trust, approver, cancel))
@@ -245,7 +245,7 @@ class Executor:
             if not relative:
                 return list(rendered), rendered[1:]
             path = _in_snapshot(skill.name, skill_dir, snap, program)
-            prefix = interpreter_for(skill.name, path, overrides, root=snap.path)
+            prefix = interpreter_for(skill.name, path, overrides, root=snap.path, files=snap.files)
             argv = [*prefix, str(path), *rendered[1:]]
             return argv, rendered[1:]
 

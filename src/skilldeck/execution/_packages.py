@@ -34,7 +34,7 @@ import re
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -170,8 +170,10 @@ def _inline(skill: str, root: Path, origin: str) -> PackageSet | None:
     return PackageSet(_checked(skill, origin, deps), python, origin)
 
 
-def _skill_list(skill: str, root: Path) -> PackageSet | None:
+def _skill_list(skill: str, root: Path, files: Collection[str] | None) -> PackageSet | None:
     for rel in _SKILL_LISTS:
+        if files is not None and rel not in files:
+            continue  # not in the skill's file set: never read (nor is it there, in a copy)
         raw = _read(root, rel, _MAX_LIST_BYTES + 1)
         if raw is None:
             continue
@@ -182,15 +184,21 @@ def _skill_list(skill: str, root: Path) -> PackageSet | None:
     return None
 
 
-def declared_packages(skill: str, root: Path, script: Path) -> PackageSet | None:
-    """The packages ``script`` (a ``.py`` file of the skill at ``root``) declares, if any."""
+def declared_packages(
+    skill: str, root: Path, script: Path, files: Collection[str] | None = None
+) -> PackageSet | None:
+    """The packages ``script`` (a ``.py`` file of the skill at ``root``) declares, if any.
+
+    ``files``: the skill's file set where it is known (a run's private copy holds
+    exactly it), so a package list outside it is not even looked for.
+    """
     try:
         origin = script.relative_to(root).as_posix()
     except ValueError:
         return None  # not a file of the skill: nothing it declares is read
     found = _inline(skill, root, origin)
     if found is None:
-        found = _skill_list(skill, root)
+        found = _skill_list(skill, root, files)
     if found is None or (not found.requirements and found.requires_python is None):
         return None
     return found
@@ -346,13 +354,16 @@ def build_environment(
     return python
 
 
-def python_for(skill: str, root: Path, script: Path) -> str | None:
-    """The interpreter for a ``.py`` script with declared packages (``None``: none declared).
+def python_for(
+    skill: str, root: Path, script: Path, files: Collection[str] | None = None
+) -> str | None:
+    """The interpreter for a ``.py`` script with declared packages (``None``: none declared;
+    ``files`` as for :func:`declared_packages`).
 
     Raises ``SCRIPT_FAILED`` (``packages_missing``) when the environment is not built:
     runs never install.
     """
-    packages = declared_packages(skill, root, script)
+    packages = declared_packages(skill, root, script, files)
     if packages is None:
         return None
     python = environment_python(packages)

@@ -137,6 +137,7 @@ _PR_GET_DUMPABLE = 3
 _PR_SET_DUMPABLE = 4
 _PR_SET_CHILD_SUBREAPER = 36
 _PR_GET_CHILD_SUBREAPER = 37
+_PR_GET_NO_NEW_PRIVS = 39  # this process's flag: one call, where /proc/self/status is a read
 _guard_lock = threading.Lock()
 _guard_runs = 0
 _guard_restore: int | None = None
@@ -170,7 +171,7 @@ def _out_of_reach() -> Iterator[None]:
 
             reaper = ctypes.c_int(0)
             prctl(_PR_GET_CHILD_SUBREAPER, ctypes.byref(reaper), 0, 0, 0)
-            _reaper_restore = not reaper.value and _no_new_privs(os.getpid()) is False
+            _reaper_restore = not reaper.value and not prctl(_PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0)
             if _reaper_restore:
                 prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
         _guard_runs += 1

@@ -146,13 +146,19 @@ def list_scripts(skill_dir: Path, files: Collection[str] | None = None) -> list[
 
 
 def interpreter_for(
-    skill: str, path: Path, overrides: Mapping[str, str] | None = None, *, root: Path | None = None
+    skill: str,
+    path: Path,
+    overrides: Mapping[str, str] | None = None,
+    *,
+    root: Path | None = None,
+    files: Collection[str] | None = None,
 ) -> list[str]:
     """The interpreter argv prefix for a script, from the allowlist by extension or shebang.
 
     ``overrides`` maps a kind (``python``, ``node``, ...) to the program to use. With
     ``root`` (the skill folder the script runs from), a Python script that declares
-    packages runs with the environment built for them (``_packages``).
+    packages runs with the environment built for them (``_packages``); ``files``: the
+    file set of ``root`` where it is known (a run's copy), where package lists are looked for.
     """
     kind = _EXTENSIONS.get(path.suffix.lower())
     if kind is None:
@@ -170,7 +176,7 @@ def interpreter_for(
     chosen = (overrides or {}).get(kind)
     if kind == "python":
         if chosen is None and root is not None:
-            chosen = python_for(skill, root, path)
+            chosen = python_for(skill, root, path, files)
         return [chosen or sys.executable, "-E", "-s"]
     if kind == "sh" and chosen is None:
         return ["/bin/sh"]

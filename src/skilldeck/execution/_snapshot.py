@@ -50,14 +50,35 @@ class Snapshot:
         shutil.rmtree(self.path, ignore_errors=True)
 
 
-def _copy(fd: int, dst: Path, executable: bool) -> str:
-    """Copy an open file into ``dst``, returning the digest of the bytes copied."""
+_CREATE = (
+    os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC
+    | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
+)  # fmt: skip
+_fchmod = getattr(os, "fchmod", None)  # not on Windows before 3.13
+
+
+def _copy(fd: int, dst: str, executable: bool) -> str:
+    """Copy an open file into the new file ``dst``, returning the digest of the bytes
+    copied; both descriptors are closed. Plain descriptors, no buffered file objects:
+    a skill's files are mostly small, and a run copies each of them."""
     h = hashlib.sha256()
-    with os.fdopen(fd, "rb") as fi, open(dst, "xb") as fo:
-        while chunk := fi.read(_CHUNK):
-            h.update(chunk)
-            fo.write(chunk)
-    os.chmod(dst, 0o755 if executable else 0o644)
+    mode = 0o755 if executable else 0o644
+    try:
+        out = os.open(dst, _CREATE, 0o600)
+        try:
+            while chunk := os.read(fd, _CHUNK):
+                h.update(chunk)
+                view = memoryview(chunk)
+                while view:
+                    view = view[os.write(out, view) :]
+            if _fchmod is not None:
+                _fchmod(out, mode)
+        finally:
+            os.close(out)
+    finally:
+        os.close(fd)
+    if _fchmod is None:
+        os.chmod(dst, mode)
     return "sha256:" + h.hexdigest()
 
 
@@ -84,6 +105,18 @@ def _base(total: int) -> str | None:
     return _SHM
 
 
+def _folders(base: str, folder: str, made: set[str]) -> None:
+    """Make ``folder`` (relative, ``/``-separated) and its missing parents in ``base``."""
+    parts = folder.split("/")
+    for depth in range(1, len(parts) + 1):
+        rel = "/".join(parts[:depth])
+        if rel not in made:
+            path = f"{base}/{rel}"
+            os.mkdir(path, 0o700)
+            os.chmod(path, 0o755)  # noqa: S103  (whatever the umask: the run-as user reads it)
+            made.add(rel)
+
+
 def take_snapshot(skill: str, skill_dir: Path) -> Snapshot:
     """Copy the digested file set of ``skill_dir`` into a new private folder.
 
@@ -99,18 +132,21 @@ def take_snapshot(skill: str, skill_dir: Path) -> Snapshot:
                 tempfile.mkdtemp(prefix="skilldeck-skill-", dir=_base(sum(e.size for e in files)))
             )
             os.chmod(dest, 0o755)  # noqa: S103  (an unprivileged run-as user must read it)
+            base = str(dest)
+            made = {""}  # the folders made in the new (private) copy so far
             for entry in files:
                 try:
                     fd = tree.open(entry.path)
                 except FileNotFoundInSkillError:
                     continue  # removed since it was listed
-                target = dest / entry.path
-                for parent in reversed(Path(entry.path).parents):
-                    folder = dest / parent
-                    if not folder.is_dir():
-                        folder.mkdir()
-                        os.chmod(folder, 0o755)  # noqa: S103
-                copied[entry.path] = _copy(fd, target, entry.executable)
+                folder, _, _ = entry.path.rpartition("/")
+                if folder not in made:
+                    try:
+                        _folders(base, folder, made)
+                    except BaseException:
+                        os.close(fd)
+                        raise
+                copied[entry.path] = _copy(fd, f"{base}/{entry.path}", entry.executable)
         require_skill_md(copied, skill_dir)  # never a run bound to a partial set
     except OSError as exc:
         if dest is not None:

@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import bisect
 import math
+import operator
 from array import array
 from collections import Counter, defaultdict, deque
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
-from itertools import chain, repeat
+from itertools import accumulate, chain, pairwise, repeat
 from typing import Any
 
 from skilldeck.search._bm25 import (
@@ -268,20 +269,23 @@ class _Built(FieldIndex):
 
     @staticmethod
     def _flat(terms: Sequence[str], posted: dict[str, array[int]]) -> Iterator[array[int]]:
-        """The offsets, then the documents, then the counts, a piece at a time."""
-        offsets, at = array("I", [0]), 0
-        for pairs in map(posted.__getitem__, terms):
-            at += len(pairs) // 2
-            offsets.append(at)
+        """The offsets, then the documents, then the counts, a piece of terms at a
+        time: each piece's arrays joined as bytes and split by a step (no Python-level
+        loop over the terms)."""
+        pairs = list(map(posted.__getitem__, terms))
+        ends = array("Q", accumulate(map(len, pairs)))  # items so far, two per posting
+        offsets = array("I", [0])
+        offsets.extend(map(operator.rshift, ends, repeat(1)))
         yield offsets
+        bounds = [0]  # pieces of terms with at least _PIECE postings (but the last)
+        while bounds[-1] < len(pairs):
+            before = ends[bounds[-1] - 1] if bounds[-1] else 0
+            bounds.append(min(len(pairs), bisect.bisect_left(ends, before + 2 * _PIECE) + 1))
         for start in (0, 1):  # documents, then counts
-            piece = array("I")
-            for pairs in map(posted.__getitem__, terms):
-                piece.extend(pairs[start::2])
-                if len(piece) >= _PIECE:
-                    yield piece
-                    piece = array("I")
-            yield piece
+            for first, last in pairwise(bounds):
+                piece = array("I")
+                piece.frombytes(b"".join(pairs[first:last]))
+                yield piece[start::2]
 
 
 _PIECE = 1 << 16  # postings written at a time

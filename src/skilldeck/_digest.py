@@ -12,9 +12,9 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 
 from skilldeck._errors import PathNotAllowedError
+from skilldeck._frozen import value
 from skilldeck._tree import SkillTree, WalkLimits
 
 __all__ = [
@@ -54,7 +54,7 @@ def digest_of_files(files: Mapping[str, str] | Iterable[tuple[str, str]]) -> str
     return "sha256:" + h.hexdigest()
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class SkillFile:
     """One file of a skill as the walker lists it, with the digest of its bytes."""
 

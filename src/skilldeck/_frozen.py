@@ -31,7 +31,7 @@ import threading
 from types import MethodType
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-__all__ = ["field", "made", "new", "slots_twin", "value"]
+__all__ = ["field", "field_names", "made", "new", "replace", "slots_twin", "value"]
 
 new = object.__new__
 
@@ -187,6 +187,30 @@ def made(cls: type[_T]) -> type[_T]:
     would each make it on first use."""
     _make(cls)
     return cls
+
+
+def field_names(cls: type) -> tuple[str, ...]:
+    """The names of the fields of ``cls`` (from ``value``), in order: what
+    ``dataclasses.fields`` names, read from the slots the class was made with (one a
+    field, in the fields' order), so asking does not make the class."""
+    names: tuple[str, ...] = cls.__dict__["__slots__"]
+    return names
+
+
+def replace(obj: _T, /, **changes: Any) -> _T:
+    """``dataclasses.replace(obj, **changes)`` for an object of a ``value`` class: a new
+    object of its class with ``changes`` and every other field as ``obj`` has it, built
+    by the class's ``__init__`` (its checks and ``__post_init__`` run), so a class not
+    yet made a dataclass is not made one by a copy (an unknown name is the
+    ``TypeError`` of that ``__init__``, as in ``dataclasses.replace``)."""
+    cls = type(obj)
+    if cls not in _pending:
+        import dataclasses
+
+        return dataclasses.replace(obj, **changes)  # type: ignore[type-var]
+    given = {name: getattr(obj, name) for name in field_names(cls)}
+    given.update(changes)
+    return cls(**given)
 
 
 def _dataclass(cls: type[_T]) -> type[_T]:

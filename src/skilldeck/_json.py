@@ -6,8 +6,6 @@ command line, so a value has one JSON form wherever it is shown.
 
 from __future__ import annotations
 
-import dataclasses
-import datetime as _dt
 import enum
 from collections.abc import Mapping
 from pathlib import PurePath
@@ -24,16 +22,21 @@ def json_safe(value: Any) -> Any:
     no form for)."""
     if value is None or isinstance(value, str | bool | int | float):
         return value
-    if isinstance(value, _dt.date | _dt.time):
-        return value.isoformat()
-    if isinstance(value, PurePath):
-        return str(value)
     if isinstance(value, enum.Enum):
         return json_safe(value.value)
     if isinstance(value, Mapping):
         return {str(k): json_safe(v) for k, v in value.items()}
     if isinstance(value, list | tuple | set | frozenset):
         return [json_safe(v) for v in value]
+    # the rarer kinds: their modules are imported only when one comes (a run's
+    # result, all dicts and lists, needs neither ``datetime`` nor ``dataclasses``)
+    import dataclasses
+    import datetime as _dt
+
+    if isinstance(value, _dt.date | _dt.time):
+        return value.isoformat()
+    if isinstance(value, PurePath):
+        return str(value)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         out = {f.name: json_safe(getattr(value, f.name)) for f in dataclasses.fields(value)}
         for name, member in vars(type(value)).items():

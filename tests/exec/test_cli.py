@@ -384,11 +384,14 @@ def test_run_without_click_answers_as_click_does(world: Path) -> None:
         modules = set(done.stderr.splitlines()[-1].split())
         assert "skilldeck.execution._executor" in modules, args  # the test can fail: it ran
         assert ("click" not in modules) is plain_run, args
+        if plain_run:  # no dataclass is made, no date is written
+            assert modules & {"dataclasses", "inspect", "ast", "datetime"} == set(), args
 
 
 def test_a_run_of_an_unchanged_skill_takes_its_settings_from_the_index(world: Path) -> None:
     """The run settings of a skill listed before come from the catalog's index (no
-    SKILL.md parser is imported) and apply as when parsed: its timeout stops it."""
+    SKILL.md parser is imported) and apply as when parsed: its timeout stops it. No
+    dataclass is made on the way (the run's values are ``_frozen.value`` classes)."""
     root = world / "skills"
     (root / "slow" / "scripts").mkdir(parents=True)
     (root / "slow" / "SKILL.md").write_text(
@@ -415,3 +418,4 @@ def test_a_run_of_an_unchanged_skill_takes_its_settings_from_the_index(world: Pa
         assert json.loads(done.stdout)["error"]["code"] == "SCRIPT_TIMEOUT", done.stdout
         modules = set(done.stderr.splitlines()[-1].split())
         assert ("skilldeck.format" in modules) is parsed
+        assert parsed or "dataclasses" not in modules  # nor is a dataclass made

@@ -292,3 +292,55 @@ def test_made_makes_the_dataclass_now() -> None:
     lazy, real = _pair()
     assert _frozen.made(lazy) is lazy and lazy not in _frozen._pending
     assert _outline(lazy) == _outline(real)
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [{}, {"y": 9}, {"x": -1, "label": "l", "extra": {"c": 3}}, {"nothing": 1}, {"norm": 2}],
+)
+@pytest.mark.parametrize("made_first", [False, True])
+def test_replace_is_the_dataclass_s_replace(changes: dict[str, Any], made_first: bool) -> None:
+    """``_frozen.replace`` copies as ``dataclasses.replace`` does (or raises its error),
+    and a copy does not make a class that was not made yet."""
+    lazy, real = _pair()
+    if made_first:
+        _frozen.made(lazy)
+
+    def copy_of(cls: type, replace: Any) -> Any:
+        p = cls(1, 2, "a", ("t",), {"e": 1})
+        try:
+            q = replace(p, **changes)
+        except TypeError as exc:
+            return "TypeError", str(exc).replace(cls.__qualname__, "Q")
+        assert type(q) is cls and q is not p
+        return (q.x, q.y, q.label, q.tags, q.extra, q.extra is p.extra)
+
+    got = copy_of(lazy, _frozen.replace)
+    assert got == copy_of(real, dataclasses.replace)
+    assert (lazy in _frozen._pending) == (not made_first and got[0] != "TypeError")
+
+
+def test_replace_runs_post_init() -> None:
+    class Checked:
+        """Checked."""
+
+        x: int
+
+        def __post_init__(self) -> None:
+            if self.x < 0:
+                raise ValueError("negative")
+
+    lazy = value(Checked)
+    assert _frozen.replace(lazy(1), x=2).x == 2
+    with pytest.raises(ValueError, match="negative"):
+        _frozen.replace(lazy(1), x=-1)
+    assert lazy in _frozen._pending
+
+
+def test_field_names_are_the_dataclass_s_fields() -> None:
+    lazy, real = _pair()
+    names = _frozen.field_names(lazy)
+    assert lazy in _frozen._pending  # asking does not make the class
+    assert names == tuple(f.name for f in dataclasses.fields(real))
+    assert _frozen.field_names(_frozen.made(lazy)) == names
+    assert _frozen.field_names(real) == names

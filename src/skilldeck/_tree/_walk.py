@@ -8,10 +8,10 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 
 from skilldeck._diagnostics import Diagnostic
 from skilldeck._errors import PathNotAllowedError
+from skilldeck._frozen import field, value
 from skilldeck._tree._consts import (
     FILE_LINK_ESCAPES,
     LINK_DANGLING,
@@ -100,7 +100,7 @@ def looks_like_secret(path: str) -> bool:
     return name.endswith(_SECRET_SUFFIXES) and not name.endswith(".pub.asc")
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Entry:
     """One regular file of a skill, as listed (a link is listed under its own path)."""
 
@@ -168,7 +168,7 @@ def _printable(rel: str) -> str:
     return rel.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class WalkLimits:
     """Caps of one walk. ``max_bytes`` (total size of the files) is off by default."""
 
@@ -177,6 +177,9 @@ class WalkLimits:
     max_dirs: int = 20_000
     max_bytes: int | None = None
 
+
+_DEFAULT_LIMITS = WalkLimits()
+"""The caps of a walk that names none."""
 
 #: (inode, mtime_ns, size, ctime_ns) of a folder
 FolderStamp = tuple[int, int, int, int]
@@ -231,7 +234,7 @@ class SkillTree(ContainedFolder):
     def walk(
         self,
         *,
-        limits: WalkLimits = WalkLimits(),
+        limits: WalkLimits = _DEFAULT_LIMITS,
         strict: bool = True,
         enter: Callable[[str], bool] | None = None,
     ) -> Walk:
@@ -410,7 +413,7 @@ class SkillTree(ContainedFolder):
 def walk_skill(
     root: str | os.PathLike[str],
     *,
-    limits: WalkLimits = WalkLimits(),
+    limits: WalkLimits = _DEFAULT_LIMITS,
     strict: bool = True,
     skill: str | None = None,
     enter: Callable[[str], bool] | None = None,

@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from skilldeck._atomic import atomic_write_text, file_lock
 from skilldeck._errors import ConfigError
+from skilldeck._frozen import field_names, value
 from skilldeck._paths import dirs
 from skilldeck._statedir import read_state_file
 
@@ -39,7 +39,7 @@ __all__ = [
 _MAX_BYTES = 16 << 20
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Approval:
     """A stored approval."""
 
@@ -50,7 +50,7 @@ class Approval:
     approved_at: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return {name: getattr(self, name) for name in field_names(Approval)}
 
 
 @runtime_checkable

@@ -20,10 +20,10 @@ import os
 import re
 import stat
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from skilldeck._errors import ConfigError, InvalidArgumentsError
+from skilldeck._frozen import value
 from skilldeck._ownstate import view_problem
 from skilldeck._paths import find_project_root, real, within
 
@@ -41,7 +41,7 @@ _PATH_IN_OUTPUT = re.compile(r"(?<![\w.~-])(/[\w.@%+=,~-]+(?:/[\w.@%+=,~-]+)*)")
 _FAILURE_WORDS = ("No such file", "Permission denied", "not found", "cannot open", "can't open")
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Mount:
     """One extra path made visible under bubblewrap."""
 

@@ -35,11 +35,11 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Callable, Collection, Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from skilldeck._errors import ScriptFailedError, SkillError
+from skilldeck._frozen import value
 from skilldeck._ownstate import package_envs
 from skilldeck.execution._env import allowed_env
 
@@ -70,7 +70,7 @@ _BUILD_TIMEOUT = 900
 _COMPLETE = ".skilldeck-complete"
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class PackageSet:
     """The packages one script needs, and where the skill declared them."""
 

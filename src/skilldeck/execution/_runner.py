@@ -26,9 +26,9 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any, ParamSpec
 
+from skilldeck._frozen import field, value
 from skilldeck.execution._helper import children, descendants, parents
 
 __all__ = ["Captured", "RunResult", "capture", "describe_exit", "render_output"]
@@ -39,7 +39,7 @@ _F_SETPIPE_SZ = 1031
 _CHUNK = 1 << 16
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class RunResult:
     """The outcome of one script or declared-tool run."""
 

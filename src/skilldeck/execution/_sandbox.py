@@ -21,10 +21,10 @@ import shutil
 import subprocess
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from skilldeck._frozen import replace, value
 from skilldeck._ownstate import hidden_inside, protected_state
 from skilldeck._paths import within
 from skilldeck.execution._platform import linux_layers, platform_note
@@ -48,7 +48,7 @@ _probes: dict[str, SandboxStatus] = {}
 _versions: dict[str, str | None] = {}
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class SandboxStatus:
     """What the bubblewrap probe found on this machine."""
 

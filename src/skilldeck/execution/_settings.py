@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, fields, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from skilldeck._errors import ConfigError
+from skilldeck._frozen import field_names, replace, value as value_class
 from skilldeck.execution._mounts import Mount, parse_mount
 from skilldeck.execution._scripts import SCRIPT_KINDS
 
@@ -24,7 +24,7 @@ _WORKDIR_MODES = ("skill", "project", "temp")
 _MIB = 1024 * 1024
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class Limits:
     """Resource limits applied by the launch helper before the program starts.
 
@@ -41,10 +41,10 @@ class Limits:
     core_dumps: bool = False
 
     def to_dict(self) -> dict[str, Any]:
-        return {f.name: getattr(self, f.name) for f in fields(self)}
+        return {name: getattr(self, name) for name in field_names(Limits)}
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class ExecConfig:
     """How scripts and declared tools run. Every field has a safe default.
 
@@ -267,7 +267,7 @@ def _run_as(value: Any) -> RunAsSetting:
 
 
 def _limits(table: Mapping[str, Any]) -> Limits:
-    names = {f.name for f in fields(Limits)}
+    names = set(field_names(Limits))
     out: dict[str, Any] = {}
     for key, value in table.items():
         if key not in names:

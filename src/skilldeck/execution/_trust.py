@@ -13,9 +13,9 @@ count. A stored approval counts only for the skill's current content digest.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any, Protocol
 
+from skilldeck._frozen import value
 from skilldeck.catalog import Trust
 
 __all__ = [
@@ -54,7 +54,7 @@ class ManifestLike(Protocol):
     def modes(self) -> tuple[str, ...] | None: ...
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class ApprovalRequest:
     """What a human (or a host policy) is asked to approve before a run.
 

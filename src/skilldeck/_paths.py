@@ -22,6 +22,7 @@ from typing import Any
 from skilldeck._frozen import value
 
 __all__ = [
+    "NOT_UTF8",
     "Dirs",
     "dirs",
     "fd_real_path",
@@ -30,10 +31,12 @@ __all__ = [
     "install_base",
     "is_regular_file",
     "is_safe_directory",
+    "name_refusal",
     "owner_problem",
     "real",
     "real_path",
     "safe_relpath",
+    "shown_path",
     "user_setting",
     "within",
 ]
@@ -243,24 +246,76 @@ def is_safe_directory(folder: Path) -> bool:
     return any(os.path.realpath(os.path.expanduser(a)) == here for a in allowed)
 
 
+NOT_UTF8 = "is not valid UTF-8"
+"""``name_refusal``'s answer for a name with bytes that are not UTF-8."""
+_ENCODED = ("%2e", "%2f", "%5c", "%00")  # ".", "/", "\\", NUL, percent-encoded
+
+
+def name_refusal(name: str) -> str | None:
+    """Why one path component is never part of a skill, or ``None`` if it may be.
+
+    The one rule for names, asked by the walker (a file or folder of such a name is
+    left out: never listed, digested, copied or served) and by ``safe_relpath`` (a
+    path with such a component is refused), so a file is listed exactly when it can
+    be read. Refused: a backslash (a separator on Windows), a control character (a
+    newline in a name rewrites a listing), a percent-encoded ``.``, ``/``, ``\\`` or
+    NUL (traversal once some layer decodes it), a leading ``~`` (a home folder once
+    some layer expands it), a drive letter's colon (``c:x``), and bytes that are not
+    UTF-8 (a name has no text form for JSON, URIs and digests). Hidden names are a
+    rule of their own (``_tree.is_hidden``)."""
+    if name.isascii():
+        if (
+            name.isprintable()
+            and "\\" not in name
+            and "%" not in name
+            and name[:1] != "~"
+            and name[1:2] != ":"
+        ):
+            return None  # most names: a few passes in C
+    else:
+        try:
+            name.encode("utf-8")
+        except UnicodeEncodeError:
+            return NOT_UTF8
+    if "\\" in name:
+        return "has a backslash"
+    if name and min(name) < " ":  # U+0000-U+001F
+        return "has a control character"
+    lowered = name.lower()
+    if any(e in lowered for e in _ENCODED):
+        return "has a percent-encoded '.', '/', '\\' or NUL"
+    if name[:1] == "~":
+        return "starts with '~'"
+    if name[1:2] == ":":
+        return "looks like a drive letter"
+    return None
+
+
+def shown_path(text: str) -> str:
+    """A path or name as skilldeck prints it: bytes that are not UTF-8 (which ``os``
+    decodes to surrogates) and control characters as ``\\xNN``, so it can be printed,
+    logged and encoded, and a line break in a name cannot forge a line."""
+    shown = text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    return shown if shown.isprintable() else shown.translate(_CONTROLS)
+
+
+_CONTROLS = {i: f"\\x{i:02x}" for i in (*range(32), 127)}
+
+
 def safe_relpath(relpath: str) -> str | None:
     """Normalise a skill-relative path given by a model or user, or ``None`` if hostile.
 
-    Refuses empty paths, NUL bytes, backslashes, absolute paths, drive letters,
-    ``..`` segments and percent-encoded traversal. Returns a POSIX path without
-    ``.`` segments.
+    Refuses empty and absolute paths, ``..`` segments, and any component whose name
+    no skill holds (``name_refusal``: backslashes, control characters, drive letters,
+    a leading ``~``, percent-encoded traversal). Returns a POSIX path without ``.``
+    segments.
     """
-    if not relpath or "\x00" in relpath or "\\" in relpath:
-        return None
-    lowered = relpath.lower()
-    if "%2e" in lowered or "%2f" in lowered or "%5c" in lowered or "%00" in lowered:
-        return None
-    if relpath.startswith(("/", "~")) or (len(relpath) > 1 and relpath[1] == ":"):
+    if not relpath or relpath.startswith("/"):
         return None
     parts = [p for p in relpath.split("/") if p not in ("", ".")]
     if not parts or ".." in parts:
         return None
-    if min(relpath) < " ":  # a control character (U+0000-U+001F), found in C
+    if any(map(name_refusal, parts)):
         return None
     return "/".join(parts)
 

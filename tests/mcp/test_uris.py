@@ -14,7 +14,7 @@ NAMES = [
     "SKILL.md",
     "a b.md",
     "r x/100%?#é.md",
-    "r x/deep/x:@~!$&'()*+,;=.txt",
+    "r x/deep/x@:~!$&'()*+,;=.txt",  # not "x:...": a drive letter is never served
     "ü/日本.md",
     "q/a%20b.md",
 ]

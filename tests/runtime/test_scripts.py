@@ -123,7 +123,8 @@ def test_script_refusals(skills_root: Path) -> None:
     # a name past the file system's limit (ENAMETOOLONG) is a missing file, not INTERNAL
     assert code("a" * 300) == "FILE_NOT_FOUND"
     assert code("scripts/" + "b" * 300 + ".py") == "FILE_NOT_FOUND"
-    assert code("\ud800") == "FILE_NOT_FOUND"  # a lone surrogate (UnicodeEncodeError)
+    # a lone surrogate: bytes no UTF-8 name has, which no skill lists (not INTERNAL)
+    assert code("\ud800") == "PATH_NOT_ALLOWED"
     # the hint names the runnable scripts, not the caches pip or Python leave beside them
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(skills_root)], check=True)
     missing = rt.call(s, "skills_run_script", {"name": "tools", "script": "scripts/missing.py"})

@@ -15,6 +15,7 @@ __all__ = [
     "LINK_LOOP",
     "NOT_A_SKILL_FILE",
     "PLACEHOLDER",
+    "REFUSED_NAME",
     "ROOT_UNREADABLE",
     "SECRET_FILE",
     "SKILL_MD_ESCAPES",
@@ -45,6 +46,7 @@ SPECIAL_FILE = "SK515"
 TOO_MANY_FILES = "SK516"
 SECRET_FILE = "SK518"  # noqa: S105  (a diagnostic code, not a password)
 UNDECODABLE_NAME = "SK519"
+REFUSED_NAME = "SK520"
 
 WALK_DEPTH = 64
 """How deep a walk of one skill folder goes by default (``WalkLimits.max_depth``)."""

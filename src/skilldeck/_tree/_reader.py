@@ -26,7 +26,7 @@ from collections.abc import Callable
 from typing import Literal, Self
 
 from skilldeck._errors import FileNotFoundInSkillError, FileTooLargeError, PathNotAllowedError
-from skilldeck._paths import fd_real_path, within
+from skilldeck._paths import fd_real_path, name_refusal, within
 
 __all__ = [
     "MAX_LINKS",
@@ -52,6 +52,7 @@ ProblemKind = Literal[
     "too_deep",
     "too_many",
     "undecodable",
+    "bad_name",
 ]
 
 
@@ -240,6 +241,9 @@ def _split(rel: str) -> list[str]:
             raise _Refused(
                 "hidden", "hidden files and folders and compiled Python caches are never served"
             )
+        why = name_refusal(part)
+        if why is not None:
+            raise _Refused("escapes", f"a name that {why} is never served")
     return parts
 
 

@@ -12,10 +12,12 @@ from collections.abc import Callable, Iterator
 from skilldeck._diagnostics import Diagnostic
 from skilldeck._errors import PathNotAllowedError
 from skilldeck._frozen import field, value
+from skilldeck._paths import NOT_UTF8, name_refusal, shown_path
 from skilldeck._tree._consts import (
     FILE_LINK_ESCAPES,
     LINK_DANGLING,
     LINK_LOOP,
+    REFUSED_NAME,
     SECRET_FILE,
     SPECIAL_FILE,
     TOO_DEEP,
@@ -148,24 +150,8 @@ _PROBLEM_CODES: dict[str, tuple[str, str]] = {
     "too_deep": (TOO_DEEP, "keep a skill's folders shallow"),
     "too_many": (TOO_MANY_FILES, "keep a skill small; move bulk data elsewhere"),
     "undecodable": (UNDECODABLE_NAME, "rename it: file names are served as UTF-8 text"),
+    "bad_name": (REFUSED_NAME, "rename it: skilldeck never serves such a name"),
 }
-
-
-def _undecodable(name: str) -> bool:
-    """Is a name (as ``os`` decodes it) not valid UTF-8 on disk? Such names are
-    served in JSON, URIs and digests, which only carry text, so they are left out."""
-    if name.isascii():  # most names: no undecodable byte (a surrogate is not ASCII)
-        return False
-    try:
-        name.encode("utf-8")
-    except UnicodeEncodeError:
-        return True
-    return False
-
-
-def _printable(rel: str) -> str:
-    """``rel`` with undecodable bytes as ``\\xNN`` (safe to print, log and encode)."""
-    return rel.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 @value
@@ -278,12 +264,13 @@ class SkillTree(ContainedFolder):
             for name, kind, info in self._list(rel_dir, problems):
                 rel = f"{rel_dir}/{name}" if rel_dir else name
                 if is_hidden(name):
-                    hidden.append(_printable(rel))
+                    hidden.append(shown_path(rel))
                     continue
-                if _undecodable(name):
-                    shown = _printable(rel)
-                    message = f"{shown}: the name is not valid UTF-8; it is skipped"
-                    problems.append(Problem("undecodable", shown, message))
+                why = name_refusal(name)
+                if why is not None:
+                    shown = shown_path(rel)
+                    bad: ProblemKind = "undecodable" if why == NOT_UTF8 else "bad_name"
+                    problems.append(Problem(bad, shown, f"{shown}: the name {why}; it is skipped"))
                     continue
                 via_link = linked
                 if kind == "link":

@@ -14,7 +14,7 @@ from typing import Any, Literal
 from skilldeck._diagnostics import Diagnostic, Severity
 from skilldeck._digest import digest_of_files, skill_file_digests
 from skilldeck._errors import InstallError, ManifestError, PathNotAllowedError, SkillError
-from skilldeck._paths import is_regular_file, within
+from skilldeck._paths import is_regular_file, shown_path, within
 from skilldeck._tree import PLACEHOLDER, find_skill_folders
 from skilldeck.config import load_config
 from skilldeck.events import SinkLike, SkillsInstalled, deliver
@@ -444,9 +444,7 @@ def commit_staged(
         try:
             json.dumps(entry.to_json(), ensure_ascii=False).encode("utf-8")
         except UnicodeEncodeError:
-            shown = entry.skill_path.encode("utf-8", "surrogateescape").decode(
-                "utf-8", "backslashreplace"
-            )
+            shown = shown_path(entry.skill_path)
             raise InstallError(
                 f"skill {staged.name}: its folder {shown or '.'} in the source is not valid "
                 "UTF-8 (a name in another encoding); nothing was installed",

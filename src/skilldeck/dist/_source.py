@@ -22,7 +22,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from skilldeck._errors import InstallError
-from skilldeck._paths import safe_relpath
+from skilldeck._paths import safe_relpath, shown_path
 
 from ._model import SourceSpec
 
@@ -91,7 +91,7 @@ def parse_source(
         try:
             value.encode("utf-8")
         except UnicodeEncodeError:  # the lockfile and config record the source as text
-            shown = value.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+            shown = shown_path(value)
             raise InstallError(
                 f"the source {shown} is not valid UTF-8 (a folder named in another encoding)",
                 hint="rename the folder with a UTF-8 name, or install from a copy of it",

@@ -14,7 +14,7 @@ from urllib.parse import unquote
 
 __all__ = [
     "CHARS_PER_TOKEN", "CODE", "EXAMPLE", "PROSE", "SCHEME", "candidate_refs", "code_lines",
-    "estimate_tokens", "linked_paths",
+    "estimate_tokens", "linked_paths", "ref_target",
 ]  # fmt: skip
 
 CHARS_PER_TOKEN = 4
@@ -84,6 +84,19 @@ def candidate_refs(
                 yield index, code.start(2) + match.start("path"), match.group("path"), False
 
 
+def ref_target(raw: str, is_link: bool) -> str:
+    """The relative path a reference found by ``candidate_refs`` names, or ``""``: a
+    link's target without its fragment and query, percent-decoded (``""`` for an
+    anchor, an absolute or home path and a URL), and trailing sentence punctuation
+    dropped. The one reading of a reference, for the file index and for lint."""
+    target = raw
+    if is_link:
+        if not target or target.startswith(("#", "/", "~")) or SCHEME.match(target):
+            return ""
+        target = unquote(target.split("#", 1)[0].split("?", 1)[0])
+    return target.rstrip(".,;:")
+
+
 def linked_paths(body: str) -> frozenset[str]:
     """The relative paths a SKILL.md body refers to (links, link definitions and
     resource paths in code), normalised (``a/b``), fragments and queries dropped;
@@ -92,12 +105,7 @@ def linked_paths(body: str) -> frozenset[str]:
     lines = body.splitlines()
     out: set[str] = set()
     for _index, _column, raw, is_link in candidate_refs(lines, code_lines(lines)):
-        target = raw
-        if is_link:
-            if not target or target.startswith(("#", "/", "~")) or SCHEME.match(target):
-                continue
-            target = unquote(target.split("#", 1)[0].split("?", 1)[0])
-        target = target.rstrip(".,;:")
+        target = ref_target(raw, is_link)
         normal = os.path.normpath(target).replace(os.sep, "/") if target else ""
         if normal in ("", ".", "..") or normal.startswith(("../", "/")):
             continue

@@ -27,17 +27,16 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
-from urllib.parse import unquote
 
 from skilldeck._diagnostics import Diagnostic, Severity
 from skilldeck._errors import FileAccessError
 from skilldeck._tree import is_hidden, secret_findings, walk_skill
 from skilldeck.format._links import (
     PROSE,
-    SCHEME,
     candidate_refs,
     code_lines,
     estimate_tokens,
+    ref_target,
 )
 from skilldeck.format._manifest import Manifest, ToolPattern
 from skilldeck.format._mdtools import check_programs, parse_declared_tools
@@ -288,15 +287,8 @@ def _references(
     seen: set[str] = set()
     root = folder.resolve()
     for index, column, raw, is_link in candidate_refs(lines, code_mask):
-        target = raw
-        if is_link:
-            if not target or target.startswith(("#", "/", "~")) or SCHEME.match(target):
-                continue
-            target = unquote(target.split("#", 1)[0].split("?", 1)[0])
-            if not target:
-                continue
-        target = target.rstrip(".,;:")
-        if target in seen:
+        target = ref_target(raw, is_link)
+        if not target or target in seen:
             continue
         seen.add(target)
         line = body_line + index

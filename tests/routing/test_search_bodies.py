@@ -3,7 +3,13 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+import textwrap
 from pathlib import Path
+
+import pytest
 
 import skilldeck
 
@@ -29,3 +35,31 @@ def test_frontmatter_after_blank_lines_is_not_searched_as_body(tmp_path: Path) -
     assert listed == {"invoices", "habitats"}
     assert _names(root, "wombat") == ["habitats"]
     assert _names(root, "formatter") == ["invoices"]  # the body itself is searched
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes need POSIX")
+def test_a_skill_md_swapped_for_a_pipe_is_not_waited_on(tmp_path: Path) -> None:
+    """A SKILL.md replaced by a named pipe after the listing: the index reads the
+    bodies with the tree's bounded read, which does not wait for a writer (the
+    skill is still found by its listing's description)."""
+    root = tmp_path / "skills"
+    for name, text in (("alpha", "Alpha tables."), ("beta", "Beta charts.")):
+        (root / name).mkdir(parents=True)
+        (root / name / "SKILL.md").write_text(
+            f"---\nname: {name}\ndescription: {text}\n---\n# {name}\n"
+        )
+    script = textwrap.dedent(
+        f"""
+        import os, skilldeck
+        runtime = skilldeck.SkillRuntime(skilldeck.Catalog.from_roots([{str(root)!r}], cache=False))
+        runtime.catalog.list()  # listed before the swap
+        md = {str(root / "beta" / "SKILL.md")!r}
+        os.remove(md)
+        os.mkfifo(md)
+        print([hit.name for hit in runtime.search_index().search("beta charts")])
+        """
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert proc.stdout.strip().splitlines()[-1] == "['beta']"

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Protocol, overload
 
 from skilldeck._errors import SkillError
 from skilldeck._gc import paused as gc_paused
+from skilldeck._tree import read_file
 from skilldeck.search import SearchDocument, SearchIndex, body_parts, pieces_memory
 from skilldeck.tools._options import CatalogLike, RuntimeOptions
 
@@ -278,10 +279,14 @@ class RuntimeSearch:
         # load (file index and all) is only needed for skills without a file
         path = _skill_md_path(meta)
         if path is not None:
+            # the tree's bounded read: no file object, and a file swapped for a pipe
+            # since discovery is not waited on; a file of the bound or more comes back
+            # as its first _HEADINGS_BYTES, incomplete
             try:
-                with open(path, "rb") as fh:
-                    head = fh.read(_HEADINGS_BYTES)
+                head = read_file(path, _HEADINGS_BYTES - 1)[0]
             except OSError:
+                return ""
+            if head is None:
                 return ""
             from skilldeck.format import split_frontmatter  # the catalog's own rule
 

@@ -167,15 +167,16 @@ def test_a_change_reads_only_the_changed_skills(root: Path, tmp_path: Path) -> N
 
 
 def test_saved_terms_come_back_as_they_were(tmp_path: Path) -> None:
-    """Each skill's terms are written as strings and read back equal, whatever the
-    text (accents, dotless i, compounds, digits, a name kept whole); a file of the
-    earlier numbered format, or one cut short, is not reused."""
+    """Each skill's terms are read back equal, whatever the text (accents, dotless
+    i, compounds, digits, a name kept whole), one string per term shared by every
+    skill that has it (a string per skill and term doubled a rebuild's memory); a
+    file cut short is not reused."""
     from skilldeck.search import SearchDocument, doc_terms
     from skilldeck.search._store import TERMS_FILE, load_terms, save_terms
 
     docs = [
         SearchDocument("pdf-tools", "Extract tables from PDFs, don't guess.", ("pdf", "ocr")),
-        SearchDocument("ıstanbul", "Présentation naïve 2024 K8s ünïcode"),
+        SearchDocument("ıstanbul", "Présentation naïve 2024 K8s ünïcode tables"),
         SearchDocument("x", "", when_to_use="When the user's pdf_tools break."),
     ]
     rows = [
@@ -186,10 +187,14 @@ def test_saved_terms_come_back_as_they_were(tmp_path: Path) -> None:
     save_terms(folder, rows)
     got = load_terms(folder)
     assert got == {key: (terms, headings) for key, terms, headings in rows}
+    strings = {}
+    for terms, _headings in got.values():
+        for _f, names, _counts in terms.fields:
+            for name in names:
+                assert strings.setdefault(name, name) is name
+    assert "tabl" in strings
     data = (folder / TERMS_FILE).read_bytes()
     (folder / TERMS_FILE).write_bytes(data[:-3])
-    assert load_terms(folder) == {}
-    (folder / TERMS_FILE).write_bytes(b"\x01\x00\x00\x00\x07" + data[5:])
     assert load_terms(folder) == {}
 
 

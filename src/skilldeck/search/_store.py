@@ -26,6 +26,7 @@ import itertools
 import mmap
 import os
 from array import array
+from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -222,19 +223,15 @@ def _prune(folder: Path) -> None:
 # -- the terms of each skill, for a rebuild after a change --------------------------
 
 #: one skill: its key, field lengths, evidence length, headings, and per field its
-#: position, its terms and their counts (``array("I")`` bytes). Terms are written as
-#: strings: numbering them into a vocabulary was a dictionary look-up per term when
-#: saving and a list look-up when loading, both slower than MessagePack's own strings
-#: (10,000 skills: saving 0.52-0.75 s -> 0.24-0.29 s, loading 0.42-0.59 s -> 0.26-0.34 s,
-#: for a file a third larger)
-_Row = tuple[bytes, list[int], float, list[str], list[tuple[int, tuple[str, ...], bytes]]]
+#: position, its terms (numbers into the file's vocabulary) and their counts, both
+#: ``array("I")`` bytes (a string per term would cost more than the index)
+_Row = tuple[bytes, list[int], float, list[str], list[tuple[int, bytes, bytes]]]
 
 
 _ROWS = msgspec.msgpack.Decoder(list[_Row])
+_VOCABULARY = msgspec.msgpack.Decoder(list[str])
 _FORMAT = msgspec.msgpack.Decoder(int)
 TERMS_FILE = "skills.terms"  # not .msgpack: the pruning keeps the index files
-#: the terms file's own format (7 was the index's ``FORMAT``, with numbered terms)
-_TERMS_FORMAT = 8
 _CHUNK = 500  # skills per frame: the file is written a frame at a time
 
 
@@ -245,9 +242,11 @@ def save_terms(
     """Write each skill's terms under its ``doc_keys`` key (atomically, replacing the
     last catalog state's; failures only cost the next rebuild its reuse).
 
-    The file is frames (a 4-byte length, then MessagePack): the format, then rows of
-    ``_CHUNK`` skills."""
+    The file is frames (a 4-byte length, then MessagePack): the format, rows of
+    ``_CHUNK`` skills, then the vocabulary their term numbers point into."""
     folder = Path(directory)
+    vocabulary: defaultdict[str, int] = defaultdict(itertools.count().__next__)
+    number = vocabulary.__getitem__  # a new term gets the next number (in C)
 
     def frame(fh: Any, value: Any) -> None:
         blob = _ENCODER.encode(value)
@@ -257,21 +256,18 @@ def save_terms(
         return
     try:
         with replacing(folder / TERMS_FILE, mode=0o600, durable=False) as fh:
-            frame(fh, _TERMS_FORMAT)
+            frame(fh, FORMAT)
             for start in range(0, len(rows), _CHUNK):
-                frame(
-                    fh,
-                    [
-                        (
-                            key,
-                            terms.lengths,
-                            terms.meta_length,
-                            headings,
-                            [(f, names, c.tobytes()) for f, names, c in terms.fields],
-                        )
-                        for key, terms, headings in rows[start : start + _CHUNK]
-                    ],
-                )
+                table: list[_Row] = []
+                for key, terms, headings in rows[start : start + _CHUNK]:
+                    fields = [
+                        (f, array("I", map(number, names)).tobytes(), c.tobytes())
+                        for f, names, c in terms.fields
+                    ]
+                    lengths = list(terms.lengths)
+                    table.append((key, lengths, terms.meta_length, list(headings), fields))
+                frame(fh, table)
+            frame(fh, list(vocabulary))
     except (OSError, ValueError, msgspec.EncodeError):
         return
 
@@ -294,23 +290,28 @@ def load_terms(directory: str | os.PathLike[str]) -> dict[bytes, tuple[DocTerms,
     try:
         with open(Path(directory) / TERMS_FILE, "rb") as fh:
             frames = _frames(fh.read())
-        if not frames or _FORMAT.decode(frames[0]) != _TERMS_FORMAT:
+        if not frames or len(frames) < 2 or _FORMAT.decode(frames[0]) != FORMAT:
             return {}
-        chunks = [_ROWS.decode(f) for f in frames[1:]]
+        vocabulary = _VOCABULARY.decode(frames[-1])
+        chunks = [_ROWS.decode(f) for f in frames[1:-1]]
     except (OSError, msgspec.DecodeError, msgspec.ValidationError, ValueError, TypeError):
         return {}
+    size = len(vocabulary)
     width = len(FIELDS)
     out: dict[bytes, tuple[DocTerms, tuple[str, ...]]] = {}
     for key, lengths, meta_length, headings, fields in itertools.chain.from_iterable(chunks):
         if len(lengths) != width:
             continue
         made = []
-        for f, names, raw_counts in fields:
-            counts = array("I")
-            if not 0 <= f < width or len(raw_counts) != 4 * len(names):
+        for f, raw_ids, raw_counts in fields:
+            ids, counts = array("I"), array("I")
+            if not 0 <= f < width or len(raw_ids) % 4 or len(raw_ids) != len(raw_counts):
                 break
+            ids.frombytes(raw_ids)
             counts.frombytes(raw_counts)
-            made.append((f, names, counts))
+            if ids and max(ids) >= size:
+                break
+            made.append((f, tuple(map(vocabulary.__getitem__, ids)), counts))
         else:
             out[key] = (DocTerms(tuple(made), tuple(lengths), meta_length), tuple(headings))
     return out

@@ -12,7 +12,16 @@ from skilldeck.security._behaviour import behaviour_findings
 from skilldeck.security._engine import KEYWORDS, Hit, Pattern
 from skilldeck.security._linechecks import download_origin, known_installer
 from skilldeck.security._normal import normalise
-from skilldeck.security._patterns import LINE_RULES, METADATA_HOST, METADATA_HOSTS, LineRule
+from skilldeck.security._patterns import (
+    BROWSER_STORE,
+    CREDENTIAL_WORDS,
+    HOME_CREDENTIAL,
+    KEY_FILE,
+    LINE_RULES,
+    METADATA_HOST,
+    METADATA_HOSTS,
+    LineRule,
+)
 from skilldeck.security._prose import INJECTION, MODEL_ADDRESS, SCRIPT_COMMENTS
 from skilldeck.security._pyflow import python_findings
 from skilldeck.security._rules import (
@@ -326,12 +335,10 @@ _SOURCES = (
     r"|\$\(\s*(?:env|printenv)\s*\)|\bGet-ChildItem\s+env:|\bgci\s+env:|\bls\s+env:"
     r"|\[(?:System\.)?Environment\]::GetEnvironmentVariables"
     r"|\bENV\.to_h\b|%ENV\b|\$_ENV\b|\bgetenv\s*\(\s*\)"
-    r"|(?P<at>(?:~|\$HOME|\$\{HOME\}|expanduser\s*\(\s*[\"']~)[^\s\"']*?/\.(?:ssh|aws/credentials"
-    r"|netrc|git-credentials|docker/config\.json|kube/config|npmrc|pypirc|gnupg"
-    r"|config/gcloud|config/gh/hosts\.yml))"
+    r"|(?P<at>(?:~|\$HOME|\$\{HOME\}|expanduser\s*\(\s*[\"']~)[^\s\"']*?/\."
+    rf"{HOME_CREDENTIAL})"
     rf"|{METADATA_HOST}"
-    r"|\bid_(?:rsa|ed25519|ecdsa|dsa)\b(?:[^.]|$)|\bsecurity\s+(?:find|dump)-|\bLogin Data\b"
-    r"|\bcookies\.sqlite\b|\blogins\.json\b"
+    rf"|\b{KEY_FILE}\b(?:[^.]|$)|\bsecurity\s+(?:find|dump)-|{BROWSER_STORE}"
 )
 _SOURCE_WORDS = (
     "environ",
@@ -344,23 +351,10 @@ _SOURCE_WORDS = (
     "%env",
     "$_env",
     "getenv",
-    ".ssh",
-    ".aws",
+    *CREDENTIAL_WORDS,
     "netrc",
-    "credentials",
-    ".docker",
-    ".kube",
-    ".npmrc",
-    ".pypirc",
-    ".gnupg",
-    "gcloud",
-    "hosts.yml",
     *METADATA_HOSTS,
-    "id_",
     "security ",
-    "login data",
-    "cookies.sqlite",
-    "logins.json",
 )
 _SINKS = (
     r"\b(?:requests|httpx|session|sess|client|aiohttp|s)\.(?:post|put|patch)\s*\("

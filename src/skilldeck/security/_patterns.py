@@ -88,6 +88,41 @@ METADATA_HOSTS = ("169.254.169.254", "169.254.170.2", "metadata.google.internal"
 METADATA_HOST = r"\b(?:" + "|".join(re.escape(host) for host in METADATA_HOSTS) + r")\b"
 """A pattern that matches any of ``METADATA_HOSTS`` (each is also a keyword)."""
 
+#: Where a home folder keeps credentials, each as its path below the home folder and
+#: the word that names it alone in code (``os.path.join(home, ".aws", "credentials")``):
+#: the one list the credential rules build from (SK603's lines, the secret flow's
+#: sources, the Python taint's hints).
+HOME_CREDENTIALS = (
+    (".ssh", ".ssh"),
+    (".aws/credentials", ".aws"),
+    (".netrc", ".netrc"),
+    (".git-credentials", ".git-credentials"),
+    (".docker/config.json", ".docker"),
+    (".kube/config", ".kube"),
+    (".npmrc", ".npmrc"),
+    (".pypirc", ".pypirc"),
+    (".gnupg", "gnupg"),
+    (".password-store", ".password-store"),
+    (".config/gcloud", "gcloud"),
+    (".config/gh/hosts.yml", "hosts.yml"),
+)
+HOME_CREDENTIAL = "(?:" + "|".join(re.escape(p[1:]) for p, _w in HOME_CREDENTIALS) + ")"
+"""A pattern of ``HOME_CREDENTIALS``' paths after their leading ``.``."""
+#: SSH private key files, by name wherever they are (``.pub`` is the public half).
+KEY_FILES = ("id_rsa", "id_dsa", "id_ecdsa", "id_ed25519")
+KEY_FILE = "id_(?:" + "|".join(name[3:] for name in KEY_FILES) + ")"
+"""A pattern that matches any of ``KEY_FILES``."""
+#: Browsers' stores of saved passwords and cookies, by name.
+BROWSER_STORES = ("Login Data", "cookies.sqlite", "logins.json", "key3.db", "key4.db")
+BROWSER_STORE = r"\b(?:" + "|".join(re.escape(name) for name in BROWSER_STORES) + r")\b"
+"""A pattern that matches any of ``BROWSER_STORES``."""
+#: The lower-case words by which the credential rules let a line or literal reach them.
+CREDENTIAL_WORDS = (
+    *(word for _p, word in HOME_CREDENTIALS),
+    *KEY_FILES,
+    *(name.lower() for name in BROWSER_STORES),
+)
+
 _SHELLS = (
     r"(?:sudo\s+(?:-\S+\s+)*)?(?:env\s+(?:\w+=\S*\s+)*)?(?:/usr(?:/local)?/bin/|/bin/)?"
     r"(?:(?:ba|z|k|da|fi|tc|c)?sh|python[0-9.]*|perl|ruby|node|php|pwsh|powershell|iex"
@@ -200,49 +235,38 @@ LINE_RULES: list[LineRule] = [
     LineRule(
         CREDENTIALS,
         r"(?:^|[^\w.\-])(?P<at>\.ssh(?:/(?:id_\w+(?:\.pub)?|\*|\.\*)|/?[\s'\")`]|/?$|\\id_\w+))"
-        r"|\b(?P<at2>id_(?:rsa|dsa|ecdsa|ed25519)(?:_sk)?(?:\.pub)?)\b"
-        r"|(?:^|[^\w.\-])\.aws[/\\]credentials\b"
+        rf"|\b(?P<at2>{KEY_FILE}(?:_sk)?(?:\.pub)?)\b"
+        # the home folder's credentials in ``HOME_CREDENTIALS``, either separator;
+        # ``.ssh`` (above), ``netrc`` (also ``_netrc``) and gcloud's folder (its
+        # credential files only: the folder also holds plain settings) by their own shape
+        r"|(?:^|[^\w.\-])\.(?:"
+        + "|".join(
+            re.escape(path[1:]).replace("/", r"[/\\]")
+            for path, _w in HOME_CREDENTIALS
+            if path not in (".ssh", ".netrc", ".config/gcloud")
+        )
+        + r")\b"
         r"|(?:^|[^\w\-])[._]netrc\b"
-        r"|(?:^|[^\w.\-])\.git-credentials\b"
-        r"|(?:^|[^\w.\-])\.docker[/\\]config\.json"
-        r"|(?:^|[^\w.\-])\.kube[/\\]config\b"
-        r"|(?:^|[^\w.\-])\.config[/\\](?:gcloud[/\\](?:credentials|access_tokens|legacy)"
-        r"|gh[/\\]hosts\.yml)"
+        r"|(?:^|[^\w.\-])\.config[/\\]gcloud[/\\](?:credentials|access_tokens|legacy)"
         r"|\bapplication_default_credentials\.json"
-        r"|(?:^|[^\w.\-])\.(?:gnupg|password-store)\b"
-        r"|(?:^|[^\w.\-])\.(?:npmrc|pypirc)\b"
         r"|/etc/shadow\b"
         r"|\bsecurity\s+(?:find|dump)-(?:generic|internet)-password|\bsecurity\s+dump-keychain"
         r"|Library[/\\]Keychains|\blogin\.keychain|\bsecret-tool\s+lookup"
         r"|Google[/\\]Chrome[/\\]User Data|\.config[/\\](?:google-chrome|chromium|BraveSoftware)"
         r"|Application Support[/\\](?:Google[/\\]Chrome|BraveSoftware|Microsoft Edge|Firefox)"
         r"|\.mozilla[/\\]firefox|Firefox[/\\]Profiles"
-        r"|\bLogin Data\b|\bkey[34]\.db\b|\blogins\.json\b|\bcookies\.sqlite\b",
+        rf"|{BROWSER_STORE}",
         (
-            ".ssh",
-            "id_",
-            ".aws",
+            *CREDENTIAL_WORDS,
             "netrc",
-            ".git-cred",
-            ".docker",
-            ".kube",
-            ".config",
             "application_d",
-            ".gnupg",
-            ".password-store",
-            ".npmrc",
-            ".pypirc",
+            ".config",
             "/etc/shadow",
             "security ",
             "keychain",
             "secret-tool",
             "chrome",
             "firefox",
-            "login data",
-            "key3",
-            "key4",
-            "logins.json",
-            "cookies.sqlite",
         ),
         "refers to a credential location",
         check=credential_check,

@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from skilldeck.security._patterns import METADATA_HOSTS
+from skilldeck.security._patterns import CREDENTIAL_WORDS, METADATA_HOSTS
 
 __all__ = ["DECODED", "FETCH_ROOTS", "NET", "SECRET", "TaintModel", "dotted_name", "strings_in"]
 
@@ -63,25 +63,10 @@ _DECODERS = {
     "decodebytes",
 }
 _CRED_HINTS = (
-    ".ssh",
-    "id_rsa",
-    "id_ed25519",
-    ".aws",
-    "credentials",
-    ".netrc",
-    ".git-credentials",
-    ".docker/config",
-    ".kube/config",
-    ".npmrc",
-    ".pypirc",
-    "gnupg",
-    "login data",
-    "cookies.sqlite",
-    "logins.json",
+    *CREDENTIAL_WORDS,
+    "credentials",  # the file of ``.aws``, gcloud's and many tools' (a literal of its own)
     "keychain",
     "/etc/shadow",
-    "gcloud",
-    "hosts.yml",
     *METADATA_HOSTS,
 )
 

@@ -37,7 +37,8 @@ __all__ = [
 ]
 
 _MAX_ARGUMENT_PATHS = 64
-_PATH_IN_OUTPUT = re.compile(r"(?<![\w.~-])(/[\w.@%+=,~-]+(?:/[\w.@%+=,~-]+)*)")
+#: an absolute path in a program's output (compiled by ``re`` when a failed run is read)
+_PATH_IN_OUTPUT = r"(?<![\w.~-])(/[\w.@%+=,~-]+(?:/[\w.@%+=,~-]+)*)"
 _FAILURE_WORDS = ("No such file", "Permission denied", "not found", "cannot open", "can't open")
 
 
@@ -191,7 +192,7 @@ def failure_hint(
                     return hint
     if not sandboxed:
         return None
-    for match in _PATH_IN_OUTPUT.finditer(output[-8192:]):
+    for match in re.finditer(_PATH_IN_OUTPUT, output[-8192:]):
         path = match.group(1).rstrip(".,:")
         if within(path, visible) or not within(path, hidden):
             continue

@@ -57,7 +57,9 @@ __all__ = [
 ]
 
 #: a requirement: a name, extras, version specifiers and a marker; no URL, no option
-_REQUIREMENT = re.compile(
+#: (this module's patterns are compiled by ``re`` when first used, and kept in its cache:
+#: a run that reads no requirement list compiles none of them)
+_REQUIREMENT = (
     r"^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?"
     r"(?:\[[A-Za-z0-9._-]+(?:\s*,\s*[A-Za-z0-9._-]+)*\])?"
     r"\s*(?:(?:===|==|!=|<=|>=|~=|<|>)\s*[A-Za-z0-9.*+!_-]+\s*(?:,\s*(?:===|==|!=|<=|>=|~=|<|>)"
@@ -106,7 +108,7 @@ def _checked(skill: str, origin: str, items: list[object]) -> tuple[str, ...]:
         raise _bad(skill, origin, f"more than {_MAX_REQUIREMENTS} requirements")
     out = []
     for item in items:
-        if not isinstance(item, str) or not _REQUIREMENT.match(item.strip()):
+        if not isinstance(item, str) or not re.match(_REQUIREMENT, item.strip()):
             raise _bad(skill, origin, f"{str(item)[:100]!r} is not a plain requirement")
         out.append(item.strip())
     return tuple(out)
@@ -394,7 +396,7 @@ def install_packages(
     ]
 
 
-_MISSING = re.compile(r"ModuleNotFoundError: No module named '([A-Za-z0-9_]+)")
+_MISSING = r"ModuleNotFoundError: No module named '([A-Za-z0-9_]+)"
 #: import names whose package has another name (the common ones in skills)
 _DISTRIBUTIONS = {
     "PIL": "pillow",
@@ -414,7 +416,7 @@ _DISTRIBUTIONS = {
 
 def missing_module_hint(output: str, skill: str, script: str | None) -> str | None:
     """A hint for a Python run that failed on an import of a package it did not declare."""
-    found = _MISSING.search(output[-8192:])
+    found = re.search(_MISSING, output[-8192:])
     if found is None:
         return None
     module = found.group(1)

@@ -25,8 +25,9 @@ from skilldeck._paths import real_path
 
 __all__ = ["Program", "find_program", "program_roots"]
 
-_SHIM_EXEC = re.compile(rb'exec\s+"?([^"\s]+?)"?\s+exec\s+"?(?:\$program|\$\{0##\*/\}|[\w.+-]+)"?')
-_SHIM_ROOT = re.compile(rb'export\s+([A-Z]+_ROOT|ASDF_DIR|ASDF_DATA_DIR)="([^"]+)"')
+#: patterns of a version manager's shim (compiled by ``re`` when a shim is first read)
+_SHIM_EXEC = rb'exec\s+"?([^"\s]+?)"?\s+exec\s+"?(?:\$program|\$\{0##\*/\}|[\w.+-]+)"?'
+_SHIM_ROOT = rb'export\s+([A-Z]+_ROOT|ASDF_DIR|ASDF_DATA_DIR)="([^"]+)"'
 _MANAGERS = ("pyenv", "rbenv", "nodenv", "asdf", "goenv", "jenv", "plenv")
 
 
@@ -58,7 +59,7 @@ def _shim_manager(path: str) -> tuple[str, dict[str, str]] | None:
         return None
     if not head.startswith(b"#!"):
         return None
-    match = _SHIM_EXEC.search(head)
+    match = re.search(_SHIM_EXEC, head)
     if match is None:
         return None
     manager = os.fsdecode(match.group(1))
@@ -69,7 +70,7 @@ def _shim_manager(path: str) -> tuple[str, dict[str, str]] | None:
         if found is None:
             return None
         manager = found
-    exported = {os.fsdecode(k): os.fsdecode(v) for k, v in _SHIM_ROOT.findall(head)}
+    exported = {os.fsdecode(k): os.fsdecode(v) for k, v in re.findall(_SHIM_ROOT, head)}
     return manager, exported
 
 

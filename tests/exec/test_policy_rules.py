@@ -4,12 +4,14 @@ always-ask x stored digest). Each row would otherwise need a real run to reach."
 
 from __future__ import annotations
 
+import fnmatch
+import itertools
 import os
 
 import pytest
 
 import skilldeck
-from skilldeck.execution._env import build_env, is_denied
+from skilldeck.execution._env import ALLOW, DENY, allowed_env, build_env, is_denied
 from skilldeck.execution._trust import decide_approval
 
 
@@ -61,6 +63,36 @@ def test_environment_is_an_allowlist_and_secrets_never_pass() -> None:
     assert "RANDOM_VAR" not in env_of(parent)
     assert env_of(parent, home="/private")["HOME"] == "/private"
     assert is_denied("aws_session_token") and not is_denied("TERM")
+
+
+_NAMES = [
+    *ALLOW,
+    *DENY,
+    "", "*", "A", "ab", "A_TOKEN", "TOKEN", "MYTOKENS", "X_KEY_Y", "KEY", "_KEY", "a_keys",
+    "MY_API_KEY_2", "PASSWORDLESS", "aws", "AWS_", "lc_all", "LC_", "LC", "LD_PRELOAD",
+    "ldap", "ENV", "ENVX", "XENV", "path", "PATHS", "A?B", "A[B", "A*B", "A\\B", "Z.Y",
+    "DB_1", "DB1", "MY_X_Y", "MYXY", "MY_XY_", "É_TOKEN", "a\nb_TOKEN", "ß",
+]  # fmt: skip
+_PATTERNS = [
+    ALLOW,
+    DENY,
+    ("*",),
+    ("**",),
+    ("",),
+    ("MY_*", "*_Y", "*X*", "DB_?", "[A-C]*", "A*B", "MY*Y*", "*A*B*", "A\\B", "Z.Y"),
+    ("*?", "AB"),
+    ("ß", "*SS"),
+]
+
+
+@pytest.mark.parametrize("patterns", _PATTERNS)
+def test_the_environment_patterns_match_as_fnmatch_does(patterns: tuple[str, ...]) -> None:
+    """Shell patterns of any case, as ``fnmatch`` reads them upper-cased, whether they
+    are tested with string methods or by a regular expression."""
+    for name in {*_NAMES, *("".join(p) for p in itertools.product("AB_*", repeat=3))}:
+        want = any(fnmatch.fnmatchcase(name.upper(), p.upper()) for p in patterns)
+        assert bool(allowed_env({name: "v"}, patterns, deny=())) is want, (name, patterns)
+        assert bool(allowed_env({name: "v"}, ("*",), deny=patterns)) is not want, name
 
 
 T = skilldeck.Trust

@@ -68,13 +68,62 @@ DENY: tuple[str, ...] = (
 )
 
 
+class _Patterns:
+    """Shell patterns, upper-cased, as one test: ``match(NAME)`` (an upper-cased name)
+    is true when one of them matches it as ``fnmatch`` matches. A pattern without
+    ``?`` or ``[`` (every pattern of ``ALLOW`` and ``DENY``) is a name, ``X*``,
+    ``*X`` or ``*X*``, tested with string methods; any other goes into a regular
+    expression made by ``fnmatch.translate``, compiled only when there is one
+    (compiling the union of ``DENY`` was about 2.5 ms of every ``skilldeck run``)."""
+
+    __slots__ = ("exact", "inner", "other", "prefixes", "suffixes")
+
+    def __init__(self, patterns: tuple[str, ...]) -> None:
+        exact: set[str] = set()
+        prefixes: list[str] = []
+        suffixes: list[str] = []
+        inner: list[str] = []
+        other: list[str] = []
+        for pattern in patterns:
+            pattern = pattern.upper()
+            parts = pattern.split("*")
+            if "?" in pattern or "[" in pattern or len(parts) > 3:
+                other.append(pattern)
+            elif len(parts) == 1:
+                exact.add(pattern)
+            elif len(parts) == 2 and not parts[1]:
+                prefixes.append(parts[0])  # X* (and *)
+            elif len(parts) == 2 and not parts[0]:
+                suffixes.append(parts[1])  # *X
+            elif len(parts) == 3 and not parts[0] and not parts[2]:
+                inner.append(parts[1])  # *X*
+            else:
+                other.append(pattern)  # X*Y, X*Y*, ...
+        self.exact = frozenset(exact)
+        self.prefixes = tuple(prefixes)
+        self.suffixes = tuple(suffixes)
+        self.inner = tuple(inner)
+        self.other = (
+            re.compile("|".join(fnmatch.translate(p) for p in other)).match if other else None
+        )
+
+    def match(self, name: str) -> bool:
+        return (
+            name in self.exact
+            or name.startswith(self.prefixes)
+            or name.endswith(self.suffixes)
+            or any(part in name for part in self.inner)
+            or (self.other is not None and self.other(name) is not None)
+        )
+
+
 @functools.lru_cache(maxsize=32)
-def _compile(patterns: tuple[str, ...]) -> re.Pattern[str]:
-    return re.compile("|".join(fnmatch.translate(p.upper()) for p in patterns))
+def _compile(patterns: tuple[str, ...]) -> _Patterns:
+    return _Patterns(patterns)
 
 
 def _match(name: str, patterns: Sequence[str]) -> bool:
-    return _compile(tuple(patterns)).match(name.upper()) is not None
+    return _compile(tuple(patterns)).match(name.upper())
 
 
 def is_denied(name: str) -> bool:

@@ -51,6 +51,13 @@ def test_verify_names_modified_added_removed_and_stray_files(tmp_path: Path) -> 
     (folder / "link").symlink_to("/etc/passwd")
     check = skilldeck.dist.verify(["watched"]).skills[0]
     assert not check.ok and "link" in (check.problem or "")
+    (folder / "link").unlink()
+    assert skilldeck.dist.verify().ok
+
+    # a file no walk lists (outside the digest) is still a sign of tampering
+    (folder / "~payload.py").write_text("x = 1\n")
+    check = skilldeck.dist.verify(["watched"]).skills[0]
+    assert not check.ok and "~payload.py" in (check.problem or "")
 
 
 def test_verify_reports_a_missing_folder_and_untracked_folders(tmp_path: Path) -> None:

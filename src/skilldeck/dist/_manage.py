@@ -15,7 +15,7 @@ from tomlkit.toml_document import TOMLDocument
 
 from skilldeck._digest import digest_of_files, skill_file_digests
 from skilldeck._errors import InstallError, SkillError, SkillNotFoundError, UnsafeStateError
-from skilldeck._paths import safe_relpath
+from skilldeck._paths import name_refusal, safe_relpath
 from skilldeck.config import load_config, update_config
 from skilldeck.events import SinkLike, SkillsRemoved, SkillsUpdated, deliver
 from skilldeck.execution import revoke_lapsed
@@ -276,10 +276,13 @@ def remove(
 
 
 def _stray_entries(folder: Path) -> list[str]:
-    """Links, special files and hidden files or folders inside an installed skill.
+    """Links, special files, hidden files or folders and names the walker leaves out
+    (``name_refusal``) inside an installed skill.
 
-    Installs never create them (they copy the walker's file set); a hidden file is
+    Installs never create them (they copy the walker's file set); such a file is
     outside the digest, so it can never run, but its presence means tampering.
+    (Compiled Python caches, hidden to the walker too, are not counted: running an
+    installed script in place writes them.)
     """
     out: list[str] = []
     for dirpath, dirnames, filenames in os.walk(folder, followlinks=False):
@@ -287,7 +290,7 @@ def _stray_entries(folder: Path) -> list[str]:
             full = os.path.join(dirpath, entry)
             mode = os.lstat(full).st_mode
             odd = stat.S_ISLNK(mode) or not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
-            if odd or entry.startswith("."):
+            if odd or entry.startswith(".") or name_refusal(entry) is not None:
                 out.append(os.path.relpath(full, folder).replace(os.sep, "/"))
         dirnames[:] = [d for d in dirnames if not d.startswith(".")]
     return sorted(out)
@@ -327,7 +330,7 @@ def verify(
         stray = _stray_entries(folder)
         problem = None
         if stray:
-            problem = "links, special or hidden files: " + ", ".join(stray[:5])
+            problem = "links, special, hidden or badly named files: " + ", ".join(stray[:5])
         elif actual != entry.digest:
             problem = "files differ from the lockfile"
         places = placement_checks(lay, entry, enabled=_enabled(entry.name, cwd))

@@ -167,3 +167,20 @@ def test_a_record_in_the_older_plugins_spelling_is_kept_in_step(tmp_path: Path) 
     config.write_text(config.read_text().replace("[installed.", "[plugins."))
     skilldeck.dist.remove("veteran")
     assert "veteran" not in config.read_text() and "[plugins" not in config.read_text()
+
+
+@pytest.mark.parametrize("bad", ["~evil", "a\\b", "c:x", "line\nbreak", "%2e%2e"])
+def test_state_holds_only_names_a_walk_would_list(tmp_path: Path, bad: str) -> None:
+    # the lockfile is state on disk: a name no skill folder may have is damage, and
+    # never becomes a path below the install folder
+    src = make_skill(tmp_path / "src", "kept")
+    skilldeck.dist.install(str(src))
+    data = json.loads(_lockfile().read_text())
+    data["skills"][bad] = data["skills"].pop("kept")
+    _lockfile().write_text(json.dumps(data))
+    with pytest.raises(skilldeck.SkillError) as damaged:
+        skilldeck.dist.verify()
+    assert "damaged lockfile" in damaged.value.message
+    with pytest.raises(skilldeck.SkillError) as refused:
+        skilldeck.dist.remove(bad)
+    assert refused.value.code in ("SKILL_NOT_FOUND", "CONFIG_INVALID")

@@ -44,7 +44,7 @@ from typing import Any
 from skilldeck._atomic import file_lock
 from skilldeck._digest import skill_digest
 from skilldeck._errors import ConfigError, InstallError, SkillNotFoundError, UnsafeStateError
-from skilldeck._paths import PROJECT_DIR, dirs, foreign_project_root, install_base
+from skilldeck._paths import PROJECT_DIR, dirs, foreign_project_root, install_base, name_refusal
 from skilldeck._statedir import (
     check_entry,
     check_stat,
@@ -82,15 +82,15 @@ def now_iso() -> str:
 
 
 def valid_name(name: object) -> bool:
-    """One plain path component that is not hidden: the only skill names state holds."""
+    """One plain path component that is not hidden and that a walk would list
+    (``name_refusal``): the only skill names state holds."""
     return (
         isinstance(name, str)
         and 0 < len(name) <= 255
         and name not in (".", "..")
         and "/" not in name
-        and "\\" not in name
-        and "\x00" not in name
         and not name.startswith(".")
+        and name_refusal(name) is None
     )
 
 

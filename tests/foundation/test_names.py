@@ -105,3 +105,12 @@ def test_no_copy_of_the_rule_is_left() -> None:
                     if "%2e" in fh.read().lower():
                         copies.append(os.path.relpath(path, root))
     assert copies == []
+
+
+def test_lint_tells_the_author_what_install_will_leave_out(tmp_path: Path) -> None:
+    folder = _skill(tmp_path / "skills", "names", extra=True)
+    os.symlink("missing.md", folder / "docs" / "gone.md")
+    found = skilldeck.format.lint_skill(folder).diagnostics
+    codes = [d.code for d in found]
+    assert codes.count("SK520") == len(REFUSED) + 2 and "SK504" in codes
+    assert all(d.severity is skilldeck.Severity.WARNING for d in found if d.code == "SK520")

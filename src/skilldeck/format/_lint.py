@@ -376,14 +376,16 @@ def skill_scripts(folder: Path) -> list[str]:
 
 
 def _tree(folder: Path) -> Iterator[Diagnostic]:
-    """Files that look like secrets (SK518), and a tree too deep to use (SK507, an error)."""
+    """What the walk leaves out, as install and serve will (links that leave the skill
+    or lead nowhere, special files, names no skill may hold: SK504-SK520, warnings; a
+    tree too deep to use, SK507, is an error), and files that look like secrets (SK518)."""
     try:
         walk = walk_skill(folder, strict=False)
     except FileAccessError:
         return
     for problem in walk.problems:
-        if problem.kind == "too_deep":
-            yield problem.diagnostic(folder).with_severity(Severity.ERROR)
+        found = problem.diagnostic(folder)
+        yield found.with_severity(Severity.ERROR) if problem.kind == "too_deep" else found
     yield from secret_findings(folder, walk)
 
 

@@ -13,14 +13,16 @@ runs a program as root by falling back.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TypeVar, cast
 
 from skilldeck._errors import SandboxUnavailableError
 
 __all__ = ["Need", "RunAs", "blocked_for", "choose_user", "nobody", "user_label"]
 
 _RX = os.R_OK | os.X_OK
+_T = TypeVar("_T")
 
 
 class Need:
@@ -63,24 +65,55 @@ class RunAs:
         self.blocked = blocked
 
 
+_users: dict[object, object] = {}  # the answers below for one state of the user database
+_users_stamp: tuple[int, int, int] | None = None
+
+
+def _user_db(key: object, ask: Callable[[], _T]) -> _T:
+    """``ask()``, kept while ``/etc/passwd`` keeps its stat signature (each look-up
+    reads and parses that file: 20 us, three times a run)."""
+    global _users_stamp
+    try:
+        st = os.stat("/etc/passwd")
+        stamp: tuple[int, int, int] | None = (st.st_ino, st.st_mtime_ns, st.st_size)
+    except OSError:
+        stamp = None
+    if stamp is None or stamp != _users_stamp:
+        _users.clear()
+        _users_stamp = stamp
+    if stamp is not None and key in _users:
+        return cast(_T, _users[key])
+    found = ask()
+    if stamp is not None:
+        _users[key] = found
+    return found
+
+
 def nobody() -> tuple[int, int]:
     """The ``nobody`` user's ids (65534 when the system has no such entry)."""
-    try:
-        import pwd
 
-        entry = pwd.getpwnam("nobody")
-        return (entry.pw_uid, entry.pw_gid)
-    except (ImportError, KeyError):
-        return (65534, 65534)
+    def ask() -> tuple[int, int]:
+        try:
+            import pwd
+
+            entry = pwd.getpwnam("nobody")
+            return (entry.pw_uid, entry.pw_gid)
+        except (ImportError, KeyError):
+            return (65534, 65534)
+
+    return _user_db("nobody", ask)
 
 
 def user_label(uid: int) -> str:
-    try:
-        import pwd
+    def ask() -> str:
+        try:
+            import pwd
 
-        return f"{uid} ({pwd.getpwuid(uid).pw_name})"
-    except (ImportError, KeyError):
-        return str(uid)
+            return f"{uid} ({pwd.getpwuid(uid).pw_name})"
+        except (ImportError, KeyError):
+            return str(uid)
+
+    return _user_db(uid, ask)
 
 
 def _allows(st: os.stat_result, uid: int, gid: int, want: int) -> bool:
@@ -95,14 +128,29 @@ def _allows(st: os.stat_result, uid: int, gid: int, want: int) -> bool:
 
 
 def blocked_for(
-    path: Path, uid: int, gid: int, want: int, start: Path | None = None
+    path: Path,
+    uid: int,
+    gid: int,
+    want: int,
+    start: Path | None = None,
+    *,
+    seen: dict[Path, bool] | None = None,
 ) -> Path | None:
-    """The first folder or file on ``path`` that ``uid``/``gid`` cannot traverse or use."""
+    """The first folder or file on ``path`` that ``uid``/``gid`` cannot traverse or use.
+
+    ``seen``: whether each folder checked so far may be traversed, shared by the
+    checks of one decision (the paths a run needs have most of their folders in common).
+    """
     try:
         for parent in reversed(path.parents):
             if start is not None and not parent.is_relative_to(start):
                 continue
-            if not _allows(parent.stat(), uid, gid, os.X_OK):
+            ok = seen.get(parent) if seen is not None else None
+            if ok is None:
+                ok = _allows(parent.stat(), uid, gid, os.X_OK)
+                if seen is not None:
+                    seen[parent] = ok
+            if not ok:
                 return parent
         if not _allows(path.stat(), uid, gid, want):
             return path
@@ -143,8 +191,9 @@ def choose_user(
         return RunAs(None, None, self_label, 'run_as = "self"')
     auto = setting == "auto"
     uid, gid = nobody() if auto or not isinstance(setting, tuple) else setting
+    seen: dict[Path, bool] = {}
     for need in needs:
-        blocked = blocked_for(need.path, uid, gid, need.want, need.start)
+        blocked = blocked_for(need.path, uid, gid, need.want, need.start, seen=seen)
         if blocked is None:
             continue
         why = f"uid {uid} cannot reach the {need.what}: {_describe(blocked)}"

@@ -171,11 +171,14 @@ def install_base() -> Path:
 
 
 def _nearest_repository(start: str | os.PathLike[str] | None) -> Path | None:
-    here = Path(start if start is not None else Path.cwd()).resolve()
-    for folder in (here, *here.parents):
-        if os.path.lexists(folder / ".git"):
-            return folder
-    return None
+    folder = real_path(start if start is not None else os.getcwd())
+    while True:  # strings, not Paths: a run asks this of its current folder
+        if os.path.lexists(os.path.join(folder, ".git")):
+            return Path(folder)
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
 
 
 def find_project_root(start: str | os.PathLike[str] | None = None) -> Path | None:

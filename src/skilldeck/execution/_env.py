@@ -139,9 +139,10 @@ def allowed_env(
     runs for itself (``uv`` building an environment) may pass ``deny=()``."""
     allowed = _compile(tuple(allow)).match
     denied = _compile(tuple(deny)).match if deny else None
+    # names first, each value only when kept: ``os.environ`` decodes every value it gives
     return {
-        k: v
-        for k, v in parent.items()
+        k: parent[k]
+        for k in parent
         if allowed(k.upper()) and not (denied is not None and denied(k.upper()))
     }
 

@@ -250,6 +250,8 @@ PRIVATE_IMPORTS_ALLOWED: dict[str, str] = {
     "exec/test_launch_helper.py": "the launch helper's argv protocol, native and Python twin",
     "exec/test_policy_rules.py": "the env allowlist and approval decision table, row by row",
     "exec/test_probe_memo.py": "the remembered probes' stamps and lapses (_probe_memo), per cause",
+    "exec/test_run_cost.py": "removing a run's folders by what was made (_executor._remove), "
+    "with what a program may have left in them",
     "format/test_yaml_fastpath.py": "the YAML fast path agrees with the full loader",
     "foundation/conftest.py": "runs each foundation test under both resolvers of _tree",
     "foundation/test_tree.py": "unit tests of the one walker and contained reader (_tree)",

@@ -98,3 +98,51 @@ def test_a_private_home_is_made_only_for_a_run_that_gets_one(
     assert got["cwd"] == os.path.join(got["scratch"], "work")
     if sandbox == "strict":  # bubblewrap hides the real home
         assert private
+
+
+def _tree(root: Path, files: list[str]) -> None:
+    for rel in files:
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(rel)
+
+
+def test_a_runs_folders_are_removed_as_made_and_whatever_was_added(tmp_path: Path) -> None:
+    from skilldeck.execution._executor import _remove
+
+    files = ["SKILL.md", "scripts/run.py", "references/a/b/deep.md", "assets/logo.txt"]
+    copy = tmp_path / "copy"
+    _tree(copy, files)
+    _remove(copy, set(files))
+    assert not copy.exists()
+    # a scratch folder: the working folder holds what the program wrote, no home was made
+    scratch = tmp_path / "scratch"
+    _tree(scratch, ["work/out/result.json", "tmpfile"])
+    _remove(scratch, (), ("work", "home"))
+    assert not scratch.exists()
+    # a copy the program changed: a file gone, one added
+    _tree(copy, [*files, "scripts/new.py"])
+    (copy / "assets" / "logo.txt").unlink()
+    _remove(copy, set(files))
+    assert not copy.exists()
+
+
+def test_removing_a_runs_folder_follows_no_link_a_program_left(tmp_path: Path) -> None:
+    """A program without a sandbox may replace a folder of its copy by a link to another
+    folder holding the same names: those files stay, the link goes."""
+    from skilldeck.execution._executor import _remove
+
+    outside = tmp_path / "outside"
+    _tree(outside, ["run.py", "work/keep.txt"])
+    copy = tmp_path / "copy"
+    _tree(copy, ["SKILL.md", "scripts/run.py"])
+    shutil.rmtree(copy / "scripts")
+    (copy / "scripts").symlink_to(outside)
+    _remove(copy, {"SKILL.md", "scripts/run.py"})
+    assert not os.path.lexists(copy)
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    (scratch / "work").symlink_to(outside / "work")
+    _remove(scratch, (), ("work", "home"))
+    assert not os.path.lexists(scratch)
+    assert (outside / "run.py").read_text() == "run.py"
+    assert (outside / "work" / "keep.txt").read_text() == "work/keep.txt"

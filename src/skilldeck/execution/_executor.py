@@ -439,7 +439,7 @@ class Executor:
                     skill, skill_dir, snap, argv, user_args, scratch, call, level
                 )
         finally:
-            _remove_later(snap.path, *((scratch,) if scratch is not None else ()))
+            _remove_later(snap, scratch)
 
     def _run_planned(
         self,
@@ -659,7 +659,7 @@ class Executor:
         return [*prefix, "3", mode, *(str(n) for n in numbers), "--", *plan.argv]
 
 
-def _remove_later(*paths: Path) -> None:
+def _remove_later(snap: Snapshot, scratch: Path | None) -> None:
     """Delete a run's folders off the result's path (a non-daemon thread: exit waits for it).
 
     Nothing of the run is alive by then; deleting folders costs milliseconds on a
@@ -667,10 +667,67 @@ def _remove_later(*paths: Path) -> None:
     """
 
     def remove() -> None:
-        for path in paths:
-            shutil.rmtree(path, ignore_errors=True)
+        _remove(snap.path, snap.files)
+        if scratch is not None:
+            _remove(scratch, (), ("work", "home"))
 
     threading.Thread(target=remove, name="skilldeck-rm").start()
+
+
+_DIR_FLAGS = (
+    os.O_RDONLY | os.O_CLOEXEC | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0)
+)
+_BY_FD = {os.open, os.unlink, os.rmdir} <= os.supports_dir_fd and hasattr(os, "O_NOFOLLOW")
+
+
+def _remove(path: Path, files: Collection[str], folders: Collection[str] = ()) -> None:
+    """Delete ``path``, a folder a run was given, as it was made: the ``files`` (relative,
+    ``/``-separated) and folders holding them, and the ``folders`` if they are there.
+
+    Each is removed through a descriptor of the folder holding it, opened without
+    following links (as ``shutil.rmtree`` does, without listing and ``stat``-ing every
+    entry first); whatever else is there now (a program writes into its folders, may
+    replace one by a link) leaves the rest to ``shutil.rmtree``.
+    """
+    if not _BY_FD:
+        shutil.rmtree(path, ignore_errors=True)
+        return
+    names: dict[str, list[str]] = {}  # each folder's files
+    subs: dict[str, set[str]] = {}  # each folder's folders
+    for rel in files:
+        folder, _, name = rel.rpartition("/")
+        names.setdefault(folder, []).append(name)
+        while folder:
+            parent, _, sub = folder.rpartition("/")
+            subs.setdefault(parent, set()).add(sub)
+            folder = parent
+    optional = set(folders) - subs.get("", set())
+
+    def empty(fd: int, rel: str) -> None:
+        for name in names.get(rel, ()):
+            os.unlink(name, dir_fd=fd)
+        for sub in (*subs.get(rel, ()), *(optional if not rel else ())):
+            try:
+                inner = os.open(sub, _DIR_FLAGS, dir_fd=fd)
+            except FileNotFoundError:
+                if sub in optional:
+                    continue  # a folder this run did not need
+                raise
+            try:
+                empty(inner, f"{rel}/{sub}" if rel else sub)
+            finally:
+                os.close(inner)
+            os.rmdir(sub, dir_fd=fd)
+
+    try:
+        top = os.open(path, _DIR_FLAGS)
+        try:
+            empty(top, "")
+        finally:
+            os.close(top)
+        os.rmdir(path)
+    except OSError:
+        shutil.rmtree(path, ignore_errors=True)
 
 
 def _declared_tools(skill: SkillLike) -> dict[str, DeclaredTool]:

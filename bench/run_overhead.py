@@ -26,7 +26,8 @@ time:
 - ``--instructions``: ``python hello.py`` and each ``skilldeck run`` once more under
   callgrind (valgrind), the instructions of the command's own process (its children,
   the launch helper and the script, are not counted): unlike CPU time, load barely
-  moves them.
+  moves them. Each library way too: a warm worker timing ``--runs`` runs less one
+  timing none, per run (the worker's own threads; not the helper, bwrap or program).
 
 Every sample is a fresh process started by this script: the command-line ways are
 one run each; a warm way is a worker process that warms up, then times ``--runs``
@@ -101,8 +102,9 @@ for _ in range(runs):
 wall = time.perf_counter() - t0
 time.sleep(0.2)  # the removal of the last run's folders is the host's CPU too
 h1, k1 = cpu()
-print(json.dumps({"cpu_ms": (h1 - h0 + k1 - k0) * 1000 / runs, "wall_ms": wall * 1000 / runs,
-                  "host_ms": (h1 - h0) * 1000 / runs}))
+per = max(runs, 1)  # no runs: what callgrind counts without them (--instructions)
+print(json.dumps({"cpu_ms": (h1 - h0 + k1 - k0) * 1000 / per, "wall_ms": wall * 1000 / per,
+                  "host_ms": (h1 - h0) * 1000 / per}))
 """
 
 
@@ -153,6 +155,22 @@ def _worker(
     _, out = _timed([python, "-c", WORKER, way, str(folder), str(runs)], env, folder)
     data = json.loads(out.decode().strip().splitlines()[-1])
     return float(data["cpu_ms"]), float(data["wall_ms"]), float(data["host_ms"])
+
+
+def _library_instructions(
+    way: str, python: str, folder: Path, runs: int, env: dict[str, str]
+) -> float | None:
+    """Millions of instructions a warm worker's own process (every thread of it; not
+    its children) executes per run: a worker timing ``runs`` runs less one timing none."""
+    counts = [
+        _measure.instructions(
+            _measure.Contender([python, "-c", WORKER, way, str(folder), str(n)], env)
+        )
+        for n in (runs, 0)
+    ]
+    if counts[0] is None or counts[1] is None or runs < 1:
+        return None
+    return (counts[0] - counts[1]) / runs
 
 
 def _sleepers(count: int) -> list[subprocess.Popen[bytes]]:
@@ -253,6 +271,14 @@ def main() -> int:
             warm_ways["before: library none"] = warm("none", opts.before)
             if bwrap:
                 warm_ways["before: library bubblewrap"] = warm("bubblewrap", opts.before)
+        library = [
+            (name, "bubblewrap" if "bubblewrap" in name else "none", sys.executable)
+            for name in warm_ways
+            if name.startswith("library")
+        ]
+        library += [
+            (f"before: {name}", way, str(opts.before)) for name, way, _ in library if opts.before
+        ]
         samples = _rounds({**fresh_ways, **warm_ways}, opts.rounds)
         counted: dict[str, float | None] = {}
         if opts.instructions:
@@ -264,6 +290,10 @@ def main() -> int:
                 if opts.before:
                     counted["before: skilldeck run"] = _measure.instructions(
                         _measure.Contender(before_cli, before_env)
+                    )
+                for name, way, py in library:
+                    counted[name + ", per run"] = _library_instructions(
+                        way, py, base, opts.runs, env
                     )
             finally:
                 os.chdir(here)
@@ -326,7 +356,10 @@ def main() -> int:
             f"+ {min(kids):6.2f} / {statistics.median(kids):6.2f}"
         )
     if counted:
-        print("instructions (callgrind, the command's own process, one run each)")
+        print(
+            "instructions (callgrind, the command's own process, one run each; a library "
+            "way's warm process per run, its children not counted)"
+        )
         for name, count in counted.items():
             print(f"  {name:32s} " + ("no valgrind" if count is None else f"{count:8.1f} M"))
     if busy:

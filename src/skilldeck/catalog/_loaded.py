@@ -7,21 +7,20 @@ nothing, so it does not build these classes either.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from skilldeck._errors import FileTooLargeError
+from skilldeck.catalog._model import ByMetadata, SkillMetadata
 
 if TYPE_CHECKING:
     from skilldeck._diagnostics import Diagnostic
-    from skilldeck.catalog._model import SkillMetadata
     from skilldeck.format import Manifest
 
 __all__ = ["FileData", "Skill"]
 
 
 @dataclass(frozen=True, slots=True)
-class Skill:
+class Skill(ByMetadata):
     """A loaded skill: metadata, manifest, body and bundled-file index."""
 
     metadata: SkillMetadata
@@ -31,30 +30,6 @@ class Skill:
     files: tuple[str, ...] = ()
     body_line: int = 1
     diagnostics: tuple[Diagnostic, ...] = ()
-
-    @property
-    def name(self) -> str:
-        return self.metadata.name
-
-    @property
-    def description(self) -> str:
-        return self.metadata.description
-
-    @property
-    def path(self) -> Path | None:
-        return self.metadata.path
-
-    @property
-    def skill_md(self) -> Path | None:
-        return self.metadata.skill_md
-
-    @property
-    def source(self) -> str:
-        return self.metadata.source
-
-    @property
-    def location(self) -> str | None:
-        return self.metadata.location
 
 
 @dataclass(frozen=True, slots=True)

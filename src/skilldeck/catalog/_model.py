@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from skilldeck.format import Manifest
 
 __all__ = [
+    "ByMetadata",
     "CatalogEntry",
     "Root",
     "SkillMetadata",
@@ -272,6 +273,39 @@ class SkillMetadata:
             "version": self.version,
             "author": self.author,
         }
+
+
+class ByMetadata:
+    """What a loaded or runnable skill hands on from its ``metadata``: one set of
+    properties for ``Skill`` and ``Runnable`` (a plain class with no slots of its own,
+    so neither becomes a dataclass for it)."""
+
+    __slots__ = ()
+    metadata: SkillMetadata
+
+    @property
+    def name(self) -> str:
+        return self.metadata.name
+
+    @property
+    def description(self) -> str:
+        return self.metadata.description
+
+    @property
+    def path(self) -> Path | None:
+        return self.metadata.path
+
+    @property
+    def skill_md(self) -> Path | None:
+        return self.metadata.skill_md
+
+    @property
+    def source(self) -> str:
+        return self.metadata.source
+
+    @property
+    def location(self) -> str | None:
+        return self.metadata.location
 
 
 class _Packed:

@@ -14,9 +14,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from pathlib import Path
+from skilldeck.catalog._model import ByMetadata
 
+if TYPE_CHECKING:
     from skilldeck.catalog._cache import RunRow
     from skilldeck.catalog._loaded import Skill
     from skilldeck.catalog._model import SkillMetadata
@@ -44,7 +44,7 @@ class RunSettings:
         return f"RunSettings({fields})"
 
 
-class Runnable:
+class Runnable(ByMetadata):
     """A skill as a run sees it (``execution.SkillLike``): its metadata's name,
     folder and SKILL.md, the run settings as ``manifest``, and the body and its
     first line loaded (``load``) when first read."""
@@ -58,26 +58,6 @@ class Runnable:
         self.manifest = settings
         self._load = load
         self._loaded: Skill | None = None
-
-    @property
-    def name(self) -> str:
-        return self.metadata.name
-
-    @property
-    def description(self) -> str:
-        return self.metadata.description
-
-    @property
-    def path(self) -> Path | None:
-        return self.metadata.path
-
-    @property
-    def skill_md(self) -> Path | None:
-        return self.metadata.skill_md
-
-    @property
-    def source(self) -> str:
-        return self.metadata.source
 
     def _skill(self) -> Skill:
         loaded = self._loaded

@@ -141,6 +141,11 @@ def fuse(
     return [names[p] for p in ranked[:3]]
 
 
+def goal_top3(req: Request, got: Sequence[str]) -> int:
+    """1 for a goal-phrased request (one with an answer) whose answer is among ``got``."""
+    return int(req.kind != "direct" and bool(req.expected) and any(g in req.expected for g in got))
+
+
 def points(req: Request, got: Sequence[str]) -> int:
     top1 = int(bool(got) and got[0] in req.expected)
     top3 = int(any(g in req.expected for g in got))
@@ -641,9 +646,7 @@ def fourth_round(
             for i, r in enumerate(reqs):
                 got = route(i, r)
                 per[i] += points(r, got)
-                goal3 += int(
-                    r.kind != "direct" and bool(r.expected) and any(g in r.expected for g in got)
-                )
+                goal3 += goal_top3(r, got)
         return per, goal3
 
     def sims_grid(
@@ -763,11 +766,7 @@ def fourth_round(
                     for i, r in enumerate(reqs):
                         got = fuse(r, names, w, sims=sims_by[spec][i])
                         per[i] += points(r, got)
-                        g3 += int(
-                            r.kind != "direct"
-                            and bool(r.expected)
-                            and any(g in r.expected for g in got)
-                        )
+                        g3 += goal_top3(r, got)
                 grid[w], goal3[w] = per, g3
                 clauses_all[(shortest, how, w)] = per
             report(f"clauses of requests of {shortest}+ words, {how}", grid, goal3)
@@ -810,11 +809,7 @@ def adapters(
                     for i, r in enumerate(reqs):
                         got = fuse(r, names, w, sims=sims[i])
                         per[i] += points(r, got)
-                        g3 += int(
-                            r.kind != "direct"
-                            and bool(r.expected)
-                            and any(g in r.expected for g in got)
-                        )
+                        g3 += goal_top3(r, got)
                 grid[w], goal3[w] = per, g3
                 into[(*key, beta, w)] = per
             best = max(grid, key=lambda k: sum(grid[k]))
@@ -883,9 +878,7 @@ def adapters(
             for i, r in enumerate(reqs):
                 got = fuse(r, names, w, sims=sims[i])
                 per[i] += points(r, got)
-                g3 += int(
-                    r.kind != "direct" and bool(r.expected) and any(g in r.expected for g in got)
-                )
+                g3 += goal_top3(r, got)
         grid[w], goal3[w] = per, g3
     best = max(grid, key=lambda k: sum(grid[k]))
     print(f"  {'ridge adapter chosen without labels':<56} {both(grid)}  goal top-3 {goal3[best]}")

@@ -3,7 +3,8 @@
 Usage::
 
     python bench/routing.py [--corpus ../shared/corpus] [--set FILE ...] [--tuning N]
-                            [--embedder MODEL ...] [--fit] [--json] [--misses]
+                            [--embedder MODEL ...] [--fit] [--weight W] [--depth N]
+                            [--cache DIR] [--json] [--misses]
 
 Indexes every skill of the real corpus the way the runtime does (name,
 description, ``when_to_use``, tags, headings and body words) and runs the labelled
@@ -43,7 +44,11 @@ and embedding one request (CPU ms, one thread). ``--fit`` also prints the
 abstentions fitted on the tuning sets with their leave-one-out log-loss (the
 feature choice), and scores every fusion (weight, depth) of a grid on the tuning
 sets, summed over the models given, with its five-fold cross-validated score
-(the weight chosen on four fifths, scored on the fifth).
+(the weight chosen on four fifths, scored on the fifth). ``--weight`` and
+``--depth`` set the fusion of ``fused`` and ``fused-lex`` (default the shipped
+0.55 and 100): for a model whose ``--fit`` on the tuning sets alone (``--set``
+the two tuning sets, ``--tuning 2``) chose another fusion, before its one run on
+the held-out and unseen sets.
 
 Targets (issue text): direct top-1 >= 90 %, indirect top-3 >= 60 %, off-domain
 abstain >= 80 % at >= 90 % precision; with a model, direct top-1 >= 92 %,
@@ -308,15 +313,24 @@ def _fit(cases: Sequence[Any], index: Any, model: Model) -> dict[str, Any]:
     return out
 
 
-def _routers(index: Any, model: Model, abstention: Any, dense_fit: Any) -> list[tuple[str, Any]]:
+def _routers(
+    index: Any,
+    model: Model,
+    abstention: Any,
+    dense_fit: Any,
+    fusion: tuple[float, int],
+) -> list[tuple[str, Any]]:
     import numpy as np
 
     from skilldeck.search._semantic import SemanticIndex
 
     names = [d.name for d in index.documents]
-    fused_lex = SemanticIndex(index, model.embedder, abstention=None)
+    weight, depth = fusion
+    fused_lex = SemanticIndex(index, model.embedder, abstention=None, weight=weight, depth=depth)
     fused_lex.abstention = None  # the embedder's own: not here
-    fused = SemanticIndex(index, model.embedder, abstention=tuple(abstention))
+    fused = SemanticIndex(
+        index, model.embedder, abstention=tuple(abstention), weight=weight, depth=depth
+    )
     for f in (fused_lex, fused):
         f._matrix = model.matrix
         f.similarities = model.similarities  # type: ignore[method-assign]
@@ -366,6 +380,12 @@ def main() -> int:
         "--embedder", metavar="MODEL", action="append", default=[], help="add the model's routers"
     )
     parser.add_argument("--fit", action="store_true", help="fit the parameters on the tuning sets")
+    parser.add_argument(
+        "--weight", type=float, default=None, help="the fusion's weight (default: the shipped)"
+    )
+    parser.add_argument(
+        "--depth", type=int, default=None, help="the fusion's depth (default: the shipped)"
+    )
     args = parser.parse_args()
     if not args.corpus.is_dir():
         print(f"no corpus at {args.corpus}: pass --corpus", file=sys.stderr)
@@ -380,6 +400,12 @@ def main() -> int:
             "routing_unseen.jsonl",
         )
     ]
+    from skilldeck.search._semantic import FUSION_DEPTH, FUSION_WEIGHT
+
+    fusion = (
+        FUSION_WEIGHT if args.weight is None else args.weight,
+        FUSION_DEPTH if args.depth is None else args.depth,
+    )
     tuning_sets = args.tuning if args.tuning is not None else (1 if args.set else 2)
     sets = [(p.stem, load_routing_cases(p)) for p in paths]
     tuned_on = " + ".join(name for name, _ in sets[:tuning_sets])
@@ -425,7 +451,7 @@ def main() -> int:
                 grids[model.name] = _grid(tuning, index, model)
             abstention = model.fitted if model.fitted is not None else fit["abstention"]
             dense_fit = model.dense_fit or fit["dense_abstention"]
-            routers.extend(_routers(index, model, abstention, dense_fit))
+            routers.extend(_routers(index, model, abstention, dense_fit, fusion))
             routers.append(
                 (f"rrf:{model.name}", _rrf(index, model, [d.name for d in index.documents]))
             )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from skilldeck._diagnostics import Diagnostic, Severity
@@ -241,6 +241,24 @@ def _skipped(display: str, why: str) -> Diagnostic:
     return Diagnostic.make(SKIPPED, f"not scanned: {why}", path=display, hint=_HINTS[SKIPPED])
 
 
+def _start(
+    path: str | os.PathLike[str], ignore: Collection[str], options: ScanOptions | None
+) -> tuple[Path, ScanOptions]:
+    """The path to scan, which must exist (else ``FileNotFoundError``), and the
+    options with the host's ``ignore`` codes added."""
+    opts = options or ScanOptions()
+    if ignore:
+        opts = replace(opts, ignore=frozenset(ignore) | opts.ignore)
+    root = Path(path)
+    if not os.path.lexists(root):
+        raise FileNotFoundError(2, "no such file or folder", str(root))
+    return root, opts
+
+
+def _judged(root: str | Path, found: list[Diagnostic], judge: Judge | None) -> list[Diagnostic]:
+    return found if judge is None else apply_judge(root, found, judge)
+
+
 def scan_skill(
     path: str | os.PathLike[str],
     *,
@@ -255,16 +273,8 @@ def scan_skill(
     skill's). The installer calls this between staging and swapping in. Files of
     one skill are also checked together (a download in one file run by another).
     """
-    opts = options or ScanOptions()
-    if ignore:
-        opts = ScanOptions(
-            opts.max_file_bytes, opts.max_files, frozenset(ignore) | opts.ignore, opts.file_seconds
-        )
-    root = Path(path)
-    if not os.path.lexists(root):
-        raise FileNotFoundError(2, "no such file or folder", str(root))
-    found = _scan_path(root, opts)
-    return apply_judge(root, found, judge) if judge is not None else found
+    root, opts = _start(path, ignore, options)
+    return _judged(root, _scan_path(root, opts), judge)
 
 
 def _scan_path(root: Path, opts: ScanOptions, nested: Collection[str] = ()) -> list[Diagnostic]:
@@ -306,24 +316,15 @@ def scan_skills(
     gives one entry for itself (``scan_skill``). ``FileNotFoundError`` when
     ``path`` does not exist.
     """
-    opts = options or ScanOptions()
-    if ignore:
-        opts = ScanOptions(
-            opts.max_file_bytes, opts.max_files, frozenset(ignore) | opts.ignore, opts.file_seconds
-        )
-    root = Path(path)
-    if not os.path.lexists(root):
-        raise FileNotFoundError(2, "no such file or folder", str(root))
+    root, opts = _start(path, ignore, options)
     folders = find_skill_folders(root) if root.is_dir() else []
     if not folders:
-        found = _scan_path(root, opts)
-        return [(str(root), apply_judge(root, found, judge) if judge is not None else found)]
+        return [(str(root), _judged(root, _scan_path(root, opts), judge))]
     out: list[tuple[str, list[Diagnostic]]] = []
     for folder in folders:
         prefix = folder.rstrip(os.sep) + os.sep
         nested = [os.path.relpath(f, folder) for f in folders if f.startswith(prefix)]
-        found = _scan_path(Path(folder), opts, nested)
-        out.append((folder, apply_judge(folder, found, judge) if judge is not None else found))
+        out.append((folder, _judged(folder, _scan_path(Path(folder), opts, nested), judge)))
     return out
 
 

@@ -77,6 +77,29 @@ class PyFinding:
     message: str
 
 
+def _runs_tainted(name: str, kinds: set[str], where: tuple[int, int]) -> list[PyFinding]:
+    """What a call that runs code or a command is found doing with its arguments'
+    taint: running a download, or running decoded text (at most one finding)."""
+    if NET in kinds:
+        return [PyFinding(DOWNLOAD_EXEC, *where, f"runs what it downloads: {name}() of a download")]
+    if DECODED in kinds:
+        return [
+            PyFinding(
+                DECODE_EXEC, *where, f"decodes text and executes it: {name}() of decoded text"
+            )
+        ]
+    return []
+
+
+def _mentioned(mod: TaintModel, args: list[ast.expr], downloads: dict[str, int]) -> list[str]:
+    """The downloaded files (keys of ``downloads``) a call's arguments name."""
+    return [key for key in downloads if any(mod.mentions(a, key) for a in args)]
+
+
+def _runs_downloaded(key: str, downloads: dict[str, int], where: tuple[int, int]) -> PyFinding:
+    return PyFinding(DOWNLOAD_EXEC, *where, f"runs {key!r}, downloaded on line {downloads[key]}")
+
+
 def python_findings(source: str) -> tuple[list[PyFinding], dict[str, int], dict[str, int]]:
     """Findings of one Python source, and the files it downloads and runs (base name
     -> line) for checks across files. Unparsable source gives nothing."""
@@ -136,57 +159,18 @@ def python_findings(source: str) -> tuple[list[PyFinding], dict[str, int], dict[
             "builtins.exec",
             "builtins.eval",
         ):
-            if NET in kinds:
-                out.append(
-                    PyFinding(
-                        DOWNLOAD_EXEC, *where, f"runs what it downloads: {name}() of a download"
-                    )
-                )
-            elif DECODED in kinds:
-                out.append(
-                    PyFinding(
-                        DECODE_EXEC,
-                        *where,
-                        f"decodes text and executes it: {name}() of decoded text",
-                    )
-                )
-            for key in downloads:
-                if any(mod.mentions(a, key) for a in args):
-                    out.append(
-                        PyFinding(
-                            DOWNLOAD_EXEC,
-                            *where,
-                            f"runs {key!r}, downloaded on line {downloads[key]}",
-                        )
-                    )
+            out.extend(_runs_tainted(name, kinds, where))
+            for key in _mentioned(mod, args, downloads):
+                out.append(_runs_downloaded(key, downloads, where))
         elif last in _SHELL_CALLS and (
             name.startswith(("os.", "subprocess.", "pty.", "commands.")) or name in _SHELL_CALLS
         ):
-            if NET in kinds:
-                out.append(
-                    PyFinding(
-                        DOWNLOAD_EXEC, *where, f"runs what it downloads: {name}() of a download"
-                    )
-                )
-            elif DECODED in kinds:
-                out.append(
-                    PyFinding(
-                        DECODE_EXEC,
-                        *where,
-                        f"decodes text and executes it: {name}() of decoded text",
-                    )
-                )
-            else:
-                for key in downloads:
-                    if any(mod.mentions(a, key) for a in args):
-                        out.append(
-                            PyFinding(
-                                DOWNLOAD_EXEC,
-                                *where,
-                                f"runs {key!r}, downloaded on line {downloads[key]}",
-                            )
-                        )
-                        runs[key] = call.lineno
+            tainted = _runs_tainted(name, kinds, where)
+            out.extend(tainted)
+            if not tainted:
+                for key in _mentioned(mod, args, downloads):
+                    out.append(_runs_downloaded(key, downloads, where))
+                    runs[key] = call.lineno
         elif name in ("os.chmod",) and call.args:
             for key in downloads:
                 if mod.mentions(call.args[0], key):

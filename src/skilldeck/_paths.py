@@ -297,7 +297,11 @@ def name_refusal(name: str) -> str | None:
 def shown_path(text: str) -> str:
     """A path or name as skilldeck prints it: bytes that are not UTF-8 (which ``os``
     decodes to surrogates) and control characters as ``\\xNN``, so it can be printed,
-    logged and encoded, and a line break in a name cannot forge a line."""
+    logged and encoded, and a line break in a name cannot forge a line. A backslash
+    of the name itself is shown doubled, so ``a\\x0ab`` (seven characters) and
+    ``a<line break>b`` are not shown alike."""
+    if "\\" in text:
+        text = text.replace("\\", "\\\\")
     shown = text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
     return shown if shown.isprintable() else shown.translate(_CONTROLS)
 

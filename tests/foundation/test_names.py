@@ -12,7 +12,7 @@ import pytest
 
 import skilldeck
 from skilldeck import Catalog, SkillError
-from skilldeck._paths import NOT_UTF8, name_refusal, safe_relpath
+from skilldeck._paths import NOT_UTF8, name_refusal, safe_relpath, shown_path
 from skilldeck._tree import walk_skill
 
 REFUSED = [
@@ -48,6 +48,26 @@ def test_ordinary_names_are_kept(name: str) -> None:
 def test_bytes_that_are_not_utf8_are_refused_too() -> None:
     assert name_refusal(os.fsdecode(b"r\xe9sum\xe9.txt")) == NOT_UTF8
     assert safe_relpath("docs/" + os.fsdecode(b"\xff")) is None
+
+
+def test_names_are_shown_unambiguously() -> None:
+    """Every name is shown on one printable line, and two different names are never
+    shown alike (a backslash of the name itself is doubled, an escape is not)."""
+    names = [
+        "line\nbreak.md",
+        "line\\x0abreak.md",  # the seven characters of an escape, in the name itself
+        "a\\b.md",
+        "a\\\\b.md",
+        os.fsdecode(b"r\xe9sum\xe9.md"),
+        "r\\xe9sum\\xe9.md",
+        "bell\x07.md",
+        "résumé.md",
+    ]
+    shown = [shown_path(n) for n in names]
+    assert all(s.isprintable() for s in shown)
+    assert len(set(shown)) == len(names)
+    assert shown[0] == "line\\x0abreak.md" and shown[1] == "line\\\\x0abreak.md"
+    assert shown[-1] == "résumé.md"
 
 
 def _skill(root: Path, name: str, extra: bool) -> Path:

@@ -200,3 +200,23 @@ def test_export_to_agent_ids_and_unknown_ids_create_nothing(tmp_path: Path) -> N
     assert not (project / "cursor").exists()
     with pytest.raises(skilldeck.InstallError, match="unknown agent"):
         skilldeck.dist.export_skills([src], "cursr")
+
+
+def test_verify_finds_compiled_code_planted_in_a_placed_copy(tmp_path: Path) -> None:
+    """A copy placed for an agent is where the agent runs scripts in place: a
+    sourceless ``.pyc`` there is outside the digest and would be imported."""
+    import py_compile
+
+    src = make_skill(tmp_path / "src", "placed", files={"scripts/helper.py": "X = 1\n"})
+    skilldeck.dist.install(str(src), agents=["cursor"], copy=True)
+    copy = Path.home() / ".cursor" / "skills" / "placed"
+    assert skilldeck.dist.verify().ok
+    py_compile.compile(str(copy / "scripts" / "helper.py"), cfile=str(copy / "scripts" / "x.pyc"))
+    check = skilldeck.dist.verify().skills[0]
+    assert not check.ok
+    assert check.placements[0].problem == "holds files outside the digest: scripts/x.pyc"
+    (copy / "scripts" / "x.pyc").unlink()
+    (copy / ".hidden").write_text("x\n")
+    assert skilldeck.dist.verify().skills[0].placements[0].problem == (
+        "holds files outside the digest: .hidden"
+    )

@@ -184,3 +184,50 @@ def test_state_holds_only_names_a_walk_would_list(tmp_path: Path, bad: str) -> N
     with pytest.raises(skilldeck.SkillError) as refused:
         skilldeck.dist.remove(bad)
     assert refused.value.code in ("SKILL_NOT_FOUND", "CONFIG_INVALID")
+
+
+def test_verify_tells_python_caches_from_planted_compiled_code(tmp_path: Path) -> None:
+    """Running an installed script in place writes ``__pycache__``: not tampering. A
+    compiled file Python never writes from the skill's sources is: a sourceless
+    ``.pyc`` (imported as it is), a cache with no source beside it, an unchecked-hash
+    cache (run without looking at the source)."""
+    import py_compile
+    import subprocess
+    import sys
+
+    src = make_skill(tmp_path / "src", "cached", files={"scripts/helper.py": "X = 1\n"})
+    folder = Path(skilldeck.dist.install(str(src)).skills[0].path)
+    scripts = folder / "scripts"
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    subprocess.run(
+        [sys.executable, "-c", "import helper"], cwd=scripts, env=env, check=True, timeout=60
+    )
+    cache = scripts / "__pycache__"
+    assert any(cache.iterdir())
+    py_compile.compile(
+        str(scripts / "helper.py"),
+        cfile=str(cache / "helper.checked-1.pyc"),
+        invalidation_mode=py_compile.PycInvalidationMode.CHECKED_HASH,
+    )
+    assert skilldeck.dist.verify(["cached"]).ok
+
+    def planted(path: Path, mode: py_compile.PycInvalidationMode) -> str | None:
+        path.parent.mkdir(exist_ok=True)
+        py_compile.compile(str(scripts / "helper.py"), cfile=str(path), invalidation_mode=mode)
+        check = skilldeck.dist.verify(["cached"]).skills[0]
+        path.unlink()
+        assert skilldeck.dist.verify(["cached"]).ok
+        return None if check.ok else check.problem
+
+    stamp = py_compile.PycInvalidationMode.TIMESTAMP
+    unchecked = py_compile.PycInvalidationMode.UNCHECKED_HASH
+    tag = sys.implementation.cache_tag
+    for path, mode in [
+        (scripts / "other.pyc", stamp),  # sourceless, beside the sources
+        (folder / "top.pyo", stamp),
+        (cache / f"gone.{tag}.pyc", stamp),  # no gone.py beside it
+        (cache / f"helper.{tag}.opt-1.pyc", unchecked),
+        (cache / "helper.pyc", stamp),  # not a name Python gives a cache
+    ]:
+        problem = planted(path, mode)
+        assert problem is not None and path.name in problem, path

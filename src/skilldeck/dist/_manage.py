@@ -4,7 +4,6 @@ in ``_installed``: a listing need not import the installer)."""
 from __future__ import annotations
 
 import os
-import stat
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -15,7 +14,7 @@ from tomlkit.toml_document import TOMLDocument
 
 from skilldeck._digest import digest_of_files, skill_file_digests
 from skilldeck._errors import InstallError, SkillError, SkillNotFoundError, UnsafeStateError
-from skilldeck._paths import name_refusal, safe_relpath
+from skilldeck._paths import safe_relpath
 from skilldeck.config import load_config, update_config
 from skilldeck.events import SinkLike, SkillsRemoved, SkillsUpdated, deliver
 from skilldeck.execution import revoke_lapsed
@@ -37,7 +36,7 @@ from ._model import (
     VerifyReport,
     report,
 )
-from ._placements import Placed, place, targets, unplace
+from ._placements import Placed, place, stray_entries, targets, unplace
 from ._state import Layout, Stage, apply_ops, layout, now_iso, swap_out
 
 __all__ = ["remove", "set_skill_enabled", "update", "verify"]
@@ -275,27 +274,6 @@ def remove(
     )
 
 
-def _stray_entries(folder: Path) -> list[str]:
-    """Links, special files, hidden files or folders and names the walker leaves out
-    (``name_refusal``) inside an installed skill.
-
-    Installs never create them (they copy the walker's file set); such a file is
-    outside the digest, so it can never run, but its presence means tampering.
-    (Compiled Python caches, hidden to the walker too, are not counted: running an
-    installed script in place writes them.)
-    """
-    out: list[str] = []
-    for dirpath, dirnames, filenames in os.walk(folder, followlinks=False):
-        for entry in dirnames + filenames:
-            full = os.path.join(dirpath, entry)
-            mode = os.lstat(full).st_mode
-            odd = stat.S_ISLNK(mode) or not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
-            if odd or entry.startswith(".") or name_refusal(entry) is not None:
-                out.append(os.path.relpath(full, folder).replace(os.sep, "/"))
-        dirnames[:] = [d for d in dirnames if not d.startswith(".")]
-    return sorted(out)
-
-
 def verify(
     names: Sequence[str] | None = None,
     *,
@@ -327,10 +305,10 @@ def verify(
         files = skill_file_digests(folder)
         actual = digest_of_files(files)
         changes = FileChanges.between(entry.files, files)
-        stray = _stray_entries(folder)
+        stray = stray_entries(folder)
         problem = None
         if stray:
-            problem = "links, special, hidden or badly named files: " + ", ".join(stray[:5])
+            problem = "holds files outside the digest: " + ", ".join(stray[:5])
         elif actual != entry.digest:
             problem = "files differ from the lockfile"
         places = placement_checks(lay, entry, enabled=_enabled(entry.name, cwd))

@@ -24,6 +24,7 @@ skill's is replaced without ``force`` (nothing is lost).
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import os
 import secrets
 import stat
@@ -34,13 +35,25 @@ from typing import Literal
 
 from skilldeck._digest import skill_digest
 from skilldeck._errors import InstallError, UnsafeStateError
+from skilldeck._paths import name_refusal
 from skilldeck._statedir import open_below, remove_tree_at
+from skilldeck._tree import is_hidden
 
 from ._agents import AGENTS, agent_dir
 from ._fsops import copy_skill_tree, swap_at
 from ._model import InstallLimits, Placement, PlacementCheck, PlacementMode
 
-__all__ = ["Placed", "Target", "check", "conflicts", "place", "recorded", "targets", "unplace"]
+__all__ = [
+    "Placed",
+    "Target",
+    "check",
+    "conflicts",
+    "place",
+    "recorded",
+    "stray_entries",
+    "targets",
+    "unplace",
+]
 
 _TMP = ".skilldeck-tmp-"
 _DIRECTORY = getattr(os, "O_DIRECTORY", 0)
@@ -338,4 +351,61 @@ def _drift(fd: int | None, t: Target, installed: Path, digest: str, enabled: boo
         return None if _points_at(fd, t, installed) else "link to another folder"
     if not stat.S_ISDIR(st.st_mode):
         return "not a folder"
-    return None if _digest_is(t.path, [digest]) else "differs from the installed copy"
+    if not _digest_is(t.path, [digest]):
+        return "differs from the installed copy"
+    stray = stray_entries(t.path)
+    return f"holds files outside the digest: {', '.join(stray[:5])}" if stray else None
+
+
+def stray_entries(folder: Path) -> list[str]:
+    """Links, special files, hidden files or folders, names the walker leaves out
+    (``name_refusal``) and compiled Python that running the sources never writes
+    (``_a_cache_python_writes``) inside an installed skill or a copy placed for an agent.
+
+    Installs never create them (they copy the walker's file set); such a file is
+    outside the digest, and skilldeck never runs it (a run copies the digested files),
+    but its presence means tampering, and an agent that runs a script in place may
+    load it (a planted ``.pyc``).
+    (The caches Python writes beside the sources, hidden to the walker too, are not
+    counted: running an installed script in place writes them.)
+    """
+    out: list[str] = []
+    for dirpath, dirnames, filenames in os.walk(folder, followlinks=False):
+        for entry in dirnames + filenames:
+            full = os.path.join(dirpath, entry)
+            mode = os.lstat(full).st_mode
+            odd = stat.S_ISLNK(mode) or not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+            if (
+                odd
+                or entry.startswith(".")
+                or name_refusal(entry) is not None
+                or (stat.S_ISREG(mode) and not _a_cache_python_writes(full))
+            ):
+                out.append(os.path.relpath(full, folder).replace(os.sep, "/"))
+        dirnames[:] = [d for d in dirnames if not d.startswith(".")]
+    return sorted(out)
+
+
+def _a_cache_python_writes(path: str) -> bool:
+    """False for compiled Python that running the skill's own sources never writes:
+    a ``.pyc``/``.pyo`` outside ``__pycache__`` (sourceless: Python imports it
+    as it is), a file in ``__pycache__`` that is not the cache of a ``.py`` beside
+    it, or an unchecked-hash cache (Python runs it without looking at the source).
+    True for every other file (the digest judges those)."""
+    parent, name = os.path.split(path)
+    in_cache = os.path.basename(parent) == "__pycache__"
+    if not in_cache:
+        return not is_hidden(name)  # the walker's rule: compiled Python is never served
+    try:
+        source = importlib.util.source_from_cache(path)  # the naming rule Python uses
+    except ValueError:
+        return False
+    if not os.path.isfile(source) or os.path.islink(source):
+        return False
+    try:
+        with open(path, "rb") as f:
+            header = f.read(8)
+    except OSError:
+        return False
+    flags = int.from_bytes(header[4:8], "little") if len(header) == 8 else -1
+    return flags in (0, 3)  # timestamp, or checked hash: Python checks it against the source

@@ -47,12 +47,13 @@ def resume(was_enabled: bool, *, promote_after: int = _PROMOTE_AFTER) -> None:
 
 
 @contextlib.contextmanager
-def paused(*, freeze: bool = False) -> Iterator[None]:
+def paused(*, freeze: bool = False, promote_after: int = _PROMOTE_AFTER) -> Iterator[None]:
     """The collector paused while the block builds (``pause``/``resume``).
 
     ``freeze``: when the block succeeds, what exists then stays out of every later
     collection (``gc.freeze``), for a long-running server's start-up; a block that
-    fails freezes nothing.
+    fails freezes nothing. ``promote_after``: as for ``resume`` (``0``: what the block
+    left is promoted whatever its size, for a command that ends soon after).
     """
     was_enabled = pause()
     try:
@@ -60,4 +61,4 @@ def paused(*, freeze: bool = False) -> Iterator[None]:
         if freeze and was_enabled:
             gc.freeze()
     finally:
-        resume(was_enabled)
+        resume(was_enabled, promote_after=promote_after)

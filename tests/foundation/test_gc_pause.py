@@ -34,6 +34,15 @@ def test_a_small_scan_s_objects_stay_young() -> None:
     assert _generation_of(kept[-1]) == 0
 
 
+def test_a_command_s_small_build_is_promoted_when_asked() -> None:
+    # a command that ends soon after (skilldeck run): nothing it built is walked again
+    gc.collect()
+    with _gc_paused(promote_after=0):
+        kept = [[i] for i in range(100)]
+    assert gc.isenabled()
+    assert _generation_of(kept[-1]) == 2
+
+
 def test_an_application_s_own_pause_is_kept() -> None:
     gc.disable()
     try:

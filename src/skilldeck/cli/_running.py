@@ -86,8 +86,9 @@ def run_skill(
     """``skilldeck run``: run TARGET of skill NAME and print its output (exit status 1
     when it failed)."""
     try:
-        # imports, config, catalog and the run's plan: long-lived objects, no garbage
-        with paused():
+        # imports, config, catalog and the run's plan: long-lived objects, no garbage;
+        # what is left lives until the command ends, so none of it is traversed again
+        with paused(promote_after=0):
             catalog, settings = catalog_and_config(roots, recursive)
             _run(
                 name,

@@ -37,7 +37,7 @@ from skilldeck._digest import skill_digest
 from skilldeck._errors import InstallError, UnsafeStateError
 from skilldeck._paths import name_refusal
 from skilldeck._statedir import open_below, remove_tree_at
-from skilldeck._tree import is_hidden
+from skilldeck._tree import is_hidden, read_file
 
 from ._agents import AGENTS, agent_dir
 from ._fsops import copy_skill_tree, swap_at
@@ -402,10 +402,11 @@ def _a_cache_python_writes(path: str) -> bool:
         return False
     if not os.path.isfile(source) or os.path.islink(source):
         return False
-    try:
-        with open(path, "rb") as f:
-            header = f.read(8)
+    try:  # the tree's bounded read: a file swapped for a pipe is not waited on
+        header = read_file(path, 8)[0]
     except OSError:
         return False
-    flags = int.from_bytes(header[4:8], "little") if len(header) == 8 else -1
+    if header is None or len(header) < 8:
+        return False
+    flags = int.from_bytes(header[4:8], "little")
     return flags in (0, 3)  # timestamp, or checked hash: Python checks it against the source

@@ -249,6 +249,33 @@ def test_files_hashed_with_the_walk_are_those_read_later(
             assert (key, set(listed.values())) == (many, {None})
 
 
+def test_a_folder_that_now_leads_outside_is_not_walked_or_read(
+    tmp_path: Path, make_skill: MakeSkill
+) -> None:
+    """A skill folder replaced by a link to a folder outside the roots after the scan:
+    the snapshot that walks and reads it in one pass lists nothing of it (unknown),
+    as the read of one of its files refuses it; the other skills are listed."""
+    root = tmp_path / "skills"
+    make_skill(root, "kept", files={"a.md": "A\n"})
+    moved = make_skill(root, "moved", files={"b.md": "B\n"})
+    catalog = Catalog.from_roots([root], cache=False)
+    catalog.list()
+    outside = tmp_path / "outside"
+    os.rename(moved, outside)
+    os.symlink(outside, moved)
+    _settle()
+    snap = catalog.snapshot(digest_within=(512, 10_000))
+    gone = snap.by_key[os.fspath(moved)]
+    assert (gone.files, gone.token, gone.complete) == ((), None, False)
+    with pytest.raises(SkillError, match="leads outside the allowed roots"):
+        catalog.read_bundled("moved", "b.md")
+    kept = snap.by_key[os.fspath(root / "kept")]
+    assert [(f.path, f.digest is not None) for f in kept.files] == [
+        ("SKILL.md", True),
+        ("a.md", True),
+    ]
+
+
 def test_every_file_a_snapshot_lists_can_be_digested(tmp_path: Path, make_skill: MakeSkill) -> None:
     # names a read refuses are never listed either (one name rule): a file the walker
     # listed but a read refused used to leave every digest of the skill unknown

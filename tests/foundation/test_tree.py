@@ -143,6 +143,31 @@ def test_a_skill_folder_reached_through_a_linked_folder_above_is_not_its_real_pa
         assert tree.read("SKILL.md", max_bytes=1000).data == VISIBLE["SKILL.md"]
 
 
+def test_a_folder_opened_resolved_is_named_and_read_as_by_its_real_path(
+    tmp_path: Path, resolver: str
+) -> None:
+    """``resolved`` opens the folder a path leads to once and names it as the kernel
+    does: the same folder, walk and reads as the folder opened by its real path
+    (``follow_root=False``), nothing for what is not a folder."""
+    (tmp_path / "home").mkdir()
+    skill = build_tree(tmp_path / "home")
+    (tmp_path / "via").symlink_to(tmp_path / "home")
+    through = tmp_path / "via" / os.path.basename(skill)
+    real = os.path.realpath(skill)
+    opened = SkillTree.resolved(through, skill="tricky")
+    if opened is None:
+        pytest.skip("the kernel cannot name an open folder here (no /proc)")
+    with opened as tree, SkillTree(real, follow_root=False) as by_real:
+        assert tree.root == tree.real == by_real.real == real
+        assert tree.walk().files == by_real.walk().files
+        for rel in VISIBLE:
+            assert tree.read(rel, max_bytes=1 << 20).data == VISIBLE[rel]
+        with pytest.raises(PathNotAllowedError):
+            tree.read("escape.md", max_bytes=100)  # a link to a file outside
+    assert SkillTree.resolved(tmp_path / "missing") is None
+    assert SkillTree.resolved(os.path.join(real, "SKILL.md")) is None  # not a folder
+
+
 def test_limits_raise_coded_errors_or_stop_when_not_strict(tmp_path: Path) -> None:
     skill = tmp_path / "s"
     deep = skill.joinpath(*["d"] * 10)

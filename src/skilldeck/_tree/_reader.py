@@ -285,6 +285,31 @@ class ContainedFolder:
             ) from None
         self._bases = tuple(dict.fromkeys((self.real, self.root)))
 
+    @classmethod
+    def resolved(cls, root: str | os.PathLike[str], *, skill: str | None = None) -> Self | None:
+        """The folder ``root`` leads to (links followed) opened once and named by its
+        real path as the kernel names what was opened: what
+        ``cls(real_path(root), follow_root=False)`` opens, with one open where that
+        makes two (the real path's, then the folder's) and no window between them.
+        ``None`` where the kernel cannot name it, or it cannot be opened as a folder:
+        the caller takes the two steps, which report why."""
+        if not _HAVE_DIR_FD:
+            return None
+        try:
+            fd = os.open(root, _DIR_FLAGS)
+        except (OSError, ValueError):
+            return None
+        real = fd_real_path(fd)
+        if real is None:
+            os.close(fd)
+            return None
+        made = cls.__new__(cls)
+        made.root = made.real = real
+        made.skill = skill
+        made._fd = fd
+        made._bases = (real,)
+        return made
+
     def close(self) -> None:
         if self._fd >= 0:
             os.close(self._fd)

@@ -673,15 +673,36 @@ class FileSystemStore(StoreBase):
 
     def _real_folder(self, meta: SkillMetadata) -> str:
         assert meta.path is not None
-        real = real_path(meta.path)
-        allowed = self._allowed_real()
-        if not within(real, allowed):
+        return self._inside_roots(meta, real_path(meta.path))
+
+    def _inside_roots(self, meta: SkillMetadata, real: str) -> str:
+        """``real``, the skill folder's real path, unless it now leads outside the
+        allowed roots (``PathNotAllowedError``)."""
+        if not within(real, self._allowed_real()):
             raise PathNotAllowedError(
                 f"skill folder {meta.path} now leads outside the allowed roots",
                 skill=meta.name,
                 hint="refresh the catalog; the folder was replaced by a link",
             )
         return real
+
+    def _opened(self, meta: SkillMetadata) -> SkillTree:
+        """The skill folder opened for a walk and reads, named by its real path and
+        refused as ``_real_folder`` refuses it: one open where the kernel names what
+        it opened (``ContainedFolder.resolved``), else ``_real_folder``, then the open
+        of the folder at that path (which must not be a link now)."""
+        from skilldeck._tree import SkillTree  # reads only: a listing imports no walker
+
+        assert meta.path is not None
+        tree = SkillTree.resolved(meta.path, skill=meta.name)
+        if tree is None:
+            return SkillTree(self._real_folder(meta), skill=meta.name, follow_root=False)
+        try:
+            self._inside_roots(meta, tree.real)
+        except BaseException:
+            tree.close()
+            raise
+        return tree
 
     def _checked(self, name: str) -> tuple[SkillMetadata, str, str]:
         """A skill a load may read: its metadata, real folder and real SKILL.md,
@@ -842,13 +863,11 @@ class FileSystemStore(StoreBase):
         pass through the folder opened once (the same checks and reads). The reads
         are left out (an empty map) when one of them fails: a ``read_many`` of them
         raises what it met."""
-        from skilldeck._tree import SkillTree  # reads only: a listing imports no walker
-
         meta = self.get(name)
-        real_dir = self._real_folder(meta)
         read: dict[str, FileData] = {}
         loops: dict[str, bool] = {}  # through_loop's answer by folder, for this pass
-        with SkillTree(real_dir, skill=meta.name, follow_root=False) as tree:
+        with self._opened(meta) as tree:
+            real_dir = tree.real
             walked = walk_all(real_dir, tree)
             try:
                 for relpath in pick(walked):

@@ -93,6 +93,16 @@ def test_the_environment_patterns_match_as_fnmatch_does(patterns: tuple[str, ...
         want = any(fnmatch.fnmatchcase(name.upper(), p.upper()) for p in patterns)
         assert bool(allowed_env({name: "v"}, patterns, deny=())) is want, (name, patterns)
         assert bool(allowed_env({name: "v"}, ("*",), deny=patterns)) is not want, name
+        # asked again: the remembered answer of this pair of lists, not another pair's
+        assert bool(allowed_env({name: "v"}, patterns, deny=())) is want, (name, patterns)
+
+
+def test_remembered_environment_answers_belong_to_their_lists() -> None:
+    env = {"MY_TOKEN": "t", "TERM": "x"}
+    assert allowed_env(env, ("*",)) == {"TERM": "x"}
+    assert allowed_env(env, ("*",), deny=()) == env
+    assert allowed_env(env, ("MY_*",), deny=()) == {"MY_TOKEN": "t"}
+    assert allowed_env(env, ("*",)) == {"TERM": "x"}
 
 
 T = skilldeck.Trust

@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -146,3 +148,37 @@ def test_removing_a_runs_folder_follows_no_link_a_program_left(tmp_path: Path) -
     assert not os.path.lexists(scratch)
     assert (outside / "run.py").read_text() == "run.py"
     assert (outside / "work" / "keep.txt").read_text() == "work/keep.txt"
+
+
+def test_a_process_that_exits_right_after_runs_leaves_none_of_their_folders(
+    tmp_path: Path, make_skill: MakeSkill
+) -> None:
+    """One thread removes every run's folders (a thread per run cost about 0.1 ms to
+    start); a process that exits at once still waits until each is gone, and a child
+    forked meanwhile runs and removes its own."""
+    skill = make_skill(scripts={"where.py": "import os\nprint(os.environ['TMPDIR'])\n"})
+    program = f"""
+import os, sys
+import skilldeck
+skill = skilldeck.Catalog.from_roots([{str(skill.path.parent)!r}]).runnable({skill.name!r})
+ex = skilldeck.Executor(skilldeck.ExecConfig(sandbox="none", workdir="temp"),
+                        approvals=skilldeck.execution.MemoryApprovalStore())
+def run():
+    r = ex.run_script(skill, "scripts/where.py", trust="bundled", approver=lambda q: True)
+    print(r.isolation["skill_dir"], r.output.strip(), flush=True)
+for _ in range(3):
+    run()
+pid = os.fork()
+if pid == 0:
+    run()
+    sys.exit(0)  # a normal exit (os._exit would skip every exit handler)
+run()
+os.waitpid(pid, 0)
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    folders = [Path(p) for line in done.stdout.splitlines() for p in line.split()]
+    assert len(folders) == 10, done.stdout
+    assert [p for p in folders if p.exists()] == []

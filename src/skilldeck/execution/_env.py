@@ -131,20 +131,39 @@ def is_denied(name: str) -> bool:
     return _match(name, DENY)
 
 
+#: names at most remembered per pair of lists (a host's environment has a few dozen)
+_MEMO_NAMES = 4096
+
+
+@functools.lru_cache(maxsize=32)
+def _kept(allow: tuple[str, ...], deny: tuple[str, ...]) -> dict[str, bool]:
+    """Each name's answer for one pair of lists, as it was first worked out: the
+    patterns never change, and a run asked the same few dozen names every time."""
+    return {}
+
+
 def allowed_env(
     parent: Mapping[str, str], allow: Sequence[str], *, deny: Sequence[str] = DENY
 ) -> dict[str, str]:
     """The variables of ``parent`` that ``allow`` names and ``deny`` does not (shell
     patterns, any case). A skill's program always gets ``DENY``; a host tool skilldeck
     runs for itself (``uv`` building an environment) may pass ``deny=()``."""
-    allowed = _compile(tuple(allow)).match
-    denied = _compile(tuple(deny)).match if deny else None
+    allow, deny = tuple(allow), tuple(deny)
+    kept = _kept(allow, deny)
+    allowed = _compile(allow).match
+    denied = _compile(deny).match if deny else None
+    out: dict[str, str] = {}
     # names first, each value only when kept: ``os.environ`` decodes every value it gives
-    return {
-        k: parent[k]
-        for k in parent
-        if allowed(k.upper()) and not (denied is not None and denied(k.upper()))
-    }
+    for name in parent:
+        keep = kept.get(name)
+        if keep is None:
+            upper = name.upper()
+            keep = allowed(upper) and not (denied is not None and denied(upper))
+            if len(kept) < _MEMO_NAMES:
+                kept[name] = keep
+        if keep:
+            out[name] = parent[name]
+    return out
 
 
 def build_env(

@@ -259,11 +259,19 @@ def children(pid: int) -> list[int] | None:
     except OSError:
         return found
     for tid in tasks:
-        try:
-            with open(f"/proc/{pid}/task/{tid}/children", "rb") as fh:
-                found += [int(x) for x in fh.read().split()]
-        except (OSError, ValueError):
+        try:  # a plain descriptor: a buffered file costs five more system calls a read
+            fd = os.open(f"/proc/{pid}/task/{tid}/children", os.O_RDONLY | os.O_CLOEXEC)
+        except OSError:
             continue  # the thread ended meanwhile
+        try:
+            data = b""
+            while chunk := os.read(fd, 65536):
+                data += chunk
+            found += [int(x) for x in data.split()]
+        except (OSError, ValueError):
+            continue
+        finally:
+            os.close(fd)
     return found
 
 

@@ -6,10 +6,10 @@ import atexit
 import errno
 import math
 import os
-import queue
 import shutil
 import tempfile
 import threading
+from collections import deque
 from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -675,7 +675,8 @@ class _Remover:
     """One thread that deletes runs' folders, started on first use: a thread of its
     own per run cost about 0.1 ms of CPU to start. It is a daemon so that an idle one
     never holds the process open; the exit waits (``atexit``) until every folder
-    handed to it is gone. A forked child starts with none pending and its own thread."""
+    handed to it is gone. A forked child starts with none pending and its own thread.
+    (A deque and a condition: ``queue`` would be one more module for every run to import.)"""
 
     def __init__(self) -> None:
         self._reset()
@@ -684,30 +685,40 @@ class _Remover:
             os.register_at_fork(after_in_child=self._reset)
 
     def _reset(self) -> None:
-        self._jobs: queue.Queue[tuple[Path, Collection[str], Path | None]] = queue.Queue()
-        self._lock = threading.Lock()
+        self._cond = threading.Condition(threading.Lock())
+        self._jobs: deque[tuple[Path, Collection[str], Path | None]] = deque()
+        self._pending = 0  # handed over and not yet removed
         self._thread: threading.Thread | None = None
 
-    def _drain(self) -> None:
-        self._jobs.join()
-
     def put(self, job: tuple[Path, Collection[str], Path | None]) -> None:
-        with self._lock:
+        with self._cond:
             if self._thread is None or not self._thread.is_alive():
                 self._thread = threading.Thread(target=self._work, name="skilldeck-rm", daemon=True)
                 self._thread.start()
-            self._jobs.put(job)
+            self._jobs.append(job)
+            self._pending += 1
+            self._cond.notify_all()
+
+    def _drain(self) -> None:
+        with self._cond:
+            while self._pending and self._thread is not None and self._thread.is_alive():
+                self._cond.wait(0.5)
 
     def _work(self) -> None:
-        jobs = self._jobs
+        cond, jobs = self._cond, self._jobs
         while True:
-            path, files, scratch = jobs.get()
+            with cond:
+                while not jobs:
+                    cond.wait()
+                path, files, scratch = jobs.popleft()
             try:
                 _remove(path, files)
                 if scratch is not None:
                     _remove(scratch, (), ("work", "home"))
             finally:
-                jobs.task_done()
+                with cond:
+                    self._pending -= 1
+                    cond.notify_all()
 
 
 _REMOVER = _Remover()

@@ -71,7 +71,11 @@ def test_stdio_answers_a_request_its_parser_refuses(tree: dict[str, Path]) -> No
         proc.wait(30)
     assert replies[2]["error"]["code"] == -32700
     assert replies[2]["error"]["data"]["code"] == "INVALID_ARGUMENTS"
-    assert replies[None]["error"]["code"] == -32700  # too deep to read the id
+    # too deep for the SDK's parser: answered to its id where Python's json reads it
+    # (3.13 reads 5,000 levels), to no id where even that gives up (3.11)
+    deep = replies[3] if 3 in replies else replies[None]
+    assert deep["error"]["code"] == -32700
+    assert set(replies) <= {1, 2, 3, 4, None} and len(replies) == 4
     assert [t["name"] for t in replies[4]["result"]["tools"]][:1] == ["skills_list"]
 
 

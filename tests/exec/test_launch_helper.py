@@ -50,6 +50,43 @@ def test_helper_protocol(native: bool) -> None:
     assert (killed.returncode, killed.stderr) == (-9, "")
 
 
+@pytest.mark.parametrize("mode", ["supervise", "exec"])
+@pytest.mark.parametrize("native", [True, False], ids=["native", "python"])
+def test_a_program_dropped_from_root_gets_a_mapped_user_namespace(native: bool, mode: str) -> None:
+    """OWN 1, root dropping to nobody: the program runs in a user namespace of its own
+    where every id maps to itself, whoever writes the maps (the supervising helper for
+    the program it forked, a short-lived child of the program's process in exec mode),
+    and its fork cap is the bare 16, not raised by nobody's processes."""
+    if os.geteuid() != 0:
+        pytest.skip("only root drops to another user")
+    if native and not any(shutil.which(c) for c in ("cc", "gcc", "clang")):
+        pytest.skip("no C compiler: the native helper cannot be built (the Python twin is used)")
+    helper = find_helper(native=native)
+    limits = ["0", "-1", "-1", "-1", "-1", "16", "0"]  # grace, cpu, as, fsize, nofile, nproc, core
+    look = "id -u; cat /proc/self/uid_map; readlink /proc/self/ns/user; cat /proc/self/limits"
+    program = ["/bin/sh", "-c", look]
+    done = subprocess.run(
+        [*helper.argv, "3", mode, "65534", "65534", *limits, "-1", "1", "--", *program],
+        capture_output=True,
+        text=True,
+        check=False,
+        pass_fds=helper.pass_fds,
+        cwd="/",
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == "65534"
+    with open("/proc/self/uid_map") as fh:
+        host_map = [row.split() for row in fh.read().splitlines()]
+    assert [row.split() for row in lines[1 : 1 + len(host_map)]] == [
+        [row[0], row[0], row[2]] for row in host_map
+    ]
+    assert lines[1 + len(host_map)] != os.readlink("/proc/self/ns/user")
+    assert any(
+        line.startswith("Max processes") and line.split()[2:4] == ["16", "16"] for line in lines
+    ), done.stdout
+
+
 def test_descendants_walks_the_tree_it_is_given() -> None:
     from skilldeck.execution._helper import _descendants_by_scan, descendants
 

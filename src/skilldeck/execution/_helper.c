@@ -85,9 +85,12 @@ static void limit(int res, long v, long extra) {
     }
 }
 
+struct mapping;
+
 struct opts {
     long uid, gid, cpu, as, fsize, nofile, nproc, core;
     int pdeath, status_fd, portable, own;
+    struct mapping *map; /* the supervisor maps the program's new namespace; NULL: a child does */
 };
 
 /* Processes of uid now, as /proc lists them (the fallback of own_namespace). */
@@ -138,46 +141,59 @@ static int write_map(pid_t pid, const char *name, const char *map) {
     return ok;
 }
 
-/* Move this process (root, about to drop to another user) into a new user
- * namespace where every id maps to itself. Only a process of the namespace above
- * may write such a map, so a short-lived child does it. 1 when done, 0 when no
- * namespace could be made (nothing changed); a namespace made but left without ids
- * ends the process (nothing may run there). */
-static int own_namespace(void) {
+/* A move into a new user namespace: the identity maps and two pipes, "go" (the
+ * moving process says 'u' once it is in its new namespace, 'n' when it could not
+ * make one) and "done" (the mapper answers '1' once the maps are written). */
+struct mapping {
     char uids[4096], gids[4096];
-    if (!identity_map("/proc/self/uid_map", uids, sizeof uids) ||
-        !identity_map("/proc/self/gid_map", gids, sizeof gids))
-        return 0;
     int go[2], done[2];
-    if (pipe2(go, O_CLOEXEC) != 0) return 0;
-    if (pipe2(done, O_CLOEXEC) != 0) {
-        close(go[0]);
-        close(go[1]);
+};
+
+static int prepare_mapping(struct mapping *m) {
+    if (!identity_map("/proc/self/uid_map", m->uids, sizeof m->uids) ||
+        !identity_map("/proc/self/gid_map", m->gids, sizeof m->gids))
+        return 0;
+    if (pipe2(m->go, O_CLOEXEC) != 0) return 0;
+    if (pipe2(m->done, O_CLOEXEC) != 0) {
+        close(m->go[0]);
+        close(m->go[1]);
         return 0;
     }
-    pid_t self = getpid();
-    pid_t mapper = fork();
-    if (mapper == 0) {
-        char what = 0, ok = '0';
-        close(go[1]);
-        close(done[0]);
-        if (read(go[0], &what, 1) == 1 && what == 'u' && write_map(self, "uid_map", uids) &&
-            write_map(self, "gid_map", gids))
+    return 1;
+}
+
+/* The mapper's half (a process of the namespace above): wait for pid's word, write
+ * its maps when it moved, answer. No answer to a process that said nothing (gone). */
+static void map_ids(struct mapping *m, pid_t pid) {
+    char what = 0, ok = '0';
+    close(m->go[1]);
+    close(m->done[0]);
+    if (read(m->go[0], &what, 1) == 1) {
+        if (what == 'u' && write_map(pid, "uid_map", m->uids) && write_map(pid, "gid_map", m->gids))
             ok = '1';
-        if (write(done[1], &ok, 1) < 0) { /* the parent reads no answer: it stops */ }
-        _exit(0);
+        if (write(m->done[1], &ok, 1) < 0) { /* the mover reads no answer: it stops */ }
     }
-    close(go[0]);
-    close(done[1]);
+    close(m->go[0]);
+    close(m->done[1]);
+}
+
+/* The moving half: a new user namespace (can: a mapper waits), then its answer. 1 when
+ * done, 0 when no namespace was made (nothing changed); a namespace made but left
+ * without ids ends the process (nothing may run there). */
+static int enter_mapped(struct mapping *m, int can) {
     char what = 'n', ok = '0';
-    if (mapper > 0 && unshare(CLONE_NEWUSER) == 0) what = 'u';
-    if (mapper > 0) {
-        if (write(go[1], &what, 1) != 1) { /* the mapper then answers no */ }
+    close(m->go[0]);
+    close(m->done[1]);
+    if (!can) { /* no mapper: nobody to tell */
+        close(m->go[1]);
+        close(m->done[0]);
+        return 0;
     }
-    close(go[1]);
-    if (mapper > 0 && read(done[0], &ok, 1) != 1) ok = '0';
-    close(done[0]);
-    if (mapper > 0) waitpid(mapper, NULL, 0);
+    if (unshare(CLONE_NEWUSER) == 0) what = 'u';
+    if (write(m->go[1], &what, 1) != 1) { /* the mapper then answers no */ }
+    close(m->go[1]);
+    if (read(m->done[0], &ok, 1) != 1) ok = '0';
+    close(m->done[0]);
     if (what != 'u') return 0;
     if (ok != '1') {
         errno = EPERM;
@@ -185,13 +201,37 @@ static int own_namespace(void) {
     }
     return 1;
 }
+
+/* Move this process (root, about to drop to another user) into a new user
+ * namespace where every id maps to itself. Only a process of the namespace above
+ * may write such a map: the supervisor does it for the program it forked (map, set
+ * up before the fork), else a short-lived child of this process. */
+static int own_namespace(struct mapping *map) {
+    if (map) return enter_mapped(map, 1);
+    struct mapping m;
+    if (!prepare_mapping(&m)) return 0;
+    pid_t self = getpid();
+    pid_t mapper = fork();
+    if (mapper == 0) {
+        map_ids(&m, self);
+        _exit(0);
+    }
+    int moved = enter_mapped(&m, mapper > 0);
+    if (mapper > 0) waitpid(mapper, NULL, 0);
+    return moved;
+}
+
+/* Whether the program gets a user namespace of its own (see OWN above). */
+static int namespace_wanted(const struct opts *o, int linux_layers) {
+    return o->nproc >= 0 && o->own && linux_layers && o->uid >= 0 && geteuid() == 0;
+}
 #endif
 
 /* RLIMIT_NPROC for the program (see OWN above). */
 static long process_cap(const struct opts *o, int linux_layers) {
     if (o->nproc < 0 || !o->own) return o->nproc;
 #ifdef __linux__
-    if (linux_layers && o->uid >= 0 && geteuid() == 0 && own_namespace()) return o->nproc;
+    if (namespace_wanted(o, linux_layers) && own_namespace(o->map)) return o->nproc;
 #endif
     (void)linux_layers;
     return o->nproc + count_processes(o->uid >= 0 ? (uid_t)o->uid : getuid());
@@ -227,14 +267,15 @@ static void close_others(void) {
 
 static void setup_and_exec(const struct opts *o, char **prog) {
     if (o->status_fd >= 0) close(o->status_fd);
+    int linux_layers = LINUX_LAYERS && !o->portable;
+    long nproc = process_cap(o, linux_layers); /* first: it may use the mapping's pipes */
     close_others();
     umask(077);
     limit(RLIMIT_CPU, o->cpu, 1);
     limit(RLIMIT_AS, o->as, 0);
     limit(RLIMIT_FSIZE, o->fsize, 0);
     limit(RLIMIT_NOFILE, o->nofile, 0);
-    int linux_layers = LINUX_LAYERS && !o->portable;
-    limit(RLIMIT_NPROC, process_cap(o, linux_layers), 0);
+    limit(RLIMIT_NPROC, nproc, 0);
     limit(RLIMIT_CORE, o->core, 0);
     if (o->uid >= 0) {
         if (linux_layers) {
@@ -417,7 +458,7 @@ int main(int argc, char **argv) {
     int supervise = strcmp(argv[2], "supervise") == 0 && !portable;
     struct opts o = {num(argv[3]),  num(argv[4]),  num(argv[6]),  num(argv[7]),
                      num(argv[8]),  num(argv[9]),  num(argv[10]), num(argv[11]),
-                     supervise,     (int)num(argv[12]), portable, num(argv[13]) == 1};
+                     supervise,     (int)num(argv[12]), portable, num(argv[13]) == 1, NULL};
     long grace = num(argv[5]);
     char **prog = argv + 15;
     if (!supervise) setup_and_exec(&o, prog);
@@ -439,12 +480,23 @@ int main(int argc, char **argv) {
     sigaddset(&set, SIGHUP);
     sigaddset(&set, SIGCHLD);
     sigprocmask(SIG_BLOCK, &set, &old);
+#ifdef __linux__
+    /* the program's own user namespace is mapped by this process: no mapper process */
+    struct mapping map;
+    if (namespace_wanted(&o, 1) && prepare_mapping(&map)) o.map = &map;
+#endif
     pid_t main_pid = fork();
     if (main_pid < 0) die("fork", NULL);
     if (main_pid == 0) {
         sigprocmask(SIG_SETMASK, &old, NULL);
         setup_and_exec(&o, prog);
     }
+#ifdef __linux__
+    if (o.map) {
+        signal(SIGPIPE, SIG_IGN); /* an answer to a program killed meanwhile ends nothing */
+        map_ids(o.map, main_pid);
+    }
+#endif
     int status = 0, done = 0, terminating = 0;
     long deadline = 0;
     for (;;) {

@@ -115,15 +115,84 @@ def _identity_map(file: str) -> bytes:
     return b"".join(b"%s %s %s\n" % (row[0], row[0], row[2]) for row in rows)
 
 
-def _own_namespace() -> bool:
+class _Mapping:
+    """A move into a new user namespace: the identity maps and two pipes, ``go`` (the
+    moving process says ``u`` once in its new namespace, ``n`` when it made none) and
+    ``done`` (the mapper answers ``1`` once the maps are written)."""
+
+    __slots__ = ("done", "gids", "go", "uids")
+
+    def __init__(self) -> None:
+        self.uids = _identity_map("/proc/self/uid_map")
+        self.gids = _identity_map("/proc/self/gid_map")
+        self.go = os.pipe()
+        self.done = os.pipe()
+
+    def map_ids(self, pid: int) -> None:
+        """The mapper's half (a process of the namespace above): wait for ``pid``'s
+        word, write its maps when it moved, answer (not a process that said nothing)."""
+        os.close(self.go[1])
+        os.close(self.done[0])
+        try:
+            what = os.read(self.go[0], 1)
+            if what:
+                ok = b"0"
+                try:
+                    if what == b"u":
+                        for name, data in (("uid_map", self.uids), ("gid_map", self.gids)):
+                            fd = os.open(f"/proc/{pid}/{name}", os.O_WRONLY)
+                            try:
+                                if os.write(fd, data) != len(data):
+                                    raise OSError(errno.EIO, "short write")
+                            finally:
+                                os.close(fd)
+                        ok = b"1"
+                except OSError:
+                    pass
+                os.write(self.done[1], ok)
+        except OSError:
+            pass  # the mover reads no answer: it stops
+        finally:
+            os.close(self.go[0])
+            os.close(self.done[1])
+
+    def enter(self, can: bool) -> bool:
+        """The moving half: a new user namespace (``can``: a mapper waits), then its
+        answer. False when no namespace was made (nothing changed); a namespace made
+        but left without ids ends the process (nothing may run there)."""
+        os.close(self.go[0])
+        os.close(self.done[1])
+        if not can:
+            os.close(self.go[1])
+            os.close(self.done[0])
+            return False
+        made = _libc.unshare(CLONE_NEWUSER) == 0
+        answer = b"0"
+        try:
+            os.write(self.go[1], b"u" if made else b"n")
+            os.close(self.go[1])
+            answer = os.read(self.done[0], 1)
+        except OSError:
+            answer = b"0"
+        finally:
+            os.close(self.done[0])
+        if not made:
+            return False
+        if answer != b"1":
+            os.write(2, b"skilldeck-helper: user namespace: the ids could not be mapped\n")
+            os._exit(126)
+        return True
+
+
+def _own_namespace(mapping: _Mapping | None = None) -> bool:
     """Move this process (root, about to drop to another user) into a new user
-    namespace where every id maps to itself; only a process of the namespace above
-    may write such a map, so a short-lived child does it. False when no namespace
-    could be made (nothing changed); a namespace made but left without ids ends the
-    process (nothing may run there)."""
+    namespace where every id maps to itself. Only a process of the namespace above
+    may write such a map: the supervisor does it for the program it forked
+    (``mapping``, made before the fork), else a short-lived child of this process."""
+    if mapping is not None:
+        return mapping.enter(True)
     try:
-        uids, gids = _identity_map("/proc/self/uid_map"), _identity_map("/proc/self/gid_map")
-        go, done = os.pipe(), os.pipe()
+        mapping = _Mapping()
     except (OSError, IndexError):
         return False
     me = os.getpid()
@@ -132,58 +201,44 @@ def _own_namespace() -> bool:
     except OSError:
         mapper = -1
     if mapper == 0:
-        ok = b"0"
         try:
-            os.close(go[1])
-            if os.read(go[0], 1) == b"u":
-                for name, data in (("uid_map", uids), ("gid_map", gids)):
-                    fd = os.open(f"/proc/{me}/{name}", os.O_WRONLY)
-                    try:
-                        if os.write(fd, data) != len(data):
-                            raise OSError(errno.EIO, "short write")
-                    finally:
-                        os.close(fd)
-                ok = b"1"
-        except OSError:
-            pass
+            mapping.map_ids(me)
         finally:
-            os.write(done[1], ok)
             os._exit(0)
-    made = mapper > 0 and _libc.unshare(CLONE_NEWUSER) == 0
-    answer = b"0"
-    try:
-        if mapper > 0:
-            os.write(go[1], b"u" if made else b"n")
-            os.close(go[1])
-            os.close(done[1])
-            answer = os.read(done[0], 1)
-            os.waitpid(mapper, 0)
-    except OSError:
-        answer = b"0"
-    if not made:
-        return False
-    if answer != b"1":
-        os.write(2, b"skilldeck-helper: user namespace: the ids could not be mapped\n")
-        os._exit(126)
-    return True
+    moved = mapping.enter(mapper > 0)
+    if mapper > 0:
+        os.waitpid(mapper, 0)
+    return moved
 
 
-def _process_cap(uid: int, nproc: int, own: bool, linux: bool) -> int:
+def _namespace_wanted(uid: int, nproc: int, own: bool, linux: bool) -> bool:
+    """Whether the program gets a user namespace of its own (see ``OWN`` above)."""
+    return nproc >= 0 and own and linux and uid >= 0 and os.geteuid() == 0
+
+
+def _process_cap(
+    uid: int, nproc: int, own: bool, linux: bool, mapping: _Mapping | None = None
+) -> int:
     """``RLIMIT_NPROC`` for the program (see ``OWN`` above)."""
     if nproc < 0 or not own:
         return nproc
-    if linux and uid >= 0 and os.geteuid() == 0 and _own_namespace():
+    if _namespace_wanted(uid, nproc, own, linux) and _own_namespace(mapping):
         return nproc
     return nproc + _count_processes(uid if uid >= 0 else os.getuid())
 
 
 def _setup_and_exec(
-    opts: Sequence[int], prog: list[str], pdeath: bool, portable: bool = False
+    opts: Sequence[int],
+    prog: list[str],
+    pdeath: bool,
+    portable: bool = False,
+    mapping: _Mapping | None = None,
 ) -> NoReturn:
     uid, gid, cpu, as_, fsize, nofile, nproc, core, status_fd, own = opts
     linux = LINUX and not portable
     if status_fd >= 0:
         os.close(status_fd)
+    cap = _process_cap(uid, nproc, own == 1, linux, mapping)  # first: it may use the pipes
     # nothing skilldeck holds open (the sealed copy of this file) reaches the program
     os.closerange(3, 65536)
     os.umask(0o077)
@@ -191,7 +246,7 @@ def _setup_and_exec(
     _limit(resource.RLIMIT_AS, as_)
     _limit(resource.RLIMIT_FSIZE, fsize)
     _limit(resource.RLIMIT_NOFILE, nofile)
-    _limit(resource.RLIMIT_NPROC, _process_cap(uid, nproc, own == 1, linux))
+    _limit(resource.RLIMIT_NPROC, cap)
     _limit(resource.RLIMIT_CORE, core)
     if uid >= 0:
         if linux:
@@ -362,10 +417,19 @@ def main(argv: list[str]) -> int:
     for each in watched:  # a namespace's init (bwrap --as-pid-1) only gets handled signals
         signal.signal(each, _noop)
     old = signal.pthread_sigmask(signal.SIG_BLOCK, watched)
+    # the program's own user namespace is mapped by this process: no mapper process
+    mapping = None
+    if _namespace_wanted(uid, opts[6], opts[9] == 1, LINUX):
+        try:
+            mapping = _Mapping()
+        except (OSError, IndexError):
+            mapping = None
     main_pid = os.fork()
     if main_pid == 0:
         signal.pthread_sigmask(signal.SIG_SETMASK, old)
-        _setup_and_exec(opts, prog, True)
+        _setup_and_exec(opts, prog, True, mapping=mapping)
+    if mapping is not None:
+        mapping.map_ids(main_pid)  # Python ignores SIGPIPE: a gone program ends nothing
     status = 0
     done = False
     deadline = None

@@ -18,6 +18,7 @@ from skilldeck.catalog import (
     CatalogSnapshot,
     FileSystemStore,
     MemoryStore,
+    SkillMetadata,
     SkillStatus,
     Source,
     bytes_digest as sha,
@@ -437,3 +438,28 @@ def test_a_change_after_the_stamps_were_kept_is_caught(
             entry = hinted.by_key[os.fspath(alpha)]
             want = walked.digest(walked.by_key[os.fspath(alpha)], f.path, max_bytes=1000)
             assert hinted.digest(entry, f.path, max_bytes=1000) == want
+
+
+@pytest.mark.parametrize(
+    "folder",
+    ["/a/b", "/a//b", "/a/./b", "/a/b/", "/a/../b", "//a/b", "///a", "/", "rel/x", "./x", "/a/b.."],
+)
+def test_a_skill_md_as_text_is_what_path_gives(folder: str) -> None:
+    """The published SKILL.md paths are made without ``Path`` objects where a folder
+    is normal: the same text ``Path`` gives for any folder."""
+    for md in ("SKILL.md", "skill.md"):
+        meta = SkillMetadata("s", "d", folder, md)
+        assert meta.skill_md_text == str(meta.skill_md)
+
+
+def test_snapshot_keys_are_the_folders_as_path_gives_them(
+    tmp_path: Path, make_skill: MakeSkill
+) -> None:
+    """Keys are made without ``Path`` objects where a folder is normal, and are what
+    ``Path`` gives however the root was written."""
+    make_skill(tmp_path / "skills", "alpha")
+    for written in (f"{tmp_path}/skills", f"{tmp_path}//skills/./", f"{tmp_path}/x/../skills/"):
+        snap = Catalog.from_roots([written], cache=False).snapshot()
+        assert (
+            [e.key for e in snap.entries] == [os.fspath(e.entry.path) for e in snap.entries] != []
+        )

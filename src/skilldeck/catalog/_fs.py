@@ -58,7 +58,13 @@ from skilldeck.catalog._files import (
     walk_all,
 )
 from skilldeck.catalog._fileset import check_read
-from skilldeck.catalog._model import SkillMetadata, metadata_of, own_md, raw_diagnostics
+from skilldeck.catalog._model import (
+    SkillMetadata,
+    folder_text,
+    metadata_of,
+    own_md,
+    raw_diagnostics,
+)
 from skilldeck.catalog._store import (
     DEFAULT_FILE_LIMIT,
     Discovery,
@@ -693,8 +699,8 @@ class FileSystemStore(StoreBase):
         of the folder at that path (which must not be a link now)."""
         from skilldeck._tree import SkillTree  # reads only: a listing imports no walker
 
-        assert meta.path is not None
-        tree = SkillTree.resolved(meta.path, skill=meta.name)
+        assert meta.folder is not None
+        tree = SkillTree.resolved(folder_text(meta.folder), skill=meta.name)
         if tree is None:
             return SkillTree(self._real_folder(meta), skill=meta.name, follow_root=False)
         try:

@@ -29,6 +29,7 @@ __all__ = [
     "Source",
     "SourceKind",
     "Trust",
+    "folder_text",
     "frontmatter_as_json",
     "own_md",
     "skill_md_text",
@@ -230,6 +231,12 @@ class SkillMetadata:
         return path / self.md_name if path is not None and self.md_name else None
 
     @property
+    def skill_md_text(self) -> str | None:
+        """``str(skill_md)``, made without ``Path`` objects where the folder is a normal
+        absolute path."""
+        return skill_md_text(self.folder, self.md_name)
+
+    @property
     def location(self) -> str | None:
         """Absolute path of SKILL.md (the skill list's ``location``), if the skill has one."""
         if self.folder is None or not self.md_name:
@@ -377,14 +384,25 @@ def frontmatter_as_json(frontmatter: Mapping[str, Any]) -> str:
     return json.dumps(dict(frontmatter), default=str, ensure_ascii=False)
 
 
+def _normal(folder: str) -> bool:
+    """Is ``folder`` a normal absolute path (a store's folders are), which ``Path``
+    gives back unchanged?"""
+    return folder[:1] == "/" and folder[:2] != "//" and os.path.normpath(folder) == folder
+
+
+def folder_text(folder: str) -> str:
+    """A skill folder's path as text (``os.fspath(meta.path)``), made without a ``Path``
+    object where the folder is already a normal absolute path."""
+    return folder if _normal(folder) else os.fspath(Path(folder))
+
+
 def skill_md_text(folder: str | None, md_name: str | None) -> str | None:
     """The path of a skill's SKILL.md as text (``str(meta.skill_md)``), made without
     ``Path`` objects where the folder is already a normal absolute path (a store's
     folders are)."""
     if folder is None or not md_name:
         return None
-    plain = folder[:1] == "/" and folder[:2] != "//" and os.path.normpath(folder) == folder
-    if not plain or "/" in md_name or md_name in (".", ".."):
+    if not _normal(folder) or "/" in md_name or md_name in (".", ".."):
         return str(Path(folder) / md_name)
     return folder + "/" + md_name if folder != "/" else "/" + md_name
 

@@ -50,7 +50,7 @@ from typing import Any, NamedTuple
 from skilldeck._digest import bytes_digest
 from skilldeck._tree import Walk, is_text
 from skilldeck.catalog._loaded import FileData
-from skilldeck.catalog._model import CatalogEntry, SkillStatus
+from skilldeck.catalog._model import CatalogEntry, SkillStatus, folder_text
 from skilldeck.catalog._store import FileFacts
 
 __all__ = [
@@ -387,8 +387,9 @@ class SnapshotMaker:
             keys: dict[str, SnapshotEntry] = {}
             for entry, store in entries:
                 ref = address_of(entry)
-                if entry.path is not None:
-                    key = os.fspath(entry.path)
+                folder = entry.metadata.folder
+                if folder is not None:
+                    key = folder_text(folder)  # os.fspath(entry.path), without a Path
                     prev = old.get(key)
                     hint = hints.get(key) if prev is None else None
                     if hint is not None and owns is not None and not owns(entry):

@@ -13,7 +13,6 @@ no file itself.
 
 from __future__ import annotations
 
-import os
 import threading
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -387,8 +386,7 @@ class IndexBuilder:
     ) -> _Built:
         """Map one snapshot entry to its wire records (digests from the catalog)."""
         entry = item.entry
-        md = entry.metadata.skill_md
-        md_path = os.fspath(md) if md is not None and entry.path is not None else None
+        md_path = entry.metadata.skill_md_text  # str(skill_md), without Path objects
         sized, fits = item.within(MAX_FILES, MAX_TOTAL_BYTES)
         dynamic = not fits
         refs: list[FileRef] = []

@@ -7,7 +7,10 @@ import contextlib
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import BinaryIO
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import BinaryIO
 
 # a temp file is always a new name: never a link or a file someone planted
 _NEW_FILE = (

@@ -17,9 +17,12 @@ test keeps the two in step.
 from __future__ import annotations
 
 import enum
-from typing import Any
 
 from skilldeck._frozen import new, slots_twin, value
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["CODES", "CodeInfo", "Diagnostic", "Severity"]
 

@@ -29,13 +29,16 @@ from __future__ import annotations
 
 import threading
 from types import MethodType
-from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 __all__ = ["field", "field_names", "made", "new", "replace", "slots_twin", "value"]
 
-new = object.__new__
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, TypeVar
 
-_T = TypeVar("_T")
+    _T = TypeVar("_T")
+
+new = object.__new__
 
 _MADE_ON_USE = (
     "__init__",
@@ -102,7 +105,8 @@ about 2 us more than through the dataclass's ``__init__``; making the class abou
 and importing ``dataclasses`` first about 6 ms)."""
 
 #: a field's name, its default and its default factory (``_NONE`` when it has none)
-_Spec = tuple[str, Any, Any]
+if TYPE_CHECKING:
+    _Spec = tuple[str, Any, Any]
 
 
 class _Init(_OnUse):
@@ -246,7 +250,7 @@ def _value(cls: type[_T]) -> type[_T]:
     made: Any = type(cls.__name__, cls.__bases__, ns)
     made.__qualname__ = cls.__qualname__
     _pending[made] = cls
-    return cast("type[_T]", made)
+    return made  # type: ignore[no-any-return]
 
 
 def _fields_of(ns: dict[str, Any], notes: dict[str, Any]) -> tuple[_Spec, ...] | None:

@@ -22,11 +22,15 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Literal
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Literal
 
 __all__ = ["ToolNameForm", "is_parameter_name", "is_tool_name", "model_tool_name"]
 
-ToolNameForm = Literal["model", "python", "declared"]
+if TYPE_CHECKING:
+    ToolNameForm = Literal["model", "python", "declared"]
 
 _TOOL_CHARS = "A-Za-z0-9_-"
 _PATTERNS: dict[str, str] = {

@@ -17,9 +17,12 @@ import stat
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
 
 from skilldeck._frozen import value
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "NOT_UTF8",

@@ -56,7 +56,6 @@ if TYPE_CHECKING:
         REPOSITORY_CONTAINERS as REPOSITORY_CONTAINERS,
         REPOSITORY_DEPTH as REPOSITORY_DEPTH,
         SKIP_FOLDERS as SKIP_FOLDERS,
-        Found as Found,
         SkillFinder as SkillFinder,
         find_skill_folders as find_skill_folders,
         linked_skill_md as linked_skill_md,
@@ -67,7 +66,6 @@ if TYPE_CHECKING:
         MAX_LINKS as MAX_LINKS,
         ContainedFolder as ContainedFolder,
         FileBytes as FileBytes,
-        ProblemKind as ProblemKind,
         is_hidden as is_hidden,
         read_beneath as read_beneath,
         read_fd as read_fd,
@@ -78,6 +76,7 @@ if TYPE_CHECKING:
         is_text as is_text,
         mime_type as mime_type,
     )
+    from skilldeck._tree._types import Found as Found, ProblemKind as ProblemKind
     from skilldeck._tree._walk import (
         Entry as Entry,
         Problem as Problem,
@@ -110,7 +109,7 @@ else:
         "REPOSITORY_CONTAINERS": "._discover",
         "REPOSITORY_DEPTH": "._discover",
         "SKIP_FOLDERS": "._discover",
-        "Found": "._discover",
+        "Found": "._types",
         "SkillFinder": "._discover",
         "find_skill_folders": "._discover",
         "linked_skill_md": "._discover",
@@ -119,7 +118,7 @@ else:
         "MAX_LINKS": "._reader",
         "ContainedFolder": "._reader",
         "FileBytes": "._reader",
-        "ProblemKind": "._reader",
+        "ProblemKind": "._types",
         "is_hidden": "._reader",
         "read_beneath": "._reader",
         "read_fd": "._reader",

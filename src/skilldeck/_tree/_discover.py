@@ -45,7 +45,6 @@ import operator
 import os
 import stat as _stat
 from collections.abc import Callable, Iterable
-from typing import Any
 
 from skilldeck._diagnostics import Diagnostic, Severity
 from skilldeck._errors import PathNotAllowedError, SkillError
@@ -61,12 +60,17 @@ from skilldeck._tree._consts import (
     TOO_DEEP,
 )
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from skilldeck._tree._types import Found
+
 __all__ = [
     "MAX_DEPTH",
     "REPOSITORY_CONTAINERS",
     "REPOSITORY_DEPTH",
     "SKIP_FOLDERS",
-    "Found",
     "SkillFinder",
     "find_skill_folders",
     "linked_skill_md",
@@ -110,9 +114,6 @@ them. A path a walk makes (no ``/`` at its end) is one of them exactly when
 
 SKILL_MD_NAMES = ("SKILL.md", "skill.md")
 
-#: (folder as found, SKILL.md as found, real SKILL.md or "" when it leaves the
-#: folder or dangles (SK214), signature of its stat)
-Found = tuple[str, str, str, Any]
 
 _SEP = os.sep
 _FIRST = operator.itemgetter(0)

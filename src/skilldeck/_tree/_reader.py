@@ -23,16 +23,20 @@ import stat
 import sys
 from collections import deque
 from collections.abc import Callable
-from typing import Literal, Self
 
 from skilldeck._errors import FileNotFoundInSkillError, FileTooLargeError, PathNotAllowedError
 from skilldeck._paths import fd_real_path, name_refusal, within
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Literal, Self
+
+    from skilldeck._tree._types import ProblemKind
 
 __all__ = [
     "MAX_LINKS",
     "ContainedFolder",
     "FileBytes",
-    "ProblemKind",
     "is_hidden",
     "read_beneath",
     "read_fd",
@@ -41,19 +45,6 @@ __all__ = [
 
 MAX_LINKS = 40
 """Links followed while resolving one path (the kernel's own limit)."""
-
-ProblemKind = Literal[
-    "escapes",
-    "dangling",
-    "loop",
-    "hidden",
-    "special",
-    "unreadable",
-    "too_deep",
-    "too_many",
-    "undecodable",
-    "bad_name",
-]
 
 
 _COMPILED = (".pyc", ".pyo")

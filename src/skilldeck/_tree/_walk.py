@@ -29,10 +29,13 @@ from skilldeck._tree._consts import (
 from skilldeck._tree._reader import (
     _HAVE_DIR_FD,
     ContainedFolder,
-    ProblemKind,
     _Refused,
     is_hidden,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from skilldeck._tree._types import ProblemKind
 
 __all__ = [
     "Entry",

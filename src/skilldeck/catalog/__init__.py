@@ -56,11 +56,10 @@ if TYPE_CHECKING:
         DEFAULT_FILE_LIMIT as DEFAULT_FILE_LIMIT,
         Discovery as Discovery,
         FileFacts as FileFacts,
-        IndexMode as IndexMode,
-        Store as Store,
         StoreBase as StoreBase,
         bundled_relpath as bundled_relpath,
     )
+    from skilldeck.catalog._types import IndexMode as IndexMode, Store as Store
     from skilldeck.catalog._why import WhyLine as WhyLine
     from skilldeck.search import (
         CatalogFinding as CatalogFinding,
@@ -96,9 +95,9 @@ else:
         "Discovery": "._store",
         "FileData": "._loaded",
         "FileFacts": "._store",
-        "IndexMode": "._store",
+        "IndexMode": "._types",
         "MemoryStore": "._memory",
-        "Store": "._store",
+        "Store": "._types",
         "StoreBase": "._store",
         "bundled_relpath": "._store",
         "bytes_digest": "skilldeck._digest",

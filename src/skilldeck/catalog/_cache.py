@@ -39,11 +39,14 @@ import sys
 import zlib
 from itertools import chain, filterfalse
 from pathlib import Path
-from typing import Any
 
 from skilldeck._atomic import cache_folder, code_stamp_text
 from skilldeck._diagnostics import Diagnostic, Severity
 from skilldeck._version import __version__
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "CACHE_FORMAT",
@@ -234,7 +237,8 @@ Listing = tuple[RootSig, list[str]]
 
 
 #: a stored row as ``Stored.take`` gives it: the signature, then the record's fields
-StoredRow = tuple[Sig, str, str, _Strs, _Strs, _Strs, _Strs, bool, bytes, Any, Any, Any]
+if TYPE_CHECKING:
+    StoredRow = tuple[Sig, str, str, _Strs, _Strs, _Strs, _Strs, bool, bytes, Any, Any, Any]
 
 CHUNK = 2048
 """Rows per chunk: a reader holds one chunk's bytes and rows at a time."""
@@ -284,10 +288,12 @@ def _string_tuples(*columns: Any) -> bool:
 #: stamp, root, keys, chunk lengths, listing, and the tables the chunks' tags,
 #: packed findings and versions-and-authors columns index (each distinct value once
 #: in the whole index: one object shared by every skill that has it)
-_Header = tuple[
-    str, str, list[str], list[int], "Listing | None", list[_Strs], list[bytes], list[Any]
-]
-_Tables = tuple[dict[Any, int], dict[Any, int], dict[Any, int]]
+if TYPE_CHECKING:
+    _Header = tuple[
+        str, str, list[str], list[int], "Listing | None", list[_Strs], list[bytes], list[Any]
+    ]
+if TYPE_CHECKING:
+    _Tables = tuple[dict[Any, int], dict[Any, int], dict[Any, int]]
 
 
 def _header_of(data: bytes) -> _Header | None:
@@ -329,20 +335,21 @@ def _header_of(data: bytes) -> _Header | None:
 #: after the other, ``split_sigs``), names, descriptions, tags, commands, env, other,
 #: valid flags, findings, invocation controls, versions-and-authors (the header's
 #: tables' values in place) and run settings
-Columns = tuple[
-    bytes,
-    tuple[str, ...],
-    tuple[str, ...],
-    list[_Strs],
-    tuple[_Strs, ...],
-    tuple[_Strs, ...],
-    tuple[_Strs, ...],
-    list[bool],
-    list[bytes],
-    tuple[Any, ...],
-    list[Any],
-    tuple[Any, ...],
-]
+if TYPE_CHECKING:
+    Columns = tuple[
+        bytes,
+        tuple[str, ...],
+        tuple[str, ...],
+        list[_Strs],
+        tuple[_Strs, ...],
+        tuple[_Strs, ...],
+        tuple[_Strs, ...],
+        list[bool],
+        list[bytes],
+        tuple[Any, ...],
+        list[Any],
+        tuple[Any, ...],
+    ]
 
 
 _BOOLS = (False, True)

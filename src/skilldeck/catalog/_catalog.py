@@ -18,7 +18,6 @@ import re
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from skilldeck._diagnostics import Diagnostic, Severity
 from skilldeck._errors import (
@@ -32,7 +31,7 @@ from skilldeck._paths import dirs
 from skilldeck._tree import PLACEHOLDER
 from skilldeck.catalog._cache import MetadataCache
 from skilldeck.catalog._files import walk_all
-from skilldeck.catalog._fs import FileSystemStore, Mode
+from skilldeck.catalog._fs import FileSystemStore
 from skilldeck.catalog._model import (
     CatalogEntry,
     Root,
@@ -48,17 +47,21 @@ from skilldeck.catalog._store import (
     DEFAULT_FILE_LIMIT,
     Discovery,
     FileFacts,
-    IndexMode,
     StoreBase,
     as_store,
 )
 from skilldeck.config import Config, load_config
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from skilldeck._tree import Walk
+    from skilldeck.catalog._fs import Mode
     from skilldeck.catalog._loaded import FileData, Skill
     from skilldeck.catalog._runnable import Runnable
     from skilldeck.catalog._snapshot import CatalogSnapshot, SnapshotMaker, TreeStamps
+    from skilldeck.catalog._types import IndexMode
     from skilldeck.catalog._why import WhyLine
     from skilldeck.config import Budget
 

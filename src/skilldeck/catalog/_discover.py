@@ -7,10 +7,10 @@ from __future__ import annotations
 import os
 import stat as _stat
 import struct
-from typing import TYPE_CHECKING
 
 from skilldeck.catalog._cache import SIG_SIZE, pack_sig_into
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from skilldeck._tree import Found
 

@@ -10,7 +10,6 @@ one rule of ``skilldeck.catalog._fileset``. Size limits always apply.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
 
 from skilldeck._diagnostics import Diagnostic
 from skilldeck._errors import SkillError
@@ -18,15 +17,16 @@ from skilldeck._paths import within
 from skilldeck.catalog._fileset import (
     LINK_SCAN_BYTES,
     MAX_INDEX_FILES,
-    IndexMode,
     in_bundled_index,
     in_index,
     linked_of,
 )
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from skilldeck._tree import SkillTree, Walk
     from skilldeck.catalog._loaded import FileData
+    from skilldeck.catalog._types import IndexMode
 
 __all__ = ["index_files", "linked_in", "read_contained", "read_in", "through_loop", "walk_all"]
 

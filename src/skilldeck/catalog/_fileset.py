@@ -23,15 +23,17 @@ Every store (folder, memory, PostgreSQL), MCP, install and export go by it:
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable
-from typing import Literal
 
 from skilldeck._errors import FileNotFoundInSkillError, PathNotAllowedError
 from skilldeck._tree import below_walk_depth
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from skilldeck.catalog._types import IndexMode
+
 __all__ = [
     "BUNDLED_DIRS",
     "MAX_INDEX_FILES",
-    "IndexMode",
     "check_read",
     "in_bundled_index",
     "in_index",
@@ -39,7 +41,6 @@ __all__ = [
     "linked_of",
 ]
 
-IndexMode = Literal["bundled", "all"]
 
 BUNDLED_DIRS = ("scripts", "references", "assets")
 """The folders whose files form a skill's default file index (one level deep),

@@ -22,7 +22,6 @@ from collections.abc import Callable, Sequence
 from itertools import repeat
 from operator import itemgetter
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
 
 from skilldeck._diagnostics import Diagnostic
 from skilldeck._errors import (
@@ -68,19 +67,23 @@ from skilldeck.catalog._model import (
 from skilldeck.catalog._store import (
     DEFAULT_FILE_LIMIT,
     Discovery,
-    IndexMode,
     StoreBase,
     bundled_relpath,
 )
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any, Literal
+
     from skilldeck._tree import Found, SkillTree, Walk
     from skilldeck.catalog._loaded import FileData, Skill
     from skilldeck.catalog._runnable import RunSettings
+    from skilldeck.catalog._types import IndexMode
 
 __all__ = ["MAX_DEPTH", "FileSystemStore", "Mode"]
 
-Mode = Literal["lenient", "strict"]
+if TYPE_CHECKING:
+    Mode = Literal["lenient", "strict"]
 
 _SKILL_MD = os.sep + "SKILL.md"
 _MD_LEN = len(_SKILL_MD)

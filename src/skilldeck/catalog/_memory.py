@@ -14,12 +14,13 @@ from skilldeck._errors import (
     SkillNotFoundError,
 )
 from skilldeck._paths import safe_relpath
-from skilldeck.catalog._fileset import IndexMode, check_read, index_of, linked_of
+from skilldeck.catalog._fileset import check_read, index_of, linked_of
 from skilldeck.catalog._loaded import FileData, Skill
 from skilldeck.catalog._model import SkillMetadata
 from skilldeck.catalog._store import DEFAULT_FILE_LIMIT, Discovery, StoreBase, bundled_relpath
 
 if TYPE_CHECKING:
+    from skilldeck.catalog._types import IndexMode
     from skilldeck.format import ParsedSkillMd
 
 __all__ = ["MemoryStore"]

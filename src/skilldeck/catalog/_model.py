@@ -10,14 +10,16 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from operator import attrgetter
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
 
 from skilldeck._diagnostics import Diagnostic
 from skilldeck._errors import InvalidArgumentsError
 from skilldeck._frozen import field, new as _new, slots_twin, value
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from skilldeck.catalog._store import Store
+    from typing import Any, Literal
+
+    from skilldeck.catalog._types import Store
     from skilldeck.format import Manifest
 
 __all__ = [
@@ -35,7 +37,8 @@ __all__ = [
     "skill_md_text",
 ]
 
-SourceKind = Literal["bundled", "user", "extra", "project", "installed", "inline", "root"]
+if TYPE_CHECKING:
+    SourceKind = Literal["bundled", "user", "extra", "project", "installed", "inline", "root"]
 
 
 class SkillStatus(enum.StrEnum):

@@ -19,7 +19,6 @@ import os
 from collections.abc import Iterator, Mapping, Sequence
 from operator import attrgetter
 from pathlib import Path
-from typing import Any
 
 from skilldeck._diagnostics import Diagnostic
 from skilldeck._errors import SkillError
@@ -38,6 +37,10 @@ from skilldeck.catalog._model import (
 )
 from skilldeck.catalog._store import StoreBase
 from skilldeck.config import Config
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "Batch", "ByName", "Candidate", "Listed", "Requirements", "Resolver", "State", "Stores",

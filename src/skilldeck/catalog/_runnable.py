@@ -12,10 +12,10 @@ use. Plain slotted classes: a run makes one of each.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from skilldeck.catalog._model import ByMetadata
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from skilldeck.catalog._cache import RunRow
     from skilldeck.catalog._loaded import Skill

@@ -32,8 +32,12 @@ from pathlib import Path
 from skilldeck._paths import PROJECT_DIR, dirs, find_project_root, foreign_project_root
 from skilldeck._statedir import safe_dirs
 from skilldeck.catalog._envroots import env_roots
-from skilldeck.catalog._model import TRUST_OF_KIND, Root, Source, SourceKind, Trust
+from skilldeck.catalog._model import TRUST_OF_KIND, Root, Source, Trust
 from skilldeck.config import Config
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from skilldeck.catalog._model import SourceKind
 
 __all__ = ["bundled_root", "default_sources", "project_folders"]
 

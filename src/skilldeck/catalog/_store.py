@@ -1,4 +1,4 @@
-"""The Store protocol, ``StoreBase`` and ``Discovery``.
+"""``StoreBase`` (what the ``Store`` protocol of ``_types`` asks, with defaults) and ``Discovery``.
 
 A store lists skill metadata from a bounded read, loads one skill's body on
 demand and reads one bundled file. ``FileSystemStore`` is the embedded default;
@@ -9,27 +9,26 @@ database-backed store implements the same three methods.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from skilldeck._diagnostics import Diagnostic
 from skilldeck._errors import FileNotFoundInSkillError, FileTooLargeError, PathNotAllowedError
 from skilldeck._frozen import value
 from skilldeck._paths import safe_relpath
-from skilldeck.catalog._fileset import BUNDLED_DIRS, IndexMode, in_bundled_index
+from skilldeck.catalog._fileset import BUNDLED_DIRS, in_bundled_index
 from skilldeck.catalog._model import SkillMetadata
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from skilldeck._tree import Walk
     from skilldeck.catalog._loaded import FileData, Skill
     from skilldeck.catalog._runnable import RunSettings
+    from skilldeck.catalog._types import IndexMode, Store
 
 __all__ = [
     "BUNDLED_DIRS",
     "DEFAULT_FILE_LIMIT",
     "Discovery",
     "FileFacts",
-    "IndexMode",
-    "Store",
     "StoreBase",
     "as_store",
     "bundled_relpath",
@@ -52,31 +51,6 @@ class Discovery:
 #: what a store knows of one file of a skill version without reading it:
 #: (relative path, size, ``sha256:`` digest, UTF-8 text without NUL, or ``None``: unknown)
 FileFacts = tuple[str, int, str, bool | None]
-
-
-@runtime_checkable
-class Store(Protocol):
-    """Where skills come from: the three methods a host's store must have.
-
-    ``name`` may also be a ``key`` from ``list_skills``. Errors are skilldeck's
-    (``SkillNotFoundError``, ``FileNotFoundInSkillError``, ``PathNotAllowedError``,
-    ``FileTooLargeError``). Everything else the catalog needs (discovery with
-    diagnostics, the file list, content digests, SKILL.md's bytes) has a default
-    in :class:`StoreBase`, computed from these three; a store that can do better
-    subclasses it and overrides what it knows.
-    """
-
-    def list_skills(self) -> list[SkillMetadata]:
-        """Metadata of every valid skill, from a bounded read of each SKILL.md."""
-        ...
-
-    def load_skill(self, name: str, *, max_bytes: int | None = None) -> Skill:
-        """One skill with its body (at most ``max_bytes`` of SKILL.md) and file index."""
-        ...
-
-    def read_file(self, name: str, relpath: str, *, max_bytes: int = DEFAULT_FILE_LIMIT) -> bytes:
-        """One bundled file; ``FileTooLargeError`` when it exceeds ``max_bytes``."""
-        ...
 
 
 _WHOLE = 1 << 62

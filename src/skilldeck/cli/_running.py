@@ -8,7 +8,6 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any
 
 import skilldeck
 from skilldeck._gc import paused
@@ -17,6 +16,8 @@ from skilldeck.config import with_roots
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     import skilldeck.execution
 
 __all__ = ["catalog_and_config", "exec_config", "plain_words", "run_skill"]

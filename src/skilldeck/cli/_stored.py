@@ -14,12 +14,14 @@ import os
 import sys
 from collections.abc import Callable
 from contextvars import ContextVar
-from typing import TYPE_CHECKING, Any, TypeVar
 
 import skilldeck
 from skilldeck.cli._plain import usage_error
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
     import skilldeck.execution
     from skilldeck.postgres import PostgresStore
 
@@ -38,7 +40,8 @@ __all__ = [
     "stored_copy",
 ]
 
-F = TypeVar("F", bound=Callable[..., Any])
+if TYPE_CHECKING:
+    F = TypeVar("F", bound=Callable[..., Any])
 
 STORE_ENV = "SKILLDECK_STORE"
 TENANT_ENV = "SKILLDECK_TENANT"

@@ -27,7 +27,6 @@ import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Literal
 
 from skilldeck._atomic import atomic_write_text, file_lock
 from skilldeck._diagnostics import Diagnostic
@@ -58,7 +57,10 @@ from skilldeck.config._schema import (
     locate,
 )
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any, Literal
+
     from tomlkit.toml_document import TOMLDocument
 
     from skilldeck.config._budget import Budget
@@ -89,7 +91,8 @@ OWNER_HINT = (
     '["/path/to/project"]'
 )
 
-Scope = Literal["user", "project"]
+if TYPE_CHECKING:
+    Scope = Literal["user", "project"]
 
 
 def project_base(cwd: str | os.PathLike[str] | None = None) -> Path:

@@ -16,9 +16,11 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from skilldeck.config._imported import ImportedSettings
 
 __all__ = ["read_agent_config"]

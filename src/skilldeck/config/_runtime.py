@@ -24,10 +24,13 @@ project file must be trusted to rename tools. Anything else is guarded
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
 
 from skilldeck._errors import ConfigError
 from skilldeck._names import is_parameter_name, is_tool_name
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["RUNTIME_DEFAULTS", "TOOL_KEYS", "check_runtime", "loosening"]
 

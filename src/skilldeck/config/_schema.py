@@ -13,10 +13,13 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from skilldeck._errors import ConfigError
 from skilldeck.config._runtime import check_runtime
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "CATALOG_KEYS",

@@ -23,12 +23,11 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from skilldeck.execution._approvals import (
         Approval as Approval,
-        ApprovalStore as ApprovalStore,
         FileApprovalStore as FileApprovalStore,
         MemoryApprovalStore as MemoryApprovalStore,
         revoke_lapsed as revoke_lapsed,
     )
-    from skilldeck.execution._executor import Executor as Executor, SkillLike as SkillLike
+    from skilldeck.execution._executor import Executor as Executor
     from skilldeck.execution._interp import (
         check_arguments as check_arguments,
         coerce_cli_arguments as coerce_cli_arguments,
@@ -63,11 +62,12 @@ if TYPE_CHECKING:
         decide_approval as decide_approval,
         skill_visible_in_mode as skill_visible_in_mode,
     )
+    from skilldeck.execution._types import ApprovalStore as ApprovalStore, SkillLike as SkillLike
 else:
     # public name -> the module defining it (relative: this package)
     _PUBLIC = {
         "Approval": "._approvals",
-        "ApprovalStore": "._approvals",
+        "ApprovalStore": "._types",
         "FileApprovalStore": "._approvals",
         "MemoryApprovalStore": "._approvals",
         "Executor": "._executor",
@@ -93,7 +93,7 @@ else:
     _INTERNAL = {
         "revoke_lapsed": "._approvals",
         "skill_package_sets": "._packages",
-        "SkillLike": "._executor",
+        "SkillLike": "._types",
         "check_arguments": "._interp",
         "ApprovalDecision": "._trust",
         "coerce_trust": "._trust",

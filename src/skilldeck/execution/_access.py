@@ -15,14 +15,18 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TypeVar, cast
 
 from skilldeck._errors import SandboxUnavailableError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import TypeVar
 
 __all__ = ["Need", "RunAs", "blocked_for", "choose_user", "nobody", "user_label"]
 
 _RX = os.R_OK | os.X_OK
-_T = TypeVar("_T")
+if TYPE_CHECKING:
+    _T = TypeVar("_T")
 
 
 class Need:
@@ -82,7 +86,7 @@ def _user_db(key: object, ask: Callable[[], _T]) -> _T:
         _users.clear()
         _users_stamp = stamp
     if stamp is not None and key in _users:
-        return cast(_T, _users[key])
+        return _users[key]  # type: ignore[return-value]  # what ask() gave for key
     found = ask()
     if stamp is not None:
         _users[key] = found

@@ -8,7 +8,7 @@ atomically under a file lock::
 
 An approval counts only while the skill's digest (every file of the folder, see
 ``skilldeck._digest``) equals the stored one; any edit voids it. The store is a
-small protocol (:class:`ApprovalStore`) so a host can keep approvals elsewhere.
+small protocol (``ApprovalStore``, in ``_types``) so a host can keep approvals elsewhere.
 
 When installed content is replaced or removed, distribution calls
 :func:`revoke_lapsed`, which deletes an approval granted for exactly that content.
@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
 
 from skilldeck._atomic import atomic_write_text, file_lock
 from skilldeck._errors import ConfigError
@@ -27,9 +26,14 @@ from skilldeck._frozen import field_names, value
 from skilldeck._paths import dirs
 from skilldeck._statedir import read_state_file
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from skilldeck.execution._types import ApprovalStore
+
 __all__ = [
     "Approval",
-    "ApprovalStore",
     "FileApprovalStore",
     "MemoryApprovalStore",
     "revoke_lapsed",
@@ -51,21 +55,6 @@ class Approval:
 
     def to_dict(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in field_names(Approval)}
-
-
-@runtime_checkable
-class ApprovalStore(Protocol):
-    """Where approvals live. ``get`` returns the stored approval whatever its digest."""
-
-    def get(self, name: str) -> Approval | None: ...
-
-    def grant(
-        self, name: str, digest: str, *, trust: str | None = None, path: str | None = None
-    ) -> Approval: ...
-
-    def revoke(self, name: str) -> bool: ...
-
-    def list(self) -> list[Approval]: ...
 
 
 def _now() -> str:

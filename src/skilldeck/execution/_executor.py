@@ -12,7 +12,6 @@ import threading
 from collections import deque
 from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
 
 from skilldeck._errors import (
     ApprovalRequiredError,
@@ -25,7 +24,7 @@ from skilldeck._errors import (
 from skilldeck._ownstate import protected_state_fixed
 from skilldeck._paths import real
 from skilldeck.catalog import Trust
-from skilldeck.execution._approvals import ApprovalStore, FileApprovalStore
+from skilldeck.execution._approvals import FileApprovalStore
 from skilldeck.execution._env import build_env
 from skilldeck.execution._native import Helper, find_helper, forget_helper_runs
 from skilldeck.execution._packages import missing_module_hint
@@ -56,24 +55,17 @@ from skilldeck.execution._trust import (
     decide_approval,
 )
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:  # a script's run needs none of the tool machinery: loaded on use
+    from typing import Any
+
+    from skilldeck.execution._types import ApprovalStore, SkillLike
     from skilldeck.format import DeclaredTool
 
-__all__ = ["Executor", "SkillLike"]
+__all__ = ["Executor"]
 
 #: builds (argv, the arguments a person or model gave) once the snapshot exists
 _Build = Callable[[Snapshot], tuple[list[str], list[str]]]
-
-
-class SkillLike(Protocol):
-    """What the executor needs from a skill: a name, its folder and its manifest."""
-
-    @property
-    def name(self) -> str: ...
-    @property
-    def path(self) -> Any: ...
-    @property
-    def manifest(self) -> Any: ...
 
 
 class _Call:

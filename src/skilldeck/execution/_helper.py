@@ -43,7 +43,10 @@ import signal
 import sys
 import time
 from collections.abc import Iterable, Sequence
-from typing import NoReturn
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import NoReturn
 
 PR_SET_PDEATHSIG = 1
 PR_CAPBSET_DROP = 24

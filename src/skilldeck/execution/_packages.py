@@ -36,12 +36,15 @@ import subprocess
 import sys
 from collections.abc import Callable, Collection, Iterable
 from pathlib import Path
-from typing import Any
 
 from skilldeck._errors import ScriptFailedError, SkillError
 from skilldeck._frozen import value
 from skilldeck._ownstate import package_envs
 from skilldeck.execution._env import allowed_env
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "PackageSet",

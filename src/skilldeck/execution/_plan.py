@@ -12,7 +12,6 @@ import sys
 import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 from skilldeck._errors import PathNotAllowedError, SandboxUnavailableError
 from skilldeck._ownstate import protected_state_fixed, view_problem
@@ -30,6 +29,10 @@ from skilldeck.execution._programs import Program, find_program, python_roots
 from skilldeck.execution._sandbox import SandboxStatus, private_dirs, usable_sandbox
 from skilldeck.execution._settings import ExecConfig
 from skilldeck.execution._snapshot import Snapshot
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "BWRAP_HINT",

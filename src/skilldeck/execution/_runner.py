@@ -26,14 +26,18 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any, ParamSpec
 
 from skilldeck._frozen import field, value
 from skilldeck.execution._helper import children, descendants, parents
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, ParamSpec
+
 __all__ = ["Captured", "RunResult", "capture", "describe_exit", "render_output"]
 
-_P = ParamSpec("_P")
+if TYPE_CHECKING:
+    _P = ParamSpec("_P")
 
 _F_SETPIPE_SZ = 1031
 _CHUNK = 1 << 16

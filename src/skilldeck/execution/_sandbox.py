@@ -22,12 +22,15 @@ import subprocess
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from skilldeck._frozen import replace, value
 from skilldeck._ownstate import hidden_inside, protected_state
 from skilldeck._paths import within
 from skilldeck.execution._platform import linux_layers, platform_note
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "SandboxStatus",

@@ -4,21 +4,26 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Literal
 
 from skilldeck._errors import ConfigError
 from skilldeck._frozen import field_names, replace, value as value_class
 from skilldeck.execution._mounts import Mount, parse_mount
 from skilldeck.execution._scripts import SCRIPT_KINDS
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any, Literal
+
     from skilldeck.config import Config
 
 __all__ = ["ExecConfig", "Limits", "RunAsSetting", "SandboxMode", "WorkdirMode", "parse_run_as"]
 
-SandboxMode = Literal["auto", "strict", "none"]
-WorkdirMode = Literal["skill", "project", "temp"]
-RunAsSetting = tuple[int, int] | Literal["auto"] | None
+if TYPE_CHECKING:
+    SandboxMode = Literal["auto", "strict", "none"]
+if TYPE_CHECKING:
+    WorkdirMode = Literal["skill", "project", "temp"]
+if TYPE_CHECKING:
+    RunAsSetting = tuple[int, int] | Literal["auto"] | None
 _WORKDIR_MODES = ("skill", "project", "temp")
 
 _MIB = 1024 * 1024

@@ -13,16 +13,18 @@ count. A stored approval counts only for the skill's current content digest.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, Protocol
 
 from skilldeck._frozen import value
 from skilldeck.catalog import Trust
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "ApprovalDecision",
     "ApprovalRequest",
     "Approver",
-    "ManifestLike",
     "coerce_trust",
     "decide_approval",
     "skill_visible_in_mode",
@@ -37,21 +39,6 @@ def coerce_trust(value: Trust | str | None) -> Trust:
         return Trust(str(value).lower())
     except ValueError:
         return Trust.UNTRUSTED
-
-
-class ManifestLike(Protocol):
-    """The manifest fields execution reads (``skilldeck.Manifest`` has them all)."""
-
-    @property
-    def timeout(self) -> int | None: ...
-    @property
-    def network(self) -> bool: ...
-    @property
-    def read_only(self) -> bool: ...
-    @property
-    def always_ask(self) -> bool: ...
-    @property
-    def modes(self) -> tuple[str, ...] | None: ...
 
 
 @value

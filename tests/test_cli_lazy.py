@@ -273,6 +273,38 @@ def test_a_run_of_a_plain_script_imports_no_toml_parser(tmp_path: Path) -> None:
     assert out == "meta\n" and "tomllib" in modules  # the block is read
 
 
+def test_a_run_without_a_parser_imports_no_typing(tmp_path: Path) -> None:
+    # typing costs every run's start-up: a run's modules name protocols and aliases
+    # for type checkers only (the packages' _types modules hold them); no config file
+    # (reading one imports tomllib, which imports typing); the catalog's cache is
+    # warm and the skill approved, as for every run after the first (files younger than
+    # a second are parsed again, as racy)
+    run = ["run", "--root", str(_hello_skill(tmp_path)), "hello-skill", "scripts/hello.py"]
+    time.sleep(1.1)
+    assert _modules_after([*run, "--yes"])[1] == "hello\n"
+    modules, out = _modules_after([*run, "--yes"])
+    assert out == "hello\n"
+    assert "skilldeck.execution._executor" in modules and "click" not in modules
+    assert "typing" not in modules
+
+
+def test_a_failed_run_answers_without_click(tmp_path: Path) -> None:
+    # the error boundary of a run without a parser prints what click's group prints
+    root = str(_hello_skill(tmp_path))
+    modules, out = _modules_after(["run", "--root", root, "nosuch", "x.py", "--json"])
+    assert json.loads(out)["error"]["code"] == "SKILL_NOT_FOUND"
+    assert "skilldeck.execution" in modules and "click" not in modules
+    words = ["run", "--root", root, "hello-skill", "scripts/nosuch.py", "--json"]
+    modules, out = _modules_after(words)
+    assert json.loads(out)["error"]["code"] == "FILE_NOT_FOUND" and "click" not in modules
+    plain = subprocess.run(
+        [sys.executable, "-m", "skilldeck", *words[:-1]], capture_output=True, text=True
+    )
+    clicked = CliRunner().invoke(main, words[:-1])
+    assert plain.returncode == clicked.exit_code == 1
+    assert plain.stderr == clicked.stderr and plain.stderr.startswith("error: skill ")
+
+
 _GC_PROBE = """
 import atexit, gc, sys
 import skilldeck.cli._listing as listing

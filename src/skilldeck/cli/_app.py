@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import os
 import sys
 from collections.abc import Callable
 from typing import Any, NoReturn, TypeVar
@@ -32,6 +31,7 @@ from skilldeck.cli._plain import (  # the command modules import these from here
     asks_json,
     colour_for,
     echo_json as echo_json,
+    fail,
     warn_untrusted_project,
 )
 
@@ -81,59 +81,6 @@ def fail_usage(exc: click.UsageError, argv: list[str], *, json_mode: bool) -> No
     exc.ctx = command.make_context(argv[0], list(argv[1:]), parent=parent)
     exc.show()
     sys.exit(exc.exit_code)
-
-
-def fail(exc: BaseException, *, json_mode: bool) -> NoReturn:
-    """The error boundary's answer to ``exc`` (see ``SkilldeckGroup``), for the group
-    and for the commands ``_plain`` runs without click."""
-    if isinstance(exc, skilldeck.SkillError):
-        if isinstance(exc, skilldeck.Cancelled) and not json_mode:
-            click.echo("cancelled", err=True)  # a person's "no" is not a failure
-            sys.exit(EXIT_OK)
-        if json_mode:
-            echo_json(error=exc)
-        else:
-            click.echo(f"error: {exc.message} [{exc.code}]", err=True)
-            if exc.hint:
-                click.echo(f"hint: {exc.hint}", err=True)
-        sys.exit(EXIT_FINDINGS)
-    if isinstance(exc, BrokenPipeError):
-        # The reader went away (`skilldeck list | head`): stop quietly, as cat does.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        sys.exit(EXIT_FINDINGS)
-    if isinstance(exc, KeyboardInterrupt):
-        click.echo("interrupted", err=True)
-        sys.exit(130)
-    if isinstance(exc, OSError):
-        where = f"{exc.filename}: " if exc.filename else ""
-        click.echo(f"error: {where}{exc.strerror or exc}", err=True)
-        if _about_state(exc):
-            # most often a home folder that is missing or read-only (a service user)
-            click.echo(
-                "hint: skilldeck keeps its state under your home folder; make it "
-                "writable, or point SKILLDECK_HOME (or XDG_DATA_HOME, XDG_CACHE_HOME, "
-                "XDG_CONFIG_HOME) at a folder you own",
-                err=True,
-            )
-        sys.exit(EXIT_USAGE)
-    raise exc
-
-
-def _about_state(exc: OSError) -> bool:
-    """Is ``exc`` a missing or read-only folder on the way to skilldeck's own state?"""
-    if not isinstance(exc, PermissionError | FileNotFoundError | NotADirectoryError):
-        return False
-    if not isinstance(exc.filename, str):
-        return False
-    import skilldeck.config
-
-    d = skilldeck.config.dirs()
-    where = os.path.abspath(exc.filename)
-    for folder in (str(d.config), str(d.data), str(d.cache)):
-        if os.path.commonpath([where, folder]) in (where, folder):  # one inside the other
-            return True
-    return False
 
 
 F = TypeVar("F", bound=Callable[..., Any])

@@ -25,9 +25,12 @@ import codecs
 import os
 import sys
 from collections.abc import Callable, Iterable
-from typing import Any, TextIO
 
 import skilldeck
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, NoReturn, TextIO
 
 __all__ = [
     "EXIT_FINDINGS",
@@ -38,6 +41,7 @@ __all__ = [
     "echo",
     "echo_json",
     "echo_json_rows",
+    "fail",
     "run",
     "styler",
     "usage_error",
@@ -107,8 +111,6 @@ def run(argv: list[str]) -> bool:
 
             show_skill(name, fmt, colour_for("auto"))
     except (skilldeck.SkillError, OSError, KeyboardInterrupt) as exc:
-        from skilldeck.cli._app import fail
-
         fail(exc, json_mode=fmt == "json")
     except Exception as exc:
         click = sys.modules.get("click")
@@ -118,6 +120,60 @@ def run(argv: list[str]) -> bool:
 
         fail_usage(exc, argv, json_mode=fmt == "json")
     return True
+
+
+def fail(exc: BaseException, *, json_mode: bool) -> NoReturn:
+    """The error boundary's answer to ``exc`` (see ``_app.SkilldeckGroup``), for the
+    group and for the commands ``run`` answers without click: it prints through
+    ``echo``, so a failed ``skilldeck run --json`` imports no click either."""
+    if isinstance(exc, skilldeck.SkillError):
+        if isinstance(exc, skilldeck.Cancelled) and not json_mode:
+            echo("cancelled", err=True)  # a person's "no" is not a failure
+            sys.exit(EXIT_OK)
+        if json_mode:
+            echo_json(error=exc)
+        else:
+            echo(f"error: {exc.message} [{exc.code}]", err=True)
+            if exc.hint:
+                echo(f"hint: {exc.hint}", err=True)
+        sys.exit(EXIT_FINDINGS)
+    if isinstance(exc, BrokenPipeError):
+        # The reader went away (`skilldeck list | head`): stop quietly, as cat does.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        sys.exit(EXIT_FINDINGS)
+    if isinstance(exc, KeyboardInterrupt):
+        echo("interrupted", err=True)
+        sys.exit(130)
+    if isinstance(exc, OSError):
+        where = f"{exc.filename}: " if exc.filename else ""
+        echo(f"error: {where}{exc.strerror or exc}", err=True)
+        if _about_state(exc):
+            # most often a home folder that is missing or read-only (a service user)
+            echo(
+                "hint: skilldeck keeps its state under your home folder; make it "
+                "writable, or point SKILLDECK_HOME (or XDG_DATA_HOME, XDG_CACHE_HOME, "
+                "XDG_CONFIG_HOME) at a folder you own",
+                err=True,
+            )
+        sys.exit(EXIT_USAGE)
+    raise exc
+
+
+def _about_state(exc: OSError) -> bool:
+    """Is ``exc`` a missing or read-only folder on the way to skilldeck's own state?"""
+    if not isinstance(exc, PermissionError | FileNotFoundError | NotADirectoryError):
+        return False
+    if not isinstance(exc.filename, str):
+        return False
+    import skilldeck.config
+
+    d = skilldeck.config.dirs()
+    where = os.path.abspath(exc.filename)
+    for folder in (str(d.config), str(d.data), str(d.cache)):
+        if os.path.commonpath([where, folder]) in (where, folder):  # one inside the other
+            return True
+    return False
 
 
 def asks_json(words: list[str]) -> bool:

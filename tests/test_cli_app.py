@@ -10,12 +10,14 @@ from pathlib import Path
 
 def test_a_closed_pipe_stops_the_listing_quietly(tmp_path: Path) -> None:
     root = tmp_path / "skills"
-    for i in range(1200):  # about 100 KB of listing: more than a pipe buffer
+    # about 180 KB of listing: far more than a pipe's buffer (64 KB) and the reader's
+    # (8 KB) together, so the writer must meet the closed pipe whatever the timing
+    for i in range(1200):
         folder = root / f"skill-{i:04d}"
         folder.mkdir(parents=True)
         (folder / "SKILL.md").write_text(
-            f"---\nname: skill-{i:04d}\ndescription: Skill number {i}. Use when testing pipes.\n"
-            "---\nBody\n"
+            f"---\nname: skill-{i:04d}\ndescription: Skill number {i}. Use when testing what a "
+            "listing does when its reader goes away early, as head -1 does.\n---\nBody\n"
         )
     proc = subprocess.Popen(
         [sys.executable, "-m", "skilldeck", "list", "--root", str(root)],

@@ -286,6 +286,8 @@ def test_a_run_without_a_parser_imports_no_typing(tmp_path: Path) -> None:
     assert out == "hello\n"
     assert "skilldeck.execution._executor" in modules and "click" not in modules
     assert "typing" not in modules
+    modules, out = _modules_after([*run, "--yes", "--json"])  # the result's envelope
+    assert json.loads(out)["data"]["output"] == "hello\n" and "typing" not in modules
 
 
 def test_a_failed_run_answers_without_click(tmp_path: Path) -> None:

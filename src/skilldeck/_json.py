@@ -9,7 +9,10 @@ from __future__ import annotations
 import enum
 from collections.abc import Mapping
 from pathlib import PurePath
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["json_safe"]
 

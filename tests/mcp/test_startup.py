@@ -73,3 +73,28 @@ def test_damaged_or_foreign_snapshot_is_ignored(tree: dict[str, Path], tmp_path:
     other = _published(_server([tree["low"]], cache))  # another root set: its own file
     assert other != cold
     assert len(list(cache.glob("*.snap"))) == 2
+
+
+def test_a_frontmatter_is_published_with_the_values_its_json_text_holds(tmp_path: Path) -> None:
+    """The kept frontmatter's JSON text is decoded to the values ``json`` reads from it
+    (numbers past 64 bits, nested values, text that is not ASCII)."""
+    import json
+
+    root = tmp_path / "root"
+    for name, extra in (
+        ("plain", "  big: 123456789012345678901234567890\n  small: -0.0\n  note: café\n"),
+        ("odd", "  ratio: .nan\n  list: [1, 2.5, {a: b}]\n"),
+    ):
+        (root / name).mkdir(parents=True)
+        (root / name / "SKILL.md").write_text(
+            f"---\nname: {name}\ndescription: Odd values.\nmetadata:\n{extra}---\nBody.\n",
+            encoding="utf-8",
+        )
+    catalog = skilldeck.Catalog.from_roots([root], keep_frontmatter=True)
+    server = create_server(catalog=catalog, snapshot_cache=False)
+    published = {s.name: s.entry["frontmatter"] for s in server.index.skills}
+    assert sorted(published) == ["odd", "plain"]
+    for name, fm in published.items():
+        kept = catalog.get(name).metadata.frontmatter_json
+        assert kept is not None
+        assert repr(fm) == repr(json.loads(kept))

@@ -182,3 +182,15 @@ os.waitpid(pid, 0)
     folders = [Path(p) for line in done.stdout.splitlines() for p in line.split()]
     assert len(folders) == 10, done.stdout
     assert [p for p in folders if p.exists()] == []
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["/", "/a", "/a/b/c", "//a//b/", "///a/b", "/a/./b", "/a/../b", "/root/.pyenv/versions/3.11.7"],
+)
+def test_the_folders_bubblewrap_makes_above_a_mount_are_those_pathlib_names(path: str) -> None:
+    """The parents made for a mount inside a private folder, found with strings (a
+    ``Path`` for each cost a sandboxed run about 0.05 ms): the same as ``Path.parents``."""
+    from skilldeck.execution._sandbox import _ancestors
+
+    assert _ancestors(path) == [str(p) for p in reversed(Path(path).parents)]

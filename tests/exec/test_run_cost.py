@@ -191,6 +191,6 @@ os.waitpid(pid, 0)
 def test_the_folders_bubblewrap_makes_above_a_mount_are_those_pathlib_names(path: str) -> None:
     """The parents made for a mount inside a private folder, found with strings (a
     ``Path`` for each cost a sandboxed run about 0.05 ms): the same as ``Path.parents``."""
-    from skilldeck.execution._sandbox import _ancestors
+    from skilldeck.execution._access import ancestors
 
-    assert _ancestors(path) == [str(p) for p in reversed(Path(path).parents)]
+    assert ancestors(path) == [str(p) for p in reversed(Path(path).parents)]

@@ -17,12 +17,13 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from skilldeck._errors import SandboxUnavailableError
+from skilldeck._paths import within
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import TypeVar
 
-__all__ = ["Need", "RunAs", "blocked_for", "choose_user", "nobody", "user_label"]
+__all__ = ["Need", "RunAs", "ancestors", "blocked_for", "choose_user", "nobody", "user_label"]
 
 _RX = os.R_OK | os.X_OK
 if TYPE_CHECKING:
@@ -120,6 +121,14 @@ def user_label(uid: int) -> str:
     return _user_db(uid, ask)
 
 
+def ancestors(path: str) -> list[str]:
+    """The folders above the absolute ``path``, outermost first: ``Path(path).parents``
+    reversed, as strings (a ``Path`` for each cost a run about 0.05 ms)."""
+    root = "//" if path.startswith("//") and not path.startswith("///") else "/"  # as POSIX
+    parts = [part for part in path.split("/") if part and part != "."]
+    return [root + "/".join(parts[:i]) for i in range(len(parts))]
+
+
 def _allows(st: os.stat_result, uid: int, gid: int, want: int) -> bool:
     if uid == 0:
         return True
@@ -138,25 +147,30 @@ def blocked_for(
     want: int,
     start: Path | None = None,
     *,
-    seen: dict[Path, bool] | None = None,
+    seen: dict[str, bool] | None = None,
 ) -> Path | None:
-    """The first folder or file on ``path`` that ``uid``/``gid`` cannot traverse or use.
+    """The first folder or file on ``path`` that ``uid``/``gid`` cannot traverse or use
+    (the folders from ``start`` down, when given: above it the run sees a mount).
 
     ``seen``: whether each folder checked so far may be traversed, shared by the
     checks of one decision (the paths a run needs have most of their folders in common).
+    The folders are strings (``Path.parents`` and ``is_relative_to`` for each cost a
+    sandboxed run about 0.05 ms), with the same answers.
     """
+    text = str(path)
+    top = str(start) if start is not None else None
     try:
-        for parent in reversed(path.parents):
-            if start is not None and not parent.is_relative_to(start):
+        for parent in ancestors(text):
+            if top is not None and not within(parent, (top,)):
                 continue
             ok = seen.get(parent) if seen is not None else None
             if ok is None:
-                ok = _allows(parent.stat(), uid, gid, os.X_OK)
+                ok = _allows(os.stat(parent), uid, gid, os.X_OK)
                 if seen is not None:
                     seen[parent] = ok
             if not ok:
-                return parent
-        if not _allows(path.stat(), uid, gid, want):
+                return Path(parent)
+        if not _allows(os.stat(text), uid, gid, want):
             return path
     except OSError:
         return None  # a path that does not exist blocks nobody in particular
@@ -195,7 +209,7 @@ def choose_user(
         return RunAs(None, None, self_label, 'run_as = "self"')
     auto = setting == "auto"
     uid, gid = nobody() if auto or not isinstance(setting, tuple) else setting
-    seen: dict[Path, bool] = {}
+    seen: dict[str, bool] = {}
     for need in needs:
         blocked = blocked_for(need.path, uid, gid, need.want, need.start, seen=seen)
         if blocked is None:

@@ -3,7 +3,7 @@
 Usage::
 
     python bench/serve_startup.py [--skills 2000] [--rounds 7] [--before PYTHON]
-                                  [--instructions] [--json]
+                                  [--after-list] [--instructions] [--json]
 
 Each server is a fresh process spoken to over stdio by this script (plain
 JSON-RPC lines, no SDK in the driver): ``initialize``, ``notifications/initialized``,
@@ -16,7 +16,10 @@ ratios against the reference in the same run:
 - ``import MCP SDK server + client``: ``python -c "import mcp.server.mcpserver;
   from mcp import Client"`` (what a Python MCP server cannot avoid);
 - ``skilldeck serve`` warm: the snapshot and metadata caches of a previous start
-  (goal: <= 1.2x the reference's CPU); cold: empty caches (goal: <= 2x).
+  (goal: <= 1.2x the reference's CPU); cold: empty caches (goal: <= 2x);
+  with ``--after-list``, also after ``skilldeck list`` (untimed) filled the catalog's
+  metadata cache of empty caches: the first ``serve`` after a listing, which has no
+  kept snapshot and no kept frontmatter.
 
 The skills are ``--skills`` renamed corpus skill folders with their resources and
 links (``_trees``). ``--before PYTHON``: the same servers from another
@@ -125,6 +128,14 @@ def instructions(run: Callable[[list[str]], object]) -> float | None:
     return total / 1e6
 
 
+def _empty(caches: Path | None, listing: list[str] | None, env: dict[str, str]) -> None:
+    """Empty ``caches`` (if given), then run ``listing`` (if given) to fill the catalog's."""
+    if caches is not None:
+        shutil.rmtree(caches, ignore_errors=True)
+    if listing is not None:
+        subprocess.run(listing, env=env, stdout=subprocess.DEVNULL, check=True)
+
+
 def _cpu_so_far(pid: int) -> float:
     """CPU (user + system) a running process used so far, with that of the children it
     has waited for, such as the catalog's parse workers (``/proc``; NaN without it)."""
@@ -144,6 +155,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "sd-bench")
     parser.add_argument("--corpus", type=Path, default=_trees.CORPUS)
     parser.add_argument("--instructions", action="store_true", help="also count them (valgrind)")
+    parser.add_argument(
+        "--after-list", action="store_true", help="also serve after `skilldeck list` (untimed)"
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     root = _trees.tree(args.work, args.skills, args.corpus)
@@ -160,7 +174,9 @@ def main(argv: list[str] | None = None) -> int:
         cs: dict[str, _measure.Contender] = {
             ref: _measure.Contender([sys.executable, "-c", SDK], base)
         }
-        servers: dict[str, tuple[list[str], dict[str, str], Path | None]] = {}
+        # name -> (command, environment, the caches emptied before each run, the listing
+        # run after emptying them)
+        servers: dict[str, tuple[list[str], dict[str, str], Path | None, list[str] | None]] = {}
         installs = [("", sys.executable)] + ([("before: ", args.before)] if args.before else [])
         for label, python in installs:
             serve = [python, "-m", "skilldeck", "serve", "--no-watch", "--root", str(root)]
@@ -169,11 +185,21 @@ def main(argv: list[str] | None = None) -> int:
                 serve,
                 base | {"SKILLDECK_HOME": str(warm)},
                 None,
+                None,
             )
             cold_env = base | {"SKILLDECK_HOME": str(cold)}
-            servers[label + "skilldeck serve, cold"] = (serve, cold_env, cold)
+            servers[label + "skilldeck serve, cold"] = (serve, cold_env, cold, None)
+            if args.after_list:
+                listed_home = work / f"listed{len(label)}"
+                listing = [python, "-m", "skilldeck", "list", "--root", str(root)]
+                servers[label + "skilldeck serve, after list"] = (
+                    serve,
+                    base | {"SKILLDECK_HOME": str(listed_home)},
+                    listed_home,
+                    listing,
+                )
         os.chdir(work)  # no project config of the caller's folder
-        for cmd, env, _ in servers.values():
+        for cmd, env, _, _ in servers.values():
             list_all(cmd, env)  # bytecode and the warm caches
         _measure.run_once(cs[ref])
         runs: dict[str, list[dict[str, float]]] = {name: [] for name in servers}
@@ -181,9 +207,8 @@ def main(argv: list[str] | None = None) -> int:
         counts: dict[str, float] = {}
         for _ in range(args.rounds):
             cs[ref].results.append(_measure.run_once(cs[ref]))
-            for name, (cmd, env, empty) in servers.items():
-                if empty is not None:
-                    shutil.rmtree(empty, ignore_errors=True)
+            for name, (cmd, env, empty, listing) in servers.items():
+                _empty(empty, listing, env)
                 r = list_all(cmd, env)
                 counts[name] = r.pop("count")
                 listed[name].append(r.pop("listed"))
@@ -198,9 +223,8 @@ def main(argv: list[str] | None = None) -> int:
                     [*wrap, *sdk], env=base, stderr=subprocess.DEVNULL, check=True
                 )
             )
-            for name, (cmd, env, empty) in servers.items():
-                if empty is not None:
-                    shutil.rmtree(empty, ignore_errors=True)
+            for name, (cmd, env, empty, listing) in servers.items():
+                _empty(empty, listing, env)
                 counted[name] = instructions(partial(list_all, cmd, env))
     finally:
         os.chdir(Path(__file__).parent)

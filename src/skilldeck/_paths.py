@@ -359,6 +359,9 @@ def is_regular_file(path: str | os.PathLike[str]) -> bool:
 
 
 _O_PATH = getattr(os, "O_PATH", 0)
+NAMES_DESCRIPTORS = bool(_O_PATH)
+"""Can ``fd_real_path`` name what a descriptor has open (Linux, ``/proc/self/fd``)?
+Elsewhere it always answers ``None``, and a caller can skip the open it would name."""
 
 
 def _kernel_real(path: str | os.PathLike[str]) -> str | None:
@@ -382,7 +385,7 @@ def fd_real_path(fd: int) -> str | None:
     (``/proc/self/fd/N``: one call, and no window between an open and a check of
     what was opened), or ``None`` where it cannot (no ``/proc``, not Linux, a file
     or folder removed since)."""
-    if not _O_PATH:
+    if not NAMES_DESCRIPTORS:
         return None
     try:
         real = os.readlink(f"/proc/self/fd/{fd}")

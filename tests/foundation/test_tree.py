@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,7 @@ from skilldeck._tree import (
     ContainedFolder,
     SkillTree,
     WalkLimits,
+    _reader,
     looks_like_secret,
     read_beneath,
     read_file,
@@ -166,6 +168,33 @@ def test_a_folder_opened_resolved_is_named_and_read_as_by_its_real_path(
             tree.read("escape.md", max_bytes=100)  # a link to a file outside
     assert SkillTree.resolved(tmp_path / "missing") is None
     assert SkillTree.resolved(os.path.join(real, "SKILL.md")) is None  # not a folder
+
+
+def test_where_the_kernel_cannot_name_a_folder_the_catalog_takes_two_steps(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without descriptor naming (not Linux), ``resolved`` opens nothing and answers
+    ``None``; a snapshot that walks and reads each folder then names it by its real
+    path and opens it by that path, with the same files, tokens and digests."""
+    from skilldeck.catalog import Catalog
+
+    root = tmp_path / "root"
+    root.mkdir()
+    build_tree(root)
+    (root / "tricky" / "SKILL.md").write_text(
+        "---\nname: tricky\ndescription: A tree.\n---\nBody.\n", encoding="utf-8"
+    )
+    time.sleep(0.08)  # older than the window in which a stamp could repeat
+
+    def listed() -> list[tuple[object, ...]]:
+        snap = Catalog.from_roots([root], cache=False).snapshot(digest_within=(512, 1 << 20))
+        return [(e.key, e.token, e.files) for e in snap.entries]
+
+    kernel = listed()
+    assert kernel and all(f.digest is not None for f in kernel[0][2])  # type: ignore[attr-defined]
+    monkeypatch.setattr(_reader, "NAMES_DESCRIPTORS", False)
+    assert SkillTree.resolved(root / "tricky") is None
+    assert listed() == kernel
 
 
 def test_limits_raise_coded_errors_or_stop_when_not_strict(tmp_path: Path) -> None:

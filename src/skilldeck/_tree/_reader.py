@@ -25,7 +25,7 @@ from collections import deque
 from collections.abc import Callable
 
 from skilldeck._errors import FileNotFoundInSkillError, FileTooLargeError, PathNotAllowedError
-from skilldeck._paths import fd_real_path, name_refusal, within
+from skilldeck._paths import NAMES_DESCRIPTORS, fd_real_path, name_refusal, within
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -284,7 +284,7 @@ class ContainedFolder:
         makes two (the real path's, then the folder's) and no window between them.
         ``None`` where the kernel cannot name it, or it cannot be opened as a folder:
         the caller takes the two steps, which report why."""
-        if not _HAVE_DIR_FD:
+        if not (_HAVE_DIR_FD and NAMES_DESCRIPTORS):  # nothing to name what it opened
             return None
         try:
             fd = os.open(root, _DIR_FLAGS)

@@ -194,3 +194,32 @@ def test_the_folders_bubblewrap_makes_above_a_mount_are_those_pathlib_names(path
     from skilldeck.execution._access import ancestors
 
     assert ancestors(path) == [str(p) for p in reversed(Path(path).parents)]
+
+
+def test_the_remover_thread_ends_when_idle(tmp_path: Path, make_skill: MakeSkill) -> None:
+    """After the runs' folders are gone the process is one thread again: the catalog's
+    parse pool forks only in a process of one thread, so a host that ran a script
+    would otherwise list a large catalog without it for the rest of its life."""
+    skill = make_skill(scripts={"ok.py": "print('ok')\n"})
+    program = f"""
+import threading, time
+import skilldeck
+skill = skilldeck.Catalog.from_roots([{str(skill.path.parent)!r}]).runnable({skill.name!r})
+ex = skilldeck.Executor(skilldeck.ExecConfig(sandbox="none"),
+                        approvals=skilldeck.execution.MemoryApprovalStore())
+for _ in range(3):
+    r = ex.run_script(skill, "scripts/ok.py", trust="bundled", approver=lambda q: True)
+    assert r.output.strip() == "ok", r
+busy = threading.active_count()
+deadline = time.monotonic() + 30
+while threading.active_count() > 1 and time.monotonic() < deadline:
+    time.sleep(0.05)
+idle = threading.active_count()
+r = ex.run_script(skill, "scripts/ok.py", trust="bundled", approver=lambda q: True)
+print(busy, idle, r.output.strip())
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["2", "1", "ok"]

@@ -668,6 +668,7 @@ class _Remover:
     own per run cost about 0.1 ms of CPU to start. It is a daemon so that an idle one
     never holds the process open; the exit waits (``atexit``) until every folder
     handed to it is gone. A forked child starts with none pending and its own thread.
+    It ends after ``_IDLE_SECONDS`` without work.
     (A deque and a condition: ``queue`` would be one more module for every run to import.)"""
 
     def __init__(self) -> None:
@@ -700,8 +701,12 @@ class _Remover:
         cond, jobs = self._cond, self._jobs
         while True:
             with cond:
-                while not jobs:
-                    cond.wait()
+                if not cond.wait_for(lambda: jobs, _IDLE_SECONDS):
+                    # idle: end, so a process that ran scripts is one thread again (the
+                    # catalog's parse pool forks only then); the next run starts another
+                    if self._thread is threading.current_thread():
+                        self._thread = None
+                    return
                 path, files, scratch = jobs.popleft()
             try:
                 _remove(path, files)
@@ -713,6 +718,7 @@ class _Remover:
                     cond.notify_all()
 
 
+_IDLE_SECONDS = 1.0
 _REMOVER = _Remover()
 
 

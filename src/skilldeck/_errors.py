@@ -85,6 +85,7 @@ __all__ = [
     "ToolPolicyDeniedError",
     "UnsafeStateError",
     "error_codes",
+    "files_hint",
     "root_flags",
     "with_roots",
 ]
@@ -287,6 +288,20 @@ def error_codes() -> tuple[str, ...]:
             seen.setdefault(cls.code, None)
         pending.extend(reversed(cls.__subclasses__()))
     return tuple(seen)
+
+
+def files_hint(skill: str | None, *, first: str = "") -> str:
+    """The hint of a read that names no file the skill lists: ``first`` (what else to
+    say, if anything), then where the files that can be read are listed, for a model
+    (``skills_load``) and on the command line (a command a front end serving other
+    folders completes with ``with_roots``)."""
+    shown = "NAME"
+    if skill:
+        import shlex
+
+        shown = shlex.quote(skill)
+    lead = f"{first}; " if first else ""
+    return f"{lead}list the skill's files with skills_load, or run: skilldeck show {shown}"
 
 
 def root_flags(roots: Sequence[str | os.PathLike[str]], *, recursive: bool = False) -> str:

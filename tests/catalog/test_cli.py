@@ -231,3 +231,35 @@ def test_list_json_is_streamed_as_the_one_envelope(
     assert odd_result.stdout == json.dumps(odd_envelope, ensure_ascii=False, indent=2) + "\n"
     empty = runner.invoke(main, ["list", "--json", "--root", str(tmp_path / "none")])
     assert empty.stdout == json.dumps({"ok": True, "data": {"skills": []}}, indent=2) + "\n"
+
+
+def test_a_missing_files_hint_pasted_lists_the_files_of_the_same_skill(
+    roots: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """A read of a file the skill does not list says where its files are listed; on the
+    command line that is a command, completed with the folders the read looked in."""
+    a, b = roots
+
+    def cli(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "skilldeck", *args],
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,  # elsewhere than the roots: the command must name them
+        )
+
+    for path in ("references/nosuch.md", "notes/guide.md"):
+        failed = cli("read", "shared", path, "--root", str(a), "--root", str(b), "--json")
+        assert failed.returncode == 1, failed.stderr
+        hint = json.loads(failed.stdout)["error"]["hint"]
+        assert "skills_load" in hint
+        command = hint.split("run: ", 1)[1]
+        assert command.startswith("skilldeck show shared --root ")
+        import shlex
+
+        shown = cli(*shlex.split(command)[1:])
+        assert shown.returncode == 0, shown.stderr
+        assert "high copy" in shown.stdout and "references/guide.md" in shown.stdout
+    # without --root, the hint's command names only the skill
+    failed = cli("read", "csv-profile", "nosuch.md")
+    assert failed.stderr.rstrip().endswith("run: skilldeck show csv-profile")

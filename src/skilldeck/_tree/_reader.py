@@ -24,7 +24,12 @@ import sys
 from collections import deque
 from collections.abc import Callable
 
-from skilldeck._errors import FileNotFoundInSkillError, FileTooLargeError, PathNotAllowedError
+from skilldeck._errors import (
+    FileNotFoundInSkillError,
+    FileTooLargeError,
+    PathNotAllowedError,
+    files_hint,
+)
 from skilldeck._paths import NAMES_DESCRIPTORS, fd_real_path, name_refusal, within
 
 TYPE_CHECKING = False
@@ -384,7 +389,7 @@ class ContainedFolder:
                 f"no file {shown}{where}",
                 skill=self.skill,
                 path=rel,
-                hint="list the skill's files with skills_load",
+                hint=files_hint(self.skill),
             )
         hints = {
             "hidden": (

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable
 
-from skilldeck._errors import FileNotFoundInSkillError, PathNotAllowedError
+from skilldeck._errors import FileNotFoundInSkillError, PathNotAllowedError, files_hint
 from skilldeck._tree import below_walk_depth
 
 TYPE_CHECKING = False
@@ -112,12 +112,15 @@ def check_read(
             f"{clean} is not in the file index of {skill}",
             skill=skill,
             path=clean,
-            hint="list the skill's files with skills_load; only those can be read "
-            '(a host that lists every file uses index "all")',
+            hint=files_hint(
+                skill,
+                first="only the files a skill lists can be read (a host that lists every "
+                'file uses index "all")',
+            ),
         )
     raise FileNotFoundInSkillError(
         f"no file {clean} in skill {skill}",
         skill=skill,
         path=clean,
-        hint="list the skill's files with skills_load",
+        hint=files_hint(skill),
     )

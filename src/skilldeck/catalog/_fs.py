@@ -30,6 +30,7 @@ from skilldeck._errors import (
     PathNotAllowedError,
     SkillNotFoundError,
     SkillUnavailableError,
+    files_hint,
 )
 from skilldeck._paths import real_path, within
 from skilldeck._tree import MAX_DEPTH, SkillFinder, skill_md_escapes
@@ -924,7 +925,7 @@ class FileSystemStore(StoreBase):
                 "to a folder above it",
                 skill=meta.name,
                 path=clean,
-                hint="list the skill's files with skills_load; only those can be read",
+                hint=files_hint(meta.name, first="only the files a skill lists can be read"),
             )
 
     def read_file(self, name: str, relpath: str, *, max_bytes: int = DEFAULT_FILE_LIMIT) -> bytes:

@@ -22,7 +22,16 @@ import click
 
 import skilldeck
 import skilldeck.format
-from skilldeck.cli._app import EXIT_FINDINGS, EXIT_OK, echo_json, format_option, main, use_colour
+from skilldeck.cli._app import (
+    EXIT_FINDINGS,
+    EXIT_OK,
+    echo_json,
+    format_option,
+    main,
+    recursive_option,
+    root_option,
+    use_colour,
+)
 from skilldeck.cli._showing import format_diagnostic, plural, show_skill, skill_dirs, skill_files
 from skilldeck.cli._stored import store_options
 
@@ -136,15 +145,18 @@ def lint(catalog_roots: tuple[str, ...], fmt: str, paths: tuple[str, ...]) -> No
 
 @main.command()
 @click.argument("skill", metavar="NAME|PATH", type=click.Path(path_type=str))
+@root_option
+@recursive_option
 @format_option
 @store_options
-def show(skill: str, fmt: str) -> None:
+def show(skill: str, roots: tuple[str, ...], recursive: bool, fmt: str) -> None:
     """Show one skill's parsed properties and its diagnostics.
 
-    NAME is a skill the catalog lists (as `skilldeck list` shows it); PATH a
-    skill folder or its SKILL.md. Exit status 1 when the skill is invalid.
+    NAME is a skill the catalog lists (as `skilldeck list` shows it, or as the
+    --root folders hold it); PATH a skill folder or its SKILL.md. Exit status 1
+    when the skill is invalid.
     """
-    show_skill(skill, fmt, use_colour())
+    show_skill(skill, fmt, use_colour(), roots=roots, recursive=recursive)
 
 
 # --- new -----------------------------------------------------------------------

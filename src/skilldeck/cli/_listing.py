@@ -10,7 +10,7 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 import skilldeck
-from skilldeck.cli._plain import echo, echo_json_rows
+from skilldeck.cli._plain import echo, echo_json_rows, looked_in
 from skilldeck.cli._stored import active_catalog
 from skilldeck.config import root_flags
 
@@ -36,6 +36,7 @@ def open_catalog(roots: Sequence[str], recursive: bool = False) -> skilldeck.Cat
         return stored
     config = skilldeck.load_config()
     if roots:
+        looked_in(roots, recursive)  # a hint's pasted command must look there too
         return skilldeck.Catalog.from_roots(roots, recursive=recursive, config=config)
     return skilldeck.Catalog.default(config=config)
 

@@ -42,6 +42,7 @@ __all__ = [
     "echo_json",
     "echo_json_rows",
     "fail",
+    "looked_in",
     "run",
     "styler",
     "usage_error",
@@ -122,11 +123,27 @@ def run(argv: list[str]) -> bool:
     return True
 
 
+_LOOKED_IN: list[tuple[tuple[str, ...], bool]] = []
+"""The ``--root`` folders the command's catalog was made from, and ``--recursive``."""
+
+
+def looked_in(roots: Iterable[str], recursive: bool) -> None:
+    """Remember that the command's catalog is the folders ``roots``: the error
+    boundary then completes the skilldeck commands its hints name with them
+    (``with_roots``), so a pasted hint looks where the command looked."""
+    _LOOKED_IN[:] = [(tuple(roots), recursive)]
+
+
 def fail(exc: BaseException, *, json_mode: bool) -> NoReturn:
     """The error boundary's answer to ``exc`` (see ``_app.SkilldeckGroup``), for the
     group and for the commands ``run`` answers without click: it prints through
     ``echo``, so a failed ``skilldeck run --json`` imports no click either."""
     if isinstance(exc, skilldeck.SkillError):
+        if _LOOKED_IN:
+            from skilldeck._errors import with_roots
+
+            roots, recursive = _LOOKED_IN.pop()
+            exc.hint = with_roots(exc.hint, roots, recursive=recursive)
         if isinstance(exc, skilldeck.Cancelled) and not json_mode:
             echo("cancelled", err=True)  # a person's "no" is not a failure
             sys.exit(EXIT_OK)

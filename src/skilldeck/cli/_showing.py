@@ -97,11 +97,19 @@ def skill_files(folder: Path) -> list[str]:
     return [p for p in walk.paths if p not in ("SKILL.md", "skill.md")]
 
 
-def show_skill(skill: str, fmt: str, colour: bool | None) -> None:
+def show_skill(
+    skill: str,
+    fmt: str,
+    colour: bool | None,
+    *,
+    roots: Sequence[str] = (),
+    recursive: bool = False,
+) -> None:
     """``skilldeck show NAME|PATH``: one skill's parsed properties and diagnostics;
-    exits with status 1 when the skill is invalid. ``colour`` is ``click.echo``'s."""
+    exits with status 1 when the skill is invalid. ``colour`` is ``click.echo``'s;
+    a NAME is looked up in the ``roots`` folders when given, else in the catalog."""
     stored = stored_copy(skill)  # --store URL --tenant T: the stored version's files
-    path = stored or (skill if os.path.lexists(skill) else _path_of(skill))
+    path = stored or (skill if os.path.lexists(skill) else _path_of(skill, roots, recursive))
     given = Path(path)
     if given.is_dir() and any(os.path.lexists(given / n) for n in ("SKILL.md", "skill.md")):
         folders = [given]  # a skill folder, even if other skills are nested inside it
@@ -132,11 +140,18 @@ def show_skill(skill: str, fmt: str, colour: bool | None) -> None:
     sys.exit(EXIT_OK if report.valid else EXIT_FINDINGS)
 
 
-def _path_of(name: str) -> str:
-    """The folder of the skill the catalog lists as ``name`` (any status)."""
+def _path_of(name: str, roots: Sequence[str], recursive: bool) -> str:
+    """The folder of the skill the catalog (of ``roots``, if any) lists as ``name``
+    (any status)."""
     if "/" in name or os.sep in name:
         raise usage_error(f"{name}: no such file or folder")
-    matches = [e for e in skilldeck.Catalog.default().entries() if e.name == name]
+    if roots:
+        from skilldeck.cli._listing import open_catalog
+
+        catalog = open_catalog(roots, recursive)
+    else:
+        catalog = skilldeck.Catalog.default()
+    matches = [e for e in catalog.entries() if e.name == name]
     if not matches:
         raise skilldeck.SkillNotFoundError(
             f"no skill named {name!r} and no such path",

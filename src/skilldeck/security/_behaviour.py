@@ -303,6 +303,48 @@ def behaviour_findings(doc: Text, where: str, kind: str) -> Iterator[Step]:
             )
 
 
+_TOGETHER: tuple[tuple[_Step, tuple[_Step, ...], str, str, bool], ...] = (
+    (
+        _SOCKET,
+        (_STREAM, _RUNS_INPUT),
+        REVERSE_SHELL,
+        "opens a reverse shell: a socket to a remote host whose input is run as commands",
+        False,
+    ),
+    (
+        _CLIP_READ,
+        (_CLIP_WRITE, _ADDRESS),
+        HIJACK,
+        "reads the clipboard, matches a crypto address and writes the clipboard (an address swap)",
+        False,
+    ),
+    (
+        _PUBLISH,
+        (_MINE,),
+        WORM,
+        "lists the user's own packages or repositories and publishes or pushes to them",
+        False,
+    ),
+    (
+        _PTH_WRITE,
+        (_SITE,),
+        PERSIST,
+        "writes a .pth file or sitecustomize into site-packages (it runs at every Python start-up)",
+        True,
+    ),
+    (
+        _WORKFLOW,
+        (_WRITES, _CI_PAYLOAD),
+        PERSIST,
+        "writes a CI workflow that downloads code or reads the repository's secrets",
+        True,
+    ),
+)
+"""What a script does when one file holds each of these steps: the first step (where
+the finding points), the steps that must be in the same file too, the code, the
+message, and whether it is an error."""
+
+
 def _script_behaviour(doc: Text, where: str) -> Iterator[Step]:
     if not where.lower().endswith((".py", ".pyw", ".sh", ".bash", ".zsh")):
         # Python and shell have their own data flow; JavaScript and PowerShell are
@@ -329,55 +371,7 @@ def _script_behaviour(doc: Text, where: str) -> Iterator[Step]:
                 f"runs {saved[1]!r}, which it downloads",
                 error=False,
             )
-    sock = _at(doc, _SOCKET)
-    if sock is not None and _at(doc, _STREAM) is not None and _at(doc, _RUNS_INPUT) is not None:
-        yield _finding(
-            doc,
-            where,
-            sock,
-            REVERSE_SHELL,
-            "opens a reverse shell: a socket to a remote host whose input is run as commands",
-            error=False,
-        )
-    read = _at(doc, _CLIP_READ)
-    if read is not None and _at(doc, _CLIP_WRITE) is not None and _at(doc, _ADDRESS) is not None:
-        yield _finding(
-            doc,
-            where,
-            read,
-            HIJACK,
-            "reads the clipboard, matches a crypto address and writes the clipboard "
-            "(an address swap)",
-            error=False,
-        )
-    publish = _at(doc, _PUBLISH)
-    if publish is not None and _at(doc, _MINE) is not None:
-        yield _finding(
-            doc,
-            where,
-            publish,
-            WORM,
-            "lists the user's own packages or repositories and publishes or pushes to them",
-            error=False,
-        )
-    pth = _at(doc, _PTH_WRITE)
-    if pth is not None and _at(doc, _SITE) is not None:
-        yield _finding(
-            doc,
-            where,
-            pth,
-            PERSIST,
-            "writes a .pth file or sitecustomize into site-packages (it runs at every "
-            "Python start-up)",
-            error=True,
-        )
-    flow = _at(doc, _WORKFLOW)
-    if flow is not None and _at(doc, _WRITES) is not None and _at(doc, _CI_PAYLOAD) is not None:
-        yield _finding(
-            doc,
-            where,
-            flow,
-            PERSIST,
-            "writes a CI workflow that downloads code or reads the repository's secrets",
-            error=True,
-        )
+    for anchor, also, code, message, error in _TOGETHER:
+        at = _at(doc, anchor)
+        if at is not None and all(_at(doc, step) is not None for step in also):
+            yield _finding(doc, where, at, code, message, error=error)

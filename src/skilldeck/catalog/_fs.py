@@ -795,15 +795,11 @@ class FileSystemStore(StoreBase):
         self, name: str, *, max_bytes: int = DEFAULT_FILE_LIMIT, truncate: bool = False
     ) -> FileData:
         """The skill's SKILL.md (whatever its file name's case), refusing one that
-        leads outside the skill's folder."""
+        leads outside the skill's folder (the folder opened as ``_opened`` opens it:
+        one open where the kernel names it; the search index reads every SKILL.md so)."""
         meta = self.get(name)
-        return read_contained(
-            self._real_folder(meta),
-            meta.md_name or "SKILL.md",
-            max_bytes=max_bytes,
-            truncate=truncate,
-            skill=meta.name,
-        )
+        with self._opened(meta) as tree:
+            return read_in(tree, meta.md_name or "SKILL.md", max_bytes=max_bytes, truncate=truncate)
 
     def file_problems(self, name: str, *, index: IndexMode | None = None) -> tuple[Diagnostic, ...]:
         """Diagnostics met while indexing a skill's files (escaping links, devices)."""

@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any, Protocol, overload
 
 from skilldeck._errors import SkillError
 from skilldeck._gc import paused as gc_paused
-from skilldeck._tree import read_file
 from skilldeck.search import SearchDocument, SearchIndex, body_parts, pieces_memory
 from skilldeck.tools._options import CatalogLike, RuntimeOptions
 
@@ -275,21 +274,21 @@ class RuntimeSearch:
         )
 
     def _body_head(self, meta: Any) -> str:
-        # a bounded read of the SKILL.md discovery already vetted; the store's full
-        # load (file index and all) is only needed for skills without a file
-        path = _skill_md_path(meta)
-        if path is not None:
-            # the tree's bounded read: no file object, and a file swapped for a pipe
-            # since discovery is not waited on; a file of the bound or more comes back
-            # as its first _HEADINGS_BYTES, incomplete
+        # the first _HEADINGS_BYTES of the SKILL.md as the catalog reads it (its folder
+        # inside the allowed roots, the file through the contained reader): one
+        # swapped since the listing for a link out of its folder, or for a pipe, is
+        # refused and adds nothing; the store's full load (file index and all) only
+        # for a catalog without that read
+        read = getattr(self.catalog, "skill_md_bytes", None)
+        if read is not None and _skill_md_path(meta) is not None:
             try:
-                head = read_file(path, _HEADINGS_BYTES - 1)[0]
-            except OSError:
-                return ""
-            if head is None:
+                head = read(_address(meta), max_bytes=_HEADINGS_BYTES, truncate=True).data
+            except (SkillError, OSError):
                 return ""
             from skilldeck.format import split_frontmatter  # the catalog's own rule
 
+            # a file of the bound or more comes back as its first _HEADINGS_BYTES,
+            # incomplete
             text = head.decode("utf-8", errors="replace")
             return split_frontmatter(text, complete=len(head) < _HEADINGS_BYTES).body
         try:

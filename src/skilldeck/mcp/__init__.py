@@ -33,12 +33,12 @@ from skilldeck.mcp._http import (
     is_loopback,
     rebinding_settings,
     run_http,
-    run_stdio,
 )
 from skilldeck.mcp._index import SkillIndex
 from skilldeck.mcp._prompt import PROMPT_NAME
 from skilldeck.mcp._server import SkillServer
 from skilldeck.mcp._sessions import DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_SESSIONS, HANDLE_META_KEY
+from skilldeck.mcp._stdio import run_stdio
 from skilldeck.mcp._wire import (
     DIRECTORY_MIME,
     EXTENSION_ID,
@@ -168,7 +168,9 @@ def create_server(
             def make_runtime() -> SkillRuntime:  # on first use: a listing needs no tools
                 chosen = executor
                 if allow_exec and chosen is None:
-                    chosen = skilldeck.Executor(approver=elicit_approval)
+                    from skilldeck.mcp._cancel import StoppableExecutor
+
+                    chosen = StoppableExecutor(approver=elicit_approval)
                 return skilldeck.SkillRuntime(served, options=chosen_options, executor=chosen)
 
             make = make_runtime

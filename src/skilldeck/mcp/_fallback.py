@@ -8,7 +8,8 @@ host's governance hook sees that session, and the client is told with
 
 Each call goes to ``SkillRuntime.call`` (in a worker thread) and comes back as
 the runtime's envelope, both as structured content and as its JSON text
-(``isError`` when ``ok`` is false). A tool that does not exist at all is a
+(``isError`` when ``ok`` is false); a call the client cancels stops the script it
+runs (``_cancel``). A tool that does not exist at all is a
 protocol error (``-32602``, "no tool named …") whose ``data`` is the envelope's
 error (``code`` ``TOOL_NOT_ALLOWED``, ``reason`` ``unknown_tool``). Arguments that
 fail a tool's schema stay a tool result (``INVALID_ARGUMENTS`` naming the field),
@@ -32,7 +33,6 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import anyio.to_thread
 from mcp.server.context import ServerRequestContext
 from mcp.server.mcpserver import Context
 from mcp.shared.exceptions import MCPError
@@ -177,7 +177,9 @@ class ToolFallback:
             if refused is not None:
                 return _result(refused)
         asker = _elicit.asker_for(context)
-        envelope = await anyio.to_thread.run_sync(self._run, asker, session, name, dict(arguments))
+        from skilldeck.mcp._cancel import in_thread  # (calls a tool: the runtime is loaded)
+
+        envelope = await in_thread(self._run, asker, session, name, dict(arguments))
         if not envelope.get("ok"):
             envelope = self._pasteable(envelope)
             error = envelope.get("error") or {}

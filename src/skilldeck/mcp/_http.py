@@ -1,4 +1,4 @@
-"""Serving over stdio and streamable HTTP, with the bearer-token rule.
+"""Serving over streamable HTTP, with the bearer-token rule.
 
 HTTP binds to loopback by default. Binding anywhere else needs a bearer token
 (``--token`` or ``SKILLDECK_MCP_TOKEN``); without one ``check_bind`` refuses.
@@ -40,7 +40,6 @@ __all__ = [
     "listen",
     "rebinding_settings",
     "run_http",
-    "run_stdio",
 ]
 
 TOKEN_ENV = "SKILLDECK_MCP_TOKEN"  # noqa: S105  (a variable name, not a secret)
@@ -192,104 +191,3 @@ def run_http(
         http_app(server, host=host, token=token), host=host, port=port, log_level=log_level
     )
     uvicorn.Server(config).run(sockets=[sock])
-
-
-def run_stdio(server: SkillServer) -> None:
-    """Serve one client over stdin/stdout until it disconnects (blocking).
-
-    A request line the SDK's parser refuses (a lone surrogate such as ``"\\ud800"``,
-    which JavaScript clients send, or nesting past its limit) is answered with a
-    ``-32700`` error for its id: the SDK drops such lines, so the client waited for
-    a reply that never came. (Over HTTP the SDK answers them with a 400.)
-
-    When stdin ends, every request read before it is still answered (for at most
-    ``DRAIN_SECONDS``) before the server exits: a client that writes its requests
-    and closes its end (``printf ... | skilldeck serve``) got only the replies that
-    happened to be ready when the end of input was read, and waited for the rest.
-    """
-    import anyio
-
-    anyio.run(_serve_stdio, server)
-
-
-DRAIN_SECONDS = 30.0
-
-
-async def _serve_stdio(server: SkillServer) -> None:
-    import anyio
-    from mcp.server.stdio import stdio_server
-    from mcp.shared.message import SessionMessage
-    from mcp.types import JSONRPCError, JSONRPCRequest, JSONRPCResponse
-
-    lowlevel = server._lowlevel_server
-    async with stdio_server() as (read, write):
-        send, receive = anyio.create_memory_object_stream[SessionMessage | Exception](0)
-        replies, outgoing = anyio.create_memory_object_stream[SessionMessage](0)
-        unanswered: set[str] = set()  # ids of requests read and not yet answered
-        answered = [anyio.Event()]  # set (and replaced) whenever a reply goes out
-
-        async def pump() -> None:
-            async with send:
-                async for item in read:
-                    reply = _unparsable_reply(item) if isinstance(item, Exception) else None
-                    if reply is not None:
-                        await write.send(SessionMessage(reply))
-                        continue
-                    if isinstance(item, SessionMessage) and isinstance(
-                        item.message, JSONRPCRequest
-                    ):
-                        unanswered.add(repr(item.message.id))
-                    await send.send(item)
-                with anyio.move_on_after(DRAIN_SECONDS):  # stdin ended: answer what was asked
-                    while unanswered:
-                        await answered[0].wait()
-
-        async def forward() -> None:
-            async with outgoing, write:
-                async for message in outgoing:
-                    await write.send(message)
-                    if isinstance(message.message, JSONRPCResponse | JSONRPCError):
-                        unanswered.discard(repr(message.message.id))
-                        answered[0].set()
-                        answered[0] = anyio.Event()
-
-        async with anyio.create_task_group() as tasks:
-            tasks.start_soon(pump)
-            tasks.start_soon(forward)
-            async with replies:
-                await lowlevel.run(receive, replies, lowlevel.create_initialization_options())
-
-
-def _unparsable_reply(error: Exception) -> Any:
-    """The ``-32700`` reply to a request line the SDK could not parse, or ``None``
-    (not a request: a notification or a response needs no reply)."""
-    from mcp.types import ErrorData, JSONRPCError
-    from pydantic import ValidationError
-
-    if not isinstance(error, ValidationError) or not error.errors():
-        return None
-    first = error.errors()[0]
-    raw = first.get("input")
-    if not isinstance(raw, str):
-        return None
-    try:  # Python's parser reads what the SDK's refuses, lone surrogates included
-        message = json.loads(raw)
-    except (ValueError, RecursionError):
-        message = None
-    if isinstance(message, dict):
-        if "method" not in message or "id" not in message:
-            return None
-        request_id = message["id"]
-        if isinstance(request_id, bool) or not isinstance(request_id, int | str):
-            request_id = None
-    else:
-        request_id = None  # JSON-RPC: the id could not be read, so the reply's is null
-    data = {
-        "code": "INVALID_ARGUMENTS",
-        "hint": "send UTF-8 JSON without lone surrogates (\\ud800-\\udfff) and without "
-        "deep nesting",
-    }
-    text = str(first.get("msg") or "invalid JSON")
-    return JSONRPCError(
-        jsonrpc="2.0", id=request_id, error=ErrorData(code=-32700, message=text, data=data)
-    )

@@ -1,0 +1,73 @@
+"""Stopping a tool call's run when its request ends early.
+
+A client cancels a request with ``notifications/cancelled``; a server that shuts
+down (end of input, SIGTERM, Ctrl-C, an HTTP session closed) cancels every request
+in flight. A tool call runs on a worker thread that the event loop cannot
+interrupt, so a script it started went on, with its process tree and its run
+folders, until its own timeout, or was cut off with the server and left its
+folders behind. Here the call's worker gets an event (``stop``) that cancelling
+the request sets; the executor stops a run whose event is set as it stops one that
+timed out (the process tree killed, the folders removed) and the call returns
+before the cancellation goes on.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import threading
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import anyio
+import anyio.to_thread
+
+from skilldeck import Executor, RunResult
+
+__all__ = ["StoppableExecutor", "in_thread", "stop"]
+
+T = TypeVar("T")
+
+#: the event that stops the runs of the tool call on this worker thread
+stop: contextvars.ContextVar[threading.Event | None] = contextvars.ContextVar(
+    "skilldeck_mcp_stop", default=None
+)
+
+
+async def in_thread(func: Callable[..., T], *args: Any) -> T:
+    """``func(*args)`` on a worker thread whose runs stop when this call is cancelled.
+
+    A cancellation waits for ``func`` to return (a run stops within a tenth of a
+    second) and then goes on: nothing the call started outlives it.
+    """
+    event = threading.Event()
+
+    def work() -> T:
+        token = stop.set(event)
+        try:
+            return func(*args)
+        finally:
+            stop.reset(token)
+
+    async def watch() -> None:
+        try:
+            await anyio.sleep_forever()
+        finally:
+            event.set()
+
+    async with anyio.create_task_group() as tasks:
+        tasks.start_soon(watch)
+        try:
+            result = await anyio.to_thread.run_sync(work)  # shielded: waits for the thread
+        finally:
+            tasks.cancel_scope.cancel()
+    return result
+
+
+class StoppableExecutor(Executor):
+    """An ``Executor`` whose runs stop when the calling tool call is cancelled."""
+
+    def run_script(self, *args: Any, cancel: threading.Event | None = None, **kw: Any) -> RunResult:
+        return super().run_script(*args, cancel=cancel or stop.get(), **kw)
+
+    def run_tool(self, *args: Any, cancel: threading.Event | None = None, **kw: Any) -> RunResult:
+        return super().run_tool(*args, cancel=cancel or stop.get(), **kw)

@@ -18,12 +18,18 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from skilldeck._paths import real_path
 
 __all__ = ["Program", "find_program", "program_roots"]
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import TypeVar
+
+    _T = TypeVar("_T")
 
 #: patterns of a version manager's shim (compiled by ``re`` when a shim is first read)
 _SHIM_EXEC = rb'exec\s+"?([^"\s]+?)"?\s+exec\s+"?(?:\$program|\$\{0##\*/\}|[\w.+-]+)"?'
@@ -50,8 +56,38 @@ def _search(name: str, env_path: str | None) -> str | None:
     return shutil.which(name, path=path)
 
 
+#: what a file's head and stat signature answered (``_stamped``): a run reads its
+#: program's first 4 KiB and its venv's ``pyvenv.cfg`` each time otherwise
+_heads: dict[tuple[str, str], tuple[tuple[int, ...], object]] = {}
+
+
+def _stamped(kind: str, path: str, read: Callable[[str], _T]) -> _T:
+    """``read(path)``, kept while ``path`` keeps its stat signature (device, inode,
+    size, change and modification times) and was last changed over a second ago (a
+    change within the same tick of a coarse clock keeps the signature)."""
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return read(path)
+    sig = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+    key = (kind, path)
+    hit = _heads.get(key)
+    if hit is not None and hit[0] == sig:
+        return hit[1]  # type: ignore[return-value]  # what read() gave for this signature
+    found = read(path)
+    if time.time_ns() - max(st.st_mtime_ns, st.st_ctime_ns) > 1_000_000_000:
+        if len(_heads) > 256:
+            _heads.clear()
+        _heads[key] = (sig, found)
+    return found
+
+
 def _shim_manager(path: str) -> tuple[str, dict[str, str]] | None:
     """The version manager a shim script execs (and the roots it exports), else ``None``."""
+    return _stamped("shim", path, _read_shim)
+
+
+def _read_shim(path: str) -> tuple[str, dict[str, str]] | None:
     try:
         with open(path, "rb") as fh:
             head = fh.read(4096)
@@ -137,15 +173,24 @@ def program_roots(path: str) -> tuple[str, ...]:
 
 def _venv_base(prefix: str) -> str | None:
     """The base installation of a Python virtual environment (``home`` in pyvenv.cfg)."""
+    home = _stamped("venv", os.path.join(prefix, "pyvenv.cfg"), _venv_home)
+    if home is None:
+        return None
+    home = real_path(home)
+    return _prefix_of(home + "/python") or home
+
+
+def _venv_home(cfg: str) -> str | None:
+    """``home`` of a ``pyvenv.cfg`` as written (``None``: no such file or line)."""
     try:
-        text = Path(prefix, "pyvenv.cfg").read_text(encoding="utf-8", errors="replace")
+        with open(cfg, encoding="utf-8", errors="replace") as fh:
+            text = fh.read()
     except OSError:
         return None
     for line in text.splitlines():
         key, sep, value = line.partition("=")
         if sep and key.strip() == "home":
-            home = real_path(value.strip())
-            return _prefix_of(home + "/python") or home
+            return value.strip()
     return None
 
 

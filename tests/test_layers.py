@@ -248,7 +248,6 @@ PRIVATE_IMPORTS_ALLOWED: dict[str, str] = {
     "test_public_api.py": "pins the top level's own table (_EXPORTS)",
     "test_cli_lazy.py": "the CLI's lazy command map (cli._lazy), and its click-free path (_plain)",
     "exec/test_launch_helper.py": "the launch helper's argv protocol, native and Python twin",
-    "exec/test_helper_builds.py": "every build of the launch helper (_native._BUILDS) alike",
     "exec/test_program_lookup.py": "the program look-up's kept answers (_programs) per file",
     "exec/test_policy_rules.py": "the env allowlist and approval decision table, row by row",
     "exec/test_probe_memo.py": "the remembered probes' stamps and lapses (_probe_memo), per cause",

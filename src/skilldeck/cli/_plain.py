@@ -140,7 +140,7 @@ def fail(exc: BaseException, *, json_mode: bool) -> NoReturn:
     ``echo``, so a failed ``skilldeck run --json`` imports no click either."""
     if isinstance(exc, skilldeck.SkillError):
         if _LOOKED_IN:
-            from skilldeck._errors import with_roots
+            from skilldeck.config import with_roots
 
             roots, recursive = _LOOKED_IN.pop()
             exc.hint = with_roots(exc.hint, roots, recursive=recursive)

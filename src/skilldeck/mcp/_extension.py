@@ -153,10 +153,10 @@ class SkillsExtension(Extension):
         if record is None:
             raise protocol_error(
                 INVALID_PARAMS,
-                f"No skill is served at {params.uri}",
+                f"No skill is served at {_uris.shown(params.uri)}",
                 envelope="SKILL_NOT_FOUND",
                 hint="use the uri of a SKILL.md listed by skills/list",
-                uri=params.uri,
+                uri=_uris.shown(params.uri),
             )
         return self._cache.stamp({"resultType": "complete", "skill": record.entry})
 
@@ -170,16 +170,16 @@ class SkillsExtension(Extension):
             if uri is not None and uri in index.files:
                 raise protocol_error(
                     INVALID_PARAMS,
-                    f"{params.uri} is not a directory resource",
+                    f"{_uris.shown(params.uri)} is not a directory resource",
                     envelope="FILE_NOT_FOUND",
                     hint="read a file with resources/read",
-                    uri=params.uri,
+                    uri=_uris.shown(params.uri),
                 )
             raise protocol_error(
                 INVALID_PARAMS,
-                f"No directory is served at {params.uri}",
+                f"No directory is served at {_uris.shown(params.uri)}",
                 envelope="FILE_NOT_FOUND",
-                uri=params.uri,
+                uri=_uris.shown(params.uri),
             )
         last = decode_cursor("dir", params.cursor)
         start = 0 if last is None else bisect_right([c["uri"] for c in children], last)

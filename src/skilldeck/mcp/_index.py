@@ -70,7 +70,7 @@ class FolderMap(Mapping[str, tuple[dict[str, Any], ...]]):
     for; the folders above shadowed skills' roots (``skill://SOURCE``) are kept.
     """
 
-    __slots__ = ("_prefixes", "_roots")
+    __slots__ = ("_depth", "_prefixes", "_roots")
 
     def __init__(
         self,
@@ -79,12 +79,18 @@ class FolderMap(Mapping[str, tuple[dict[str, Any], ...]]):
     ) -> None:
         self._roots = roots  # skill root URI -> (record, files)
         self._prefixes = prefixes
+        self._depth: int | None = None  # the most "/" in a skill root's URI, when asked
 
     def __getitem__(self, uri: str) -> tuple[dict[str, Any], ...]:
         found = self._prefixes.get(uri)
         if found is not None:
             return found
-        root = uri
+        depth = self._depth
+        if depth is None:
+            depth = self._depth = max((r.count("/") for r in self._roots), default=0)
+        # the owner's root is one of the URI's first segments: the walk up starts there,
+        # so a URI of many segments costs one pass over it, not one per segment
+        root = "/".join(uri.split("/", depth + 1)[: depth + 1])
         while True:
             owner = self._roots.get(root)
             if owner is not None:

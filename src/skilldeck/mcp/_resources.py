@@ -68,15 +68,19 @@ async def read(index: SkillIndex, catalog: Catalog, uri: str) -> ReadResourceCon
     canonical = _uris.normalise(uri)
     ref = index.files.get(canonical) if canonical is not None else None
     if ref is None:
+        shown = _uris.shown(uri)
         if canonical is not None and canonical in index.dirs:
             raise protocol_error(
                 INVALID_PARAMS,
-                f"{uri} is a directory; use resources/directory/read",
+                f"{shown} is a directory; use resources/directory/read",
                 envelope="FILE_NOT_FOUND",
-                uri=uri,
+                uri=shown,
             )
         raise protocol_error(
-            INVALID_PARAMS, f"No skill file is served at {uri}", envelope="FILE_NOT_FOUND", uri=uri
+            INVALID_PARAMS,
+            f"No skill file is served at {shown}",
+            envelope="FILE_NOT_FOUND",
+            uri=shown,
         )
     try:
         if ref.size > _THREAD_READ_BYTES:

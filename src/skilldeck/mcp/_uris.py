@@ -17,12 +17,22 @@ from typing import Final
 from urllib.parse import quote, unquote
 
 __all__ = [
+    "MAX_LENGTH",
     "SCHEME",
     "join",
     "normalise",
+    "shown",
 ]
 
 SCHEME: Final = "skill://"
+
+#: no served file has a longer URI: a path is at most 4,096 bytes (PATH_MAX), each
+#: byte at most three characters once escaped, plus the skill's own path. A longer
+#: one is refused before its segments are decoded (it cost a pass per segment).
+MAX_LENGTH: Final = 16 * 1024
+
+#: how much of a client's URI an error message repeats
+_SHOWN: Final = 256
 
 # RFC 3986 pchar minus "/" (kept as the separator) and "%" (escaped).
 _SAFE: Final = "-._~!$&'()*+,;=:@"
@@ -52,9 +62,10 @@ def normalise(uri: str) -> str | None:
     """The canonical spelling of a ``skill://`` URI, or ``None`` when it is not one.
 
     A trailing slash is dropped (directories are written without it); empty,
-    ``.`` and ``..`` segments make the URI invalid rather than being resolved.
+    ``.`` and ``..`` segments make the URI invalid rather than being resolved, as
+    does a length over ``MAX_LENGTH``.
     """
-    if not uri.startswith(SCHEME):
+    if not uri.startswith(SCHEME) or len(uri) > MAX_LENGTH:
         return None
     rest = uri[len(SCHEME) :].rstrip("/")
     if not rest or "?" in rest or "#" in rest:
@@ -63,3 +74,11 @@ def normalise(uri: str) -> str | None:
     if any(s in ("", ".", "..") or "/" in s or "\x00" in s for s in segments):
         return None
     return SCHEME + "/".join(_quote(s) for s in segments)
+
+
+def shown(uri: str) -> str:
+    """``uri`` as an error repeats it: whole up to 256 characters, else its start and
+    its length (an error must not echo a client's megabytes back to it)."""
+    if len(uri) <= _SHOWN:
+        return uri
+    return f"{uri[:_SHOWN]}... ({len(uri):,} characters)"

@@ -1,0 +1,107 @@
+"""What a hostile or broken client sends gets a prompt, bounded JSON-RPC error.
+
+Long URIs through the official SDK client over stdio; what the SDK will not send
+(batches, malformed envelopes) from a raw peer writing JSON lines to a real
+``skilldeck serve``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client, StdioServerParameters
+from mcp.shared.exceptions import MCPError
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+async def test_a_uri_of_many_segments_is_refused_at_once(tree: dict[str, Path], h: Any) -> None:
+    # 200,000 segments: the lookup used to walk up one segment at a time, copying the
+    # rest each step (a minute of the event loop: no other client was answered), and
+    # the error repeated the 400 KB back twice
+    uri = "skill://alpha/" + "a/" * 200_000 + "x.md"
+    argv = ["-m", "skilldeck", "serve", "--no-watch", "--root", str(tree["high"])]
+    params = StdioServerParameters(command=sys.executable, args=argv, env=dict(os.environ))
+    async with Client(params) as client:
+        await client.list_tools()  # started
+        for call, code in [
+            (client.read_resource(uri), "FILE_NOT_FOUND"),
+            (h.read_dir(client, uri), "FILE_NOT_FOUND"),
+            (h.get_skill(client, uri), "SKILL_NOT_FOUND"),
+        ]:
+            started = time.monotonic()
+            with pytest.raises(MCPError) as err:
+                await call
+            assert time.monotonic() - started < 10
+            error = err.value.error
+            assert error.code == -32602
+            assert error.data["code"] == code
+            assert len(error.message) < 400
+            assert error.data["uri"].endswith(f"... ({len(uri):,} characters)")
+            assert error.data["uri"].startswith("skill://alpha/a/a/")
+        # a URI as long as a served one can be is still looked up
+        long_name = "skill://alpha/" + "b" * 200
+        with pytest.raises(MCPError) as err:
+            await client.read_resource(long_name)
+        assert err.value.error.data["uri"] == long_name
+
+
+INIT = {
+    "jsonrpc": "2.0",
+    "id": "init",
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "0"},
+    },
+}
+
+
+def _exchange(root: Path, lines: list[bytes], replies: int) -> tuple[list[dict[str, Any]], str]:
+    """Initialise, write ``lines``, read ``replies`` reply lines (20 s at most), close
+    stdin; the replies and the server's stderr."""
+    argv = ["serve", "--no-watch", "--root", str(root)]
+    with subprocess.Popen(
+        [sys.executable, "-m", "skilldeck", *argv],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    ) as proc:
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write(json.dumps(INIT).encode() + b"\n")
+        proc.stdin.write(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}\n')
+        proc.stdin.flush()
+        assert json.loads(proc.stdout.readline())["id"] == "init"
+        for line in lines:
+            proc.stdin.write(line + b"\n")
+        proc.stdin.flush()
+        got: list[dict[str, Any]] = []
+        deadline = time.monotonic() + 20
+        while len(got) < replies:
+            ready, _, _ = select.select([proc.stdout], [], [], deadline - time.monotonic())
+            line = proc.stdout.readline() if ready else b""
+            if not line:
+                break
+            got.append(json.loads(line))
+        proc.stdin.close()
+        try:
+            proc.wait(timeout=30)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+        stderr = proc.stderr.read().decode() if proc.stderr is not None else ""
+    return got, stderr

@@ -105,3 +105,37 @@ def _exchange(root: Path, lines: list[bytes], replies: int) -> tuple[list[dict[s
                 proc.kill()
         stderr = proc.stderr.read().decode() if proc.stderr is not None else ""
     return got, stderr
+
+
+def _line(message: Any) -> bytes:
+    return json.dumps(message).encode()
+
+
+def test_every_request_the_sdk_refuses_is_answered(tree: dict[str, Path]) -> None:
+    # the SDK drops a line it cannot read as one message: a client waited forever for
+    # the replies to a batch, to a request whose params are not an object or that
+    # lacks "jsonrpc", and to one whose id the SDK cannot keep (it became a notification)
+    def ping(request_id: Any) -> dict[str, Any]:
+        return {"jsonrpc": "2.0", "id": request_id, "method": "ping"}
+
+    lines = [
+        _line([ping(1), ping(2), {"jsonrpc": "2.0", "method": "notifications/progress"}]),
+        _line({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": [1, 2]}),
+        _line({"id": 4, "method": "ping"}),
+        _line(ping(None)),
+        _line(ping(1.5)),
+        _line(ping({"a": 1})),
+        _line([]),
+        _line({"jsonrpc": "2.0", "id": 99, "result": {}}),  # a stray response: no reply
+        _line(ping(5)),
+    ]
+    replies, stderr = _exchange(tree["high"], lines, 9)
+    assert [r["id"] for r in replies] == [1, 2, 3, 4, None, None, None, None, 5]
+    for reply in replies[:-1]:
+        assert reply["error"]["code"] == -32600, reply
+        assert reply["error"]["data"]["code"] == "INVALID_ARGUMENTS"
+        assert reply["error"]["data"]["hint"]
+    assert "batch" in replies[0]["error"]["message"]
+    assert "params" in replies[2]["error"]["message"]
+    assert replies[-1]["result"] == {}
+    assert "Traceback" not in stderr

@@ -17,7 +17,8 @@ import logging
 import os
 import signal
 import threading
-from collections.abc import Iterator
+from collections import deque
+from collections.abc import AsyncIterable, AsyncIterator, Iterator
 from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
@@ -34,10 +35,12 @@ logger = logging.getLogger("skilldeck.mcp")
 def run_stdio(server: SkillServer) -> None:
     """Serve one client over stdin/stdout until it disconnects (blocking).
 
-    A request line the SDK's parser refuses (a lone surrogate such as ``"\\ud800"``,
-    which JavaScript clients send, or nesting past its limit) is answered with a
-    ``-32700`` error for its id: the SDK drops such lines, so the client waited for
-    a reply that never came. (Over HTTP the SDK answers them with a 400.)
+    A request line the SDK refuses is answered, to its id where it can be read: the
+    SDK drops such lines, so the client waited for a reply that never came (over
+    HTTP the SDK answers them with a 400). JSON its parser cannot read (a lone
+    surrogate such as ``"\\ud800"``, which JavaScript clients send, or nesting past
+    its limit) is ``-32700``; a batch, a request of the wrong shape and an id it
+    cannot keep are ``-32600`` (``_unparsable_replies``).
 
     When stdin ends, every request read before it is still answered (for at most
     ``DRAIN_SECONDS``) before the server exits: a client that writes its requests
@@ -79,6 +82,7 @@ async def _serve_stdio(server: SkillServer, caught: list[int]) -> None:
     from mcp.server.stdio import stdio_server
 
     watching = anyio.CancelScope()
+    taken: deque[str] = deque()  # lines the SDK took and the pipeline has not yet seen
     with _claim_stdin() as wire:
         send, lines = anyio.create_memory_object_stream[str](0)
         token = anyio.lowlevel.current_token()
@@ -92,14 +96,19 @@ async def _serve_stdio(server: SkillServer, caught: list[int]) -> None:
                     tasks.start_soon(_until_signal, served, watching, caught)
                 try:
                     async with stdio_server(
-                        stdin=cast(Any, lines) if wire is not None else None
-                    ) as (
-                        read,
-                        write,
-                    ):
-                        await _pipeline(server, read, write)
+                        stdin=cast(Any, _taking(lines, taken)) if wire is not None else None
+                    ) as (read, write):
+                        await _pipeline(server, read, write, taken)
                 finally:
                     watching.cancel()
+
+
+async def _taking(lines: AsyncIterable[str], taken: deque[str]) -> AsyncIterator[str]:
+    """``lines``, each noted in ``taken`` as the SDK takes it: the pipeline pairs the
+    SDK's item for a line (a message, or the error of a line it refused) with its text."""
+    async for line in lines:
+        taken.append(line)
+        yield line
 
 
 @contextlib.contextmanager
@@ -141,10 +150,10 @@ def _read_lines(
             anyio.from_thread.run_sync(send.close, token=token)
 
 
-async def _pipeline(server: SkillServer, read: Any, write: Any) -> None:
+async def _pipeline(server: SkillServer, read: Any, write: Any, taken: deque[str]) -> None:
     import anyio
     from mcp.shared.message import SessionMessage
-    from mcp.types import JSONRPCError, JSONRPCRequest, JSONRPCResponse
+    from mcp.types import JSONRPCError, JSONRPCNotification, JSONRPCRequest, JSONRPCResponse
 
     lowlevel = server._lowlevel_server
     send, receive = anyio.create_memory_object_stream[SessionMessage | Exception](0)
@@ -155,9 +164,15 @@ async def _pipeline(server: SkillServer, read: Any, write: Any) -> None:
     async def pump() -> None:
         async with send:
             async for item in read:
-                reply = _unparsable_reply(item) if isinstance(item, Exception) else None
-                if reply is not None:
-                    await write.send(SessionMessage(reply))
+                line = taken.popleft() if taken else None  # the SDK sends one item a line
+                if isinstance(item, Exception):
+                    for reply in _unparsable_replies(item, line):
+                        await write.send(SessionMessage(reply))
+                    continue
+                if isinstance(item.message, JSONRPCNotification) and _has_id(line):
+                    # an id the SDK cannot keep (null, 1.5, true, an object) made the
+                    # request a notification: the client waits for a reply
+                    await write.send(SessionMessage(_bad_id_reply()))
                     continue
                 if isinstance(item, SessionMessage) and isinstance(item.message, JSONRPCRequest):
                     unanswered.add(repr(item.message.id))
@@ -182,36 +197,83 @@ async def _pipeline(server: SkillServer, read: Any, write: Any) -> None:
             await lowlevel.run(receive, replies, lowlevel.create_initialization_options())
 
 
-def _unparsable_reply(error: Exception) -> Any:
-    """The ``-32700`` reply to a request line the SDK could not parse, or ``None``
-    (not a request: a notification or a response needs no reply)."""
+def _unparsable_replies(error: Exception, line: str | None) -> list[Any]:
+    """The error replies to a line the SDK could not take (``line``: its text), one
+    per request id it carries; none for a notification or a response.
+
+    JSON the SDK's parser refuses (a lone surrogate, deep nesting) is ``-32700``; a
+    batch (no protocol version since 2025-06-18 has them) and a request of the wrong
+    shape (``params`` not an object, an id that is neither a string nor a number) are
+    ``-32600``, answered to each id that could be read.
+    """
     from mcp.types import ErrorData, JSONRPCError
     from pydantic import ValidationError
 
     if not isinstance(error, ValidationError) or not error.errors():
-        return None
+        return []
     first = error.errors()[0]
-    raw = first.get("input")
-    if not isinstance(raw, str):
-        return None
+    if line is None:
+        raw = first.get("input")
+        line = raw if isinstance(raw, str) else None
     try:  # Python's parser reads what the SDK's refuses, lone surrogates included
-        message = json.loads(raw)
+        message = json.loads(line) if line is not None else _UNREADABLE
     except (ValueError, RecursionError):
-        message = None
-    if isinstance(message, dict):
-        if "method" not in message or "id" not in message:
-            return None
-        request_id = message["id"]
-        if isinstance(request_id, bool) or not isinstance(request_id, int | str):
-            request_id = None
+        message = _UNREADABLE
+    if first.get("type") == "json_invalid" or message is _UNREADABLE:
+        code, text, hint = _PARSE_ERROR, str(first.get("msg") or "invalid JSON"), _PARSE_HINT
+        requests: list[dict[str, Any] | None] = [message] if isinstance(message, dict) else [None]
+    elif isinstance(message, list):
+        code, text, hint = _INVALID_REQUEST, "batches are not supported", _BATCH_HINT
+        requests = [m for m in message if isinstance(m, dict)]
+        requests = requests or [None]
     else:
-        request_id = None  # JSON-RPC: the id could not be read, so the reply's is null
-    data = {
-        "code": "INVALID_ARGUMENTS",
-        "hint": "send UTF-8 JSON without lone surrogates (\\ud800-\\udfff) and without "
-        "deep nesting",
-    }
-    text = str(first.get("msg") or "invalid JSON")
+        where = ".".join(str(p) for p in first.get("loc", ()))
+        text = f"not a JSON-RPC request: {where}: {first.get('msg')}".replace(": : ", ": ")
+        code, hint = _INVALID_REQUEST, _REQUEST_HINT
+        requests = [message if isinstance(message, dict) else None]
+    replies: list[Any] = []
+    for request in requests:
+        if request is not None and ("method" not in request or "id" not in request):
+            continue  # a notification or a response: nothing to answer
+        request_id = request["id"] if request is not None else None
+        if isinstance(request_id, bool) or not isinstance(request_id, int | str):
+            request_id = None  # JSON-RPC: the id could not be read, so the reply's is null
+        data = {"code": "INVALID_ARGUMENTS", "hint": hint}
+        replies.append(
+            JSONRPCError(
+                jsonrpc="2.0", id=request_id, error=ErrorData(code=code, message=text, data=data)
+            )
+        )
+    return replies
+
+
+def _has_id(line: str | None) -> bool:
+    """Whether the line of a message the SDK read as a notification has an ``id``."""
+    if line is None or '"id"' not in line:
+        return False
+    try:
+        message = json.loads(line)
+    except (ValueError, RecursionError):
+        return False
+    return isinstance(message, dict) and "id" in message
+
+
+def _bad_id_reply() -> Any:
+    from mcp.types import ErrorData, JSONRPCError
+
+    text = "not a JSON-RPC request: the id must be a string or an integer"
+    data = {"code": "INVALID_ARGUMENTS", "hint": _REQUEST_HINT}
     return JSONRPCError(
-        jsonrpc="2.0", id=request_id, error=ErrorData(code=-32700, message=text, data=data)
+        jsonrpc="2.0", id=None, error=ErrorData(code=_INVALID_REQUEST, message=text, data=data)
     )
+
+
+_UNREADABLE = object()
+_PARSE_ERROR = -32700
+_INVALID_REQUEST = -32600
+_PARSE_HINT = "send UTF-8 JSON without lone surrogates (\\ud800-\\udfff) and without deep nesting"
+_BATCH_HINT = "send each request as a JSON object on a line of its own"
+_REQUEST_HINT = (
+    'a request is {"jsonrpc": "2.0", "id": <string or number>, "method": <string>, '
+    '"params": <object>}'
+)

@@ -87,6 +87,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 _COLOUR = "skilldeck.color"
+_CONFIG = "skilldeck.config"
 
 
 def use_colour() -> bool | None:
@@ -133,7 +134,14 @@ def main(ctx: click.Context) -> None:
         click.echo(ctx.get_help(), color=use_colour())
         ctx.exit(EXIT_OK)
     if ctx.invoked_subcommand != "trust":
-        warn_untrusted_project()
+        ctx.meta[_CONFIG] = warn_untrusted_project()
+
+
+def command_config() -> skilldeck.Config | None:
+    """The config files as the project-trust warning parsed them for this command
+    (``None``: it parsed nothing, and the command reads them itself)."""
+    ctx = click.get_current_context(silent=True)
+    return ctx.meta.get(_CONFIG) if ctx is not None else None
 
 
 def complete_skill_names(ctx: click.Context, _param: click.Parameter, incomplete: str) -> list[str]:

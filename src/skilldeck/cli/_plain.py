@@ -98,7 +98,7 @@ def run(argv: list[str]) -> bool:
 
     _start_up_done()  # what the command group does before any command
     try:
-        warn_untrusted_project()
+        config = warn_untrusted_project()
         if word == "list":
             from skilldeck.cli._listing import list_skills
 
@@ -106,7 +106,7 @@ def run(argv: list[str]) -> bool:
         elif word == "run":
             from skilldeck.cli._running import plain_words, run_skill
 
-            run_skill(**plain_words(argv[1:]) or {})
+            run_skill(**plain_words(argv[1:]) or {}, config=config)
         else:
             from skilldeck.cli._showing import show_skill
 
@@ -278,22 +278,24 @@ def echo_json(data: Any = None, *, error: skilldeck.SkillError | None = None) ->
         sys.exit(EXIT_FINDINGS)
 
 
-def warn_untrusted_project() -> None:
+def warn_untrusted_project() -> skilldeck.Config | None:
     """On stderr: which guarded settings of the project config file are ignored.
 
     Silent when there is no project config file; problems with the file are
-    left to the command itself to report.
+    left to the command itself to report. Returns the config files as parsed for
+    the warning (``None``: nothing was parsed), for the command to use.
     """
     import skilldeck.config
 
     try:
-        notices = skilldeck.config.project_notices()
+        config = skilldeck.config.project_config()
     except (skilldeck.SkillError, OSError):
-        return
-    for note in notices:
+        return None
+    for note in config.notices if config is not None else ():
         echo(f"warning: {note.message} [{note.code}]", err=True)
         if note.hint:
             echo(f"hint: {note.hint}", err=True)
+    return config
 
 
 _ROWS = "\x00rows\x00"  # stands for the streamed list in the encoded envelope

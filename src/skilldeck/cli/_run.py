@@ -13,6 +13,7 @@ import skilldeck.execution
 import skilldeck.format
 from skilldeck.cli._app import (
     EXIT_FINDINGS,
+    command_config,
     complete_skill_names,
     echo_json,
     json_option,
@@ -26,7 +27,7 @@ from skilldeck.cli._stored import active_approval_store, store_options
 
 
 def _catalog(roots: Sequence[str], recursive: bool = False) -> skilldeck.Catalog:
-    return catalog_and_config(roots, recursive)[0]
+    return catalog_and_config(roots, recursive, command_config())[0]
 
 
 def _plan_options(func: Callable[..., None]) -> Callable[..., None]:
@@ -123,6 +124,7 @@ def run_command(
         as_json=as_json,
         roots=roots,
         recursive=recursive,
+        config=command_config(),
     )
 
 
@@ -265,7 +267,7 @@ def sandbox_status_command(
     run makes (user, working folder, isolation), with the same options."""
     from skilldeck.execution import execution_status
 
-    project = skilldeck.load_config()
+    project = command_config() or skilldeck.load_config()
     config = exec_config(sandbox, workdir, run_as, mounts, settings=project)
     untrusted = project.untrusted
     status = execution_status(config)

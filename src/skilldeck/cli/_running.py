@@ -83,14 +83,16 @@ def run_skill(
     as_json: bool = False,
     roots: tuple[str, ...] = (),
     recursive: bool = False,
+    config: skilldeck.Config | None = None,
 ) -> None:
     """``skilldeck run``: run TARGET of skill NAME and print its output (exit status 1
-    when it failed)."""
+    when it failed). ``config``: the config files as already parsed for this command
+    (``None``: read here)."""
     try:
         # imports, config, catalog and the run's plan: long-lived objects, no garbage;
         # what is left lives until the command ends, so none of it is traversed again
         with paused(promote_after=0):
-            catalog, settings = catalog_and_config(roots, recursive)
+            catalog, settings = catalog_and_config(roots, recursive, config)
             _run(
                 name,
                 target,
@@ -111,16 +113,17 @@ def run_skill(
 
 
 def catalog_and_config(
-    roots: Sequence[str], recursive: bool = False
+    roots: Sequence[str], recursive: bool = False, config: skilldeck.Config | None = None
 ) -> tuple[skilldeck.Catalog, skilldeck.Config | None]:
-    """The catalog, and the config files it was made from (read once; ``None`` for a
-    store's catalog)."""
+    """The catalog, and the config files it was made from (read once: ``config`` when
+    the command has them already; ``None`` for a store's catalog)."""
     from skilldeck.cli._stored import active_catalog
 
     stored = active_catalog()  # --store URL --tenant T
     if stored is not None:
         return stored, None
-    config = skilldeck.load_config()
+    if config is None:
+        config = skilldeck.load_config()
     if roots:
         return skilldeck.Catalog.from_roots(roots, recursive=recursive, config=config), config
     return skilldeck.Catalog.default(config=config), config

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
         config_path as config_path,
         load_config as load_config,
         project_base as project_base,
+        project_config as project_config,
         project_notices as project_notices,
         revoke_project_trust as revoke_project_trust,
         trust_project_config as trust_project_config,
@@ -61,5 +62,6 @@ else:
     _INTERNAL = {
         "TOOL_KEYS": "._runtime",
         "check_runtime": "._runtime",
+        "project_config": "._config",
     }
     lazy(__name__, globals(), _PUBLIC, _INTERNAL)

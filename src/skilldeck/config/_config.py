@@ -410,10 +410,19 @@ def project_notices(*, cwd: str | os.PathLike[str] | None = None) -> tuple[Diagn
     Cheap when there is nothing to say: the config files are parsed only when
     the project has a config file or belongs to another user.
     """
+    config = project_config(cwd=cwd)
+    return config.notices if config is not None else ()
+
+
+def project_config(*, cwd: str | os.PathLike[str] | None = None) -> Config | None:
+    """``load_config()`` when the working folder's project may have something to say
+    (a config file, or a folder of another user's), else ``None`` without parsing:
+    what ``project_notices`` reads, for a caller that goes on to use the config (the
+    command line parses it once per command)."""
     here = Path(cwd) if cwd is not None else Path.cwd()
     if foreign_project_root(here) is None and not config_path("project", cwd=here).exists():
-        return ()
-    return load_config(cwd=here).notices
+        return None
+    return load_config(cwd=here)
 
 
 def trust_project_config(*, cwd: str | os.PathLike[str] | None = None) -> TrustedConfig:

@@ -154,3 +154,25 @@ def test_a_failing_worker_falls_back_to_none(tmp_path: Path) -> None:
     assert _pool.parse_records([good, good, good, bad], "lenient", 2) is None
     records = _pool.parse_records([good] * 4, "lenient", 2)
     assert records is not None and [r[0][0] for r in records] == ["ok"] * 4
+
+
+def test_a_small_cold_scan_imports_no_msgspec(tmp_path: Path) -> None:
+    """Parsing a few files in this process needs no MessagePack: msgspec (and the
+    typing machinery it imports) is the workers' alone, and a diagnostic's packing."""
+    import subprocess
+    import sys
+
+    root = tmp_path / "skills"
+    (root / "ok").mkdir(parents=True)
+    (root / "ok" / "SKILL.md").write_text(SKILLS["ok"], encoding="utf-8")
+    code = (
+        "import sys\n"
+        "from skilldeck import Catalog\n"
+        f"catalog = Catalog.from_roots([{str(root)!r}], cache={str(tmp_path / 'cache')!r})\n"
+        "print([m.name for m in catalog.list()], 'skilldeck.catalog._pool' in sys.modules,"
+        " 'msgspec' in sys.modules)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert out.stdout.split() == ["['ok']", "True", "False"]  # parsed by the pool's code

@@ -24,14 +24,17 @@ import functools
 import os
 import sys
 import threading
-from typing import Any
-
-import msgspec
 
 from skilldeck._diagnostics import Diagnostic, Severity
 from skilldeck._frozen import made
 from skilldeck.catalog._cache import AboutRow, InvocationRow, Record, RunRow, pack_diagnostics
 from skilldeck.catalog._model import frontmatter_as_json
+
+# typing and msgspec (which imports typing) only where they are needed: a cold run
+# parses its one SKILL.md here, and importing them cost it about 70 ms
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "POOL_THRESHOLD",
@@ -73,7 +76,7 @@ def parse_record(
     if real_md.endswith("skill.md") and os.path.basename(real_md) == "skill.md":
         diags = (skill_md_lowercase(real_md, folder), *diags)
     rows: Any = diags
-    with contextlib.suppress(ValueError, msgspec.EncodeError):  # else the tuple: pickled
+    with contextlib.suppress(ValueError):  # else the tuple: pickled (msgspec's error too)
         rows = pack_diagnostics(diags, own)
     if m is None:
         return (os.path.basename(folder), "", (), (), (), (), False, rows, None, None, None), None
@@ -173,6 +176,8 @@ def _encode_share(records: list[Parsed]) -> tuple[bytes, bytes]:
     """A share's records as MessagePack (decoded in C by the parent, several times
     faster than unpickling), or pickled when a path cannot be encoded: a tag and
     the data."""
+    import msgspec
+
     try:
         return _PACKED, msgspec.msgpack.encode(records)
     except (msgspec.EncodeError, UnicodeEncodeError, ValueError, TypeError):
@@ -183,6 +188,8 @@ def _encode_share(records: list[Parsed]) -> tuple[bytes, bytes]:
 
 def _decode_share(data: bytes) -> list[Parsed]:
     if data[:1] == _PACKED:
+        import msgspec
+
         return msgspec.msgpack.Decoder(list[Parsed]).decode(memoryview(data)[1:])
     if data[:1] == _PICKLED:
         import pickle
@@ -243,7 +250,10 @@ def parse_records(
     child could not do its share."""
     # the parser and libyaml (for the frontmatters the fast path declines: a few in
     # a hundred) are imported here, once, for every child forked below (each would
-    # otherwise import them for itself)
+    # otherwise import them for itself), and msgspec, which encodes the children's
+    # records and decodes them here
+    import msgspec  # noqa: F401
+
     from skilldeck.format import prepare_yaml, read_skill_md  # noqa: F401
 
     prepare_yaml()

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from tests._skills import frozen_at_start
 
 from skilldeck import __version__
 from skilldeck.cli import _lazy, main
@@ -335,7 +336,7 @@ def test_the_collector_waits_for_start_up_and_exit_skips_what_is_left(args: list
     lines = {x.split()[0]: x.split()[1:] for x in done.stderr.splitlines() if x[:1].isupper()}
     # the command runs with the collector on and nothing frozen (a big listing's
     # pause can still promote what it built: skilldeck._gc)
-    assert lines["COMMAND"] == ["0", "True"]
+    assert lines["COMMAND"] == [str(frozen_at_start()), "True"]
     frozen, enabled = lines["EXIT"]
     assert int(frozen) > 10_000 and enabled == "True"  # what is left is frozen at exit
 

@@ -6,7 +6,10 @@ collector, and when it runs again hand what was built to the oldest generation a
 once (``gc.freeze()`` then ``gc.unfreeze()``, no traversal) or, for a server's
 start-up, keep it out of every later collection (``gc.freeze()``). An application's
 own ``gc.disable()`` and ``gc.freeze()`` are respected: nothing is re-enabled that
-was off, nothing thawed that someone else froze.
+was off, nothing thawed that someone else froze. An interpreter that starts with
+objects frozen of its own (CPython 3.12 keeps a few hundred constant tuples of its
+deep-frozen modules in the permanent generation) is treated the same: its builds
+are not promoted, since ``gc.unfreeze()`` would thaw those too.
 """
 
 from __future__ import annotations
@@ -15,10 +18,22 @@ import contextlib
 import gc
 from collections.abc import Iterator
 
-__all__ = ["pause", "paused", "resume"]
+__all__ = ["froze_since_start", "pause", "paused", "resume"]
 
 _PROMOTE_AFTER = 10_000
 """Objects a build must have left (net) for them to be promoted at once (see ``resume``)."""
+
+
+_FROZEN_AT_START = gc.get_freeze_count()
+"""What was frozen when skilldeck was first imported: the interpreter's own frozen
+objects (see above), or what an application froze before importing skilldeck."""
+
+
+def froze_since_start() -> bool:
+    """Whether the process froze objects since skilldeck was imported (a server's
+    start-up, ``paused(freeze=True)``, or the application's own ``gc.freeze()``):
+    what lives as long as that start-up should join it."""
+    return gc.get_freeze_count() > _FROZEN_AT_START
 
 
 def pause() -> bool:

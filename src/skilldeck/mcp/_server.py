@@ -9,7 +9,6 @@ replaces it whole on ``refresh()``.
 
 from __future__ import annotations
 
-import gc
 import logging
 import os
 import threading
@@ -39,7 +38,7 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSI
 from pydantic.networks import AnyUrl
 
 from skilldeck import Catalog, __version__
-from skilldeck._gc import paused as collector_paused
+from skilldeck._gc import froze_since_start, paused as collector_paused
 from skilldeck.mcp import _complete, _logs, _prompt, _resources, _skill_prompts, _uris
 from skilldeck.mcp._extension import CachePolicy, SkillsExtension
 from skilldeck.mcp._fallback import ToolFallback
@@ -163,7 +162,7 @@ class SkillServer(MCPServer[Any]):
         """
         with _own_logs(self), self._prepare_lock:
             if self._index is None:
-                with collector_paused(freeze=gc.get_freeze_count() > 0):
+                with collector_paused(freeze=froze_since_start()):
                     index = self._builder.build()
                 for address, reason in index.skipped:
                     logger.warning("not published: %s (%s)", address, reason)

@@ -71,21 +71,25 @@ INIT = {
 }
 
 
-def _exchange(root: Path, lines: list[bytes], replies: int) -> tuple[list[dict[str, Any]], str]:
-    """Initialise, write ``lines``, read ``replies`` reply lines (20 s at most), close
-    stdin; the replies and the server's stderr."""
+def _exchange(
+    root: Path, lines: list[bytes], replies: int, *, initialise: bool = True
+) -> tuple[list[dict[str, Any]], str]:
+    """Initialise (unless told not to), write ``lines``, read ``replies`` reply lines
+    (20 s at most), close stdin; the replies and the server's stderr."""
     argv = ["serve", "--no-watch", "--root", str(root)]
     with subprocess.Popen(
         [sys.executable, "-m", "skilldeck", *argv],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
+        bufsize=0,  # unbuffered: a line read never hides the next from select()
     ) as proc:
         assert proc.stdin is not None and proc.stdout is not None
-        proc.stdin.write(json.dumps(INIT).encode() + b"\n")
-        proc.stdin.write(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}\n')
-        proc.stdin.flush()
-        assert json.loads(proc.stdout.readline())["id"] == "init"
+        if initialise:
+            proc.stdin.write(json.dumps(INIT).encode() + b"\n")
+            proc.stdin.write(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}\n')
+            proc.stdin.flush()
+            assert json.loads(proc.stdout.readline())["id"] == "init"
         for line in lines:
             proc.stdin.write(line + b"\n")
         proc.stdin.flush()
@@ -139,3 +143,41 @@ def test_every_request_the_sdk_refuses_is_answered(tree: dict[str, Path]) -> Non
     assert "params" in replies[2]["error"]["message"]
     assert replies[-1]["result"] == {}
     assert "Traceback" not in stderr
+
+
+def test_params_that_fail_the_schema_name_the_field(tree: dict[str, Path]) -> None:
+    # the SDK answered these "Invalid request parameters" with empty data: no code, no
+    # field, nothing a client or its user could act on
+    def call(request_id: int, method: str, params: dict[str, Any]) -> bytes:
+        return _line({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
+
+    lines = [
+        call(1, "tools/call", {"name": "skills_load", "arguments": [1]}),
+        call(2, "logging/setLevel", {"level": "verbose"}),
+        call(3, "skills/get", {}),
+        call(4, "tools/call", {"name": "skills_list", "_meta": {"progressToken": {"a": 1}}}),
+        call(5, "skills/list", {"cursor": "x" * 100_000}),
+    ]
+    replies, stderr = _exchange(tree["high"], lines, 5)
+    by_id = {r["id"]: r["error"] for r in replies}
+    fields = {1: "arguments", 2: "level", 3: "uri", 4: "_meta.progressToken", 5: "cursor"}
+    for request_id, field in fields.items():
+        error = by_id[request_id]
+        assert error["code"] == -32602, error
+        assert error["data"]["code"] == "INVALID_ARGUMENTS", error
+        assert error["data"]["field"] == field
+        assert error["data"]["hint"]
+        assert len(error["message"]) < 600
+    assert "Traceback" not in stderr
+
+
+def test_a_request_before_initialize_says_so(tree: dict[str, Path]) -> None:
+    ping = _line({"jsonrpc": "2.0", "id": 2, "method": "ping"})
+    listing = _line({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+    replies, _ = _exchange(tree["high"], [listing, ping], 2, initialise=False)
+    by_id = {r["id"]: r for r in replies}
+    error = by_id[1]["error"]
+    assert error["code"] == -32602
+    assert error["data"]["code"] == "INVALID_ARGUMENTS"
+    assert "initialize" in error["data"]["hint"]
+    assert by_id[2]["result"] == {}  # ping needs no handshake

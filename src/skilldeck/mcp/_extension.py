@@ -40,6 +40,7 @@ from skilldeck.mcp._wire import (
     DirectoryReadParams,
     GetSkillParams,
     protocol_error,
+    shown,
 )
 
 __all__ = ["CachePolicy", "SkillsExtension", "decode_cursor", "encode_cursor"]
@@ -84,7 +85,7 @@ def decode_cursor(kind: str, cursor: str | None) -> str | None:
 def _bad_cursor(kind: str, cursor: str) -> MCPError:
     return protocol_error(
         INVALID_PARAMS,
-        f"invalid cursor for {kind}: {cursor!r}",
+        f"invalid cursor for {kind}: {shown(repr(cursor))}",
         envelope="INVALID_ARGUMENTS",
         hint="pass back a nextCursor exactly as received, or none for the first page",
         field="cursor",
@@ -153,10 +154,10 @@ class SkillsExtension(Extension):
         if record is None:
             raise protocol_error(
                 INVALID_PARAMS,
-                f"No skill is served at {_uris.shown(params.uri)}",
+                f"No skill is served at {shown(params.uri)}",
                 envelope="SKILL_NOT_FOUND",
                 hint="use the uri of a SKILL.md listed by skills/list",
-                uri=_uris.shown(params.uri),
+                uri=shown(params.uri),
             )
         return self._cache.stamp({"resultType": "complete", "skill": record.entry})
 
@@ -170,16 +171,16 @@ class SkillsExtension(Extension):
             if uri is not None and uri in index.files:
                 raise protocol_error(
                     INVALID_PARAMS,
-                    f"{_uris.shown(params.uri)} is not a directory resource",
+                    f"{shown(params.uri)} is not a directory resource",
                     envelope="FILE_NOT_FOUND",
                     hint="read a file with resources/read",
-                    uri=_uris.shown(params.uri),
+                    uri=shown(params.uri),
                 )
             raise protocol_error(
                 INVALID_PARAMS,
-                f"No directory is served at {_uris.shown(params.uri)}",
+                f"No directory is served at {shown(params.uri)}",
                 envelope="FILE_NOT_FOUND",
-                uri=_uris.shown(params.uri),
+                uri=shown(params.uri),
             )
         last = decode_cursor("dir", params.cursor)
         start = 0 if last is None else bisect_right([c["uri"] for c in children], last)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from mcp.server.mcpserver.prompts import Prompt
 
 from skilldeck import Budget
-from skilldeck.mcp._wire import INVALID_PARAMS, protocol_error
+from skilldeck.mcp._wire import INVALID_PARAMS, protocol_error, shown
 
 if TYPE_CHECKING:
     from skilldeck.mcp._server import SkillServer
@@ -40,7 +40,7 @@ def register(server: SkillServer) -> None:
             except ValueError as exc:
                 raise protocol_error(
                     INVALID_PARAMS,
-                    f"invalid argument 'budget': {exc}",
+                    f"invalid argument 'budget': {shown(str(exc))}",
                     envelope="INVALID_ARGUMENTS",
                     hint="a positive number of characters, e.g. '4000', or '1000 tokens'",
                     field="budget",

@@ -23,7 +23,7 @@ from skilldeck.mcp import _uris
 from skilldeck.mcp._extension import decode_cursor, encode_cursor
 from skilldeck.mcp._index import FileRef, SkillIndex
 from skilldeck.mcp._publish import read_all
-from skilldeck.mcp._wire import INTERNAL_ERROR, INVALID_PARAMS, protocol_error
+from skilldeck.mcp._wire import INTERNAL_ERROR, INVALID_PARAMS, protocol_error, shown
 
 __all__ = ["META_PREFIX", "list_page", "read"]
 
@@ -68,19 +68,19 @@ async def read(index: SkillIndex, catalog: Catalog, uri: str) -> ReadResourceCon
     canonical = _uris.normalise(uri)
     ref = index.files.get(canonical) if canonical is not None else None
     if ref is None:
-        shown = _uris.shown(uri)
+        said = shown(uri)
         if canonical is not None and canonical in index.dirs:
             raise protocol_error(
                 INVALID_PARAMS,
-                f"{shown} is a directory; use resources/directory/read",
+                f"{said} is a directory; use resources/directory/read",
                 envelope="FILE_NOT_FOUND",
-                uri=shown,
+                uri=said,
             )
         raise protocol_error(
             INVALID_PARAMS,
-            f"No skill file is served at {shown}",
+            f"No skill file is served at {said}",
             envelope="FILE_NOT_FOUND",
-            uri=shown,
+            uri=said,
         )
     try:
         if ref.size > _THREAD_READ_BYTES:

@@ -24,6 +24,7 @@ from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.extension import Extension
 from mcp.server.lowlevel.helper_types import ReadResourceContents
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.shared.exceptions import MCPError
 from mcp_types import (
     CallToolRequestParams,
     DiscoverResult,
@@ -35,6 +36,7 @@ from mcp_types import (
     SetLevelRequestParams,
 )
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
+from pydantic import ValidationError
 from pydantic.networks import AnyUrl
 
 from skilldeck import Catalog, __version__
@@ -52,7 +54,7 @@ from skilldeck.mcp._sessions import (
     current_client,
 )
 from skilldeck.mcp._store import SnapshotStore
-from skilldeck.mcp._wire import INVALID_PARAMS, protocol_error
+from skilldeck.mcp._wire import INVALID_PARAMS, invalid_params, protocol_error
 
 __all__ = ["SkillServer"]
 
@@ -336,6 +338,10 @@ class SkillServer(MCPServer[Any]):
         try:
             with _own_logs(self):
                 result = await call_next(ctx)
+        except ValidationError as exc:  # the request's params, checked by the SDK
+            raise invalid_params(ctx.method, exc) from None
+        except MCPError as exc:
+            raise _explained(ctx, exc) from None
         finally:
             current_client.reset(token)
         if fallback is not None and ctx.method == "tools/list" and isinstance(result, dict):
@@ -432,6 +438,23 @@ def _store_for(catalog: Catalog, where: bool | str | os.PathLike[str]) -> Snapsh
         folder = Path(where)
     roots = "\n".join(f"{r.source}\t{r.path}\t{int(r.recursive)}" for r in catalog.roots)
     return SnapshotStore(folder, roots)
+
+
+def _explained(ctx: ServerRequestContext[Any, Any], exc: MCPError) -> MCPError:
+    """The SDK's bare ``-32602`` for a request before ``initialize`` completed, with the
+    envelope's code and what to do; any other error as it is."""
+    error = exc.error
+    connection = connection_of(ctx)
+    if error.code != INVALID_PARAMS or error.data != "" or connection is None:
+        return exc
+    if getattr(connection, "initialize_accepted", True):
+        return exc
+    return protocol_error(
+        INVALID_PARAMS,
+        f"{ctx.method} before initialize",
+        envelope="INVALID_ARGUMENTS",
+        hint="send initialize, then notifications/initialized, before other requests",
+    )
 
 
 @contextmanager

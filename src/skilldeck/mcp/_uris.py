@@ -21,7 +21,6 @@ __all__ = [
     "SCHEME",
     "join",
     "normalise",
-    "shown",
 ]
 
 SCHEME: Final = "skill://"
@@ -30,9 +29,6 @@ SCHEME: Final = "skill://"
 #: byte at most three characters once escaped, plus the skill's own path. A longer
 #: one is refused before its segments are decoded (it cost a pass per segment).
 MAX_LENGTH: Final = 16 * 1024
-
-#: how much of a client's URI an error message repeats
-_SHOWN: Final = 256
 
 # RFC 3986 pchar minus "/" (kept as the separator) and "%" (escaped).
 _SAFE: Final = "-._~!$&'()*+,;=:@"
@@ -74,11 +70,3 @@ def normalise(uri: str) -> str | None:
     if any(s in ("", ".", "..") or "/" in s or "\x00" in s for s in segments):
         return None
     return SCHEME + "/".join(_quote(s) for s in segments)
-
-
-def shown(uri: str) -> str:
-    """``uri`` as an error repeats it: whole up to 256 characters, else its start and
-    its length (an error must not echo a client's megabytes back to it)."""
-    if len(uri) <= _SHOWN:
-        return uri
-    return f"{uri[:_SHOWN]}... ({len(uri):,} characters)"

@@ -23,7 +23,7 @@ from mcp_types import (
     RequestParams,
     Resource,
 )
-from pydantic import BaseModel, ConfigDict, StrictStr
+from pydantic import BaseModel, ConfigDict, StrictStr, ValidationError
 
 __all__ = [
     "DIRECTORY_MIME",
@@ -42,7 +42,9 @@ __all__ = [
     "ListSkillsResult",
     "SkillEntry",
     "SkillResource",
+    "invalid_params",
     "protocol_error",
+    "shown",
 ]
 
 EXTENSION_ID: Final = "io.modelcontextprotocol/skills"
@@ -66,6 +68,41 @@ def protocol_error(
         payload["hint"] = hint
     payload.update(data)
     return MCPError(code, message, payload)
+
+
+#: how much of a string a client sent (a URI, a cursor) an error message repeats
+_SHOWN: Final = 256
+
+
+def shown(text: str) -> str:
+    """``text`` from a client as an error repeats it: whole up to 256 characters, else
+    its start and its length (an error must not echo a client's megabytes back)."""
+    if len(text) <= _SHOWN:
+        return text
+    return f"{text[:_SHOWN]}... ({len(text):,} characters)"
+
+
+def invalid_params(method: str, exc: ValidationError) -> MCPError:
+    """``-32602`` for params that fail the method's schema, naming the field and why
+    (the SDK answers ``"Invalid request parameters"`` with empty ``data``)."""
+    errors = exc.errors()
+    locs = [tuple(e["loc"]) for e in errors] or [()]
+    common: list[Any] = []  # the path every error shares (a union's branches add their tag)
+    for parts in zip(*locs, strict=False):
+        if any(p != parts[0] for p in parts):
+            break
+        common.append(parts[0])
+    if common[:1] == ["params"]:
+        common = common[1:]
+    field = ".".join(str(p) for p in common)
+    why = str(errors[0]["msg"]) if errors else "invalid"
+    return protocol_error(
+        INVALID_PARAMS,
+        f"invalid params of {method}: {field + ': ' if field else ''}{why}"[:512],
+        envelope="INVALID_ARGUMENTS",
+        hint=f"check the params against the MCP schema of {method}"[:256],
+        field=field[:256],
+    )
 
 
 class GetSkillParams(RequestParams):

@@ -181,3 +181,30 @@ def test_a_request_before_initialize_says_so(tree: dict[str, Path]) -> None:
     assert error["data"]["code"] == "INVALID_ARGUMENTS"
     assert "initialize" in error["data"]["hint"]
     assert by_id[2]["result"] == {}  # ping needs no handshake
+
+
+def test_a_client_that_stops_reading_ends_the_server_quietly(tree: dict[str, Path]) -> None:
+    # the client closed its end of our stdout: writing the next reply failed, and the
+    # server printed a traceback (which a host shows its user) and exited 1
+    argv = ["serve", "--no-watch", "--root", str(tree["high"])]
+    with subprocess.Popen(
+        [sys.executable, "-m", "skilldeck", *argv],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    ) as proc:
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write(_line(INIT) + b"\n")
+        proc.stdin.flush()
+        assert json.loads(proc.stdout.readline())["id"] == "init"
+        proc.stdout.close()
+        proc.stdin.write(_line({"jsonrpc": "2.0", "id": 1, "method": "ping"}) + b"\n")
+        proc.stdin.flush()
+        try:
+            returncode = proc.wait(timeout=30)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+        stderr = proc.stderr.read().decode() if proc.stderr is not None else ""
+    assert returncode == 0, stderr
+    assert "Traceback" not in stderr

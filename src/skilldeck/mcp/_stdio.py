@@ -52,7 +52,9 @@ def run_stdio(server: SkillServer) -> None:
     its process tree and its folders removed, then SIGTERM returns and SIGINT raises
     ``KeyboardInterrupt``. (SIGTERM used to kill the process where it stood, leaving
     a running script's folders behind; with a script running, SIGINT hung until the
-    script's timeout.) Signals are caught only when called from the main thread.
+    script's timeout.) Signals are caught only when called from the main thread. A
+    client that closes its end of stdout ends the server the same way, quietly (a
+    failed write printed a traceback and exited 1).
     """
     import anyio
 
@@ -99,6 +101,9 @@ async def _serve_stdio(server: SkillServer, caught: list[int]) -> None:
                         stdin=cast(Any, _taking(lines, taken)) if wire is not None else None
                     ) as (read, write):
                         await _pipeline(server, read, write, taken)
+                except* (BrokenPipeError, ConnectionResetError):
+                    # the client closed its end of stdout: it went away, nobody to answer
+                    logger.debug("the client closed its end of stdout")
                 finally:
                     watching.cancel()
 

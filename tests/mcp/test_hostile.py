@@ -208,3 +208,24 @@ def test_a_client_that_stops_reading_ends_the_server_quietly(tree: dict[str, Pat
         stderr = proc.stderr.read().decode() if proc.stderr is not None else ""
     assert returncode == 0, stderr
     assert "Traceback" not in stderr
+
+
+async def test_other_schemes_and_odd_completions_get_the_envelope(tree: dict[str, Path]) -> None:
+    from mcp_types import ResourceTemplateReference
+
+    from skilldeck.mcp import create_server
+
+    # another scheme was the SDK's "Unknown resource" with no code; a completion of a
+    # skill with a lone surrogate (a Python host can send one) failed to quote it
+    server = create_server(roots=[tree["high"]], snapshot_cache=False)
+    async with Client(server) as client:
+        for uri in ["file:///etc/passwd", "https://example.com/" + "x" * 10_000]:
+            with pytest.raises(MCPError) as err:
+                await client.read_resource(uri)
+            assert err.value.error.code == -32602
+            assert err.value.error.data["code"] == "FILE_NOT_FOUND"
+            assert "skill://" in err.value.error.data["hint"]
+            assert len(err.value.error.message) < 400
+        template = ResourceTemplateReference(type="ref/resource", uri="skill://{skill}/{+path}")
+        done = await client.complete(template, {"name": "path", "value": ""}, {"skill": "\ud800"})
+        assert done.completion.values == []

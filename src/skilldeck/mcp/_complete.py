@@ -76,9 +76,12 @@ def _skill_segments(index: SkillIndex) -> list[str]:
 
 
 def _paths(index: SkillIndex, skill: str) -> list[str]:
-    if not skill:
+    try:
+        prefix = _uris.join(skill) + "/" if skill else ""
+    except UnicodeEncodeError:  # a lone surrogate: no served skill has it
         return []
-    prefix = _uris.join(skill) + "/"
+    if not prefix:
+        return []
     return [unquote(u[len(prefix) :]) for u in index.file_uris if u.startswith(prefix)]
 
 

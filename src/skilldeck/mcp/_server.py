@@ -24,6 +24,7 @@ from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.extension import Extension
 from mcp.server.lowlevel.helper_types import ReadResourceContents
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ResourceNotFoundError
 from mcp.shared.exceptions import MCPError
 from mcp_types import (
     CallToolRequestParams,
@@ -54,7 +55,7 @@ from skilldeck.mcp._sessions import (
     current_client,
 )
 from skilldeck.mcp._store import SnapshotStore
-from skilldeck.mcp._wire import INVALID_PARAMS, invalid_params, protocol_error
+from skilldeck.mcp._wire import INVALID_PARAMS, invalid_params, protocol_error, shown
 
 __all__ = ["SkillServer"]
 
@@ -316,7 +317,17 @@ class SkillServer(MCPServer[Any]):
     ) -> Iterable[ReadResourceContents] | InputRequiredResult:
         if str(uri).startswith(_uris.SCHEME):
             return [await _resources.read(self.index, self.catalog, str(uri))]
-        return await super().read_resource(uri, context)
+        try:
+            return await super().read_resource(uri, context)
+        except ResourceNotFoundError:  # another scheme: the envelope's code, as for skill://
+            said = shown(str(uri))
+            raise protocol_error(
+                INVALID_PARAMS,
+                f"No resource is served at {said}",
+                envelope="FILE_NOT_FOUND",
+                hint="this server serves skill:// URIs (resources/list lists them)",
+                uri=said,
+            ) from None
 
     # -- per-client tools ------------------------------------------------------
 

@@ -72,6 +72,9 @@ if TYPE_CHECKING:
     from skilldeck._json import (
         json_safe as json_safe,
     )
+    from skilldeck._paths import (
+        shown_text as shown_text,
+    )
     from skilldeck._tree import (
         walk_skill as walk_skill,
     )
@@ -162,6 +165,7 @@ _EXPORTS: dict[str, str] = {
     "Severity": "skilldeck._diagnostics",
     "skill_digest": "skilldeck._digest",
     "json_safe": "skilldeck._json",
+    "shown_text": "skilldeck._paths",
     "walk_skill": "skilldeck._tree",
     "render_skills": "skilldeck.disclosure",
     "read_skill_file": "skilldeck.disclosure",

@@ -19,6 +19,7 @@ from __future__ import annotations
 import enum
 
 from skilldeck._frozen import new, slots_twin, value
+from skilldeck._paths import shown_text
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -209,7 +210,12 @@ class Diagnostic:
         hint: str | None = None,
         severity: Severity | str | None = None,
     ) -> Diagnostic:
-        """A diagnostic with the code's severity in ``CODES`` unless one is given."""
+        """A diagnostic with the code's severity in ``CODES`` unless one is given.
+
+        A control character in ``message`` (a name or value quoted from a skill) is
+        shown escaped (``shown_text``): every front end prints messages as they are."""
+        if not message.isprintable():
+            message = shown_text(message)
         if severity is None:
             sev = CODES[code].severity
         else:

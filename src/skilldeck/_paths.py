@@ -40,6 +40,7 @@ __all__ = [
     "real_path",
     "safe_relpath",
     "shown_path",
+    "shown_text",
     "user_setting",
     "within",
 ]
@@ -306,10 +307,23 @@ def shown_path(text: str) -> str:
     if "\\" in text:
         text = text.replace("\\", "\\\\")
     shown = text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
-    return shown if shown.isprintable() else shown.translate(_CONTROLS)
+    return shown_text(shown)
 
 
-_CONTROLS = {i: f"\\x{i:02x}" for i in (*range(32), 127)}
+def shown_text(text: str) -> str:
+    """Text from a skill (a description, a value, a message quoting one) as skilldeck
+    prints it to a terminal: control characters (C0, DEL, C1: an escape sequence can
+    retitle, recolour or clear a terminal) and the characters that reorder or break
+    a line (bidirectional overrides, line separators) as ``\\xNN`` / ``\\uNNNN``;
+    everything else, backslashes included, as it is."""
+    return text if text.isprintable() else text.translate(_CONTROLS)
+
+
+_CONTROLS = {
+    i: f"\\x{i:02x}" if i < 256 else f"\\u{i:04x}"
+    for i in (*range(32), *range(127, 160), *range(0x202A, 0x202F), *range(0x2066, 0x206A))
+}
+_CONTROLS |= {0x2028: "\\u2028", 0x2029: "\\u2029"}
 
 
 def safe_relpath(relpath: str) -> str | None:

@@ -219,3 +219,59 @@ def test_a_tab_indented_frontmatter_says_tabs(tmp_path: Path) -> None:
     (diag,) = skilldeck.validate_skill(folder).diagnostics
     assert (diag.code, diag.line) == ("SK105", 5)
     assert diag.hint is not None and "tabs" in diag.hint  # said only "check quoting"
+
+
+def test_a_control_character_in_the_frontmatter_is_located(tmp_path: Path) -> None:
+    # the YAML reader's own message spanned two lines ('in "<unicode string>",
+    # position 24') and pointed at the frontmatter's first line
+    folder = tmp_path / "nul-value"
+    folder.mkdir()
+    (folder / "SKILL.md").write_bytes(b"---\nname: nul-value\ndescription: a\x00b\n---\n")
+    (diag,) = skilldeck.validate_skill(folder).diagnostics
+    assert (diag.code, diag.line, diag.column) == ("SK105", 3, 15)
+    assert diag.message == "invalid YAML: character '\\x00' is not allowed in YAML"
+
+
+# what a skill's text could do to a terminal: retitle it (OSC), clear it (8-bit CSI),
+# hide what follows (SGR 8), ring it; and a name that hides its own characters
+HOSTILE = "\x1b]0;pwned\x07 \x9b2J \x1b[8mhidden"
+HOSTILE_YAML = "\\e]0;pwned\\a \\x9b2J \\e[8mhidden"
+
+
+def _shown_raw(text: str) -> list[str]:
+    return [s for s in ("\x1b]0;", "\x07", "\x9b", "\x1b[8m", "\x00") if s in text]
+
+
+def test_control_characters_from_a_skill_reach_no_terminal(tmp_path: Path) -> None:
+    root = tmp_path / "skills"
+    for name, frontmatter in (
+        ("loud", f'name: loud\ndescription: "Loud. {HOSTILE_YAML}"\nlicense: "{HOSTILE_YAML}"'),
+        ("quiet", 'name: "qu\\0iet\\e[8m"\ndescription: Quiet. Use when testing.'),
+    ):
+        (root / name).mkdir(parents=True)
+        (root / name / "SKILL.md").write_text(f"---\n{frontmatter}\n---\nBody.\n")
+    runs = [
+        ["--color", "always", "show", str(root / "loud")],
+        ["--color", "always", "show", str(root / "quiet")],
+        ["--color", "always", "validate", str(root)],
+        ["list", "--root", str(root)],
+        ["search", "--root", str(root), "loud"],
+    ]
+    for args in runs:
+        done = subprocess.run(
+            [sys.executable, "-m", "skilldeck", *args],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        assert "Traceback" not in done.stderr, done.stderr
+        assert _shown_raw(done.stdout + done.stderr) == [], (args, done.stdout, done.stderr)
+    shown = subprocess.run(
+        [sys.executable, "-m", "skilldeck", "show", str(root / "loud")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    ).stdout
+    assert "Loud. \\x1b]0;pwned\\x07 \\x9b2J \\x1b[8mhidden" in shown  # escaped, not dropped

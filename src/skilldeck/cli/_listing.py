@@ -17,7 +17,7 @@ from skilldeck.config import root_flags
 if TYPE_CHECKING:
     import skilldeck.dist
 
-__all__ = ["list_skills", "open_catalog"]
+__all__ = ["list_skills", "one_line", "open_catalog"]
 
 _SYMBOL = {
     skilldeck.SkillStatus.ENABLED: "✓",
@@ -41,9 +41,11 @@ def open_catalog(roots: Sequence[str], recursive: bool = False) -> skilldeck.Cat
     return skilldeck.Catalog.default(config=config)
 
 
-def _short(text: str, width: int) -> str:
-    """``text`` on one line, cut to ``width`` (0: not cut; at least 40 when cut)."""
-    text = " ".join(text.split())
+def one_line(text: str, width: int) -> str:
+    """``text`` on one line, cut to ``width`` (0: not cut; at least 40 when cut), with
+    the control characters a skill may hold escaped (an escape sequence in a
+    description would otherwise reach the terminal)."""
+    text = skilldeck.shown_text(" ".join(text.split()))
     width = max(width, 40) if width else 0
     return text if not width or len(text) <= width else text[: width - 1] + "…"
 
@@ -93,11 +95,11 @@ def list_skills(
     lines: list[str] = []  # written 1,000 at a time: an echo per line costs more than listing
     for e, info, source in zip(entries, infos, sources, strict=True):
         if e.status is skilldeck.SkillStatus.ENABLED:
-            detail = _short(e.metadata.description, room)
+            detail = one_line(e.metadata.description, room)
         elif e.status is skilldeck.SkillStatus.SHADOWED:
             detail = f"shadowed by {e.shadowed_by}"
         else:
-            detail = f"{e.status.value}: {_short(e.reason or '', room)}"
+            detail = f"{e.status.value}: {one_line(e.reason or '', room)}"
         if info is not None and info.agents:
             detail += f"  [agents: {', '.join(info.agents)}]"
         lines.append(f"{_SYMBOL[e.status]} {e.name:<{width}}  {source:<{swidth}}  {detail}")

@@ -15,6 +15,7 @@ import click
 
 import skilldeck
 from skilldeck.cli._app import EXIT_OK, echo_json, embedder_option, format_option, main, root_option
+from skilldeck.cli._listing import one_line
 
 
 def _catalog(roots: Sequence[str], recursive: bool) -> skilldeck.Catalog:
@@ -114,8 +115,7 @@ def search_command(
         )
     width = max(len(h.name) for h in hits)
     for hit in hits:
-        text = " ".join(hit.description.split())
-        text = text if len(text) <= 90 else text[:89] + "…"
+        text = one_line(hit.description, 90)
         click.echo(f"{hit.name:<{width}}  {hit.confidence:.2f}  {text}")
 
 

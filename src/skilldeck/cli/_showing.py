@@ -237,7 +237,7 @@ def _show_text(
     width = max(len(k) for k, _ in rows) + 1
     for key, value in rows:
         label = style(f"{key + ':':<{width}}", bold=True)
-        echo(f"{label} {value}", color=colour)
+        echo(f"{label} {skilldeck.shown_text(value)}", color=colour)
     fallback = str(report.skill_md or report.path)
     for diag in report.diagnostics:
         echo(format_diagnostic(diag, fallback, style), color=colour)

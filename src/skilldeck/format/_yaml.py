@@ -197,6 +197,21 @@ def _full_load(text: str, line0: int, path: str | None) -> YamlResult:
             )
         )
         return res
+    except yaml.reader.ReaderError as exc:  # a character YAML forbids (NUL, ESC, ...)
+        res.ok = False
+        at = exc.position
+        before = text[:at]
+        res.diagnostics.append(
+            Diagnostic.make(
+                C.INVALID_YAML,
+                f"invalid YAML: character {chr(exc.character)!r} is not allowed in YAML",
+                path=path,
+                line=line0 + before.count("\n"),
+                column=at - (before.rfind("\n") + 1) + 1,
+                hint="remove the control character (in a quoted value, write it as an escape)",
+            )
+        )
+        return res
     except (yaml.YAMLError, RecursionError, ValueError) as exc:
         res.ok = False
         res.diagnostics.append(

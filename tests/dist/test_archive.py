@@ -204,3 +204,67 @@ def test_an_encrypted_zip_member_is_refused(tmp_path: Path) -> None:
     with pytest.raises(skilldeck.InstallError):
         skilldeck.dist.install(str(archive))
     _assert_nothing_installed(tmp_path)
+
+
+def _damaged(tmp_path: Path, kind: str) -> Path:
+    """An archive damaged the way a cut download or a bad disk damages one."""
+    noise = os.urandom(64 * 1024)  # stored, not compressed: a flipped byte stays unnoticed
+    members = [_file("s/SKILL.md"), _file("s/noise.bin")]
+    data = {"s/SKILL.md": skill_md("damaged").encode(), "s/noise.bin": noise}
+    if kind == "corrupt-zip":
+        archive = _zip(tmp_path / "d.zip", {"s/SKILL.md": skill_md("damaged").encode() * 40})
+        raw = bytearray(archive.read_bytes())
+        start = raw.find(b"s/SKILL.md") + len("s/SKILL.md") + 4
+        raw[start : start + 24] = bytes(b ^ 0x55 for b in raw[start : start + 24])
+        archive.write_bytes(bytes(raw))
+        return archive
+    archive = _tar(tmp_path / "d.tgz", members, data)
+    raw = bytearray(archive.read_bytes())
+    if kind == "truncated-tgz":
+        raw = raw[:40]
+    elif kind == "flipped-tgz":  # in noise.bin's data: only gzip's checksum can tell
+        middle = len(raw) // 2
+        raw[middle : middle + 16] = bytes(b ^ 0x55 for b in raw[middle : middle + 16])
+    elif kind == "cut-xz":  # an xz stream in a .tgz, its end (and checksum) cut off
+        buf = io.BytesIO()
+        with tarfile.open(fileobj=buf, mode="w:xz") as tf:
+            for info in members:
+                info.size = len(data[info.name])
+                tf.addfile(info, io.BytesIO(data[info.name]))
+        raw = bytearray(buf.getvalue()[:-30])
+    elif kind == "empty-tgz":
+        raw = bytearray()
+    archive.write_bytes(bytes(raw))
+    return archive
+
+
+@pytest.mark.parametrize(
+    "kind", ["truncated-tgz", "corrupt-zip", "flipped-tgz", "cut-xz", "empty-tgz"]
+)
+def test_a_damaged_archive_is_a_coded_error_and_installs_nothing(tmp_path: Path, kind: str) -> None:
+    # a cut gzip stream raised EOFError (the CLI said only "Aborted!"), corrupt deflate
+    # data zlib.error (a traceback), and a flipped byte or a cut xz stream installed
+    # the damaged files: the members end before the stream's checksum is read
+    archive = _damaged(tmp_path, kind)
+    with pytest.raises(skilldeck.InstallError) as caught:
+        skilldeck.dist.install(str(archive))
+    assert caught.value.hint is not None and "not installed" in caught.value.hint
+    assert "\n" not in str(caught.value)
+    _assert_nothing_installed(tmp_path)
+
+
+def test_a_cut_archive_answers_install_json_with_the_envelope(tmp_path: Path) -> None:
+    import json
+    import subprocess
+    import sys
+
+    archive = _damaged(tmp_path, "truncated-tgz")
+    done = subprocess.run(
+        [sys.executable, "-m", "skilldeck", "install", "--json", "-y", str(archive)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 1 and "Aborted" not in done.stderr, done.stderr
+    assert json.loads(done.stdout)["error"]["code"] == "INSTALL_FAILED"

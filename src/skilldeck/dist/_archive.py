@@ -5,7 +5,9 @@ letter, backslash or ``..``: zip-slip). Only regular files and folders are
 extracted: link, hard-link, device and fifo members are refused, as are
 encrypted zip members. The member count and the bytes actually written are
 capped while extracting (declared sizes can lie), so an archive bomb stops
-at the cap instead of filling the disk.
+at the cap instead of filling the disk. A damaged archive (truncated, a bad
+checksum, corrupt compressed data) is an ``InstallError``, never a partial skill:
+a compressed tar is read to its end, where gzip and xz check their checksums.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import os
 import stat
 import tarfile
 import zipfile
+import zlib
 from pathlib import Path
 from typing import IO
 
@@ -26,6 +29,10 @@ from ._source import archive_kind
 __all__ = ["extract_archive"]
 
 _CHUNK = 1 << 16
+
+#: what reading a damaged archive raises: the formats' own errors, a stream that ends
+#: early, corrupt deflate data (``zlib.error``, which is not an ``OSError``)
+_DAMAGED = (tarfile.TarError, zipfile.BadZipFile, zlib.error, EOFError, OSError)
 
 
 class _Budget:
@@ -90,6 +97,9 @@ def _write(src: IO[bytes], target: Path, executable: bool, budget: _Budget) -> N
             out.write(chunk)
 
 
+_HINT = "the archive is damaged or not an archive; it was not installed"
+
+
 def _refuse(archive: Path, name: str, what: str) -> InstallError:
     return InstallError(
         f"archive {archive.name}: member {name!r} is a {what}; only files and folders are allowed",
@@ -101,8 +111,10 @@ def _refuse(archive: Path, name: str, what: str) -> InstallError:
 def _extract_zip(archive: Path, dest: Path, budget: _Budget) -> None:
     try:
         zf = zipfile.ZipFile(archive)
-    except (zipfile.BadZipFile, OSError) as exc:
-        raise InstallError(f"{archive.name} is not a valid zip archive: {exc}") from exc
+    except _DAMAGED as exc:
+        raise InstallError(
+            f"{archive.name} is not a valid zip archive: {exc}", path=str(archive), hint=_HINT
+        ) from exc
     with zf:
         infos = zf.infolist()
         declared = 0
@@ -134,18 +146,25 @@ def _extract_zip(archive: Path, dest: Path, budget: _Budget) -> None:
             try:
                 with zf.open(info) as src:
                     _write(src, target, bool(mode & 0o111), budget)
-            except (zipfile.BadZipFile, OSError, EOFError) as exc:
+            except _DAMAGED as exc:
                 raise InstallError(
                     f"archive {archive.name}: cannot extract {info.filename!r}: {exc}",
                     path=str(archive),
+                    hint=_HINT,
                 ) from exc
 
 
 def _extract_tar(archive: Path, dest: Path, budget: _Budget) -> None:
     try:
         tf = tarfile.open(archive, mode="r:*")  # noqa: SIM115  (closed by the with below)
-    except (tarfile.TarError, OSError) as exc:
-        raise InstallError(f"{archive.name} is not a valid tar archive: {exc}") from exc
+    except tarfile.ReadError as exc:  # its text lists every compression it tried
+        raise InstallError(
+            f"{archive.name} is not a valid tar archive", path=str(archive), hint=_HINT
+        ) from exc
+    except _DAMAGED as exc:
+        raise InstallError(
+            f"{archive.name} is not a valid tar archive: {exc}", path=str(archive), hint=_HINT
+        ) from exc
     with tf:
         try:
             for member in tf:
@@ -167,9 +186,14 @@ def _extract_tar(archive: Path, dest: Path, budget: _Budget) -> None:
                     raise _refuse(archive, member.name, "special member")
                 with src:
                     _write(src, target, bool(member.mode & 0o111), budget)
-        except (tarfile.TarError, EOFError, OSError) as exc:
+            # the members end before the compressed stream does: read on to its end,
+            # where gzip and xz check what was read against their checksums (what is
+            # read counts against the cap: the rest of a stream can be a bomb too)
+            while tf.fileobj is not None and (rest := tf.fileobj.read(_CHUNK)):
+                budget.add(len(rest))
+        except _DAMAGED as exc:
             raise InstallError(
-                f"archive {archive.name} is damaged: {exc}", path=str(archive)
+                f"archive {archive.name} is damaged: {exc}", path=str(archive), hint=_HINT
             ) from exc
 
 

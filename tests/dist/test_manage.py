@@ -76,7 +76,7 @@ def test_remove_deletes_folder_lock_entry_and_config_table(tmp_path: Path) -> No
     keep = make_skill(tmp_path / "keep", "staying")
     folder = Path(skilldeck.dist.install(str(src)).skills[0].path)
     skilldeck.dist.install(str(keep))
-    config = Path(os.environ["SKILLDECK_HOME"]) / "config" / "config.toml"
+    config = skilldeck.config.config_path("user")
     assert "[installed.leaving]" in config.read_text()
     events: list[object] = []
     result = skilldeck.dist.remove("leaving", events=events.append)
@@ -96,6 +96,22 @@ def test_remove_deletes_folder_lock_entry_and_config_table(tmp_path: Path) -> No
 def test_remove_refuses_names_that_are_not_one_folder(bad: str) -> None:
     with pytest.raises(skilldeck.SkillNotFoundError):
         skilldeck.dist.remove(bad)
+
+
+@pytest.mark.parametrize(
+    "bad", ["../..", "a/b", 'x"\n[execution]\nbwrap = "evil', "a\x1b]0;t\x07", "", "src:"]
+)
+@pytest.mark.parametrize("enabled", [False, True])
+def test_enable_and_disable_refuse_a_name_no_skill_can_have(bad: str, enabled: bool) -> None:
+    # each was written into [catalog].disabled, and printed back as it was: a line
+    # break or a terminal's escape sequence from the command line into the config file
+    config = skilldeck.config.config_path("user")
+    with pytest.raises(skilldeck.InvalidArgumentsError, match="is not a skill name") as caught:
+        skilldeck.dist.set_skill_enabled(bad, enabled)
+    assert str(caught.value).isprintable()
+    assert not config.exists()
+    assert skilldeck.dist.set_skill_enabled("Odd_Name", enabled) == config  # lenient: usable
+    assert skilldeck.dist.set_skill_enabled("project:odd", enabled) == config
 
 
 def test_disable_and_enable_survive_an_update(tmp_path: Path) -> None:
@@ -150,7 +166,7 @@ def test_a_lockfile_entry_pointing_outside_is_refused(tmp_path: Path) -> None:
 def test_a_record_in_the_older_plugins_spelling_is_kept_in_step(tmp_path: Path) -> None:
     src = make_skill(tmp_path / "src", "veteran", body="one\n")
     skilldeck.dist.install(str(src))
-    config = Path(os.environ["SKILLDECK_HOME"]) / "config" / "config.toml"
+    config = skilldeck.config.config_path("user")
     # a config file written by an older skilldeck: [plugins.<name>]
     config.write_text(config.read_text().replace("[installed.", "[plugins."))
     assert [i.enabled for i in skilldeck.dist.list_installed()] == [True]

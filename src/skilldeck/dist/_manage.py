@@ -13,11 +13,18 @@ from tomlkit.items import Array, Table
 from tomlkit.toml_document import TOMLDocument
 
 from skilldeck._digest import digest_of_files, skill_file_digests
-from skilldeck._errors import InstallError, SkillError, SkillNotFoundError, UnsafeStateError
+from skilldeck._errors import (
+    InstallError,
+    InvalidArgumentsError,
+    SkillError,
+    SkillNotFoundError,
+    UnsafeStateError,
+)
 from skilldeck._paths import safe_relpath
 from skilldeck.config import load_config, update_config
 from skilldeck.events import SinkLike, SkillsRemoved, SkillsUpdated, deliver
 from skilldeck.execution import revoke_lapsed
+from skilldeck.format import usable_name
 from skilldeck.security import scan_mode
 
 from ._install import Staged, commit_staged, fetch_source, remember_placed, stage_skill
@@ -340,8 +347,16 @@ def set_skill_enabled(
     spelling) when the skill was installed.
     An installed skill placed in agents' folders is taken out of them when
     disabled (agents have no disabled list) and put back when enabled.
-    Returns the config file written.
+    Returns the config file written. A name no skill can have (a line break, a
+    control character, a ``/``) is refused with ``InvalidArgumentsError``.
     """
+    source, _, bare = name.rpartition(":")  # SOURCE:NAME names one copy
+    if not usable_name(bare) or not source.isprintable():
+        raise InvalidArgumentsError(
+            f"{name!r} is not a skill name",
+            field="name",
+            hint="give a skill's name as `skilldeck list --all` shows it, or SOURCE:NAME",
+        )
 
     def mutate(doc: TOMLDocument) -> None:
         catalog = doc.get("catalog")

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
         check_name as check_name,
         is_skill_name as is_skill_name,
         parse_allowed_tools as parse_allowed_tools,
+        usable_name as usable_name,
     )
     from skilldeck.format._mdtools import (
         ArgTemplate as ArgTemplate,
@@ -105,6 +106,7 @@ else:
         "EXTENSION_FIELDS": "._manifest",
         "SPEC_FIELDS": "._manifest",
         "parse_allowed_tools": "._manifest",
+        "usable_name": "._manifest",
         "ArgTemplate": "._mdtools",
         "Literal": "._mdtools",
         "Placeholder": "._mdtools",

@@ -278,17 +278,23 @@ def _unicode_lower_ok(name: str) -> bool:
     return all(ch == "-" or ch.isdigit() or (ch.isalpha() and ch.islower()) for ch in name)
 
 
-def _lenient_name_severity(name: str, strict: bool) -> Severity:
-    """Lenient mode keeps a rule-breaking name usable unless it could not address a skill."""
-    if strict:
-        return Severity.ERROR
-    usable = (
+def usable_name(name: str) -> bool:
+    """Can ``name`` address a skill in lenient mode (the naming rule broken, but on one
+    line, with no separator, ``:`` or control character)? A name that cannot is an
+    error even in lenient mode, and no setting can name it."""
+    return (
         0 < len(name) <= 128
         and name.strip() == name
         and not any(ch in name for ch in "/\\:")
         and name.isprintable()
     )
-    return Severity.WARNING if usable else Severity.ERROR
+
+
+def _lenient_name_severity(name: str, strict: bool) -> Severity:
+    """Lenient mode keeps a rule-breaking name usable unless it could not address a skill."""
+    if strict:
+        return Severity.ERROR
+    return Severity.WARNING if usable_name(name) else Severity.ERROR
 
 
 def _suggest(name: str) -> str:

@@ -197,3 +197,20 @@ def test_parse_source_reads_the_shorthands(tmp_path: Path) -> None:
     assert skilldeck.dist.parse_source(str(folder)).kind == "local"
     sub = skilldeck.dist.parse_source(f"{folder}#a/b")
     assert sub.subpath == "a/b"
+
+
+def test_a_repository_s_folder_names_reach_messages_escaped(git_repo: GitRepo) -> None:
+    # the folder name of a skill in the repository, and a --skill value, were quoted
+    # into the error as they were: an escape sequence retitled the user's terminal
+    hostile = "a\x1b]0;pwned\x07"
+    make_skill(git_repo.path / "skills" / hostile, "first")
+    make_skill(git_repo.path / "skills" / "second", "second")
+    git_repo.commit()
+    with pytest.raises(skilldeck.InstallError) as several:
+        skilldeck.dist.install(git_repo.url)
+    with pytest.raises(skilldeck.InstallError) as missing:
+        skilldeck.dist.install(git_repo.url, skills=["x\x1b[2J"])
+    for caught in (several, missing):
+        text = f"{caught.value} {caught.value.hint}"
+        assert text.isprintable() and "a\\x1b]0;pwned\\x07" in text, text
+    assert skilldeck.dist.list_installed() == ()

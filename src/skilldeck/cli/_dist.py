@@ -315,7 +315,7 @@ def _picker(reporter: _Reporter) -> Callable[[Sequence[str]], list[str]]:
         with reporter.paused():
             click.echo("the source holds several skills:")
             for n, path in enumerate(paths, 1):
-                click.echo(f"{n:>3}. {path}")
+                click.echo(f"{n:>3}. {skilldeck.shown_text(path)}")
             while True:
                 answer = click.prompt(
                     "install which? (numbers like 1,3-4, 'all', or empty to cancel)",

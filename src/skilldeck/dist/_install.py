@@ -156,7 +156,7 @@ def without_placeholders(found: list[Path], tree: Path) -> tuple[list[Path], lis
             diags = read_skill_md(md, metadata_only=True).diagnostics
             hit = next((d for d in diags if d.code == PLACEHOLDER), None)
             if hit is not None:
-                notes.append(f"{_rel(folder, tree) or folder.name}: {hit.code} {hit.message}")
+                notes.append(f"{_shown(folder, tree)}: {hit.code} {hit.message}")
                 continue
         kept.append(folder)
     return kept, notes
@@ -185,6 +185,12 @@ def _regular_skill_md(folder: Path) -> bool:
 def _rel(path: Path, tree: Path) -> str:
     rel = path.relative_to(tree).as_posix()
     return "" if rel == "." else rel
+
+
+def _shown(path: Path, tree: Path) -> str:
+    """A skill folder of the source as a message names it: a folder name from the
+    source, so its control characters are escaped (``shown_path``)."""
+    return shown_path(_rel(path, tree) or path.name)
 
 
 def _errors(diags: Sequence[Diagnostic]) -> list[Diagnostic]:
@@ -241,7 +247,7 @@ def stage_skill(
     real_src, real_tree = os.path.realpath(src), os.path.realpath(tree)
     if not within(real_src, (real_tree,)):
         raise InstallError(
-            f"{_rel(src, tree) or src.name} is a link leading out of the source",
+            f"{_shown(src, tree)} is a link leading out of the source",
             path=str(src),
             hint="the source is malformed or hostile; nothing was installed",
         )
@@ -252,7 +258,7 @@ def stage_skill(
     count = copy_skill_tree(src, incoming, limits, on_progress=on_progress, problems=left_out)
     pre = validate_skill(incoming)
     if pre.manifest is None or not pre.name:
-        raise _invalid(_rel(src, tree) or src.name, pre.diagnostics)
+        raise _invalid(_shown(src, tree), pre.diagnostics)
     final = name or pre.name
     if not is_skill_name(final):
         raise InstallError(
@@ -271,7 +277,7 @@ def stage_skill(
         rename_in_frontmatter(skill_md, name)
     report = validate_skill(dest)
     if not report.valid:
-        raise _invalid(_rel(src, tree) or final, report.diagnostics)
+        raise _invalid(shown_path(_rel(src, tree) or final), report.diagnostics)
     files = skill_file_digests(dest)
     if on_progress:
         on_progress(InstallProgress("validate", f"{final}: {count} files checked"))
@@ -307,8 +313,8 @@ def select_skills(
         missing = [s for s in skills if s not in by_name]
         if missing:
             raise InstallError(
-                f"no skill named {', '.join(missing)} in {display}",
-                hint="available: " + ", ".join(_rel(f, tree) or f.name for f in found),
+                f"no skill named {', '.join(map(shown_path, missing))} in {display}",
+                hint="available: " + ", ".join(_shown(f, tree) for f in found),
             )
         picked: list[Path] = []
         for s in skills:
@@ -318,8 +324,7 @@ def select_skills(
     if all_skills or len(found) == 1:
         return found
     raise InstallError(
-        f"{display} holds {len(found)} skills: "
-        + ", ".join(_rel(f, tree) or f.name for f in found),
+        f"{display} holds {len(found)} skills: " + ", ".join(_shown(f, tree) for f in found),
         hint="choose with --skill NAME (repeatable) or install them all with --all",
         available=len(found),
     )

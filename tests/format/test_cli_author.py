@@ -388,3 +388,29 @@ def test_show_a_skill_with_a_nested_skill(tmp_path: Path) -> None:
     assert data["name"] == "outer-skill"
     validated = as_json(run("validate", "--format", "json", str(outer)))
     assert validated["summary"]["skills"] == 2
+
+
+@pytest.mark.parametrize("parent", ["dangling-link", "a-file"])
+def test_new_in_a_folder_that_cannot_hold_it_is_a_coded_error(tmp_path: Path, parent: str) -> None:
+    # mkdir's FileExistsError / NotADirectoryError escaped: "error: skl: File exists"
+    # with exit status 2 and, under --json, no JSON at all
+    where = tmp_path / parent
+    if parent == "dangling-link":
+        where.symlink_to(tmp_path / "nowhere")
+    else:
+        where.write_text("x\n")
+    import skilldeck
+
+    with pytest.raises(skilldeck.InstallError, match="cannot create"):
+        skilldeck.scaffold_skill(where / "fresh")
+    done = subprocess.run(
+        [sys.executable, "-m", "skilldeck", "new", "fresh", "--dir", str(where), "--json"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 2, done.stderr
+    error = json.loads(done.stdout)["error"]
+    assert error["code"] == "INVALID_ARGUMENTS" and "--dir" in error["message"]
+    assert not (tmp_path / "nowhere").exists()

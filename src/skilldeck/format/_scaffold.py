@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -96,7 +97,8 @@ def scaffold_skill(path: str | os.PathLike[str], *, resources: Iterable[str] = (
     ``resources`` picks optional folders from ``scripts``, ``references`` and
     ``assets``; each gets a starter file that SKILL.md mentions. Raises
     ``InvalidArgumentsError`` for a name that breaks the naming rule or an unknown
-    resource folder, and ``InstallError`` when ``path`` already exists.
+    resource folder, and ``InstallError`` when ``path`` already exists or cannot be
+    created (nothing is left behind).
     """
     folder = Path(path)
     name = folder.name
@@ -130,8 +132,28 @@ def scaffold_skill(path: str | os.PathLike[str], *, resources: Iterable[str] = (
         "for it; name the requests, file types or situations that should make an agent "
         "load this skill."
     )
-    folder.mkdir(parents=True)
     text = _SKILL_MD.format(name=name, title=title, description=description, sections=sections)
+    try:
+        folder.mkdir(parents=True)
+    except OSError as exc:  # a parent that is a file or a dangling link, no permission
+        raise InstallError(
+            f"cannot create {folder}: {exc.strerror or exc}",
+            path=folder,
+            hint="choose a folder you can write to (--dir)",
+        ) from None
+    try:
+        _fill(folder, name, title, text, chosen)
+    except OSError as exc:  # the disk filled, a quota: no half-made skill is left
+        shutil.rmtree(folder, ignore_errors=True)
+        raise InstallError(
+            f"cannot write the skill {folder}: {exc.strerror or exc}",
+            path=folder,
+            hint="free some space or choose another folder (--dir)",
+        ) from None
+    return folder
+
+
+def _fill(folder: Path, name: str, title: str, text: str, chosen: list[str]) -> None:
     (folder / "SKILL.md").write_text(text, encoding="utf-8")
     if "scripts" in chosen:
         script = folder / "scripts" / "example.py"
@@ -146,4 +168,3 @@ def scaffold_skill(path: str | os.PathLike[str], *, resources: Iterable[str] = (
     if "assets" in chosen:
         (folder / "assets").mkdir()
         (folder / "assets" / "template.md").write_text(_TEMPLATE, encoding="utf-8")
-    return folder

@@ -141,13 +141,27 @@ def _claim_stdin() -> Iterator[io.TextIOWrapper | None]:
 def _read_lines(
     wire: io.TextIOWrapper | None, send: MemoryObjectSendStream[str], token: EventLoopToken
 ) -> None:
-    """Hand each line of ``wire`` to the event loop, then close ``send`` (the end of input)."""
+    """Hand each line of ``wire`` to the event loop, then close ``send`` (the end of input).
+
+    A line is handed over without a task when the SDK's reader already waits for it
+    (most lines: a task per line cost a third more CPU per request), else it waits
+    its turn, so no more than one line is ever held here.
+    """
+    import anyio
     import anyio.from_thread
+
+    def offer(line: str) -> bool:
+        try:
+            send.send_nowait(line)
+        except anyio.WouldBlock:
+            return False
+        return True
 
     try:
         if wire is not None:
             for line in wire:
-                anyio.from_thread.run(send.send, line, token=token)
+                if not anyio.from_thread.run_sync(offer, line, token=token):
+                    anyio.from_thread.run(send.send, line, token=token)
     except Exception:  # the server stopped listening (or stdin failed): nothing more to read
         logger.debug("stdin reader ended", exc_info=True)
     finally:

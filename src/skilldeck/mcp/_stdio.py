@@ -68,10 +68,15 @@ DRAIN_SECONDS = 30.0
 
 
 async def _until_signal(served: Any, watching: Any, caught: list[int]) -> None:
-    """Cancel ``served`` (an anyio cancel scope) at SIGINT or SIGTERM."""
+    """Cancel ``served`` (an anyio cancel scope) at SIGINT or SIGTERM (where the event
+    loop can receive signals: not on Windows, where Ctrl-C interrupts as before)."""
     import anyio
 
-    with watching, anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+    with (
+        watching,
+        contextlib.suppress(NotImplementedError),  # Windows: no receiver
+        anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals,
+    ):
         async for signum in signals:
             caught.append(signum)
             served.cancel()

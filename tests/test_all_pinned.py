@@ -88,6 +88,7 @@ PINNED: dict[str, list[str]] = {
         "render_skills",
         "scaffold_skill",
         "scan_skill",
+        "shown_excerpt",
         "shown_text",
         "skill_digest",
         "suggest",

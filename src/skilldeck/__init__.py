@@ -73,6 +73,7 @@ if TYPE_CHECKING:
         json_safe as json_safe,
     )
     from skilldeck._paths import (
+        shown_excerpt as shown_excerpt,
         shown_text as shown_text,
     )
     from skilldeck._tree import (
@@ -165,6 +166,7 @@ _EXPORTS: dict[str, str] = {
     "Severity": "skilldeck._diagnostics",
     "skill_digest": "skilldeck._digest",
     "json_safe": "skilldeck._json",
+    "shown_excerpt": "skilldeck._paths",
     "shown_text": "skilldeck._paths",
     "walk_skill": "skilldeck._tree",
     "render_skills": "skilldeck.disclosure",

@@ -39,6 +39,7 @@ __all__ = [
     "real",
     "real_path",
     "safe_relpath",
+    "shown_excerpt",
     "shown_path",
     "shown_text",
     "user_setting",
@@ -308,6 +309,18 @@ def shown_path(text: str) -> str:
         text = text.replace("\\", "\\\\")
     shown = text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
     return shown_text(shown)
+
+
+_SHOWN = 256
+"""How much of a string given from outside (a URI, a cursor, a value) an error repeats."""
+
+
+def shown_excerpt(text: str) -> str:
+    """``text`` given from outside as an error message repeats it: whole up to 256
+    characters, else its start and its length (an error must not echo megabytes back)."""
+    if len(text) <= _SHOWN:
+        return text
+    return f"{text[:_SHOWN]}... ({len(text):,} characters)"
 
 
 def shown_text(text: str) -> str:

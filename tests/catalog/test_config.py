@@ -178,6 +178,17 @@ def test_budget_parse(value: object, expected: Budget) -> None:
     assert Budget(200, "tokens").chars == 800
 
 
+@pytest.mark.parametrize("value", ["9" * 5_000, "9" * 5_000 + " tokens", "x" * 100_000, 0, -3])
+def test_a_hostile_budget_is_refused_in_a_short_message(value: object) -> None:
+    # a number past int()'s digit limit raised Python's own advice about
+    # sys.set_int_max_str_digits, and the message repeated the whole value
+    with pytest.raises(ValueError) as caught:
+        Budget.parse(value)
+    message = str(caught.value)
+    assert message.startswith("invalid budget ") and "2000 tokens" in message
+    assert "int_max_str_digits" not in message and len(message) < 400
+
+
 def test_plugins_tables_are_read_as_installed(tmp_path: Path) -> None:
     path = config_path("user")
     path.parent.mkdir(parents=True)

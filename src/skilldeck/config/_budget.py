@@ -32,11 +32,14 @@ class Budget:
         if isinstance(value, int) and not isinstance(value, bool) and value > 0:
             return cls(value)
         if isinstance(value, str):
-            m = re.fullmatch(r"\s*(\d+)\s*(chars?|characters?|tokens?|t|c)?\s*", value)
+            # at most 18 digits: any budget fits, and int() never meets its digit limit
+            m = re.fullmatch(r"\s*(\d{1,18})\s*(chars?|characters?|tokens?|t|c)?\s*", value)
             if m and int(m.group(1)) > 0:
                 unit = (m.group(2) or "c")[0]
                 return cls(int(m.group(1)), "tokens" if unit == "t" else "chars")
+        from skilldeck._paths import shown_excerpt
+
         raise ValueError(
-            f"invalid budget {value!r}: use a positive number of characters "
+            f"invalid budget {shown_excerpt(repr(value))}: use a positive number of characters "
             "or a string like '2000 tokens'"
         )

@@ -25,6 +25,8 @@ from mcp_types import (
 )
 from pydantic import BaseModel, ConfigDict, StrictStr, ValidationError
 
+from skilldeck import shown_excerpt as shown
+
 __all__ = [
     "DIRECTORY_MIME",
     "EXTENSION_ID",
@@ -68,18 +70,6 @@ def protocol_error(
         payload["hint"] = hint
     payload.update(data)
     return MCPError(code, message, payload)
-
-
-#: how much of a string a client sent (a URI, a cursor) an error message repeats
-_SHOWN: Final = 256
-
-
-def shown(text: str) -> str:
-    """``text`` from a client as an error repeats it: whole up to 256 characters, else
-    its start and its length (an error must not echo a client's megabytes back)."""
-    if len(text) <= _SHOWN:
-        return text
-    return f"{text[:_SHOWN]}... ({len(text):,} characters)"
 
 
 def invalid_params(method: str, exc: ValidationError) -> MCPError:

@@ -192,6 +192,27 @@ def test_interactive_prompt(world: Path) -> None:
     assert "valid" in CliRunner().invoke(main, ["approvals", "--root", root]).stdout
 
 
+def test_the_prompt_shows_a_skill_s_control_characters_escaped(world: Path) -> None:
+    # an escape sequence in the description (or the arguments) could retitle the
+    # terminal or hide the line that says what runs; click strips only ESC [ ... m
+    # sequences from a pipe, so these would reach a terminal as they are
+    root = make_root(world)
+    md = root / "tool" / "SKILL.md"
+    md.write_text(
+        md.read_text().replace(
+            "description: Echo things back. Use for tests.",
+            'description: "Echo things back.\\e]0;pwned\\a Use for tests.\\x9b8m"',
+        )
+    )
+    code, _, err = on_a_terminal(
+        "run", "tool", "args.sh", "--root", str(root), "--", "x\x1b]0;t\x07", answer="n\n"
+    )
+    assert code == 0 and "cancelled" in err
+    assert "\x1b" not in err and "\x9b" not in err and "\x07" not in err
+    assert "About:     Echo things back.\\x1b]0;pwned\\x07 Use for tests.\\x9b8m" in err
+    assert "\\x1b]0;t\\x07" in err  # the argument, in the Runs: line
+
+
 def test_yes_approves_without_a_terminal(world: Path) -> None:
     root = str(make_root(world))
     code, out, _ = invoke("run", "tool", "args.sh", "--root", root, "--yes", "--", "z")

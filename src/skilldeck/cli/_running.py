@@ -142,7 +142,13 @@ def _prompt(request: skilldeck.execution.ApprovalRequest) -> bool:
 
     err = True
     if request.warning:
-        click.secho(f"WARNING: {request.warning}", fg="red", bold=True, err=err, color=use_colour())
+        click.secho(
+            f"WARNING: {skilldeck.shown_text(request.warning)}",
+            fg="red",
+            bold=True,
+            err=err,
+            color=use_colour(),
+        )
     why = {
         "first_run": "first run of this skill",
         "changed": "the skill changed since it was approved",
@@ -151,23 +157,27 @@ def _prompt(request: skilldeck.execution.ApprovalRequest) -> bool:
     }.get(request.reason, request.reason)
     iso = request.isolation
     fs = iso.get("filesystem", {})
-    click.echo(f"Skill:     {request.skill} ({request.trust.value}, {why})", err=err)
+    # a skill's own text, its script's arguments and the paths reach a terminal with
+    # control characters escaped: an escape sequence could hide or rewrite a line of
+    # what the user is asked to approve
+    shown = skilldeck.shown_text
+    click.echo(f"Skill:     {shown(request.skill)} ({request.trust.value}, {why})", err=err)
     if request.description:
-        click.echo(f"About:     {request.description}", err=err)
-    click.echo(f"Runs:      {request.preview}", err=err)
-    click.echo(f"In:        {request.workdir}", err=err)
+        click.echo(f"About:     {shown(request.description)}", err=err)
+    click.echo(f"Runs:      {shown(request.preview)}", err=err)
+    click.echo(f"In:        {shown(str(request.workdir))}", err=err)
     click.echo(
         f"Isolation: sandbox={iso.get('sandbox')} user={iso.get('user')} "
-        f"network={iso.get('network')} workdir={fs.get('workdir')} "
+        f"network={iso.get('network')} workdir={shown(str(fs.get('workdir')))} "
         f"timeout={iso.get('timeout_s')}s",
         err=err,
     )
     click.echo(f"As:        {iso.get('user')}", err=err)
     for key in ("fallback", "user_reason"):
         if iso.get(key):
-            click.echo(f"           ({iso[key]})", err=err)
+            click.echo(f"           ({shown(str(iso[key]))})", err=err)
     if iso.get("mounts"):
-        click.echo(f"Visible:   {', '.join(iso['mounts'])}", err=err)
+        click.echo(f"Visible:   {shown(', '.join(iso['mounts']))}", err=err)
     if request.persist:
         click.echo("A yes is remembered until the skill's files change.", err=err)
     if not click.confirm("Run it?", default=False, err=err):

@@ -39,6 +39,14 @@ def test_xml_escapes_and_parses() -> None:
     assert tree.find("skill[2]/location") is None  # no location known
 
 
+def test_the_skill_list_carries_no_terminal_control_characters() -> None:
+    # DEL and the C1 controls are valid XML, but `skilldeck prompt` prints the list,
+    # and a terminal reads \x9b as the start of an escape sequence
+    text = render_xml([Meta("c1", "Hides \x9b8m the rest\x7f; tab kept.")])
+    assert "\x9b" not in text and "\x7f" not in text
+    assert ET.fromstring(text).findtext("skill/description") == "Hides 8m the rest; tab kept."
+
+
 def test_location_only_on_request() -> None:
     text = render_xml([Meta("a", "d", "/x/SKILL.md")])
     assert "<location>" not in text

@@ -54,8 +54,9 @@ __all__ = [
 
 SkillListFormat = Literal["xml", "markdown", "json"]
 
-# XML 1.0 forbids most C0 controls even when escaped; they are dropped.
-_XML_BAD = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+# XML 1.0 forbids most C0 controls even when escaped, and discourages DEL and the C1
+# controls, which a terminal reads as escape sequences (`skilldeck prompt`): all dropped.
+_XML_BAD = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ufffe\uffff]")
 _MD_SPECIAL = re.compile(r"([\\`*\[\]<>])")
 
 

@@ -617,3 +617,37 @@ def test_sandbox_status_parses_the_project_config_file_once(tmp_path: Path) -> N
     assert '"untrusted_config"' in done.stdout and "warning:" in done.stderr
     parsed = next(x for x in done.stderr.splitlines() if x.startswith("PARSED")).split()[1:]
     assert parsed.count("config.toml:.skilldeck") == 1, parsed
+
+
+_DEFECT_PROBE = """
+import sys, skilldeck.cli._listing as listing
+def defect(*args, **kwargs):
+    raise EOFError("cut \\x1b[2J short")
+listing.list_skills = defect
+from skilldeck.cli import entry
+sys.argv = ["skilldeck", *sys.argv[1:]]
+entry()
+"""
+
+
+@pytest.mark.parametrize("args", [["list"], ["list", "--all"]])  # without click, and with it
+def test_a_defect_is_an_internal_error_not_a_traceback(args: list[str]) -> None:
+    def cli(*extra: str, **env: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-c", _DEFECT_PROBE, *args, *extra],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env={**os.environ, **env},
+        )
+
+    text = cli()
+    assert text.returncode == 1 and "Traceback" not in text.stderr
+    assert text.stderr.startswith("error: skilldeck failed unexpectedly (EOFError: cut ")
+    assert "\\x1b[2J" in text.stderr and "\x1b" not in text.stderr  # shown escaped
+    assert "[INTERNAL]" in text.stderr and "SKILLDECK_DEBUG=1" in text.stderr
+    as_json = cli("--json")
+    error = json.loads(as_json.stdout)["error"]
+    assert as_json.returncode == 1 and error["code"] == "INTERNAL"
+    debug = cli(SKILLDECK_DEBUG="1")
+    assert "Traceback" in debug.stderr and "EOFError" in debug.stderr

@@ -44,7 +44,9 @@ class SkilldeckGroup(LazyGroup):
     A ``SkillError`` from any command becomes ``error: ... [CODE]`` and
     ``hint: ...`` on stderr (the JSON error envelope on stdout when the
     command was asked for JSON) and exit status 1; an I/O error exit status 2;
-    a closed pipe ends quietly; Ctrl-C prints "interrupted" (130).
+    a closed pipe ends quietly; Ctrl-C prints "interrupted" (130); anything else
+    (a defect) is an ``INTERNAL`` error the same way, its traceback shown only
+    with ``SKILLDECK_DEBUG=1``.
     """
 
     def invoke(self, ctx: click.Context) -> Any:
@@ -57,7 +59,11 @@ class SkilldeckGroup(LazyGroup):
             if not ctx.meta.get(_JSON_MODE):
                 raise
             _usage_json(exc)
-        except (skilldeck.SkillError, OSError, KeyboardInterrupt) as exc:
+        except click.exceptions.Exit:
+            raise
+        except (click.ClickException, click.Abort):
+            raise
+        except (Exception, KeyboardInterrupt) as exc:
             fail(exc, json_mode=bool(ctx.meta.get(_JSON_MODE)))
 
 

@@ -116,7 +116,7 @@ def run(argv: list[str]) -> bool:
     except Exception as exc:
         click = sys.modules.get("click")
         if click is None or not isinstance(exc, click.UsageError):
-            raise
+            fail(exc, json_mode=fmt == "json")
         from skilldeck.cli._app import fail_usage
 
         fail_usage(exc, argv, json_mode=fmt == "json")
@@ -174,7 +174,25 @@ def fail(exc: BaseException, *, json_mode: bool) -> NoReturn:
                 err=True,
             )
         sys.exit(EXIT_USAGE)
-    raise exc
+    if not isinstance(exc, Exception):
+        raise exc
+    # a defect (no command raises anything else on purpose): said like any error, the
+    # traceback only on request
+    if os.environ.get("SKILLDECK_DEBUG"):
+        import traceback
+
+        traceback.print_exception(exc)
+    fail(unexpected(exc), json_mode=json_mode)
+
+
+def unexpected(exc: Exception) -> skilldeck.InternalError:
+    """The ``INTERNAL`` error a command line reports for a defect, ``exc``."""
+    detail = skilldeck.shown_excerpt(skilldeck.shown_text(str(exc)))
+    return skilldeck.InternalError(
+        f"skilldeck failed unexpectedly ({type(exc).__name__}{': ' if detail else ''}{detail})",
+        hint="this is a bug in skilldeck; run the command again with SKILLDECK_DEBUG=1 to "
+        "see where it failed, and report it",
+    )
 
 
 def _about_state(exc: OSError) -> bool:

@@ -73,6 +73,9 @@ def test_project_overrides_user_key_by_key(tmp_path: Path) -> None:
         ('[catalog]\nsources = ["bundled", "nowhere"]\n', 2, "nowhere"),
         ("[catalog]\nbudget = -3\n", 2, "catalog.budget"),
         ("[catalog]\nbogus = 1\n", 2, "unknown key"),
+        # a misspelt table or a stray key at the top was ignored by every command
+        ('[catlog]\nmode = "strict"\n', 1, "catlog: unknown table"),
+        ("\nbogus_key = 5\n", 2, "bogus_key: unknown table or key"),
         ("[catalog\nx=1\n", 1, "invalid TOML"),
         ("catalog = 3\n", 1, "must be a table"),
         ("[plugins.x]\nenabled = 'yes'\n", 2, "plugins.x.enabled"),

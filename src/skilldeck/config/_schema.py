@@ -60,6 +60,8 @@ TABLE_KEYS = {
     "store": {"url", "tenant"},
     "search": {"embedder"},  # user file only (skilldeck.search._embedding)
 }
+#: every top-level table a config file may hold (a typo there would be ignored silently)
+TOP_LEVEL = {"catalog", *INSTALLED_TABLES, *TABLE_KEYS, "execution", "runtime"}
 
 
 def line_of(text: str, key: str) -> int | None:
@@ -140,6 +142,13 @@ class Checker:
 
     def normalise(self, data: dict[str, Any]) -> dict[str, Any]:
         """Check known keys and make path values absolute (before merging)."""
+        for key in data:
+            if key not in TOP_LEVEL:
+                raise self.fail(
+                    key,
+                    "unknown table or key",
+                    "known tables: " + ", ".join(f"[{t}]" for t in sorted(TOP_LEVEL)),
+                )
         catalog = self.table(data, "catalog")
         for key in catalog:
             if key not in CATALOG_KEYS:

@@ -58,6 +58,7 @@ if TYPE_CHECKING:
     from skilldeck._diagnostics import Diagnostic
 
 __all__ = [
+    "FOLDER_GONE_HINT",
     "ApprovalRequiredError",
     "Cancelled",
     "ConfigError",
@@ -288,6 +289,10 @@ def error_codes() -> tuple[str, ...]:
             seen.setdefault(cls.code, None)
         pending.extend(reversed(cls.__subclasses__()))
     return tuple(seen)
+
+
+FOLDER_GONE_HINT = "the skill folder was moved or removed; refresh the catalog"
+"""The hint of a read or load whose skill folder is gone since the catalog listed it."""
 
 
 def files_hint(skill: str | None, *, first: str = "") -> str:

@@ -424,3 +424,20 @@ def test_search_reads_headings_not_frontmatter_comments(
         headless.call(headless.session(), "skills_search", {"query": "quokka"})["data"]["results"]
         == []
     )
+
+
+def test_a_skill_removed_since_the_listing_is_not_found_not_invalid(tmp_path: Path) -> None:
+    # skills_load of a skill whose folder was deleted while serving said INVALID_SKILL
+    # and pointed at `skilldeck validate` on a folder that no longer exists
+    import shutil
+
+    write_skill(tmp_path, "gone", "Goes away. Use in tests.")
+    rt = SkillRuntime.from_roots([tmp_path])
+    session = rt.session()
+    assert "<name>gone</name>" in rt.available_skills()
+    shutil.rmtree(tmp_path / "gone")
+    env = check(rt.call(session, "skills_load", {"name": "gone"}))
+    assert error_code(env) == "SKILL_NOT_FOUND"
+    assert "removed" in env["error"]["message"] and "refresh" in env["error"]["hint"]
+    read = check(rt.call(session, "skills_read_file", {"name": "gone", "path": "x.md"}))
+    assert error_code(read) == "FILE_NOT_FOUND" and read["error"]["hint"] == env["error"]["hint"]

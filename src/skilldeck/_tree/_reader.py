@@ -25,6 +25,7 @@ from collections import deque
 from collections.abc import Callable
 
 from skilldeck._errors import (
+    FOLDER_GONE_HINT,
     FileNotFoundInSkillError,
     FileTooLargeError,
     PathNotAllowedError,
@@ -277,7 +278,7 @@ class ContainedFolder:
                 f"cannot open the skill folder {self.root}: {getattr(exc, 'strerror', exc)}",
                 skill=skill,
                 path=self.root,
-                hint="the skill folder was moved or removed; refresh the catalog",
+                hint=FOLDER_GONE_HINT,
             ) from None
         self._bases = tuple(dict.fromkeys((self.real, self.root)))
 

@@ -25,6 +25,7 @@ from pathlib import Path
 
 from skilldeck._diagnostics import Diagnostic
 from skilldeck._errors import (
+    FOLDER_GONE_HINT,
     FileTooLargeError,
     ManifestError,
     PathNotAllowedError,
@@ -756,6 +757,12 @@ class FileSystemStore(StoreBase):
                     skill=meta.name,
                     path=str(meta.skill_md),
                     hint=f"raise the limit (--max-bytes {size} reads all of it)",
+                )
+            if not os.path.lexists(md_real):  # removed since the listing, not broken
+                raise SkillNotFoundError(
+                    f"skill {meta.name!r} was removed from {meta.path} since the catalog listed it",
+                    skill=meta.name,
+                    hint=FOLDER_GONE_HINT,
                 )
             raise ManifestError(
                 f"SKILL.md of {meta.name!r} can no longer be read as a skill"

@@ -19,13 +19,17 @@ from __future__ import annotations
 import enum
 
 from skilldeck._frozen import new, slots_twin, value
-from skilldeck._paths import shown_text
+from skilldeck._paths import shown_excerpt, shown_text
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
 __all__ = ["CODES", "CodeInfo", "Diagnostic", "Severity"]
+
+
+_LONGEST = 1_000
+"""The longest message a diagnostic keeps whole (see ``Diagnostic.make``)."""
 
 
 class Severity(enum.StrEnum):
@@ -213,9 +217,12 @@ class Diagnostic:
         """A diagnostic with the code's severity in ``CODES`` unless one is given.
 
         A control character in ``message`` (a name or value quoted from a skill) is
-        shown escaped (``shown_text``): every front end prints messages as they are."""
+        shown escaped (``shown_text``): every front end prints messages as they are;
+        a message past ``_LONGEST`` characters (one quoting a huge value) is cut."""
         if not message.isprintable():
             message = shown_text(message)
+        if len(message) > _LONGEST:
+            message = shown_excerpt(message, _LONGEST)
         if severity is None:
             sev = CODES[code].severity
         else:

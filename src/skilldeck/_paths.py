@@ -315,12 +315,13 @@ _SHOWN = 256
 """How much of a string given from outside (a URI, a cursor, a value) an error repeats."""
 
 
-def shown_excerpt(text: str) -> str:
-    """``text`` given from outside as an error message repeats it: whole up to 256
-    characters, else its start and its length (an error must not echo megabytes back)."""
-    if len(text) <= _SHOWN:
+def shown_excerpt(text: str, limit: int = _SHOWN) -> str:
+    """``text`` given from outside as an error message repeats it: whole up to ``limit``
+    characters (256), else its start and its length (an error must not echo megabytes
+    back)."""
+    if len(text) <= limit:
         return text
-    return f"{text[:_SHOWN]}... ({len(text):,} characters)"
+    return f"{text[:limit]}... ({len(text):,} characters)"
 
 
 def shown_text(text: str) -> str:

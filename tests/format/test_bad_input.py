@@ -275,3 +275,17 @@ def test_control_characters_from_a_skill_reach_no_terminal(tmp_path: Path) -> No
         check=True,
     ).stdout
     assert "Loud. \\x1b]0;pwned\\x07 \\x9b2J \\x1b[8mhidden" in shown  # escaped, not dropped
+
+
+def test_a_diagnostic_quoting_a_huge_value_is_cut(tmp_path: Path) -> None:
+    # an SK217 repeated a 5,000-digit timeout whole, on one line of every listing
+    folder = tmp_path / "huge"
+    folder.mkdir()
+    (folder / "SKILL.md").write_text(
+        "---\nname: huge\ndescription: Does huge. Use in tests.\n"
+        f"timeout: {'9' * 5000}\n---\nBody\n"
+    )
+    report = skilldeck.validate_skill(folder)
+    (diag,) = [d for d in report.diagnostics if d.code == "SK217"]
+    assert len(diag.message) < 1_100 and diag.message.endswith("... (5,072 characters)")
+    assert diag.message.startswith("timeout must be 1-")

@@ -372,6 +372,12 @@ def test_new_rejects_unknown_resources(tmp_path: Path) -> None:
     assert result.exit_code == 2
     assert "docs" in result.output
     assert not (tmp_path / "pdf-tools").exists()
+    # a control character given on the command line is not echoed back to the terminal
+    result = CliRunner().invoke(
+        main, ["new", "pdf-tools", "--dir", str(tmp_path), "--resources", "docs\x1b]0;t\x07"]
+    )
+    assert result.exit_code == 2
+    assert "\x1b" not in result.output and "docs\\x1b]0;t\\x07" in result.output
 
 
 def test_help_texts() -> None:

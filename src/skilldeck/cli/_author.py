@@ -169,7 +169,7 @@ def _parse_resources(value: str | None) -> tuple[str, ...]:
     unknown = [part for part in chosen if part not in skilldeck.format.RESOURCE_FOLDERS]
     if unknown:
         raise click.BadParameter(
-            f"unknown resource folder(s): {', '.join(unknown)}; choose from "
+            f"unknown resource folder(s): {skilldeck.shown_text(', '.join(unknown))}; choose from "
             + ",".join(skilldeck.format.RESOURCE_FOLDERS),
             param_hint="--resources",
         )

@@ -181,10 +181,17 @@ def test_budget_parse(value: object, expected: Budget) -> None:
     assert Budget(200, "tokens").chars == 800
 
 
-@pytest.mark.parametrize("value", ["9" * 5_000, "9" * 5_000 + " tokens", "x" * 100_000, 0, -3])
-def test_a_hostile_budget_is_refused_in_a_short_message(value: object) -> None:
+def test_a_budget_of_any_length_is_as_good_as_unlimited() -> None:
     # a number past int()'s digit limit raised Python's own advice about
-    # sys.set_int_max_str_digits, and the message repeated the whole value
+    # sys.set_int_max_str_digits
+    assert Budget.parse("9" * 40) == Budget(int("9" * 18) + 1)
+    assert Budget.parse("9" * 5_000 + " tokens") == Budget(10**18, "tokens")
+    assert Budget.parse("007 tokens") == Budget(7, "tokens")
+
+
+@pytest.mark.parametrize("value", ["x" * 100_000, "0" * 5_000, "0", 0, -3])
+def test_a_hostile_budget_is_refused_in_a_short_message(value: object) -> None:
+    # the message repeated the whole value
     with pytest.raises(ValueError) as caught:
         Budget.parse(value)
     message = str(caught.value)

@@ -12,6 +12,9 @@ from typing import Literal
 
 __all__ = ["Budget"]
 
+_MOST = 10**18
+"""The largest budget kept as given; any larger one is taken as this (no listing is near)."""
+
 
 @dataclass(frozen=True, slots=True)
 class Budget:
@@ -32,11 +35,14 @@ class Budget:
         if isinstance(value, int) and not isinstance(value, bool) and value > 0:
             return cls(value)
         if isinstance(value, str):
-            # at most 18 digits: any budget fits, and int() never meets its digit limit
-            m = re.fullmatch(r"\s*(\d{1,18})\s*(chars?|characters?|tokens?|t|c)?\s*", value)
-            if m and int(m.group(1)) > 0:
-                unit = (m.group(2) or "c")[0]
-                return cls(int(m.group(1)), "tokens" if unit == "t" else "chars")
+            m = re.fullmatch(r"\s*(\d+)\s*(chars?|characters?|tokens?|t|c)?\s*", value)
+            # past 18 digits every budget is as good as unlimited: taken as _MOST, so
+            # int() never meets its digit limit (a 5,000-digit budget raised there)
+            digits = m.group(1).lstrip("0") if m else ""
+            if digits:
+                unit = (m.group(2) or "c")[0] if m else "c"
+                limit = int(digits) if len(digits) <= 18 else _MOST
+                return cls(limit, "tokens" if unit == "t" else "chars")
         from skilldeck._paths import shown_excerpt
 
         raise ValueError(

@@ -568,14 +568,7 @@ def _project_with_config(tmp_path: Path) -> tuple[Path, Path]:
     (project / ".skilldeck" / "config.toml").write_text(
         '[execution]\nsandbox = "none"\n', encoding="utf-8"
     )
-    skill = tmp_path / "skills" / "hello-skill"
-    (skill / "scripts").mkdir(parents=True)
-    (skill / "SKILL.md").write_text(
-        "---\nname: hello-skill\ndescription: Says hello. Use when testing.\n---\n# Hi\n",
-        encoding="utf-8",
-    )
-    (skill / "scripts" / "hello.py").write_text('print("hello")\n', encoding="utf-8")
-    return project, skill.parent
+    return project, _hello_skill(tmp_path)
 
 
 @pytest.mark.parametrize(

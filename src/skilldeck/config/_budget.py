@@ -39,8 +39,8 @@ class Budget:
             # past 18 digits every budget is as good as unlimited: taken as _MOST, so
             # int() never meets its digit limit (a 5,000-digit budget raised there)
             digits = m.group(1).lstrip("0") if m else ""
-            if digits:
-                unit = (m.group(2) or "c")[0] if m else "c"
+            if m and digits:
+                unit = (m.group(2) or "c")[0]
                 limit = int(digits) if len(digits) <= 18 else _MOST
                 return cls(limit, "tokens" if unit == "t" else "chars")
         from skilldeck._paths import shown_excerpt

@@ -226,3 +226,34 @@ def _signalled(
             proc.kill()
             proc.wait()
     return returncode, stderr, folders
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_a_long_call_reports_its_progress(
+    root: Path, connect: Connect, mode: str, tmp_path: Path
+) -> None:
+    """A client that asked for progress hears from a run still going, once a second,
+    so that one which ends a silent request after a while keeps waiting."""
+    script = root / "slow" / "scripts" / "pause.py"
+    script.write_text("import time\ntime.sleep(2.6)\nprint('done')\n", encoding="utf-8")
+    approved = CliRunner().invoke(main, ["approve", "slow", "--root", str(root)])
+    assert approved.exit_code == 0, approved.output
+    heard: list[tuple[float, float | None, str | None]] = []
+
+    async def progress(done: float, total: float | None, message: str | None) -> None:
+        heard.append((done, total, message))
+
+    call = {"name": "slow", "script": "scripts/pause.py"}
+    async with connect(root, mode) as client:
+        result = await client.call_tool("skills_run_script", call, progress_callback=progress)
+        quick = await client.call_tool("skills_list", {}, progress_callback=progress)
+    assert result.structured_content is not None, result
+    assert result.structured_content["ok"] is True, result.structured_content
+    assert "done" in json.dumps(result.structured_content)
+    assert quick.structured_content is not None and quick.structured_content["ok"] is True
+    assert len(heard) >= 2, heard
+    seconds = [done for done, _, _ in heard]
+    assert seconds == sorted(seconds) and len(set(seconds)) == len(seconds), heard
+    assert 0.9 <= seconds[0] <= 2.0, heard
+    assert all(total is None for _, total, _ in heard), heard
+    assert all(m is not None and m.startswith("skills_run_script: running for") for *_, m in heard)

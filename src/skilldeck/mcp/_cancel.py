@@ -9,13 +9,20 @@ folders behind. Here the call's worker gets an event (``stop``) that cancelling
 the request sets; the executor stops a run whose event is set as it stops one that
 timed out (the process tree killed, the folders removed) and the call returns
 before the cancellation goes on.
+
+A call that runs for long (a script, the first search of a large catalog) also
+reports progress once a second to a client that asked for it (a ``progressToken``):
+the seconds it has run so far. A client that ends a request after a fixed time
+without news (many do, at 60 seconds) keeps waiting for a long run that is still
+alive.
 """
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import threading
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 import anyio
@@ -23,9 +30,12 @@ import anyio.to_thread
 
 from skilldeck import Executor, RunResult
 
-__all__ = ["StoppableExecutor", "in_thread", "stop"]
+__all__ = ["PROGRESS_EVERY", "StoppableExecutor", "in_thread", "stop"]
 
 T = TypeVar("T")
+
+#: Seconds between two progress reports of a call still running.
+PROGRESS_EVERY = 1.0
 
 #: the event that stops the runs of the tool call on this worker thread
 stop: contextvars.ContextVar[threading.Event | None] = contextvars.ContextVar(
@@ -33,11 +43,17 @@ stop: contextvars.ContextVar[threading.Event | None] = contextvars.ContextVar(
 )
 
 
-async def in_thread(func: Callable[..., T], *args: Any) -> T:
+async def in_thread(
+    func: Callable[..., T],
+    *args: Any,
+    progress: Callable[[float], Awaitable[None]] | None = None,
+) -> T:
     """``func(*args)`` on a worker thread whose runs stop when this call is cancelled.
 
     A cancellation waits for ``func`` to return (a run stops within a tenth of a
-    second) and then goes on: nothing the call started outlives it.
+    second) and then goes on: nothing the call started outlives it. ``progress``,
+    when given, is told the seconds run so far every ``PROGRESS_EVERY`` seconds
+    while ``func`` runs (a report that fails is dropped: it is advice).
     """
     event = threading.Event()
 
@@ -50,7 +66,15 @@ async def in_thread(func: Callable[..., T], *args: Any) -> T:
 
     async def watch() -> None:
         try:
-            await anyio.sleep_forever()
+            if progress is None:
+                await anyio.sleep_forever()
+                return
+            started = anyio.current_time()
+            while True:
+                await anyio.sleep(PROGRESS_EVERY)
+                # a client gone or a closed stream: the call goes on
+                with contextlib.suppress(Exception):
+                    await progress(round(anyio.current_time() - started, 1))
         finally:
             event.set()
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -179,7 +179,9 @@ class ToolFallback:
         asker = _elicit.asker_for(context)
         from skilldeck.mcp._cancel import in_thread  # (calls a tool: the runtime is loaded)
 
-        envelope = await in_thread(self._run, asker, session, name, dict(arguments))
+        envelope = await in_thread(
+            self._run, asker, session, name, dict(arguments), progress=_progress(context, name)
+        )
         if not envelope.get("ok"):
             envelope = self._pasteable(envelope)
             error = envelope.get("error") or {}
@@ -275,6 +277,21 @@ def _served_roots(catalog: Any) -> tuple[list[Path], bool]:
         return [], False
     roots = [r for s in sources for r in s.roots]
     return [r.path for r in roots], any(r.recursive for r in roots)
+
+
+def _progress(
+    context: Context[Any, Any] | None, name: str
+) -> Callable[[float], Awaitable[None]] | None:
+    """What tells the client how long tool ``name`` has run (``None``: no context;
+    without a progress token the SDK sends nothing)."""
+    if context is None:
+        return None
+    report = context.report_progress
+
+    async def seconds(elapsed: float) -> None:
+        await report(elapsed, None, f"{name}: running for {elapsed:.0f} s")
+
+    return seconds
 
 
 def _result(envelope: Mapping[str, Any], meta: dict[str, Any] | None = None) -> CallToolResult:

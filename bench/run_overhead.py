@@ -3,7 +3,7 @@
 Usage::
 
     python bench/run_overhead.py [--rounds 9] [--runs 20] [--host-processes 2000]
-        [--before PYTHON] [--instructions] [--json]
+        [--before PYTHON] [--helper] [--instructions] [--json]
 
 One trivial Python script (``print("hello")``) in one skill, run each way, CPU
 (user + system of every process involved, from ``getrusage``/``wait4``) beside wall
@@ -23,6 +23,9 @@ time:
 - ``--before PYTHON``: ``skilldeck run`` and the library ways again from another
   installation (``before: skilldeck run``, ``before: library none``, ...; its own
   config, data and cache folders), interleaved with these;
+- ``--helper``: the compiled launch helper supervising ``/bin/true`` (as a run starts
+  it, from its sealed copy) beside ``/bin/true`` alone, warm workers of ``--runs`` x 10
+  runs (and the ``--before`` installation's helper);
 - ``--instructions``: ``python hello.py`` and each ``skilldeck run`` once more under
   callgrind (valgrind), the instructions of the command's own process (its children,
   the launch helper and the script, are not counted): unlike CPU time, load barely
@@ -80,6 +83,17 @@ if way == "bare":
     def once():
         subprocess.run([sys.executable, "-E", "-s", hello], stdin=subprocess.DEVNULL,
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, check=True)
+elif way in ("true", "helper"):
+    argv, fds = ["/bin/true"], ()
+    if way == "helper":  # the launch helper supervising it, as a run starts it
+        from skilldeck.execution._native import find_helper
+        helper = find_helper()
+        assert helper.kind == "native", helper.kind
+        limits = ["0", "-1", "-1", "-1", "-1", "-1", "0"]
+        argv = [*helper.argv, "3", "supervise", "-1", "-1", *limits, "-1", "0", "--", *argv]
+        fds = helper.pass_fds
+    def once():
+        subprocess.run(argv, stdin=subprocess.DEVNULL, pass_fds=fds, check=True)
 else:
     import skilldeck
     from skilldeck import execution
@@ -210,6 +224,7 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=20, help="runs per warm worker")
     parser.add_argument("--host-processes", type=int, default=2000)
     parser.add_argument("--before", help="another skilldeck's Python, run beside this one")
+    parser.add_argument("--helper", action="store_true", help="also the launch helper alone")
     parser.add_argument("--instructions", action="store_true", help="also count them (valgrind)")
     parser.add_argument("--json", action="store_true")
     opts = parser.parse_args()
@@ -271,6 +286,15 @@ def main() -> int:
             warm_ways["before: library none"] = warm("none", opts.before)
             if bwrap:
                 warm_ways["before: library bubblewrap"] = warm("bubblewrap", opts.before)
+        helper_ways: dict[str, Any] = {}
+        if opts.helper:
+            many = opts.runs * 10
+            helper_ways["/bin/true"] = lambda: _worker("true", base, many, env)
+            helper_ways["helper /bin/true"] = lambda: _worker("helper", base, many, env)
+            if opts.before:
+                helper_ways["before: helper /bin/true"] = lambda: _worker(
+                    "helper", base, many, env, str(opts.before)
+                )
         library = [
             (name, "bubblewrap" if "bubblewrap" in name else "none", sys.executable)
             for name in warm_ways
@@ -279,7 +303,7 @@ def main() -> int:
         library += [
             (f"before: {name}", way, str(opts.before)) for name, way, _ in library if opts.before
         ]
-        samples = _rounds({**fresh_ways, **warm_ways}, opts.rounds)
+        samples = _rounds({**fresh_ways, **warm_ways, **helper_ways}, opts.rounds)
         counted: dict[str, float | None] = {}
         if opts.instructions:
             here = os.getcwd()
@@ -332,6 +356,7 @@ def main() -> int:
         ("python hello.py", list(fresh_ways), samples, ""),
         ("bare", list(warm_ways), samples, ""),
         ("bare", list(warm_ways), busy, f" +{opts.host_processes} procs"),
+        ("/bin/true", list(helper_ways), samples if helper_ways else {}, ""),
     ]
     print(header)
     for floor, names, table, suffix in groups:

@@ -11,6 +11,7 @@ import os
 import shutil
 import struct
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -148,3 +149,61 @@ def test_the_compiled_helper_starts_without_the_dynamic_loader(tmp_path: Path) -
         assert _PT_INTERP in headers  # linked dynamically, and still used
         pytest.skip("this C library has no static archive: the helper is linked dynamically")
     assert _PT_INTERP not in headers
+
+
+def _c_library(data: bytes) -> str:
+    """Which C library a static helper carries, by text only it holds: glibc names
+    itself in its messages, musl's ``strerror(0)`` is "No error information"."""
+    if b"glibc" in data:
+        return "glibc"
+    return "musl" if b"No error information" in data else "unknown"
+
+
+def test_the_helper_is_built_against_musl_where_musl_gcc_exists() -> None:
+    """musl's start does not probe the processor (glibc's ``CPUID`` traps to a
+    hypervisor on every run): the build every run executes is musl's, static."""
+    if shutil.which("musl-gcc") is None:
+        pytest.skip("no musl-gcc: the helper is built with the system's C library")
+    helper = find_helper(native=True)
+    assert helper.kind == "native"
+    with open(helper.argv[0], "rb") as fh:
+        data = fh.read()
+    assert _PT_INTERP not in _program_headers(data)
+    assert _c_library(data) == "musl"
+
+
+def test_a_musl_build_that_fails_falls_back_to_the_system_c_library(tmp_path: Path) -> None:
+    """A ``musl-gcc`` that cannot build (here one that always fails, first on PATH)
+    leaves the next build in line, and no scratch file or header folder behind."""
+    cc = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
+    if cc is None:
+        pytest.skip("no C compiler: the native helper cannot be built (the Python twin is used)")
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "musl-gcc").write_text("#!/bin/sh\nexit 1\n")
+    (fake / "musl-gcc").chmod(0o755)
+    cache = tmp_path / "cache"
+    program = (
+        "import sys\n"
+        "from skilldeck.execution._native import find_helper\n"
+        "helper = find_helper(native=True)\n"
+        "sys.stdout.write(helper.kind + ' ' + helper.path)\n"
+    )
+    env = {
+        **os.environ,
+        "PATH": f"{fake}:{os.environ.get('PATH', '/usr/bin:/bin')}",
+        "SKILLDECK_CACHE_DIR": str(cache),
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, text=True, env=env, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    kind, name = done.stdout.split(" ", 1)
+    assert kind == "native"
+    binary = name.split(" ")[0]
+    left = {p.name for p in (cache / "exec").iterdir()} - {"probe-helper"}  # the probe memo
+    assert sorted(left) == [binary, binary + ".mac"]
+    data = (cache / "exec" / binary).read_bytes()
+    if _links_statically(cc, tmp_path):
+        assert _PT_INTERP not in _program_headers(data)
+        assert _c_library(data) == "glibc"

@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 import pytest
-from tests.dist._helpers import make_skill, tree_files
+from tests.dist._helpers import make_skill, run_cli, tree_files
 
 import skilldeck
 
@@ -84,3 +84,14 @@ def test_export_target_for_scopes(tmp_path: Path) -> None:
         project / ".agents" / "skills"
     )
     assert skilldeck.dist.export_target(tmp_path / "x") == tmp_path / "x"
+
+
+def test_a_target_that_cannot_be_a_folder_is_a_coded_error(tmp_path: Path) -> None:
+    make_skill(tmp_path / "src" / "one", "one")
+    (tmp_path / "taken").write_text("a file\n")
+    os.mkfifo(tmp_path / "pipe")
+    for target in ("./taken", "./taken/skills", "./pipe"):
+        res = run_cli("export", "./src/one", "--to", target, "--json", cwd=tmp_path)
+        assert res.code == 1, (target, res.out, res.err)  # an OSError escaped: exit 2, no JSON
+        assert res.json()["error"]["code"] == "INSTALL_FAILED"
+    assert (tmp_path / "taken").read_text() == "a file\n"

@@ -70,3 +70,30 @@ def test_root_folders_keep_the_skills_the_user_disabled_out(tmp_path: Path) -> N
     assert res.code == 0, res.err
     text = target.read_text()
     assert "<name>kept-skill</name>" in text and "off-skill" not in text
+
+
+def test_the_file_keeps_its_permissions_and_a_read_only_one_is_refused(tmp_path: Path) -> None:
+    make_skill(tmp_path / "skills" / "one-skill", "one-skill")
+    private = tmp_path / "AGENTS.md"
+    private.write_text("# Mine\n")
+    private.chmod(0o600)
+    res = run_cli("sync", "--agents-md", str(private), "--root", "skills", cwd=tmp_path)
+    assert res.code == 0, res.err
+    assert private.stat().st_mode & 0o777 == 0o600  # it was rewritten 0644: readable by all
+    frozen = tmp_path / "FROZEN.md"
+    frozen.write_text("do not touch\n")
+    frozen.chmod(0o444)
+    res = run_cli("sync", "--agents-md", "FROZEN.md", "--root", "skills", "--json", cwd=tmp_path)
+    assert res.code == 1 and res.json()["error"]["code"] == "CONFIG_INVALID"
+    hint = res.json()["error"]["hint"]
+    assert hint == "make it writable (chmod u+w FROZEN.md) or give another file"
+    assert frozen.read_text() == "do not touch\n" and frozen.stat().st_mode & 0o777 == 0o444
+
+
+def test_a_target_that_cannot_be_a_file_is_a_coded_error(tmp_path: Path) -> None:
+    (tmp_path / "notes").write_text("a file, not a folder\n")
+    os.mkfifo(tmp_path / "pipe")
+    for target in ("notes/AGENTS.md", "pipe"):
+        res = run_cli("sync", "--agents-md", target, "--root", ".", "--json", cwd=tmp_path)
+        assert res.code == 1, (target, res.out, res.err)  # an OSError escaped: exit 2, no JSON
+        assert res.json()["error"]["code"] == "CONFIG_INVALID"

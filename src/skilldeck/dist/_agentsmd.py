@@ -11,10 +11,13 @@ than guessed at.
 from __future__ import annotations
 
 import os
+import shlex
+import stat
 from pathlib import Path
 
 from skilldeck._atomic import atomic_write_text
 from skilldeck._errors import ConfigError
+from skilldeck._paths import shown_path
 
 __all__ = ["BEGIN", "END", "agents_md_block", "sync_agents_md"]
 
@@ -39,17 +42,35 @@ def agents_md_block(catalog_text: str) -> str:
 
 
 def sync_agents_md(path: str | os.PathLike[str], catalog_text: str) -> bool:
-    """Write the block into ``path`` (created when missing). Returns True when it changed."""
+    """Write the block into ``path`` (created when missing). Returns True when it changed.
+
+    The file keeps its permissions; a file its owner may not write (``chmod a-w``) is
+    refused, as is anything but a regular file, and a write that fails leaves the old
+    file whole (``ConfigError`` each time)."""
     target = Path(path)
     block = agents_md_block(catalog_text)
     try:
-        if target.is_symlink() or (target.exists() and not target.is_file()):
-            raise ConfigError(
-                f"{target} is not a regular file", path=target, hint="give a plain file's path"
-            )
-        raw = target.read_bytes() if target.exists() else b""
+        st = os.lstat(target)
+    except FileNotFoundError:
+        st = None
     except OSError as exc:
-        raise ConfigError(f"cannot read {target}: {exc.strerror or exc}", path=target) from exc
+        raise _cannot("read", target, exc) from None
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        raise ConfigError(
+            f"{shown_path(str(target))} is not a regular file",
+            path=target,
+            hint="give a plain file's path",
+        )
+    if st is not None and not st.st_mode & stat.S_IWUSR:
+        raise ConfigError(
+            f"{shown_path(str(target))} is read-only",
+            path=target,
+            hint=f"make it writable (chmod u+w {shlex.quote(str(target))}) or give another file",
+        )
+    try:
+        raw = target.read_bytes() if st is not None else b""
+    except OSError as exc:
+        raise _cannot("read", target, exc) from None
     if len(raw) > _MAX_BYTES:
         raise ConfigError(f"{target} is larger than 4 MiB", path=target)
     try:
@@ -73,5 +94,18 @@ def sync_agents_md(path: str | os.PathLike[str], catalog_text: str) -> bool:
         )
     if new == old:
         return False
-    atomic_write_text(target, new)
+    try:
+        atomic_write_text(target, new, mode=stat.S_IMODE(st.st_mode) if st else 0o644)
+    except OSError as exc:
+        raise _cannot("write", target, exc) from None
     return True
+
+
+def _cannot(what: str, target: Path, exc: OSError) -> ConfigError:
+    where = os.fsdecode(exc.filename or target)
+    at = "" if where in (str(target), os.path.abspath(target)) else f" ({shown_path(where)})"
+    return ConfigError(
+        f"cannot {what} {shown_path(str(target))}{at}: {exc.strerror or exc}",
+        path=target,
+        hint="give a file in a folder you can write (--agents-md PATH)",
+    )

@@ -20,6 +20,7 @@ from typing import Any
 
 from skilldeck._digest import skill_digest
 from skilldeck._errors import InstallError, SkillNotFoundError
+from skilldeck._paths import shown_path
 from skilldeck._statedir import open_below, remove_tree_at
 from skilldeck.config import project_base
 from skilldeck.events import SinkLike, SkillsInstalled, deliver
@@ -135,13 +136,23 @@ def _clean_leftovers(fd: int) -> None:
 
 
 def _open_target(target_dir: Path, anchor: Path | None) -> int:
-    """The target folder, created; below a project root no link is followed."""
+    """The target folder, created; below a project root no link is followed. A path
+    that cannot be a folder (a file or fifo on it, no permission) is ``InstallError``."""
     if anchor is not None:
         fd = open_below(anchor, target_dir.relative_to(anchor), create=True)
         assert fd is not None
         return fd
-    target_dir.mkdir(parents=True, exist_ok=True)
-    return os.open(target_dir, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        target_dir.mkdir(parents=True, exist_ok=True)
+        return os.open(target_dir, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError as exc:
+        where = os.fsdecode(exc.filename or target_dir)
+        at = "" if where == str(target_dir) else f" ({shown_path(where)})"
+        raise InstallError(
+            f"cannot export into {shown_path(str(target_dir))}{at}: {exc.strerror or exc}",
+            path=str(target_dir),
+            hint="give a folder, or a path where one can be made (--to ./FOLDER)",
+        ) from None
 
 
 def export_skills(

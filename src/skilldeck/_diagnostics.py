@@ -155,6 +155,7 @@ CODES: dict[str, CodeInfo] = {
         "SK518": (_W, "a skill folder holds a file that looks like a secret"),
         "SK519": (_W, "a bundled file's name is not valid UTF-8"),
         "SK520": (_W, "a bundled file's name could be read as another path"),
+        "SK521": (_W, "a skill folder holds a git submodule, which install never fetches"),
         "SK530": (_W, "a project config file is not trusted: its guarded settings are ignored"),
         "SK531": (_W, "a project folder belongs to another user and is ignored"),
         "SK532": (_I, "settings were taken from another agent's config file"),

@@ -214,3 +214,67 @@ def test_a_repository_s_folder_names_reach_messages_escaped(git_repo: GitRepo) -
         text = f"{caught.value} {caught.value.hint}"
         assert text.isprintable() and "a\\x1b]0;pwned\\x07" in text, text
     assert skilldeck.dist.list_installed() == ()
+
+
+def _with_submodule(repo: GitRepo, path: str, tmp_path: Path) -> GitRepo:
+    """``repo`` with a real git submodule at ``path`` (a repository holding a skill)."""
+    other = GitRepo(tmp_path / "other")
+    other.path.mkdir()
+    other.git("init", "-q", "-b", "main")
+    make_skill(other.path, "vendored", files={"lib/helper.py": "print(1)\n"})
+    other.commit()
+    repo.git("-c", "protocol.file.allow=always", "submodule", "add", "-q", "../other", path)
+    repo.commit()
+    return other
+
+
+def test_a_submodule_inside_a_skill_is_left_out_with_a_warning(
+    git_repo: GitRepo, tmp_path: Path
+) -> None:
+    make_skill(git_repo.path / "skills" / "tool", "tool", files={"scripts/run.py": "print(1)\n"})
+    _with_submodule(git_repo, "skills/tool/vendor", tmp_path)
+    result = skilldeck.dist.install(git_repo.url)
+    installed = Path(result.skills[0].path)
+    # git leaves a submodule an empty folder: it was installed as if part of the skill
+    assert not (installed / "vendor").exists()
+    (warning,) = [w for w in result.skills[0].warnings if w.code == "SK521"]
+    assert warning.message.startswith("vendor: a git submodule")
+    assert warning.hint is not None and "skilldeck install" in warning.hint
+
+
+def test_a_source_whose_skills_are_submodules_says_where_they_come_from(
+    git_repo: GitRepo, tmp_path: Path
+) -> None:
+    make_skill(git_repo.path / "skills" / "own", "own")
+    git_repo.commit()
+    other = _with_submodule(git_repo, "skills/vendored", tmp_path)
+    # a sub-folder that is a submodule names the submodule's own repository
+    with pytest.raises(skilldeck.InstallError) as info:
+        skilldeck.dist.install(git_repo.url, subpath="skills/vendored")
+    assert "skills/vendored is a git submodule" in info.value.message
+    assert info.value.hint == f"install from the submodule's own repository: " \
+        f"skilldeck install {other.url}"  # fmt: skip
+    # a skill name no folder has may be the submodule's
+    with pytest.raises(skilldeck.InstallError) as info:
+        skilldeck.dist.install(git_repo.url, skills=["vendored"])
+    assert "never fetched: skills/vendored" in info.value.message
+    # --all installs the source's own skills and says which submodules it left out
+    result = skilldeck.dist.install(git_repo.url, all_skills=True)
+    assert result.names == ("own",)
+    assert result.skipped == ("skills/vendored: a git submodule, never fetched",)
+    # the hint works when pasted: it installs the submodule's skill
+    skilldeck.dist.install(other.url)
+    assert {i.name for i in skilldeck.dist.list_installed()} == {"own", "vendored"}
+
+
+def test_a_source_of_submodules_only_is_refused_with_their_repository(
+    git_repo: GitRepo, tmp_path: Path
+) -> None:
+    _with_submodule(git_repo, "skills/vendored", tmp_path)
+    # a hostile .gitmodules URL is quoted for the shell the hint is pasted into
+    git_repo.git("config", "-f", ".gitmodules", "submodule.skills/vendored.url", "x; touch y")
+    git_repo.commit()
+    with pytest.raises(skilldeck.InstallError) as info:
+        skilldeck.dist.install(git_repo.url)
+    assert "holds no skill of its own" in info.value.message
+    assert info.value.hint is not None and info.value.hint.endswith("install 'x; touch y'")

@@ -6,7 +6,8 @@
   full commit ids (protocol v2); an abbreviated commit falls back to a full
   fetch followed by ``rev-parse``;
 - hooks never run (``core.hooksPath=/dev/null``, an empty template folder),
-  submodules are not fetched, LFS smudging is skipped;
+  submodules are not fetched (``submodules`` names them, so an install can say
+  so), LFS smudging is skipped;
 - no prompts (``GIT_TERMINAL_PROMPT=0``, ssh ``BatchMode``), transports
   restricted to https/ssh/file (``GIT_ALLOW_PROTOCOL``, ``protocol.ext.allow=never``);
 - a timeout bounds every git process.
@@ -23,7 +24,7 @@ from skilldeck._errors import InstallError
 
 from ._model import InstallProgress, ProgressCallback
 
-__all__ = ["fetch_commit", "git_available"]
+__all__ = ["fetch_commit", "git_available", "submodule_urls", "submodules"]
 
 _SAFE_CONFIG = (
     "core.hooksPath=/dev/null",
@@ -81,6 +82,10 @@ def _env() -> dict[str, str]:
 
 
 def _git(args: list[str], *, cwd: Path, timeout: float, url: str) -> str:
+    return _git_bytes(args, cwd=cwd, timeout=timeout, url=url).decode("utf-8", "replace").strip()
+
+
+def _git_bytes(args: list[str], *, cwd: Path, timeout: float, url: str) -> bytes:
     argv = ["git"]
     for item in _SAFE_CONFIG:
         argv += ["-c", item]
@@ -118,7 +123,7 @@ def _git(args: list[str], *, cwd: Path, timeout: float, url: str) -> str:
                 "config would run as you): install from a clone or copy you own"
             )
         raise InstallError(f"git failed for {url}: {why}", hint=hint, detail=err[-2000:])
-    return proc.stdout.decode("utf-8", "replace").strip()
+    return proc.stdout
 
 
 def fetch_commit(
@@ -183,3 +188,49 @@ def fetch_commit(
         on_progress(InstallProgress("checkout", f"checking out {commit[:12]}"))
     _git(["checkout", "-q", "--detach", commit], cwd=dest, timeout=timeout, url=url)
     return commit
+
+
+def submodules(repo: Path, *, url: str, timeout: float = 60.0) -> tuple[str, ...]:
+    """The paths (relative to ``repo``, a checkout made by ``fetch_commit``) of its git
+    submodules: gitlinks, which the checkout leaves as empty folders since submodules
+    are never fetched."""
+    out = _git_bytes(["ls-files", "--stage", "-z"], cwd=repo, timeout=timeout, url=url)
+    found: list[str] = []
+    for record in out.split(b"\0"):
+        info, _, path = record.partition(b"\t")
+        if info.startswith(b"160000 ") and path:
+            found.append(os.fsdecode(path))
+    return tuple(found)
+
+
+def submodule_urls(repo: Path, *, url: str, timeout: float = 60.0) -> dict[str, str]:
+    """Each submodule's path -> its URL, as the checkout's ``.gitmodules`` gives them
+    (relative URLs resolved against ``url``, as git resolves them); a submodule the
+    file does not describe is missing. The file comes from the repository: it is
+    read as data (no includes), and what it says is only shown."""
+    try:
+        out = _git_bytes(
+            ["config", "--file", ".gitmodules", "--no-includes", "-z", "--get-regexp",
+             r"^submodule\..*\.(path|url)$"],
+            cwd=repo, timeout=timeout, url=url,
+        )  # fmt: skip
+    except InstallError:  # no .gitmodules, or one git cannot read
+        return {}
+    paths: dict[str, str] = {}
+    urls: dict[str, str] = {}
+    for record in out.decode("utf-8", "replace").split("\0"):
+        key, _, value = record.partition("\n")
+        name, _, field = key.rpartition(".")
+        (paths if field == "path" else urls)[name] = value
+    base = url.rstrip("/")
+    out_map: dict[str, str] = {}
+    for name, path in paths.items():
+        sub_url = urls.get(name)
+        if not sub_url:
+            continue
+        if sub_url.startswith(("./", "../")) and "://" in base:
+            from urllib.parse import urljoin
+
+            sub_url = urljoin(base + "/", sub_url)
+        out_map[path.strip("/")] = sub_url
+    return out_map

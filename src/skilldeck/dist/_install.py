@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import secrets
-from collections.abc import Callable, Sequence
+import shlex
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -25,7 +27,7 @@ from skilldeck.security import install_scan, scan_mode
 from ._agents import resolve_agents
 from ._archive import extract_archive
 from ._fsops import copy_skill_tree
-from ._git import fetch_commit
+from ._git import fetch_commit, submodule_urls, submodules
 from ._model import (
     InstalledSkill,
     InstallLimits,
@@ -45,6 +47,8 @@ from ._state import Layout, Stage, apply_ops, layout, now_iso, swap_in
 __all__ = ["InstallPlan", "PlannedSkill", "discover_skills", "install", "remember_placed"]
 
 _MAX_DISCOVERY_DIRS = 20_000
+#: a git submodule in a source: its folder is left out, never fetched
+SUBMODULE_LEFT_OUT = "SK521"
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +83,18 @@ class Staged:
     warnings: tuple[Diagnostic, ...]
 
 
+@dataclass(frozen=True, slots=True)
+class Fetched:
+    """A source materialised in the stage."""
+
+    root: Path  # the source's root
+    tree: Path  # the folder searched for skills: the root, or its sub-folder
+    commit: str | None
+    #: the git submodules below ``tree`` (paths relative to it), never fetched: each
+    #: one's empty folder is taken out of the checkout, and its URL kept for hints
+    submodules: Mapping[str, str | None]
+
+
 def fetch_source(
     spec: SourceSpec,
     stage: Stage,
@@ -87,13 +103,11 @@ def fetch_source(
     *,
     slot: str = "src",
     use_subpath: bool = True,
-) -> tuple[Path, Path, str | None]:
-    """Materialise ``spec`` inside the stage.
-
-    Returns (the source's root, the folder to search for skills, commit).
-    """
+) -> Fetched:
+    """Materialise ``spec`` inside the stage."""
     dest = stage.path / slot
     commit: str | None = None
+    subs: dict[str, str | None] = {}
     if spec.kind == "git":
         commit = fetch_commit(
             spec.url,
@@ -103,6 +117,7 @@ def fetch_source(
             on_progress=on_progress,
         )
         tree = dest
+        subs = _submodules(dest, spec.url)
     elif spec.kind == "archive":
         if not Path(spec.url).is_file():
             raise InstallError(f"archive not found: {spec.url}", path=spec.url)
@@ -113,6 +128,14 @@ def fetch_source(
         if not tree.is_dir():
             raise InstallError(f"source folder not found: {spec.url}", path=spec.url)
     if spec.subpath and use_subpath:
+        want = Path(spec.subpath).as_posix().strip("/")
+        for path, url in subs.items():
+            if want == path or want.startswith(path + "/"):
+                raise InstallError(
+                    f"{shown_path(path)} is a git submodule of {spec.display or spec.url}, "
+                    "and submodules are never fetched",
+                    hint=_own_repository(url),
+                )
         sub = tree / spec.subpath
         real_tree = os.path.realpath(tree)
         real_sub = os.path.realpath(sub)
@@ -125,8 +148,61 @@ def fetch_source(
                 f"no folder {spec.subpath} in {spec.display or spec.url}",
                 hint="check the #SUBDIR / --path value",
             )
-        return tree, sub, commit
-    return tree, tree, commit
+        inside = {p[len(want) + 1 :]: u for p, u in subs.items() if p.startswith(want + "/")}
+        return Fetched(tree, sub, commit, inside)
+    return Fetched(tree, tree, commit, subs)
+
+
+def _submodules(checkout: Path, url: str) -> dict[str, str | None]:
+    """The checkout's git submodules -> their URLs (``None``: not in ``.gitmodules``).
+    Git leaves each one an empty folder, which is removed, so no skill is installed
+    with it as if it were part of the skill."""
+    found = submodules(checkout, url=url)
+    if not found:
+        return {}
+    urls = submodule_urls(checkout, url=url)
+    real = os.path.realpath(checkout)
+    for path in found:
+        where = checkout / path
+        if within(os.path.realpath(where), (real,)):
+            with contextlib.suppress(OSError):  # not empty, a link, gone: left as it is
+                os.rmdir(where)
+    return {path: urls.get(path) for path in found}
+
+
+def _own_repository(url: str | None) -> str:
+    """The hint for a submodule: install from its own repository (``url``, quoted for a
+    shell: it comes from the source's ``.gitmodules``)."""
+    if url is None:
+        return "install from the submodule's own repository (the source does not say which)"
+    return f"install from the submodule's own repository: skilldeck install {shlex.quote(url)}"
+
+
+def submodule_notes(src: Path, tree: Path, subs: Mapping[str, str | None]) -> list[Diagnostic]:
+    """A warning for each git submodule inside the skill folder ``src`` (of ``tree``):
+    the install holds the skill without it."""
+    rel = _rel(src, tree)
+    out: list[Diagnostic] = []
+    for path, url in subs.items():
+        if rel and not path.startswith(rel + "/"):
+            continue
+        inner = path[len(rel) + 1 :] if rel else path
+        out.append(
+            Diagnostic.make(
+                SUBMODULE_LEFT_OUT,
+                f"{inner}: a git submodule, which is never fetched (left out)",
+                path=os.path.join(src, inner),
+                hint="the skill may need its files: ask the author to include them, or "
+                + _own_repository(url).replace("install from", "get them from", 1),
+            )
+        )
+    return out
+
+
+def _outside(found: Sequence[Path], tree: Path, subs: Mapping[str, str | None]) -> list[str]:
+    """The submodules that are inside none of the skill folders ``found``."""
+    skills = [_rel(f, tree) for f in found]
+    return [path for path in subs if not any(s == "" or path.startswith(s + "/") for s in skills)]
 
 
 def discover_skills(root: Path) -> list[Path]:
@@ -235,6 +311,7 @@ def stage_skill(
     name: str | None,
     on_progress: ProgressCallback | None,
     scan: str = "warn",
+    submodules: Mapping[str, str | None] | None = None,
 ) -> Staged:
     """Copy one skill into ``stage/ready/<name>`` under the rules, and validate the copy.
 
@@ -242,7 +319,8 @@ def stage_skill(
     refuses (special files, escaping links, size) is never opened. The copy is
     then security-scanned (``scan``: ``warn``, ``block`` or ``off``, from the
     config's ``[install] scan``); findings join the warnings, and under
-    ``block`` an error-level finding stops the install.
+    ``block`` an error-level finding stops the install. ``submodules``: the git
+    submodules of ``tree`` (``Fetched.submodules``), one warning each inside the skill.
     """
     real_src, real_tree = os.path.realpath(src), os.path.realpath(tree)
     if not within(real_src, (real_tree,)):
@@ -254,7 +332,7 @@ def stage_skill(
     ready = stage.path / "ready"
     ready.mkdir(exist_ok=True)
     incoming = ready / f".incoming-{secrets.token_hex(4)}"
-    left_out: list[Diagnostic] = []  # links out, special files: skipped, reported
+    left_out = submodule_notes(src, tree, submodules or {})  # skipped, reported
     count = copy_skill_tree(src, incoming, limits, on_progress=on_progress, problems=left_out)
     pre = validate_skill(incoming)
     if pre.manifest is None or not pre.name:
@@ -286,6 +364,13 @@ def stage_skill(
     findings = install_scan(dest, mode=scan, skill=final)
     warnings += tuple(d.with_severity(Severity.WARNING) if d.is_error else d for d in findings)
     return Staged(final, dest, _rel(src, tree), files, digest_of_files(files), warnings)
+
+
+def _in_submodules(paths: Sequence[str], fetched: Fetched) -> str:
+    """The submodules ``paths`` named in a message, with the first one's source."""
+    shown = ", ".join(shown_path(p) for p in paths[:5])
+    more = f" and {len(paths) - 5} more" if len(paths) > 5 else ""
+    return f"its git submodules, which are never fetched: {shown}{more}"
 
 
 def select_skills(
@@ -530,8 +615,16 @@ def install(
     if name is not None and (all_skills or (skills and len(skills) > 1)):
         raise InstallError("--name applies to one skill only", hint="install them one at a time")
     with Stage(lay) as stage:
-        _root, tree, commit = fetch_source(spec, stage, lim, on_progress)
+        fetched = fetch_source(spec, stage, lim, on_progress)
+        tree, commit = fetched.tree, fetched.commit
         found, placeholders = without_placeholders(discover_skills(tree), tree)
+        unfetched = _outside(found, tree, fetched.submodules)
+        if unfetched and not found:
+            raise InstallError(
+                f"{spec.display or spec.url} holds no skill of its own; "
+                + _in_submodules(unfetched, fetched),
+                hint=_own_repository(fetched.submodules[unfetched[0]]),
+            )
         if not found and placeholders:
             raise InstallError(
                 f"{spec.display or spec.url} holds only a template placeholder, no skill: "
@@ -543,9 +636,17 @@ def install(
             skills = list(choose([_rel(f, tree) or f.name for f in found]))
             if not skills:
                 raise InstallError("no skill chosen; nothing was installed")
-        picked = select_skills(
-            found, tree, skills=skills, all_skills=all_skills, display=spec.display or spec.url
-        )
+        try:
+            picked = select_skills(
+                found, tree, skills=skills, all_skills=all_skills, display=spec.display or spec.url
+            )
+        except InstallError as exc:
+            if not (unfetched and skills):
+                raise
+            raise InstallError(  # the name asked for may be a submodule's skill
+                f"{exc.message}; {_in_submodules(unfetched, fetched)}",
+                hint=f"{exc.hint}; or {_own_repository(fetched.submodules[unfetched[0]])}",
+            ) from None
         if name is not None and len(picked) > 1:
             raise InstallError(
                 "--name applies to one skill only", hint="pick one skill with --skill"
@@ -553,10 +654,21 @@ def install(
         scan = scan_mode(load_config(cwd=cwd))
         staged: list[Staged] = []
         skipped: list[str] = list(placeholders)
+        if all_skills:
+            skipped += [f"{shown_path(p)}: a git submodule, never fetched" for p in unfetched]
         for p in picked:
             try:
                 staged.append(
-                    stage_skill(p, tree, stage, lim, name=name, on_progress=on_progress, scan=scan)
+                    stage_skill(
+                        p,
+                        tree,
+                        stage,
+                        lim,
+                        name=name,
+                        on_progress=on_progress,
+                        scan=scan,
+                        submodules=fetched.submodules,
+                    )
                 )
             except (ManifestError, InstallError) as exc:
                 if not skip_invalid:

@@ -125,9 +125,10 @@ def update(
         for i, ((kind, url, ref), group) in enumerate(groups.items()):
             spec = SourceSpec(kind=kind, url=url, ref=ref, display=url)  # type: ignore[arg-type]
             try:
-                root, _tree, commit = fetch_source(
+                fetched = fetch_source(
                     spec, stage, lim, on_progress, slot=f"src{i}", use_subpath=False
                 )
+                root, commit = fetched.root, fetched.commit
             except SkillError as exc:
                 for entry in group:
                     results[entry.name] = _failed(entry, exc)
@@ -154,6 +155,7 @@ def update(
                         name=entry.name,
                         on_progress=on_progress,
                         scan=scan_mode(load_config(cwd=cwd)),
+                        submodules=fetched.submodules,
                     )
                 except SkillError as exc:
                     results[entry.name] = _failed(entry, exc)

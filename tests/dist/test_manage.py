@@ -247,3 +247,20 @@ def test_verify_tells_python_caches_from_planted_compiled_code(tmp_path: Path) -
     ]:
         problem = planted(path, mode)
         assert problem is not None and path.name in problem, path
+
+
+def test_a_deeply_nested_lockfile_is_a_config_error_and_doctor_says_how_to_fix_it(
+    tmp_path: Path,
+) -> None:
+    from tests.dist._helpers import run_cli
+
+    skilldeck.dist.install(str(make_skill(tmp_path / "src", "first")))
+    _lockfile().write_text("[" * 100_000)  # json.loads recursed past the limit: INTERNAL
+    with pytest.raises(skilldeck.ConfigError, match="damaged lockfile"):
+        skilldeck.dist.verify()
+    res = run_cli("doctor", cwd=tmp_path)
+    assert res.code == 1 and "INTERNAL" not in res.err
+    assert "damaged lockfile" in res.out
+    # the hint is the lockfile's own: `skilldeck update` fails on it just the same
+    assert "hint: restore it from a backup" in res.out and "skilldeck update" not in res.out
+    assert "no problems found" not in res.out

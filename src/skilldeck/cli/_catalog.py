@@ -304,11 +304,15 @@ def doctor(roots: tuple[str, ...], recursive: bool, fmt: str) -> None:
             click.echo(
                 f"error: installed skill {item['name']} ({item['scope']}): {item['problem']}"
             )
-        if drift:
+            if item.get("hint"):  # a scope that cannot be read: update would fail too
+                click.echo(f"hint: {item['hint']}")
+        if any(not item.get("hint") for item in drift):
             click.echo(
                 "hint: `skilldeck update` puts installed skills and their agent folders back"
             )
-            summary += f"; installed: {len(drift)} drifted"
+        if drift:
+            drifted = f"installed: {len(drift)} drifted"
+            summary = f"{summary}; {drifted}" if report.errors else drifted
         click.echo("execution (skilldeck run):")
         for line in execution.lines():
             click.echo("  " + line)
@@ -333,17 +337,18 @@ def doctor(roots: tuple[str, ...], recursive: bool, fmt: str) -> None:
         sys.exit(EXIT_FINDINGS)
 
 
-def _installed_drift() -> list[dict[str, str]]:
+def _installed_drift() -> list[dict[str, str | None]]:
     """Installed skills (both scopes) that differ from the lockfile, or whose agent
-    folders drifted (a changed copy, a dangling link)."""
+    folders drifted (a changed copy, a dangling link); a scope whose lockfile cannot
+    be read is one item named ``*``, with the error's hint."""
     from skilldeck.dist import verify
 
-    out: list[dict[str, str]] = []
+    out: list[dict[str, str | None]] = []
     for scope in ("user", "project"):
         try:
             report = verify(scope=scope)
         except skilldeck.SkillError as exc:
-            out.append({"name": "*", "scope": scope, "problem": exc.message})
+            out.append({"name": "*", "scope": scope, "problem": exc.message, "hint": exc.hint})
             continue
         for check in report.skills:
             if not check.ok:

@@ -248,7 +248,7 @@ def _read_store() -> dict[str, dict[str, str]]:
             str(k): {"digest": str(v["digest"]), "trusted_at": str(v.get("trusted_at", ""))}
             for k, v in files.items()
         }
-    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+    except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
         raise ConfigError(
             f"{path}: damaged list of trusted config files: {exc}",
             path=path,

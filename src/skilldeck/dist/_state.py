@@ -191,7 +191,8 @@ class Layout:
             if bad:
                 raise ValueError(f"{bad[0]!r} is not a skill name")
             return entries
-        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        # RecursionError: json recurses per level of nesting (a hand-made or hostile file)
+        except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
             raise ConfigError(
                 f"{self.lockfile}: damaged lockfile: {exc}",
                 path=self.lockfile,
@@ -413,7 +414,7 @@ def _intent_ops(stage_fd: int, where: Path) -> list[dict[str, Any]]:
     try:
         raw = read_file_at(stage_fd, "intent.json", path=where, max_bytes=_MAX_INTENT_BYTES)
         ops = json.loads(raw.decode("utf-8"))["ops"] if raw is not None else []
-    except (ValueError, KeyError, TypeError, OSError, UnsafeStateError):
+    except (ValueError, KeyError, TypeError, OSError, UnsafeStateError, RecursionError):
         return []
     out: list[dict[str, Any]] = []
     for op in ops if isinstance(ops, list) else []:

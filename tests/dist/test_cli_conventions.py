@@ -355,3 +355,12 @@ def test_manage_is_an_interactive_picker(world: Path) -> None:
     assert not skilldeck.dist.list_installed()[0].enabled
     res = run_cli("manage", cwd=world, input="")
     assert res.code == 2 and "skilldeck list --installed" in res.err
+
+
+def test_an_error_never_writes_a_terminal_escape_from_its_input(tmp_path: Path) -> None:
+    # on a terminal (--color always keeps escapes) the name given came back as it
+    # was, in the message's hint: it retitled the terminal
+    res = run_cli("--color", "always", "approve", "a\x1b]0;pwned\x07b", "--root", str(tmp_path))
+    assert res.code == 1 and "SKILL_NOT_FOUND" in res.err
+    assert "\x1b" not in res.err and "\x07" not in res.err
+    assert "why a\\x1b]0;pwned\\x07b" in res.err

@@ -149,10 +149,10 @@ def fail(exc: BaseException, *, json_mode: bool) -> NoReturn:
             sys.exit(EXIT_OK)
         if json_mode:
             echo_json(error=exc)
-        else:
-            echo(f"error: {exc.message} [{exc.code}]", err=True)
+        else:  # a name or value quoted from the command line or a skill is shown escaped
+            echo(f"error: {skilldeck.shown_text(exc.message)} [{exc.code}]", err=True)
             if exc.hint:
-                echo(f"hint: {exc.hint}", err=True)
+                echo(f"hint: {skilldeck.shown_text(exc.hint)}", err=True)
         sys.exit(EXIT_FINDINGS)
     if isinstance(exc, BrokenPipeError):
         # The reader went away (`skilldeck list | head`): stop quietly, as cat does.
@@ -163,7 +163,7 @@ def fail(exc: BaseException, *, json_mode: bool) -> NoReturn:
         echo("interrupted", err=True)
         sys.exit(130)
     if isinstance(exc, OSError):
-        where = f"{exc.filename}: " if exc.filename else ""
+        where = f"{skilldeck.shown_text(str(exc.filename))}: " if exc.filename else ""
         echo(f"error: {where}{exc.strerror or exc}", err=True)
         if _about_state(exc):
             # most often a home folder that is missing or read-only (a service user)

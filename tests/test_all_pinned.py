@@ -160,6 +160,7 @@ PINNED: dict[str, list[str]] = {
         "UntrustedSettings",
         "config_path",
         "dirs",
+        "hint_command",
         "install_base",
         "install_hint",
         "load_config",

@@ -13,7 +13,7 @@ import hashlib
 import os
 from collections.abc import Iterable, Mapping
 
-from skilldeck._errors import PathNotAllowedError
+from skilldeck._errors import PathNotAllowedError, hint_command
 from skilldeck._frozen import value
 from skilldeck._tree import SkillTree, WalkLimits
 
@@ -116,7 +116,6 @@ def require_skill_md(paths: Iterable[str], root: str | os.PathLike[str]) -> None
         f"{os.fspath(root)}: SKILL.md is not part of the skill's files (a link leaving "
         "the folder, or missing); the skill cannot be digested, approved or run",
         path=os.fspath(root),
-        hint="replace a SKILL.md link with the file itself; run: skilldeck validate "
-        + os.fspath(root),
+        hint="replace a SKILL.md link with the file itself; run: " + hint_command("validate", root),
         reason="no_skill_md",
     )

@@ -295,18 +295,24 @@ FOLDER_GONE_HINT = "the skill folder was moved or removed; refresh the catalog"
 """The hint of a read or load whose skill folder is gone since the catalog listed it."""
 
 
+def hint_command(*words: object) -> str:
+    """The command line a hint names: skilldeck, then ``words`` each quoted for a shell,
+    so a name or path with spaces or quotes finds the same thing when it is pasted.
+    Every hint that names a command builds it here (``with_roots`` adds a front end's
+    folders)."""
+    import shlex
+
+    return shlex.join(["skilldeck", *map(str, words)])
+
+
 def files_hint(skill: str | None, *, first: str = "") -> str:
     """The hint of a read that names no file the skill lists: ``first`` (what else to
     say, if anything), then where the files that can be read are listed, for a model
     (``skills_load``) and on the command line (a command a front end serving other
     folders completes with ``with_roots``)."""
-    shown = "NAME"
-    if skill:
-        import shlex
-
-        shown = shlex.quote(skill)
     lead = f"{first}; " if first else ""
-    return f"{lead}list the skill's files with skills_load, or run: skilldeck show {shown}"
+    shown = hint_command("show", skill or "NAME")
+    return f"{lead}list the skill's files with skills_load, or run: {shown}"
 
 
 def root_flags(roots: Sequence[str | os.PathLike[str]], *, recursive: bool = False) -> str:

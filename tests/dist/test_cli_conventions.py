@@ -363,4 +363,4 @@ def test_an_error_never_writes_a_terminal_escape_from_its_input(tmp_path: Path) 
     res = run_cli("--color", "always", "approve", "a\x1b]0;pwned\x07b", "--root", str(tmp_path))
     assert res.code == 1 and "SKILL_NOT_FOUND" in res.err
     assert "\x1b" not in res.err and "\x07" not in res.err
-    assert "why a\\x1b]0;pwned\\x07b" in res.err
+    assert "why 'a\\x1b]0;pwned\\x07b'" in res.err  # quoted: hint_command

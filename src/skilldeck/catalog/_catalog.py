@@ -24,6 +24,7 @@ from skilldeck._errors import (
     InvalidArgumentsError,
     SkillNotFoundError,
     SkillUnavailableError,
+    hint_command,
 )
 from skilldeck._frozen import value
 from skilldeck._gc import paused as _gc_paused
@@ -409,7 +410,7 @@ class Catalog:
         bare = name.partition(":")[2] or name
         close = difflib.get_close_matches(bare, list(state.visible), n=3)
         hint = f"did you mean {', '.join(close)}? " if close else ""
-        hint += f"run 'skilldeck why {bare}' to see where it was looked for"
+        hint += f"to see where it was looked for, run: {hint_command('why', bare)}"
         return SkillNotFoundError(f"no skill named {name!r}", skill=name, hint=hint)
 
     def _usable(self, name: str) -> tuple[CatalogEntry, StoreBase]:
@@ -419,7 +420,7 @@ class Catalog:
                 f"skill {entry.address} is {entry.status.value}: {entry.reason}",
                 skill=entry.name,
                 status=entry.status.value,
-                hint=f"run 'skilldeck why {entry.name}' for details",
+                hint=f"for details, run: {hint_command('why', entry.name)}",
             )
         return entry, self._snapshot().stores.of(entry.metadata)
 

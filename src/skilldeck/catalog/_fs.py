@@ -32,6 +32,7 @@ from skilldeck._errors import (
     SkillNotFoundError,
     SkillUnavailableError,
     files_hint,
+    hint_command,
 )
 from skilldeck._paths import real_path, within
 from skilldeck._tree import MAX_DEPTH, SkillFinder, skill_md_escapes
@@ -724,7 +725,7 @@ class FileSystemStore(StoreBase):
             raise SkillUnavailableError(
                 f"skill {meta.name!r} at {meta.path} is invalid",
                 skill=meta.name,
-                hint=f"run: skilldeck validate {meta.path}",
+                hint=f"run: {hint_command('validate', meta.path)}",
             )
         real = self._real_folder(meta)
         assert meta.skill_md is not None
@@ -733,7 +734,8 @@ class FileSystemStore(StoreBase):
             raise PathNotAllowedError(
                 f"{meta.skill_md} now leads outside the skill folder",
                 skill=meta.name,
-                hint=f"replace the link with the file itself; run: skilldeck validate {meta.path}",
+                hint="replace the link with the file itself; run: "
+                + hint_command("validate", meta.path),
             )
         return meta, real, md_real
 
@@ -770,7 +772,8 @@ class FileSystemStore(StoreBase):
                 skill=meta.name,
                 path=str(meta.skill_md),
                 diagnostics=parsed.diagnostics,
-                hint=f"it changed since the catalog listed it; run: skilldeck validate {meta.path}",
+                hint="it changed since the catalog listed it; run: "
+                + hint_command("validate", meta.path),
             )
         files, _ = index_files(real, self.index)
         from skilldeck.catalog._loaded import Skill  # a load's: a listing makes none

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from skilldeck._diagnostics import Diagnostic
+from skilldeck._errors import hint_command
 from skilldeck._tree import PLACEHOLDER, REPOSITORY_DEPTH, SkillFinder
 from skilldeck.catalog import _codes as C
 from skilldeck.catalog._model import CatalogEntry, SkillStatus
@@ -25,7 +26,7 @@ _PROBE_DEPTH = 6
 _PROBE_DIRS = 2_000
 _HIDDEN = {  # status -> (kind, words before the reason, hint template)
     SkillStatus.SHADOWED: ("shadowed", "", "address it as {address}, or remove the other copy"),
-    SkillStatus.DISABLED: ("disabled", "", "run: skilldeck enable {name}"),
+    SkillStatus.DISABLED: ("disabled", "", "run: {enable}"),
     SkillStatus.UNAVAILABLE: (
         "unavailable",
         "unavailable: ",
@@ -75,7 +76,7 @@ def _status_line(entry: CatalogEntry) -> WhyLine:
             entry.source,
             entry.path,
             entry.status,
-            hint.format(address=entry.address, name=entry.name),
+            hint.format(address=entry.address, enable=hint_command("enable", entry.name)),
         )
     errors = [d for d in entry.diagnostics if d.is_error]
     kind = "invalid"
@@ -90,7 +91,7 @@ def _status_line(entry: CatalogEntry) -> WhyLine:
         entry.source,
         entry.path,
         entry.status,
-        (first.hint if first and first.hint else f"run: skilldeck validate {entry.path}"),
+        (first.hint if first and first.hint else f"run: {hint_command('validate', entry.path)}"),
     )
 
 

@@ -34,6 +34,7 @@ from skilldeck.cli._app import (
 )
 from skilldeck.cli._showing import format_diagnostic, plural, show_skill, skill_dirs, skill_files
 from skilldeck.cli._stored import store_options
+from skilldeck.config import hint_command
 
 Checker = Callable[[Path], "skilldeck.ValidationReport"]
 
@@ -232,11 +233,12 @@ def new(name: str, directory: str | None, resources: str | None, fmt: str) -> No
     click.echo(f"created {shown}")
     for rel in ["SKILL.md", *skill_files(target)]:
         click.echo(f"  {rel}")
-    click.echo(f"next: edit {shown}/SKILL.md, then run: skilldeck lint {shown}")
+    click.echo(f"next: edit {shown}/SKILL.md, then run: {hint_command('lint', shown)}")
     if not visible:
+        listing = hint_command("list", "--root", target.parent)
         click.echo(
             f"note: skilldeck does not look in {target.parent}; move the skill to "
-            f".agents/skills of your project, or run: skilldeck list --root {target.parent}"
+            f".agents/skills of your project, or run: {listing}"
         )
 
 

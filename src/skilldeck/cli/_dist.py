@@ -27,6 +27,7 @@ from skilldeck.cli._app import (
     use_colour,
 )
 from skilldeck.cli._stored import store_options, store_verify
+from skilldeck.config import hint_command
 
 _SCOPE = click.option(
     "--scope",
@@ -285,8 +286,8 @@ def install(
         elif s.packages:
             click.echo(
                 f"  not built (an install never runs a package resolver): run "
-                f"`skilldeck approve {s.name}` to approve its scripts and build them, "
-                f"or `skilldeck packages {s.name}` to build them only"
+                f"`{hint_command('approve', s.name)}` to approve its scripts and build them, "
+                f"or `{hint_command('packages', s.name)}` to build them only"
             )
 
 
@@ -479,7 +480,7 @@ def remove(name: str, yes: bool, scope: str | None, as_json: bool) -> None:
     if len(plan) > 1:
         raise click.UsageError(
             f"{name} is installed in both scopes; say which: "
-            f"`skilldeck remove {name} --scope user` or `--scope project`"
+            f"`{hint_command('remove', name, '--scope', 'user')}` or `--scope project`"
         )
     result = skilldeck.dist.remove(name, scope=next(iter(plan)))  # type: ignore[arg-type]
     if as_json:

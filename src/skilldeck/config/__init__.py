@@ -7,7 +7,11 @@ from skilldeck._facade import lazy
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from skilldeck._errors import root_flags as root_flags, with_roots as with_roots
+    from skilldeck._errors import (
+        hint_command as hint_command,
+        root_flags as root_flags,
+        with_roots as with_roots,
+    )
     from skilldeck._extras import install_hint as install_hint
     from skilldeck._paths import (
         PROJECT_DIR as PROJECT_DIR,
@@ -49,6 +53,7 @@ else:
         "TrustedConfig": "._trust",
         "UntrustedSettings": "._trust",
         "trusted_configs": "._trust",
+        "hint_command": "skilldeck._errors",
         "root_flags": "skilldeck._errors",
         "with_roots": "skilldeck._errors",
         "install_hint": "skilldeck._extras",

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from skilldeck._digest import skill_digest
-from skilldeck._errors import InstallError, SkillNotFoundError
+from skilldeck._errors import InstallError, SkillNotFoundError, hint_command
 from skilldeck._paths import shown_path
 from skilldeck._statedir import open_below, remove_tree_at
 from skilldeck.config import project_base
@@ -186,7 +186,8 @@ def export_skills(
             raise InstallError(
                 f"cannot export {folder}: invalid SKILL.md: {detail or 'no manifest'}",
                 path=str(folder),
-                hint=f"fix the skill first (`skilldeck validate {folder}` lists every problem)",
+                hint=f"fix the skill first (`{hint_command('validate', folder)}` lists every "
+                "problem)",
             )
         if any(report.name == n for n, _ in plan):
             raise InstallError(f"skill {report.name!r} given twice", skill=report.name)

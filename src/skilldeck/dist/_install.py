@@ -15,7 +15,13 @@ from typing import Any, Literal
 
 from skilldeck._diagnostics import Diagnostic, Severity
 from skilldeck._digest import digest_of_files, skill_file_digests
-from skilldeck._errors import InstallError, ManifestError, PathNotAllowedError, SkillError
+from skilldeck._errors import (
+    InstallError,
+    ManifestError,
+    PathNotAllowedError,
+    SkillError,
+    hint_command,
+)
 from skilldeck._paths import is_regular_file, shown_path, within
 from skilldeck._tree import PLACEHOLDER, find_skill_folders
 from skilldeck.config import load_config
@@ -443,7 +449,7 @@ def _refuse_existing(
                 f"a skill named {s.name!r} is already installed{origin} ({lay.skill_dir(s.name)})",
                 skill=s.name,
                 hint=f"add --force to replace it, {beside}, or leave it and run "
-                f"`skilldeck update {s.name}{scope}`",
+                f"`{hint_command('update', s.name)}{scope}`",
             )
         where = targets(lay.scope, lay.base, s.name, wanted)
         taken = conflicts(where, lay.skill_dir(s.name), [s.digest])

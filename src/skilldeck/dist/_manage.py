@@ -19,6 +19,7 @@ from skilldeck._errors import (
     SkillError,
     SkillNotFoundError,
     UnsafeStateError,
+    hint_command,
 )
 from skilldeck._paths import safe_relpath
 from skilldeck.config import load_config, update_config
@@ -145,7 +146,7 @@ def update(
                     if not (src / "SKILL.md").exists() and not (src / "skill.md").exists():
                         raise InstallError(
                             f"{entry.skill_path or 'the source root'} no longer holds a skill",
-                            hint=f"remove it (`skilldeck remove {entry.name}`) or reinstall",
+                            hint=f"remove it (`{hint_command('remove', entry.name)}`) or reinstall",
                         )
                     staged = stage_skill(
                         src,
@@ -195,7 +196,7 @@ def update(
                             old,
                             InstallError(
                                 "changed by another operation while updating",
-                                hint=f"run `skilldeck update {staged.name}` again",
+                                hint=f"run `{hint_command('update', staged.name)}` again",
                             ),
                         )
                 if to_commit:

@@ -20,6 +20,7 @@ from skilldeck._errors import (
     PathNotAllowedError,
     ScriptFailedError,
     ScriptTimeoutError,
+    hint_command,
 )
 from skilldeck._ownstate import protected_state_fixed
 from skilldeck._paths import real
@@ -273,7 +274,7 @@ class Executor:
                 raise InvalidArgumentsError(
                     f"tool '{tool.name}' takes arguments by name, not positional arguments",
                     field="args",
-                    hint=f"e.g. skilldeck run {skill.name} {tool.name} --arg KEY=VALUE",
+                    hint=f"e.g. {hint_command('run', skill.name, tool.name)} --arg KEY=VALUE",
                 )
             given = arguments if arguments is not None else {}
             if not isinstance(given, Mapping):
@@ -336,15 +337,16 @@ class Executor:
             hints = {
                 "always_ask": "this skill sets always_ask: run it where someone can approve "
                 "each run (an interactive skilldeck run, or a host with an approval callback)",
-                "changed": f"the skill changed since it was approved; review it, then run: "
-                f"skilldeck approve {skill.name}",
+                "changed": "the skill changed since it was approved; review it, then run: "
+                + hint_command("approve", skill.name),
             }
             raise ApprovalRequiredError(
                 f"running '{skill.name}' needs approval ({decision.reason.replace('_', ' ')})",
                 skill=skill.name,
                 reason=decision.reason,
                 hint=hints.get(
-                    decision.reason, f"review the skill, then run: skilldeck approve {skill.name}"
+                    decision.reason,
+                    f"review the skill, then run: {hint_command('approve', skill.name)}",
                 ),
             )
         if not answer:
@@ -352,7 +354,7 @@ class Executor:
                 f"running '{skill.name}' was not approved",
                 skill=skill.name,
                 reason="denied",
-                hint=f"to allow it without asking, run: skilldeck approve {skill.name}",
+                hint=f"to allow it without asking, run: {hint_command('approve', skill.name)}",
             )
         if decision.persist:
             folder = str(skill_dir) if skill_dir is not None else None

@@ -37,7 +37,7 @@ import sys
 from collections.abc import Callable, Collection, Iterable
 from pathlib import Path
 
-from skilldeck._errors import ScriptFailedError, SkillError
+from skilldeck._errors import ScriptFailedError, SkillError, hint_command
 from skilldeck._frozen import value
 from skilldeck._ownstate import package_envs
 from skilldeck.execution._env import allowed_env
@@ -331,7 +331,7 @@ def build_environment(
                     skill=skill,
                     reason="packages_failed",
                     hint="check the names and your network or package index (uv's settings), "
-                    f"then run: skilldeck packages {skill}",
+                    f"then run: {hint_command('packages', skill)}",
                 )
         (stage / _COMPLETE).write_text(json.dumps(list(packages.requirements)) + "\n")
         for dirpath, dirnames, filenames in os.walk(stage):
@@ -350,7 +350,8 @@ def build_environment(
             f"installing the packages of skill '{skill}' took longer than {_BUILD_TIMEOUT} s",
             skill=skill,
             reason="packages_failed",
-            hint=f"check your network or package index, then run: skilldeck packages {skill}",
+            hint="check your network or package index, then run: "
+            + hint_command("packages", skill),
         ) from None
     finally:
         shutil.rmtree(stage, ignore_errors=True)
@@ -379,8 +380,8 @@ def python_for(
             f"(declared in {packages.origin})",
             skill=skill,
             reason="packages_missing",
-            hint=f"install them (network is used once, then runs stay offline): "
-            f"skilldeck packages {skill}",
+            hint="install them (network is used once, then runs stay offline): "
+            + hint_command("packages", skill),
         )
     return str(python)
 
@@ -428,7 +429,7 @@ def missing_module_hint(output: str, skill: str, script: str | None) -> str | No
     return (
         f"the script imports '{module}' (package {package}), which its skill does not declare: "
         f"in the skill folder run `uv add --script {where} {package}` (or list it in "
-        f"scripts/requirements.txt), then: skilldeck packages {skill}"
+        f"scripts/requirements.txt), then: {hint_command('packages', skill)}"
     )
 
 
@@ -452,7 +453,7 @@ def packages_report(skills: Iterable[tuple[str, Path]]) -> dict[str, Any]:
                     "origin": packages.origin,
                     "requirements": list(packages.requirements),
                     "installed": python is not None,
-                    "hint": None if python else f"skilldeck packages {name}",
+                    "hint": None if python else hint_command("packages", name),
                 }
             )
     return {"uv": find_uv(), "skills": rows}

@@ -20,6 +20,7 @@ from skilldeck._errors import (
     InvalidArgumentsError,
     PathNotAllowedError,
     ScriptFailedError,
+    hint_command,
 )
 from skilldeck._paths import real, script_relpath
 from skilldeck._tree import walk_skill
@@ -86,7 +87,7 @@ def resolve_script(skill: str, skill_dir: Path, script: str) -> Path:
             f"skill '{skill}' has no such script: {why}",
             skill=skill,
             path=repr(script)[1:201],
-            hint=f"list its files with: skilldeck show {skill}",
+            hint=f"list its files with: {hint_command('show', skill)}",
         ) from None
 
 
@@ -127,9 +128,10 @@ def _resolve_script(skill: str, skill_dir: Path, script: str) -> Path:
             path=rel,
             hint=(
                 f"its scripts: {', '.join(scripts_list[:20])}; run one with: "
-                f"skilldeck run {skill} {scripts_list[0]}"
+                + hint_command("run", skill, scripts_list[0])
                 if scripts_list
-                else f"skill '{skill}' has no scripts; list its files with: skilldeck show {skill}"
+                else f"skill '{skill}' has no scripts; list its files with: "
+                + hint_command("show", skill)
             ),
         )
     if not full.is_file():

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from skilldeck._errors import InvalidArgumentsError, SkillRefError
+from skilldeck._errors import InvalidArgumentsError, SkillRefError, hint_command
 from skilldeck.format import is_skill_name, pattern_problem, read_skill_md
 from skilldeck.inline._errors import SkillValidationError
 from skilldeck.inline._pytools import SkillTool
@@ -327,7 +327,7 @@ class SkillRef:
                 reason="invalid_frontmatter",
                 path=str(md),
                 diagnostics=parsed.diagnostics,
-                hint=f"run 'skilldeck validate {folder}'",
+                hint=f"run: {hint_command('validate', folder)}",
             )
         object.__setattr__(self, "_name", manifest.name)
         object.__setattr__(self, "_description", manifest.description)

@@ -64,6 +64,7 @@ def read_folder(folder: Path, lim: PublishLimits) -> dict[str, tuple[bytes, bool
 
 def validate_copy(copy: Path, folder: Path) -> tuple[str, tuple[Diagnostic, ...]]:
     from skilldeck import Severity, validate_skill
+    from skilldeck.config import hint_command
 
     report = validate_skill(copy)
     if report.manifest is None or not report.valid or not report.name:
@@ -72,7 +73,7 @@ def validate_copy(copy: Path, folder: Path) -> tuple[str, tuple[Diagnostic, ...]
         raise InstallError(
             f"{folder.name} is not a valid skill" + (f": {detail}" if detail else ""),
             path=str(folder),
-            hint=f"run 'skilldeck validate {folder}'",
+            hint=f"run: {hint_command('validate', folder)}",
         )
     if "SKILL.md" not in {p.name for p in copy.iterdir()} or not (copy / "SKILL.md").is_file():
         raise InstallError(

@@ -9,7 +9,13 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from skilldeck._diagnostics import Diagnostic, Severity
-from skilldeck._errors import ConfigError, FileAccessError, InstallError, PathNotAllowedError
+from skilldeck._errors import (
+    ConfigError,
+    FileAccessError,
+    InstallError,
+    PathNotAllowedError,
+    hint_command,
+)
 from skilldeck._paths import within
 from skilldeck._tree import (
     SkillTree,
@@ -376,7 +382,7 @@ def install_scan(
             f"the security scan blocked {name!r}: {len(errors)} error(s): {first}",
             skill=name,
             path=str(path),
-            hint=f"review it with 'skilldeck scan {path}'; set [install] scan = \"warn\" "
+            hint=f'review it with: {hint_command("scan", path)}; set [install] scan = "warn" '
             "to install anyway",
             findings=len(errors),
         )

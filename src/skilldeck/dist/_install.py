@@ -136,7 +136,7 @@ def fetch_source(
     if spec.subpath and use_subpath:
         want = Path(spec.subpath).as_posix().strip("/")
         for path, url in subs.items():
-            if want == path or want.startswith(path + "/"):
+            if within(want, (path,), sep="/"):
                 raise InstallError(
                     f"{shown_path(path)} is a git submodule of {spec.display or spec.url}, "
                     "and submodules are never fetched",
@@ -190,7 +190,7 @@ def submodule_notes(src: Path, tree: Path, subs: Mapping[str, str | None]) -> li
     rel = _rel(src, tree)
     out: list[Diagnostic] = []
     for path, url in subs.items():
-        if rel and not path.startswith(rel + "/"):
+        if rel and (path == rel or not within(path, (rel,), sep="/")):
             continue
         inner = path[len(rel) + 1 :] if rel else path
         out.append(
@@ -208,7 +208,9 @@ def submodule_notes(src: Path, tree: Path, subs: Mapping[str, str | None]) -> li
 def _outside(found: Sequence[Path], tree: Path, subs: Mapping[str, str | None]) -> list[str]:
     """The submodules that are inside none of the skill folders ``found``."""
     skills = [_rel(f, tree) for f in found]
-    return [path for path in subs if not any(s == "" or path.startswith(s + "/") for s in skills)]
+    return [
+        path for path in subs if not any(s == "" or within(path, (s,), sep="/") for s in skills)
+    ]
 
 
 def discover_skills(root: Path) -> list[Path]:

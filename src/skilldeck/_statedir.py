@@ -40,6 +40,8 @@ __all__ = [
     "stage_id",
     "stage_id_is_ours",
     "state_key",
+    "user_mac",
+    "user_mac_matches",
     "write_file_at",
 ]
 
@@ -321,11 +323,11 @@ def _key(data_dir: Path) -> bytes:
         os.close(fd)
 
 
-def _mac(key: bytes, prefix: str) -> str:
+def _mac(key: bytes, text: str) -> str:
     import hashlib
     import hmac
 
-    return hmac.new(key, prefix.encode("ascii"), hashlib.sha256).hexdigest()[:32]
+    return hmac.new(key, text.encode("utf-8", "surrogateescape"), hashlib.sha256).hexdigest()[:32]
 
 
 def stage_id(data_dir: Path) -> str:
@@ -389,3 +391,22 @@ def read_state_file(path: Path, *, max_bytes: int) -> bytes | None:
 def state_key() -> bytes:
     """The user's secret (in the data folder) that signs staging ids and the launch helper."""
     return _key(dirs().data)
+
+
+def user_mac(text: str) -> str:
+    """``text`` signed with the user's secret: a value skilldeck writes into a file a
+    repository can ship too (a project's lockfile) is told apart by it from one the
+    repository wrote."""
+    return _mac(state_key(), text)
+
+
+def user_mac_matches(text: str, mac: object) -> bool:
+    """True when ``mac`` is :func:`user_mac` of ``text``."""
+    import hmac
+
+    if not isinstance(mac, str) or not mac.isascii():
+        return False
+    try:
+        return hmac.compare_digest(user_mac(text), mac)
+    except (OSError, UnsafeStateError):
+        return False

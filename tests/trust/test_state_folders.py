@@ -208,3 +208,29 @@ def test_shipped_lockfile_names_no_paths(world: World) -> None:
     res = world.run("remove", "../../other-projects/alpha", "--scope", "project")
     assert res.code == 1 and "Traceback" not in res.err
     assert snapshot(world.outside) == before
+
+
+def test_shipped_lockfile_cannot_copy_the_users_files_into_the_project(world: World) -> None:
+    """A project lockfile naming a folder, archive or git repository on this machine
+    outside the project: update refused to read it, unless the user installed it."""
+    mine = world.home / ".claude" / "skills" / "mine"
+    (world.upstream / ".skilldeck").mkdir()
+    entry = {"source": {"kind": "local", "url": str(mine)}, "digest": "sha256:0", "files": {}}
+    as_git = {**entry, "source": {"kind": "git", "url": mine.as_uri()}}
+    lock = {"version": 1, "skills": {"mine": entry, "mine-too": as_git}}
+    (world.upstream / ".skilldeck" / "skills.lock").write_text(json.dumps(lock))
+    world.clone()
+    res = world.run("update", "--all", "--scope", "project", "--json")
+    assert res.code == 1, res.err
+    skills = {s["name"]: s for s in json.loads(res.out)["data"]["skills"]}
+    for name in ("mine", "mine-too"):
+        assert skills[name]["status"] == "failed"
+        assert "outside the project" in skills[name]["error"]
+    # it copied ~/.claude/skills/mine into the repository's .skilldeck/skills
+    assert not (world.repo / ".skilldeck" / "skills" / "mine").exists()
+    # the hint works: the user installs it, and from then on it updates
+    again = skills["mine"]["error"].split("install it yourself: ", 1)[1].rstrip(")")
+    assert world.run(*again.split()[1:]).code == 0
+    assert (world.repo / ".skilldeck" / "skills" / "mine" / "SKILL.md").is_file()
+    res = world.run("update", "mine", "--scope", "project")
+    assert res.code == 0 and "mine: unchanged" in res.out, res.err

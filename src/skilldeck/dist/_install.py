@@ -7,7 +7,6 @@ import json
 import os
 import re
 import secrets
-import shlex
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -23,6 +22,7 @@ from skilldeck._errors import (
     hint_command,
 )
 from skilldeck._paths import is_regular_file, shown_path, within
+from skilldeck._statedir import user_mac
 from skilldeck._tree import PLACEHOLDER, find_skill_folders
 from skilldeck.config import load_config
 from skilldeck.events import SinkLike, SkillsInstalled, deliver
@@ -47,7 +47,7 @@ from ._model import (
     report,
 )
 from ._placements import Placed, conflicts, place, recorded, targets
-from ._source import parse_source
+from ._source import on_this_machine, parse_source
 from ._state import Layout, Stage, apply_ops, layout, now_iso, swap_in
 
 __all__ = ["InstallPlan", "PlannedSkill", "discover_skills", "install", "remember_placed"]
@@ -181,7 +181,7 @@ def _own_repository(url: str | None) -> str:
     shell: it comes from the source's ``.gitmodules``)."""
     if url is None:
         return "install from the submodule's own repository (the source does not say which)"
-    return f"install from the submodule's own repository: skilldeck install {shlex.quote(url)}"
+    return f"install from the submodule's own repository: {hint_command('install', url)}"
 
 
 def submodule_notes(src: Path, tree: Path, subs: Mapping[str, str | None]) -> list[Diagnostic]:
@@ -486,7 +486,7 @@ def lock_entry(
     *,
     placements: tuple[Placement, ...] = (),
 ) -> LockEntry:
-    return LockEntry(
+    entry = LockEntry(
         name=staged.name,
         kind=spec.kind,
         url=spec.url,
@@ -500,6 +500,9 @@ def lock_entry(
         updated_at=when,
         placements=placements,
     )
+    if on_this_machine(entry.kind, entry.url) is None:
+        return entry
+    return replace(entry, mac=user_mac(entry.signed_source))
 
 
 def _join(sub: str | None, rel: str) -> str:

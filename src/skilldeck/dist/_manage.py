@@ -21,7 +21,8 @@ from skilldeck._errors import (
     UnsafeStateError,
     hint_command,
 )
-from skilldeck._paths import safe_relpath
+from skilldeck._paths import safe_relpath, shown_path, within
+from skilldeck._statedir import user_mac_matches
 from skilldeck.config import load_config, update_config
 from skilldeck.events import SinkLike, SkillsRemoved, SkillsUpdated, deliver
 from skilldeck.execution import revoke_lapsed
@@ -45,6 +46,7 @@ from ._model import (
     report,
 )
 from ._placements import Placed, place, stray_entries, targets, unplace
+from ._source import on_this_machine
 from ._state import Layout, Stage, apply_ops, layout, now_iso, swap_out
 
 __all__ = ["remove", "set_skill_enabled", "update", "verify"]
@@ -117,9 +119,13 @@ def update(
         entries = lay.read_lock()
     chosen = _pick(lay, entries, names, all_skills)
     groups: dict[tuple[str, str, str | None], list[LockEntry]] = {}
-    for entry in chosen:
-        groups.setdefault((entry.kind, entry.url, entry.ref), []).append(entry)
     results: dict[str, SkillUpdate] = {}
+    for entry in chosen:
+        refused = _shipped_source(lay, entry)
+        if refused is not None:
+            results[entry.name] = _failed(entry, refused)
+            continue
+        groups.setdefault((entry.kind, entry.url, entry.ref), []).append(entry)
     to_commit: list[tuple[Staged, LockEntry, FileChanges, LockEntry]] = []
     when = now_iso()
     with Stage(lay) as stage:
@@ -239,6 +245,30 @@ def update(
     if updated:
         deliver(events, SkillsUpdated(skills=updated, location=str(lay.installed)))
     return UpdateResult(scope=scope, dry_run=dry_run, skills=ordered)
+
+
+def _shipped_source(lay: Layout, entry: LockEntry) -> InstallError | None:
+    """Refuse a source on this machine outside the project that a project's lockfile
+    names, unless this user's skilldeck recorded it (``LockEntry.mac``): the lockfile
+    can come with the repository, which would then copy the user's files into it."""
+    path = on_this_machine(entry.kind, entry.url)
+    if lay.scope != "project" or path is None:
+        return None
+    project = os.path.realpath(lay.base.parent)
+    if os.path.isabs(path) and within(os.path.realpath(path), (project,)):
+        return None
+    if user_mac_matches(entry.signed_source, entry.mac):
+        return None
+    sub = ("--path", entry.skill_path) if entry.skill_path else ()
+    again = hint_command(
+        "install", entry.url, *sub, "--name", entry.name, "--scope", "project", "--force"
+    )
+    return InstallError(
+        f"the project's lockfile names a source outside the project, {shown_path(path)}, "
+        "that you did not install from",
+        hint="the lockfile may have come with the repository; if you trust that source, "
+        f"install it yourself: {again}",
+    )
 
 
 def _failed(entry: LockEntry, exc: SkillError) -> SkillUpdate:

@@ -160,6 +160,14 @@ class LockEntry:
     installed_at: str = ""
     updated_at: str = ""
     placements: tuple[Placement, ...] = ()
+    #: a source on this machine's disk, signed by the user who installed it
+    #: (``signed_source``): a project's lockfile can come with the repository
+    mac: str | None = None
+
+    @property
+    def signed_source(self) -> str:
+        """What ``mac`` signs: the source and the skill's folder in it."""
+        return f"{self.kind}\0{self.url}\0{self.skill_path}"
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -179,6 +187,8 @@ class LockEntry:
         }
         if self.placements:
             out["placements"] = [p.to_json() for p in self.placements]
+        if self.mac is not None:
+            out["source"]["mac"] = self.mac
         return out
 
     @classmethod
@@ -207,6 +217,7 @@ class LockEntry:
             installed_at=str(data.get("installed_at", "")),
             updated_at=str(data.get("updated_at", "")),
             placements=tuple(Placement.from_json(p) for p in raw_places),
+            mac=src["mac"] if isinstance(src.get("mac"), str) else None,
         )
 
     @property

@@ -26,7 +26,7 @@ from skilldeck._paths import safe_relpath, shown_path
 
 from ._model import SourceSpec
 
-__all__ = ["ARCHIVE_SUFFIXES", "archive_kind", "parse_source", "validate_ref"]
+__all__ = ["ARCHIVE_SUFFIXES", "archive_kind", "on_this_machine", "parse_source", "validate_ref"]
 
 ARCHIVE_SUFFIXES = (".zip", ".skill", ".tar.gz", ".tgz")
 _SHORTHAND = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
@@ -187,3 +187,16 @@ def _local(path: Path, *, ref: str | None, sub: str | None, display: str) -> Sou
     if ref is not None:
         raise InstallError(f"--ref given but {path} is not a git repository", hint="drop --ref")
     return SourceSpec(kind="local", url=str(path), subpath=sub, display=display)
+
+
+def on_this_machine(kind: str, url: str) -> str | None:
+    """The path of a recorded source on this machine's disk (a folder, an archive, a
+    git repository by path or ``file://`` URL), or ``None`` for a remote repository."""
+    if kind != "git":
+        return url
+    lowered = url.lower()
+    if lowered.startswith("file://"):
+        return unquote(urlsplit(url).path)
+    if lowered.startswith(("https://", "ssh://")) or _SCP_LIKE.fullmatch(url):
+        return None
+    return url  # a plain path, which git reads from the disk

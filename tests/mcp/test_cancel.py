@@ -9,6 +9,7 @@ streamable HTTP, and by a raw peer for the signals, against real ``skilldeck ser
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -179,6 +180,36 @@ def test_a_signal_stops_the_server_and_its_runs(
         returncode, stderr, folders = _signalled(proc, marker, signum, busy=busy)
     assert returncode == status, stderr
     assert "Traceback" not in stderr
+    _gone(marker, folders, within=2.0)
+
+
+def test_sigterm_stops_an_http_server_and_its_runs_with_status_0(
+    root: Path, h: Any, tmp_path: Path
+) -> None:
+    """A supervisor's stop (SIGTERM) ends ``serve --transport http`` as it ends the stdio
+    server: the running script's tree and folders gone, exit status 0 (it was 143)."""
+    marker = f"skilldeck-test-{uuid.uuid4().hex}"
+    port = h.free_port()
+    call_args = {"name": "slow", "script": "scripts/slow.py", "args": [marker]}
+
+    async def call(client: Client) -> None:
+        with contextlib.suppress(Exception):  # the server goes away mid-call
+            await client.call_tool("skills_run_script", call_args)
+
+    async def run_until_stopped(proc: subprocess.Popen[bytes]) -> set[Path]:
+        async with (
+            Client(f"http://127.0.0.1:{port}/mcp", mode="legacy") as client,
+            anyio.create_task_group() as tasks,
+        ):
+            tasks.start_soon(call, client)
+            _, folders = await anyio.to_thread.run_sync(_started, marker)
+            proc.send_signal(signal.SIGTERM)
+            await anyio.to_thread.run_sync(lambda: proc.wait(timeout=15))
+        return folders
+
+    with h.serve_http([root], port, "--allow-exec", "--no-watch") as proc:
+        folders = anyio.run(run_until_stopped, proc)
+        assert proc.wait(timeout=15) == 0
     _gone(marker, folders, within=2.0)
 
 

@@ -178,7 +178,16 @@ def run_http(
     on_listening: Callable[[str], None] | None = None,
 ) -> None:
     """Serve streamable HTTP until interrupted (blocking). ``on_listening`` gets the
-    server's URL once its socket is bound (with the real port when ``port`` is 0)."""
+    server's URL once its socket is bound (with the real port when ``port`` is 0).
+
+    SIGTERM (a host or supervisor stopping the server) returns, as over stdio, once
+    requests in flight are cancelled and the scripts they run stopped; SIGINT raises
+    ``KeyboardInterrupt``. (uvicorn raises the signal again after its shutdown, and
+    SIGTERM killed the process with status 143.) Signals are caught only when called
+    from the main thread."""
+    import signal
+    import threading
+
     import uvicorn
 
     check_bind(host, token)
@@ -190,4 +199,14 @@ def run_http(
     config = uvicorn.Config(
         http_app(server, host=host, token=token), host=host, port=port, log_level=log_level
     )
-    uvicorn.Server(config).run(sockets=[sock])
+    served = uvicorn.Server(config)
+    if threading.current_thread() is not threading.main_thread():
+        served.run(sockets=[sock])
+        return
+    # uvicorn catches SIGTERM while it runs and raises it again, with this handler back
+    # in place, after its shutdown: the handler lets the call return
+    previous = signal.signal(signal.SIGTERM, lambda signum, frame: None)
+    try:
+        served.run(sockets=[sock])
+    finally:
+        signal.signal(signal.SIGTERM, previous)

@@ -10,14 +10,20 @@ set-up commands, consistent with ``.ci/run`` and ``pyproject.toml``.
 
 from __future__ import annotations
 
+import importlib.util
+import json
 import os
 import re
 import shlex
+import shutil
+import socket
 import subprocess
 import sys
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
+
+import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 README = REPO / "README.md"
@@ -158,3 +164,114 @@ def test_setup_commands_match_the_project() -> None:
     dev = " ".join(project["optional-dependencies"]["dev"])
     for tool in ("pytest-xdist", "pytest-timeout", "hypothesis", "skills-ref", "mypy", "ruff"):
         assert tool in dev
+
+
+def _readme_block(lang: str, starts: str) -> str:
+    """The README's ``lang`` block whose text starts with ``starts`` (checked or not)."""
+    text = README.read_text(encoding="utf-8")
+    found = re.findall(rf"^```{lang}\n({re.escape(starts)}.*?)^```$", text, re.M | re.S)
+    assert len(found) == 1, f"README has no single {lang} block starting {starts!r}"
+    return str(found[0])
+
+
+def _host_env() -> dict[str, str]:
+    """What a client launched from the user's shell passes on: the install's bin folder
+    on PATH, as the set-up section says."""
+    path = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
+    return {**os.environ, "PATH": path}
+
+
+def _csv_skill(root: Path) -> None:
+    folder = root / "csv-rows"
+    (folder / "scripts").mkdir(parents=True)
+    (folder / "SKILL.md").write_text(
+        "---\nname: csv-rows\ndescription: Counts the rows of a CSV file. Use when the user "
+        "asks how many rows a CSV file has.\n---\nRun `scripts/rows.py FILE`.\n",
+        encoding="utf-8",
+    )
+    (folder / "scripts" / "rows.py").write_text(
+        "import sys\nprint(sum(1 for _ in open(sys.argv[1])) - 1)\n", encoding="utf-8"
+    )
+
+
+@pytest.mark.skipif(importlib.util.find_spec("mcp") is None, reason="needs skilldeck[mcp]")
+def test_readme_client_configuration_serves_the_skills_over_stdio(tmp_path: Path) -> None:
+    """The ``mcpServers`` entry, as printed (its folder replaced): the MCP SDK's client
+    gets the tools, resources and prompt the README names; with ``--allow-exec`` an
+    approved script runs on the user's file in the folder the client started in."""
+    import anyio
+    from mcp import Client, StdioServerParameters
+
+    from skilldeck.mcp import ListSkillsRequest, ListSkillsResult
+
+    entry = json.loads(_readme_block("json", '{\n  "mcpServers"'))["mcpServers"]["skilldeck"]
+    assert set(entry) == {"command", "args"}
+    env = _host_env()
+    assert shutil.which(entry["command"], path=env["PATH"]), "the set-up installs the command"
+    root = tmp_path / "skills"
+    _csv_skill(root)
+    args = [str(root) if a == "/path/to/skills" else a for a in entry["args"]]
+    assert str(root) in args, "the configuration names a skills folder to replace"
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "data.csv").write_text("a,b\n1,2\n3,4\n5,6\n", encoding="utf-8")
+
+    def server(*extra: str) -> StdioServerParameters:
+        return StdioServerParameters(
+            command=entry["command"], args=[*args, *extra], env=env, cwd=str(project)
+        )
+
+    async def served() -> None:
+        async with Client(server()) as client:
+            tools = {t.name for t in (await client.list_tools()).tools}
+            assert tools == {"skills_list", "skills_load", "skills_read_file", "skills_search"}
+            assert "skills_catalog" in {p.name for p in (await client.list_prompts()).prompts}
+            uris = {r.uri for r in (await client.list_resources()).resources}
+            assert "skill://csv-rows/SKILL.md" in uris
+            listed = await client.session.send_request(ListSkillsRequest(), ListSkillsResult)
+            assert [s.uri for s in listed.skills] == ["skill://csv-rows/SKILL.md"]
+        call = {"name": "csv-rows", "script": "rows.py", "args": ["data.csv"]}
+        async with Client(server("--allow-exec")) as client:
+            refused = (await client.call_tool("skills_run_script", call)).structured_content
+            assert refused is not None and refused["error"]["code"] == "APPROVAL_REQUIRED"
+            hint = refused["error"]["hint"]
+            pasted = shlex.split(hint[hint.index("skilldeck ") :])
+            approved = subprocess.run(
+                pasted, cwd=tmp_path, env=env, capture_output=True, text=True, check=False
+            )
+            assert approved.returncode == 0, approved.stderr
+            ran = (await client.call_tool("skills_run_script", call)).structured_content
+            assert ran is not None and ran["ok"], ran
+            assert ran["data"]["output"] == "3\n"
+
+    anyio.run(served)
+
+
+@pytest.mark.skipif(importlib.util.find_spec("mcp") is None, reason="needs skilldeck[mcp]")
+def test_readme_http_command_serves_at_the_url_it_prints(tmp_path: Path) -> None:
+    import anyio
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    [(command, expected)] = _console_steps(_readme_block("console", "$ skilldeck serve"))
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = str(probe.getsockname()[1])
+    argv = [port if word == "8000" else word for word in shlex.split(command)]
+    assert port in argv, "the README's command names its port"
+    with subprocess.Popen(
+        argv, cwd=tmp_path, env=_host_env(), stderr=subprocess.PIPE, text=True
+    ) as served:
+        try:
+            assert served.stderr is not None
+            said = served.stderr.readline().rstrip("\n")
+            assert [said] == [line.replace("8000", port) for line in expected]
+            url = said.rsplit(" ", 1)[1]
+
+            async def tools() -> set[str]:
+                async with Client(streamable_http_client(url)) as client:
+                    return {t.name for t in (await client.list_tools()).tools}
+
+            assert "skills_load" in anyio.run(tools)
+        finally:
+            served.terminate()

@@ -1,10 +1,11 @@
-"""The Python examples of docs/configuration.md, docs/execution.md and
-docs/inline-skills.md run as written (in a temporary folder, a fresh process
-where they touch the user's config)."""
+"""The Python examples of docs/configuration.md, docs/execution.md,
+docs/inline-skills.md and docs/distribution.md run as written (in a temporary
+folder, a fresh process where they touch the user's config)."""
 
 from __future__ import annotations
 
 import importlib.util
+import os
 import re
 import subprocess
 import sys
@@ -109,3 +110,23 @@ def test_inline_skills_examples_run_and_the_server_offers_the_inline_tool(
             assert '"files": 1' in str(result.structured_content).replace("'", '"')
 
     anyio.run(check)
+
+
+def test_distribution_export_into_an_agent_home_runs(tmp_path: Path) -> None:
+    """The host recipe of docs/distribution.md: skills exported into a fresh agent home,
+    one catalogued by name and one given as a folder, land where that agent reads them."""
+    [block] = [b for b in _python_blocks("distribution.md") if "export_skills(\n" in b]
+    _skill(tmp_path / ".agents" / "skills" / "pdf-tools", "pdf-tools")
+    _skill(tmp_path / "skills" / "security-review", "security-review")
+    env = {**os.environ, "TMPDIR": str(tmp_path)}  # the example's mkdtemp home goes here
+    res = subprocess.run(
+        [sys.executable, "-c", block], cwd=tmp_path, env=env, capture_output=True, text=True
+    )
+    assert res.returncode == 0, res.stderr
+    names, skills_dir = res.stdout.splitlines()[-1].rsplit(" ", 1)
+    assert Path(skills_dir).is_relative_to(tmp_path)
+    assert names == "('pdf-tools', 'security-review')"
+    assert Path(skills_dir).parts[-2:] == (".claude", "skills")
+    for name in ("pdf-tools", "security-review"):
+        assert (Path(skills_dir) / name / "SKILL.md").is_file()
+    assert "SkillsInstalled(" in res.stdout  # the events sink heard of it

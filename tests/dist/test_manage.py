@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -264,3 +265,22 @@ def test_a_deeply_nested_lockfile_is_a_config_error_and_doctor_says_how_to_fix_i
     # the hint is the lockfile's own: `skilldeck update` fails on it just the same
     assert "hint: restore it from a backup" in res.out and "skilldeck update" not in res.out
     assert "no problems found" not in res.out
+
+
+def test_a_link_in_place_of_an_installed_folder_is_named_and_never_read_through(
+    tmp_path: Path,
+) -> None:
+    src = make_skill(tmp_path / "src", "linked")
+    folder = Path(skilldeck.dist.install(str(src)).skills[0].path)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "private.txt").write_text("not the skill's\n")
+    shutil.rmtree(folder)
+    folder.symlink_to(elsewhere)
+    assert skilldeck.dist.verify().skills[0].problem == "a link in place of the folder"
+    # update compared the link's target with the skill: it read every file below it
+    (change,) = skilldeck.dist.update(dry_run=True).skills
+    assert "private.txt" not in change.changes.removed
+    (done,) = skilldeck.dist.update().skills
+    assert done.status == "updated" and not folder.is_symlink()
+    assert (elsewhere / "private.txt").read_text() == "not the skill's\n"

@@ -168,7 +168,9 @@ def update(
                     results[entry.name] = _failed(entry, exc)
                     continue
                 current = lay.skill_dir(entry.name)
-                on_disk = skill_file_digests(current) if current.is_dir() else {}
+                # a link in place of the folder is not the installed copy: never read through
+                real = current.is_dir() and not current.is_symlink()
+                on_disk = skill_file_digests(current) if real else {}
                 changes = FileChanges.between(on_disk, staged.files)
                 if staged.digest == entry.digest and digest_of_files(on_disk) == entry.digest:
                     results[entry.name] = SkillUpdate(
@@ -338,9 +340,14 @@ def verify(
     for entry in sorted(chosen, key=lambda e: e.name) if not names else chosen:
         folder = lay.skill_dir(entry.name)
         if not folder.is_dir() or folder.is_symlink():
-            checks.append(
-                SkillVerification(entry.name, False, entry.digest, None, problem="folder missing")
+            gone = (
+                "a link in place of the folder"
+                if folder.is_symlink()
+                else "not a folder"
+                if os.path.lexists(folder)
+                else "folder missing"
             )
+            checks.append(SkillVerification(entry.name, False, entry.digest, None, problem=gone))
             continue
         files = skill_file_digests(folder)
         actual = digest_of_files(files)

@@ -284,3 +284,37 @@ def test_tool_result_helpers() -> None:
     msg = AnthropicMessagesAdapter().tool_result("c", env)
     jsonschema.validate({"messages": [msg]}, shapes.ANTHROPIC_REQUEST)
     assert msg["content"][0]["is_error"] is True
+
+
+def test_a_model_call_whose_input_is_not_an_object_is_answered_not_raised(
+    rt: SkillRuntime,
+) -> None:
+    adapter = AnthropicMessagesAdapter()
+    steps: Script = [
+        lambda b: {
+            "content": [{"type": "tool_use", "id": "t1", "name": "skills_load", "input": "gitty"}],
+            "stop_reason": "tool_use",
+        },
+        lambda b: {"content": [{"type": "text", "text": "ok"}], "stop_reason": "end_turn"},
+    ]
+    send, seen = scripted_provider(steps, shapes.ANTHROPIC_REQUEST)
+    # dict("gitty") raised ValueError out of the loop
+    result = run_tool_loop(
+        rt, rt.session(), adapter.model(send), [{"role": "user", "content": "x"}]
+    )
+    assert result.final == "ok"
+    (block,) = seen[1]["messages"][2]["content"]
+    assert json.loads(block["content"])["error"]["code"] == "INVALID_ARGUMENTS"
+    assert seen[1]["messages"][1]["content"][0]["input"] == {}  # a valid request again
+    # a history from another provider whose model wrote arguments that are not JSON
+    history = [
+        {"role": "user", "content": "x"},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [{"id": "c1", "name": "skills_load", "arguments": '{"name": '}],
+        },
+        {"role": "tool", "tool_call_id": "c1", "content": '{"ok": false}'},
+    ]
+    body = adapter.request(history, [])  # json.loads raised JSONDecodeError
+    assert body["messages"][1]["content"][0]["input"] == {}

@@ -87,6 +87,20 @@ def _arguments_text(arguments: Mapping[str, Any] | str) -> str:
     return arguments if isinstance(arguments, str) else json.dumps(dict(arguments))
 
 
+def _arguments_object(arguments: Mapping[str, Any] | str) -> dict[str, Any]:
+    """A call's arguments as the object a ``tool_use`` block's ``input`` must be. A model
+    can write arguments that are not a JSON object (the runtime answered that call
+    ``INVALID_ARGUMENTS``); in the history they are sent as ``{}``, so the request
+    stays valid instead of failing on the model's mistake."""
+    if not isinstance(arguments, str):
+        return dict(arguments)
+    try:
+        parsed = json.loads(arguments)
+    except (ValueError, RecursionError):
+        return {}
+    return parsed if isinstance(parsed, dict) else {}
+
+
 class _Base:
     def __init__(self) -> None:
         self._names: dict[str, str] = {}  # provider name -> neutral name
@@ -313,13 +327,12 @@ class AnthropicMessagesAdapter(_Base):
                 if m.get("content"):
                     blocks.append({"type": "text", "text": m["content"]})
                 for c in m.get("tool_calls") or ():
-                    args = c.get("arguments", {})
                     blocks.append(
                         {
                             "type": "tool_use",
                             "id": c["id"],
                             "name": self._name_out(c["name"]),
-                            "input": json.loads(args) if isinstance(args, str) else dict(args),
+                            "input": _arguments_object(c.get("arguments", {})),
                         }
                     )
                 out.append({"role": "assistant", "content": blocks})
@@ -341,11 +354,12 @@ class AnthropicMessagesAdapter(_Base):
             if block.get("type") == "text":
                 texts.append(block.get("text", ""))
             elif block.get("type") == "tool_use":
-                calls.append(
+                given = block.get("input") or {}
+                calls.append(  # an input that is not an object: the runtime says so
                     ToolCallRequest(
                         id=block["id"],
                         name=self._name_in(block["name"]),
-                        arguments=dict(block.get("input") or {}),
+                        arguments=dict(given) if isinstance(given, Mapping) else json.dumps(given),
                     )
                 )
         return ModelReply("".join(texts) if texts else None, tuple(calls))

@@ -346,6 +346,7 @@ def with_roots(
             ["run"],
             ["show"],
             ["packages"],
+            ["why"],
         ):
             part = part + suffix
         out.append(part)

@@ -94,6 +94,10 @@ def test_a_hint_from_a_root_with_spaces_finds_the_same_skill(tmp_path: Path) -> 
     assert _cli(elsewhere, *_pasted(_hint(refused))).returncode == 0
     ran = _cli(elsewhere, "run", NAME, "hi.py", "--root", str(root))
     assert ran.returncode == 0 and "hi from the skill" in ran.stdout, ran.stderr
+    # a misspelt name: why looks where the load looked (it searched the default sources)
+    misspelt = _cli(elsewhere, "load", "it's her", "--root", str(root), "--json")
+    why = _cli(elsewhere, *_pasted(_hint(misspelt)))
+    assert f"searched: {root})" in why.stdout and NAME in why.stdout, why.stdout
 
 
 def test_new_outside_the_searched_folders_prints_commands_that_work(tmp_path: Path) -> None:

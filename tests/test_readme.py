@@ -275,3 +275,25 @@ def test_readme_http_command_serves_at_the_url_it_prints(tmp_path: Path) -> None
             assert "skills_load" in anyio.run(tools)
         finally:
             served.terminate()
+
+
+def test_a_test_run_stopped_by_the_time_cap_says_so(tmp_path: Path) -> None:
+    """.ci/run caps each pytest run (``CI_TIMEOUT``): on a busy machine the cap ended
+    the suite silently, a screen of dots and status 124, like a crash."""
+    ci = (REPO / ".ci" / "run").read_text(encoding="utf-8")
+    assert ci.count("bash .ci/capped ") == 2, "both pytest runs go through the cap"
+    capped = ["bash", str(REPO / ".ci" / "capped"), "the test suite"]
+
+    def run(cap: str, *command: str) -> subprocess.CompletedProcess[str]:
+        env = {**os.environ, "CI_TIMEOUT": cap}
+        return subprocess.run(
+            [*capped, *command], cwd=tmp_path, env=env, capture_output=True, text=True
+        )
+
+    stopped = run("1", "sleep", "30")
+    assert stopped.returncode == 124
+    assert "the test suite did not finish within 1 s" in stopped.stderr
+    assert "CI_TIMEOUT=SECONDS" in stopped.stderr
+    failed = run("30", sys.executable, "-c", "raise SystemExit(3)")
+    assert (failed.returncode, failed.stderr) == (3, "")
+    assert run("0", "true").returncode == 0

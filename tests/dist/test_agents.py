@@ -220,3 +220,17 @@ def test_verify_finds_compiled_code_planted_in_a_placed_copy(tmp_path: Path) -> 
     assert skilldeck.dist.verify().skills[0].placements[0].problem == (
         "holds files outside the digest: .hidden"
     )
+
+
+def test_an_agent_folder_that_is_a_file_stops_the_install_before_anything_changes(
+    tmp_path: Path,
+) -> None:
+    src = make_skill(tmp_path / "src", "placed")
+    (Path.home() / ".claude").mkdir()
+    (Path.home() / ".claude" / "skills").write_text("not a folder\n")
+    res = run_cli("install", str(src), "--agent", "claude-code", "--json")
+    # mkdir's FileExistsError escaped after the swap: exit 2, no JSON, and the skill
+    # installed and recorded with a placement that was never made
+    assert res.code == 1, res.err
+    assert res.json()["error"]["code"] == "INSTALL_FAILED"
+    assert skilldeck.dist.list_installed() == ()

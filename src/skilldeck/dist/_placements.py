@@ -35,7 +35,7 @@ from typing import Literal
 
 from skilldeck._digest import skill_digest
 from skilldeck._errors import InstallError, UnsafeStateError
-from skilldeck._paths import name_refusal
+from skilldeck._paths import name_refusal, shown_path
 from skilldeck._statedir import open_below, remove_tree_at
 from skilldeck._tree import is_hidden, read_file
 
@@ -135,17 +135,45 @@ def _parent(t: Target, *, create: bool) -> Iterator[int | None]:
     if t.anchor is not None:
         fd = open_below(t.anchor, folder.relative_to(t.anchor), create=create)
     else:
-        if create:
-            folder.mkdir(parents=True, exist_ok=True)
         try:
+            if create:
+                folder.mkdir(parents=True, exist_ok=True)
             fd = os.open(folder, os.O_RDONLY | _DIRECTORY | _CLOEXEC)
-        except (FileNotFoundError, NotADirectoryError):
+        except (FileNotFoundError, NotADirectoryError) as exc:
+            if create:
+                raise _unusable(folder, exc) from None
             fd = None
+        except OSError as exc:  # no permission
+            raise _unusable(folder, exc) from None
     try:
         yield fd
     finally:
         if fd is not None:
             os.close(fd)
+
+
+def _unusable(folder: Path, exc: OSError) -> InstallError:
+    return InstallError(
+        f"cannot place skills in {shown_path(str(folder))}: {exc.strerror or exc}",
+        path=str(folder),
+        hint="make it a folder you can write (a file may be in its place), "
+        "or install without --agent",
+    )
+
+
+def _usable(folder: Path) -> None:
+    """Refuse (``InstallError``) a user's agent folder that exists as something other
+    than a folder, or below a file: checked before an install swaps anything in."""
+    try:
+        st = os.stat(folder)
+    except FileNotFoundError:
+        if folder.parent != folder:
+            _usable(folder.parent)
+        return
+    except OSError as exc:  # a file on the way
+        raise _unusable(folder, exc) from None
+    if not stat.S_ISDIR(st.st_mode):
+        raise _unusable(folder, NotADirectoryError(20, "Not a directory"))
 
 
 def _lstat(fd: int | None, name: str) -> os.stat_result | None:
@@ -218,10 +246,13 @@ def _ours(fd: int, t: Target, st: os.stat_result, installed: Path, digests: Sequ
 def conflicts(targets_: Sequence[Target], installed: Path, digests: Sequence[str]) -> list[Target]:
     """Targets holding something that is not skilldeck's placement of this skill.
 
-    A target reached through a link in a project raises ``UnsafeStateError``.
+    A target reached through a link in a project raises ``UnsafeStateError``; a user
+    agent folder that cannot be one (a file in its place) raises ``InstallError``.
     """
     out = []
     for t in targets_:
+        if t.anchor is None:
+            _usable(t.path.parent)
         with _parent(t, create=False) as fd:
             st = _lstat(fd, t.path.name)
             if (

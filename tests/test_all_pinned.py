@@ -268,6 +268,7 @@ PINNED: dict[str, list[str]] = {
         "parse_run_as",
         "probe_sandbox",
         "render_command",
+        "runs_stop_on",
         "skill_visible_in_mode",
     ],
     "skilldeck.format": [

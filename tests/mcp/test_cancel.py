@@ -288,3 +288,44 @@ async def test_a_long_call_reports_its_progress(
     assert 0.9 <= seconds[0] <= 2.0, heard
     assert all(total is None for _, total, _ in heard), heard
     assert all(m is not None and m.startswith("skills_run_script: running for") for *_, m in heard)
+
+
+HOST = """\
+import sys
+import skilldeck
+from skilldeck.mcp import create_server, run_stdio
+
+
+class Audited(skilldeck.Executor):
+    def run_script(self, *args, **kw):
+        with open(sys.argv[2], "a") as log:
+            print("host executor runs", args[1], file=log)
+        return super().run_script(*args, **kw)
+
+
+run_stdio(create_server(roots=[sys.argv[1]], allow_exec=True, executor=Audited()))
+"""
+
+
+async def test_a_cancelled_call_ends_the_run_of_a_host_given_executor(
+    root: Path, tmp_path: Path
+) -> None:
+    """A host that serves with an executor of its own (a subclass that logs each
+    run) gets the same stop: the cancellation reaches any ``Executor``."""
+    host = tmp_path / "host.py"
+    host.write_text(HOST, encoding="utf-8")
+    marker = f"skilldeck-test-{uuid.uuid4().hex}"
+    log = tmp_path / "host.log"
+    call = {"name": "slow", "script": "scripts/slow.py", "args": [marker]}
+    argv = [str(host), str(root), str(log)]
+    params = StdioServerParameters(
+        command=sys.executable, args=argv, env=dict(os.environ), cwd=tmp_path
+    )
+    async with Client(params) as client:
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(client.call_tool, "skills_run_script", call)
+            _, folders = await anyio.to_thread.run_sync(_started, marker)
+            tasks.cancel_scope.cancel()
+        # the script sleeps 60 s, its timeout is 30 s: only the cancellation ends it
+        await anyio.to_thread.run_sync(_gone, marker, folders)
+    assert "host executor runs scripts/slow.py" in log.read_text()

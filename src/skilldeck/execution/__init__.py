@@ -3,7 +3,8 @@
 - ``Executor(config, approvals=..., approver=..., mode=...)`` with
   ``run_script(skill, script, args)`` and ``run_tool(skill, tool, arguments)``
   returning a frozen ``RunResult`` (``to_dict()`` = ``{success, exit_code, output,
-  truncated, duration_ms, parsed, error, isolation}``);
+  truncated, duration_ms, parsed, error, isolation}``); ``runs_stop_on(event)``
+  stops the runs started in its context when ``event`` is set;
 - ``ExecConfig`` (the ``[execution]`` config table) and ``Limits``;
 - approvals bound to content digests (``FileApprovalStore``, ``MemoryApprovalStore``,
   the ``ApprovalStore`` protocol), the ``ApprovalRequest`` a host's approver sees;
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
         MemoryApprovalStore as MemoryApprovalStore,
         revoke_lapsed as revoke_lapsed,
     )
-    from skilldeck.execution._executor import Executor as Executor
+    from skilldeck.execution._executor import Executor as Executor, runs_stop_on as runs_stop_on
     from skilldeck.execution._interp import (
         check_arguments as check_arguments,
         coerce_cli_arguments as coerce_cli_arguments,
@@ -71,6 +72,7 @@ else:
         "FileApprovalStore": "._approvals",
         "MemoryApprovalStore": "._approvals",
         "Executor": "._executor",
+        "runs_stop_on": "._executor",
         "coerce_cli_arguments": "._interp",
         "render_command": "._interp",
         "parse_mount": "._mounts",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import atexit
+import contextlib
 import errno
 import math
 import os
@@ -10,7 +11,8 @@ import shutil
 import tempfile
 import threading
 from collections import deque
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from contextvars import ContextVar
 from pathlib import Path
 
 from skilldeck._errors import (
@@ -63,10 +65,30 @@ if TYPE_CHECKING:  # a script's run needs none of the tool machinery: loaded on 
     from skilldeck.execution._types import ApprovalStore, SkillLike
     from skilldeck.format import DeclaredTool
 
-__all__ = ["Executor"]
+__all__ = ["Executor", "runs_stop_on"]
 
 #: builds (argv, the arguments a person or model gave) once the snapshot exists
 _Build = Callable[[Snapshot], tuple[list[str], list[str]]]
+
+
+#: The event that stops the runs started in this context without a ``cancel`` of
+#: their own (``runs_stop_on``).
+_STOP: ContextVar[threading.Event | None] = ContextVar("skilldeck_stop_runs", default=None)
+
+
+@contextlib.contextmanager
+def runs_stop_on(event: threading.Event) -> Iterator[None]:
+    """Runs started in this context (this thread, or this task) without ``cancel=``
+    stop when ``event`` is set, as a run that timed out stops: its process tree is
+    killed and its folders removed, and it ends ``SCRIPT_FAILED`` with ``reason:
+    cancelled``. What a server does for each request it may cancel, whatever
+    ``Executor`` (or subclass) the host gave it.
+    """
+    token = _STOP.set(event)
+    try:
+        yield
+    finally:
+        _STOP.reset(token)
 
 
 class _Call:
@@ -87,7 +109,7 @@ class _Call:
         self.target = target
         self.trust = trust
         self.approver = approver
-        self.cancel = cancel
+        self.cancel = cancel if cancel is not None else _STOP.get()
 
 
 def _skill_dir(skill: SkillLike) -> Path | None:

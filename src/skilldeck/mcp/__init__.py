@@ -168,9 +168,7 @@ def create_server(
             def make_runtime() -> SkillRuntime:  # on first use: a listing needs no tools
                 chosen = executor
                 if allow_exec and chosen is None:
-                    from skilldeck.mcp._cancel import StoppableExecutor
-
-                    chosen = StoppableExecutor(approver=elicit_approval)
+                    chosen = skilldeck.Executor(approver=elicit_approval)
                 return skilldeck.SkillRuntime(served, options=chosen_options, executor=chosen)
 
             make = make_runtime

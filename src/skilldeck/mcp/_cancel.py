@@ -5,10 +5,11 @@ down (end of input, SIGTERM, Ctrl-C, an HTTP session closed) cancels every reque
 in flight. A tool call runs on a worker thread that the event loop cannot
 interrupt, so a script it started went on, with its process tree and its run
 folders, until its own timeout, or was cut off with the server and left its
-folders behind. Here the call's worker gets an event (``stop``) that cancelling
-the request sets; the executor stops a run whose event is set as it stops one that
-timed out (the process tree killed, the folders removed) and the call returns
-before the cancellation goes on.
+folders behind. Here the call's worker runs in ``runs_stop_on`` an event that
+cancelling the request sets; any ``Executor`` (the server's own, or one the host
+gave ``create_server``) stops a run whose event is set as it stops one that timed
+out (the process tree killed, the folders removed) and the call returns before the
+cancellation goes on.
 
 A call that runs for long (a script, the first search of a large catalog) also
 reports progress once a second to a client that asked for it (a ``progressToken``):
@@ -20,7 +21,6 @@ alive.
 from __future__ import annotations
 
 import contextlib
-import contextvars
 import threading
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
@@ -28,19 +28,14 @@ from typing import Any, TypeVar
 import anyio
 import anyio.to_thread
 
-from skilldeck import Executor, RunResult
+from skilldeck.execution import runs_stop_on
 
-__all__ = ["PROGRESS_EVERY", "StoppableExecutor", "in_thread", "stop"]
+__all__ = ["PROGRESS_EVERY", "in_thread"]
 
 T = TypeVar("T")
 
 #: Seconds between two progress reports of a call still running.
 PROGRESS_EVERY = 1.0
-
-#: the event that stops the runs of the tool call on this worker thread
-stop: contextvars.ContextVar[threading.Event | None] = contextvars.ContextVar(
-    "skilldeck_mcp_stop", default=None
-)
 
 
 async def in_thread(
@@ -58,11 +53,8 @@ async def in_thread(
     event = threading.Event()
 
     def work() -> T:
-        token = stop.set(event)
-        try:
+        with runs_stop_on(event):
             return func(*args)
-        finally:
-            stop.reset(token)
 
     async def watch() -> None:
         try:
@@ -85,13 +77,3 @@ async def in_thread(
         finally:
             tasks.cancel_scope.cancel()
     return result
-
-
-class StoppableExecutor(Executor):
-    """An ``Executor`` whose runs stop when the calling tool call is cancelled."""
-
-    def run_script(self, *args: Any, cancel: threading.Event | None = None, **kw: Any) -> RunResult:
-        return super().run_script(*args, cancel=cancel or stop.get(), **kw)
-
-    def run_tool(self, *args: Any, cancel: threading.Event | None = None, **kw: Any) -> RunResult:
-        return super().run_tool(*args, cancel=cancel or stop.get(), **kw)

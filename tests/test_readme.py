@@ -297,3 +297,23 @@ def test_a_test_run_stopped_by_the_time_cap_says_so(tmp_path: Path) -> None:
     failed = run("30", sys.executable, "-c", "raise SystemExit(3)")
     assert (failed.returncode, failed.stderr) == (3, "")
     assert run("0", "true").returncode == 0
+
+
+def test_the_client_configuration_left_as_printed_says_its_folder_is_missing(
+    tmp_path: Path,
+) -> None:
+    """The example folder kept in a client's configuration served nothing, silently:
+    a host shows the server's stderr, so the server names the folder there."""
+    entry = json.loads(_readme_block("json", '{\n  "mcpServers"'))["mcpServers"]["skilldeck"]
+    served = subprocess.run(
+        [entry["command"], *entry["args"]],
+        cwd=tmp_path,
+        env=_host_env(),
+        stdin=subprocess.DEVNULL,  # the client went away at once: the server ends
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert served.returncode == 0, served.stderr
+    assert "--root /path/to/skills does not exist" in served.stderr

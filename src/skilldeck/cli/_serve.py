@@ -147,6 +147,14 @@ def serve(
                 session_timeout=session_timeout,
                 max_sessions=max_sessions,
             )
+            for missing in (r.path for r in catalog.roots if roots and not r.exists):
+                # a host shows a server's stderr: a --root with a typo (or the example
+                # path left in a client's configuration) served nothing without a word
+                click.echo(
+                    f"skilldeck: warning: --root {missing} does not exist; "
+                    "nothing is served from it",
+                    err=True,
+                )
     if store_url:  # many tenants from one database: see skilldeck.postgres
         from skilldeck.cli._store import serve_store
 

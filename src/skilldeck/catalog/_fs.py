@@ -26,6 +26,7 @@ from pathlib import Path
 from skilldeck._diagnostics import Diagnostic
 from skilldeck._errors import (
     FOLDER_GONE_HINT,
+    FileNotFoundInSkillError,
     FileTooLargeError,
     ManifestError,
     PathNotAllowedError,
@@ -246,6 +247,7 @@ class FileSystemStore(StoreBase):
         self._found: Discovery | None = None
         self._by_key: dict[str, SkillMetadata] | None = None
         self._allowed: tuple[str, ...] | None = None
+        self._reads_md = self._read_md  # (one bound method, handed to every metadata made)
         self.exists = False
         self.workers_used = 0
         """Processes that parsed the last scan's files, this one included (0: this one alone)."""
@@ -455,7 +457,7 @@ class FileSystemStore(StoreBase):
         metas: list[Any] = []  # SkillMetadata, None where a file is still to parse
         append, add_key, add_sig = metas.append, keys.append, sigs.append
         todo: list[tuple[int, str, str, str, str, Sig]] = []
-        make, source = metadata_of, self.source
+        make, source, reads = metadata_of, self.source, self._reads_md
         packed: bytearray | None = None  # every signature, when every row was served
         if found is None:
             assert replayed is not None
@@ -503,6 +505,8 @@ class FileSystemStore(StoreBase):
                     row[9],
                     row[10],
                     row[11],
+                    None,
+                    reads,
                 )
             )
         if todo:
@@ -545,7 +549,7 @@ class FileSystemStore(StoreBase):
         whose signatures all hold without a loop in Python. Returns how many folders
         were taken (the rest: by key)."""
         append, add_todo, size = metas.append, todo.append, SIG_SIZE
-        make, source = metadata_of, self.source
+        make, source, reads = metadata_of, self.source, self._reads_md
         done = 0
         while (chunk := disk.columns()) is not None:
             at, (stored, names, descriptions, *fields) = chunk
@@ -559,6 +563,7 @@ class FileSystemStore(StoreBase):
                 metas += map(
                     make, names, descriptions, folders, repeat("SKILL.md"), repeat(source),
                     folders, tags, commands, env, other, diags, valid, calls, about, run,
+                    repeat(None), repeat(reads),
                 )  # fmt: skip
                 done = end
                 continue
@@ -573,9 +578,11 @@ class FileSystemStore(StoreBase):
                     add_todo((len(metas), folder, folder, md, md, bytes(sig)))
                     append(None)  # parsed by the caller
                     continue
-                append(
-                    make(name, text, folder, "SKILL.md", source, folder, t, c, e, o, d, v, k, a, r)
-                )
+                meta = make(
+                    name, text, folder, "SKILL.md", source, folder, t, c, e, o, d, v, k, a, r,
+                    None, reads,
+                )  # fmt: skip
+                append(meta)
             done = end
         return done
 
@@ -663,6 +670,7 @@ class FileSystemStore(StoreBase):
             rec[9],
             rec[10],
             frontmatter,
+            self._reads_md,
         )
 
     # ------------------------------------------------------------------ access
@@ -716,10 +724,9 @@ class FileSystemStore(StoreBase):
             raise
         return tree
 
-    def _checked(self, name: str) -> tuple[SkillMetadata, str, str]:
-        """A skill a load may read: its metadata, real folder and real SKILL.md,
-        refusing an invalid skill, a folder that now leads outside the allowed roots
-        and a SKILL.md that leads outside the folder."""
+    def _valid(self, name: str) -> SkillMetadata:
+        """The metadata of a skill a load or a run may read (``SkillUnavailableError``
+        for an invalid one)."""
         meta = self.get(name)
         if not meta.valid:
             raise SkillUnavailableError(
@@ -727,6 +734,13 @@ class FileSystemStore(StoreBase):
                 skill=meta.name,
                 hint=f"run: {hint_command('validate', meta.path)}",
             )
+        return meta
+
+    def _checked(self, name: str) -> tuple[SkillMetadata, str, str]:
+        """A skill a run may read (``run_settings``): its metadata, real folder and
+        real SKILL.md, refusing, as a load does, an invalid skill, a folder that now
+        leads outside the allowed roots and a SKILL.md that leads outside the folder."""
+        meta = self._valid(name)
         real = self._real_folder(meta)
         assert meta.skill_md is not None
         md_real = os.path.realpath(meta.skill_md)
@@ -740,31 +754,44 @@ class FileSystemStore(StoreBase):
         return meta, real, md_real
 
     def load_skill(self, name: str, *, max_bytes: int | None = None) -> Skill:
-        meta, real, md_real = self._checked(name)
-        from skilldeck.format import read_skill_md
+        """The skill's manifest, body and file index. SKILL.md is read as
+        ``skill_md_bytes`` reads it (never by its path): one that now leads outside
+        the folder is ``PathNotAllowedError``, one removed since the listing (or its
+        folder) ``SkillNotFoundError``."""
+        meta = self._valid(name)
+        from skilldeck.format import parse_read, read_limit
 
-        parsed = read_skill_md(
-            md_real,
+        md_name = meta.md_name or "SKILL.md"
+        try:
+            with self._opened(meta) as tree:
+                real = tree.real
+                bound = read_limit(max_bytes=max_bytes)
+                got = read_in(tree, md_name, max_bytes=bound, truncate=True)
+        except FileNotFoundInSkillError:  # removed since the listing, not broken
+            raise SkillNotFoundError(
+                f"skill {meta.name!r} was removed from {meta.path} since the catalog listed it",
+                skill=meta.name,
+                hint=FOLDER_GONE_HINT,
+            ) from None
+        parsed = parse_read(
+            got.data,
+            size=got.size,
+            truncated=got.truncated,
+            path=os.path.join(real, md_name),
             max_bytes=max_bytes,
             mode=self.mode,
             folder_name=meta.path.name if meta.path else None,
         )
         if parsed.manifest is None:
             first = parsed.errors[0] if parsed.errors else None
-            size = _size(md_real)
-            if max_bytes is not None and size is not None and size > max_bytes:
+            size = got.size
+            if max_bytes is not None and size > max_bytes:
                 raise FileTooLargeError(
                     f"SKILL.md of {meta.name!r} has {size} bytes; its frontmatter does not "
                     f"fit in the {max_bytes}-byte limit",
                     skill=meta.name,
                     path=str(meta.skill_md),
                     hint=f"raise the limit (--max-bytes {size} reads all of it)",
-                )
-            if not os.path.lexists(md_real):  # removed since the listing, not broken
-                raise SkillNotFoundError(
-                    f"skill {meta.name!r} was removed from {meta.path} since the catalog listed it",
-                    skill=meta.name,
-                    hint=FOLDER_GONE_HINT,
                 )
             raise ManifestError(
                 f"SKILL.md of {meta.name!r} can no longer be read as a skill"
@@ -807,7 +834,11 @@ class FileSystemStore(StoreBase):
         """The skill's SKILL.md (whatever its file name's case), refusing one that
         leads outside the skill's folder (the folder opened as ``_opened`` opens it:
         one open where the kernel names it; the search index reads every SKILL.md so)."""
-        meta = self.get(name)
+        return self._read_md(self.get(name), max_bytes, truncate)
+
+    def _read_md(self, meta: SkillMetadata, max_bytes: int, truncate: bool = True) -> FileData:
+        """``skill_md_bytes`` of ``meta`` (this listing's or an earlier one's): the
+        reader of ``SkillMetadata.manifest``, cut to ``max_bytes``."""
         with self._opened(meta) as tree:
             return read_in(tree, meta.md_name or "SKILL.md", max_bytes=max_bytes, truncate=truncate)
 
@@ -949,10 +980,3 @@ def _same_kept(old: SkillMetadata, new: SkillMetadata) -> bool:
     the run settings ``new`` keeps, and holds no manifest read before the edit? (An
     edit outside the metadata's fields, a license or a timeout say, changes only those.)"""
     return old._frontmatter == new._frontmatter and old._manifest is None and old._run == new._run
-
-
-def _size(path: str) -> int | None:
-    try:
-        return os.stat(path).st_size
-    except OSError:
-        return None

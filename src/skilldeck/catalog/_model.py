@@ -17,10 +17,17 @@ from skilldeck._frozen import field, new as _new, slots_twin, value
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any, Literal
 
+    from skilldeck._tree import FileBytes
+    from skilldeck.catalog._loaded import FileData
     from skilldeck.catalog._types import Store
     from skilldeck.format import Manifest
+
+    #: reads a skill's SKILL.md as its store reads it: (metadata, at most so many bytes)
+    #: -> the bytes, cut to that many (``SkillMetadata.manifest``)
+    MdReader = Callable[["SkillMetadata", int], FileData]
 
 __all__ = [
     "ByMetadata",
@@ -186,6 +193,9 @@ class SkillMetadata:
     #: what a run reads of the manifest, as the cache keeps it (``_cache.RunRow``;
     #: ``None``: the defaults, or not known when ``_manifest`` was given)
     _run: tuple[Any, ...] | None = field(default=None, compare=False, repr=False)
+    #: how the store that listed the skill reads its SKILL.md (``manifest``; ``None``:
+    #: the folder as found, through the contained reader)
+    _reads: MdReader | None = field(default=None, compare=False, repr=False)
 
     @classmethod
     def of_manifest(
@@ -248,12 +258,33 @@ class SkillMetadata:
 
     @property
     def manifest(self) -> Manifest | None:
-        """The full manifest (read from SKILL.md on first access when cached)."""
-        md = self.skill_md
-        if self._manifest is None and md is not None and self.valid:
-            from skilldeck.format import read_skill_md
+        """The full manifest (parsed on first use when the metadata came from a scan
+        or the cache), ``None`` when SKILL.md is gone or no longer parses.
 
-            parsed = read_skill_md(md, metadata_only=True, folder_name=_folder_name(self.path))
+        SKILL.md is read as every other file of the skill is: through its store's
+        contained read (the folder inside the store's roots, the file opened
+        without following a link out of the folder, bounded, regular files only),
+        never by its path. A SKILL.md that now leads outside its folder, or is no
+        regular file, raises what that read raises (``PathNotAllowedError``).
+        """
+        if self._manifest is None and self.valid and self.folder is not None and self.md_name:
+            from skilldeck._errors import FileNotFoundInSkillError
+            from skilldeck.format import parse_read, read_limit
+
+            bound = read_limit(metadata_only=True)
+            reads = self._reads
+            try:
+                got = reads(self, bound) if reads is not None else _read_md(self, bound)
+            except FileNotFoundInSkillError:
+                return None  # removed since the listing: a load says so
+            parsed = parse_read(
+                got.data,
+                size=got.size,
+                truncated=got.truncated,
+                path=self.skill_md_text,
+                metadata_only=True,
+                folder_name=_folder_name(self.path),
+            )
             object.__setattr__(self, "_manifest", parsed.manifest)
         return self._manifest
 
@@ -474,6 +505,7 @@ def metadata_of(
     about: tuple[str | None, str | None] | None = None,
     run: tuple[Any, ...] | None = None,
     frontmatter: str | None = None,
+    reads: MdReader | None = None,
 ) -> SkillMetadata:
     """``SkillMetadata(...)`` with every field given, built three times as fast
     (as a ``slots_twin`` whose slots are set by plain assignment, instead of through
@@ -481,7 +513,8 @@ def metadata_of(
     ``invocation`` is ``(model_invocable, user_invocable, when_to_use, argument_hint)``,
     ``None`` for the defaults; ``diagnostics`` may be packed (``_Packed``; ``b""``:
     none); ``run`` is the run settings (``_cache.RunRow``); ``frontmatter`` is the
-    kept ``frontmatter_json``."""
+    kept ``frontmatter_json``; ``reads`` how the store reads the SKILL.md
+    (``manifest``)."""
     meta = _new(_META_TWIN)
     meta.name = name
     meta.description = description
@@ -508,6 +541,7 @@ def metadata_of(
     meta._manifest = meta._path = None
     meta._frontmatter = frontmatter
     meta._run = run
+    meta._reads = reads
     meta.__class__ = SkillMetadata
     made: SkillMetadata = meta
     return made
@@ -515,6 +549,15 @@ def metadata_of(
 
 def _folder_name(path: Path | None) -> str | None:
     return path.name if path is not None else None
+
+
+def _read_md(meta: SkillMetadata, bound: int) -> FileBytes:
+    """At most ``bound`` bytes of the SKILL.md of metadata no store made (a host's):
+    its folder as found, read with the contained reader."""
+    from skilldeck._tree import read_beneath
+
+    assert meta.folder is not None and meta.md_name is not None
+    return read_beneath(meta.folder, meta.md_name, max_bytes=bound, truncate=True, skill=meta.name)
 
 
 @value

@@ -55,7 +55,9 @@ if TYPE_CHECKING:
         DEFAULT_MAX_BYTES as DEFAULT_MAX_BYTES,
         FRONTMATTER_LIMIT as FRONTMATTER_LIMIT,
         ParsedSkillMd as ParsedSkillMd,
+        parse_read as parse_read,
         parse_skill_md as parse_skill_md,
+        read_limit as read_limit,
         read_skill_md as read_skill_md,
     )
     from skilldeck.format._validate import (
@@ -111,6 +113,8 @@ else:
         "Literal": "._mdtools",
         "Placeholder": "._mdtools",
         "DEFAULT_MAX_BYTES": "._skillmd",
+        "parse_read": "._skillmd",
+        "read_limit": "._skillmd",
         "locate_skill_md": "._validate",
         "prepare_yaml": "._yaml",
     }

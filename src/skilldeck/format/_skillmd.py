@@ -20,7 +20,9 @@ __all__ = [
     "FRONTMATTER_LIMIT",
     "Mode",
     "ParsedSkillMd",
+    "parse_read",
     "parse_skill_md",
+    "read_limit",
     "read_skill_md",
 ]
 
@@ -181,6 +183,13 @@ def _parse(
     )
 
 
+def read_limit(*, metadata_only: bool = False, max_bytes: int | None = None) -> int:
+    """How many bytes of a SKILL.md a parse reads: ``FRONTMATTER_LIMIT`` and the
+    closing delimiter for ``metadata_only``, else ``max_bytes`` (default
+    ``DEFAULT_MAX_BYTES``). A read of one byte more tells that the file is longer."""
+    return FRONTMATTER_LIMIT + 8 if metadata_only else (max_bytes or DEFAULT_MAX_BYTES)
+
+
 def read_skill_md(
     path: str | os.PathLike[str],
     *,
@@ -195,12 +204,14 @@ def read_skill_md(
     and returns an empty body. Otherwise at most ``max_bytes`` (default
     ``DEFAULT_MAX_BYTES``) are read and ``body_truncated`` says whether the file
     was longer. I/O problems (missing file, a folder named SKILL.md, no
-    permission) are returned as an SK113 diagnostic, not raised.
+    permission) are returned as an SK113 diagnostic, not raised. The path is
+    followed as it is: a skill of a catalog is read through the catalog's
+    contained read and ``parse_read``.
     """
     spath = os.fspath(path)
     if folder_name is None:
         folder_name = Path(spath).parent.name or None
-    bound = FRONTMATTER_LIMIT + 8 if metadata_only else (max_bytes or DEFAULT_MAX_BYTES)
+    bound = read_limit(metadata_only=metadata_only, max_bytes=max_bytes)
     try:
         got, st = read_file(spath, bound)
     except OSError as exc:
@@ -211,10 +222,40 @@ def read_skill_md(
     if got is None:
         what = "a folder" if _stat.S_ISDIR(st.st_mode) else "not a regular file"
         return _unreadable(spath, f"{spath} is {what}")
-    data = got
-    truncated = len(data) > bound
-    if truncated:
-        data = data[:bound] if metadata_only else _cut_utf8(data[:bound])
+    return parse_read(
+        got,
+        size=st.st_size,
+        path=spath,
+        max_bytes=max_bytes,
+        metadata_only=metadata_only,
+        mode=mode,
+        folder_name=folder_name,
+    )
+
+
+def parse_read(
+    data: bytes,
+    *,
+    size: int,
+    truncated: bool = False,
+    path: str | os.PathLike[str] | None = None,
+    max_bytes: int | None = None,
+    metadata_only: bool = False,
+    mode: Mode = "lenient",
+    folder_name: str | None = None,
+) -> ParsedSkillMd:
+    """Parse what a bounded read of a SKILL.md gave, as ``read_skill_md`` parses
+    what it reads: ``data`` holds at least the first ``read_limit(...)`` bytes of a
+    file of ``size`` bytes, or all of it; more than that, or ``truncated``, says the
+    file is longer (only the first ``read_limit`` bytes count). For a read made
+    elsewhere, such as a catalog's read that never leaves the skill's folder."""
+    spath = os.fspath(path) if path is not None else None
+    bound = read_limit(metadata_only=metadata_only, max_bytes=max_bytes)
+    if len(data) > bound:
+        truncated = True
+        data = data[:bound]
+    if truncated and not metadata_only:
+        data = _cut_utf8(data)
     return _parse(
         data,
         spath,
@@ -224,7 +265,7 @@ def read_skill_md(
         FRONTMATTER_LIMIT if metadata_only else bound,
         body=not metadata_only,
         truncated=False if metadata_only else truncated,
-        size=st.st_size,
+        size=size,
     )
 
 

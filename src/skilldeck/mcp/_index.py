@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 from urllib.parse import unquote
 
-from skilldeck import Catalog, CatalogEntry
+from skilldeck import Catalog, CatalogEntry, SkillError
 from skilldeck._gc import paused as collector_paused
 from skilldeck.catalog import CatalogSnapshot, SnapshotEntry
 from skilldeck.disclosure import mime_type
@@ -214,6 +214,7 @@ class IndexBuilder:
         self._prefix_dirs: dict[str, tuple[dict[str, Any], ...]] = {}  # ... their listings
         self._roots: dict[str, tuple[SkillRecord, tuple[FileRef, ...]]] = {}  # served roots
         self._skipped: dict[str, tuple[str, str]] = {}
+        self._unread: dict[str, tuple[str, str]] = {}  # entries whose SKILL.md was refused
         self._lock = threading.Lock()
         self.changed: set[str] = set()
         """The URIs whose file was added, removed or changed by the last build."""
@@ -238,7 +239,11 @@ class IndexBuilder:
             cached = self._fm.get(item.key)
             if cached is not None and cached[0] == token:
                 return cached[1]
-        found = frontmatter(item.entry)
+        try:
+            found = frontmatter(item.entry)
+        except SkillError as exc:  # SKILL.md now leads outside its folder: not served
+            self._unread[item.key] = (item.ref, f"{type(exc).__name__}: {exc}")
+            return None
         if token is not None:
             self._fm[item.key] = (token, found)
         return found
@@ -267,12 +272,13 @@ class IndexBuilder:
             left = {self._snap.by_key[k].name for k in diff.removed}
             self.names = left | {snap.by_key[k].name for k in diff.added | diff.changed}
         self._snap = snap
+        self._unread = {}
         published = publishable(snap.entries, self._frontmatter)
         self._fm = {k: v for k, v in self._fm.items() if k in snap.by_key}
         before = self._skills if old_index is not None else {}
         skills: dict[str, _Built] = {}
         fresh: list[_Built] = []  # mapped again (or first mapped)
-        skipped: dict[str, tuple[str, str]] = {}
+        skipped: dict[str, tuple[str, str]] = dict(self._unread)
         rewrite = False  # the kept snapshot no longer says what this build found
         for skill_path, item, fm in published:
             known = self._skills.get(item.key)

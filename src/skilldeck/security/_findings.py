@@ -36,6 +36,7 @@ from skilldeck.security._rules import (
     LEAK,
     PERSIST,
     REVERSE_SHELL,
+    SKIPPED,
     SMUGGLED,
     SOCIAL,
     SUPPLY,
@@ -516,7 +517,17 @@ def flow_findings(
     """Data flow within a Python or shell script, or within a shell block of a document."""
     doc.budget.check()
     if kind == "script" and language == "python":
-        found, downloads, runs = python_findings(doc.text)
+        try:
+            found, downloads, runs = python_findings(doc.text)
+        except RecursionError:  # padding a call until ast gives up hid what it runs
+            yield Diagnostic.make(
+                SKIPPED,
+                "not fully scanned: the Python is nested too deeply to follow its data flow",
+                path=where,
+                hint=_HINTS[SKIPPED],
+                severity=Severity.WARNING,
+            )
+            return
         facts.downloads.update(downloads)
         facts.runs.update(runs)
         for item in found:

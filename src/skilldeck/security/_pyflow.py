@@ -102,11 +102,15 @@ def _runs_downloaded(key: str, downloads: dict[str, int], where: tuple[int, int]
 
 def python_findings(source: str) -> tuple[list[PyFinding], dict[str, int], dict[str, int]]:
     """Findings of one Python source, and the files it downloads and runs (base name
-    -> line) for checks across files. Unparsable source gives nothing."""
+    -> line) for checks across files. Source that is not Python gives nothing; Python
+    nested too deeply for ``ast`` (which Python itself may still run) raises
+    ``RecursionError``, so the scan says it could not follow it."""
     try:
         tree = ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    except (SyntaxError, ValueError):
         return [], {}, {}
+    except MemoryError:
+        raise RecursionError("nested too deeply") from None
     mod = TaintModel(tree)
     mod.propagate()
     out: list[PyFinding] = []

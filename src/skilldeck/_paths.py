@@ -427,12 +427,49 @@ def real_path(path: str | os.PathLike[str]) -> str:
     """``os.path.realpath(path)``, answered by the kernel where it can.
 
     Three system calls, where ``os.path.realpath`` makes one ``lstat`` and a few
-    Python steps per component (a run resolves about twenty paths); whatever the
-    kernel cannot name so (a path that does not exist, a loop, no ``/proc``) gets
-    ``os.path.realpath``'s answer, so the result is the same.
+    Python steps per component (a run resolves about twenty paths); an absolute
+    path that does not exist is named from the nearest folder above it that does
+    (``_missing_real``); whatever the kernel cannot name so (a dangling link, a loop,
+    no ``/proc``) gets ``os.path.realpath``'s answer, so the result is the same.
     """
     found = _kernel_real(path)
+    if found is None:
+        found = _missing_real(path)
     return found if found is not None else os.path.realpath(path)
+
+
+def _missing_real(path: str | os.PathLike[str]) -> str | None:
+    """What ``os.path.realpath`` answers for an absolute, normalized path that does not
+    exist: the kernel's name of the nearest folder above it that exists, the missing
+    names after it (each ``lstat`` failed, so none is a link). ``None`` for anything
+    else (a dangling link, a name that is no folder, no ``/proc``): ``os.path.realpath``
+    answers those, at many times the cost (a run asks this of the state folders it
+    has not made yet)."""
+    text = os.fspath(path)
+    if not _O_PATH or not isinstance(text, str) or not text.startswith("/"):
+        return None
+    if text.startswith("//") or os.path.normpath(text) != text:
+        return None
+    missing: list[str] = []
+    folder = text
+    while True:
+        try:
+            os.lstat(folder)
+            break
+        except FileNotFoundError:
+            if folder == "/":
+                return None
+            parent, _, name = folder.rpartition("/")
+            missing.append(name)
+            folder = parent or "/"
+        except (OSError, ValueError):
+            return None
+    if not missing:
+        return None  # it exists: a link the kernel could not follow
+    found = _kernel_real(folder)
+    if found is None:
+        return None
+    return found.rstrip("/") + "/" + "/".join(reversed(missing))
 
 
 def real(path: Path) -> Path:

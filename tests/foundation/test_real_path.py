@@ -36,6 +36,8 @@ CASES = [
     "to_a/../a", "to_b_twisted", "to_b_twisted/..", "dangling", "dangling/x", "loop", "loop/x",
     "ping", "relative_up", "relative_up/b", "absolute", "absolute/..", "to_file", "to_file/",
     "a/file", "a/file/", "a/file/..", "missing/../a", "missing", "a/./b/./", "a//b",
+    "missing/x/y", "a/missing", "a/b/missing/deeper", "to_a/missing/x", "relative_up/missing",
+    "a/file/missing", "dangling/x/y", "loop/x/y", "a/missing/..", "to_a/missing/../b",
 ]  # fmt: skip
 
 
@@ -73,3 +75,11 @@ def test_a_folder_removed_while_open_is_not_named_deleted(tmp_path: Path) -> Non
         assert real_path(f"/proc/self/fd/{fd}") == os.path.realpath(f"/proc/self/fd/{fd}")
     finally:
         os.close(fd)
+
+
+def test_a_missing_path_below_the_root_is_named_as_realpath_names_it() -> None:
+    """A path that does not exist is named from the nearest folder above it that does
+    (here ``/``) and the missing names after it."""
+    missing = f"/no-such-folder-{os.urandom(6).hex()}"
+    for path in (missing, missing + "/x/y"):
+        assert real_path(path) == os.path.realpath(path) == path

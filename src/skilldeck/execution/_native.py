@@ -130,7 +130,7 @@ def _memo_name(mac: bytes) -> str:
 #: compiler) and its flags. Against musl where ``musl-gcc`` exists: a static musl
 #: program starts in about a quarter of a static glibc one's CPU (glibc's start probes
 #: the processor with ``CPUID``, which traps to the hypervisor of a virtual machine,
-#: about 0.5 ms a run). Then static with the system's C library (no dynamic loader at
+#: about 0.4 ms a run here). Then static with the system's C library (no dynamic loader at
 #: every run's start), then dynamic where it has no static archive (``libc.a``).
 #: Stripped, so the per-process MAC check reads fewer bytes. ``musl-gcc`` has no
 #: kernel headers of its own: it gets a folder of links to the system's (``linux``,

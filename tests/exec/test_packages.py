@@ -158,7 +158,16 @@ def test_an_undeclared_package_says_how_to_declare_it(pdf_root: Path) -> None:
 
 @pytest.mark.parametrize(
     "line",
-    ["--index-url https://evil.example/simple", "pypdf @ https://evil.example/p.whl", "-e ."],
+    [
+        "--index-url https://evil.example/simple",
+        "pypdf @ https://evil.example/p.whl",
+        "-e .",
+        # uv reads these as files in the current folder, and would build the archive
+        "evil-1.0.tar.gz",
+        "x-1.0-py3-none-any.whl",
+        "foo.zip",
+        "Evil.TGZ ; python_version >= '3'",
+    ],
 )
 def test_a_skill_cannot_choose_where_packages_come_from(pdf_root: Path, line: str) -> None:
     (pdf_root / "pdf" / "scripts" / "requirements.txt").write_text(f"{line}\n")
@@ -172,6 +181,19 @@ def test_a_skill_cannot_choose_where_packages_come_from(pdf_root: Path, line: st
         for p in Path(os.environ["SKILLDECK_CACHE_DIR"] + "-envs").iterdir()
         if not p.name.startswith(".")
     )
+
+
+def test_the_folder_the_user_is_in_does_not_choose_the_package_index(
+    pdf_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """uv reads a project's configuration from the current folder up: a cloned
+    repository's uv.toml named the index every package came from."""
+    repo = tmp_path / "cloned"
+    repo.mkdir()
+    (repo / "uv.toml").write_text('index-url = "http://127.0.0.1:9/simple"\n')
+    monkeypatch.chdir(repo)
+    built = install_packages("pdf", pdf_root / "pdf")
+    assert built and all(python.is_file() for _, python in built)
 
 
 def test_doctor_shows_declared_packages_and_the_command_that_installs_them(

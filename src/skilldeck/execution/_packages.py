@@ -21,8 +21,11 @@ installs, so it stays offline under the sandbox, and a missing environment is a 
 error whose hint builds it.
 
 What a skill may write is a requirement, never an option: lines starting with ``-``
-(``--index-url``, ``-e``, ``-r``) and direct references (``name @ URL``) are refused, so
-a skill cannot choose where packages come from.
+(``--index-url``, ``-e``, ``-r``), direct references (``name @ URL``) and names of
+files (``evil-1.0.tar.gz``, a wheel: uv would build them from the current folder) are
+refused, so a skill cannot choose where packages come from. uv runs in skilldeck's
+environments folder: the folder the user works in (a cloned repository, perhaps) has
+no say through a ``uv.toml`` or ``pyproject.toml`` of its own.
 """
 
 from __future__ import annotations
@@ -68,6 +71,12 @@ _REQUIREMENT = (
     r"\s*(?:(?:===|==|!=|<=|>=|~=|<|>)\s*[A-Za-z0-9.*+!_-]+\s*(?:,\s*(?:===|==|!=|<=|>=|~=|<|>)"
     r"\s*[A-Za-z0-9.*+!_-]+\s*)*)?(?:;[^@]*)?$"
 )
+#: what a requirement's name may not end with: uv reads such a name as a file (a
+#: source archive it would build, running its ``setup.py``; a wheel) in the current folder
+_FILE_SUFFIXES = (
+    ".whl", ".zip", ".tar", ".gz", ".tgz", ".bz2", ".tbz", ".xz", ".txz", ".zst", ".lz",
+    ".tlz", ".lzma", ".egg",
+)  # fmt: skip
 _SKILL_LISTS = ("scripts/requirements.txt", "requirements.txt")
 _MAX_REQUIREMENTS = 200
 _MAX_LIST_BYTES = 64 * 1024
@@ -111,9 +120,13 @@ def _checked(skill: str, origin: str, items: list[object]) -> tuple[str, ...]:
         raise _bad(skill, origin, f"more than {_MAX_REQUIREMENTS} requirements")
     out = []
     for item in items:
-        if not isinstance(item, str) or not re.match(_REQUIREMENT, item.strip()):
+        text = item.strip() if isinstance(item, str) else ""
+        if not re.match(_REQUIREMENT, text):
             raise _bad(skill, origin, f"{str(item)[:100]!r} is not a plain requirement")
-        out.append(item.strip())
+        name = re.split(r"[^A-Za-z0-9._-]", text, maxsplit=1)[0]
+        if name.lower().endswith(_FILE_SUFFIXES):
+            raise _bad(skill, origin, f"{name[:100]!r} names a file, not a package")
+        out.append(text)
     return tuple(out)
 
 
@@ -319,9 +332,12 @@ def build_environment(
         steps.pop()
     try:
         for argv in steps:
+            # in skilldeck's own folder: uv reads a project's configuration (uv.toml,
+            # pyproject.toml) from the current folder up, and that may be a cloned
+            # repository naming its own package index
             done = subprocess.run(
                 argv, env=_uv_env(), capture_output=True, text=True, timeout=_BUILD_TIMEOUT,
-                check=False, stdin=subprocess.DEVNULL,
+                check=False, stdin=subprocess.DEVNULL, cwd=envs,
             )  # fmt: skip
             if done.returncode != 0:
                 tail = (done.stderr or done.stdout).strip()[-1500:]

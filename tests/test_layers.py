@@ -45,8 +45,8 @@ FRONT_ENDS = ("cli", "mcp", "postgres", "integrations")
 
 #: foundation modules a front end may import: process plumbing with no library meaning
 #: (the cycle collector's pause during start-up and bulk builds; where and how a cache
-#: file is written), one policy for all
-FRONT_END_PLUMBING = {"skilldeck._gc", "skilldeck._atomic"}
+#: file is written; how JSON from outside is read), one policy for all
+FRONT_END_PLUMBING = {"skilldeck._gc", "skilldeck._atomic", "skilldeck._json"}
 
 #: the public packages whose ``__init__`` is a lazy facade (``skilldeck._facade``)
 FACADES = sorted(set().union(*LAYERS[1:]))

@@ -1,4 +1,5 @@
-"""One conversion of skilldeck's values to what JSON can hold.
+"""One conversion of skilldeck's values to what JSON can hold, and one way to read JSON
+from outside (``loads``).
 
 Used by the tool envelope, events and the audit log, and every ``--json`` of the
 command line, so a value has one JSON form wherever it is shown.
@@ -14,7 +15,20 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["json_safe"]
+__all__ = ["json_safe", "loads"]
+
+
+def loads(text: str | bytes) -> Any:
+    """``json.loads`` for text from outside (a script's output, a client, a model, a
+    file): a document nested deeper than the parser recurses is a
+    ``json.JSONDecodeError`` (a ``ValueError``) like any other text that is not JSON,
+    where ``json`` raises ``RecursionError``."""
+    import json
+
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise json.JSONDecodeError("nested too deeply", str(text)[:0], 0) from None
 
 
 def json_safe(value: Any) -> Any:

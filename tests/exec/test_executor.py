@@ -737,3 +737,12 @@ def test_each_run_of_one_executor_resolves_skilldecks_state_anew(
         runner.run_script(skill, "scripts/ok.sh", trust="bundled")
     monkeypatch.delenv("SKILLDECK_CACHE_DIR")
     assert runner.run_script(skill, "scripts/ok.sh", trust="bundled").output == "ok\n"
+
+
+def test_output_nested_past_the_json_parser_is_plain_output(make_skill: MakeSkill) -> None:
+    # json raised RecursionError on it, and the run failed with an internal error
+    script = "print('[' * 5000 + ']' * 5000)\n"
+    skill = make_skill(scripts={"deep.py": script})
+    result = executor(sandbox="none").run_script(skill, "deep.py", trust="bundled")
+    assert result.success and result.parsed is None
+    assert result.output.startswith("[[[")

@@ -41,9 +41,11 @@ def test_default_store_lives_in_the_data_folder() -> None:
     assert store.path.is_file()
 
 
-def test_damaged_store_is_a_config_error(tmp_path: Path) -> None:
+@pytest.mark.parametrize("text", ["{nope", '{"approvals": ' + "[" * 100_000])
+def test_damaged_store_is_a_config_error(tmp_path: Path, text: str) -> None:
+    # nested past json's recursion: RecursionError escaped as an internal error
     path = tmp_path / "approvals.json"
-    path.write_text("{nope")
+    path.write_text(text)
     with pytest.raises(skilldeck.ConfigError) as info:
         skilldeck.execution.FileApprovalStore(path).get("x")
     assert info.value.hint

@@ -441,3 +441,16 @@ def test_a_skill_removed_since_the_listing_is_not_found_not_invalid(tmp_path: Pa
     assert "removed" in env["error"]["message"] and "refresh" in env["error"]["hint"]
     read = check(rt.call(session, "skills_read_file", {"name": "gone", "path": "x.md"}))
     assert error_code(read) == "FILE_NOT_FOUND" and read["error"]["hint"] == env["error"]["hint"]
+
+
+@pytest.mark.parametrize("text", ["{nope", "[" * 100_000, '{"name": ' + "[" * 5_000])
+def test_arguments_text_that_is_not_json_is_invalid_arguments(
+    make_skill: MakeSkill, skills_root: Path, text: str
+) -> None:
+    """A model's arguments given as text: nested past the parser's recursion, json
+    raised RecursionError, which escaped the tool call."""
+    make_skill("pdf-tools")
+    rt = runtime_for(skills_root)
+    env = rt.call(rt.session(), "skills_load", text)
+    assert error_code(env) == "INVALID_ARGUMENTS", env
+    assert "not valid JSON" in env["error"]["message"]

@@ -31,6 +31,7 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from skilldeck._json import loads
 from skilldeck._names import is_tool_name, model_tool_name
 from skilldeck.adapters._loop import Model, ModelReply, ToolCallRequest
 from skilldeck.tools import ToolSpec, strict_schema
@@ -95,8 +96,8 @@ def _arguments_object(arguments: Mapping[str, Any] | str) -> dict[str, Any]:
     if not isinstance(arguments, str):
         return dict(arguments)
     try:
-        parsed = json.loads(arguments)
-    except (ValueError, RecursionError):
+        parsed = loads(arguments)
+    except ValueError:
         return {}
     return parsed if isinstance(parsed, dict) else {}
 
@@ -367,7 +368,7 @@ class AnthropicMessagesAdapter(_Base):
     def tool_result_block(self, call_id: str, content: str | Mapping[str, Any]) -> dict[str, Any]:
         text = content if isinstance(content, str) else json.dumps(content)
         try:
-            failed = not json.loads(text).get("ok", True)
+            failed = not loads(text).get("ok", True)
         except (ValueError, AttributeError):
             failed = False
         block: dict[str, Any] = {"type": "tool_result", "tool_use_id": call_id, "content": text}

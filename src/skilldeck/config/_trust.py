@@ -43,6 +43,7 @@ from typing import Any
 
 from skilldeck._atomic import atomic_write_text, file_lock
 from skilldeck._errors import ConfigError
+from skilldeck._json import loads
 from skilldeck._paths import PROJECT_DIR, dirs, within
 from skilldeck._statedir import read_state_file
 from skilldeck.config._runtime import loosening
@@ -240,7 +241,7 @@ def _read_store() -> dict[str, dict[str, str]]:
     except OSError as exc:
         raise ConfigError(f"cannot read {path}: {exc.strerror}", path=path) from exc
     try:
-        data = json.loads(raw.decode("utf-8"))
+        data = loads(raw.decode("utf-8"))
         files = data["files"]
         if len(raw) > _MAX_STORE_BYTES or not isinstance(files, dict):
             raise ValueError("not a trust list")
@@ -248,7 +249,7 @@ def _read_store() -> dict[str, dict[str, str]]:
             str(k): {"digest": str(v["digest"]), "trusted_at": str(v.get("trusted_at", ""))}
             for k, v in files.items()
         }
-    except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise ConfigError(
             f"{path}: damaged list of trusted config files: {exc}",
             path=path,

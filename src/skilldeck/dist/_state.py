@@ -44,6 +44,7 @@ from typing import Any
 from skilldeck._atomic import file_lock
 from skilldeck._digest import skill_digest
 from skilldeck._errors import ConfigError, InstallError, SkillNotFoundError, UnsafeStateError
+from skilldeck._json import loads
 from skilldeck._paths import PROJECT_DIR, dirs, foreign_project_root, install_base, name_refusal
 from skilldeck._statedir import (
     check_entry,
@@ -180,7 +181,7 @@ class Layout:
         if raw is None:
             return {}
         try:
-            data = json.loads(raw.decode("utf-8"))
+            data = loads(raw.decode("utf-8"))
             if not isinstance(data, dict) or not isinstance(data.get("skills", {}), dict):
                 raise ValueError("not a lockfile object")
             entries = {
@@ -191,8 +192,7 @@ class Layout:
             if bad:
                 raise ValueError(f"{bad[0]!r} is not a skill name")
             return entries
-        # RecursionError: json recurses per level of nesting (a hand-made or hostile file)
-        except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
             raise ConfigError(
                 f"{self.lockfile}: damaged lockfile: {exc}",
                 path=self.lockfile,
@@ -413,8 +413,8 @@ def _intent_ops(stage_fd: int, where: Path) -> list[dict[str, Any]]:
     """
     try:
         raw = read_file_at(stage_fd, "intent.json", path=where, max_bytes=_MAX_INTENT_BYTES)
-        ops = json.loads(raw.decode("utf-8"))["ops"] if raw is not None else []
-    except (ValueError, KeyError, TypeError, OSError, UnsafeStateError, RecursionError):
+        ops = loads(raw.decode("utf-8"))["ops"] if raw is not None else []
+    except (ValueError, KeyError, TypeError, OSError, UnsafeStateError):
         return []
     out: list[dict[str, Any]] = []
     for op in ops if isinstance(ops, list) else []:

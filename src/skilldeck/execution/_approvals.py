@@ -23,6 +23,7 @@ from pathlib import Path
 from skilldeck._atomic import atomic_write_text, file_lock
 from skilldeck._errors import ConfigError
 from skilldeck._frozen import field_names, value
+from skilldeck._json import loads
 from skilldeck._paths import dirs
 from skilldeck._statedir import read_state_file
 
@@ -97,7 +98,7 @@ class FileApprovalStore:
         if raw is None:
             return {}
         try:
-            data = json.loads(raw.decode("utf-8"))
+            data = loads(raw.decode("utf-8"))
             items = data["approvals"]
             return {
                 name: Approval(

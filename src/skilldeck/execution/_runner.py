@@ -17,7 +17,6 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import functools
-import json
 import os
 import selectors
 import signal
@@ -28,6 +27,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 
 from skilldeck._frozen import field, value
+from skilldeck._json import loads
 from skilldeck.execution._helper import children, descendants, parents
 
 TYPE_CHECKING = False
@@ -520,7 +520,7 @@ def parse_json_output(text: str, truncated: bool) -> Any:
     if not stripped or stripped[0] not in "[{":
         return None
     try:
-        return json.loads(stripped)
+        return loads(stripped)
     except ValueError:
         return None
 

@@ -41,6 +41,8 @@ from mcp_types import (
 )
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
+from skilldeck._json import loads
+
 __all__ = ["Asker", "approve", "asker_for", "current", "input_required"]
 
 logger = logging.getLogger("skilldeck.mcp")
@@ -134,7 +136,7 @@ def input_required(asker: Asker, tool: str) -> InputRequiredResult | None:
 def _state(raw: str | None) -> tuple[str, str] | None:
     """(skill, digest) from our own sealed request state, if that is what it holds."""
     try:
-        value = json.loads(raw) if raw else None
+        value = loads(raw) if raw else None
     except ValueError:
         return None
     if not isinstance(value, dict):

@@ -31,6 +31,7 @@ from mcp.server.extension import Extension, MethodBinding
 from mcp.shared.exceptions import MCPError
 from mcp_types import PaginatedRequestParams
 
+from skilldeck._json import loads
 from skilldeck.format import model_invocable_frontmatter
 from skilldeck.mcp import _uris
 from skilldeck.mcp._index import SkillIndex, SkillRecord
@@ -71,7 +72,7 @@ def decode_cursor(kind: str, cursor: str | None) -> str | None:
         return None
     try:
         raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
-        value = json.loads(raw)
+        value = loads(raw)
     except (binascii.Error, ValueError, UnicodeDecodeError):
         value = None
     if not (isinstance(value, list) and len(value) == 2 and value[0] == kind):

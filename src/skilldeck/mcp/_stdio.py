@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import io
-import json
 import logging
 import os
 import signal
@@ -20,6 +19,8 @@ import threading
 from collections import deque
 from collections.abc import AsyncIterable, AsyncIterator, Iterator
 from typing import TYPE_CHECKING, Any, cast
+
+from skilldeck._json import loads
 
 if TYPE_CHECKING:
     from anyio.lowlevel import EventLoopToken
@@ -240,8 +241,8 @@ def _unparsable_replies(error: Exception, line: str | None) -> list[Any]:
         raw = first.get("input")
         line = raw if isinstance(raw, str) else None
     try:  # Python's parser reads what the SDK's refuses, lone surrogates included
-        message = json.loads(line) if line is not None else _UNREADABLE
-    except (ValueError, RecursionError):
+        message = loads(line) if line is not None else _UNREADABLE
+    except ValueError:
         message = _UNREADABLE
     if first.get("type") == "json_invalid" or message is _UNREADABLE:
         code, text, hint = _PARSE_ERROR, str(first.get("msg") or "invalid JSON"), _PARSE_HINT
@@ -276,8 +277,8 @@ def _has_id(line: str | None) -> bool:
     if line is None or '"id"' not in line:
         return False
     try:
-        message = json.loads(line)
-    except (ValueError, RecursionError):
+        message = loads(line)
+    except ValueError:
         return False
     return isinstance(message, dict) and "id" in message
 

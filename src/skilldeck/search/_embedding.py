@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from skilldeck._errors import ConfigError, EmbedderUnavailableError
+from skilldeck._json import loads
 from skilldeck._paths import dirs, user_setting
 
 __all__ = [
@@ -406,7 +407,6 @@ def _read_json(path: Path) -> Any:
     """``path``'s JSON, or ``None`` when there is no such file; a file that does not
     parse is an ``EmbedderUnavailableError`` (a model read with the wrong settings
     would rank silently wrong)."""
-    import json
 
     try:
         text = path.read_text(encoding="utf-8")
@@ -417,7 +417,7 @@ def _read_json(path: Path) -> Any:
             f"{path} does not read: {_reason(exc)}", path=path, hint=_FOLDER_HINT
         ) from None
     try:
-        return json.loads(text)
+        return loads(text)
     except ValueError as exc:
         raise EmbedderUnavailableError(
             f"{path} is not JSON: {_reason(exc)}",

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from skilldeck._errors import InvalidArgumentsError
+from skilldeck._json import loads
 
 __all__ = [
     "RoutingCase",
@@ -79,7 +80,7 @@ def load_routing_cases(path: str | os.PathLike[str]) -> list[RoutingCase]:
             if len(line) > MAX_LINE:
                 raise _bad(path, number, f"the line is longer than {MAX_LINE} characters")
             try:
-                row = json.loads(line)
+                row = loads(line)
             except json.JSONDecodeError as exc:
                 raise _bad(path, number, f"not JSON ({exc.msg})") from None
             cases.append(_case(row, path, number))

@@ -29,6 +29,7 @@ from typing import Any, Literal
 
 from skilldeck._diagnostics import Diagnostic, Severity
 from skilldeck._errors import SkillError
+from skilldeck._json import loads
 
 __all__ = [
     "JUDGE_FLAGGED",
@@ -201,9 +202,9 @@ def openai_judge(
             url.rstrip("/") + "/chat/completions", json.dumps(body).encode(), headers
         )
         with urllib.request.urlopen(http, timeout=timeout) as reply:  # noqa: S310
-            data = json.loads(reply.read(1_000_000))
+            data = loads(reply.read(1_000_000))
         content = data["choices"][0]["message"]["content"]
-        return parse_verdict(json.loads(content))
+        return parse_verdict(loads(content))
 
     return judge
 

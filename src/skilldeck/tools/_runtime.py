@@ -28,6 +28,7 @@ from skilldeck._errors import (
     SkillUnavailableError,
     ToolNotAllowedError,
 )
+from skilldeck._json import loads
 from skilldeck.events import (
     Event,
     EventBus,
@@ -563,7 +564,7 @@ def _parse_arguments(arguments: Mapping[str, Any] | str | None) -> Mapping[str, 
         return {}
     if isinstance(arguments, str):
         try:
-            arguments = json.loads(arguments)
+            arguments = loads(arguments)
         except json.JSONDecodeError as exc:
             raise InvalidArgumentsError(
                 f"the arguments are not valid JSON ({exc.msg} at position {exc.pos})",

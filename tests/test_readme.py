@@ -16,9 +16,9 @@ import os
 import re
 import shlex
 import shutil
-import socket
 import subprocess
 import sys
+import threading
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -254,23 +254,39 @@ def test_readme_http_command_serves_at_the_url_it_prints(tmp_path: Path) -> None
     from mcp.client.streamable_http import streamable_http_client
 
     [(command, expected)] = _console_steps(_readme_block("console", "$ skilldeck serve"))
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = str(probe.getsockname()[1])
-    argv = [port if word == "8000" else word for word in shlex.split(command)]
-    assert port in argv, "the README's command names its port"
+    # port 0: the server takes a free port and prints it (a port probed free here could
+    # be taken by another test before the server binds it)
+    argv = ["0" if word == "8000" else word for word in shlex.split(command)]
+    assert "0" in argv, "the README's command names its port"
     with subprocess.Popen(
         argv, cwd=tmp_path, env=_host_env(), stderr=subprocess.PIPE, text=True
     ) as served:
         try:
-            assert served.stderr is not None
-            said = served.stderr.readline().rstrip("\n")
-            assert [said] == [line.replace("8000", port) for line in expected]
+            stderr = served.stderr
+            assert stderr is not None
+            lines: list[str] = []
+            reader = threading.Thread(target=lambda: lines.append(stderr.readline()))
+            reader.start()
+            reader.join(timeout=120)
+            assert lines, "the server printed nothing in 120 s"
+            said = lines[0].rstrip("\n")
             url = said.rsplit(" ", 1)[1]
+            port = url.rsplit(":", 1)[1].split("/")[0]
+            assert port.isdigit() and port != "0", said
+            assert [said] == [line.replace("8000", port) for line in expected]
 
             async def tools() -> set[str]:
-                async with Client(streamable_http_client(url)) as client:
-                    return {t.name for t in (await client.list_tools()).tools}
+                # the socket listens before the URL is printed; on a loaded machine the
+                # server may still be starting: ask again until it answers
+                with anyio.fail_after(120):
+                    while True:
+                        try:
+                            async with Client(streamable_http_client(url)) as client:
+                                return {t.name for t in (await client.list_tools()).tools}
+                        except Exception:
+                            if served.poll() is not None:
+                                raise
+                            await anyio.sleep(0.5)
 
             assert "skills_load" in anyio.run(tools)
         finally:

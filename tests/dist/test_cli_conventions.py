@@ -364,3 +364,9 @@ def test_an_error_never_writes_a_terminal_escape_from_its_input(tmp_path: Path) 
     assert res.code == 1 and "SKILL_NOT_FOUND" in res.err
     assert "\x1b" not in res.err and "\x07" not in res.err
     assert "why 'a\\x1b]0;pwned\\x07b'" in res.err  # quoted: hint_command
+
+
+def test_revoke_never_writes_a_terminal_escape_from_its_input(tmp_path: Path) -> None:
+    res = run_cli("--color", "always", "revoke", "a\x1b]0;pwned\x07b", cwd=tmp_path)
+    assert res.code == 1 and "had no stored approval" in res.err
+    assert "\x1b" not in res.err and "\x07" not in res.err

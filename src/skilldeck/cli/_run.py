@@ -212,10 +212,10 @@ def revoke_command(name: str, as_json: bool) -> None:
             f"{name} had no stored approval", skill=name, hint="`skilldeck approvals` lists them"
         )
         echo_json({"name": name, "revoked": removed}, error=None if removed else missing)
-    elif removed:
-        click.echo(f"revoked {name}")
+    elif removed:  # the name as typed: shown with its control characters escaped
+        click.echo(f"revoked {skilldeck.shown_text(name)}")
     else:
-        click.echo(f"{name} had no stored approval", err=True)
+        click.echo(f"{skilldeck.shown_text(name)} had no stored approval", err=True)
     if not removed:
         sys.exit(EXIT_FINDINGS)
 

@@ -9,7 +9,10 @@ from typing import Any
 import pytest
 
 from skilldeck import FileSystemStore
+from skilldeck._digest import bytes_digest
+from skilldeck._tree import is_text
 from skilldeck.catalog import _pool
+from skilldeck.catalog._cache import sig_of
 from skilldeck.catalog._model import own_md
 
 SKILLS = {
@@ -47,13 +50,17 @@ def test_worker_records_equal_in_process_metadata(tmp_path: Path, mode: str) -> 
         assert meta.folder is not None and meta.md_name is not None
         own = own_md(meta.folder, meta.md_name)
         items.append((os.path.join(meta.folder, meta.md_name), meta.folder, own))
-    records = _pool.parse_records(items, mode, 2, frontmatter=True)
+    records = _pool.parse_records(items, mode, 2, frontmatter=True, digest=True)
     assert records is not None
     pooled = [
-        store._meta(folder, md, *rec)
-        for (md, folder, _own), rec in zip(items, records, strict=True)
+        store._meta(folder, md, rec, kept)
+        for (md, folder, _own), (rec, kept, _read) in zip(items, records, strict=True)
     ]
     assert pooled == list(serial)
+    # with the digest of the bytes each parsed, read whole, and the stamp of their file
+    for (md, _folder, _own), (_rec, _kept, read) in zip(items, records, strict=True):
+        data = Path(md).read_bytes()
+        assert read == (sig_of(os.stat(md)), bytes_digest(data), len(data), is_text(data))
     # the kept frontmatter is what the manifest, read again, gives (valid skills only)
     assert [m._frontmatter for m in pooled] == [m.frontmatter_json for m in serial]
     assert [m._frontmatter is not None for m in pooled] == [m.valid for m in pooled]

@@ -72,6 +72,7 @@ __all__ = [
     "pack_sig_into",
     "sig_of",
     "split_sigs",
+    "stamp_of",
     "unpack_diagnostics",
 ]  # fmt: skip
 
@@ -215,6 +216,13 @@ def sig_of(st: os.stat_result) -> Sig:
         return pack_sig(*parts)
     except (struct.error, OverflowError):
         return b"~" * (_SIG.size + 1) + repr(parts).encode()
+
+
+def stamp_of(sig: Sig) -> tuple[int, int, int, int]:
+    """The (inode, mtime_ns, size, ctime_ns) of an exact signature (a snapshot's
+    stamp of the file, ``_snapshot.Stamp``)."""
+    mtime, size, ino, ctime, _dev = _SIG.unpack(sig)
+    return ino, mtime, size, ctime
 
 
 def ctime_of(sig: Sig) -> int:

@@ -48,6 +48,7 @@ from skilldeck.catalog._store import (
     DEFAULT_FILE_LIMIT,
     Discovery,
     FileFacts,
+    Scanned,
     StoreBase,
     as_store,
 )
@@ -160,7 +161,8 @@ class Catalog:
     ``FileSystemStore``) is not scanned again through its source's ``roots``:
     one folder gives one skill, whatever the route. ``keep_frontmatter`` keeps
     the frontmatter of every SKILL.md a scan parses (``SkillMetadata.frontmatter_json``)
-    for a caller that publishes it, such as an MCP server.
+    for a caller that publishes it, such as an MCP server, and the digest of each one
+    it read whole, so the next ``snapshot`` does not read it again.
     """
 
     def __init__(
@@ -525,6 +527,9 @@ class Catalog:
                 maker = self._snapshots
         state = self._snapshot()
         pairs = [(e, state.stores.of(e.metadata)) for e in state.entries]
+        scanned: dict[str, Scanned] = {}  # what the scan read: not read again
+        for _src, _root, store in self._stores:
+            scanned.update(store.scanned_digests())
         return maker.take(
             pairs,
             walk=self._walk_addressed,
@@ -536,6 +541,7 @@ class Catalog:
             owns=lambda entry: self.get(address_of(entry)) is entry,
             kept=kept,
             digest_within=digest_within,
+            scanned=scanned,
         )
 
     def _walk_addressed(

@@ -50,6 +50,7 @@ from skilldeck.catalog._cache import (
     pack_diagnostics,
     sig_of,
     split_sigs,
+    stamp_of,
 )
 from skilldeck.catalog._discover import found_of, replay
 from skilldeck.catalog._files import (
@@ -81,7 +82,9 @@ if TYPE_CHECKING:
 
     from skilldeck._tree import Found, SkillTree, Walk
     from skilldeck.catalog._loaded import FileData, Skill
+    from skilldeck.catalog._pool import Parsed
     from skilldeck.catalog._runnable import RunSettings
+    from skilldeck.catalog._store import Scanned
     from skilldeck.catalog._types import IndexMode
 
 __all__ = ["MAX_DEPTH", "FileSystemStore", "Mode"]
@@ -210,7 +213,9 @@ class FileSystemStore(StoreBase):
     index: ``bundled`` (``scripts/``, ``references/``, ``assets/`` one level
     deep, the default) or ``all`` (every file). ``keep_frontmatter`` keeps each
     parsed skill's frontmatter as JSON (``SkillMetadata.frontmatter_json``) for a
-    caller that publishes it (an MCP server), instead of reading it again. Thread-safe.
+    caller that publishes it (an MCP server), instead of reading it again, and the
+    digest of each SKILL.md the scan read whole for its next snapshot
+    (``scanned_digests``). Thread-safe.
     """
 
     def __init__(
@@ -247,6 +252,7 @@ class FileSystemStore(StoreBase):
         self._found: Discovery | None = None
         self._by_key: dict[str, SkillMetadata] | None = None
         self._allowed: tuple[str, ...] | None = None
+        self._scanned: dict[str, Scanned] = {}  # scanned_digests
         self._reads_md = self._read_md  # (one bound method, handed to every metadata made)
         self.exists = False
         self.workers_used = 0
@@ -602,33 +608,52 @@ class FileSystemStore(StoreBase):
         """
         from skilldeck.catalog._pool import parse_records, pool_workers  # cold scans only
 
+        keep = self.keep_frontmatter
         records = None
         workers = pool_workers(len(todo))
         if workers:
             items = [(t[4], t[2], self._own(t[2], t[3])) for t in todo if t[4]]
-            records = parse_records(items, self.mode, workers, frontmatter=self.keep_frontmatter)
+            records = parse_records(items, self.mode, workers, frontmatter=keep, digest=keep)
         self.workers_used = workers if records is not None else 0
+        scanned: dict[str, Scanned] = {}
         n = 0
         for pos, key, folder, md, real_md, sig in todo:
+            read = None
             if not real_md:  # SKILL.md leaves the folder: never read
                 meta = SkillMetadata(
                     os.path.basename(folder), "", folder, self._md_name(folder, md),
                     self.source, folder, (), (), (), (), (skill_md_escapes(md),), False,
                 )  # fmt: skip
-            elif records is not None:
-                meta = self._meta(folder, md, *records[n])
-                n += 1
             else:
-                meta = self._parse(real_md, folder, md)
+                if records is not None:
+                    record, frontmatter, read = records[n]
+                    n += 1
+                else:
+                    record, frontmatter, read = self._parse(real_md, folder, md)
+                meta = self._meta(folder, md, record, frontmatter)
             at = before.find(key) if len(before) else -1
             if at >= 0 and before.metas[at] == meta and _same_kept(before.metas[at], meta):
                 meta = before.metas[at]
             metas[pos] = meta
             if ctime_of(sig) >= racy:
                 sigs[pos] = NEVER
+            elif read is not None and read[0] == sig and key == folder and len(sig) == SIG_SIZE:
+                # the bytes parsed are those of the file the walk stamped: a plain
+                # SKILL.md (no link), settled before the scan began
+                scanned[folder] = (stamp_of(sig), *read[1:])
+        self._scanned = scanned
 
-    def _parse(self, real_md: str, folder: str, md: str) -> SkillMetadata:
-        """Read one SKILL.md into metadata, through the record a worker makes.
+    def scanned_digests(self) -> dict[str, Scanned]:
+        """The digest of each SKILL.md the last scan read whole, by skill folder, with
+        the stamp the walk gave it (kept only while the catalog keeps frontmatter for
+        a publisher; handed over once)."""
+        with self._lock:
+            scanned, self._scanned = self._scanned, {}
+        return scanned
+
+    def _parse(self, real_md: str, folder: str, md: str) -> Parsed:
+        """Read one SKILL.md into the record a worker makes (its frontmatter and
+        digest with it when the store keeps them).
 
         The manifest is not kept: like metadata served from the cache, it is
         read again on first use (holding 10,000 manifests costs memory and
@@ -636,10 +661,10 @@ class FileSystemStore(StoreBase):
         """
         from skilldeck.catalog._pool import parse_record  # a warm listing never parses
 
-        parsed = parse_record(
-            real_md, folder, self.mode, self._own(folder, md), frontmatter=self.keep_frontmatter
+        keep = self.keep_frontmatter
+        return parse_record(
+            real_md, folder, self.mode, self._own(folder, md), frontmatter=keep, digest=keep
         )
-        return self._meta(folder, md, *parsed)
 
     @staticmethod
     def _md_name(folder: str, md: str) -> str:

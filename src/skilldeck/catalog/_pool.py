@@ -14,7 +14,9 @@ Any failure of a child falls back to parsing everything here.
 
 Children return the cache's plain-data records (tuples of strings, numbers and
 lists), which the store turns into metadata exactly as when read from the cache,
-each with the frontmatter as JSON text when the store keeps it (else ``None``).
+each with the frontmatter as JSON text when the store keeps it (else ``None``), and,
+when asked, the digest of the bytes read when they were the whole file (a snapshot
+then need not read that SKILL.md again).
 """
 
 from __future__ import annotations
@@ -27,18 +29,27 @@ import threading
 
 from skilldeck._diagnostics import Diagnostic, Severity
 from skilldeck._frozen import made
-from skilldeck.catalog._cache import AboutRow, InvocationRow, Record, RunRow, pack_diagnostics
+from skilldeck.catalog._cache import (
+    AboutRow,
+    InvocationRow,
+    Record,
+    RunRow,
+    Sig,
+    pack_diagnostics,
+    sig_of,
+)
 from skilldeck.catalog._model import frontmatter_as_json
 
 # typing and msgspec (which imports typing) only where they are needed: a cold run
 # parses its one SKILL.md here, and importing them cost it about 70 ms
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, Literal
 
 __all__ = [
     "POOL_THRESHOLD",
     "Parsed",
+    "Read",
     "parse_record",
     "parse_records",
     "pool_workers",
@@ -51,26 +62,57 @@ POOL_THRESHOLD = 2000
 
 MAX_WORKERS = 4
 
-#: a parsed SKILL.md: the cache's record and, when asked for, the frontmatter as JSON
-#: text (``SkillMetadata.frontmatter_json``; ``None`` for an invalid skill)
-Parsed = tuple[Record, str | None]
+#: a SKILL.md read whole: the signature (``_cache.sig_of``) of the file the bytes came
+#: from, their digest (``sha256:...``), size, and whether they are text (``is_text``)
+Read = tuple[Sig, str, int, bool]
+
+#: a parsed SKILL.md: the cache's record; when asked for, the frontmatter as JSON text
+#: (``SkillMetadata.frontmatter_json``; ``None`` for an invalid skill) and the ``Read``
+#: of its bytes (``None``: not asked, or not the whole file)
+Parsed = tuple[Record, str | None, Read | None]
 
 
 def parse_record(
-    real_md: str, folder: str, mode: str, own: str | None = None, *, frontmatter: bool = False
+    real_md: str,
+    folder: str,
+    mode: str,
+    own: str | None = None,
+    *,
+    frontmatter: bool = False,
+    digest: bool = False,
 ) -> Parsed:
     """One SKILL.md as the cache's record: name, description, tags, requirements
     (commands, env, other), valid, diagnostics, invocation controls, version and author,
     run settings;
-    with ``frontmatter``, also its frontmatter as JSON (``_model.frontmatter_as_json``).
+    with ``frontmatter``, also its frontmatter as JSON (``_model.frontmatter_as_json``),
+    with ``digest`` the ``Read`` of the bytes parsed when they are the whole file.
     ``own``: the SKILL.md path the metadata will name (``_model.own_md``), which
     the packed diagnostics mark (``_cache.pack_diagnostics``)."""
-    parsed = _reader()(
-        real_md,
-        metadata_only=True,
-        mode="strict" if mode == "strict" else "lenient",
-        folder_name=os.path.basename(folder),
-    )
+    strictness: Literal["strict", "lenient"] = "strict" if mode == "strict" else "lenient"
+    folder_name = os.path.basename(folder)
+    format_ = _format()
+    bound = format_.read_limit(metadata_only=True)
+    try:
+        got, st = format_.read_file(real_md, bound)
+    except (OSError, ValueError):  # read_skill_md says why
+        got = None
+    read: Read | None = None
+    if got is None:
+        parsed = format_.read_skill_md(
+            real_md, metadata_only=True, mode=strictness, folder_name=folder_name
+        )
+    else:  # read_skill_md's read and parse, keeping the bytes
+        parsed = format_.parse_read(
+            got,
+            size=st.st_size,
+            path=real_md,
+            metadata_only=True,
+            mode=strictness,
+            folder_name=folder_name,
+        )
+        if digest and len(got) == st.st_size:
+            bytes_digest, is_text = _hashing()
+            read = (sig_of(st), bytes_digest(got), len(got), is_text(got))
     m = parsed.manifest
     diags = parsed.diagnostics
     if real_md.endswith("skill.md") and os.path.basename(real_md) == "skill.md":
@@ -79,7 +121,7 @@ def parse_record(
     with contextlib.suppress(ValueError):  # else the tuple: pickled (msgspec's error too)
         rows = pack_diagnostics(diags, own)
     if m is None:
-        return (os.path.basename(folder), "", (), (), (), (), False, rows, None, None, None), None
+        return (folder_name, "", (), (), (), (), False, rows, None, None, None), None, read
     req = m.requires
     # kept as the metadata's manifest would give it: only for a valid skill
     kept = frontmatter_as_json(m.frontmatter) if frontmatter and parsed.ok else None
@@ -96,16 +138,36 @@ def parse_record(
         about_row(m),
         run_row(m),
     )
-    return record, kept
+    return record, kept, read
+
+
+class _Format:
+    """What a parse uses from the format and foundation packages, imported once (a warm
+    listing never parses; an import statement run per parsed file costs about 1 us)."""
+
+    def __init__(self) -> None:
+        from skilldeck._tree import read_file
+        from skilldeck.format import parse_read, read_limit, read_skill_md
+
+        self.read_skill_md = read_skill_md
+        self.parse_read = parse_read
+        self.read_limit = read_limit
+        self.read_file = read_file
 
 
 @functools.cache
-def _reader() -> Any:
-    """``read_skill_md``, imported once (a warm listing never parses; an import
-    statement run per parsed file costs about 1 us)."""
-    from skilldeck.format import read_skill_md
+def _format() -> _Format:
+    return _Format()
 
-    return read_skill_md
+
+@functools.cache
+def _hashing() -> tuple[Any, Any]:
+    """``bytes_digest`` and ``is_text``: the digest of a snapshot's file (``FileDigest``),
+    imported by a scan that keeps digests only."""
+    from skilldeck._digest import bytes_digest
+    from skilldeck._tree import is_text
+
+    return bytes_digest, is_text
 
 
 def about_row(m: Any) -> AboutRow | None:
@@ -165,9 +227,9 @@ Item = tuple[str, str, str | None]
 _PACKED, _PICKLED = b"m", b"p"
 
 
-def _parse_share(items: list[Item], mode: str, frontmatter: bool) -> list[Parsed]:
+def _parse_share(items: list[Item], mode: str, frontmatter: bool, digest: bool) -> list[Parsed]:
     return [
-        parse_record(real_md, folder, mode, own, frontmatter=frontmatter)
+        parse_record(real_md, folder, mode, own, frontmatter=frontmatter, digest=digest)
         for real_md, folder, own in items
     ]
 
@@ -218,7 +280,7 @@ def pool_workers(count: int) -> int:
     return workers if workers > 1 else 0
 
 
-def _fork(items: list[Item], mode: str, frontmatter: bool) -> tuple[int, int]:
+def _fork(items: list[Item], mode: str, frontmatter: bool, digest: bool) -> tuple[int, int]:
     """A child parsing ``items``: its pid and the pipe its records come through."""
     read_end, write_end = os.pipe()
     try:
@@ -231,7 +293,7 @@ def _fork(items: list[Item], mode: str, frontmatter: bool) -> tuple[int, int]:
         status = 1
         try:
             os.close(read_end)
-            tag, data = _encode_share(_parse_share(items, mode, frontmatter))
+            tag, data = _encode_share(_parse_share(items, mode, frontmatter, digest))
             with open(write_end, "wb") as out:
                 out.write(tag)
                 out.write(data)
@@ -243,7 +305,7 @@ def _fork(items: list[Item], mode: str, frontmatter: bool) -> tuple[int, int]:
 
 
 def parse_records(
-    items: list[Item], mode: str, workers: int, *, frontmatter: bool = False
+    items: list[Item], mode: str, workers: int, *, frontmatter: bool = False, digest: bool = False
 ) -> list[Parsed] | None:
     """``parse_record`` of ``(real SKILL.md, folder, own SKILL.md)`` items, in order,
     parsed by ``workers`` processes (this one and forked children); ``None`` when a
@@ -254,8 +316,11 @@ def parse_records(
     # records and decodes them here
     import msgspec  # noqa: F401
 
-    from skilldeck.format import prepare_yaml, read_skill_md  # noqa: F401
+    from skilldeck.format import prepare_yaml
 
+    _format()
+    if digest:
+        _hashing()
     prepare_yaml()
     # the invocation controls' dataclass, made here once rather than in each child at
     # its first skill that sets one (``invocation_row`` compares them)
@@ -267,9 +332,9 @@ def parse_records(
     out: list[Parsed] | None = None
     try:
         for share in shares[1:]:
-            pid, fd = _fork(share, mode, frontmatter)
+            pid, fd = _fork(share, mode, frontmatter, digest)
             pending[pid] = fd
-        out = _parse_share(shares[0], mode, frontmatter) if shares else []
+        out = _parse_share(shares[0], mode, frontmatter, digest) if shares else []
         for pid in list(pending):
             with open(pending[pid], "rb") as pipe:
                 pending[pid] = -1

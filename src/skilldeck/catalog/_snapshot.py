@@ -15,11 +15,13 @@
   then counts as changed;
 - per-file digests (``CatalogSnapshot.digest``): in a folder computed on first
   use through the catalog's contained reads and cached by stamp, so an unchanged
-  file is never read twice, or, with ``digest_within``, while the folder is
-  walked (the files of a skill within those limits, read through the folder
-  opened for the walk, as a later read would read them); for a store without
-  folders, taken from the store's ``file_facts`` of that version when it has them
-  (``PostgresStore``: its file rows), else when its files were read to list them.
+  file is never read twice (a SKILL.md the catalog's scan read whole counts as read,
+  when the walk finds it with the stamp the scan validated), or, with
+  ``digest_within``, while the folder is walked (the files of a skill within those
+  limits, read through the folder opened for the walk, as a later read would read
+  them); for a store without folders, taken from the store's ``file_facts`` of that
+  version when it has them (``PostgresStore``: its file rows), else when its files
+  were read to list them.
 
 ``CatalogSnapshot.token`` is the catalog-wide token and ``diff`` says which
 entry keys were added, removed or changed between two snapshots. A new
@@ -51,7 +53,7 @@ from skilldeck._digest import bytes_digest
 from skilldeck._tree import Walk, is_text
 from skilldeck.catalog._loaded import FileData
 from skilldeck.catalog._model import CatalogEntry, SkillStatus, folder_text
-from skilldeck.catalog._store import FileFacts
+from skilldeck.catalog._store import FileFacts, Scanned
 
 __all__ = [
     "READABLE_STATUSES",
@@ -314,6 +316,14 @@ class _DigestCache:
     def has(self, key: str, path: str, stamp: Stamp | None) -> bool:
         return stamp is not None and (key, path, stamp) in self._known
 
+    def put_scanned(self, scanned: Mapping[str, Scanned]) -> None:
+        """Keep the digest of each SKILL.md a scan read whole, by folder, under the stamp
+        its file had: a walk that finds it with that stamp finds the file those bytes
+        were read from (an edit, a rename or a link swapped in changes the stamp)."""
+        with self._lock:
+            for key, (stamp, digest, size, text) in scanned.items():
+                self._known[(key, "SKILL.md", stamp)] = FileDigest(digest, size, text)
+
     def put_listed(self, key: str, files: Iterable[SnapshotFile]) -> None:
         """Keep the digests listed with a folder entry's files (read with its walk)."""
         with self._lock:
@@ -369,6 +379,7 @@ class SnapshotMaker:
         kept: Mapping[str, TreeStamps] | None = None,
         read_many: ManyReader | None = None,
         digest_within: tuple[int, int] | None = None,
+        scanned: Mapping[str, Scanned] | None = None,
     ) -> CatalogSnapshot:
         """A snapshot of ``(entry, store)`` pairs. ``walk`` lists a folder skill's files,
         ``listing`` a store skill's files (by address), ``digest`` gives a store skill's
@@ -377,8 +388,11 @@ class SnapshotMaker:
         (by key) an earlier process kept, used for a folder entry this maker has not
         seen when ``owns`` says its address reads its own folder (the walk's third
         answer). ``read_many`` reads several files of one entry at once.
-        ``digest_within``: see ``Catalog.snapshot``."""
+        ``digest_within``: see ``Catalog.snapshot``. ``scanned``: the digests of the
+        SKILL.md files a scan read whole (``StoreBase.scanned_digests``)."""
         with self._lock:
+            if scanned:
+                self._cache.put_scanned(scanned)
             last = self._last
             old = last.by_key if last is not None else {}
             hints = kept if kept is not None and owns is not None else {}

@@ -30,6 +30,7 @@ __all__ = [
     "DEFAULT_FILE_LIMIT",
     "Discovery",
     "FileFacts",
+    "Scanned",
     "StoreBase",
     "as_store",
     "bundled_relpath",
@@ -52,6 +53,11 @@ class Discovery:
 #: what a store knows of one file of a skill version without reading it:
 #: (relative path, size, ``sha256:`` digest, UTF-8 text without NUL, or ``None``: unknown)
 FileFacts = tuple[str, int, str, bool | None]
+
+
+#: a SKILL.md a scan read whole: its stamp then (inode, mtime_ns, size, ctime_ns), the
+#: ``sha256:`` digest, size and text flag of its bytes (``StoreBase.scanned_digests``)
+Scanned = tuple[tuple[int, int, int, int], str, int, bool]
 
 
 _WHOLE = 1 << 62
@@ -86,6 +92,12 @@ class StoreBase:
         """The stamp of each listed skill's SKILL.md by the metadata's ``id``: the
         stat signature the last scan validated it with, where the store keeps one
         (default: none; a caller stats the file itself)."""
+        return {}
+
+    def scanned_digests(self) -> dict[str, Scanned]:
+        """The digest of each SKILL.md the last scan read whole, by skill folder, with
+        the stamp its file had, handed over once to a snapshot that would otherwise
+        read it again (default: none)."""
         return {}
 
     def run_settings(self, name: str) -> RunSettings | None:

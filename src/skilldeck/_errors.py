@@ -339,7 +339,7 @@ def with_roots(
         return hint
     suffix = root_flags(roots, recursive=recursive)
     out = []
-    for part in hint.split("; "):
+    for part in _clauses(hint):
         marker = part.find("skilldeck ")
         if marker >= 0 and part[marker:].split()[1:2] in (
             ["approve"],
@@ -351,3 +351,28 @@ def with_roots(
             part = part + suffix
         out.append(part)
     return "; ".join(out)
+
+
+def _clauses(hint: str) -> list[str]:
+    """``hint`` split at each ``"; "`` that ends a clause: not one inside a quoted word
+    of a command (``hint_command`` quotes a skill named ``a; b`` as ``'a; b'``). Quotes
+    count from ``skilldeck `` to the clause's end only: prose has apostrophes."""
+    parts: list[str] = []
+    start = i = 0
+    command, quote = False, ""
+    while i < len(hint):
+        c = hint[i]
+        if quote:
+            quote = "" if c == quote else quote
+        elif command and c in "'\"":
+            quote = c
+        elif hint.startswith("; ", i):
+            parts.append(hint[start:i])
+            start, command = i + 2, False
+            i += 2
+            continue
+        elif hint.startswith("skilldeck ", i):
+            command = True
+        i += 1
+    parts.append(hint[start:])
+    return parts

@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from skilldeck.config import hint_command, with_roots
 
 SRC = Path(__file__).resolve().parents[2] / "src" / "skilldeck"
@@ -116,6 +118,18 @@ def test_the_rule_quotes_each_word_and_roots_complete_it() -> None:
     hint = with_roots(f"review it, then run: {command}", ["/a b"])
     assert hint is not None
     assert _pasted(hint) == ["approve", NAME, "--root", "/a b"]
+
+
+@pytest.mark.parametrize("name", ["a; b", "it's; here", 'say "x; y"'])
+def test_roots_complete_a_command_whose_name_holds_the_clause_separator(name: str) -> None:
+    """A hint's clauses are split at "; " to find their commands: not inside a quoted
+    name (a skill may be named "a; b"), while prose around it keeps its apostrophes."""
+    command = hint_command("approve", name)
+    hint = with_roots(f"the skill's scripts are not approved; run: {command}; or read it", ["/r"])
+    assert hint is not None
+    first, second, third = hint.split("; run: ")[0], *hint.split("; run: ")[1].rsplit("; ", 1)
+    assert first == "the skill's scripts are not approved" and third == "or read it"
+    assert shlex.split(second) == ["skilldeck", "approve", name, "--root", "/r"]
 
 
 def test_no_hint_pastes_a_value_into_a_command_by_hand() -> None:

@@ -265,3 +265,14 @@ def test_project_roots_outside_the_repository_need_trust(world: World) -> None:
     assert config.untrusted is None and config.roots == (world.repo.resolve() / "team",)
     listed = world.run("list", "--format", "json")
     assert "ours" in {s["name"] for s in json.loads(listed.out)["data"]["skills"]}
+
+
+def test_a_project_path_that_is_no_folder_gets_a_hint_about_the_path(world: World) -> None:
+    """A named pipe (or a file) given as the project: the read fails with 'Not a
+    directory', and the hint said to check the file's permissions."""
+    fifo = world.home / "pipe"
+    os.mkfifo(fifo)
+    res = world.run("trust", str(fifo), cwd=world.home)
+    assert res.code == 1 and "[CONFIG_INVALID]" in res.err, res.err
+    assert "hint: a part of the path is a file, not a folder: check the path" in res.err
+    assert "permissions" not in res.err

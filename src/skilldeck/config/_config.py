@@ -23,6 +23,7 @@ says what was ignored.
 
 from __future__ import annotations
 
+import errno
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -270,9 +271,19 @@ def _read_doc(path: Path, *, project: bool = False) -> tuple[dict[str, Any], str
         raise ConfigError(
             f"{path}: cannot read config file: {exc.strerror}",
             path=path,
-            hint="check the file's permissions",
+            hint=_READ_HINTS.get(exc.errno or 0, "check that the file can be read"),
         ) from exc
     return _parse(path, text), text, raw
+
+
+#: what to do when a config file cannot be read, by the read's error
+_READ_HINTS = {
+    errno.EACCES: "check the file's permissions",
+    errno.EPERM: "check the file's permissions",
+    errno.ENOTDIR: "a part of the path is a file, not a folder: check the path",
+    errno.EISDIR: "the config file's path is a folder: it must be a file",
+    errno.ELOOP: "the path goes round a loop of symbolic links: check the path",
+}
 
 
 def _merge(low: dict[str, Any], high: Mapping[str, Any]) -> dict[str, Any]:

@@ -8,6 +8,7 @@ import os
 import re
 import shlex
 import shutil
+import subprocess
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,6 +18,7 @@ from click.testing import CliRunner
 
 from skilldeck.cli import main
 from skilldeck.execution import install_packages
+from skilldeck.execution._packages import find_uv
 
 from .conftest import needs_bwrap
 
@@ -61,6 +63,33 @@ def module_dir() -> Iterator[Path]:
     shutil.rmtree(path, ignore_errors=True)
 
 
+@pytest.fixture(scope="module")
+def package_index(module_dir: Path) -> None:
+    """Skip when no package index is reachable from this environment (a user without
+    the network settings of the machine's owner): uv itself resolves the package the
+    tests install, with the settings the tests run under. Where an index answers, the
+    tests run and their failures are real."""
+    uv = find_uv()
+    assert uv is not None
+    env = {**os.environ, "UV_CACHE_DIR": str(module_dir / "uv")}
+    try:
+        done = subprocess.run(
+            [uv, "pip", "compile", "--quiet", "--no-header", "-"],
+            input="pypdf>=4\n",
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=module_dir,
+            timeout=120,
+        )
+    except subprocess.TimeoutExpired:
+        pytest.skip("no package index answered in 120 s")
+    if done.returncode != 0:
+        lines = done.stderr.strip().splitlines() or ["no output"]
+        why = next((line for line in lines if "error" in line), lines[-1])
+        pytest.skip(f"no package index is reachable: {why}")
+
+
 @pytest.fixture
 def pdf_root(world: Path, module_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A skill laid out like a PDF skill: SKILL.md, scripts/, scripts/requirements.txt."""
@@ -102,6 +131,7 @@ def _sandbox_args(mode: str) -> list[str]:
     return ["--sandbox", "none"] if mode == "none" else ["--sandbox", "strict"]
 
 
+@pytest.mark.usefixtures("package_index")
 @pytest.mark.parametrize("mode", ["none", pytest.param("bwrap", marks=needs_bwrap)])
 def test_declared_packages_are_installed_on_approve_and_used_offline(
     pdf_root: Path, mode: str
@@ -126,6 +156,7 @@ def test_declared_packages_are_installed_on_approve_and_used_offline(
     assert json.loads(out) == {"inline": "pypdf"}
 
 
+@pytest.mark.usefixtures("package_index")
 def test_a_missing_environment_is_a_coded_error_whose_hint_works(pdf_root: Path) -> None:
     root = str(pdf_root)
     invoke("approve", "pdf", "--root", root)
@@ -183,6 +214,7 @@ def test_a_skill_cannot_choose_where_packages_come_from(pdf_root: Path, line: st
     )
 
 
+@pytest.mark.usefixtures("package_index")
 def test_the_folder_the_user_is_in_does_not_choose_the_package_index(
     pdf_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -196,6 +228,7 @@ def test_the_folder_the_user_is_in_does_not_choose_the_package_index(
     assert built and all(python.is_file() for _, python in built)
 
 
+@pytest.mark.usefixtures("package_index")
 def test_doctor_shows_declared_packages_and_the_command_that_installs_them(
     pdf_root: Path,
 ) -> None:
@@ -214,6 +247,7 @@ def test_doctor_shows_declared_packages_and_the_command_that_installs_them(
     }
 
 
+@pytest.mark.usefixtures("package_index")
 def test_no_run_sees_the_shared_environments_writable(pdf_root: Path, module_dir: Path) -> None:
     """Runs share the environments: a writable view of them could poison the next run."""
     root = str(pdf_root)
@@ -240,6 +274,7 @@ def test_an_environment_others_can_write_is_not_used(pdf_root: Path, module_dir:
     assert code != 0 and json.loads(out)["error"]["reason"] == "packages_missing", out + err
 
 
+@pytest.mark.usefixtures("package_index")
 def test_install_prints_the_command_that_builds_the_packages_and_it_works(
     pdf_root: Path, module_dir: Path
 ) -> None:
@@ -260,6 +295,7 @@ def test_install_prints_the_command_that_builds_the_packages_and_it_works(
     assert code == 0 and json.loads(out) == {"pages": 1}, out + err
 
 
+@pytest.mark.usefixtures("package_index")
 def test_install_with_packages_builds_them(pdf_root: Path) -> None:
     code, out, err = invoke("install", str(pdf_root / "pdf"), "--yes", "--packages", "--json")
     assert code == 0, err

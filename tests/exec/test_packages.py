@@ -18,7 +18,6 @@ from click.testing import CliRunner
 
 from skilldeck.cli import main
 from skilldeck.execution import install_packages
-from skilldeck.execution._packages import find_uv
 
 from .conftest import needs_bwrap
 
@@ -69,8 +68,12 @@ def package_index(module_dir: Path) -> None:
     the network settings of the machine's owner): uv itself resolves the package the
     tests install, with the settings the tests run under. Where an index answers, the
     tests run and their failures are real."""
-    uv = find_uv()
-    assert uv is not None
+    if importlib.util.find_spec("uv") is not None:
+        from uv import find_uv_bin
+
+        uv = str(find_uv_bin())
+    else:
+        uv = shutil.which("uv") or "uv"
     env = {**os.environ, "UV_CACHE_DIR": str(module_dir / "uv")}
     try:
         done = subprocess.run(

@@ -11,6 +11,7 @@ import json
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -272,6 +273,47 @@ def test_completion_is_printed_and_completes_skill_names(project: Path) -> None:
         text=True,
     )
     assert "plain,local-one" in proc.stdout.splitlines(), proc.stdout
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="bash is not installed")
+@pytest.mark.parametrize("command", ["show", "load"])
+def test_bash_completes_a_name_with_shell_characters_into_a_word_that_pastes(
+    tmp_path: Path, command: str
+) -> None:
+    """A completed name is inserted quoted: it's here and star* were inserted raw (an
+    open quote, a glob), and `show` completed only paths."""
+    root = tmp_path / "skills"
+    make_skill(root / "quote", "it's here")
+    make_skill(root / "glob", "star*")
+    (tmp_path / "stara").mkdir()  # what star* would glob to in the folder
+    script = run_cli("completion", "bash", cwd=tmp_path).out
+    complete = tmp_path / "complete.sh"
+    complete.write_text(
+        script
+        + '\nCOMP_WORDS=(skilldeck "$1" --root "$2" "$3"); COMP_CWORD=4\n'
+        + '_skilldeck_completion skilldeck 2>/dev/null\nprintf "%s\\n" "${COMPREPLY[@]}"\n'
+    )
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    for typed, name in (("it", "it's here"), ("'it", "it's here"), ("sta", "star*")):
+        proc = subprocess.run(
+            ["bash", str(complete), command, str(root), typed],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+        )
+        words = proc.stdout.splitlines()
+        assert len(words) == 1, (typed, proc.stdout, proc.stderr)
+        line = f"skilldeck {command} --root {shlex.quote(str(root))} {words[0]} --json"
+        pasted = subprocess.run(
+            ["bash", "-c", line],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+        )
+        assert pasted.returncode == 0, (words, pasted.stderr)
+        assert json.loads(pasted.stdout)["data"]["name"] == name
 
 
 def test_installed_skills_show_their_scope_and_verify_update_cover_both(

@@ -18,6 +18,7 @@ instructions of a warm ``skilldeck list``.
 from __future__ import annotations
 
 import gc
+import os
 import sys
 
 from skilldeck._gc import pause as pause_collector, resume as resume_collector
@@ -47,6 +48,8 @@ def entry() -> None:
             return
         from skilldeck.cli._app import main
 
+        if "_SKILLDECK_COMPLETE" in os.environ:  # a shell asks for completions
+            import skilldeck.cli._meta  # noqa: F401  (registers bash's, values quoted)
         main(prog_name="skilldeck")
     finally:
         _start_up_done()

@@ -166,6 +166,19 @@ def complete_skill_names(ctx: click.Context, _param: click.Parameter, incomplete
     return [n for n in names if n.startswith(incomplete)]
 
 
+def complete_skill_names_or_paths(
+    ctx: click.Context, param: click.Parameter, incomplete: str
+) -> list[Any]:
+    """Shell completion for an argument that is a skill's name or a path: a word with a
+    ``/`` or starting with ``.`` or ``~`` (or one no name starts with) completes as a
+    path, any other as the names the catalog finds."""
+    from click.shell_completion import CompletionItem
+
+    looks_like_path = "/" in incomplete or incomplete.startswith((".", "~"))
+    names = [] if looks_like_path else complete_skill_names(ctx, param, incomplete)
+    return names or [CompletionItem(incomplete, type="file")]
+
+
 def complete_installed_names(
     ctx: click.Context, _param: click.Parameter, incomplete: str
 ) -> list[str]:

@@ -25,6 +25,7 @@ import skilldeck.format
 from skilldeck.cli._app import (
     EXIT_FINDINGS,
     EXIT_OK,
+    complete_skill_names_or_paths,
     echo_json,
     format_option,
     main,
@@ -145,7 +146,12 @@ def lint(catalog_roots: tuple[str, ...], fmt: str, paths: tuple[str, ...]) -> No
 
 
 @main.command()
-@click.argument("skill", metavar="NAME|PATH", type=click.Path(path_type=str))
+@click.argument(
+    "skill",
+    metavar="NAME|PATH",
+    type=click.Path(path_type=str),
+    shell_complete=complete_skill_names_or_paths,
+)
 @root_option
 @recursive_option
 @format_option

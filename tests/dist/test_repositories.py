@@ -66,6 +66,10 @@ LAYOUTS = {
         ".agents/skills/changelog": "changelog",
         "src/app/main-helper": "main-helper",
     },
+    "copilot": {
+        ".github/skills/issue-triage": "issue-triage",
+        ".github/skills/release-check": "release-check",
+    },
 }
 
 
@@ -97,6 +101,22 @@ def test_repository_layouts_are_listed_from_the_root(git_repo: GitRepo, layout: 
     res = run_cli("list", "--root", str(git_repo.path), "--json")
     assert res.code == 0, res.err
     assert _names(res.out) == set(LAYOUTS[layout].values())
+
+
+def test_copilot_skills_behind_a_link_are_listed_and_installed(git_repo: GitRepo) -> None:
+    """GitHub Copilot reads a project's ``.github/skills``; a repository that keeps its
+    plugin's skills under ``.github/plugins/<p>/skills`` links that folder there."""
+    make_skill(git_repo.path / ".github" / "plugins" / "squad" / "skills" / "gate", "gate")
+    (git_repo.path / ".github" / "skills").symlink_to(Path("plugins") / "squad" / "skills")
+    (git_repo.path / ".github" / "workflows").mkdir()
+    (git_repo.path / ".github" / "workflows" / "ci.yml").write_text("on: push\n")
+    git_repo.commit("copilot plugin")
+    res = run_cli("list", "--root", str(git_repo.path), "--json")
+    assert res.code == 0, res.err
+    assert _names(res.out) == {"gate"}
+    installed = run_cli("install", git_repo.url, "--all", "--yes")
+    assert installed.code == 0, installed.err
+    assert _names(run_cli("list", "--installed", "--json").out) == {"gate"}
 
 
 def test_a_skill_inside_a_skill_needs_recursive(git_repo: GitRepo) -> None:

@@ -91,13 +91,14 @@ REPOSITORY_DEPTH = 4
 REPOSITORY_CONTAINERS = (
     ".claude/skills",
     ".agents/skills",
+    ".github/skills",
     "skills/.curated",
     "skills/.experimental",
     "skills/.system",
 )
 """Hidden folders of a repository root that hold skills: the project folders of
-Claude Code and of the universal layout, and the channels of openai/skills (the
-folders the ``npx skills`` CLI also searches). Other agents' hidden folders
+Claude Code, of the universal layout and of GitHub Copilot, and the channels of
+openai/skills (the folders the ``npx skills`` CLI also searches). Other agents' hidden folders
 (``.codex/skills``, ``.gemini/skills``) are usually links to the same skills and
 stay skipped."""
 

@@ -145,6 +145,33 @@ def test_every_request_the_sdk_refuses_is_answered(tree: dict[str, Path]) -> Non
     assert "Traceback" not in stderr
 
 
+def test_a_message_over_the_limit_is_refused_without_being_held(tree: dict[str, Path]) -> None:
+    # a line was kept whole however long it was (300 MB held a gigabyte of the
+    # server's memory) and then served; HTTP refuses a body over 4 MiB with 413
+    limit = 4 * 1024 * 1024
+    padding = "a" * (limit + 10)
+    ping = {"jsonrpc": "2.0", "id": 7, "method": "ping"}
+    lines = [
+        _line({**ping, "params": {"_meta": {"x": padding}}}),  # id first, as SDKs write
+        _line({"params": {"_meta": {"x": padding}}, **ping}),  # id after the large part
+        _line({**ping, "params": {"_meta": {"x": "a" * (limit - 100)}}}),  # within it
+        _line({**ping, "id": 8}),
+    ]
+    replies, stderr = _exchange(tree["high"], lines, 4)
+    assert [r.get("id") for r in replies] == [7, None, 7, 8]
+    for reply in replies[:2]:
+        error = reply["error"]
+        assert error["code"] == -32600, error
+        assert error["data"] == {
+            "code": "INVALID_ARGUMENTS",
+            "hint": error["data"]["hint"],
+            "limit": limit,
+        }
+        assert "4,194,304 bytes" in error["message"]
+    assert replies[2]["result"] == {} and replies[3]["result"] == {}
+    assert "Traceback" not in stderr
+
+
 def test_params_that_fail_the_schema_name_the_field(tree: dict[str, Path]) -> None:
     # the SDK answered these "Invalid request parameters" with empty data: no code, no
     # field, nothing a client or its user could act on

@@ -43,6 +43,11 @@ def run_stdio(server: SkillServer) -> None:
     its limit) is ``-32700``; a batch, a request of the wrong shape and an id it
     cannot keep are ``-32600`` (``_unparsable_replies``).
 
+    A line longer than the SDK's HTTP body limit (4 MiB) is not held: the rest of it
+    is read and dropped, and the request is answered ``-32600``, to its id when the
+    id came before the large part (as the SDKs write it). The line was kept whole,
+    however long: 300 MB of one line held a gigabyte of the server's memory.
+
     When stdin ends, every request read before it is still answered (for at most
     ``DRAIN_SECONDS``) before the server exits: a client that writes its requests
     and closes its end (``printf ... | skilldeck serve``) got only the replies that
@@ -95,7 +100,10 @@ async def _serve_stdio(server: SkillServer, caught: list[int]) -> None:
         send, lines = anyio.create_memory_object_stream[str](0)
         token = anyio.lowlevel.current_token()
         reader = threading.Thread(
-            target=_read_lines, args=(wire, send, token), name="skilldeck-stdin", daemon=True
+            target=_read_lines,
+            args=(wire, send, token, _message_limit()),
+            name="skilldeck-stdin",
+            daemon=True,
         )
         reader.start()
         with anyio.CancelScope() as served:
@@ -119,12 +127,12 @@ async def _taking(lines: AsyncIterable[str], taken: deque[str]) -> AsyncIterator
     SDK's item for a line (a message, or the error of a line it refused) with its text."""
     async for line in lines:
         taken.append(line)
-        yield line
+        yield "" if isinstance(line, _Oversized) else line  # refused either way: not parsed
 
 
 @contextlib.contextmanager
-def _claim_stdin() -> Iterator[io.TextIOWrapper | None]:
-    """The client's end of stdin as text, with fd 0 on an empty pipe meanwhile: a
+def _claim_stdin() -> Iterator[io.BufferedReader | None]:
+    """The client's end of stdin, with fd 0 on an empty pipe meanwhile: a
     handler or program that reads stdin gets the end of input, never the client's
     requests. ``None`` when fd 0 cannot be copied (closed)."""
     try:
@@ -138,16 +146,22 @@ def _claim_stdin() -> Iterator[io.TextIOWrapper | None]:
     os.close(ends)
     try:
         # closefd=False: the reading thread may still block on it after the server ends
-        binary = io.BufferedReader(io.FileIO(private, "rb", closefd=False))
-        yield io.TextIOWrapper(binary, encoding="utf-8", errors="replace")
+        yield io.BufferedReader(io.FileIO(private, "rb", closefd=False))
     finally:
         os.dup2(private, 0)
 
 
 def _read_lines(
-    wire: io.TextIOWrapper | None, send: MemoryObjectSendStream[str], token: EventLoopToken
+    wire: io.BufferedReader | None,
+    send: MemoryObjectSendStream[str],
+    token: EventLoopToken,
+    limit: int,
 ) -> None:
-    """Hand each line of ``wire`` to the event loop, then close ``send`` (the end of input).
+    """Hand each line of ``wire`` to the event loop (as the SDK reads it: UTF-8, bytes
+    that are not UTF-8 replaced), then close ``send`` (the end of input).
+
+    A line of more than ``limit`` bytes is handed over as its ``_Oversized`` start,
+    the rest read and dropped, so no more than ``limit`` bytes are held.
 
     A line is handed over without a task when the SDK's reader already waits for it
     (most lines: a task per line cost a third more CPU per request), else it waits
@@ -164,10 +178,17 @@ def _read_lines(
         return True
 
     try:
-        if wire is not None:
-            for line in wire:
-                if not anyio.from_thread.run_sync(offer, line, token=token):
-                    anyio.from_thread.run(send.send, line, token=token)
+        while wire is not None:
+            raw = wire.readline(limit + 1)
+            if not raw:
+                break
+            line = raw.decode("utf-8", "replace")
+            if len(raw) > limit and not raw.endswith(b"\n"):
+                while (rest := wire.readline(limit)) and not rest.endswith(b"\n"):
+                    pass  # the rest of the line, dropped as it comes
+                line = _Oversized(line)
+            if not anyio.from_thread.run_sync(offer, line, token=token):
+                anyio.from_thread.run(send.send, line, token=token)
     except Exception:  # the server stopped listening (or stdin failed): nothing more to read
         logger.debug("stdin reader ended", exc_info=True)
     finally:
@@ -190,6 +211,9 @@ async def _pipeline(server: SkillServer, read: Any, write: Any, taken: deque[str
         async with send:
             async for item in read:
                 line = taken.popleft() if taken else None  # the SDK sends one item a line
+                if isinstance(line, _Oversized):
+                    await write.send(SessionMessage(_oversized_reply(line)))
+                    continue
                 if isinstance(item, Exception):
                     for reply in _unparsable_replies(item, line):
                         await write.send(SessionMessage(reply))
@@ -270,6 +294,70 @@ def _unparsable_replies(error: Exception, line: str | None) -> list[Any]:
             )
         )
     return replies
+
+
+def _message_limit() -> int:
+    """The most bytes one message may have: the SDK's limit of an HTTP body, so both
+    transports take the same messages."""
+    from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
+
+    return DEFAULT_MAX_REQUEST_BODY_SIZE
+
+
+class _Oversized(str):
+    """The start of a line longer than the limit of a message (its rest was dropped)."""
+
+    __slots__ = ()
+
+
+def _oversized_reply(start: str) -> Any:
+    """The ``-32600`` reply to a line over the limit: to the request's id when the id
+    could be read from ``start`` (before the first value that does not end there)."""
+    from mcp.types import ErrorData, JSONRPCError
+
+    limit = _message_limit()
+    text = f"the message is larger than {limit:,} bytes, the limit of one message"
+    hint = "send less in one request: read a large file in parts, pass large data as a file"
+    data = {"code": "INVALID_ARGUMENTS", "hint": hint, "limit": limit}
+    return JSONRPCError(
+        jsonrpc="2.0",
+        id=_leading_id(start),
+        error=ErrorData(code=_INVALID_REQUEST, message=text, data=data),
+    )
+
+
+def _leading_id(start: str) -> str | int | None:
+    """The ``id`` of a JSON object cut short, when its members up to the id are whole."""
+    import json
+
+    decoder = json.JSONDecoder()
+    at = len(start) - len(start.lstrip())
+    if not start.startswith("{", at):
+        return None
+    at += 1
+    try:
+        while True:
+            key, at = decoder.raw_decode(start, _skip(start, at))
+            at = _skip(start, at)
+            if not isinstance(key, str) or not start.startswith(":", at):
+                return None
+            value, at = decoder.raw_decode(start, _skip(start, at + 1))
+            if key == "id":
+                ok = isinstance(value, int | str) and not isinstance(value, bool)
+                return value if ok else None
+            at = _skip(start, at)
+            if not start.startswith(",", at):
+                return None
+            at += 1
+    except ValueError:  # the value cut short: the id was not before it
+        return None
+
+
+def _skip(text: str, at: int) -> int:
+    """The index of the first character at or after ``at`` that is not JSON whitespace."""
+    while at < len(text) and text[at] in " \t\r\n":
+        at += 1
+    return at
 
 
 def _has_id(line: str | None) -> bool:

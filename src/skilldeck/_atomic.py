@@ -4,6 +4,7 @@ inter-process locks."""
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,6 +23,14 @@ _NEW_FILE = (
     | getattr(os, "O_BINARY", 0)
 )
 _fchmod = getattr(os, "fchmod", None)
+# a cache file is read only as itself: never through a link, never waiting on a pipe
+_CACHE_FILE = (
+    os.O_RDONLY
+    | getattr(os, "O_NOFOLLOW", 0)
+    | getattr(os, "O_NONBLOCK", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+    | getattr(os, "O_BINARY", 0)
+)
 
 __all__ = [
     "atomic_write_bytes",
@@ -30,6 +39,7 @@ __all__ = [
     "code_stamp_text",
     "file_lock",
     "keep_newest",
+    "open_cache",
     "replacing",
 ]
 
@@ -47,6 +57,25 @@ def cache_folder(folder: str | os.PathLike[str], *, create: bool = False) -> boo
         except OSError:
             return False
     return safe_dirs(Path(folder))
+
+
+def open_cache(path: str | os.PathLike[str]) -> BinaryIO:
+    """One of skilldeck's cache files (in a ``cache_folder``) open for reading.
+
+    ``OSError`` unless it is a regular file of the user's: a link is not followed, a
+    named pipe never blocks the read, a folder or another user's file is not read.
+    Every reader of a cache reads such an error as no cache, a rebuild.
+    """
+    from skilldeck._errors import UnsafeStateError
+    from skilldeck._statedir import check_stat  # its one rule: a regular file, ours
+
+    fd = os.open(path, _CACHE_FILE)
+    try:
+        check_stat(os.fstat(fd), os.fspath(path), want_dir=False)
+    except UnsafeStateError as exc:
+        os.close(fd)
+        raise OSError(errno.EPERM, str(exc), os.fspath(path)) from None
+    return os.fdopen(fd, "rb")
 
 
 @contextlib.contextmanager

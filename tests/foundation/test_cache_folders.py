@@ -5,7 +5,9 @@ folder is skipped (which only costs speed), never read, never written."""
 
 from __future__ import annotations
 
+import contextlib
 import os
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -117,6 +119,44 @@ def test_a_cache_folder_reached_through_a_link_is_neither_read_nor_written(
     write(link)
     assert _files(real) == []
     assert before  # the real folder did hold a cache
+
+
+@pytest.mark.parametrize("kind", ["fifo", "link", "folder"])
+def test_a_cache_file_that_is_not_a_regular_file_is_not_read(
+    cache: tuple[Callable[[Path], None], Callable[[Path], bool]], tmp_path: Path, kind: str
+) -> None:
+    # a named pipe in place of a cache file hung every command that read the cache
+    # (the open waited for a writer), and a link was read through
+    write, read = cache
+    folder = tmp_path / "cache"
+    write(folder)
+    assert read(folder)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    for f in folder.iterdir():
+        f.rename(outside / f.name)
+        if kind == "fifo":
+            os.mkfifo(f)
+        elif kind == "folder":
+            f.mkdir()
+        else:
+            f.symlink_to(outside / f.name)
+        os.utime(outside / f.name, (1, 1))  # the catalog touches the index it reads
+    answer: list[bool] = []
+    reader = threading.Thread(target=lambda: answer.append(read(folder)), daemon=True)
+    reader.start()
+    reader.join(20)
+    hung = reader.is_alive()
+    if hung:  # a writer on each pipe lets the hung read end
+        for f in folder.iterdir():
+            with contextlib.suppress(OSError):
+                os.close(os.open(f, os.O_WRONLY | os.O_NONBLOCK))
+        reader.join(20)
+    assert not hung
+    # nothing was read from the entry (the catalog then writes a new index over it)
+    entries = list(folder.iterdir())
+    assert answer == [False] or all(f.is_file() and not f.is_symlink() for f in entries)
+    assert all(f.stat().st_mtime == 1 for f in outside.iterdir())
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="giving a folder to another user needs root")

@@ -40,7 +40,7 @@ import zlib
 from itertools import chain, filterfalse
 from pathlib import Path
 
-from skilldeck._atomic import cache_folder, code_stamp_text
+from skilldeck._atomic import cache_folder, code_stamp_text, open_cache
 from skilldeck._diagnostics import Diagnostic, Severity
 from skilldeck._version import __version__
 
@@ -605,7 +605,7 @@ class MetadataCache:
             return None
         target = self._file(root_key)
         try:
-            fh = open(target, "rb")  # noqa: SIM115 (closed by Stored)
+            fh = open_cache(target)  # closed by Stored
         except (OSError, ValueError):
             return None
         try:

@@ -21,6 +21,7 @@ hashed again.
 from __future__ import annotations
 
 import hashlib
+import mmap
 import os
 from pathlib import Path
 from typing import Any
@@ -28,7 +29,7 @@ from typing import Any
 import msgspec
 
 import skilldeck
-from skilldeck._atomic import cache_folder, code_stamp_text, keep_newest, replacing
+from skilldeck._atomic import cache_folder, code_stamp_text, keep_newest, open_cache, replacing
 
 __all__ = ["FileRow", "SkillRow", "SnapshotStore", "TreeRow"]
 
@@ -87,8 +88,11 @@ class SnapshotStore:
         if not cache_folder(self.directory):
             return {}
         try:
-            with open(self.path, "rb") as fh:
-                snapshot = _DECODER.decode(fh.read())
+            with (
+                open_cache(self.path) as fh,
+                mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mapped,
+            ):
+                snapshot = _DECODER.decode(mapped)
         except (OSError, msgspec.DecodeError, ValueError, TypeError, RecursionError):
             return {}
         if snapshot.stamp != self._stamp or snapshot.roots != self.roots:

@@ -67,7 +67,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from skilldeck._atomic import cache_folder, keep_newest, replacing
+from skilldeck._atomic import cache_folder, keep_newest, open_cache, replacing
 from skilldeck.search._bm25 import SearchDocument, SearchHit, SearchIndex
 
 __all__ = ["Embedder", "SemanticIndex"]
@@ -539,7 +539,7 @@ def _read(path: Path) -> tuple[Any, Any] | None:
         return None
     np = _numpy()
     try:
-        with open(path, "rb") as fh, np.load(fh, allow_pickle=False) as data:
+        with open_cache(path) as fh, np.load(fh, allow_pickle=False) as data:
             digests, vectors = data["digests"], data["vectors"]
     except Exception:  # a damaged or foreign file: any error of numpy's readers
         return None

@@ -33,7 +33,7 @@ from typing import Any
 
 import msgspec
 
-from skilldeck._atomic import cache_folder, keep_newest, replacing
+from skilldeck._atomic import cache_folder, keep_newest, open_cache, replacing
 from skilldeck._version import __version__
 from skilldeck.search._bm25 import FIELD_WEIGHTS, SearchDocument
 from skilldeck.search._terms import FIELDS, DocTerms, FieldIndex
@@ -173,7 +173,7 @@ def load_index(directory: str | os.PathLike[str], key: str) -> FieldIndex | None
     if not cache_folder(path.parent):
         return None
     try:
-        with open(path, "rb") as fh:
+        with open_cache(path) as fh:
             mapped = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
     except (OSError, ValueError):
         return None
@@ -288,7 +288,7 @@ def load_terms(directory: str | os.PathLike[str]) -> dict[bytes, tuple[DocTerms,
     if not cache_folder(Path(directory)):
         return {}
     try:
-        with open(Path(directory) / TERMS_FILE, "rb") as fh:
+        with open_cache(Path(directory) / TERMS_FILE) as fh:
             frames = _frames(fh.read())
         if not frames or len(frames) < 2 or _FORMAT.decode(frames[0]) != FORMAT:
             return {}

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import shlex
+import subprocess
+import sys
 from pathlib import Path
 
 from skilldeck import Catalog, Source, load_config
@@ -97,3 +101,31 @@ def test_duplicate_and_not_found(tmp_path: Path, make_skill: MakeSkill) -> None:
     assert _kinds(cat, "twin") == ["visible", "duplicate"]
     (nf,) = cat.why("twine")
     assert nf.kind == "not_found" and "twin" in (nf.hint or "")
+
+
+def test_a_same_name_copy_in_one_source_gets_a_hint_that_reaches_it(
+    tmp_path: Path, make_skill: MakeSkill
+) -> None:
+    """Two plugins of one repository each ship a ``setup`` skill: the hidden one's
+    address (``root1:setup``) names the other, so the hint pasted in a shell must
+    reach the hidden copy by its folder, whatever the folder's name holds."""
+    root = tmp_path / "repo"
+    make_skill(root / "plugins" / "alpha" / "skills", "setup", "Alpha setup. Use when a.")
+    hidden = make_skill(
+        root / "plugins" / "beta {x} 'q'" / "skills", "setup", "Beta setup. Use when b."
+    )
+    why = subprocess.run(
+        [sys.executable, "-m", "skilldeck", "why", "setup", "--root", str(root)],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    hint = next(line for line in why.stdout.splitlines() if line.strip().startswith("hint:"))
+    assert "address it as" not in hint, why.stdout
+    pasted = shlex.split(hint.split("read this one with: ", 1)[1])
+    assert pasted[:2] == ["skilldeck", "show"]
+    shown = subprocess.run(
+        [sys.executable, "-m", "skilldeck", *pasted[1:], "--format", "json"],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    data = json.loads(shown.stdout)["data"]
+    assert data["manifest"]["description"] == "Beta setup. Use when b."
+    assert Path(data["path"]) == hidden

@@ -21,7 +21,7 @@ from operator import attrgetter
 from pathlib import Path
 
 from skilldeck._diagnostics import Diagnostic
-from skilldeck._errors import SkillError
+from skilldeck._errors import SkillError, hint_command
 from skilldeck._paths import within
 from skilldeck.catalog import _codes as C
 from skilldeck.catalog._model import (
@@ -44,11 +44,19 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Batch", "ByName", "Candidate", "Listed", "Requirements", "Resolver", "State", "Stores",
-    "changed", "collapse",
+    "changed", "collapse", "same_name_hint",
 ]  # fmt: skip
 
 _ENABLED = SkillStatus.ENABLED
 _NAME = attrgetter("name")
+
+
+def same_name_hint(path: Path | None) -> str:
+    """The hint of a skill hidden by one of the same name in its own source: its
+    address names the other, so only its folder reaches it."""
+    if path is None:
+        return "rename one of them (name and folder)"
+    return f"rename one of them (name and folder); read this one with: {hint_command('show', path)}"
 
 
 class Candidate:
@@ -344,7 +352,7 @@ class Resolver:
                             "(preferred: outside translation folders, then shallowest, "
                             "then first in path order)",
                             path=str(cand.meta.path) if cand.meta.path else None,
-                            hint="rename one of them (name and folder)",
+                            hint=same_name_hint(cand.meta.path),
                         ),
                     )
                 else:

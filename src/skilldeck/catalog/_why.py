@@ -14,6 +14,7 @@ from skilldeck._errors import hint_command
 from skilldeck._tree import PLACEHOLDER, REPOSITORY_DEPTH, SkillFinder
 from skilldeck.catalog import _codes as C
 from skilldeck.catalog._model import CatalogEntry, SkillStatus
+from skilldeck.catalog._resolve import same_name_hint
 
 if TYPE_CHECKING:
     from skilldeck.catalog._catalog import Catalog
@@ -70,13 +71,17 @@ def _status_line(entry: CatalogEntry) -> WhyLine:
     hidden = _HIDDEN.get(entry.status)
     if hidden is not None:
         kind, state, hint = hidden
+        if entry.shadowed_by == entry.address:  # its address names the other copy
+            hint = same_name_hint(entry.path)
+        else:
+            hint = hint.format(address=entry.address, enable=hint_command("enable", entry.name))
         return WhyLine(
             kind,
             f"{entry.address} at {entry.path} is {state}{entry.reason}",
             entry.source,
             entry.path,
             entry.status,
-            hint.format(address=entry.address, enable=hint_command("enable", entry.name)),
+            hint,
         )
     errors = [d for d in entry.diagnostics if d.is_error]
     kind = "invalid"

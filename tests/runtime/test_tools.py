@@ -141,8 +141,32 @@ def test_body_over_limit_is_cut_with_content_truncated(
     s = rt.session()
     env = check(rt.call(s, "skills_load", {"name": "big"}))
     assert [w["code"] for w in env["warnings"]] == ["CONTENT_TRUNCATED"]
-    assert len(env["data"]["body"]) < 2000
+    assert len(env["data"]["body"].encode()) == 2000
     assert s.loaded[0].body_truncated
+
+
+def test_body_limit_counts_only_the_body_and_keeps_the_declared_tools(
+    make_skill: MakeSkill, skills_root: Path
+) -> None:
+    tool = (
+        "### say_hi\n\nGreet.\n\n#### Parameters\n\nNone.\n\n"
+        "#### Command\n\n```bash\necho hi\n```\n"
+    )
+    body = "# Long\n\n" + "é" * 400 + "\n\n" + tool
+    long_description = "Says hello in many words. Use when greeting. " + "x" * 900
+    make_skill("long", long_description, body=body)
+    full = runtime_for(skills_root)
+    whole = check(full.call(full.session(), "skills_load", {"name": "long"}))["data"]["body"]
+    rt = runtime_for(skills_root, max_body_bytes=302)
+    s = rt.session()
+    env = check(rt.call(s, "skills_load", {"name": "long"}))
+    assert [w["code"] for w in env["warnings"]] == ["CONTENT_TRUNCATED"]
+    # the body's first 302 bytes less the half of a character, however long the file's
+    # frontmatter is (the old limit counted it: this skill failed as FILE_TOO_LARGE)
+    assert env["data"]["body"].encode() == whole.encode()[:301]
+    assert env["data"]["tools"] == ["say_hi"]
+    assert "say_hi" in [spec.name for spec in rt.tool_specs(s)]
+    assert s.loaded[0].body == env["data"]["body"] and s.loaded[0].body_truncated
 
 
 def test_source_name_addresses_a_shadowed_copy(tmp_path: Path) -> None:

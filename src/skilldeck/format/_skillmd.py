@@ -20,6 +20,7 @@ __all__ = [
     "FRONTMATTER_LIMIT",
     "Mode",
     "ParsedSkillMd",
+    "cut_text",
     "parse_read",
     "parse_skill_md",
     "read_limit",
@@ -267,6 +268,15 @@ def parse_read(
         truncated=False if metadata_only else truncated,
         size=size,
     )
+
+
+def cut_text(text: str, max_bytes: int | None) -> tuple[str, bool]:
+    """``text`` cut to at most ``max_bytes`` bytes of UTF-8 (never inside a character),
+    and whether it was cut; ``None`` is no limit. A body shown within a budget."""
+    data = text.encode("utf-8")
+    if max_bytes is None or len(data) <= max_bytes:
+        return text, False
+    return _cut_utf8(data[:max_bytes]).decode("utf-8"), True
 
 
 def _cut_utf8(data: bytes) -> bytes:

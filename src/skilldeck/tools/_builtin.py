@@ -211,15 +211,20 @@ class BuiltinTools:
             AllowedToolsPolicyChanged,
             SkillLoaded,
         )  # (a search never builds them)
+        from skilldeck.format import cut_text  # (a run from the index never parses SKILL.md)
 
         name = str(call.arguments["name"])
         self.rt.resolve_skill(name, call.session, by_host=by_host)
+        # the limit is the body's: the frontmatter does not count against it, and the
+        # tools the body declares after the cut are still the skill's
         limit = self.rt.options.max_body_bytes
-        skill = self.rt.catalog.load(name, max_bytes=limit)
+        skill = self.rt.catalog.load(name)
+        body, cut = cut_text(skill.body, limit)
+        truncated = skill.body_truncated or cut
         digest = self.rt.catalog.digest(name)
         manifest = skill.manifest
         warnings: list[ToolWarning] = []
-        if skill.body_truncated:
+        if truncated:
             warnings.append(truncated_warning(f"the body of {skill.name!r}", limit))
         declared = self.rt.scripts.declare(name, skill) if self.rt.options.declared_tools else {}
         data: dict[str, Any] = {
@@ -227,7 +232,7 @@ class BuiltinTools:
             "description": skill.description,
             "source": skill.source or None,
             "digest": digest,
-            "body": skill.body,
+            "body": body,
             "files": list(skill.files),
         }
         if declared:
@@ -244,8 +249,8 @@ class BuiltinTools:
                 key=name,
                 source=skill.source or None,
                 digest=digest,
-                body=skill.body,
-                body_truncated=skill.body_truncated,
+                body=body,
+                body_truncated=truncated,
                 path=str(skill.path) if skill.path is not None else None,
                 declared_tools=tuple(sorted(declared)),
             ),
@@ -267,8 +272,8 @@ class BuiltinTools:
                 skill=skill.name,
                 source=skill.source or None,
                 digest=digest,
-                body_bytes=len(skill.body.encode("utf-8")),
-                body_truncated=skill.body_truncated,
+                body_bytes=len(body.encode("utf-8")),
+                body_truncated=truncated,
             )
         )
         if outcome.error is not None:

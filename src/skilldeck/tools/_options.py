@@ -53,7 +53,8 @@ class RuntimeOptions:
       a rename map (``VERB_FIRST_TOOL_NAMES``); ``parameter_names`` renames their
       parameters, ``{tool key: {parameter: new name}}`` (``VERB_FIRST_PARAMETER_NAMES``).
     - ``search``, ``scripts``, ``declared_tools``, ``validate_tools``: which tools exist.
-    - ``max_body_bytes``: cut SKILL.md bodies (``CONTENT_TRUNCATED``); ``max_file_bytes``:
+    - ``max_body_bytes``: cut the bodies ``skills_load`` returns to this many bytes
+      (``CONTENT_TRUNCATED``; the frontmatter does not count); ``max_file_bytes``:
       the file-read size limit (``FILE_TOO_LARGE`` above it); ``list_limit``: default page
       size of ``skills_list``; ``search_headings``: index body headings and the
       first words of each body too (at low weight); ``embedder``: ``fn(texts) ->

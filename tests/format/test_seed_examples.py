@@ -7,6 +7,7 @@ present), with the outcome expected in lenient and strict mode.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -408,6 +409,30 @@ def test_seed002_metadata_tags_list() -> None:
     assert manifest.tags == ("skills", "quality")
     assert manifest.version == "1.0.0"
     assert manifest.metadata["tags"] == ["skills", "quality"]
+
+
+def test_seed002_tags_hint_gives_a_string_read_as_the_same_tags() -> None:
+    # the hint is a line that, pasted over the list, passes strict mode with the same tags
+    (diag,) = [d for d in _parse("SEED002_SKILLMAKER").diagnostics if d.code == "SK210"]
+    assert diag.hint == 'join it into one string: tags: "skills quality"'
+    fixed = SEED002_SKILLMAKER.replace(
+        "  tags:\n    - skills\n    - quality\n", "  " + diag.hint.split(": ", 1)[1] + "\n"
+    )
+    parsed = skilldeck.parse_skill_md(fixed.encode(), mode="strict")
+    assert parsed.manifest is not None and parsed.manifest.tags == ("skills", "quality")
+    assert [d.code for d in parsed.diagnostics] == []
+
+
+def test_metadata_hint_for_other_values_is_one_string_yaml_reads_back() -> None:
+    text = "---\nname: a\ndescription: d\nmetadata:\n  cfg: {a: 1, b: [it's]}\n  words: [two words, x]\n---\n"
+    hints = {
+        d.message.split("'")[1]: d.hint for d in skilldeck.parse_skill_md(text.encode()).diagnostics
+    }
+    for key, value in (("cfg", {"a": 1, "b": ["it's"]}), ("words", ["two words", "x"])):
+        line = hints[key].split(": ", 1)[1]  # "KEY: 'JSON'"
+        fixed = f"---\nname: a\ndescription: d\nmetadata:\n  {line}\n---\n"
+        manifest = skilldeck.parse_skill_md(fixed.encode(), mode="strict").manifest
+        assert manifest is not None and json.loads(manifest.metadata[key]) == value
 
 
 def test_seed003_extension_fields() -> None:

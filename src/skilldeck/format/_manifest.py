@@ -11,6 +11,7 @@ the top level wins.
 from __future__ import annotations
 
 import fnmatch
+import json
 import re
 import unicodedata
 from collections.abc import Mapping
@@ -503,10 +504,30 @@ def _metadata(data: Mapping[str, Any], ctx: Ctx) -> dict[str, Any]:
                 C.METADATA_NOT_STRING,
                 f"metadata value '{key}' is {typename(item)}; the specification wants strings",
                 f"metadata.{key}" if f"metadata.{key}" in ctx.positions else "metadata",
-                hint=f'quote it: {key}: "{scalar_text(item)}"',
+                hint=_string_hint(key, item),
                 severity=ctx.mode(),
             )
     return dict(value)
+
+
+def _string_hint(key: str, item: Any) -> str:
+    """How to write a metadata value as the one string the specification wants: a
+    list of words joined by spaces (as ``tags`` and ``requires`` are read), anything
+    else nested as JSON text; never Python's repr, which no reader understands."""
+    if isinstance(item, list) and all(_word(x) for x in item):
+        return f'join it into one string: {key}: "{" ".join(str(x) for x in item)}"'
+    if isinstance(item, list | dict):
+        text = json.dumps(item, ensure_ascii=False, default=str).replace("'", "''")
+        return f"write it as one string, such as JSON: {key}: '{text}'"
+    return f'quote it: {key}: "{scalar_text(item)}"'
+
+
+def _word(x: Any) -> bool:
+    """A list item that joins into a space-separated string as it is."""
+    if isinstance(x, bool) or not isinstance(x, str | int | float):
+        return False
+    text = str(x)
+    return text.split() == [text] and '"' not in text and "\\" not in text
 
 
 def _allowed_tools(data: Mapping[str, Any], ctx: Ctx) -> tuple[ToolPattern, ...] | None:

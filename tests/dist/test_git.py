@@ -278,3 +278,23 @@ def test_a_source_of_submodules_only_is_refused_with_their_repository(
         skilldeck.dist.install(git_repo.url)
     assert "holds no skill of its own" in info.value.message
     assert info.value.hint is not None and info.value.hint.endswith("install 'x; touch y'")
+
+
+def test_a_skill_at_a_repository_s_root_is_named_after_the_repository(tmp_path: Path) -> None:
+    """Errors about a skill at the root of a git source named the staging folder the
+    checkout sat in (``src: invalid SKILL.md``); they name the repository."""
+    repo = GitRepo(tmp_path / "pdf-helpers")
+    repo.path.mkdir()
+    repo.git("init", "-q", "-b", "main")
+    (repo.path / "SKILL.md").write_text("---\nname: pdf-helpers\n---\nNo description.\n")
+    repo.commit()
+    with pytest.raises(skilldeck.SkillError) as invalid:
+        skilldeck.dist.install(repo.url)
+    assert str(invalid.value).startswith("pdf-helpers: invalid SKILL.md"), invalid.value
+    make_skill(repo.path, "pdf-helpers", files={f"references/{i}.md": "x\n" for i in range(4)})
+    repo.commit()
+    few = skilldeck.dist.InstallLimits(max_files=3)
+    with pytest.raises(skilldeck.InstallError) as large:
+        skilldeck.dist.install(str(repo.path), limits=few)
+    assert str(large.value).startswith("skill pdf-helpers: more than 3 files"), large.value
+    assert skilldeck.dist.list_installed() == ()

@@ -47,7 +47,7 @@ from ._model import (
     report,
 )
 from ._placements import Placed, conflicts, place, recorded, targets
-from ._source import on_this_machine, parse_source
+from ._source import on_this_machine, parse_source, source_folder_name
 from ._state import Layout, Stage, apply_ops, layout, now_iso, swap_in
 
 __all__ = ["InstallPlan", "PlannedSkill", "discover_skills", "install", "remember_placed"]
@@ -110,8 +110,11 @@ def fetch_source(
     slot: str = "src",
     use_subpath: bool = True,
 ) -> Fetched:
-    """Materialise ``spec`` inside the stage."""
-    dest = stage.path / slot
+    """Materialise ``spec`` inside the stage (a copy is named after the source: a
+    skill at its root is named so in messages)."""
+    dest = stage.path / slot / source_folder_name(spec)
+    if spec.kind != "local":
+        dest.parent.mkdir()
     commit: str | None = None
     subs: dict[str, str | None] = {}
     if spec.kind == "git":

@@ -26,7 +26,14 @@ from skilldeck._paths import safe_relpath, shown_path
 
 from ._model import SourceSpec
 
-__all__ = ["ARCHIVE_SUFFIXES", "archive_kind", "on_this_machine", "parse_source", "validate_ref"]
+__all__ = [
+    "ARCHIVE_SUFFIXES",
+    "archive_kind",
+    "on_this_machine",
+    "parse_source",
+    "source_folder_name",
+    "validate_ref",
+]
 
 ARCHIVE_SUFFIXES = (".zip", ".skill", ".tar.gz", ".tgz")
 _SHORTHAND = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
@@ -44,6 +51,24 @@ def archive_kind(path: str | Path) -> str | None:
     if name.endswith((".tar.gz", ".tgz")):
         return "tar"
     return None
+
+
+def source_folder_name(spec: SourceSpec) -> str:
+    """The name a fetched copy of ``spec`` gets in the stage: the repository's or the
+    archive's (``owner/tools.git`` and ``tools.tar.gz`` are ``tools``), so a message
+    about a skill at the source's root names what the user gave, not a staging folder.
+    ``source`` when the name would be empty, hidden or not one folder name."""
+    if spec.kind == "local":
+        return Path(spec.url).name or "source"
+    tail = unquote(urlsplit(spec.url).path if "://" in spec.url else spec.url)
+    name = tail.rstrip("/").rsplit("/", 1)[-1].rsplit(":", 1)[-1]
+    for suffix in (*ARCHIVE_SUFFIXES, ".git"):
+        if name.lower().endswith(suffix):
+            name = name[: -len(suffix)]
+            break
+    if not name or name.startswith(".") or "\0" in name or "\\" in name:
+        return "source"
+    return name
 
 
 def validate_ref(ref: str) -> str:

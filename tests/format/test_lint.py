@@ -126,6 +126,9 @@ def test_estimate_tokens() -> None:
         "Convert PDF files to text.",
         "A collection of utilities for spreadsheets",
         "Google Calendar: manage calendars and events.",
+        "Triggers the audit of a plugin against its checklist.",
+        "Draws diagrams - boxes, arrows and labels.",
+        "Tunes a trigger-happy alert rule.",
     ],
 )
 def test_sk303_description_without_when(tmp_path: Path, description: str) -> None:
@@ -146,6 +149,12 @@ def test_sk303_description_without_when(tmp_path: Path, description: str) -> Non
         "Write headlines. Use with a confirmed brief, after intake.",
         "ダッシュボードの設計を引導する。「KPI 可視化」と言われたら使う。",
         "不完全さの中に美を見出す。悩んでいるときに使う。",
+        "Classifies price swings. TRIGGERS - zigzag, swing classification",
+        "Sends reminders. Triggers: remind me, follow up.",
+        "TRIGGER for editing flow files with the builder SDK.",
+        "Asks a second model. Use PROACTIVELY to cross-check a plan.",
+        "生成画面提示词。触发条件: (1) 用户说'画一个' (2) 需要提示词",
+        "整理会议纪要。使用场景：用户上传录音或笔记。",
     ],
 )
 def test_sk303_description_with_when_passes(tmp_path: Path, description: str) -> None:

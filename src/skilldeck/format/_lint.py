@@ -106,9 +106,13 @@ _TOOL_MENTION = re.compile(
 _WHEN = re.compile(
     r"\b(?:use\s+(?:it\s+|this\s+(?:skill\s+)?)?(?:when|whenever|for|to|if|on|before|after|while)"
     r"|when(?:ever)?|if\s+(?:the\s+)?(?:user|you|an?\s)|trigger(?:s|ed)?\s+(?:on|when|by|if)|invoke"
-    r"|use\s+with|should\s+be\s+used|helps?\s+(?:with|when)|applies\s+(?:to|when))\b"
-    # Japanese and Chinese: "use when ...", "use if told ...".
-    r"|(?:とき|時|場合|たら|際)に?(?:使|利用)|(?:时|時|需要)(?:使用|调用|調用)",
+    r"|use\s+with|use\s+proactively|should\s+be\s+used|helps?\s+(?:with|when)"
+    r"|applies\s+(?:to|when)|triggers?\s+for)\b"
+    # a list of triggers: "TRIGGERS - zigzag, swings", "Triggers: ..."
+    r"|\btriggers?(?:\s*:|\s+[-\u2013\u2014]\s)"
+    # Japanese and Chinese: "use when ...", "use if told ...", "trigger conditions: ...".
+    r"|(?:とき|時|場合|たら|際)に?(?:使|利用)|(?:时|時|需要)(?:使用|调用|調用)"
+    r"|(?:触发|觸發)(?:条件|條件|词|詞|场景|場景)|(?:使用|适用|適用)(?:场景|場景)",
     re.IGNORECASE,
 )
 _TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9:_-]*(?:\s[^<>]*)?/?>")

@@ -8,7 +8,15 @@ import sys
 
 from tests._skills import HostStore
 
-from skilldeck import Catalog, ExecConfig, Executor, SkillRuntime, Source, Store
+from skilldeck import (
+    Catalog,
+    ExecConfig,
+    Executor,
+    SkillMetadata,
+    SkillRuntime,
+    Source,
+    Store,
+)
 from skilldeck.execution import MemoryApprovalStore
 
 from .conftest import check, error_code
@@ -75,3 +83,24 @@ def test_skill_md_of_a_host_store_is_put_back_together() -> None:
     assert data.startswith("---\nname: echo\n") and data.endswith(BODY)
     cut = catalog.skill_md_bytes("echo", max_bytes=10, truncate=True)
     assert cut.truncated and cut.data == data.encode()[:10] and cut.size == len(data.encode())
+
+
+class _KeylessStore(HostStore):
+    """A host store that builds its metadata by hand, as the README of an app would:
+    name, description and no folder, leaving ``key`` to its default."""
+
+    def list_skills(self) -> list[SkillMetadata]:
+        return [
+            SkillMetadata(name=m.name, description=m.description, folder=None)
+            for m in super().list_skills()
+        ]
+
+
+def test_metadata_without_a_key_is_loaded_and_read_by_its_name() -> None:
+    # the catalog asked the store for skill '' (the key's default): SKILL_NOT_FOUND
+    store = _KeylessStore({"echo": (SKILL_MD, {"references/guide.md": b"# Guide\n"})})
+    rt = _runtime(store)
+    s = rt.session()
+    assert check(rt.call(s, "skills_load", {"name": "echo"}))["data"]["name"] == "echo"
+    read = check(rt.call(s, "skills_read_file", {"name": "echo", "path": "references/guide.md"}))
+    assert read["data"]["content"] == "# Guide\n"

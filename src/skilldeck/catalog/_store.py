@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 from skilldeck._diagnostics import Diagnostic
 from skilldeck._errors import FileNotFoundInSkillError, FileTooLargeError, PathNotAllowedError
-from skilldeck._frozen import value
+from skilldeck._frozen import replace, value
 from skilldeck._paths import safe_relpath
 from skilldeck.catalog._fileset import BUNDLED_DIRS, in_bundled_index
 from skilldeck.catalog._model import SkillMetadata
@@ -85,8 +85,11 @@ class StoreBase:
 
     def discover(self, *, refresh: bool = False) -> Discovery:
         """Every candidate (invalid ones too) and the problems met; default:
-        ``list_skills()``. ``refresh`` asks a caching store to look again."""
-        return Discovery(tuple(self.list_skills()))
+        ``list_skills()``, where metadata built without a ``key`` (a host's
+        ``SkillMetadata(name=..., description=..., folder=None)``) is keyed by its
+        name, as ``load_skill(name)`` takes it. ``refresh`` asks a caching store to
+        look again."""
+        return Discovery(tuple(m if m.key else replace(m, key=m.name) for m in self.list_skills()))
 
     def skill_md_stamps(self) -> dict[int, bytes]:
         """The stamp of each listed skill's SKILL.md by the metadata's ``id``: the

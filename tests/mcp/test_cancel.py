@@ -183,6 +183,45 @@ def test_a_signal_stops_the_server_and_its_runs(
     _gone(marker, folders, within=2.0)
 
 
+def test_input_that_ends_after_a_cancel_ends_the_server_at_once(root: Path, tmp_path: Path) -> None:
+    # the server answered what was asked before it exited, and waited for the reply
+    # to the cancelled call, which never comes (the SDK answers no cancelled request):
+    # 30 s, with the run ended long before
+    marker = f"skilldeck-test-{uuid.uuid4().hex}"
+    argv = ["serve", "--allow-exec", "--no-watch", "--root", str(root)]
+    with subprocess.Popen(
+        [sys.executable, "-m", "skilldeck", *argv],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=tmp_path,
+    ) as proc:
+        assert proc.stdin is not None and proc.stdout is not None
+        try:
+            hello = {"protocolVersion": "2025-11-25", "capabilities": {}}
+            hello["clientInfo"] = {"name": "raw", "version": "0"}
+            _send(proc, {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": hello})
+            assert json.loads(proc.stdout.readline())["id"] == 0
+            _send(proc, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+            call = {"name": "slow", "script": "scripts/slow.py", "args": [marker]}
+            params = {"name": "skills_run_script", "arguments": call}
+            _send(proc, {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params})
+            _, folders = _started(marker)
+            cancel = {"requestId": 1, "reason": "the user gave up"}
+            _send(proc, {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": cancel})
+            _gone(marker, folders)
+            started = time.monotonic()
+            proc.stdin.close()
+            returncode = proc.wait(timeout=60)
+            took = time.monotonic() - started
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    assert returncode == 0
+    assert took < 10
+
+
 def test_sigterm_stops_an_http_server_and_its_runs_with_status_0(
     root: Path, h: Any, tmp_path: Path
 ) -> None:

@@ -12,6 +12,7 @@ import os
 import select
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -170,6 +171,47 @@ def test_a_message_over_the_limit_is_refused_without_being_held(tree: dict[str, 
         assert "4,194,304 bytes" in error["message"]
     assert replies[2]["result"] == {} and replies[3]["result"] == {}
     assert "Traceback" not in stderr
+
+
+def test_a_client_that_never_reads_fills_its_pipe_not_the_servers_memory(
+    tree: dict[str, Path],
+) -> None:
+    # every request read became a task holding its reply until the client read it:
+    # a client writing requests without reading grew the server by 8 MB a second
+    count = 8_000
+    argv = ["serve", "--no-watch", "--root", str(tree["high"])]
+    with subprocess.Popen(
+        [sys.executable, "-m", "skilldeck", *argv],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    ) as proc:
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write(_line(INIT) + b"\n")
+        proc.stdin.flush()
+        assert json.loads(proc.stdout.readline())["id"] == "init"
+        written = [0]
+
+        def write() -> None:
+            assert proc.stdin is not None
+            for i in range(count):
+                proc.stdin.write(_line({"jsonrpc": "2.0", "id": i, "method": "ping"}) + b"\n")
+                proc.stdin.flush()
+                written[0] += 1
+
+        writer = threading.Thread(target=write, daemon=True)
+        writer.start()
+        seen = [-1]
+        while writer.is_alive() and seen[-1] != written[0] and len(seen) < 15:
+            seen.append(written[0])
+            time.sleep(2)
+        stalled = writer.is_alive() and seen[-1] == written[0]
+        ids = [json.loads(proc.stdout.readline())["id"] for _ in range(count)]
+        writer.join(30)
+        proc.stdin.close()
+        proc.wait(timeout=30)
+    assert stalled, seen  # the server read no more while its replies went unread
+    assert sorted(ids) == list(range(count))  # and answered every request once read
 
 
 def test_params_that_fail_the_schema_name_the_field(tree: dict[str, Path]) -> None:

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
     from skilldeck.mcp._server import SkillServer
 
-__all__ = ["DRAIN_SECONDS", "run_stdio"]
+__all__ = ["DRAIN_SECONDS", "MAX_IN_FLIGHT", "run_stdio"]
 
 logger = logging.getLogger("skilldeck.mcp")
 
@@ -71,6 +71,11 @@ def run_stdio(server: SkillServer) -> None:
 
 
 DRAIN_SECONDS = 30.0
+
+#: Requests read and not yet answered: with this many, no more is read until one is
+#: answered, so a client that writes requests and never reads the replies fills its
+#: pipe instead of the server's memory (each request held its task and its reply).
+MAX_IN_FLIGHT = 256
 
 
 async def _until_signal(served: Any, watching: Any, caught: list[int]) -> None:
@@ -223,8 +228,12 @@ async def _pipeline(server: SkillServer, read: Any, write: Any, taken: deque[str
                     # request a notification: the client waits for a reply
                     await write.send(SessionMessage(_bad_id_reply()))
                     continue
-                if isinstance(item, SessionMessage) and isinstance(item.message, JSONRPCRequest):
+                if isinstance(item.message, JSONRPCRequest):
+                    while len(unanswered) >= MAX_IN_FLIGHT:  # the client reads no replies
+                        await answered[0].wait()
                     unanswered.add(repr(item.message.id))
+                elif (cancelled := _cancelled_id(item.message)) is not None:
+                    unanswered.discard(cancelled)  # the SDK never answers it
                 await send.send(item)
             with anyio.move_on_after(DRAIN_SECONDS):  # stdin ended: answer what was asked
                 while unanswered:
@@ -244,6 +253,18 @@ async def _pipeline(server: SkillServer, read: Any, write: Any, taken: deque[str
         tasks.start_soon(forward)
         async with replies:
             await lowlevel.run(receive, replies, lowlevel.create_initialization_options())
+
+
+def _cancelled_id(message: Any) -> str | None:
+    """The id (as ``_pipeline`` keeps it) of the request a ``notifications/cancelled``
+    cancels, which the SDK never answers; ``None`` for any other notification."""
+    from mcp.shared.jsonrpc_dispatcher import cancelled_request_id_from_params
+    from mcp.types import JSONRPCNotification
+
+    if not isinstance(message, JSONRPCNotification) or message.method != "notifications/cancelled":
+        return None
+    request_id = cancelled_request_id_from_params(message.params)
+    return None if request_id is None else repr(request_id)
 
 
 def _unparsable_replies(error: Exception, line: str | None) -> list[Any]:

@@ -11,7 +11,6 @@ the top level wins.
 from __future__ import annotations
 
 import fnmatch
-import json
 import re
 import unicodedata
 from collections.abc import Mapping
@@ -517,6 +516,8 @@ def _string_hint(key: str, item: Any) -> str:
     if isinstance(item, list) and all(_word(x) for x in item):
         return f'join it into one string: {key}: "{" ".join(str(x) for x in item)}"'
     if isinstance(item, list | dict):
+        import json  # (only for this hint: a listing never needs it)
+
         text = json.dumps(item, ensure_ascii=False, default=str).replace("'", "''")
         return f"write it as one string, such as JSON: {key}: '{text}'"
     return f'quote it: {key}: "{scalar_text(item)}"'

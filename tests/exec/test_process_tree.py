@@ -101,6 +101,80 @@ def test_a_daemon_that_escapes_its_group_and_helper_is_killed(make_skill: MakeSk
 # ------------------------------------------------------------ the fork cap
 
 
+DAEMON = """\
+import os, time
+if os.fork() == 0:  # a daemon: a new session, then its own child, then away from both
+    os.setsid()
+    if os.fork() == 0:
+        os.execvp("sleep", ["sleep", "{m}"])
+    os._exit(0)
+time.sleep(30)
+"""
+
+HELPER_DIES_HARNESS = """
+import json, os, sys, threading, time
+import skilldeck
+from types import SimpleNamespace as NS
+skill = NS(name="escape", path=sys.argv[1], manifest=NS(timeout=60, network=False,
+    read_only=True, always_ask=False, modes=None))
+ex = skilldeck.Executor(skilldeck.ExecConfig(sandbox="strict"),
+                        approvals=skilldeck.execution.MemoryApprovalStore())
+out = {}
+def run():
+    out["result"] = ex.run_script(skill, "daemon.py", trust="bundled").to_dict()
+worker = threading.Thread(target=run)
+worker.start()
+want = b"sleep\\0" + sys.argv[2].encode() + b"\\0"
+def daemon():
+    for name in os.listdir("/proc"):
+        try:
+            if name.isdigit() and open(f"/proc/{name}/cmdline", "rb").read() == want:
+                return int(name)
+        except OSError:
+            pass
+    return None
+for _ in range(300):
+    found = daemon()
+    if found is not None:
+        break
+    time.sleep(0.1)
+# the daemon's parent: the launch helper, the namespace's init, to which it was re-parented;
+# killed from outside, as the kernel's out-of-memory killer may
+status = open(f"/proc/{found}/status").read()
+helper = int(status.split("PPid:")[1].split()[0])
+os.kill(helper, 9)
+worker.join()
+me = os.getpid()
+print(json.dumps({"children": open(f"/proc/{me}/task/{me}/children").read().split()}))
+"""
+
+
+def test_under_bubblewrap_nothing_outlives_a_helper_killed_from_outside(
+    make_skill: MakeSkill,
+) -> None:
+    """A sandboxed run needs no look for strays: when its helper (the PID namespace's
+    init) dies, the kernel kills everything the run started; nothing comes to the host."""
+    if not probe_sandbox().available:
+        pytest.skip("bubblewrap unavailable")
+    marker = f"5{uuid.uuid4().int % 10**6:06d}"
+    skill = make_skill(name="escape", scripts={"daemon.py": DAEMON.format(m=marker)})
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", HELPER_DIES_HARNESS, str(skill.path), marker],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        report = json.loads(done.stdout.strip().splitlines()[-1])
+        assert report["children"] == []  # nothing re-parented to the host, not even a zombie
+        assert _alive_with(f"sleep {marker}") == []
+    finally:
+        for pid in _alive_with(f"sleep {marker}"):
+            os.kill(pid, 9)
+
+
 def _other_user() -> pwd.struct_passwd:
     if os.geteuid() != 0:
         pytest.skip("acting as another user needs root")

@@ -93,6 +93,8 @@ def _resolve_state() -> list[StatePlace]:
     out: list[StatePlace] = []
     for path, what in places:
         shown = os.path.abspath(path)
+        if any(shown == p.path for p in out):
+            continue  # one folder named twice: the install folder is the data folder by default
         place = StatePlace(shown, real_path(shown), what)
         if all(place.real != p.real for p in out):
             out.append(place)

@@ -25,7 +25,7 @@ from pathlib import Path
 from skilldeck._errors import ConfigError, InvalidArgumentsError
 from skilldeck._frozen import value
 from skilldeck._ownstate import view_problem
-from skilldeck._paths import find_project_root, real, within
+from skilldeck._paths import find_project_root, within
 
 __all__ = [
     "Mount",
@@ -69,11 +69,14 @@ def parse_mount(text: str, *, base: str | None = None, source: str = "--mount") 
 
 
 def project_workdir(cwd: Path) -> tuple[Path, bool]:
-    """The repository root above ``cwd`` (``True``), else ``cwd`` itself (``False``)."""
+    """The repository root above ``cwd`` (``True``), else ``cwd`` itself (``False``).
+
+    ``cwd`` is a real path (the plan's current folder), and so is the root found from
+    it (a folder above a real path): neither is resolved again."""
     root = find_project_root(cwd)
     if root is not None:
-        return real(root), True
-    return real(cwd), False
+        return root, True
+    return cwd, False
 
 
 def check_workdir(path: str) -> Path:

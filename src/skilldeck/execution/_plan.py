@@ -234,8 +234,10 @@ def hand_over(plan: Plan, scratch: Path) -> None:
     if uid is None or gid is None:
         return
     for folder in (scratch, scratch / "work", scratch / "home"):
-        if folder.exists():
+        try:  # each made only when the run uses it (own_folders)
             os.chown(folder, uid, gid)
+        except FileNotFoundError:
+            pass
 
 
 @protected_state_fixed()  # asked by several guards below: resolved once per plan

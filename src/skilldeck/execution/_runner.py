@@ -17,7 +17,9 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import functools
+import math
 import os
+import select
 import selectors
 import signal
 import subprocess
@@ -456,11 +458,11 @@ def _wait(proc: subprocess.Popen[bytes], timeout: float) -> int:
     except (AttributeError, OSError):
         pidfd = -1
     if pidfd >= 0:
-        try:
-            with selectors.DefaultSelector() as sel:
-                sel.register(pidfd, selectors.EVENT_READ)
-                if not sel.select(timeout):
-                    _signal(proc.pid, signal.SIGKILL, group=True)
+        try:  # poll: no selector of its own to make and close (pidfds are Linux's)
+            poller = select.poll()
+            poller.register(pidfd, select.POLLIN)
+            if not poller.poll(max(0, math.ceil(timeout * 1000))):
+                _signal(proc.pid, signal.SIGKILL, group=True)
         finally:
             os.close(pidfd)
         return proc.wait()

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 import subprocess
 import threading
 from collections.abc import Sequence
@@ -253,6 +254,14 @@ def _find_hidden(candidates: list[str]) -> list[str]:
     return hidden
 
 
+def _is_real_dir(path: str) -> bool:
+    """A folder, not a link to one (one ``lstat``)."""
+    try:
+        return stat.S_ISDIR(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
 def bwrap_argv(
     bwrap: str,
     *,
@@ -283,7 +292,7 @@ def bwrap_argv(
         argv += ["--tmpfs", path]
     if not network:
         for run in ("/run", "/var/run"):
-            if Path(run).is_dir() and not Path(run).is_symlink():
+            if _is_real_dir(run):
                 argv += ["--tmpfs", run]
     # Interpreters and tools that live under a hidden folder (a venv in a home).
     private = (_TMP, _VAR_TMP, *hidden, *(() if network else ("/run",)))
@@ -301,7 +310,7 @@ def bwrap_argv(
 
     views: list[str] = []
     for path in extra_ro:
-        if within(path, private) and Path(path).exists():
+        if within(path, private) and os.path.exists(path):
             argv += [*parents(path), "--ro-bind", path, path]
             views.append(path)
     if work_dir != skill_dir:
@@ -314,7 +323,7 @@ def bwrap_argv(
     # Extra mounts and argument paths, after the work folder: a read-only file
     # inside a writable work folder stays read-only.
     for path, writable in binds:
-        if Path(path).exists():
+        if os.path.exists(path):
             argv += [*parents(path), "--bind" if writable else "--ro-bind", path, path]
             views.append(path)
     for path in hidden_inside(views):

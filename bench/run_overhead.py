@@ -386,7 +386,7 @@ def main() -> int:
             "way's warm process per run, its children not counted)"
         )
         for name, count in counted.items():
-            print(f"  {name:32s} " + ("no valgrind" if count is None else f"{count:8.1f} M"))
+            print(f"  {name:32s} " + ("no valgrind" if count is None else f"{count:8.2f} M"))
     if busy:
         for name in warm_ways:
             if name == "bare":

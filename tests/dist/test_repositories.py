@@ -119,6 +119,33 @@ def test_copilot_skills_behind_a_link_are_listed_and_installed(git_repo: GitRepo
     assert _names(run_cli("list", "--installed", "--json").out) == {"gate"}
 
 
+def test_a_root_skill_md_without_frontmatter_is_the_repository_s_index(
+    git_repo: GitRepo, tmp_path: Path
+) -> None:
+    """A SKILL.md at a repository's root that opens no frontmatter (a list of the
+    skills, for people) hid every skill below it: list, validate and install read the
+    repository as that one invalid skill. It is an index; a folder holding nothing but
+    such a file is still the invalid skill it looks like (SK101)."""
+    (git_repo.path / "SKILL.md").write_text("\ufeff\n# Skills index\n\n- `alpha`: first\n")
+    make_skill(git_repo.path / "tools" / "alpha", "alpha")
+    make_skill(git_repo.path / "tools" / "beta", "beta")
+    git_repo.commit("index")
+    for flags in ((), ("--recursive",)):
+        res = run_cli("list", "--root", str(git_repo.path), *flags, "--json")
+        assert res.code == 0, res.err
+        assert _names(res.out) == {"alpha", "beta"}, flags
+    checked = run_cli("validate", str(git_repo.path))
+    assert checked.code == 0 and "validated 2 skills: 0 errors" in checked.out, checked.out
+    installed = run_cli("install", git_repo.url, "--all", "--yes")
+    assert installed.code == 0, installed.err
+    assert _names(run_cli("list", "--installed", "--json").out) == {"alpha", "beta"}
+    lone = tmp_path / "lone"
+    (lone / "notes").mkdir(parents=True)
+    (lone / "SKILL.md").write_text("Just some text.\n")
+    alone = run_cli("validate", str(lone))
+    assert alone.code == 1 and "SK101" in alone.out, alone.out
+
+
 def test_a_skill_inside_a_skill_needs_recursive(git_repo: GitRepo) -> None:
     outer = make_skill(git_repo.path / "skills" / "outer", "outer")
     make_skill(outer / "assets" / "sample-skill", "sample-skill")

@@ -21,7 +21,9 @@ The rules:
   ``plugins/<plugin>/skills/<name>``) while a skill's own sub-folders are not
   (nested skills need ``recursive``). When that finds no skill at all, every
   depth is searched, as ``recursive``. Both depths also enter the hidden
-  ``REPOSITORY_CONTAINERS`` of the root.
+  ``REPOSITORY_CONTAINERS`` of the root. A SKILL.md at a repository root that opens
+  no frontmatter (``frontmatter_start``) is the repository's index, not a skill: the
+  root is a skill then only when no other skill is found.
 - **Skipped folders** (``skipped_folder``): every name starting with ``.``
   (``.git``, ``.hg``, ``.svn``, ``.venv``, ``.tox``, agents' own copies such as
   ``.codex/`` or ``.gemini/``), ``node_modules``, ``__pycache__``, ``venv`` and
@@ -73,6 +75,7 @@ __all__ = [
     "SKIP_FOLDERS",
     "SkillFinder",
     "find_skill_folders",
+    "frontmatter_start",
     "linked_skill_md",
     "skill_md_escapes",
     "skipped_folder",
@@ -119,6 +122,38 @@ SKILL_MD_NAMES = ("SKILL.md", "skill.md")
 _SEP = os.sep
 _FIRST = operator.itemgetter(0)
 _NAME = operator.attrgetter("name")
+
+
+def frontmatter_start(text: str) -> int | None:
+    """Where the ``---`` line opening a SKILL.md's frontmatter starts, after the blank
+    lines a lenient reading lets come before it (``None``: the text opens none). The
+    parser and discovery (a repository's index) both ask here."""
+    at = len(text) - len(text.lstrip("\r\n \t"))
+    return at if text.startswith("---", at) else None
+
+
+def _index_md(md: str) -> bool:
+    """Is ``md`` (a repository root's SKILL.md) a regular file whose first bytes open
+    no frontmatter: the repository's index, not a skill? A link, or a file that cannot
+    be read, is left to the skill rules (SK214, SK113)."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(md, flags)
+    except OSError:
+        return False
+    try:
+        if not _stat.S_ISREG(os.fstat(fd).st_mode):
+            return False
+        head = os.read(fd, _INDEX_HEAD)
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+    text = head.decode("utf-8", "replace").removeprefix("\ufeff")
+    return frontmatter_start(text) is None
+
+
+_INDEX_HEAD = 4096
 
 
 def skipped_folder(name: str, under: str | None = None) -> bool:
@@ -226,6 +261,9 @@ class SkillFinder:
         # links, no findings) can be listed again from its rows (the catalog's replay)
         self.plain = not recursive
         self.others: list[str] = []  # sub-folders without SKILL.md or skill.md
+        # a repository root whose SKILL.md opens no frontmatter: its index, a skill
+        # only when nothing else is found
+        self.index_root = False
 
     # -- SKILL.md inside a folder
 
@@ -297,6 +335,8 @@ class SkillFinder:
     def find(self) -> list[Found]:
         """Every skill folder under the root, sorted by path (``OSError`` when the
         root itself cannot be read)."""
+        if self.repository and os.path.lexists(os.path.join(self.root, "SKILL.md")):
+            self.index_root = _index_md(os.path.join(self.root, "SKILL.md"))
         if self.recursive:
             self.walk_tree(self.root, self.real_root, 0)
             self.follow_links()
@@ -311,6 +351,8 @@ class SkillFinder:
                 self.too_deep.clear()  # the layouts' bound is the rule, not a finding
             if self.repository and not self.found:
                 self.walk_everything(mark)
+        if self.index_root and not self.found:
+            self.add_skill_dir(self.root, self.real_root)  # no skill but the index: SK101
         if self.too_deep:
             self.diags.append(
                 Diagnostic.make(
@@ -336,8 +378,9 @@ class SkillFinder:
         root = self.root
         if os.path.lexists(os.path.join(root, "SKILL.md")):
             self.plain = False
-            self.add_skill_dir(root, self.real_root)
-            return
+            if not self.index_root:
+                self.add_skill_dir(root, self.real_root)
+                return
         with os.scandir(root) as it:
             entries = sorted(it, key=_NAME)
         real_prefix = self.real_root.rstrip(_SEP) + _SEP
@@ -430,7 +473,11 @@ class SkillFinder:
             if not self.nested and d > 0 and real_here in self.seen_skill:
                 continue  # a skill found through a link: its folders hold no more
             names = {e.name for e in entries}
-            if ("SKILL.md" in names or "skill.md" in names) and real_here not in self.seen_skill:
+            if (
+                ("SKILL.md" in names or "skill.md" in names)
+                and real_here not in self.seen_skill
+                and not (self.index_root and here == self.root)
+            ):
                 before = len(self.found)
                 self.skill_file(here, names)
                 if len(self.found) > before:

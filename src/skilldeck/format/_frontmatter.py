@@ -99,10 +99,12 @@ def split_frontmatter(
     start = 0
     skipped = 0
     if not text.startswith("---"):
-        stripped = text.lstrip("\n \t")
-        if stripped.startswith("---") and not strict:
-            skipped = text[: len(text) - len(stripped)].count("\n")
-            start = len(text) - len(stripped)
+        from skilldeck._tree import frontmatter_start  # a rare file: discovery's rule
+
+        at = frontmatter_start(text)
+        if at is not None and not strict:
+            skipped = text[:at].count("\n")
+            start = at
             diags.append(
                 Diagnostic.make(
                     C.LEADING_BLANK_LINES,

@@ -251,6 +251,32 @@ def test_show_text_and_json(tmp_path: Path) -> None:
     assert data["body_lines"] == 1
 
 
+def test_show_lists_declared_tools_and_the_command_tool_fields(tmp_path: Path) -> None:
+    text = (
+        "---\nname: git\ndescription: Git status and log. Use when asked about git.\n"
+        "modes: [Dev]\nread_only: true\ntimeout: 10\n---\n\n### git_log\n\nRecent commits.\n\n"
+        "#### Parameters\n\n| Name | Type | Required | Description |\n|---|---|---|---|\n"
+        "| count | integer | no | How many (default: 5) |\n| path | string | yes | A file |\n\n"
+        "#### Command\n\n```bash\ngit log -n {{count}} -- {{path}}\n```\n"
+    )
+    folder = skill(tmp_path, "git", text)
+    shown = run("show", str(folder)).stdout
+    assert "git_log(count?, path)" in shown
+    assert "Dev" in shown and "10 s" in shown and "read_only:" in shown
+    (tool,) = json.loads(run("show", "--json", str(folder)).stdout)["data"]["tools"]
+    assert tool["name"] == "git_log" and tool["line"] == 9
+    assert tool["command"] == "git log -n {{count}} -- {{path}}"
+    assert tool["parameters"]["required"] == ["path"]
+    assert tool["parameters"]["properties"]["count"] == {
+        "type": "integer",
+        "description": "How many (default: 5)",
+        "default": 5,
+    }
+    plain = skill(tmp_path, "plain")
+    assert json.loads(run("show", "--json", str(plain)).stdout)["data"]["tools"] == []
+    assert "tools:" not in run("show", str(plain)).stdout
+
+
 def test_show_lists_the_files_a_skill_serves(tmp_path: Path) -> None:
     # pip compiles an installed skill's scripts: show must not list what load never serves
     folder = skill(tmp_path, "log-reader")

@@ -131,6 +131,16 @@ def show_skill(
         data["manifest"] = None if report.manifest is None else _manifest_json(report.manifest)
         data["body_lines"] = body_lines
         data["files"] = files
+        data["tools"] = [
+            {
+                "name": tool.name,
+                "description": tool.description,
+                "parameters": tool.input_schema(),
+                "command": tool.command.raw,
+                "line": tool.line,
+            }
+            for tool in _declared(report)
+        ]
         invalid = skilldeck.FindingsError(
             f"{report.path} is not a valid skill", hint="its diagnostics say what to fix"
         )
@@ -138,6 +148,20 @@ def show_skill(
     else:
         _show_text(report, files, body_lines, colour)
     sys.exit(EXIT_OK if report.valid else EXIT_FINDINGS)
+
+
+def _declared(report: skilldeck.ValidationReport) -> tuple[skilldeck.format.DeclaredTool, ...]:
+    """The command tools the body declares (those the run of a loaded skill offers);
+    their problems are among the report's diagnostics already."""
+    if report.manifest is None or "####" not in (report.body or ""):
+        return ()  # no '#### Command' heading: the tool parser is not even imported
+    return skilldeck.format.parse_declared_tools(report.body, body_line=report.body_line)[0]
+
+
+def _tool_text(tool: skilldeck.format.DeclaredTool) -> str:
+    """``name(required, optional?)``: one declared tool in a line of ``show``."""
+    params = ", ".join(p.name + ("" if p.required else "?") for p in tool.parameters)
+    return f"{tool.name}({params})"
 
 
 def _path_of(name: str, roots: Sequence[str], recursive: bool) -> str:
@@ -222,6 +246,11 @@ def _show_text(
             ("author", manifest.author),
             ("tags", ", ".join(manifest.tags)),
             ("requires", " ".join((*manifest.requires.commands, *manifest.requires.env))),
+            ("modes", ", ".join(manifest.modes or ())),
+            ("read_only", "yes" if manifest.read_only else None),
+            ("always_ask", "yes" if manifest.always_ask else None),
+            ("timeout", None if manifest.timeout is None else f"{manifest.timeout} s"),
+            ("network", "yes" if manifest.network else None),
         ]
         rows += [(k, str(v)) for k, v in optional if v]
         for key, value in manifest.metadata.items():
@@ -233,6 +262,9 @@ def _show_text(
     tokens = skilldeck.format.estimate_tokens(report.body or "")
     rows.append(("body", f"{plural(body_lines, 'line')}, about {tokens:,} tokens"))
     rows.append(("files", ", ".join(files) if files else "(none)"))
+    tools = _declared(report)
+    if tools:
+        rows.append(("tools", ", ".join(_tool_text(t) for t in tools)))
     rows.append(("valid", "yes" if report.valid else "no"))
     width = max(len(k) for k, _ in rows) + 1
     for key, value in rows:

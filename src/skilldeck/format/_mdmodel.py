@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import enum
 import re
-from dataclasses import dataclass, field
 from typing import Any
+
+from skilldeck._frozen import field, value
 
 __all__ = [
     "ArgTemplate",
@@ -36,7 +37,7 @@ class ParamType(enum.StrEnum):
         return {"type": self.value}
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class ToolParameter:
     """One row of a ``#### Parameters`` table."""
 
@@ -47,14 +48,14 @@ class ToolParameter:
     default: Any = None
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Literal:
     """Literal text inside an argv entry."""
 
     text: str
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Placeholder:
     """``{{name}}`` or ``{{name:modifier}}`` inside an argv entry."""
 
@@ -62,7 +63,7 @@ class Placeholder:
     modifier: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class ArgTemplate:
     """One argv entry of the template: literal text and placeholders, in order."""
 
@@ -101,7 +102,7 @@ class ArgTemplate:
         return "".join(parts)
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class CommandTemplate:
     """A command split once into a literal program and argv templates."""
 
@@ -113,7 +114,7 @@ class CommandTemplate:
         return frozenset(p.name for a in self.args for p in a.placeholders())
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class DeclaredTool:
     """A command tool declared in a SKILL.md body."""
 

@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from skilldeck._diagnostics import Diagnostic
@@ -111,12 +110,16 @@ _NO = frozenset({"no", "n", "false", "optional", "", "-"})
 # --------------------------------------------------------------------- splitting
 
 
-@dataclass(slots=True)
 class _Section:
-    level: int
-    title: str
-    line: int  # 0-based index into the body lines
-    end: int = 0  # exclusive
+    """A heading and the lines up to the next one of its level or above."""
+
+    __slots__ = ("end", "level", "line", "title")
+
+    def __init__(self, level: int, title: str, line: int) -> None:
+        self.level = level
+        self.title = title
+        self.line = line  # 0-based index into the body lines
+        self.end = 0  # exclusive
 
 
 def _scan(lines: list[str]) -> tuple[list[_Section], set[int]]:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import httpx
 import pytest
 from mcp import Client, StdioServerParameters
 from mcp.shared.exceptions import MCPError
@@ -104,6 +105,36 @@ async def test_http_sessions_are_separate(tool_root: Path, h: Any) -> None:
             assert await _names(c) == BASE
             ran = await c.call_tool("say", {"word": "by handle"}, meta={HANDLE_META_KEY: handle})
             assert ran.structured_content["data"]["output"].strip() == "by handle"
+
+
+async def test_a_client_holding_every_session_does_not_lock_out_the_next(
+    tool_root: Path, h: Any
+) -> None:
+    # the SDK refused a new session (503) while --max-sessions were open, until one
+    # idled out: one client that opened that many locked every other out for 30 minutes
+    port = h.free_port()
+    url = f"http://127.0.0.1:{port}/mcp"
+    headers = {"accept": "application/json, text/event-stream"}
+    hello = {"protocolVersion": "2025-11-25", "capabilities": {}}
+    hello["clientInfo"] = {"name": "greedy", "version": "0"}
+    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello}
+    ping = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
+    with h.serve_http([tool_root], port, *SERVE_FLAGS, "--max-sessions", "3"):
+        async with httpx.AsyncClient(timeout=30) as raw:
+            greedy = []
+            for _ in range(3):
+                opened = await raw.post(url, json=init, headers=headers)
+                assert opened.status_code == 200
+                greedy.append(opened.headers["mcp-session-id"])
+            async with Client(url, mode="legacy") as other:
+                assert await _names(other) == BASE
+            pinged = []
+            for session in greedy:
+                with_session = {**headers, "mcp-session-id": session}
+                answer = await raw.post(url, json=ping, headers=with_session)
+                pinged.append(answer.status_code)
+        # the least recently used session ended for the new one; the others are served
+        assert pinged == [404, 200, 200]
 
 
 @pytest.mark.parametrize("transport", ["stdio", "http"])

@@ -19,7 +19,9 @@ import errno
 import hmac
 import ipaddress
 import json
+import logging
 import socket
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -27,13 +29,14 @@ from skilldeck import ConfigError
 
 if TYPE_CHECKING:
     from mcp.server.transport_security import TransportSecuritySettings
-    from starlette.types import ASGIApp, Receive, Scope, Send
+    from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
     from skilldeck.mcp._server import SkillServer
 
 __all__ = [
     "TOKEN_ENV",
     "BearerAuth",
+    "SessionLimit",
     "check_bind",
     "http_app",
     "is_loopback",
@@ -41,6 +44,8 @@ __all__ = [
     "rebinding_settings",
     "run_http",
 ]
+
+logger = logging.getLogger("skilldeck.mcp")
 
 TOKEN_ENV = "SKILLDECK_MCP_TOKEN"  # noqa: S105  (a variable name, not a secret)
 MCP_PATH = "/mcp"
@@ -127,6 +132,93 @@ class BearerAuth:
         await self.app(scope, receive, send)
 
 
+class SessionLimit:
+    """ASGI middleware: at most ``max_sessions`` HTTP sessions, the least recently used
+    ended when a new one makes one too many.
+
+    The SDK refuses a new session (``503``) while its limit is reached, until one idles
+    out: one client that opened that many sessions locked every other client out for
+    the idle timeout (30 minutes). Here the SDK's limit is one more, and each session it
+    opens ends the least recently used beyond ``max_sessions`` with the protocol's own
+    ``DELETE``, sent with the headers of the request that opened it (so it passes the
+    same checks). A client whose session ended gets ``404`` and starts a new one.
+    """
+
+    def __init__(self, app: ASGIApp, max_sessions: int) -> None:
+        self.app = app
+        self.max_sessions = max_sessions
+        self._used: OrderedDict[str, None] = OrderedDict()  # session ids, least recent first
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = dict(scope.get("headers") or ())
+        session = headers.get(_SESSION_HEADER, b"").decode("latin-1")
+        if session in self._used:
+            self._used.move_to_end(session)
+        status: list[int] = []
+        opened: list[str] = []
+
+        async def watch(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                status.append(message["status"])
+                given = dict(message.get("headers") or ()).get(_SESSION_HEADER)
+                if given and not session and message["status"] < 400:
+                    opened.append(given.decode("latin-1"))
+            await send(message)
+
+        try:
+            await self.app(scope, receive, watch)
+        finally:
+            if session and (status == [404] or (scope["method"] == "DELETE" and status == [200])):
+                self._used.pop(session, None)  # ended
+            for new in opened:
+                self._used[new] = None
+        if opened:
+            await self._evict(scope)
+
+    async def _evict(self, scope: Scope) -> None:
+        """End the least recently used sessions beyond ``max_sessions``."""
+        while len(self._used) > self.max_sessions:
+            oldest = next(iter(self._used))
+            headers = [
+                (k, v)
+                for k, v in scope.get("headers") or ()
+                if k in (b"host", b"origin", b"authorization")
+            ]
+            ending: Scope = {
+                **scope,
+                "method": "DELETE",
+                "headers": [*headers, (_SESSION_HEADER, oldest.encode("latin-1"))],
+                "query_string": b"",
+            }
+            answer: list[int] = []
+            await self.app(ending, _no_body, _status_into(answer))
+            if answer not in ([200], [404]):  # not ended: keep it rather than loop
+                logger.warning("could not end MCP session %s (status %s)", oldest, answer)
+                return
+            self._used.pop(oldest, None)
+            logger.info("MCP session %s ended: more than %d sessions", oldest, self.max_sessions)
+
+
+_SESSION_HEADER = b"mcp-session-id"
+
+
+async def _no_body() -> Message:
+    return {"type": "http.request", "body": b"", "more_body": False}
+
+
+def _status_into(statuses: list[int]) -> Send:
+    """An ASGI ``send`` that keeps only the response's status, in ``statuses``."""
+
+    async def keep(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            statuses.append(message["status"])
+
+    return keep
+
+
 def http_app(server: SkillServer, *, host: str = "127.0.0.1", token: str | None = None) -> Any:
     """The ASGI app serving ``server`` at ``/mcp`` (bearer-protected when ``token`` is set).
 
@@ -139,11 +231,14 @@ def http_app(server: SkillServer, *, host: str = "127.0.0.1", token: str | None 
     if server.tools is not None:
         limits = {
             "session_idle_timeout": server.tools.sessions.idle_timeout,
-            "max_sessions": server.tools.sessions.max_sessions,
+            # one more: the session that makes one too many ends the least recently used
+            "max_sessions": server.tools.sessions.max_sessions + 1,
         }
     if is_loopback(host):  # reachable by any local page: check Host and Origin
         limits["transport_security"] = rebinding_settings(host)
     app = server.streamable_http_app(streamable_http_path=MCP_PATH, host=host, **limits)
+    if server.tools is not None:  # inside the app: a host runs its lifespan (the store's router)
+        app.add_middleware(SessionLimit, max_sessions=server.tools.sessions.max_sessions)
     return BearerAuth(app, token) if token else app
 
 

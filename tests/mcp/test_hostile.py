@@ -240,6 +240,25 @@ def test_params_that_fail_the_schema_name_the_field(tree: dict[str, Path]) -> No
     assert "Traceback" not in stderr
 
 
+def test_an_unknown_method_is_named_with_the_methods_served(tree: dict[str, Path]) -> None:
+    # the SDK's -32601 carried the method's name as its data: no code, no hint
+    lines = [
+        _line({"jsonrpc": "2.0", "id": 1, "method": "tools/lisst"}),
+        _line({"jsonrpc": "2.0", "id": 2, "method": "x" * 10_000}),
+    ]
+    replies, stderr = _exchange(tree["high"], lines, 2)
+    by_id = {r["id"]: r["error"] for r in replies}
+    for error in by_id.values():
+        assert error["code"] == -32601
+        assert error["data"]["code"] == "INVALID_ARGUMENTS"
+        assert error["data"]["field"] == "method"
+        assert "tools/call" in error["data"]["hint"]
+        assert len(error["message"]) < 400
+    assert by_id[1]["message"] == "there is no method 'tools/lisst'"
+    assert by_id[1]["data"]["hint"].startswith("did you mean tools/list? ")
+    assert "Traceback" not in stderr
+
+
 def test_a_request_before_initialize_says_so(tree: dict[str, Path]) -> None:
     ping = _line({"jsonrpc": "2.0", "id": 2, "method": "ping"})
     listing = _line({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})

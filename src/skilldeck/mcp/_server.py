@@ -55,7 +55,13 @@ from skilldeck.mcp._sessions import (
     current_client,
 )
 from skilldeck.mcp._store import SnapshotStore
-from skilldeck.mcp._wire import INVALID_PARAMS, invalid_params, protocol_error, shown
+from skilldeck.mcp._wire import (
+    INVALID_PARAMS,
+    METHOD_NOT_FOUND,
+    invalid_params,
+    protocol_error,
+    shown,
+)
 
 __all__ = ["SkillServer"]
 
@@ -352,7 +358,7 @@ class SkillServer(MCPServer[Any]):
         except ValidationError as exc:  # the request's params, checked by the SDK
             raise invalid_params(ctx.method, exc) from None
         except MCPError as exc:
-            raise _explained(ctx, exc) from None
+            raise _explained(ctx, exc, self._lowlevel_server) from None
         finally:
             current_client.reset(token)
         if fallback is not None and ctx.method == "tools/list" and isinstance(result, dict):
@@ -451,10 +457,24 @@ def _store_for(catalog: Catalog, where: bool | str | os.PathLike[str]) -> Snapsh
     return SnapshotStore(folder, roots)
 
 
-def _explained(ctx: ServerRequestContext[Any, Any], exc: MCPError) -> MCPError:
-    """The SDK's bare ``-32602`` for a request before ``initialize`` completed, with the
-    envelope's code and what to do; any other error as it is."""
+def _explained(ctx: ServerRequestContext[Any, Any], exc: MCPError, lowlevel: Any) -> MCPError:
+    """The SDK's bare ``-32602`` for a request before ``initialize`` completed, and its
+    ``-32601`` for a method nobody serves (``data`` was the method's name alone), with
+    the envelope's code and what to do; any other error as it is."""
     error = exc.error
+    if error.code == METHOD_NOT_FOUND and isinstance(error.data, str):
+        import difflib
+
+        served = sorted(getattr(lowlevel, "_request_handlers", None) or ())
+        near = difflib.get_close_matches(ctx.method, served, n=1)
+        listed = f"this server answers: {', '.join(served)}"
+        return protocol_error(
+            METHOD_NOT_FOUND,
+            f"there is no method {shown(ctx.method)!r}",
+            envelope="INVALID_ARGUMENTS",
+            hint=f"did you mean {near[0]}? {listed}" if near else listed,
+            field="method",
+        )
     connection = connection_of(ctx)
     if error.code != INVALID_PARAMS or error.data != "" or connection is None:
         return exc

@@ -34,6 +34,7 @@ __all__ = [
     "INVALID_PARAMS",
     "MAX_FILES",
     "MAX_TOTAL_BYTES",
+    "METHOD_NOT_FOUND",
     "DirectoryReadParams",
     "DirectoryReadRequest",
     "DirectoryReadResult",
@@ -53,6 +54,7 @@ EXTENSION_ID: Final = "io.modelcontextprotocol/skills"
 DIRECTORY_MIME: Final = "inode/directory"
 MAX_FILES: Final = 512
 MAX_TOTAL_BYTES: Final = 16 * 1024 * 1024
+METHOD_NOT_FOUND: Final = -32601
 INVALID_PARAMS: Final = -32602
 INTERNAL_ERROR: Final = -32603
 

@@ -272,6 +272,7 @@ PRIVATE_IMPORTS_ALLOWED: dict[str, str] = {
     "routing/test_search_store.py": "the saved search index's file format (search._store)",
     "runtime/test_tool_names.py": "each front end in step with the one tool-name rule (_names)",
     "foundation/test_within.py": "the one containment rule (_paths.within)",
+    "foundation/test_dirs.py": "the folders' answer kept per value of its variables (_paths.dirs)",
     "catalog/test_depth.py": "the walker's depth (_tree.WALK_DEPTH) against the file index",
 }
 

@@ -81,30 +81,19 @@ _DIRS_VARS = (
     "HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME",
     "USERPROFILE", "HOMEDRIVE", "HOMEPATH", "APPDATA", "LOCALAPPDATA",
 )  # fmt: skip
-_dirs_last: tuple[tuple[object, ...], Dirs] | None = None  # one per process
-#: the names as ``os.environ`` keeps them in its own dict (bytes; upper case on Windows)
-_DIRS_KEYS: tuple[object, ...] | None
-try:
-    _DIRS_KEYS = tuple(os.environ.encodekey(v) for v in _DIRS_VARS)
-except (AttributeError, TypeError):
-    _DIRS_KEYS = None
+_dirs_last: tuple[tuple[str | None, ...], Dirs] | None = None  # one per process
 
 
 def dirs() -> Dirs:
     """The current user-level folders (read from the environment each call; the
     answer for the same values of the variables it follows is kept)."""
     global _dirs_last
-    data = getattr(os.environ, "_data", None)
-    key: tuple[object, ...]
-    if isinstance(data, dict) and _DIRS_KEYS is not None:
-        # os.environ's own dict, read in C: each ``os.environ.get`` is four Python
-        # calls, and with none of skilldeck's variables set a call read all 13 (21 us)
-        key = tuple(map(data.get, _DIRS_KEYS))
-    else:
-        get = os.environ.get
-        key = (get("SKILLDECK_CONFIG_DIR"), get("SKILLDECK_DATA_DIR"), get("SKILLDECK_CACHE_DIR"))
-        if not all(v and v[0] != "~" for v in key):  # a folder that follows more variables
-            key = tuple(get(var) for var in _DIRS_VARS)
+    get = os.environ.get
+    key: tuple[str | None, ...] = (
+        get("SKILLDECK_CONFIG_DIR"), get("SKILLDECK_DATA_DIR"), get("SKILLDECK_CACHE_DIR")
+    )  # fmt: skip
+    if not all(v and v[0] != "~" for v in key):  # a folder that follows more variables
+        key = tuple(get(var) for var in _DIRS_VARS)
     last = _dirs_last
     if last is not None and last[0] == key:
         return last[1]

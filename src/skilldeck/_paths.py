@@ -324,13 +324,18 @@ def shown_excerpt(text: str, limit: int = _SHOWN) -> str:
     return f"{text[:limit]}... ({len(text):,} characters)"
 
 
-def shown_text(text: str) -> str:
+def shown_text(text: str, *, keep: str = "") -> str:
     """Text from a skill (a description, a value, a message quoting one) as skilldeck
     prints it to a terminal: control characters (C0, DEL, C1: an escape sequence can
-    retitle, recolour or clear a terminal) and the characters that reorder or break
-    a line (bidirectional overrides, line separators) as ``\\xNN`` / ``\\uNNNN``;
-    everything else, backslashes included, as it is."""
-    return text if text.isprintable() else text.translate(_CONTROLS)
+    retitle, recolour or clear a terminal, or set its clipboard) and the characters
+    that reorder or break a line (bidirectional overrides, line separators) as
+    ``\\xNN`` / ``\\uNNNN``; everything else, backslashes included, as it is.
+    ``keep``: characters shown as they are (a program's output keeps ``"\\n\\t"``)."""
+    if text.isprintable():
+        return text
+    if keep:
+        return text.translate({k: v for k, v in _CONTROLS.items() if chr(k) not in keep})
+    return text.translate(_CONTROLS)
 
 
 _CONTROLS = {

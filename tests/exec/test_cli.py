@@ -213,6 +213,45 @@ def test_the_prompt_shows_a_skill_s_control_characters_escaped(world: Path) -> N
     assert "\\x1b]0;t\\x07" in err  # the argument, in the Runs: line
 
 
+def test_a_run_s_output_reaches_a_terminal_with_control_characters_escaped(
+    world: Path,
+) -> None:
+    # the program has no terminal (a pipe, a session of its own), but what it wrote
+    # reached the user's as it was: OSC 52 set the clipboard, others retitled the
+    # terminal or hid lines
+    root = str(make_root(world))
+    clip = "x\x1b]52;c;cHduZWQ=\x07"
+    run = ["run", "tool", "args.sh", "--yes", "--root", root, "--", clip, "l1\nl2\tt"]
+    leader, follower = pty.openpty()
+    chunks: list[bytes] = []
+    try:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "skilldeck", *run],
+            stdin=subprocess.DEVNULL,
+            stdout=follower,
+            stderr=subprocess.PIPE,
+        )
+        os.close(follower)
+        while True:
+            try:
+                data = os.read(leader, 65536)
+            except OSError:  # the program's end closed
+                break
+            if not data:
+                break
+            chunks.append(data)
+        proc.wait(timeout=120)
+    finally:
+        os.close(leader)
+    out = b"".join(chunks).decode()
+    assert proc.returncode == 0
+    assert "\x1b" not in out and "\x07" not in out
+    assert "[x\\x1b]52;c;cHduZWQ=\\x07]" in out
+    assert "[l1\r\nl2\tt]" in out  # lines and tabs as they are (the terminal adds \r)
+    piped = CliRunner().invoke(main, run)  # not a terminal: the output as it was written
+    assert piped.exit_code == 0 and "[l1\nl2\tt]" in piped.stdout and "]52;c;" in piped.stdout
+
+
 def test_yes_approves_without_a_terminal(world: Path) -> None:
     root = str(make_root(world))
     code, out, _ = invoke("run", "tool", "args.sh", "--root", root, "--yes", "--", "z")

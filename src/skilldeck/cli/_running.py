@@ -185,6 +185,17 @@ def _prompt(request: skilldeck.execution.ApprovalRequest) -> bool:
     return True
 
 
+def _on_terminal() -> bool:
+    """Whether stdout is a terminal: a program's output is shown there with control
+    characters escaped. The program itself has no terminal (a pipe, a session of its
+    own); its output written as it is gave one back to it: an escape sequence could
+    set the clipboard (OSC 52), retitle the terminal or hide lines."""
+    try:
+        return sys.stdout.isatty()
+    except (AttributeError, ValueError):  # a closed or odd stream
+        return False
+
+
 def _approve(_request: skilldeck.execution.ApprovalRequest) -> bool:
     """``--yes``: the person running the command approves the run."""
     return True
@@ -249,7 +260,10 @@ def _run(
         failed = skilldeck.ScriptFailedError(result.error or "the run failed", hint=result.hint)
         echo_json(result.to_dict(), error=None if result.success else failed)
     else:
-        echo(result.output, nl=not result.output.endswith("\n"))
+        output = result.output
+        if _on_terminal():  # lines and tabs as they are; no escape sequence reaches it
+            output = skilldeck.shown_text(output.replace("\r\n", "\n"), keep="\n\t")
+        echo(output, nl=not output.endswith("\n"))
         if not result.success:
             echo(f"error: {result.error}", err=True)
             if result.hint:

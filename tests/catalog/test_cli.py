@@ -263,3 +263,29 @@ def test_a_missing_files_hint_pasted_lists_the_files_of_the_same_skill(
     # without --root, the hint's command names only the skill
     failed = cli("read", "csv-profile", "nosuch.md")
     assert failed.stderr.rstrip().endswith("run: skilldeck show csv-profile")
+
+
+def test_a_file_too_large_hint_pasted_reads_the_file(tmp_path: Path, make_skill: MakeSkill) -> None:
+    """A read over --max-bytes said "ask for a truncated read or raise max_bytes",
+    which names no command; the hint's commands, pasted, read the same file."""
+    root = tmp_path / "skills here"
+    make_skill(root, "big", files={"references/big.md": "x" * 299 + "\n"})
+
+    def cli(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "skilldeck", *args],
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,
+        )
+
+    failed = cli("read", "big", "references/big.md", "--root", str(root), "--max-bytes", "100")
+    assert failed.returncode == 1 and "FILE_TOO_LARGE" in failed.stderr, failed.stderr
+    hint = failed.stderr.split("hint: ", 1)[1].strip()
+    first, whole = (part.split(": ", 1)[1] for part in hint.split("; "))
+    import shlex
+
+    head = cli(*shlex.split(first)[1:])
+    assert head.returncode == 0 and head.stdout.startswith("x" * 100), head.stderr
+    all_of_it = cli(*shlex.split(whole)[1:])
+    assert all_of_it.returncode == 0 and all_of_it.stdout == "x" * 299 + "\n", all_of_it.stderr

@@ -186,14 +186,26 @@ def read(
 ) -> None:
     """Print one bundled file of a skill (binary files as base64 in JSON)."""
     catalog = open_catalog(roots, recursive)
-    content = skilldeck.read_skill_file(
-        catalog,
-        name,
-        path,
-        max_bytes=max_bytes,
-        oversize="truncate" if truncate else "error",
-        index="all" if all_files else None,
-    )
+    try:
+        content = skilldeck.read_skill_file(
+            catalog,
+            name,
+            path,
+            max_bytes=max_bytes,
+            oversize="truncate" if truncate else "error",
+            index="all" if all_files else None,
+        )
+    except skilldeck.FileTooLargeError as exc:
+        # the library's hint names no command: these options of this one read the file
+        from skilldeck.config import hint_command, root_flags
+
+        again = hint_command("read", name, path) + root_flags(roots, recursive=recursive)
+        again += " --all-files" if all_files else ""
+        size = exc.context.get("size")
+        exc.hint = f"print its first {max_bytes} bytes: {again} --truncate" + (
+            f"; or all of it: {again} --max-bytes {size}" if isinstance(size, int) else ""
+        )
+        raise
     if fmt == "json":
         out = content.to_dict()
         out["warnings"] = [dict(w) for w in content.warnings]

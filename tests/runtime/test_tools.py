@@ -213,6 +213,10 @@ def test_read_file_refusals(make_skill: MakeSkill, skills_root: Path, tmp_path: 
     assert code(str(outside)) == "PATH_NOT_ALLOWED"
     assert code("references/escape.md") in {"PATH_NOT_ALLOWED", "FILE_NOT_FOUND"}
     assert code("references/big.md") == "FILE_TOO_LARGE"
+    # a hint the model can act on: it has no limit to pass to the tool
+    big = rt.call(s, "skills_read_file", {"name": "s", "path": "references/big.md"})
+    hint = big["error"]["hint"]
+    assert "at most 1000 bytes" in hint and "max_bytes" not in hint.replace("max_file_bytes", "")
     for call in s.trace():
         assert "secret" not in json.dumps(call)
 

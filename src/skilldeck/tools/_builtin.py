@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from skilldeck._errors import SkillUnavailableError, ToolNotAllowedError
+from skilldeck._errors import FileTooLargeError, SkillUnavailableError, ToolNotAllowedError
 from skilldeck._tree import is_text
 from skilldeck.config import TOOL_KEYS
 from skilldeck.events import SearchPerformed
@@ -306,7 +306,19 @@ class BuiltinTools:
         name = str(call.arguments["name"])
         relpath = str(call.arguments["path"])
         meta = self.rt.resolve_skill(name, call.session)
-        data = self.rt.catalog.read_file(name, relpath, max_bytes=self.rt.options.max_file_bytes)
+        try:
+            data = self.rt.catalog.read_file(
+                name, relpath, max_bytes=self.rt.options.max_file_bytes
+            )
+        except FileTooLargeError as exc:
+            # the reader's hint is for a caller that can pass another limit; the model
+            # calling this tool cannot
+            exc.hint = (
+                "this tool reads files of at most "
+                f"{self.rt.options.max_file_bytes} bytes: read the smaller files the "
+                "skill lists instead, or ask the user to raise the host's max_file_bytes"
+            )
+            raise
         encoding, content = file_payload(data)
         self.rt.emit(
             FileRead(

@@ -355,3 +355,31 @@ def test_installed_skills_show_their_scope_and_verify_update_cover_both(
     # remove finds the scope the skill is installed in
     assert run_cli("remove", "project-skill", cwd=project).code == 0
     assert not link.exists()
+
+
+def test_a_skill_over_the_limits_installs_with_the_pasted_hint_and_updates_with_them(
+    tmp_path: Path,
+) -> None:
+    """The hint for a skill over 512 files was a Python call; it is now the command
+    again with larger --max-files and --max-bytes, and update and export take them too."""
+    big = make_skill(
+        tmp_path / "big", "big", files={f"files/f{i}.txt": f"{i}\n" for i in range(600)}
+    )
+    refused = run_cli("install", str(big), "--yes", cwd=tmp_path)
+    assert refused.code == 1 and "INSTALL_FAILED" in refused.err
+    hint = refused.err.split("hint: ", 1)[1].strip()
+    command = hint.split(": ", 1)[1]
+    assert command.startswith("skilldeck install ") and "--max-files" in command
+    assert run_cli("list", "--installed", cwd=tmp_path).out.count("big") == 0  # nothing half-done
+    pasted = run_cli(*shlex.split(command)[1:], cwd=tmp_path)
+    assert pasted.code == 0, pasted.err
+    assert "installed big" in pasted.out
+    (big / "files" / "new.txt").write_text("new\n")
+    assert run_cli("update", "big", cwd=tmp_path).code == 1  # the default limits again
+    updated = run_cli("update", "big", "--max-files", "2048", cwd=tmp_path)
+    assert updated.code == 0 and "+ files/new.txt" in updated.out, updated.err
+    exported = run_cli("export", "big", "--to", "./out", cwd=tmp_path)
+    assert exported.code == 1 and "skilldeck export big --to ./out --max-files" in exported.err
+    again = run_cli("export", "big", "--to", "./out", "--max-files", "4096", cwd=tmp_path)
+    assert again.code == 0, again.err
+    assert len(list((tmp_path / "out" / "big" / "files").iterdir())) == 601

@@ -162,6 +162,51 @@ def _warn_diags(diags: tuple[skilldeck.Diagnostic, ...], name: str) -> None:
         click.echo(f"warning: {name}: {d.code} {d.message}", err=True)
 
 
+def _limit_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """``--max-files`` and ``--max-bytes``: a skill's size caps, raised for a source the
+    user trusts (``InstallLimits``; the defaults are the MCP Skills extension's)."""
+    func = click.option(
+        "--max-bytes",
+        type=click.IntRange(min=0),
+        default=None,
+        metavar="N",
+        help="Bytes a skill may hold (default 16 MiB; 0: no limit). For a source you trust.",
+    )(func)
+    return click.option(
+        "--max-files",
+        type=click.IntRange(min=1),
+        default=None,
+        metavar="N",
+        help="Files a skill may hold (default 512). For a source you trust.",
+    )(func)
+
+
+def _limits(max_files: int | None, max_bytes: int | None) -> skilldeck.dist.InstallLimits | None:
+    """The caps the options ask for (``None``: the defaults)."""
+    raised = {
+        key: value
+        for key, value in (("max_files", max_files), ("max_bytes", max_bytes))
+        if value is not None
+    }
+    return skilldeck.dist.InstallLimits(**raised) if raised else None
+
+
+@contextlib.contextmanager
+def _limits_hint() -> Iterator[None]:
+    """A skill over the caps: the hint is this command again with larger ones."""
+    try:
+        yield
+    except skilldeck.InstallError as exc:
+        over = exc.context.get("limits")
+        if isinstance(over, dict):
+            files, size = over.get("max_files", 512), over.get("max_bytes", 0)
+            again = hint_command(
+                *sys.argv[1:], "--max-files", str(4 * files), "--max-bytes", str(4 * size)
+            )
+            exc.hint = f"for a source you trust, raise the limits: {again}"
+        raise
+
+
 @main.command()
 @click.argument("source")
 @click.option("--ref", help="Branch, tag or commit to install (git sources).")
@@ -199,6 +244,7 @@ def _warn_diags(diags: tuple[skilldeck.Diagnostic, ...], name: str) -> None:
     help="Also build the Python packages the skills' scripts declare (uv, network, your "
     "package index settings). Default: print the command that builds them.",
 )
+@_limit_options
 @click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation.")
 @json_option
 def install(
@@ -215,6 +261,8 @@ def install(
     skip_existing: bool,
     skip_invalid: bool,
     build_packages: bool,
+    max_files: int | None,
+    max_bytes: int | None,
     yes: bool,
     as_json: bool,
 ) -> None:
@@ -228,7 +276,7 @@ def install(
     _check_agents(agents)
     ask = not yes and not as_json and sys.stdin.isatty()
 
-    with _Reporter(not as_json) as reporter:
+    with _limits_hint(), _Reporter(not as_json) as reporter:
 
         def confirm(plan: skilldeck.dist.InstallPlan) -> bool:
             with reporter.paused():
@@ -256,6 +304,7 @@ def install(
             choose=_picker(reporter) if ask else None,
             skip_existing=skip_existing,
             skip_invalid=skip_invalid,
+            limits=_limits(max_files, max_bytes),
         )
     built = _build_packages(result, quiet=as_json) if build_packages else {}
     if as_json:
@@ -394,6 +443,7 @@ def agents_command(detected: bool, as_json: bool) -> None:
 @click.option("--all", "all_skills", is_flag=True, help="Update every installed skill (default).")
 @click.option("--dry-run", is_flag=True, help="Fetch and compare, change nothing.")
 @click.option("--yes", "-y", is_flag=True, help="Never ask (update does not ask; for scripts).")
+@_limit_options
 @_EITHER_SCOPE
 @json_option
 def update(
@@ -401,6 +451,8 @@ def update(
     all_skills: bool,
     dry_run: bool,
     yes: bool,
+    max_files: int | None,
+    max_bytes: int | None,
     scope: str | None,
     as_json: bool,
 ) -> None:
@@ -421,6 +473,7 @@ def update(
                     scope=sc,  # type: ignore[arg-type]
                     dry_run=dry_run,
                     on_progress=reporter.callback,
+                    limits=_limits(max_files, max_bytes),
                 )
             )
     ok = all(r.ok for r in results)
@@ -557,9 +610,17 @@ def verify(names: tuple[str, ...], scope: str | None, as_json: bool) -> None:
 @_SCOPE
 @click.option("--home", type=click.Path(file_okay=False), help="Use this home (isolated agent).")
 @click.option("--force", is_flag=True, help="Replace a different copy already there.")
+@_limit_options
 @json_option
 def export(
-    skills: tuple[str, ...], to: str, scope: str, home: str | None, force: bool, as_json: bool
+    skills: tuple[str, ...],
+    to: str,
+    scope: str,
+    home: str | None,
+    force: bool,
+    max_files: int | None,
+    max_bytes: int | None,
+    as_json: bool,
 ) -> None:
     """Copy skills (names or folders) into another agent's skills folder."""
     from skilldeck.dist import AGENTS, ALIASES
@@ -569,13 +630,15 @@ def export(
             f"unknown agent {to!r}; `skilldeck agents` lists the ids, or give a folder as ./{to}",
             param_hint="--to",
         )
-    result = skilldeck.dist.export_skills(
-        list(skills),
-        to,
-        scope=scope,  # type: ignore[arg-type]
-        home=home,
-        force=force,
-    )
+    with _limits_hint():
+        result = skilldeck.dist.export_skills(
+            list(skills),
+            to,
+            scope=scope,  # type: ignore[arg-type]
+            home=home,
+            force=force,
+            limits=_limits(max_files, max_bytes),
+        )
     if as_json:
         echo_json(result)
         return

@@ -59,8 +59,9 @@ def _items(
             f"{what} {name}: {exc.message.split(': ', 1)[-1]}",
             path=exc.path,
             hint=f"a skill may hold {limits.max_files} files and {size}; for a source you "
-            "trust, raise the limits from Python: skilldeck.dist.install(SOURCE, "
-            "limits=skilldeck.dist.InstallLimits(max_files=..., max_bytes=...))",
+            "trust, raise the limits: --max-files N --max-bytes N on the skilldeck command "
+            "(from Python: limits=skilldeck.dist.InstallLimits(max_files=..., max_bytes=...))",
+            limits={"max_files": limits.max_files, "max_bytes": limits.max_bytes},
         ) from None
     for problem in walk.problems:
         if problem.path.lower() == "skill.md":

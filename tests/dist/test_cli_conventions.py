@@ -343,7 +343,8 @@ def test_manage_takes_the_action_and_names_of_a_plugin_manager(world: Path) -> N
     assert missing.code == 1 and "SKILL_NOT_FOUND" in missing.err
     assert run_cli("manage", "remove", cwd=world).code == 2
     assert run_cli("manage", "list", "x", cwd=world).code == 2
-    assert run_cli("manage", "remove", "installed-one", cwd=world).code == 0
+    # --yes, as remove and update take it (a script written for `remove NAME --yes`)
+    assert run_cli("manage", "remove", "installed-one", "--yes", cwd=world).code == 0
     assert not skilldeck.dist.list_installed()
     assert "no installed skills" in run_cli("manage", "list", cwd=world).out
 
@@ -355,6 +356,8 @@ def test_manage_is_an_interactive_picker(world: Path) -> None:
     assert not skilldeck.dist.list_installed()[0].enabled
     res = run_cli("manage", cwd=world, input="")
     assert res.code == 2 and "skilldeck list --installed" in res.err
+    code, out = _terminal(["manage", "--yes"], "", world)  # never asks: nothing to pick
+    assert code == 2 and "skilldeck manage remove NAME" in out
 
 
 def test_an_error_never_writes_a_terminal_escape_from_its_input(tmp_path: Path) -> None:

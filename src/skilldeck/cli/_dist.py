@@ -695,10 +695,21 @@ _ACTIONS = ("enable", "disable", "update", "remove")
 @click.option(
     "--scope", type=click.Choice(["user", "project"]), default=None, help="Only this scope."
 )
+@click.option(
+    "--yes",
+    "-y",
+    is_flag=True,
+    help="Never ask (with ACTION nothing is asked; for scripts, as remove and update take it).",
+)
 @json_option
 @click.pass_context
 def manage(
-    ctx: click.Context, action: str | None, names: tuple[str, ...], scope: str | None, as_json: bool
+    ctx: click.Context,
+    action: str | None,
+    names: tuple[str, ...],
+    scope: str | None,
+    yes: bool,
+    as_json: bool,
 ) -> None:
     """Pick installed skills to enable, disable, update or remove (on a terminal).
 
@@ -714,9 +725,10 @@ def manage(
     if as_json:
         echo_json(items)
         return
-    if not sys.stdin.isatty():
+    if yes or not sys.stdin.isatty():
         raise click.UsageError(
-            "manage asks on a terminal; in scripts use `skilldeck list --installed`, "
+            "manage asks on a terminal; without asking give an ACTION and names "
+            "(`skilldeck manage remove NAME`), or use `skilldeck list --installed`, "
             "`skilldeck enable|disable|update|remove NAME`"
         )
     while True:

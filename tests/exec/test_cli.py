@@ -225,26 +225,30 @@ def test_a_run_s_output_reaches_a_terminal_with_control_characters_escaped(
     leader, follower = pty.openpty()
     chunks: list[bytes] = []
     try:
-        proc = subprocess.Popen(
+        # a context: its stderr pipe is closed here, not left to the garbage collector
+        # (an unclosed file it finds fails whichever test runs then)
+        with subprocess.Popen(
             [sys.executable, "-m", "skilldeck", *run],
             stdin=subprocess.DEVNULL,
             stdout=follower,
             stderr=subprocess.PIPE,
-        )
-        os.close(follower)
-        while True:
-            try:
-                data = os.read(leader, 65536)
-            except OSError:  # the program's end closed
-                break
-            if not data:
-                break
-            chunks.append(data)
-        proc.wait(timeout=120)
+        ) as proc:
+            os.close(follower)
+            while True:
+                try:
+                    data = os.read(leader, 65536)
+                except OSError:  # the program's end closed
+                    break
+                if not data:
+                    break
+                chunks.append(data)
+            assert proc.stderr is not None
+            err = proc.stderr.read().decode(errors="replace")
+            proc.wait(timeout=120)
     finally:
         os.close(leader)
     out = b"".join(chunks).decode()
-    assert proc.returncode == 0
+    assert proc.returncode == 0, err
     assert "\x1b" not in out and "\x07" not in out
     assert "[x\\x1b]52;c;cHduZWQ=\\x07]" in out
     assert "[l1\r\nl2\tt]" in out  # lines and tabs as they are (the terminal adds \r)
